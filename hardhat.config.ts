@@ -1,0 +1,88 @@
+import { createRequire } from "node:module";
+
+import hardhatToolboxMochaEthers from "@nomicfoundation/hardhat-toolbox-mocha-ethers";
+import { configVariable, defineConfig } from "hardhat/config";
+
+const require = createRequire(import.meta.url);
+
+// The compiler download site is unreachable here, so Hardhat compiles with the
+// WebAssembly build shipped in the `solc` npm package. Its version is read from
+// that package, so the configured version and the pinned package can never drift.
+const solcVersion: string = require("solc/package.json").version;
+const solcPath = require.resolve("solc/soljson.js");
+
+// Local devnet RPC URLs (the local stack writes the ports it chose into
+// .devnet/stack.json; these defaults match `npm run devnet`).
+const devnetL1Url = process.env.DEVNET_L1_RPC_URL ?? "http://127.0.0.1:8545";
+const devnetL2Url = process.env.DEVNET_L2_RPC_URL ?? "http://127.0.0.1:9545";
+
+export default defineConfig({
+  plugins: [hardhatToolboxMochaEthers],
+  solidity: {
+    version: solcVersion,
+    path: solcPath,
+    settings: {
+      optimizer: { enabled: true, runs: 10_000 },
+      // Cancun is live on both the L1 test network and the OP-stack L2.
+      evmVersion: "cancun",
+    },
+  },
+  paths: {
+    tests: {
+      mocha: "test/ts",
+      solidity: "test/solidity",
+    },
+  },
+  typechain: {
+    outDir: "typechain-types",
+  },
+  test: {
+    mocha: {
+      timeout: 120_000,
+    },
+    solidity: {
+      fuzz: { runs: 512 },
+      invariant: { runs: 128, depth: 64, failOnRevert: true },
+    },
+  },
+  networks: {
+    // In-process simulated networks for tests.
+    hardhat: {
+      type: "edr-simulated",
+      chainType: "l1",
+    },
+    hardhatOp: {
+      type: "edr-simulated",
+      chainType: "op",
+    },
+    // Live test networks: URLs and keys come from configuration variables
+    // (environment or `npx hardhat keystore set <NAME>`), never from the repo.
+    l1Testnet: {
+      type: "http",
+      chainType: "l1",
+      chainId: 11155111,
+      url: configVariable("L1_TESTNET_RPC_URL"),
+      accounts: [configVariable("L1_TESTNET_DEPLOYER_KEY")],
+    },
+    l2Testnet: {
+      type: "http",
+      chainType: "op",
+      chainId: 123420000418,
+      url: configVariable("L2_TESTNET_RPC_URL"),
+      accounts: [configVariable("L2_TESTNET_DEPLOYER_KEY")],
+    },
+    // Local devnet (anvil). Accounts are anvil's unlocked development accounts.
+    devnetL1: {
+      type: "http",
+      chainType: "l1",
+      chainId: 900,
+      url: devnetL1Url,
+    },
+    devnetL2: {
+      type: "http",
+      chainType: "op",
+      chainId: 901,
+      url: devnetL2Url,
+    },
+  },
+});

@@ -1,0 +1,79 @@
+import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
+
+export const DAY = 24n * 60n * 60n;
+export const RATE_ONE = 10n ** 18n;
+export const TOTAL_SUPPLY = 1_000_000_000n * 10n ** 18n;
+
+/** The default redemption schedule of the issue: 15 days → 25%, 180 days → 95%, linear between. */
+export const DEFAULT_SCHEDULE = {
+  minPeriod: 15n * DAY,
+  maxPeriod: 180n * DAY,
+  minRate: (25n * RATE_ONE) / 100n,
+  maxRate: (95n * RATE_ONE) / 100n,
+} as const;
+
+export type Schedule = { minPeriod: bigint; maxPeriod: bigint; minRate: bigint; maxRate: bigint };
+
+/** The expected rate for `period` under `schedule`, computed independently of the contract. */
+export function expectedRate(schedule: Schedule, period: bigint): bigint {
+  return (
+    schedule.minRate +
+    ((schedule.maxRate - schedule.minRate) * (period - schedule.minPeriod)) /
+      (schedule.maxPeriod - schedule.minPeriod)
+  );
+}
+
+/**
+ * Deploys the primary token (whole supply to `treasury`) and the staked token governed by `admin`, with
+ * forfeited redemption backing going to `rewardsPool`, plus a mock protocol escrow allowlisted by admin.
+ */
+export async function deployTokens(ethers: HardhatEthers) {
+  const [admin, treasury, rewardsPool, alice, bob, carol] = await ethers.getSigners();
+  const primary = await ethers.deployContract("PrimaryToken", ["Verification Network", "VNT", treasury.address]);
+  const staked = await ethers.deployContract("StakedToken", [
+    "Staked Verification Network",
+    "sVNT",
+    await primary.getAddress(),
+    admin.address,
+    3n * DAY,
+    DEFAULT_SCHEDULE,
+    rewardsPool.address,
+  ]);
+  const escrow = await ethers.deployContract("MockProtocolEscrow", [await staked.getAddress()]);
+  await staked.connect(admin).grantRole(await staked.PROTOCOL_ROLE(), await escrow.getAddress());
+
+  // Alice and Bob get primary tokens and approve the staked token for them.
+  const funding = 1_000_000n * 10n ** 18n;
+  for (const holder of [alice, bob]) {
+    await primary.connect(treasury).transfer(holder.address, funding);
+    await primary.connect(holder).approve(await staked.getAddress(), funding);
+  }
+  return { primary, staked, escrow, admin, treasury, rewardsPool, alice, bob, carol, funding };
+}
+
+type Signer = Awaited<ReturnType<HardhatEthers["getSigners"]>>[number];
+type PermitToken = { name(): Promise<string>; getAddress(): Promise<string> };
+
+/** Signs an EIP-2612 permit for `token` with `signer`; `owner` may differ from the signer (forgery tests). */
+export async function signPermit(
+  ethers: HardhatEthers,
+  token: PermitToken,
+  signer: Signer,
+  permit: { owner: string; spender: string; value: bigint; nonce: bigint; deadline: bigint },
+) {
+  const { chainId } = await ethers.provider.getNetwork();
+  const signature = await signer.signTypedData(
+    { name: await token.name(), version: "1", chainId, verifyingContract: await token.getAddress() },
+    {
+      Permit: [
+        { name: "owner", type: "address" },
+        { name: "spender", type: "address" },
+        { name: "value", type: "uint256" },
+        { name: "nonce", type: "uint256" },
+        { name: "deadline", type: "uint256" },
+      ],
+    },
+    permit,
+  );
+  return ethers.Signature.from(signature);
+}
