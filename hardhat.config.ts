@@ -28,6 +28,8 @@ export default defineConfig({
     },
   },
   paths: {
+    // Ignition modules, per-network parameters and deployment records live in deploy/.
+    ignition: "deploy",
     tests: {
       mocha: "test/ts",
       solidity: "test/solidity",

@@ -110,7 +110,8 @@ contract StakedToken is ERC20, AccessControlDefaultAdminRules, IStakedToken {
         // A request that pays nothing would destroy the holder's tokens for no return: refuse it.
         if (primaryAmount == 0) revert StakedToken_RedemptionTooSmall(amount, unlockPeriod);
 
-        id = nextRedemptionId++;
+        id = nextRedemptionId;
+        ++nextRedemptionId;
         uint256 unlockTime = block.timestamp + unlockPeriod;
         _redemptions[id] = Redemption({
             stakedAmount: amount.toUint128(),

@@ -50,30 +50,3 @@ export async function deployTokens(ethers: HardhatEthers) {
   }
   return { primary, staked, escrow, admin, treasury, rewardsPool, alice, bob, carol, funding };
 }
-
-type Signer = Awaited<ReturnType<HardhatEthers["getSigners"]>>[number];
-type PermitToken = { name(): Promise<string>; getAddress(): Promise<string> };
-
-/** Signs an EIP-2612 permit for `token` with `signer`; `owner` may differ from the signer (forgery tests). */
-export async function signPermit(
-  ethers: HardhatEthers,
-  token: PermitToken,
-  signer: Signer,
-  permit: { owner: string; spender: string; value: bigint; nonce: bigint; deadline: bigint },
-) {
-  const { chainId } = await ethers.provider.getNetwork();
-  const signature = await signer.signTypedData(
-    { name: await token.name(), version: "1", chainId, verifyingContract: await token.getAddress() },
-    {
-      Permit: [
-        { name: "owner", type: "address" },
-        { name: "spender", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "nonce", type: "uint256" },
-        { name: "deadline", type: "uint256" },
-      ],
-    },
-    permit,
-  );
-  return ethers.Signature.from(signature);
-}

@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 
-import { signPermit, TOTAL_SUPPLY } from "../helpers/tokens.js";
+import { signPermit } from "../../src/tokens/permit.js";
+import { TOTAL_SUPPLY } from "../helpers/tokens.js";
 
 const { ethers, networkHelpers } = await network.create();
 
@@ -47,7 +48,8 @@ describe("PrimaryToken", function () {
     async function permitFor(owner: Signer, spender: string, value: bigint, deadline: bigint, signer = owner) {
       const { token } = await networkHelpers.loadFixture(deploy);
       const nonce = await token.nonces(owner.address);
-      return signPermit(ethers, token, signer, { owner: owner.address, spender, value, nonce, deadline });
+      const { chainId } = await ethers.provider.getNetwork();
+      return signPermit(signer, token, chainId, { owner: owner.address, spender, value, nonce, deadline });
     }
 
     it("sets the allowance from a signature, then transferFrom spends it", async function () {

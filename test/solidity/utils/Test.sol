@@ -5,8 +5,8 @@ import { Strings } from "@openzeppelin/contracts/utils/Strings.sol";
 
 import { Vm, VM_ADDRESS } from "./Vm.sol";
 
-/// @notice A small base for Solidity tests with forge-std's names (`vm`, `assertEq`, `bound`,
-/// `targetContract`), so that the tests read like Foundry tests and can move to forge-std unchanged
+/// @notice A small base for Solidity tests with forge-std's names (`vm`, `assertEq`, `targetContract`;
+/// `bound` is a free function in Bound.sol), so that the tests read like Foundry tests and can move to forge-std unchanged
 /// once it can be installed. An assertion fails the test by reverting with both values in the message.
 abstract contract Test {
     using Strings for uint256;
@@ -42,19 +42,6 @@ abstract contract Test {
 
     function targetSelector(FuzzSelector memory selector) internal {
         _targetedSelectors.push(selector);
-    }
-
-    /*//////////////////////////////////////////////////////////////
-                               HELPERS
-    //////////////////////////////////////////////////////////////*/
-
-    /// @dev Maps `x` into [min, max] uniformly enough for fuzzing, keeping small values as they are.
-    function bound(uint256 x, uint256 min, uint256 max) internal pure returns (uint256) {
-        require(min <= max, "bound: min > max");
-        if (x >= min && x <= max) return x;
-        uint256 size = max - min + 1;
-        if (size == 0) return x; // the whole uint256 range
-        return min + (x % size);
     }
 
     /*//////////////////////////////////////////////////////////////

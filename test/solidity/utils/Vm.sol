@@ -13,6 +13,8 @@ interface Vm {
     function expectRevert(bytes calldata revertData) external;
     function assume(bool condition) external pure;
     function label(address account, string calldata newLabel) external;
+    function addr(uint256 privateKey) external pure returns (address keyAddr);
+    function sign(uint256 privateKey, bytes32 digest) external pure returns (uint8 v, bytes32 r, bytes32 s);
     function snapshotGasLastCall(string calldata group, string calldata name) external returns (uint256 gasUsed);
 }
 

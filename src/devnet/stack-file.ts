@@ -1,0 +1,33 @@
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+
+import type { DevAccount } from "./accounts.js";
+
+/**
+ * The local stack file, `.devnet/stack.json` (DESIGN section 6): how tests, scripts and outside tools
+ * find the running stack. Parts not running yet are absent.
+ */
+export interface StackFile {
+  l1?: { chainId: number; rpcUrl: string };
+  l2?: { chainId: number; rpcUrl: string; wsUrl: string };
+  solana?: { rpcUrl: string };
+  api?: { baseUrl: string; apiKey: string };
+  contracts?: { l1?: Record<string, string>; l2?: Record<string, string> };
+  accounts?: Record<string, DevAccount>;
+  nodes?: Array<{ burner: string; owner: string; licenseIds: number[] }>;
+  demo?: { evm: Array<Record<string, string>>; svm: Array<Record<string, string>> };
+}
+
+export const DEFAULT_STACK_FILE = path.join(".devnet", "stack.json");
+
+/** Writes the stack file atomically (a reader never sees half a file). */
+export async function writeStackFile(stack: StackFile, file = DEFAULT_STACK_FILE): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(stack, null, 2)}\n`, { mode: 0o600 });
+  await rename(temporary, file);
+}
+
+export async function readStackFile(file = DEFAULT_STACK_FILE): Promise<StackFile> {
+  return JSON.parse(await readFile(file, "utf8")) as StackFile;
+}

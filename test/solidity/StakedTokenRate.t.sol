@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import { IStakedToken } from "../../contracts/interfaces/IStakedToken.sol";
+import { PrimaryToken } from "../../contracts/PrimaryToken.sol";
+import { StakedToken } from "../../contracts/StakedToken.sol";
+
+import { bound } from "./utils/Bound.sol";
+import { Test } from "./utils/Test.sol";
+
+/// @notice Fuzz tests of the redemption rate schedule: strictly rising, below 100%, rounded down, and a
+/// schedule change never alters requests already made.
+contract StakedTokenRateTest is Test {
+    uint256 internal constant RATE_ONE = 1e18;
+
+    PrimaryToken internal primary;
+    StakedToken internal staked;
+    address internal holder = address(0xA11CE);
+
+    function setUp() public {
+        primary = new PrimaryToken("Primary", "PRI", address(this));
+        staked = new StakedToken(
+            "Staked",
+            "sPRI",
+            primary,
+            address(this),
+            0,
+            IStakedToken.RateSchedule({
+                minPeriod: 15 days,
+                maxPeriod: 180 days,
+                minRate: 0.25e18,
+                maxRate: 0.95e18
+            }),
+            address(0xFEE)
+        );
+    }
+
+    /// @dev Turns four random words into a schedule that `setRateSchedule` accepts.
+    function _validSchedule(
+        uint256 minPeriod,
+        uint256 span,
+        uint256 minRate,
+        uint256 rise
+    ) internal view returns (IStakedToken.RateSchedule memory schedule) {
+        minPeriod = bound(minPeriod, 0, staked.MAX_UNLOCK_PERIOD_CAP() - 1);
+        span = bound(span, 1, staked.MAX_UNLOCK_PERIOD_CAP() - minPeriod);
+        minRate = bound(minRate, 0, RATE_ONE - 1 - span);
+        rise = bound(rise, span, RATE_ONE - 1 - minRate);
+        schedule = IStakedToken.RateSchedule({
+            minPeriod: uint64(minPeriod),
+            maxPeriod: uint64(minPeriod + span),
+            minRate: uint64(minRate),
+            maxRate: uint64(minRate + rise)
+        });
+    }
+
+    function testFuzz_RateStrictlyRisesWithPeriod(
+        uint256 minPeriod,
+        uint256 span,
+        uint256 minRate,
+        uint256 rise,
+        uint256 shorter,
+        uint256 longer
+    ) public {
+        IStakedToken.RateSchedule memory schedule = _validSchedule(minPeriod, span, minRate, rise);
+        staked.setRateSchedule(schedule);
+        longer = bound(longer, uint256(schedule.minPeriod) + 1, schedule.maxPeriod);
+        shorter = bound(shorter, schedule.minPeriod, longer - 1);
+
+        assertLt(staked.redemptionRate(shorter), staked.redemptionRate(longer), "rate must rise strictly");
+    }
+
+    function testFuzz_RateStaysWithinScheduleAndBelowOne(
+        uint256 minPeriod,
+        uint256 span,
+        uint256 minRate,
+        uint256 rise,
+        uint256 period
+    ) public {
+        IStakedToken.RateSchedule memory schedule = _validSchedule(minPeriod, span, minRate, rise);
+        staked.setRateSchedule(schedule);
+        period = bound(period, schedule.minPeriod, schedule.maxPeriod);
+
+        uint256 rate = staked.redemptionRate(period);
+        assertGe(rate, schedule.minRate, "rate below the schedule's minimum");
+        assertLe(rate, schedule.maxRate, "rate above the schedule's maximum");
+        assertLt(rate, RATE_ONE, "rate reaches 100%");
+        assertEq(staked.redemptionRate(schedule.minPeriod), schedule.minRate, "rate at min period");
+        assertEq(staked.redemptionRate(schedule.maxPeriod), schedule.maxRate, "rate at max period");
+    }
+
+    /// @dev The payout never exceeds the exact (unrounded) linear value, and misses it by less than one unit
+    /// of the staked amount's worth plus one base unit.
+    function testFuzz_PayoutRoundsDown(uint256 amount, uint256 period) public view {
+        amount = bound(amount, 1, primary.TOTAL_SUPPLY());
+        period = bound(period, staked.minUnlockPeriod(), staked.maxUnlockPeriod());
+        IStakedToken.RateSchedule memory s = staked.rateSchedule();
+        uint256 span = s.maxPeriod - s.minPeriod;
+        // Exact rational payout = amount * (minRate * span + (maxRate - minRate) * (period - minPeriod)) / (1e18 * span).
+        uint256 exactNumerator = amount * (uint256(s.minRate) * span + (uint256(s.maxRate) - s.minRate) * (period - s.minPeriod));
+        uint256 denominator = RATE_ONE * span;
+
+        uint256 payout = staked.previewRedemption(amount, period);
+        assertLe(payout * denominator, exactNumerator, "payout rounds in the requester's favour");
+        assertLt(payout, amount, "payout reaches the staked amount");
+        // floor(amount * floor(rate) / 1e18) is below the exact value by less than amount / 1e18 + 1 units.
+        assertGt((payout + 1) * denominator + amount * span, exactNumerator, "payout rounds down too far");
+    }
+
+    function testFuzz_RevertWhen_PeriodOutOfRange(uint256 period) public {
+        vm.assume(period < 15 days || period > 180 days);
+        vm.expectRevert(
+            abi.encodeWithSelector(IStakedToken.StakedToken_UnlockPeriodOutOfRange.selector, period, 15 days, 180 days)
+        );
+        staked.previewRedemption(1e18, period);
+    }
+
+    function testFuzz_ScheduleChangeKeepsRequestTerms(
+        uint256 amount,
+        uint256 period,
+        uint256 minPeriod,
+        uint256 span,
+        uint256 minRate,
+        uint256 rise
+    ) public {
+        amount = bound(amount, 100, 1e27);
+        period = bound(period, 15 days, 180 days);
+        primary.approve(address(staked), amount);
+        staked.stakeFor(holder, amount);
+        uint256 expectedPayout = staked.previewRedemption(amount, period);
+        vm.prank(holder);
+        uint256 id = staked.requestRedemption(amount, period);
+
+        staked.setRateSchedule(_validSchedule(minPeriod, span, minRate, rise));
+        vm.warp(block.timestamp + period);
+        vm.prank(holder);
+        staked.completeRedemption(id);
+
+        assertEq(primary.balanceOf(holder), expectedPayout, "payout changed with the schedule");
+        assertEq(primary.balanceOf(address(0xFEE)), amount - expectedPayout, "forfeit changed with the schedule");
+    }
+}
