@@ -5,6 +5,7 @@ import { AccessControlDefaultAdminRules } from
     "@openzeppelin/contracts/access/extensions/AccessControlDefaultAdminRules.sol";
 import { ERC20 } from "@openzeppelin/contracts/token/ERC20/ERC20.sol";
 import { IERC20 } from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import { IERC20Metadata } from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Metadata.sol";
 import { SafeERC20 } from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import { Math } from "@openzeppelin/contracts/utils/math/Math.sol";
 import { SafeCast } from "@openzeppelin/contracts/utils/math/SafeCast.sol";
@@ -84,6 +85,9 @@ contract StakedToken is ERC20, AccessControlDefaultAdminRules, IStakedToken {
         address forfeitRecipient_
     ) ERC20(name_, symbol_) AccessControlDefaultAdminRules(adminTransferDelay, admin) {
         if (address(primaryToken) == address(0)) revert StakedToken_ZeroAddress();
+        // 1:1 backing is in base units: both tokens must count them with the same decimals.
+        uint8 primaryDecimals = IERC20Metadata(address(primaryToken)).decimals();
+        if (primaryDecimals != decimals()) revert StakedToken_DecimalsMismatch(primaryDecimals, decimals());
         PRIMARY_TOKEN = primaryToken;
         _setRateSchedule(schedule);
         _setForfeitRecipient(forfeitRecipient_);
@@ -157,7 +161,8 @@ contract StakedToken is ERC20, AccessControlDefaultAdminRules, IStakedToken {
         totalPendingRedemptions -= stakedAmount;
 
         PRIMARY_TOKEN.safeTransfer(msg.sender, primaryAmount);
-        if (forfeitedAmount != 0) PRIMARY_TOKEN.safeTransfer(recipient, forfeitedAmount);
+        // Never zero: every rate is below 100% and the payout rounds down.
+        PRIMARY_TOKEN.safeTransfer(recipient, forfeitedAmount);
 
         emit RedemptionCompleted(id, msg.sender, primaryAmount, forfeitedAmount, recipient);
     }
@@ -165,7 +170,7 @@ contract StakedToken is ERC20, AccessControlDefaultAdminRules, IStakedToken {
     /// @inheritdoc IStakedToken
     function burnForService(uint256 amount, address primaryRecipient) external onlyRole(PROTOCOL_ROLE) {
         if (amount == 0) revert StakedToken_ZeroAmount();
-        if (primaryRecipient == address(0)) revert StakedToken_ZeroAddress();
+        _checkPrimaryRecipient(primaryRecipient);
 
         _burn(msg.sender, amount);
         PRIMARY_TOKEN.safeTransfer(primaryRecipient, amount);
@@ -228,8 +233,10 @@ contract StakedToken is ERC20, AccessControlDefaultAdminRules, IStakedToken {
     //////////////////////////////////////////////////////////////*/
 
     /// @notice Approvals are only allowed towards protocol contracts (for example to deposit collateral).
+    /// Setting an allowance to zero is always allowed, so that allowances to a contract that lost its
+    /// protocol role can still be revoked.
     function approve(address spender, uint256 value) public override(ERC20, IERC20) returns (bool) {
-        if (!isProtocol(spender)) revert StakedToken_ApprovalNotAllowed(msg.sender, spender);
+        if (value != 0 && !isProtocol(spender)) revert StakedToken_ApprovalNotAllowed(msg.sender, spender);
         return super.approve(spender, value);
     }
 
@@ -277,9 +284,15 @@ contract StakedToken is ERC20, AccessControlDefaultAdminRules, IStakedToken {
     }
 
     /// @dev A protocol allowlisting must name a contract: an ordinary account holding the role would let
-    /// staked tokens flow between ordinary accounts through it.
+    /// staked tokens flow between ordinary accounts through it. An EOA with an EIP-7702 delegation has
+    /// code too (the 23-byte designator 0xef0100 ++ address), so it is refused as well.
     function _grantRole(bytes32 role, address account) internal override returns (bool) {
-        if (role == PROTOCOL_ROLE && account.code.length == 0) revert StakedToken_ProtocolNotContract(account);
+        if (role == PROTOCOL_ROLE) {
+            bytes memory code = account.code;
+            if (code.length == 0 || (code.length == 23 && bytes3(code) == 0xef0100)) {
+                revert StakedToken_ProtocolNotContract(account);
+            }
+        }
         return super._grantRole(role, account);
     }
 
@@ -301,6 +314,11 @@ contract StakedToken is ERC20, AccessControlDefaultAdminRules, IStakedToken {
         emit Staked(msg.sender, to, amount);
     }
 
+    /// @dev Primary tokens sent to this contract outside staking would be stuck above the backing for good.
+    function _checkPrimaryRecipient(address recipient) private view {
+        if (recipient == address(0) || recipient == address(this)) revert StakedToken_InvalidRecipient(recipient);
+    }
+
     function _pendingRedemptionOfCaller(uint256 id) private view returns (Redemption storage redemption) {
         redemption = _redemptions[id];
         if (redemption.status != RedemptionStatus.Pending) {
@@ -309,12 +327,13 @@ contract StakedToken is ERC20, AccessControlDefaultAdminRules, IStakedToken {
         if (redemption.requester != msg.sender) revert StakedToken_NotRequester(id, msg.sender);
     }
 
-    /// @dev A valid schedule rises by at least one rate unit per second, so the rate is strictly increasing
-    /// in the period even after rounding, and stays below 100%.
+    /// @dev A valid schedule pays something at every period (minRate > 0), rises by at least one rate unit
+    /// per second, so the rate is strictly increasing in the period even after rounding, and stays below
+    /// 100%.
     function _setRateSchedule(RateSchedule memory schedule) private {
         if (
             schedule.minPeriod >= schedule.maxPeriod || schedule.maxPeriod > MAX_UNLOCK_PERIOD_CAP
-                || schedule.maxRate >= _RATE_ONE || schedule.minRate >= schedule.maxRate
+                || schedule.minRate == 0 || schedule.maxRate >= _RATE_ONE || schedule.minRate >= schedule.maxRate
                 || schedule.maxRate - schedule.minRate < schedule.maxPeriod - schedule.minPeriod
         ) revert StakedToken_InvalidRateSchedule(schedule);
 
@@ -324,7 +343,7 @@ contract StakedToken is ERC20, AccessControlDefaultAdminRules, IStakedToken {
     }
 
     function _setForfeitRecipient(address recipient) private {
-        if (recipient == address(0)) revert StakedToken_ZeroAddress();
+        _checkPrimaryRecipient(recipient);
         address oldRecipient = forfeitRecipient;
         forfeitRecipient = recipient;
         emit ForfeitRecipientUpdated(oldRecipient, recipient);

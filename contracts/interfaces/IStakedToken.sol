@@ -12,6 +12,11 @@ import { IERC20Metadata } from "@openzeppelin/contracts/token/ERC20/extensions/I
 /// governance-set recipient. Protocol contracts allowlisted by governance (for example the verification
 /// registry's collateral escrow) may hold staked tokens, return them, and burn them for services,
 /// releasing the backing primary tokens to a recipient they name.
+///
+/// A protocol contract is trusted with two rules the token cannot check itself: it returns staked tokens
+/// only to the account that deposited them (otherwise it is a transfer hub between ordinary accounts),
+/// and it never lets a depositor steer the recipient of `burnForService` (otherwise a service burn is a
+/// redemption at 100% without unlock period). Governance allowlists only contracts that keep both.
 /// @dev Invariant: `PRIMARY_TOKEN.balanceOf(this) >= totalSupply() + totalPendingRedemptions()`.
 interface IStakedToken is IERC20Metadata {
     /*//////////////////////////////////////////////////////////////
@@ -110,7 +115,13 @@ interface IStakedToken is IERC20Metadata {
     /// @notice Thrown when an approval names a spender that is not a protocol contract.
     error StakedToken_ApprovalNotAllowed(address owner, address spender);
 
-    /// @notice Thrown when the protocol role is granted to an address without code.
+    /// @notice Thrown when a recipient of primary tokens is the zero address or this contract.
+    error StakedToken_InvalidRecipient(address recipient);
+
+    /// @notice Thrown when the primary token does not have the staked token's 18 decimals.
+    error StakedToken_DecimalsMismatch(uint8 primaryDecimals, uint8 stakedDecimals);
+
+    /// @notice Thrown when the protocol role is granted to an address without code (or an EIP-7702 EOA).
     error StakedToken_ProtocolNotContract(address account);
 
     /// @notice Thrown when the unlock period lies outside [minPeriod, maxPeriod].
@@ -128,7 +139,8 @@ interface IStakedToken is IERC20Metadata {
     /// @notice Thrown when redemption `id` is completed before its unlock time.
     error StakedToken_RedemptionLocked(uint256 id, uint256 unlockTime);
 
-    /// @notice Thrown when a rate schedule is not strictly rising, reaches 100%, or has out-of-range periods.
+    /// @notice Thrown when a rate schedule starts at 0%, is not strictly rising, reaches 100%, or has
+    /// out-of-range periods.
     error StakedToken_InvalidRateSchedule(RateSchedule schedule);
 
     /*//////////////////////////////////////////////////////////////

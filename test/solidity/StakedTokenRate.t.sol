@@ -44,7 +44,7 @@ contract StakedTokenRateTest is Test {
     ) internal view returns (IStakedToken.RateSchedule memory schedule) {
         minPeriod = bound(minPeriod, 0, staked.MAX_UNLOCK_PERIOD_CAP() - 1);
         span = bound(span, 1, staked.MAX_UNLOCK_PERIOD_CAP() - minPeriod);
-        minRate = bound(minRate, 0, RATE_ONE - 1 - span);
+        minRate = bound(minRate, 1, RATE_ONE - 1 - span);
         rise = bound(rise, span, RATE_ONE - 1 - minRate);
         schedule = IStakedToken.RateSchedule({
             minPeriod: uint64(minPeriod),
@@ -52,6 +52,47 @@ contract StakedTokenRateTest is Test {
             minRate: uint64(minRate),
             maxRate: uint64(minRate + rise)
         });
+    }
+
+    /// @dev Raw schedules, not pre-shaped ones: whatever `setRateSchedule` accepts must satisfy every rule,
+    /// and whatever it refuses must break one.
+    function testFuzz_SetRateSchedule_AcceptsExactlyTheValidOnes(
+        uint64 minPeriod,
+        uint64 maxPeriod,
+        uint64 minRate,
+        uint64 maxRate,
+        uint256 period
+    ) public {
+        // Keep the inputs around the validity boundaries, so both branches are exercised: periods up to a
+        // little past the cap, rates up to a little past 100%, or (on odd periods) rates of the same size
+        // as the periods, where the one-unit-per-second slope rule bites.
+        uint256 cap = staked.MAX_UNLOCK_PERIOD_CAP();
+        minPeriod = uint64(bound(minPeriod, 0, cap + 10));
+        maxPeriod = uint64(bound(maxPeriod, 0, cap + 10));
+        uint256 rateCeiling = period % 2 == 0 ? RATE_ONE + 10 : 2 * uint256(maxPeriod) + 10;
+        minRate = uint64(bound(minRate, 0, rateCeiling));
+        maxRate = uint64(bound(maxRate, 0, rateCeiling));
+        if (period % 3 == 2 && minPeriod < maxPeriod) {
+            // Exactly on the slope rule's edge, or one unit short of it.
+            maxRate = uint64(uint256(minRate) + (maxPeriod - minPeriod) - ((period >> 8) % 2));
+        }
+        IStakedToken.RateSchedule memory schedule = IStakedToken.RateSchedule(minPeriod, maxPeriod, minRate, maxRate);
+        bool valid = minPeriod < maxPeriod && maxPeriod <= staked.MAX_UNLOCK_PERIOD_CAP() && minRate > 0
+            && minRate < maxRate && maxRate < RATE_ONE && maxRate - minRate >= maxPeriod - minPeriod;
+        try staked.setRateSchedule(schedule) {
+            assertTrue(valid, "an invalid schedule was accepted");
+            period = bound(period, minPeriod, maxPeriod - 1);
+            assertLt(staked.redemptionRate(period), staked.redemptionRate(period + 1), "rate must rise every second");
+            assertLt(staked.redemptionRate(maxPeriod), RATE_ONE, "rate reaches 100%");
+            assertGt(staked.redemptionRate(minPeriod), 0, "rate is zero");
+        } catch (bytes memory reason) {
+            assertTrue(!valid, "a valid schedule was refused");
+            assertEq(
+                uint256(bytes32(reason)) >> 224,
+                uint256(uint32(IStakedToken.StakedToken_InvalidRateSchedule.selector)),
+                "refused with another error"
+            );
+        }
     }
 
     function testFuzz_RateStrictlyRisesWithPeriod(
@@ -68,6 +109,7 @@ contract StakedTokenRateTest is Test {
         shorter = bound(shorter, schedule.minPeriod, longer - 1);
 
         assertLt(staked.redemptionRate(shorter), staked.redemptionRate(longer), "rate must rise strictly");
+        assertLt(staked.redemptionRate(longer - 1), staked.redemptionRate(longer), "neighbouring seconds");
     }
 
     function testFuzz_RateStaysWithinScheduleAndBelowOne(
@@ -91,7 +133,15 @@ contract StakedTokenRateTest is Test {
 
     /// @dev The payout never exceeds the exact (unrounded) linear value, and misses it by less than one unit
     /// of the staked amount's worth plus one base unit.
-    function testFuzz_PayoutRoundsDown(uint256 amount, uint256 period) public view {
+    function testFuzz_PayoutRoundsDown(
+        uint256 amount,
+        uint256 period,
+        uint256 minPeriodSeed,
+        uint256 spanSeed,
+        uint256 minRateSeed,
+        uint256 riseSeed
+    ) public {
+        staked.setRateSchedule(_validSchedule(minPeriodSeed, spanSeed, minRateSeed, riseSeed));
         amount = bound(amount, 1, primary.TOTAL_SUPPLY());
         period = bound(period, staked.minUnlockPeriod(), staked.maxUnlockPeriod());
         IStakedToken.RateSchedule memory s = staked.rateSchedule();

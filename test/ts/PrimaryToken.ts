@@ -43,10 +43,10 @@ describe("PrimaryToken", function () {
 
   describe("permit", function () {
     type Signer = Awaited<ReturnType<typeof ethers.getSigners>>[number];
+    type Token = Awaited<ReturnType<typeof deploy>>["token"];
 
     /** A permit for `value` from `owner` to `spender`, signed by `signer` (the owner unless forging). */
-    async function permitFor(owner: Signer, spender: string, value: bigint, deadline: bigint, signer = owner) {
-      const { token } = await networkHelpers.loadFixture(deploy);
+    async function permitFor(token: Token, owner: Signer, spender: string, value: bigint, deadline: bigint, signer = owner) {
       const nonce = await token.nonces(owner.address);
       const { chainId } = await ethers.provider.getNetwork();
       return signPermit(signer, token, chainId, { owner: owner.address, spender, value, nonce, deadline });
@@ -55,7 +55,7 @@ describe("PrimaryToken", function () {
     it("sets the allowance from a signature, then transferFrom spends it", async function () {
       const { token, treasury, alice, bob } = await networkHelpers.loadFixture(deploy);
       const deadline = BigInt(await networkHelpers.time.latest()) + 3600n;
-      const { v, r, s } = await permitFor(treasury, alice.address, 500n, deadline);
+      const { v, r, s } = await permitFor(token, treasury, alice.address, 500n, deadline);
 
       await expect(token.connect(alice).permit(treasury.address, alice.address, 500n, deadline, v, r, s))
         .to.emit(token, "Approval")
@@ -70,7 +70,7 @@ describe("PrimaryToken", function () {
     it("test_RevertWhen_SignatureReplayed", async function () {
       const { token, treasury, alice } = await networkHelpers.loadFixture(deploy);
       const deadline = BigInt(await networkHelpers.time.latest()) + 3600n;
-      const { v, r, s } = await permitFor(treasury, alice.address, 500n, deadline);
+      const { v, r, s } = await permitFor(token, treasury, alice.address, 500n, deadline);
       await token.permit(treasury.address, alice.address, 500n, deadline, v, r, s);
       await expect(token.permit(treasury.address, alice.address, 500n, deadline, v, r, s)).to.be.revertedWithCustomError(
         token,
@@ -81,7 +81,7 @@ describe("PrimaryToken", function () {
     it("test_RevertWhen_DeadlinePassed", async function () {
       const { token, treasury, alice } = await networkHelpers.loadFixture(deploy);
       const deadline = BigInt(await networkHelpers.time.latest()) + 10n;
-      const { v, r, s } = await permitFor(treasury, alice.address, 500n, deadline);
+      const { v, r, s } = await permitFor(token, treasury, alice.address, 500n, deadline);
       await networkHelpers.time.increase(60);
       await expect(token.permit(treasury.address, alice.address, 500n, deadline, v, r, s))
         .to.be.revertedWithCustomError(token, "ERC2612ExpiredSignature")
@@ -92,7 +92,7 @@ describe("PrimaryToken", function () {
       const { token, treasury, alice } = await networkHelpers.loadFixture(deploy);
       const deadline = BigInt(await networkHelpers.time.latest()) + 3600n;
       // Alice signs a permit that claims to come from the treasury.
-      const forged = await permitFor(treasury, alice.address, 1n, deadline, alice);
+      const forged = await permitFor(token, treasury, alice.address, 1n, deadline, alice);
       await expect(token.permit(treasury.address, alice.address, 1n, deadline, forged.v, forged.r, forged.s))
         .to.be.revertedWithCustomError(token, "ERC2612InvalidSigner")
         .withArgs(alice.address, treasury.address);

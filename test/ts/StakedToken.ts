@@ -17,10 +17,10 @@ enum Status {
 }
 
 describe("StakedToken", function () {
-  /** primary held by the staked token must cover the staked supply plus the pending redemptions. */
+  /** Without donations, primary held equals the staked supply plus the pending redemptions exactly. */
   async function expectFullyBacked({ primary, staked }: Awaited<ReturnType<typeof fixture>>) {
     const held = await primary.balanceOf(await staked.getAddress());
-    expect(held).to.be.gte((await staked.totalSupply()) + (await staked.totalPendingRedemptions()));
+    expect(held).to.equal((await staked.totalSupply()) + (await staked.totalPendingRedemptions()));
   }
 
   describe("deployment", function () {
@@ -68,7 +68,18 @@ describe("StakedToken", function () {
 
     it("test_RevertWhen_ForfeitRecipientIsZero", async function () {
       const { factory, deployment } = await deployWith({ recipient: ethers.ZeroAddress });
-      await expect(deployment).to.be.revertedWithCustomError(factory, "StakedToken_ZeroAddress");
+      await expect(deployment)
+        .to.be.revertedWithCustomError(factory, "StakedToken_InvalidRecipient")
+        .withArgs(ethers.ZeroAddress);
+    });
+
+    it("test_RevertWhen_PrimaryDecimalsDiffer", async function () {
+      const { admin, rewardsPool } = await loadFixture(fixture);
+      // Deployed after the fixture is loaded: loading it again would roll this deployment back.
+      const sixDecimals = await ethers.deployContract("MockERC20Decimals", [6]);
+      const factory = await ethers.getContractFactory("StakedToken");
+      const deployment = factory.deploy("S", "S", await sixDecimals.getAddress(), admin.address, 0n, DEFAULT_SCHEDULE, rewardsPool.address);
+      await expect(deployment).to.be.revertedWithCustomError(factory, "StakedToken_DecimalsMismatch").withArgs(6, 18);
     });
 
     it("test_RevertWhen_ScheduleInvalid", async function () {
@@ -148,6 +159,32 @@ describe("StakedToken", function () {
         .withArgs(alice.address, bob.address);
     });
 
+    it("test_RevertWhen_ZeroOrSelfTransferBetweenOrdinaryAccounts (non-transferable means no transfer at all)", async function () {
+      const { staked, alice, bob } = await loadFixture(fixture);
+      await staked.connect(alice).stake(10n);
+      await expect(staked.connect(alice).transfer(bob.address, 0n)).to.be.revertedWithCustomError(staked, "StakedToken_TransferNotAllowed");
+      await expect(staked.connect(alice).transfer(alice.address, 1n)).to.be.revertedWithCustomError(staked, "StakedToken_TransferNotAllowed");
+    });
+
+    it("an allowance to a contract that lost its protocol role can still be revoked", async function () {
+      const { staked, escrow, admin, alice } = await loadFixture(fixture);
+      const escrowAddress = await escrow.getAddress();
+      await staked.connect(alice).approve(escrowAddress, ethers.MaxUint256);
+      await staked.connect(admin).revokeRole(await staked.PROTOCOL_ROLE(), escrowAddress);
+      await expect(staked.connect(alice).approve(escrowAddress, 1n)).to.be.revertedWithCustomError(staked, "StakedToken_ApprovalNotAllowed");
+      await expect(staked.connect(alice).approve(escrowAddress, 0n))
+        .to.emit(staked, "Approval")
+        .withArgs(alice.address, escrowAddress, 0n);
+      expect(await staked.allowance(alice.address, escrowAddress)).to.equal(0n);
+    });
+
+    it("an ordinary account may transfer straight into a protocol contract", async function () {
+      const { staked, escrow, alice } = await loadFixture(fixture);
+      await staked.connect(alice).stake(10n);
+      await staked.connect(alice).transfer(await escrow.getAddress(), 10n);
+      expect(await staked.balanceOf(await escrow.getAddress())).to.equal(10n);
+    });
+
     it("test_RevertWhen_ProtocolSpenderMovesTokensBetweenOrdinaryAccounts", async function () {
       // Even an allowlisted spender cannot route tokens from one ordinary account to another.
       const { staked, escrow, alice, bob } = await loadFixture(fixture);
@@ -202,6 +239,39 @@ describe("StakedToken", function () {
         .withArgs(bob.address);
     });
 
+    it("test_RevertWhen_ProtocolRoleGrantedToAnEip7702DelegatedAccount", async function () {
+      const { staked, escrow, admin, carol } = await loadFixture(fixture);
+      await networkHelpers.setCode(carol.address, `0xef0100${(await escrow.getAddress()).slice(2)}`);
+      await expect(staked.connect(admin).grantRole(await staked.PROTOCOL_ROLE(), carol.address))
+        .to.be.revertedWithCustomError(staked, "StakedToken_ProtocolNotContract")
+        .withArgs(carol.address);
+    });
+
+    it("grants the protocol role with an event, and the admin role only through the two-step transfer", async function () {
+      const { staked, primary, admin, carol } = await loadFixture(fixture);
+      const role = await staked.PROTOCOL_ROLE();
+      await expect(staked.connect(admin).grantRole(role, await primary.getAddress()))
+        .to.emit(staked, "RoleGranted")
+        .withArgs(role, await primary.getAddress(), admin.address);
+      await expect(staked.connect(admin).grantRole(ethers.ZeroHash, carol.address)).to.be.revertedWithCustomError(
+        staked,
+        "AccessControlEnforcedDefaultAdminRules",
+      );
+      await staked.connect(admin).beginDefaultAdminTransfer(carol.address);
+      await expect(staked.connect(carol).acceptDefaultAdminTransfer()).to.be.revertedWithCustomError(
+        staked,
+        "AccessControlEnforcedDefaultAdminDelay",
+      );
+      await time.increase(3n * DAY + 1n);
+      await staked.connect(carol).acceptDefaultAdminTransfer();
+      expect(await staked.defaultAdmin()).to.equal(carol.address);
+      await expect(staked.connect(admin).setForfeitRecipient(admin.address)).to.be.revertedWithCustomError(
+        staked,
+        "AccessControlUnauthorizedAccount",
+      );
+      await staked.connect(carol).setForfeitRecipient(carol.address);
+    });
+
     it("test_RevertWhen_ProtocolRoleGrantedByNonAdmin", async function () {
       const { staked, primary, alice } = await loadFixture(fixture);
       const role = await staked.PROTOCOL_ROLE();
@@ -248,11 +318,21 @@ describe("StakedToken", function () {
       await expect(escrow.burnForService(0n, carol.address)).to.be.revertedWithCustomError(staked, "StakedToken_ZeroAmount");
     });
 
-    it("test_RevertWhen_BurnRecipientIsZero", async function () {
+    it("test_RevertWhen_BurnRecipientIsZeroOrTheStakedToken", async function () {
       const { staked, escrow } = await escrowHolding(100n);
-      await expect(escrow.burnForService(1n, ethers.ZeroAddress)).to.be.revertedWithCustomError(
+      for (const recipient of [ethers.ZeroAddress, await staked.getAddress()]) {
+        await expect(escrow.burnForService(1n, recipient))
+          .to.be.revertedWithCustomError(staked, "StakedToken_InvalidRecipient")
+          .withArgs(recipient);
+      }
+    });
+
+    it("test_RevertWhen_BurnAfterProtocolRoleRevoked", async function () {
+      const { staked, escrow, admin, carol } = await escrowHolding(100n);
+      await staked.connect(admin).revokeRole(await staked.PROTOCOL_ROLE(), await escrow.getAddress());
+      await expect(escrow.burnForService(1n, carol.address)).to.be.revertedWithCustomError(
         staked,
-        "StakedToken_ZeroAddress",
+        "AccessControlUnauthorizedAccount",
       );
     });
 
@@ -442,6 +522,13 @@ describe("StakedToken", function () {
       await expectFullyBacked(context);
     });
 
+    it("completes exactly at the unlock time", async function () {
+      const { staked, alice } = await pendingRequest();
+      const { unlockTime } = await staked.getRedemption(1n);
+      await time.setNextBlockTimestamp(unlockTime);
+      await expect(staked.connect(alice).completeRedemption(1n)).to.emit(staked, "RedemptionCompleted");
+    });
+
     it("test_RevertWhen_StillLocked (one second before the unlock time)", async function () {
       const { staked, alice } = await pendingRequest();
       const { unlockTime } = await staked.getRedemption(1n);
@@ -540,6 +627,8 @@ describe("StakedToken", function () {
       ["max period above the cap", { ...DEFAULT_SCHEDULE, maxPeriod: 4n * 365n * DAY + 1n }],
       ["max rate at 100%", { ...DEFAULT_SCHEDULE, maxRate: RATE_ONE }],
       ["min rate not below max rate", { ...DEFAULT_SCHEDULE, minRate: DEFAULT_SCHEDULE.maxRate }],
+      ["min rate above max rate", { ...DEFAULT_SCHEDULE, minRate: DEFAULT_SCHEDULE.maxRate + 1n }],
+      ["min rate zero (the shortest period would pay nothing)", { ...DEFAULT_SCHEDULE, minRate: 0n }],
       [
         "rate rising by less than one unit per second",
         { minPeriod: 0n, maxPeriod: 1000n, minRate: 500n, maxRate: 1499n },
@@ -553,6 +642,13 @@ describe("StakedToken", function () {
           .withArgs(Object.values(schedule));
       });
     }
+
+    it("accepts a max period exactly at the cap", async function () {
+      const { staked, admin } = await loadFixture(fixture);
+      const cap = await staked.MAX_UNLOCK_PERIOD_CAP();
+      await staked.connect(admin).setRateSchedule({ ...DEFAULT_SCHEDULE, maxPeriod: cap });
+      expect(await staked.maxUnlockPeriod()).to.equal(cap);
+    });
 
     it("accepts the steepest edge of the slope rule (one unit per second)", async function () {
       const { staked, admin } = await loadFixture(fixture);
@@ -569,12 +665,13 @@ describe("StakedToken", function () {
       expect(await staked.forfeitRecipient()).to.equal(carol.address);
     });
 
-    it("test_RevertWhen_ForfeitRecipientIsZero", async function () {
+    it("test_RevertWhen_ForfeitRecipientIsZeroOrTheStakedToken", async function () {
       const { staked, admin } = await loadFixture(fixture);
-      await expect(staked.connect(admin).setForfeitRecipient(ethers.ZeroAddress)).to.be.revertedWithCustomError(
-        staked,
-        "StakedToken_ZeroAddress",
-      );
+      for (const recipient of [ethers.ZeroAddress, await staked.getAddress()]) {
+        await expect(staked.connect(admin).setForfeitRecipient(recipient))
+          .to.be.revertedWithCustomError(staked, "StakedToken_InvalidRecipient")
+          .withArgs(recipient);
+      }
     });
 
     it("test_RevertWhen_SetterCallerIsNotAdmin", async function () {

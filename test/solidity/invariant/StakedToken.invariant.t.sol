@@ -32,15 +32,15 @@ contract StakedTokenInvariantTest is Test {
                 minRate: 0.25e18,
                 maxRate: 0.95e18
             }),
-            address(0xFEE)
+            address(0xFEE1)
         );
         escrow = new MockProtocolEscrow(staked);
         staked.grantRole(staked.PROTOCOL_ROLE(), address(escrow));
-        handler = new StakedTokenHandler(primary, staked, escrow, address(this));
-        primary.transfer(address(handler), 4_000_000e18);
-        handler.fundActors(1_000_000e18);
+        handler = new StakedTokenHandler(primary, staked, escrow, address(this), 1_000_000e18);
+        primary.transfer(address(handler), 5_000_000e18);
+        handler.fundActors();
 
-        bytes4[] memory selectors = new bytes4[](10);
+        bytes4[] memory selectors = new bytes4[](12);
         selectors[0] = StakedTokenHandler.warp.selector;
         selectors[1] = StakedTokenHandler.stake.selector;
         selectors[2] = StakedTokenHandler.requestRedemption.selector;
@@ -50,17 +50,20 @@ contract StakedTokenInvariantTest is Test {
         selectors[6] = StakedTokenHandler.depositToEscrow.selector;
         selectors[7] = StakedTokenHandler.withdrawFromEscrow.selector;
         selectors[8] = StakedTokenHandler.burnForService.selector;
-        selectors[9] = StakedTokenHandler.setRateSchedule.selector;
+        selectors[9] = StakedTokenHandler.donate.selector;
+        selectors[10] = StakedTokenHandler.setRateSchedule.selector;
+        selectors[11] = StakedTokenHandler.setForfeitRecipient.selector;
         targetContract(address(handler));
         targetSelector(FuzzSelector({ addr: address(handler), selectors: selectors }));
     }
 
-    /// @custom:invariant The primary tokens held cover the staked supply plus the staked amounts pending redemption.
+    /// @custom:invariant The primary tokens held are exactly the staked supply, plus the staked amounts
+    /// pending redemption, plus donations: never less (under-backed), never more (value stuck or skimmed).
     function invariant_FullyBacked() public view {
-        assertGe(
+        assertEq(
             primary.balanceOf(address(staked)),
-            staked.totalSupply() + staked.totalPendingRedemptions(),
-            "staked token under-backed"
+            staked.totalSupply() + staked.totalPendingRedemptions() + handler.donations(),
+            "backing differs from supply + pending + donations"
         );
     }
 
@@ -69,28 +72,39 @@ contract StakedTokenInvariantTest is Test {
         assertTrue(!handler.ordinaryTransferSucceeded(), "a transfer between ordinary accounts succeeded");
         for (uint256 i = 0; i < handler.actorCount(); ++i) {
             address actor = handler.actors(i);
-            assertEq(staked.balanceOf(actor), handler.expectedStakedBalance(actor), "actor balance drifted");
+            assertEq(staked.balanceOf(actor), handler.expectedStakedBalance(actor), "actor staked balance drifted");
         }
     }
 
-    /// @custom:invariant A redemption request is completed or cancelled at most once.
+    /// @custom:invariant A redemption request is completed or cancelled at most once, and only by its requester.
     function invariant_RequestFinalizedAtMostOnce() public view {
-        uint256 pendingSum;
+        assertTrue(!handler.unexpectedSuccess(), "the token accepted a cancel or complete it must refuse");
         for (uint256 i = 0; i < handler.requestCount(); ++i) {
             uint256 id = handler.requestIds(i);
             assertLe(handler.finalizations(id), 1, "request finalized twice");
-            IStakedToken.Redemption memory redemption = staked.getRedemption(id);
-            if (redemption.status == IStakedToken.RedemptionStatus.Pending) {
-                assertEq(handler.finalizations(id), 0, "pending request was finalized");
-                pendingSum += redemption.stakedAmount;
-            } else {
-                assertEq(handler.finalizations(id), 1, "finalized request not counted");
-            }
+            bool pending = staked.getRedemption(id).status == IStakedToken.RedemptionStatus.Pending;
+            assertEq(pending ? 0 : 1, handler.finalizations(id), "status disagrees with the finalizations seen");
         }
-        assertEq(pendingSum, staked.totalPendingRedemptions(), "pending total differs from pending requests");
+        assertEq(handler.pendingAmount(), staked.totalPendingRedemptions(), "pending total differs from the requests made");
     }
 
-    /// @custom:invariant The primary token's total supply never changes.
+    /// @custom:invariant Every primary token paid out is what the request's terms (or a service burn) promised.
+    function invariant_PayoutsMatchTerms() public view {
+        for (uint256 i = 0; i < handler.actorCount(); ++i) {
+            address actor = handler.actors(i);
+            assertEq(
+                primary.balanceOf(actor),
+                handler.initialFunding() + handler.primaryReceived(actor) - handler.primarySpent(actor),
+                "actor primary balance differs from stakes and payouts"
+            );
+        }
+        for (uint256 i = 0; i < 2; ++i) {
+            address recipient = handler.forfeitRecipients(i);
+            assertEq(primary.balanceOf(recipient), handler.forfeited(recipient), "forfeited backing misrouted");
+        }
+    }
+
+    /// @custom:invariant The primary token's total supply never changes (no path mints or burns it).
     function invariant_PrimarySupplyConstant() public view {
         assertEq(primary.totalSupply(), primary.TOTAL_SUPPLY(), "primary supply changed");
     }
