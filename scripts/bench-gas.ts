@@ -1,8 +1,12 @@
-// Prints the gas of each token operation beside a plain OpenZeppelin ERC-20 transfer measured in the
-// same run, on Hardhat's in-process network. Usage: npm run bench:gas
+// Prints the gas of each operation as whole mined transactions on Hardhat's in-process network: the token
+// operations beside a plain OpenZeppelin ERC-20 transfer measured in the same run, then the node and
+// verification operations against the targets. Usage: npm run bench:gas
 import { network } from "hardhat";
 
 import { formatGasTable, measureTokenGas } from "../src/bench/token-gas.js";
+import { formatTargetTable, measureVerificationGas } from "../src/bench/verification-gas.js";
 
 const { ethers, networkHelpers } = await network.create();
 console.log(formatGasTable(await measureTokenGas(ethers, networkHelpers)));
+console.log();
+console.log(formatTargetTable(await measureVerificationGas(ethers, networkHelpers)));

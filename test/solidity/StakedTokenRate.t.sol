@@ -2,37 +2,19 @@
 pragma solidity 0.8.28;
 
 import { IStakedToken } from "../../contracts/interfaces/IStakedToken.sol";
-import { PrimaryToken } from "../../contracts/PrimaryToken.sol";
-import { StakedToken } from "../../contracts/StakedToken.sol";
 
 import { bound } from "./utils/Bound.sol";
-import { Test } from "./utils/Test.sol";
+import { TokenFixture } from "./utils/Fixtures.sol";
 
 /// @notice Fuzz tests of the redemption rate schedule: strictly rising, below 100%, rounded down, and a
 /// schedule change never alters requests already made.
-contract StakedTokenRateTest is Test {
+contract StakedTokenRateTest is TokenFixture {
     uint256 internal constant RATE_ONE = 1e18;
 
-    PrimaryToken internal primary;
-    StakedToken internal staked;
     address internal holder = address(0xA11CE);
 
     function setUp() public {
-        primary = new PrimaryToken("Primary", "PRI", address(this));
-        staked = new StakedToken(
-            "Staked",
-            "sPRI",
-            primary,
-            address(this),
-            0,
-            IStakedToken.RateSchedule({
-                minPeriod: 15 days,
-                maxPeriod: 180 days,
-                minRate: 0.25e18,
-                maxRate: 0.95e18
-            }),
-            address(0xFEE)
-        );
+        _deployTokens(address(0xFEE));
     }
 
     /// @dev Turns four random words into a schedule that `setRateSchedule` accepts.

@@ -1,23 +1,18 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import { IStakedToken } from "../../../contracts/interfaces/IStakedToken.sol";
 import { PlainERC20 } from "../../../contracts/mocks/PlainERC20.sol";
-import { PrimaryToken } from "../../../contracts/PrimaryToken.sol";
-import { StakedToken } from "../../../contracts/StakedToken.sol";
 
-import { Test } from "../utils/Test.sol";
+import { TokenFixture } from "../utils/Fixtures.sol";
 
 /// @notice Gas of each user operation, recorded with `snapshotGasLastCall` into `snapshots/*.json`
 /// (committed; `npm test` fails when a figure drifts). Update with `npm run snapshot:gas`.
 /// Each figure is the execution gas of the one call, without the 21,000 base transaction cost. The state
 /// each call needs is prepared in `setUp`, so the measured call runs in a transaction of its own (cold
 /// storage, no refunds from earlier calls), as it would on chain.
-contract GasSnapshotTest is Test {
+contract GasSnapshotTest is TokenFixture {
     uint256 internal constant HOLDER_KEY = 0xA11CE;
 
-    PrimaryToken internal primary;
-    StakedToken internal staked;
     PlainERC20 internal plain;
     address internal holder;
     address internal spender = address(0xB0B);
@@ -25,21 +20,7 @@ contract GasSnapshotTest is Test {
 
     function setUp() public {
         holder = vm.addr(HOLDER_KEY);
-        primary = new PrimaryToken("Primary", "PRI", address(this));
-        staked = new StakedToken(
-            "Staked",
-            "sPRI",
-            primary,
-            address(this),
-            0,
-            IStakedToken.RateSchedule({
-                minPeriod: 15 days,
-                maxPeriod: 180 days,
-                minRate: 0.25e18,
-                maxRate: 0.95e18
-            }),
-            address(0xFEE)
-        );
+        _deployTokens(address(0xFEE));
         plain = new PlainERC20(holder, 1_000e18);
         primary.transfer(holder, 1_000e18);
         primary.transfer(newStaker, 1_000e18);

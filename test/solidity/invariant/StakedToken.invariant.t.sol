@@ -3,37 +3,19 @@ pragma solidity 0.8.28;
 
 import { IStakedToken } from "../../../contracts/interfaces/IStakedToken.sol";
 import { MockProtocolEscrow } from "../../../contracts/mocks/MockProtocolEscrow.sol";
-import { PrimaryToken } from "../../../contracts/PrimaryToken.sol";
-import { StakedToken } from "../../../contracts/StakedToken.sol";
 
-import { Test } from "../utils/Test.sol";
+import { TokenFixture } from "../utils/Fixtures.sol";
 import { StakedTokenHandler } from "./StakedTokenHandler.sol";
 
 /// @notice Invariants of the staked token under random sequences of staking, redemptions, cancellations,
 /// completions, escrow deposits and withdrawals, service burns, transfer attempts, schedule changes and
 /// time warps (see StakedTokenHandler).
-contract StakedTokenInvariantTest is Test {
-    PrimaryToken internal primary;
-    StakedToken internal staked;
+contract StakedTokenInvariantTest is TokenFixture {
     MockProtocolEscrow internal escrow;
     StakedTokenHandler internal handler;
 
     function setUp() public {
-        primary = new PrimaryToken("Primary", "PRI", address(this));
-        staked = new StakedToken(
-            "Staked",
-            "sPRI",
-            primary,
-            address(this),
-            0,
-            IStakedToken.RateSchedule({
-                minPeriod: 15 days,
-                maxPeriod: 180 days,
-                minRate: 0.25e18,
-                maxRate: 0.95e18
-            }),
-            address(0xFEE1)
-        );
+        _deployTokens(address(0xFEE1));
         escrow = new MockProtocolEscrow(staked);
         staked.grantRole(staked.PROTOCOL_ROLE(), address(escrow));
         handler = new StakedTokenHandler(primary, staked, escrow, address(this), 1_000_000e18);

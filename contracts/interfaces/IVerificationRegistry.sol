@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import { IERC20 } from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+
+import { INodeRegistry } from "./INodeRegistry.sol";
+import { IStakedToken } from "./IStakedToken.sol";
+
+/// @title IVerificationRegistry
+/// @notice On-chain balance verification. A consumer keeps staked tokens here as collateral and opens a
+/// job ("how many units of asset A does owner O hold on chain C?"); the job's fee is reserved from its
+/// collateral. Circuit nodes submit the balance and the raw query result for their live licenses; when a
+/// quorum of distinct licenses agree on the same balance and query result, the job finalizes: the result
+/// is stored and readable here, the consumer may be called back, the fee's staked tokens are burned and
+/// their backing primary tokens become claimable for the agreeing licenses. A job nobody finalizes in time
+/// expires and its fee returns to the consumer's collateral. Governance funds per-epoch reward pools
+/// shared among licenses in proportion to their agreeing votes.
+/// @dev Chains: 0 = Ethereum, 1 = Solana. EVM addresses are left-padded into bytes32.
+interface IVerificationRegistry {
+    /*//////////////////////////////////////////////////////////////
+                                 TYPES
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Why a submission was skipped instead of recorded.
+    enum IgnoreReason {
+        JobFinalized,
+        JobExpired,
+        DeadlinePassed,
+        VoteLimitReached,
+        LicenseNotLive
+    }
+
+    /// @notice A job's life cycle. `None` marks an id never issued.
+    enum JobStatus {
+        None,
+        Open,
+        Finalized,
+        Expired
+    }
+
+    /// @notice One node answer for one job, voted by each of `licenseIds` (all delegated to the caller).
+    /// @param queryResult Exactly the API's QueryResult bytes: the 32-byte `balanceOf` word on Ethereum,
+    /// the concatenated token-account data on Solana (empty when the owner has no account).
+    /// @param sourceBlock The Ethereum block number or Solana slot the answer was read at.
+    struct Submission {
+        uint256 jobId;
+        uint256[] licenseIds;
+        uint256 balance;
+        bytes queryResult;
+        uint64 sourceBlock;
+    }
+
+    /// @notice A job as nodes and tools see it.
+    // solhint-disable-next-line gas-struct-packing
+    struct JobView {
+        address requester;
+        uint8 chain;
+        JobStatus status;
+        uint8 quorum;
+        uint64 deadline;
+        bytes32 owner;
+        bytes32 asset;
+        uint256 fee;
+        uint256 voteCount;
+    }
+
+    /// @notice A consumer's collateral: staked tokens free to use or withdraw, and reserved by open jobs.
+    struct Collateral {
+        uint128 available;
+        uint128 reserved;
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                                 EVENTS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Emitted when `payer` adds `amount` staked tokens to `consumer`'s collateral (`staked` = the
+    /// payer paid primary tokens that were staked on the way in).
+    event CollateralDeposited(address indexed consumer, address indexed payer, uint256 amount, bool staked);
+
+    /// @notice Emitted when `consumer` withdraws `amount` staked tokens of free collateral to `to`.
+    event CollateralWithdrawn(address indexed consumer, address indexed to, uint256 amount);
+
+    /// @notice Emitted when a job is opened.
+    event VerificationRequested(
+        uint256 indexed jobId, address indexed requester, uint8 chain, bytes32 owner, bytes32 asset, uint256 fee
+    );
+
+    /// @notice Emitted for each license vote accepted on a job.
+    event VoteSubmitted(
+        uint256 indexed jobId, uint256 indexed licenseId, address indexed operator, bytes32 resultHash, uint64 sourceBlock
+    );
+
+    /// @notice Emitted when a submission is skipped and the rest of the batch goes on: its job is no longer
+    /// open (another node finalized it, it expired or its deadline passed), it has no room for more votes,
+    /// or one of its licenses is not (or no longer) live and delegated to the caller. None of these is
+    /// something the caller can rule out when it sends the batch.
+    event SubmissionIgnored(uint256 indexed jobId, address indexed operator, IgnoreReason reason);
+
+    /// @notice Emitted when a job reaches quorum.
+    event VerificationFulfilled(
+        uint256 indexed jobId,
+        uint8 chain,
+        bytes32 owner,
+        bytes32 asset,
+        uint256 balance,
+        bytes queryResult,
+        uint64 sourceBlock
+    );
+
+    /// @notice Emitted when an expired job's fee returns to the requester's collateral.
+    event JobExpired(uint256 indexed jobId, address indexed requester, uint256 refundedFee);
+
+    /// @notice Emitted when the consumer's callback reverted or ran out of gas (finalization stands).
+    event CallbackFailed(uint256 indexed jobId, address indexed consumer);
+
+    /// @notice Emitted when a consumer changes the gas limit of its callbacks (0 = no callback).
+    event CallbackGasLimitUpdated(address indexed consumer, uint256 oldLimit, uint256 newLimit);
+
+    /// @notice Emitted when the owner of `licenseId` claims its share of job fees, in primary tokens.
+    event FeesClaimed(uint256 indexed licenseId, address indexed owner, uint256 amount);
+
+    /// @notice Emitted when `funder` adds `amount` primary tokens to `epoch`'s reward pool.
+    event EpochRewardsFunded(uint256 indexed epoch, address indexed funder, uint256 amount);
+
+    /// @notice Emitted when the pool of an ended epoch without agreeing votes moves to a later epoch.
+    event EpochRewardsRolledOver(uint256 indexed fromEpoch, uint256 indexed toEpoch, uint256 amount);
+
+    /// @notice Emitted when the owner of `licenseId` claims its `epoch` reward, paid in staked tokens.
+    event RewardsClaimed(uint256 indexed epoch, uint256 indexed licenseId, address indexed owner, uint256 amount);
+
+    /// @notice Emitted when governance changes the fee of new jobs.
+    event RequestFeeUpdated(uint256 oldFee, uint256 newFee);
+
+    /// @notice Emitted when governance changes the quorum of new jobs.
+    event QuorumUpdated(uint256 oldQuorum, uint256 newQuorum);
+
+    /// @notice Emitted when governance changes the time limit of new jobs.
+    event JobTimeoutUpdated(uint256 oldTimeout, uint256 newTimeout);
+
+    /*//////////////////////////////////////////////////////////////
+                                 ERRORS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Thrown when an address or identifier that must be set is zero.
+    error VerificationRegistry_ZeroAddress();
+
+    /// @notice Thrown when an amount that must be positive is zero.
+    error VerificationRegistry_ZeroAmount();
+
+    /// @notice Thrown when `consumer` has less free collateral than `needed`.
+    error VerificationRegistry_InsufficientCollateral(address consumer, uint256 available, uint256 needed);
+
+    /// @notice Thrown when a job id was never issued.
+    error VerificationRegistry_UnknownJob(uint256 jobId);
+
+    /// @notice Thrown when a submission names no license.
+    error VerificationRegistry_NoLicenses(uint256 jobId);
+
+    /// @notice Thrown when `licenseId` already voted on `jobId`.
+    error VerificationRegistry_AlreadyVoted(uint256 jobId, uint256 licenseId);
+
+    /// @notice Thrown when a query result is longer than `MAX_QUERY_RESULT_LENGTH` bytes.
+    error VerificationRegistry_QueryResultTooLong(uint256 length, uint256 maxLength);
+
+    /// @notice Thrown when expiring a job that is not open.
+    error VerificationRegistry_JobNotOpen(uint256 jobId, JobStatus status);
+
+    /// @notice Thrown when expiring a job before its deadline has passed.
+    error VerificationRegistry_JobNotExpired(uint256 jobId, uint256 deadline);
+
+    /// @notice Thrown when the finalizing transaction leaves too little gas to give the consumer's callback
+    /// its full gas limit (so a submitter cannot make a callback fail on purpose).
+    error VerificationRegistry_InsufficientGasForCallback(uint256 jobId, uint256 callbackGasLimit);
+
+    /// @notice Thrown when no job has finalized for the (chain, owner, asset) asked for.
+    error VerificationRegistry_NoResult(uint8 chain, bytes32 owner, bytes32 asset);
+
+    /// @notice Thrown when `caller` does not own `licenseId`.
+    error VerificationRegistry_NotLicenseOwner(uint256 licenseId, address caller);
+
+    /// @notice Thrown when a claim finds nothing to pay.
+    error VerificationRegistry_NothingToClaim();
+
+    /// @notice Thrown when funding an epoch that has ended.
+    error VerificationRegistry_EpochEnded(uint256 epoch, uint256 currentEpoch);
+
+    /// @notice Thrown when claiming or rolling over an epoch that has not ended.
+    error VerificationRegistry_EpochNotEnded(uint256 epoch, uint256 currentEpoch);
+
+    /// @notice Thrown when rolling over an epoch that has agreeing votes or no pool.
+    error VerificationRegistry_CannotRollOver(uint256 epoch);
+
+    /// @notice Thrown when a quorum is zero or above `MAX_QUORUM`.
+    error VerificationRegistry_InvalidQuorum(uint256 quorum);
+
+    /// @notice Thrown when a job timeout is outside [MIN_JOB_TIMEOUT, MAX_JOB_TIMEOUT].
+    error VerificationRegistry_InvalidJobTimeout(uint256 timeout);
+
+    /// @notice Thrown when a callback gas limit is above `MAX_CALLBACK_GAS_LIMIT`.
+    error VerificationRegistry_InvalidCallbackGasLimit(uint256 gasLimit);
+
+    /// @notice Thrown when a fee does not fit the job record (above 2^96 - 1).
+    error VerificationRegistry_InvalidFee(uint256 fee);
+
+    /// @notice Thrown when the epoch duration is zero.
+    error VerificationRegistry_InvalidEpochDuration();
+
+    /*//////////////////////////////////////////////////////////////
+                              CONSTANT VIEWS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice The role allowed to fund epoch reward pools.
+    function REWARDS_FUNDER_ROLE() external view returns (bytes32);
+
+    /// @notice The staked token collateral and fees are held in.
+    function STAKED_TOKEN() external view returns (IStakedToken);
+
+    /// @notice The primary token fees are paid out in and reward pools are funded in.
+    function PRIMARY_TOKEN() external view returns (IERC20);
+
+    /// @notice The node registry that says which operator may vote for which license.
+    function NODE_REGISTRY() external view returns (INodeRegistry);
+
+    /// @notice The length of a reward epoch, in seconds.
+    function EPOCH_DURATION() external view returns (uint256);
+
+    /// @notice The start of epoch 0 (the deployment time).
+    function EPOCHS_START() external view returns (uint256);
+
+    /// @notice The most votes one job accepts (bounds every loop over a job's votes).
+    function MAX_VOTES_PER_JOB() external view returns (uint256);
+
+    /// @notice The largest quorum governance may set.
+    function MAX_QUORUM() external view returns (uint256);
+
+    /// @notice The longest query result accepted, in bytes.
+    function MAX_QUERY_RESULT_LENGTH() external view returns (uint256);
+
+    /// @notice The largest callback gas limit a consumer may set.
+    function MAX_CALLBACK_GAS_LIMIT() external view returns (uint256);
+
+    /// @notice The bounds governance may set the job timeout within.
+    function MIN_JOB_TIMEOUT() external view returns (uint256);
+
+    /// @notice The bounds governance may set the job timeout within.
+    function MAX_JOB_TIMEOUT() external view returns (uint256);
+
+    /*//////////////////////////////////////////////////////////////
+                                 VIEWS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice The fee, in staked tokens, reserved by each new job.
+    function requestFee() external view returns (uint256);
+
+    /// @notice The number of agreeing licenses new jobs need.
+    function quorum() external view returns (uint256);
+
+    /// @notice The time, in seconds, nodes have to finalize a new job.
+    function jobTimeout() external view returns (uint256);
+
+    /// @notice The id the next job will get (ids start at 1).
+    function nextJobId() external view returns (uint256);
+
+    /// @notice `consumer`'s collateral.
+    function collateralOf(address consumer) external view returns (Collateral memory);
+
+    /// @notice The gas limit of `consumer`'s callbacks (0 = no callback).
+    function callbackGasLimitOf(address consumer) external view returns (uint256);
+
+    /// @notice The job `jobId` (all fields zero for an id never issued).
+    function getJob(uint256 jobId) external view returns (JobView memory);
+
+    /// @notice Whether `licenseId` voted on `jobId`.
+    function hasVoted(uint256 jobId, uint256 licenseId) external view returns (bool);
+
+    /// @notice The outcome of job `jobId`: balance, query result and source block or slot are set once it
+    /// is finalized; `finalizedAt` is the finalization time.
+    function getResult(uint256 jobId)
+        external
+        view
+        returns (JobStatus status, uint256 balance, bytes memory queryResult, uint64 sourceBlock, uint64 finalizedAt);
+
+    /// @notice The most recently requested finalized job's result for (chain, owner, asset): of two
+    /// finalized jobs, the one with the higher job id (requested later, so read later) wins, whatever
+    /// order they finalized in. Its source block is the one the finalizing node reported.
+    /// @dev Reverts with `VerificationRegistry_NoResult` when there is none: a missing result is not a zero.
+    function latestBalance(
+        uint8 chain,
+        bytes32 owner,
+        bytes32 asset
+    ) external view returns (uint256 balance, uint64 sourceBlock, uint64 finalizedAt, uint256 jobId);
+
+    /// @notice The primary tokens of job fees claimable for `licenseId`.
+    function claimableFees(uint256 licenseId) external view returns (uint256);
+
+    /// @notice The reward epoch now.
+    function currentEpoch() external view returns (uint256);
+
+    /// @notice `epoch`'s reward pool, its total agreeing votes, and `licenseId`'s unclaimed agreeing votes.
+    function epochRewardInfo(
+        uint256 epoch,
+        uint256 licenseId
+    ) external view returns (uint256 pool, uint256 totalVotes, uint256 licenseVotes);
+
+    /*//////////////////////////////////////////////////////////////
+                           CONSUMER FUNCTIONS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Adds `amount` of the caller's staked tokens to `consumer`'s collateral (requires an approval
+    /// of this contract on the staked token).
+    function depositCollateral(address consumer, uint256 amount) external;
+
+    /// @notice Stakes `amount` of the caller's primary tokens straight into `consumer`'s collateral
+    /// (requires an approval of this contract on the primary token).
+    function stakeCollateral(address consumer, uint256 amount) external;
+
+    /// @notice Sends `amount` of the caller's free collateral, in staked tokens, to `to`.
+    function withdrawCollateral(uint256 amount, address to) external;
+
+    /// @notice Sets the gas limit for the caller's callbacks on finalization of its later jobs (0 = none).
+    function setCallbackGasLimit(uint256 gasLimit) external;
+
+    /// @notice Opens a job for the ERC-20 or ERC-721 `token` balance of `owner` on Ethereum.
+    function requestEvmBalance(address owner, address token) external returns (uint256 jobId);
+
+    /// @notice Opens a job for the SPL token (or NFT) `mint` balance of `owner` on Solana.
+    function requestSvmBalance(bytes32 owner, bytes32 mint) external returns (uint256 jobId);
+
+    /// @notice Expires job `jobId` after its deadline and returns its fee to the requester's collateral.
+    function expireJob(uint256 jobId) external;
+
+    /*//////////////////////////////////////////////////////////////
+                             NODE FUNCTIONS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Submits answers for one or many jobs. Reverts on the caller's own errors (a license voting
+    /// twice, an unknown job, malformed input); skips with `SubmissionIgnored` what others can cause (the
+    /// job closed, filled up, or a license was transferred), so a race never fails the whole batch.
+    function submitResults(Submission[] calldata submissions) external;
+
+    /// @notice Pays the job fees accrued to `licenseIds` (all owned by the caller), in primary tokens.
+    function claimFees(uint256[] calldata licenseIds) external;
+
+    /// @notice Pays the `epoch` rewards of `licenseIds` (all owned by the caller), in staked tokens.
+    function claimRewards(uint256 epoch, uint256[] calldata licenseIds) external;
+
+    /*//////////////////////////////////////////////////////////////
+                          GOVERNANCE FUNCTIONS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Adds `amount` primary tokens to the reward pool of `epoch` (current or future).
+    function fundEpochRewards(uint256 epoch, uint256 amount) external;
+
+    /// @notice Moves the pool of an ended epoch that had no agreeing vote to the current epoch. Anyone.
+    function rollOverEpochRewards(uint256 epoch) external;
+
+    /// @notice Sets the fee of new jobs.
+    function setRequestFee(uint256 fee) external;
+
+    /// @notice Sets the quorum of new jobs.
+    function setQuorum(uint256 quorum) external;
+
+    /// @notice Sets the time limit of new jobs.
+    function setJobTimeout(uint256 timeout) external;
+}
+
+/// @title IVerificationConsumer
+/// @notice Implemented by a consumer contract that wants to be called when its jobs finalize (enable with
+/// `setCallbackGasLimit`). The call gets exactly the consumer's gas limit; if it reverts or runs out of
+/// gas, the job stays finalized and the registry emits `CallbackFailed`. Check `msg.sender`.
+interface IVerificationConsumer {
+    function onVerificationFulfilled(
+        uint256 jobId,
+        uint8 chain,
+        bytes32 owner,
+        bytes32 asset,
+        uint256 balance,
+        uint64 sourceBlock
+    ) external;
+}

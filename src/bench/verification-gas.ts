@@ -1,0 +1,147 @@
+import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
+import type { NetworkHelpers } from "@nomicfoundation/hardhat-network-helpers/types";
+import { toBeHex, type ContractTransactionResponse } from "ethers";
+
+import type { GasRow } from "./token-gas.js";
+
+const E18 = 10n ** 18n;
+const DAY = 24n * 60n * 60n;
+export const BATCH_SIZE = 20;
+
+async function gasOf(tx: Promise<ContractTransactionResponse>): Promise<bigint> {
+  const receipt = await (await tx).wait();
+  if (receipt === null) throw new Error("transaction was not mined");
+  return receipt.gasUsed;
+}
+
+/**
+ * Deploys the five contracts on the connected network and measures the gas of the node and consumer
+ * operations as whole mined transactions (21,000 base cost included). Rows named "… per job" divide a
+ * batch's gas by its size.
+ */
+export async function measureVerificationGas(ethers: HardhatEthers, networkHelpers: NetworkHelpers): Promise<GasRow[]> {
+  const [admin, owner, operatorA, operatorB, operatorC, consumer, freshOperator, batchOperator] = await ethers.getSigners();
+  const primary = await ethers.deployContract("PrimaryToken", ["Primary", "PRI", admin.address]);
+  const staked = await ethers.deployContract("StakedToken", [
+    "Staked",
+    "sPRI",
+    await primary.getAddress(),
+    admin.address,
+    0n,
+    { minPeriod: 15n * DAY, maxPeriod: 180n * DAY, minRate: E18 / 4n, maxRate: (95n * E18) / 100n },
+    admin.address,
+  ]);
+  const license = await ethers.deployContract("NodeLicense", [
+    "License",
+    "LIC",
+    await primary.getAddress(),
+    admin.address,
+    1_000n,
+    [{ upToSupply: 1_000n, price: E18 }],
+    admin.address,
+    0n,
+  ]);
+  const nodeRegistry = await ethers.deployContract("NodeRegistry", [await license.getAddress(), 600n, admin.address, 0n]);
+  const registry = await ethers.deployContract("VerificationRegistry", [
+    await staked.getAddress(),
+    await nodeRegistry.getAddress(),
+    7n * DAY,
+    E18,
+    3n,
+    3600n,
+    admin.address,
+    0n,
+  ]);
+  const registryAddress = await registry.getAddress();
+  await staked.grantRole(await staked.PROTOCOL_ROLE(), registryAddress);
+  await nodeRegistry.grantRole(await nodeRegistry.RECORDER_ROLE(), registryAddress);
+  await registry.grantRole(await registry.REWARDS_FUNDER_ROLE(), admin.address);
+  for (const payer of [owner, consumer, admin]) {
+    if (payer !== admin) await primary.transfer(payer.address, 100_000n * E18);
+    for (const spender of [license, registry]) await primary.connect(payer).approve(await spender.getAddress(), ethers.MaxUint256);
+  }
+  await registry.connect(consumer).stakeCollateral(consumer.address, 10_000n * E18);
+  await license.connect(owner).buy(14n, ethers.MaxUint256); // ids 1..14
+
+  const rows: GasRow[] = [];
+  const measure = async (operation: string, tx: Promise<ContractTransactionResponse>, divisor = 1n) =>
+    rows.push({ operation, gasUsed: (await gasOf(tx)) / divisor });
+
+  const registryAsOwner = nodeRegistry.connect(owner);
+  await measure("NodeRegistry.delegate (1 license, new operator)", registryAsOwner.delegate([1n], freshOperator.address));
+  await measure("NodeRegistry.delegate (10 licenses)", registryAsOwner.delegate([2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n, 10n, 11n], batchOperator.address));
+  await registryAsOwner.delegate([12n], operatorA.address);
+  await registryAsOwner.delegate([13n], operatorB.address);
+  await registryAsOwner.delegate([14n], operatorC.address);
+  await measure("NodeRegistry.heartbeat (first)", nodeRegistry.connect(operatorA)["heartbeat(uint32)"](120));
+  await measure("NodeRegistry.heartbeat (again)", nodeRegistry.connect(operatorA)["heartbeat(uint32)"](120));
+  await nodeRegistry.connect(operatorB)["heartbeat(uint32)"](120);
+  await nodeRegistry.connect(operatorC)["heartbeat(uint32)"](120);
+
+  const holder = ethers.Wallet.createRandom().address;
+  const token = await primary.getAddress();
+  const request = () => registry.connect(consumer).requestEvmBalance(holder, token);
+  const vote = (jobId: bigint, licenseId: bigint) => ({
+    jobId,
+    licenseIds: [licenseId],
+    balance: 183n,
+    queryResult: toBeHex(183n, 32),
+    sourceBlock: 1_000n,
+  });
+
+  await measure("VerificationRegistry.requestEvmBalance", request()); // job 1
+  await measure("VerificationRegistry.submitResults (1 job, first vote)", registry.connect(operatorA).submitResults([vote(1n, 12n)]));
+  await measure("VerificationRegistry.submitResults (1 job, second vote)", registry.connect(operatorB).submitResults([vote(1n, 13n)]));
+  await measure("VerificationRegistry.submitResults (finalizing vote, quorum 3)", registry.connect(operatorC).submitResults([vote(1n, 14n)]));
+
+  const firstBatchJob = (await registry.nextJobId());
+  for (let i = 0; i < BATCH_SIZE; i++) await request();
+  const jobIds = Array.from({ length: BATCH_SIZE }, (_, i) => firstBatchJob + BigInt(i));
+  await measure(
+    `VerificationRegistry.submitResults (batch of ${BATCH_SIZE}, first votes, per job)`,
+    registry.connect(operatorA).submitResults(jobIds.map((jobId) => vote(jobId, 12n))),
+    BigInt(BATCH_SIZE),
+  );
+  await measure(
+    `VerificationRegistry.submitResults (batch of ${BATCH_SIZE}, second votes, per job)`,
+    registry.connect(operatorB).submitResults(jobIds.map((jobId) => vote(jobId, 13n))),
+    BigInt(BATCH_SIZE),
+  );
+  await measure(
+    `VerificationRegistry.submitResults (batch of ${BATCH_SIZE}, finalizing votes, per job)`,
+    registry.connect(operatorC).submitResults(jobIds.map((jobId) => vote(jobId, 14n))),
+    BigInt(BATCH_SIZE),
+  );
+
+  await measure("VerificationRegistry.claimFees (1 license)", registry.connect(owner).claimFees([12n]));
+  await registry.connect(admin).fundEpochRewards(0n, 1_000n * E18);
+  await networkHelpers.time.increase(7n * DAY);
+  await measure("VerificationRegistry.claimRewards (1 license)", registry.connect(owner).claimRewards(0n, [12n]));
+  return rows;
+}
+
+/** The issue's gas targets, by operation name prefix. */
+export const GAS_TARGETS: Array<{ operation: string; atMost: bigint; reference: string }> = [
+  {
+    operation: "NodeRegistry.delegate (1 license, new operator)",
+    atMost: 68_499n,
+    reference: "< half of delegate.xyz v2 delegateERC721 (~137k)",
+  },
+  {
+    operation: `VerificationRegistry.submitResults (batch of ${BATCH_SIZE}, first votes, per job)`,
+    atMost: 45_000n,
+    reference: "<= 45k per job at batch size 20",
+  },
+];
+
+/** Formats rows as a table, with the target and whether it is met where the issue sets one. */
+export function formatTargetTable(rows: GasRow[]): string {
+  const width = Math.max(...rows.map((row) => row.operation.length));
+  const lines = [`${"operation".padEnd(width)}  ${"gas".padStart(8)}  target`];
+  for (const row of rows) {
+    const target = GAS_TARGETS.find((candidate) => candidate.operation === row.operation);
+    const verdict = target === undefined ? "" : `${row.gasUsed <= target.atMost ? "met" : "MISSED"}: ${target.reference}`;
+    lines.push(`${row.operation.padEnd(width)}  ${row.gasUsed.toString().padStart(8)}  ${verdict}`);
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,135 @@
+import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
+import { AbiCoder, toBeHex, zeroPadValue } from "ethers";
+
+import { DAY, DEFAULT_SCHEDULE } from "./tokens.js";
+
+export const E18 = 10n ** 18n;
+export const MAX_SUPPLY = 1000n;
+export const PRICE_TIERS = [
+  { upToSupply: 10n, price: 100n * E18 },
+  { upToSupply: 100n, price: 200n * E18 },
+  { upToSupply: 1000n, price: 500n * E18 },
+];
+export const LIVENESS_WINDOW = 10n * 60n;
+export const EPOCH_DURATION = 7n * DAY;
+export const REQUEST_FEE = 10n * E18;
+export const QUORUM = 2n;
+export const JOB_TIMEOUT = 60n * 60n;
+
+export enum JobStatus {
+  None,
+  Open,
+  Finalized,
+  Expired,
+}
+
+/** A 32-byte `balanceOf` word as the EVM source adapter returns it (the API's QueryResult). */
+export function balanceWord(balance: bigint): string {
+  return toBeHex(balance, 32);
+}
+
+/** An EVM address left-padded into bytes32, as jobs store it. */
+export function addressToBytes32(address: string): string {
+  return zeroPadValue(address, 32);
+}
+
+/** The hash votes agree on: keccak256(abi.encode(balance, queryResult)). */
+export function resultHash(ethers: HardhatEthers, balance: bigint, queryResult: string): string {
+  return ethers.keccak256(AbiCoder.defaultAbiCoder().encode(["uint256", "bytes"], [balance, queryResult]));
+}
+
+/**
+ * Deploys all five contracts on one chain, wired as in production: the verification registry holds the
+ * staked token's protocol role and the node registry's recorder role; the admin may fund rewards.
+ * Three owners (alice, bob, carol) each buy a license and delegate it to their own burner, which heart-beats.
+ * The consumer has 1,000 staked tokens of collateral.
+ */
+export async function deployProtocol(ethers: HardhatEthers) {
+  const signers = await ethers.getSigners();
+  const [admin, treasury, rewardsPool, alice, bob, carol, burnerA, burnerB, burnerC, consumer, outsider] = signers;
+
+  const primary = await ethers.deployContract("PrimaryToken", ["Verification Network", "VNT", treasury.address]);
+  const staked = await ethers.deployContract("StakedToken", [
+    "Staked Verification Network",
+    "sVNT",
+    await primary.getAddress(),
+    admin.address,
+    0n,
+    DEFAULT_SCHEDULE,
+    rewardsPool.address,
+  ]);
+  const license = await ethers.deployContract("NodeLicense", [
+    "Node License",
+    "NODE",
+    await primary.getAddress(),
+    treasury.address,
+    MAX_SUPPLY,
+    PRICE_TIERS,
+    admin.address,
+    0n,
+  ]);
+  const nodeRegistry = await ethers.deployContract("NodeRegistry", [
+    await license.getAddress(),
+    LIVENESS_WINDOW,
+    admin.address,
+    0n,
+  ]);
+  const registry = await ethers.deployContract("VerificationRegistry", [
+    await staked.getAddress(),
+    await nodeRegistry.getAddress(),
+    EPOCH_DURATION,
+    REQUEST_FEE,
+    QUORUM,
+    JOB_TIMEOUT,
+    admin.address,
+    0n,
+  ]);
+  const registryAddress = await registry.getAddress();
+  await staked.connect(admin).grantRole(await staked.PROTOCOL_ROLE(), registryAddress);
+  await nodeRegistry.connect(admin).grantRole(await nodeRegistry.RECORDER_ROLE(), registryAddress);
+  await registry.connect(admin).grantRole(await registry.REWARDS_FUNDER_ROLE(), admin.address);
+
+  // Everyone who pays gets primary tokens and approves the contracts that pull them.
+  for (const account of [admin, alice, bob, carol, consumer, outsider]) {
+    await primary.connect(treasury).transfer(account.address, 100_000n * E18);
+    for (const spender of [license, staked, registry]) {
+      await primary.connect(account).approve(await spender.getAddress(), ethers.MaxUint256);
+    }
+  }
+
+  // Three nodes: one license each (ids 1, 2, 3), delegated to distinct burners that heart-beat.
+  const nodes = [
+    { owner: alice, burner: burnerA, licenseId: 1n },
+    { owner: bob, burner: burnerB, licenseId: 2n },
+    { owner: carol, burner: burnerC, licenseId: 3n },
+  ];
+  for (const node of nodes) {
+    await license.connect(node.owner).buy(1n, ethers.MaxUint256);
+    await nodeRegistry.connect(node.owner).delegate([node.licenseId], node.burner.address);
+    await nodeRegistry.connect(node.burner)["heartbeat(uint32)"](100);
+  }
+
+  await registry.connect(consumer).stakeCollateral(consumer.address, 1_000n * E18);
+
+  return {
+    primary,
+    staked,
+    license,
+    nodeRegistry,
+    registry,
+    admin,
+    treasury,
+    rewardsPool,
+    alice,
+    bob,
+    carol,
+    burnerA,
+    burnerB,
+    burnerC,
+    consumer,
+    outsider,
+    nodes,
+  };
+}
+
+export type Protocol = Awaited<ReturnType<typeof deployProtocol>>;

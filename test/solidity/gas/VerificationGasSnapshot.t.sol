@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import { IVerificationRegistry } from "../../../contracts/interfaces/IVerificationRegistry.sol";
+
+import { ProtocolFixture } from "../utils/Fixtures.sol";
+
+/// @notice Gas of the node and verification operations, recorded into `snapshots/*.json` like
+/// GasSnapshot.t.sol: state prepared in `setUp`, one measured call per test.
+contract VerificationGasSnapshotTest is ProtocolFixture {
+    address internal owner = address(0x0A11);
+    address internal consumer = address(0xC0);
+    address[3] internal operators = [address(0x0B1), address(0x0B2), address(0x0B3)];
+    address internal newOperator = address(0x0B9);
+
+    function setUp() public {
+        _deployProtocol(600, 1e18, 3);
+
+        // Licenses 1-3 run the three operators; license 4 is free to delegate.
+        license.airdrop(owner, 4);
+        for (uint256 i = 0; i < 3; ++i) {
+            uint256[] memory ids = new uint256[](1);
+            ids[0] = i + 1;
+            vm.prank(owner);
+            nodeRegistry.delegate(ids, operators[i]);
+            vm.prank(operators[i]);
+            nodeRegistry.heartbeat(100);
+        }
+
+        // The consumer has collateral and two open jobs: job 1 has two votes, job 2 none.
+        primary.transfer(consumer, 1_000e18);
+        vm.startPrank(consumer);
+        primary.approve(address(registry), type(uint256).max);
+        registry.stakeCollateral(consumer, 1_000e18);
+        registry.requestEvmBalance(address(0x1234), address(primary));
+        registry.requestEvmBalance(address(0x1234), address(primary));
+        vm.stopPrank();
+        _vote(0, 1);
+        _vote(1, 1);
+    }
+
+    function _submission(uint256 jobId, uint256 licenseId) internal pure returns (IVerificationRegistry.Submission[] memory batch) {
+        uint256[] memory ids = new uint256[](1);
+        ids[0] = licenseId;
+        batch = new IVerificationRegistry.Submission[](1);
+        batch[0] = IVerificationRegistry.Submission({
+            jobId: jobId,
+            licenseIds: ids,
+            balance: 183,
+            queryResult: abi.encode(uint256(183)),
+            sourceBlock: 1000
+        });
+    }
+
+    function _vote(uint256 operatorIndex, uint256 jobId) internal {
+        IVerificationRegistry.Submission[] memory batch = _submission(jobId, operatorIndex + 1);
+        vm.prank(operators[operatorIndex]);
+        registry.submitResults(batch);
+    }
+
+    function test_Gas_Delegate() public {
+        uint256[] memory ids = new uint256[](1);
+        ids[0] = 4;
+        vm.prank(owner);
+        nodeRegistry.delegate(ids, newOperator);
+        vm.snapshotGasLastCall("NodeRegistry", "delegate(1 license)");
+    }
+
+    function test_Gas_Heartbeat() public {
+        vm.prank(operators[0]);
+        nodeRegistry.heartbeat(120);
+        vm.snapshotGasLastCall("NodeRegistry", "heartbeat");
+    }
+
+    function test_Gas_RequestEvmBalance() public {
+        vm.prank(consumer);
+        registry.requestEvmBalance(address(0x5678), address(primary));
+        vm.snapshotGasLastCall("VerificationRegistry", "requestEvmBalance");
+    }
+
+    function test_Gas_SubmitFirstVote() public {
+        IVerificationRegistry.Submission[] memory batch = _submission(2, 1);
+        vm.prank(operators[0]);
+        registry.submitResults(batch);
+        vm.snapshotGasLastCall("VerificationRegistry", "submitResults(first vote)");
+    }
+
+    function test_Gas_SubmitFinalizingVote() public {
+        IVerificationRegistry.Submission[] memory batch = _submission(1, 3);
+        vm.prank(operators[2]);
+        registry.submitResults(batch);
+        vm.snapshotGasLastCall("VerificationRegistry", "submitResults(finalizing vote, quorum 3)");
+        (IVerificationRegistry.JobStatus status,,,,) = registry.getResult(1);
+        assertTrue(status == IVerificationRegistry.JobStatus.Finalized, "job 1 finalized");
+    }
+}

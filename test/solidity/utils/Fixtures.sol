@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import { INodeLicense } from "../../../contracts/interfaces/INodeLicense.sol";
+import { IStakedToken } from "../../../contracts/interfaces/IStakedToken.sol";
+import { NodeLicense } from "../../../contracts/NodeLicense.sol";
+import { NodeRegistry } from "../../../contracts/NodeRegistry.sol";
+import { PrimaryToken } from "../../../contracts/PrimaryToken.sol";
+import { StakedToken } from "../../../contracts/StakedToken.sol";
+import { VerificationRegistry } from "../../../contracts/VerificationRegistry.sol";
+
+import { Test } from "./Test.sol";
+
+/// @notice Deploys the tokens as the Solidity tests use them: the test contract holds the whole primary
+/// supply and is the staked token's admin; the schedule is the issue's default (15 days → 25%,
+/// 180 days → 95%).
+abstract contract TokenFixture is Test {
+    PrimaryToken internal primary;
+    StakedToken internal staked;
+
+    function _defaultSchedule() internal pure returns (IStakedToken.RateSchedule memory) {
+        return IStakedToken.RateSchedule({ minPeriod: 15 days, maxPeriod: 180 days, minRate: 0.25e18, maxRate: 0.95e18 });
+    }
+
+    function _deployTokens(address forfeitRecipient) internal {
+        primary = new PrimaryToken("Primary", "PRI", address(this));
+        staked = new StakedToken("Staked", "sPRI", primary, address(this), 0, _defaultSchedule(), forfeitRecipient);
+    }
+}
+
+/// @notice Deploys the five contracts wired as the Protocol Ignition module wires them; the test contract
+/// is every admin. Licenses cost 1 primary token each, up to 1,000; epochs last 7 days, jobs 1 hour.
+abstract contract ProtocolFixture is TokenFixture {
+    NodeLicense internal license;
+    NodeRegistry internal nodeRegistry;
+    VerificationRegistry internal registry;
+
+    function _deployProtocol(uint256 livenessWindow, uint256 requestFee, uint256 quorum) internal {
+        _deployTokens(address(0xFEE));
+        INodeLicense.PriceTier[] memory tiers = new INodeLicense.PriceTier[](1);
+        tiers[0] = INodeLicense.PriceTier({ upToSupply: 1000, price: 1e18 });
+        license = new NodeLicense("License", "LIC", primary, address(0x7EA), 1000, tiers, address(this), 0);
+        nodeRegistry = new NodeRegistry(license, livenessWindow, address(this), 0);
+        registry = new VerificationRegistry(staked, nodeRegistry, 7 days, requestFee, quorum, 1 hours, address(this), 0);
+        staked.grantRole(staked.PROTOCOL_ROLE(), address(registry));
+        nodeRegistry.grantRole(nodeRegistry.RECORDER_ROLE(), address(registry));
+    }
+}

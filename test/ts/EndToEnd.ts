@@ -1,0 +1,94 @@
+import { expect } from "chai";
+import { network } from "hardhat";
+
+import ProtocolModule from "../../deploy/modules/Protocol.js";
+import { addressToBytes32, balanceWord } from "../helpers/protocol.js";
+
+const { ethers, ignition, networkHelpers } = await network.create();
+
+const E18 = 10n ** 18n;
+const DAY = 24n * 60n * 60n;
+
+describe("end to end: the five contracts deployed by the Protocol module", function () {
+  it("license bought, delegated, heartbeat, collateral, request, three nodes submit, quorum 2 finalizes, fee burned and paid, reward claimed", async function () {
+    const [deployer, alice, bob, carol, burnerA, burnerB, burnerC, consumer] = await ethers.getSigners();
+    const deployed = await ignition.deploy(ProtocolModule);
+    // Typed handles on the deployed addresses (module results from useModule are untyped).
+    const primary = await ethers.getContractAt("PrimaryToken", await deployed.primary.getAddress());
+    const staked = await ethers.getContractAt("StakedToken", await deployed.staked.getAddress());
+    const license = await ethers.getContractAt("NodeLicense", await deployed.license.getAddress());
+    const nodeRegistry = await ethers.getContractAt("NodeRegistry", await deployed.nodeRegistry.getAddress());
+    const registry = await ethers.getContractAt("VerificationRegistry", await deployed.verificationRegistry.getAddress());
+    const registryAddress = await registry.getAddress();
+    const fee = await registry.requestFee();
+    expect(await registry.quorum()).to.equal(2n);
+
+    // Owners buy one license each and delegate it to their node's burner wallet, which heart-beats.
+    const nodes = [
+      { owner: alice, burner: burnerA },
+      { owner: bob, burner: burnerB },
+      { owner: carol, burner: burnerC },
+    ];
+    for (const [index, { owner, burner }] of nodes.entries()) {
+      const licenseId = BigInt(index + 1);
+      await primary.connect(deployer).transfer(owner.address, 10_000n * E18);
+      await primary.connect(owner).approve(await license.getAddress(), ethers.MaxUint256);
+      await expect(license.connect(owner).buy(1n, await license.quote(1n))).to.emit(license, "LicensesPurchased");
+      await nodeRegistry.connect(owner).delegate([licenseId], burner.address);
+      await nodeRegistry.connect(burner)["heartbeat(uint32)"](60);
+      expect(await nodeRegistry.isLive(licenseId)).to.equal(true);
+    }
+
+    // The consumer stakes primary tokens straight into collateral; governance funds this epoch's rewards.
+    await primary.connect(deployer).transfer(consumer.address, 1_000n * E18);
+    await primary.connect(consumer).approve(registryAddress, ethers.MaxUint256);
+    await registry.connect(consumer).stakeCollateral(consumer.address, 100n * E18);
+    await primary.connect(deployer).approve(registryAddress, ethers.MaxUint256);
+    await registry.connect(deployer).fundEpochRewards(0n, 300n * E18);
+
+    // A job: how many of the primary token does some holder own on Ethereum?
+    const holder = ethers.Wallet.createRandom().address;
+    const token = await primary.getAddress();
+    await expect(registry.connect(consumer).requestEvmBalance(holder, token))
+      .to.emit(registry, "VerificationRequested")
+      .withArgs(1n, consumer.address, 0, addressToBytes32(holder), addressToBytes32(token), fee);
+
+    const answer = (licenseId: bigint) => [
+      { jobId: 1n, licenseIds: [licenseId], balance: 183n, queryResult: balanceWord(183n), sourceBlock: 4242n },
+    ];
+    const stakedSupplyBefore = await staked.totalSupply();
+    await registry.connect(burnerA).submitResults(answer(1n));
+    await expect(registry.connect(burnerB).submitResults(answer(2n)))
+      .to.emit(registry, "VerificationFulfilled")
+      .withArgs(1n, 0, addressToBytes32(holder), addressToBytes32(token), 183n, balanceWord(183n), 4242n);
+    await expect(registry.connect(burnerC).submitResults(answer(3n)))
+      .to.emit(registry, "SubmissionIgnored")
+      .withArgs(1n, burnerC.address, 0); // IgnoreReason.JobFinalized
+
+    // The result is readable by integrations.
+    const [balance, sourceBlock, , jobId] = await registry.latestBalance(0, addressToBytes32(holder), addressToBytes32(token));
+    expect([balance, sourceBlock, jobId]).to.deep.equal([183n, 4242n, 1n]);
+
+    // The fee's staked tokens are burned; their backing is paid to the agreeing licenses' owners.
+    expect(await staked.totalSupply()).to.equal(stakedSupplyBefore - fee);
+    for (const [index, owner] of [alice, bob].entries()) {
+      const before = await primary.balanceOf(owner.address);
+      await registry.connect(owner).claimFees([BigInt(index + 1)]);
+      expect(await primary.balanceOf(owner.address)).to.equal(before + fee / 2n);
+    }
+    await expect(registry.connect(carol).claimFees([3n])).to.be.revertedWithCustomError(registry, "VerificationRegistry_NothingToClaim");
+    expect(await nodeRegistry.statsOf(1n)).to.deep.equal([1n, 1n, 0n]);
+
+    // After the epoch, the agreeing licenses share its reward pool, paid in staked tokens.
+    await networkHelpers.time.increase(7n * DAY);
+    await registry.connect(alice).claimRewards(0n, [1n]);
+    await registry.connect(bob).claimRewards(0n, [2n]);
+    expect(await staked.balanceOf(alice.address)).to.equal(150n * E18);
+    expect(await staked.balanceOf(bob.address)).to.equal(150n * E18);
+
+    // The staked token is still exactly backed.
+    expect(await primary.balanceOf(await staked.getAddress())).to.equal(
+      (await staked.totalSupply()) + (await staked.totalPendingRedemptions()),
+    );
+  });
+});

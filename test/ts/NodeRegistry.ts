@@ -1,0 +1,237 @@
+import { expect } from "chai";
+import { network } from "hardhat";
+
+import { deployProtocol, LIVENESS_WINDOW } from "../helpers/protocol.js";
+
+const { ethers, networkHelpers } = await network.create();
+const { loadFixture, time } = networkHelpers;
+const fixture = () => deployProtocol(ethers);
+
+describe("NodeRegistry", function () {
+  describe("deployment", function () {
+    it("stores the license collection and liveness window", async function () {
+      const { nodeRegistry, license } = await loadFixture(fixture);
+      expect(await nodeRegistry.LICENSE()).to.equal(await license.getAddress());
+      expect(await nodeRegistry.livenessWindow()).to.equal(LIVENESS_WINDOW);
+    });
+
+    it("test_RevertWhen_ConstructorArgumentsInvalid", async function () {
+      const { license, admin } = await loadFixture(fixture);
+      const factory = await ethers.getContractFactory("NodeRegistry");
+      await expect(factory.deploy(ethers.ZeroAddress, 60n, admin.address, 0n)).to.be.revertedWithCustomError(
+        factory,
+        "NodeRegistry_ZeroAddress",
+      );
+      await expect(factory.deploy(await license.getAddress(), 0n, admin.address, 0n))
+        .to.be.revertedWithCustomError(factory, "NodeRegistry_InvalidLivenessWindow")
+        .withArgs(0n);
+    });
+  });
+
+  describe("delegate", function () {
+    it("delegates several licenses of the owner to an operator", async function () {
+      const { nodeRegistry, license, alice, outsider } = await loadFixture(fixture);
+      await license.connect(alice).buy(2n, ethers.MaxUint256); // ids 4, 5
+      await expect(nodeRegistry.connect(alice).delegate([4n, 5n], outsider.address))
+        .to.emit(nodeRegistry, "Delegated")
+        .withArgs(4n, alice.address, outsider.address)
+        .and.to.emit(nodeRegistry, "Delegated")
+        .withArgs(5n, alice.address, outsider.address);
+      expect(await nodeRegistry.operatorOf(4n)).to.equal(outsider.address);
+      expect(await nodeRegistry.operatorOf(5n)).to.equal(outsider.address);
+      expect(await nodeRegistry.delegationOf(4n)).to.deep.equal([outsider.address, 1n]);
+    });
+
+    it("re-delegating replaces the operator", async function () {
+      const { nodeRegistry, alice, burnerA, outsider } = await loadFixture(fixture);
+      expect(await nodeRegistry.operatorOf(1n)).to.equal(burnerA.address);
+      await nodeRegistry.connect(alice).delegate([1n], outsider.address);
+      expect(await nodeRegistry.operatorOf(1n)).to.equal(outsider.address);
+    });
+
+    it("test_RevertWhen_CallerDoesNotOwnEveryLicense", async function () {
+      const { nodeRegistry, alice, outsider } = await loadFixture(fixture);
+      await expect(nodeRegistry.connect(alice).delegate([1n, 2n], outsider.address))
+        .to.be.revertedWithCustomError(nodeRegistry, "NodeRegistry_NotLicenseOwner")
+        .withArgs(2n, alice.address);
+      expect(await nodeRegistry.operatorOf(1n)).to.not.equal(outsider.address);
+    });
+
+    it("test_RevertWhen_OperatorZero / NoLicenses / UnmintedLicense", async function () {
+      const { nodeRegistry, license, alice, outsider } = await loadFixture(fixture);
+      await expect(nodeRegistry.connect(alice).delegate([1n], ethers.ZeroAddress)).to.be.revertedWithCustomError(
+        nodeRegistry,
+        "NodeRegistry_ZeroAddress",
+      );
+      await expect(nodeRegistry.connect(alice).delegate([], outsider.address)).to.be.revertedWithCustomError(
+        nodeRegistry,
+        "NodeRegistry_NoLicenses",
+      );
+      await expect(nodeRegistry.connect(alice).delegate([999n], outsider.address)).to.be.revertedWithCustomError(
+        license,
+        "ERC721NonexistentToken",
+      );
+    });
+  });
+
+  describe("a delegation never survives a transfer", function () {
+    it("is void once the license changes hands, and stays void if it comes back", async function () {
+      const { nodeRegistry, license, alice, bob, burnerA } = await loadFixture(fixture);
+      expect(await nodeRegistry.isLive(1n)).to.equal(true);
+      await license.connect(alice).transferFrom(alice.address, bob.address, 1n);
+      expect(await nodeRegistry.operatorOf(1n)).to.equal(ethers.ZeroAddress);
+      expect(await nodeRegistry.isLive(1n)).to.equal(false);
+
+      await license.connect(bob).transferFrom(bob.address, alice.address, 1n);
+      expect(await nodeRegistry.operatorOf(1n)).to.equal(ethers.ZeroAddress);
+
+      // The owner delegates again: valid from then on.
+      await nodeRegistry.connect(alice).delegate([1n], burnerA.address);
+      expect(await nodeRegistry.operatorOf(1n)).to.equal(burnerA.address);
+    });
+  });
+
+  describe("undelegate", function () {
+    it("removes the delegation and emits the old operator", async function () {
+      const { nodeRegistry, alice, burnerA } = await loadFixture(fixture);
+      await expect(nodeRegistry.connect(alice).undelegate([1n]))
+        .to.emit(nodeRegistry, "Undelegated")
+        .withArgs(1n, alice.address, burnerA.address);
+      expect(await nodeRegistry.operatorOf(1n)).to.equal(ethers.ZeroAddress);
+      expect(await nodeRegistry.delegationOf(1n)).to.deep.equal([ethers.ZeroAddress, 0n]);
+    });
+
+    it("lets a new owner clear the void record left by the previous owner", async function () {
+      const { nodeRegistry, license, alice, bob, burnerA } = await loadFixture(fixture);
+      await license.connect(alice).transferFrom(alice.address, bob.address, 1n);
+      await expect(nodeRegistry.connect(bob).undelegate([1n]))
+        .to.emit(nodeRegistry, "Undelegated")
+        .withArgs(1n, bob.address, burnerA.address);
+    });
+
+    it("test_RevertWhen_NotOwner / NotDelegated / NoLicenses", async function () {
+      const { nodeRegistry, license, alice, bob } = await loadFixture(fixture);
+      await expect(nodeRegistry.connect(bob).undelegate([1n]))
+        .to.be.revertedWithCustomError(nodeRegistry, "NodeRegistry_NotLicenseOwner")
+        .withArgs(1n, bob.address);
+      await license.connect(alice).buy(1n, ethers.MaxUint256);
+      await expect(nodeRegistry.connect(alice).undelegate([4n]))
+        .to.be.revertedWithCustomError(nodeRegistry, "NodeRegistry_NotDelegated")
+        .withArgs(4n);
+      await expect(nodeRegistry.connect(alice).undelegate([])).to.be.revertedWithCustomError(
+        nodeRegistry,
+        "NodeRegistry_NoLicenses",
+      );
+    });
+  });
+
+  describe("delegatedLicenses (paged)", function () {
+    it("lists an operator's licenses page by page and skips void ones", async function () {
+      const { nodeRegistry, license, alice, bob, outsider } = await loadFixture(fixture);
+      await license.connect(alice).buy(5n, ethers.MaxUint256); // ids 4..8
+      await nodeRegistry.connect(alice).delegate([4n, 6n, 7n, 8n], outsider.address);
+      await license.connect(alice).transferFrom(alice.address, bob.address, 7n);
+
+      expect(await nodeRegistry.delegatedLicenses(outsider.address, 1n, 5n)).to.deep.equal([[4n], 6n]);
+      expect(await nodeRegistry.delegatedLicenses(outsider.address, 6n, 5n)).to.deep.equal([[6n, 8n], 0n]);
+      expect(await nodeRegistry.delegatedLicenses(outsider.address, 0n, 100n)).to.deep.equal([[4n, 6n, 8n], 0n]);
+      expect(await nodeRegistry.delegatedLicenses(outsider.address, 9n, 100n)).to.deep.equal([[], 0n]);
+      await expect(nodeRegistry.delegatedLicenses(outsider.address, 1n, 0n)).to.be.revertedWithCustomError(
+        nodeRegistry,
+        "NodeRegistry_ZeroMaxScan",
+      );
+    });
+  });
+
+  describe("heartbeat and liveness", function () {
+    it("records the time and capacity; a license is live within the window only", async function () {
+      const { nodeRegistry, burnerA } = await loadFixture(fixture);
+      const tx = nodeRegistry.connect(burnerA)["heartbeat(uint32)"](42);
+      await expect(tx).to.emit(nodeRegistry, "HeartbeatRecorded");
+      const beatAt = BigInt(await time.latest());
+      expect(await nodeRegistry.heartbeatOf(burnerA.address)).to.deep.equal([beatAt, 42n]);
+
+      await time.increaseTo(beatAt + LIVENESS_WINDOW);
+      expect(await nodeRegistry.isLive(1n)).to.equal(true);
+      await time.increaseTo(beatAt + LIVENESS_WINDOW + 1n);
+      expect(await nodeRegistry.isLive(1n)).to.equal(false);
+
+      await expect(nodeRegistry.connect(burnerA)["heartbeat()"]())
+        .to.emit(nodeRegistry, "HeartbeatRecorded")
+        .withArgs(burnerA.address, beatAt + LIVENESS_WINDOW + 2n, 0n);
+      expect(await nodeRegistry.isLive(1n)).to.equal(true);
+    });
+
+    it("an undelegated license is never live", async function () {
+      const { nodeRegistry, license, alice } = await loadFixture(fixture);
+      await license.connect(alice).buy(1n, ethers.MaxUint256);
+      expect(await nodeRegistry.isLive(4n)).to.equal(false);
+    });
+
+    it("setLivenessWindow emits old and new; bounds and admin enforced", async function () {
+      const { nodeRegistry, admin, outsider } = await loadFixture(fixture);
+      await expect(nodeRegistry.connect(admin).setLivenessWindow(3600n))
+        .to.emit(nodeRegistry, "LivenessWindowUpdated")
+        .withArgs(LIVENESS_WINDOW, 3600n);
+      const max = await nodeRegistry.MAX_LIVENESS_WINDOW();
+      await expect(nodeRegistry.connect(admin).setLivenessWindow(max + 1n))
+        .to.be.revertedWithCustomError(nodeRegistry, "NodeRegistry_InvalidLivenessWindow")
+        .withArgs(max + 1n);
+      await expect(nodeRegistry.connect(outsider).setLivenessWindow(60n)).to.be.revertedWithCustomError(
+        nodeRegistry,
+        "AccessControlUnauthorizedAccount",
+      );
+    });
+  });
+
+  describe("recorder functions", function () {
+    async function withRecorder() {
+      const context = await loadFixture(fixture);
+      await context.nodeRegistry
+        .connect(context.admin)
+        .grantRole(await context.nodeRegistry.RECORDER_ROLE(), context.outsider.address);
+      return context;
+    }
+
+    it("recordSubmissions counts one submission per live license of the operator", async function () {
+      const { nodeRegistry, outsider, burnerA } = await withRecorder();
+      await nodeRegistry.connect(outsider).recordSubmissions(burnerA.address, [1n]);
+      await nodeRegistry.connect(outsider).recordSubmissions(burnerA.address, [1n]);
+      expect(await nodeRegistry.statsOf(1n)).to.deep.equal([2n, 0n, 0n]);
+    });
+
+    it("recordSubmissions returns false and counts nothing unless every license is live under the operator", async function () {
+      const { nodeRegistry, outsider, burnerA, burnerB } = await withRecorder();
+      const recorder = nodeRegistry.connect(outsider);
+      // burnerA runs license 1 but not license 2: nothing is counted, not even for license 1.
+      expect(await recorder.recordSubmissions.staticCall(burnerA.address, [1n, 2n])).to.equal(false);
+      await recorder.recordSubmissions(burnerA.address, [1n, 2n]);
+      expect(await recorder.recordSubmissions.staticCall(ethers.ZeroAddress, [999n])).to.equal(false);
+      expect(await recorder.recordSubmissions.staticCall(burnerB.address, [2n])).to.equal(true);
+      await time.increase(LIVENESS_WINDOW + 1n);
+      expect(await recorder.recordSubmissions.staticCall(burnerB.address, [2n])).to.equal(false);
+      expect((await nodeRegistry.statsOf(1n)).submissions).to.equal(0n);
+      expect((await nodeRegistry.statsOf(2n)).submissions).to.equal(0n);
+    });
+
+    it("recordOutcomes counts agreeing and disagreeing votes", async function () {
+      const { nodeRegistry, outsider } = await withRecorder();
+      await expect(nodeRegistry.connect(outsider).recordOutcomes([1n, 2n], [3n]))
+        .to.emit(nodeRegistry, "OutcomesRecorded")
+        .withArgs([1n, 2n], [3n]);
+      expect(await nodeRegistry.statsOf(1n)).to.deep.equal([0n, 1n, 0n]);
+      expect(await nodeRegistry.statsOf(3n)).to.deep.equal([0n, 0n, 1n]);
+    });
+
+    it("test_RevertWhen_CallerIsNotRecorder", async function () {
+      const { nodeRegistry, burnerA } = await loadFixture(fixture);
+      const role = await nodeRegistry.RECORDER_ROLE();
+      await expect(nodeRegistry.connect(burnerA).recordSubmissions(burnerA.address, [1n]))
+        .to.be.revertedWithCustomError(nodeRegistry, "AccessControlUnauthorizedAccount")
+        .withArgs(burnerA.address, role);
+      await expect(nodeRegistry.connect(burnerA).recordOutcomes([1n], []))
+        .to.be.revertedWithCustomError(nodeRegistry, "AccessControlUnauthorizedAccount")
+        .withArgs(burnerA.address, role);
+    });
+  });
+});

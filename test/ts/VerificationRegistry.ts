@@ -1,0 +1,693 @@
+import { expect } from "chai";
+import { network } from "hardhat";
+
+import {
+  addressToBytes32,
+  balanceWord,
+  deployProtocol,
+  E18,
+  EPOCH_DURATION,
+  JOB_TIMEOUT,
+  JobStatus,
+  LIVENESS_WINDOW,
+  QUORUM,
+  REQUEST_FEE,
+  resultHash,
+  type Protocol,
+} from "../helpers/protocol.js";
+
+const { ethers, networkHelpers } = await network.create();
+const { loadFixture, time } = networkHelpers;
+const fixture = () => deployProtocol(ethers);
+
+enum IgnoreReason {
+  JobFinalized,
+  JobExpired,
+  DeadlinePassed,
+  VoteLimitReached,
+  LicenseNotLive,
+}
+
+type Signer = Protocol["alice"];
+
+const HOLDER = "0x1111111111111111111111111111111111111111";
+const TOKEN = "0x2222222222222222222222222222222222222222";
+const SOL_OWNER = ethers.id("solana owner");
+const SOL_MINT = ethers.id("solana mint");
+
+/** One submission of `balance` (with its matching QueryResult word) for `licenseIds` by `operator`. */
+function submit(
+  registry: Protocol["registry"],
+  operator: Signer,
+  jobId: bigint,
+  licenseIds: bigint[],
+  balance: bigint,
+  sourceBlock = 100n,
+  queryResult = balanceWord(balance),
+) {
+  return registry.connect(operator).submitResults([{ jobId, licenseIds, balance, queryResult, sourceBlock }]);
+}
+
+/** The fixture plus one open EVM job (id 1) requested by the consumer. */
+async function withJob() {
+  const context = await loadFixture(fixture);
+  await context.registry.connect(context.consumer).requestEvmBalance(HOLDER, TOKEN);
+  return context;
+}
+
+describe("VerificationRegistry", function () {
+  describe("deployment", function () {
+    it("stores its wiring and parameters", async function () {
+      const { registry, staked, primary, nodeRegistry } = await loadFixture(fixture);
+      expect(await registry.STAKED_TOKEN()).to.equal(await staked.getAddress());
+      expect(await registry.PRIMARY_TOKEN()).to.equal(await primary.getAddress());
+      expect(await registry.NODE_REGISTRY()).to.equal(await nodeRegistry.getAddress());
+      expect(await registry.EPOCH_DURATION()).to.equal(EPOCH_DURATION);
+      expect(await registry.requestFee()).to.equal(REQUEST_FEE);
+      expect(await registry.quorum()).to.equal(QUORUM);
+      expect(await registry.jobTimeout()).to.equal(JOB_TIMEOUT);
+      expect(await registry.currentEpoch()).to.equal(0n);
+    });
+
+    it("test_RevertWhen_ConstructorArgumentsInvalid", async function () {
+      const { staked, nodeRegistry, admin } = await loadFixture(fixture);
+      const factory = await ethers.getContractFactory("VerificationRegistry");
+      const s = await staked.getAddress();
+      const n = await nodeRegistry.getAddress();
+      const a = admin.address;
+      await expect(factory.deploy(ethers.ZeroAddress, n, 1n, 0n, 1n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_ZeroAddress");
+      await expect(factory.deploy(s, ethers.ZeroAddress, 1n, 0n, 1n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_ZeroAddress");
+      await expect(factory.deploy(s, n, 0n, 0n, 1n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_InvalidEpochDuration");
+      await expect(factory.deploy(s, n, 1n, 2n ** 96n, 1n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_InvalidFee");
+      await expect(factory.deploy(s, n, 1n, 0n, 0n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_InvalidQuorum");
+      await expect(factory.deploy(s, n, 1n, 0n, 1n, 59n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_InvalidJobTimeout");
+    });
+  });
+
+  describe("collateral", function () {
+    it("stakeCollateral stakes primary tokens straight into the consumer's collateral", async function () {
+      const { registry, staked, consumer } = await loadFixture(fixture);
+      expect(await registry.collateralOf(consumer.address)).to.deep.equal([1_000n * E18, 0n]);
+      expect(await staked.balanceOf(await registry.getAddress())).to.equal(1_000n * E18);
+      await expect(registry.connect(consumer).stakeCollateral(consumer.address, 5n))
+        .to.emit(registry, "CollateralDeposited")
+        .withArgs(consumer.address, consumer.address, 5n, true);
+    });
+
+    it("depositCollateral moves the payer's staked tokens in, for any consumer", async function () {
+      const { registry, staked, outsider, consumer } = await loadFixture(fixture);
+      await staked.connect(outsider).stake(50n);
+      await staked.connect(outsider).approve(await registry.getAddress(), 50n);
+      await expect(registry.connect(outsider).depositCollateral(consumer.address, 50n))
+        .to.emit(registry, "CollateralDeposited")
+        .withArgs(consumer.address, outsider.address, 50n, false);
+      expect((await registry.collateralOf(consumer.address)).available).to.equal(1_000n * E18 + 50n);
+      expect(await staked.balanceOf(outsider.address)).to.equal(0n);
+    });
+
+    it("withdrawCollateral sends free collateral, never the reserved part", async function () {
+      const { registry, staked, consumer, outsider } = await withJob();
+      expect(await registry.collateralOf(consumer.address)).to.deep.equal([1_000n * E18 - REQUEST_FEE, REQUEST_FEE]);
+      await expect(registry.connect(consumer).withdrawCollateral(1_000n * E18 - REQUEST_FEE + 1n, outsider.address))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_InsufficientCollateral")
+        .withArgs(consumer.address, 1_000n * E18 - REQUEST_FEE, 1_000n * E18 - REQUEST_FEE + 1n);
+      await expect(registry.connect(consumer).withdrawCollateral(100n, outsider.address))
+        .to.emit(registry, "CollateralWithdrawn")
+        .withArgs(consumer.address, outsider.address, 100n);
+      expect(await staked.balanceOf(outsider.address)).to.equal(100n);
+    });
+
+    it("test_RevertWhen_CollateralAmountZero / AddressZero", async function () {
+      const { registry, consumer } = await loadFixture(fixture);
+      await expect(registry.connect(consumer).stakeCollateral(consumer.address, 0n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAmount");
+      await expect(registry.connect(consumer).depositCollateral(ethers.ZeroAddress, 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAddress");
+      await expect(registry.connect(consumer).withdrawCollateral(0n, consumer.address)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAmount");
+      await expect(registry.connect(consumer).withdrawCollateral(1n, ethers.ZeroAddress)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAddress");
+    });
+  });
+
+  describe("requests", function () {
+    it("requestEvmBalance reserves the fee and emits the job with padded addresses", async function () {
+      const { registry, consumer } = await loadFixture(fixture);
+      await expect(registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN))
+        .to.emit(registry, "VerificationRequested")
+        .withArgs(1n, consumer.address, 0, addressToBytes32(HOLDER), addressToBytes32(TOKEN), REQUEST_FEE);
+      const job = await registry.getJob(1n);
+      expect(job.requester).to.equal(consumer.address);
+      expect(job.status).to.equal(BigInt(JobStatus.Open));
+      expect(job.quorum).to.equal(QUORUM);
+      expect(job.deadline).to.equal(BigInt(await time.latest()) + JOB_TIMEOUT);
+      expect(job.voteCount).to.equal(0n);
+      expect(await registry.nextJobId()).to.equal(2n);
+    });
+
+    it("requestSvmBalance records chain 1 and the raw 32-byte keys", async function () {
+      const { registry, consumer } = await loadFixture(fixture);
+      await expect(registry.connect(consumer).requestSvmBalance(SOL_OWNER, SOL_MINT))
+        .to.emit(registry, "VerificationRequested")
+        .withArgs(1n, consumer.address, 1, SOL_OWNER, SOL_MINT, REQUEST_FEE);
+    });
+
+    it("test_RevertWhen_CollateralBelowFee", async function () {
+      const { registry, outsider } = await loadFixture(fixture);
+      await expect(registry.connect(outsider).requestEvmBalance(HOLDER, TOKEN))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_InsufficientCollateral")
+        .withArgs(outsider.address, 0n, REQUEST_FEE);
+    });
+
+    it("test_RevertWhen_OwnerOrAssetZero", async function () {
+      const { registry, consumer } = await loadFixture(fixture);
+      await expect(registry.connect(consumer).requestEvmBalance(ethers.ZeroAddress, TOKEN)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAddress");
+      await expect(registry.connect(consumer).requestSvmBalance(SOL_OWNER, ethers.ZeroHash)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAddress");
+    });
+  });
+
+  describe("submissions and quorum", function () {
+    it("a single vote below quorum is recorded, counted and leaves the job open", async function () {
+      const { registry, nodeRegistry, burnerA } = await withJob();
+      const hash = resultHash(ethers, 183n, balanceWord(183n));
+      await expect(submit(registry, burnerA, 1n, [1n], 183n, 77n))
+        .to.emit(registry, "VoteSubmitted")
+        .withArgs(1n, 1n, burnerA.address, hash, 77n);
+      expect((await registry.getJob(1n)).voteCount).to.equal(1n);
+      expect(await registry.hasVoted(1n, 1n)).to.equal(true);
+      expect(await registry.hasVoted(1n, 2n)).to.equal(false);
+      expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Open));
+      expect((await nodeRegistry.statsOf(1n)).submissions).to.equal(1n);
+    });
+
+    it("finalizes at quorum: stores the result, burns the fee, credits the agreeing licenses", async function () {
+      const { registry, staked, primary, nodeRegistry, consumer, burnerA, burnerB } = await withJob();
+      const supplyBefore = await staked.totalSupply();
+      await submit(registry, burnerA, 1n, [1n], 183n, 90n);
+      const tx = submit(registry, burnerB, 1n, [2n], 183n, 95n);
+      await expect(tx)
+        .to.emit(registry, "VerificationFulfilled")
+        .withArgs(1n, 0, addressToBytes32(HOLDER), addressToBytes32(TOKEN), 183n, balanceWord(183n), 95n)
+        .and.to.emit(staked, "BurnedForService")
+        .withArgs(await registry.getAddress(), await registry.getAddress(), REQUEST_FEE);
+
+      const finalizedAt = BigInt(await time.latest());
+      expect(await registry.getResult(1n)).to.deep.equal([BigInt(JobStatus.Finalized), 183n, balanceWord(183n), 95n, finalizedAt]);
+      expect(await registry.latestBalance(0, addressToBytes32(HOLDER), addressToBytes32(TOKEN))).to.deep.equal([183n, 95n, finalizedAt, 1n]);
+      expect(await staked.totalSupply()).to.equal(supplyBefore - REQUEST_FEE);
+      expect(await registry.totalFeesBurned()).to.equal(REQUEST_FEE);
+      expect(await registry.collateralOf(consumer.address)).to.deep.equal([1_000n * E18 - REQUEST_FEE, 0n]);
+      expect(await registry.claimableFees(1n)).to.equal(REQUEST_FEE / 2n);
+      expect(await registry.claimableFees(2n)).to.equal(REQUEST_FEE / 2n);
+      expect(await primary.balanceOf(await registry.getAddress())).to.equal(REQUEST_FEE);
+      expect(await nodeRegistry.statsOf(2n)).to.deep.equal([1n, 1n, 0n]);
+      expect(await registry.epochRewardInfo(0n, 1n)).to.deep.equal([0n, 2n, 1n]);
+    });
+
+    it("a disagreeing first vote does not block a later quorum, and is recorded as disagreeing", async function () {
+      const { registry, nodeRegistry, burnerA, burnerB, burnerC } = await withJob();
+      await submit(registry, burnerA, 1n, [1n], 999n);
+      await submit(registry, burnerB, 1n, [2n], 183n);
+      expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Open));
+      await expect(submit(registry, burnerC, 1n, [3n], 183n)).to.emit(registry, "VerificationFulfilled");
+      expect((await registry.getResult(1n)).balance).to.equal(183n);
+      expect(await nodeRegistry.statsOf(1n)).to.deep.equal([1n, 0n, 1n]);
+      expect(await nodeRegistry.statsOf(3n)).to.deep.equal([1n, 1n, 0n]);
+      expect(await registry.claimableFees(1n)).to.equal(0n);
+    });
+
+    it("the same balance with a different query result is a different answer", async function () {
+      const { registry, burnerA, burnerB } = await withJob();
+      await submit(registry, burnerA, 1n, [1n], 183n, 100n, balanceWord(183n));
+      await submit(registry, burnerB, 1n, [2n], 183n, 100n, "0x");
+      expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Open));
+    });
+
+    it("one operator may vote with several licenses; each counts once", async function () {
+      const { registry, nodeRegistry, license, alice, burnerA } = await withJob();
+      await license.connect(alice).buy(1n, ethers.MaxUint256); // id 4
+      await nodeRegistry.connect(alice).delegate([4n], burnerA.address);
+      await expect(submit(registry, burnerA, 1n, [1n, 4n], 5n)).to.emit(registry, "VerificationFulfilled");
+    });
+
+    it("submits many jobs in one transaction", async function () {
+      const { registry, consumer, burnerA, burnerB } = await withJob();
+      for (let i = 0; i < 4; i++) await registry.connect(consumer).requestSvmBalance(SOL_OWNER, SOL_MINT);
+      const batch = [1n, 2n, 3n, 4n, 5n].map((jobId) => ({ jobId, licenseIds: [0n], balance: jobId, queryResult: balanceWord(jobId), sourceBlock: 7n }));
+      await registry.connect(burnerA).submitResults(batch.map((s) => ({ ...s, licenseIds: [1n] })));
+      await registry.connect(burnerB).submitResults(batch.map((s) => ({ ...s, licenseIds: [2n] })));
+      for (const { jobId } of batch) expect((await registry.getResult(jobId)).balance).to.equal(jobId);
+    });
+
+    it("ignores a submission for a job that is no longer open, and keeps the rest of the batch", async function () {
+      const { registry, consumer, burnerA, burnerB, burnerC } = await withJob();
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN); // job 2
+      await submit(registry, burnerA, 1n, [1n], 1n);
+      await submit(registry, burnerB, 1n, [2n], 1n); // job 1 finalized
+      const late = registry.connect(burnerC).submitResults([
+        { jobId: 1n, licenseIds: [3n], balance: 1n, queryResult: balanceWord(1n), sourceBlock: 1n },
+        { jobId: 2n, licenseIds: [3n], balance: 2n, queryResult: balanceWord(2n), sourceBlock: 1n },
+      ]);
+      await expect(late).to.emit(registry, "SubmissionIgnored").withArgs(1n, burnerC.address, IgnoreReason.JobFinalized);
+      expect(await registry.hasVoted(2n, 3n)).to.equal(true);
+      expect(await registry.hasVoted(1n, 3n)).to.equal(false);
+    });
+
+    it("ignores a submission after the deadline, even from a live node", async function () {
+      const { registry, nodeRegistry, burnerA } = await withJob();
+      await time.increase(JOB_TIMEOUT + 1n);
+      await nodeRegistry.connect(burnerA)["heartbeat()"]();
+      await expect(submit(registry, burnerA, 1n, [1n], 1n))
+        .to.emit(registry, "SubmissionIgnored")
+        .withArgs(1n, burnerA.address, IgnoreReason.DeadlinePassed);
+      expect(await registry.hasVoted(1n, 1n)).to.equal(false);
+    });
+
+    it("accepts a vote exactly at the deadline", async function () {
+      const { registry, nodeRegistry, burnerA } = await withJob();
+      const { deadline } = await registry.getJob(1n);
+      await time.increaseTo(deadline - 60n);
+      await nodeRegistry.connect(burnerA)["heartbeat()"]();
+      await time.setNextBlockTimestamp(deadline);
+      await expect(submit(registry, burnerA, 1n, [1n], 1n)).to.emit(registry, "VoteSubmitted");
+    });
+
+    it("ignores a submission for an expired job", async function () {
+      const { registry, nodeRegistry, burnerA } = await withJob();
+      await time.increase(JOB_TIMEOUT + 1n);
+      await registry.expireJob(1n);
+      await nodeRegistry.connect(burnerA)["heartbeat()"]();
+      await expect(submit(registry, burnerA, 1n, [1n], 1n))
+        .to.emit(registry, "SubmissionIgnored")
+        .withArgs(1n, burnerA.address, IgnoreReason.JobExpired);
+    });
+
+    it("test_RevertWhen_LicenseVotesTwice (also within one submission)", async function () {
+      const { registry, burnerA } = await withJob();
+      await submit(registry, burnerA, 1n, [1n], 1n);
+      await expect(submit(registry, burnerA, 1n, [1n], 1n))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_AlreadyVoted")
+        .withArgs(1n, 1n);
+      await expect(submit(registry, burnerA, 1n, [1n], 2n))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_AlreadyVoted")
+        .withArgs(1n, 1n);
+    });
+
+    it("test_RevertWhen_DuplicateLicenseInOneSubmission", async function () {
+      const { registry, burnerA } = await withJob();
+      await expect(submit(registry, burnerA, 1n, [1n, 1n], 1n))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_AlreadyVoted")
+        .withArgs(1n, 1n);
+    });
+
+    it("ignores a submission naming a license the caller does not run live (wrong operator, transferred, stale heartbeat)", async function () {
+      const { registry, nodeRegistry, license, alice, outsider, burnerA, burnerB } = await withJob();
+      await expect(submit(registry, burnerA, 1n, [1n, 2n], 1n))
+        .to.emit(registry, "SubmissionIgnored")
+        .withArgs(1n, burnerA.address, IgnoreReason.LicenseNotLive);
+      await license.connect(alice).transferFrom(alice.address, outsider.address, 1n);
+      await expect(submit(registry, burnerA, 1n, [1n], 1n))
+        .to.emit(registry, "SubmissionIgnored")
+        .withArgs(1n, burnerA.address, IgnoreReason.LicenseNotLive);
+      await time.increase(LIVENESS_WINDOW + 1n);
+      await expect(submit(registry, burnerB, 1n, [2n], 1n))
+        .to.emit(registry, "SubmissionIgnored")
+        .withArgs(1n, burnerB.address, IgnoreReason.LicenseNotLive);
+      expect((await registry.getJob(1n)).voteCount).to.equal(0n);
+      expect((await nodeRegistry.statsOf(2n)).submissions).to.equal(0n);
+    });
+
+    it("test_RevertWhen_UnknownJob / NoLicenses / QueryResultTooLong", async function () {
+      const { registry, burnerA } = await withJob();
+      await expect(submit(registry, burnerA, 9n, [1n], 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_UnknownJob").withArgs(9n);
+      await expect(submit(registry, burnerA, 1n, [], 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_NoLicenses").withArgs(1n);
+      const long = `0x${"ab".repeat(4097)}`;
+      await expect(submit(registry, burnerA, 1n, [1n], 1n, 1n, long))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_QueryResultTooLong")
+        .withArgs(4097n, 4096n);
+    });
+
+    it("stores votes beyond the head slot and refuses more than MAX_VOTES_PER_JOB", async function () {
+      const { registry, nodeRegistry, license, admin, outsider } = await withJob();
+      await license.connect(admin).airdrop(outsider.address, 17n); // ids 4..20
+      const ids = Array.from({ length: 17 }, (_, i) => BigInt(i + 4));
+      await nodeRegistry.connect(outsider).delegate(ids, outsider.address);
+      await nodeRegistry.connect(outsider)["heartbeat()"]();
+      // 16 votes on 16 different answers (so no quorum): every overflow word is used.
+      for (let i = 0; i < 16; i++) await submit(registry, outsider, 1n, [ids[i]], BigInt(i));
+      expect((await registry.getJob(1n)).voteCount).to.equal(16n);
+      for (const id of ids.slice(0, 16)) expect(await registry.hasVoted(1n, id)).to.equal(true);
+      // A full job is skipped, not reverted: the other jobs of the same batch still count.
+      await registry.connect(outsider).stakeCollateral(outsider.address, REQUEST_FEE);
+      await registry.connect(outsider).requestEvmBalance(HOLDER, TOKEN); // job 2
+      const batch = [1n, 2n].map((jobId) => ({ jobId, licenseIds: [ids[16]], balance: 0n, queryResult: balanceWord(0n), sourceBlock: 1n }));
+      await expect(registry.connect(outsider).submitResults(batch))
+        .to.emit(registry, "SubmissionIgnored")
+        .withArgs(1n, outsider.address, IgnoreReason.VoteLimitReached);
+      expect(await registry.hasVoted(1n, ids[16])).to.equal(false);
+      expect(await registry.hasVoted(2n, ids[16])).to.equal(true);
+    });
+
+    it("finalizes on votes spread over overflow words, with the right agreeing set", async function () {
+      const { registry, nodeRegistry, license, admin, consumer, outsider } = await loadFixture(fixture);
+      await registry.connect(admin).setQuorum(8n);
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+      await license.connect(admin).airdrop(outsider.address, 14n); // ids 4..17
+      const ids = Array.from({ length: 14 }, (_, i) => BigInt(i + 4));
+      await nodeRegistry.connect(outsider).delegate(ids, outsider.address);
+      await nodeRegistry.connect(outsider)["heartbeat()"]();
+      // Six lone answers fill the head slot and half of the first overflow word; then eight agree.
+      for (let i = 0; i < 6; i++) await submit(registry, outsider, 1n, [ids[i]], 100n + BigInt(i));
+      for (let i = 6; i < 13; i++) await submit(registry, outsider, 1n, [ids[i]], 7n);
+      expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Open));
+      await expect(submit(registry, outsider, 1n, [ids[13]], 7n)).to.emit(registry, "VerificationFulfilled");
+
+      for (const id of ids.slice(0, 6)) expect(await nodeRegistry.statsOf(id)).to.deep.equal([1n, 0n, 1n]);
+      for (const id of ids.slice(6)) {
+        expect(await nodeRegistry.statsOf(id)).to.deep.equal([1n, 1n, 0n]);
+        expect(await registry.claimableFees(id)).to.equal(REQUEST_FEE / 8n);
+      }
+    });
+  });
+
+  describe("results", function () {
+    it("latestBalance follows job order, not the source block the finalizing node reports", async function () {
+      const { registry, consumer, burnerA, burnerB } = await withJob();
+      // Job 1 finalizes with an absurd source block from its last voter...
+      await submit(registry, burnerA, 1n, [1n], 183n, 100n);
+      await submit(registry, burnerB, 1n, [2n], 183n, 2n ** 64n - 1n);
+      // ...yet the later job 2 still becomes the latest, whatever block it reports.
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+      await submit(registry, burnerA, 2n, [1n], 500n, 200n);
+      await submit(registry, burnerB, 2n, [2n], 500n, 200n);
+      const [balance, , , jobId] = await registry.latestBalance(0, addressToBytes32(HOLDER), addressToBytes32(TOKEN));
+      expect([balance, jobId]).to.deep.equal([500n, 2n]);
+    });
+
+    it("latestBalance keeps a later job when an earlier one finalizes after it", async function () {
+      const { registry, consumer, burnerA, burnerB } = await withJob();
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN); // job 2
+      for (const burner of [burnerA, burnerB]) {
+        const licenseId = burner === burnerA ? 1n : 2n;
+        await submit(registry, burner, 2n, [licenseId], 20n, 200n);
+      }
+      for (const burner of [burnerA, burnerB]) {
+        const licenseId = burner === burnerA ? 1n : 2n;
+        await submit(registry, burner, 1n, [licenseId], 10n, 100n); // older read, finalized later
+      }
+      const [balance, sourceBlock, , jobId] = await registry.latestBalance(0, addressToBytes32(HOLDER), addressToBytes32(TOKEN));
+      expect([balance, sourceBlock, jobId]).to.deep.equal([20n, 200n, 2n]);
+    });
+
+    it("test_RevertWhen_NoResult", async function () {
+      const { registry } = await withJob();
+      await expect(registry.latestBalance(1, SOL_OWNER, SOL_MINT))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_NoResult")
+        .withArgs(1, SOL_OWNER, SOL_MINT);
+      expect(await registry.getResult(42n)).to.deep.equal([BigInt(JobStatus.None), 0n, "0x", 0n, 0n]);
+    });
+  });
+
+  describe("expiry", function () {
+    it("anyone expires an unfinished job after its deadline; the fee returns to the collateral", async function () {
+      const { registry, consumer, outsider } = await withJob();
+      const job = await registry.getJob(1n);
+      await time.increaseTo(job.deadline + 1n);
+      await expect(registry.connect(outsider).expireJob(1n))
+        .to.emit(registry, "JobExpired")
+        .withArgs(1n, consumer.address, REQUEST_FEE);
+      expect(await registry.collateralOf(consumer.address)).to.deep.equal([1_000n * E18, 0n]);
+      expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Expired));
+    });
+
+    it("test_RevertWhen_NotYetExpired / NotOpen / AlreadyFinalized", async function () {
+      const { registry, outsider } = await withJob();
+      const job = await registry.getJob(1n);
+      await time.setNextBlockTimestamp(job.deadline);
+      await expect(registry.connect(outsider).expireJob(1n))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotExpired")
+        .withArgs(1n, job.deadline);
+      await expect(registry.expireJob(7n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen").withArgs(7n, JobStatus.None);
+      await time.increaseTo(job.deadline + 1n);
+      await registry.connect(outsider).expireJob(1n);
+      await expect(registry.expireJob(1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen").withArgs(1n, JobStatus.Expired);
+    });
+
+    it("test_RevertWhen_ExpiringAFinalizedJob", async function () {
+      const { registry, burnerA, burnerB } = await withJob();
+      await submit(registry, burnerA, 1n, [1n], 1n);
+      await submit(registry, burnerB, 1n, [2n], 1n);
+      await time.increase(JOB_TIMEOUT + 1n);
+      await expect(registry.expireJob(1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen").withArgs(1n, JobStatus.Finalized);
+    });
+  });
+
+  describe("consumer callbacks", function () {
+    async function withConsumerContract(mode: number, gasLimit: bigint) {
+      const context = await loadFixture(fixture);
+      const { registry, staked, outsider } = context;
+      const mock = await ethers.deployContract("MockVerificationConsumer", [await registry.getAddress()]);
+      await staked.connect(outsider).stake(100n * E18);
+      await staked.connect(outsider).approve(await registry.getAddress(), 100n * E18);
+      await registry.connect(outsider).depositCollateral(await mock.getAddress(), 100n * E18);
+      await mock.setMode(mode);
+      await expect(mock.enableCallbacks(gasLimit))
+        .to.emit(registry, "CallbackGasLimitUpdated")
+        .withArgs(await mock.getAddress(), 0n, gasLimit);
+      expect(await registry.callbackGasLimitOf(await mock.getAddress())).to.equal(gasLimit);
+      await mock.requestEvm(HOLDER, TOKEN);
+      return { ...context, mock };
+    }
+
+    it("calls the consumer back with the result", async function () {
+      const { registry, mock, burnerA, burnerB } = await withConsumerContract(0, 200_000n);
+      await submit(registry, burnerA, 1n, [1n], 42n, 9n);
+      await submit(registry, burnerB, 1n, [2n], 42n, 9n);
+      expect(await mock.callbackCount()).to.equal(1n);
+      expect(await mock.lastJobId()).to.equal(1n);
+      expect(await mock.lastBalance()).to.equal(42n);
+      expect(await mock.lastSourceBlock()).to.equal(9n);
+      // The callee got its gas limit, less its own dispatch code before gasleft() (more under coverage).
+      expect(await mock.lastGasAtEntry()).to.be.within(200_000n - 2_000n, 200_000n);
+    });
+
+    it("the callee gets its full gas limit even when the finalizer sends the least gas that works", async function () {
+      const { registry, mock, burnerA, burnerB } = await withConsumerContract(0, 200_000n);
+      await submit(registry, burnerA, 1n, [1n], 42n);
+      const batch = [{ jobId: 1n, licenseIds: [2n], balance: 42n, queryResult: balanceWord(42n), sourceBlock: 1n }];
+      const leastGas = await registry.connect(burnerB).submitResults.estimateGas(batch);
+      await registry.connect(burnerB).submitResults(batch, { gasLimit: leastGas });
+      expect(await mock.callbackCount()).to.equal(1n);
+      expect(await mock.lastGasAtEntry()).to.be.within(200_000n - 2_000n, 200_000n);
+    });
+
+    it("a callback re-entering the registry fails alone; finalization stands", async function () {
+      const { registry, mock, burnerA, burnerB } = await withConsumerContract(3, 200_000n);
+      await submit(registry, burnerA, 1n, [1n], 42n);
+      await expect(submit(registry, burnerB, 1n, [2n], 42n))
+        .to.emit(registry, "CallbackFailed")
+        .withArgs(1n, await mock.getAddress());
+      expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Finalized));
+    });
+
+    it("the job keeps the callback gas limit it was opened with", async function () {
+      const { registry, mock, burnerA, burnerB } = await withConsumerContract(0, 200_000n);
+      await mock.enableCallbacks(0n);
+      await submit(registry, burnerA, 1n, [1n], 42n);
+      await submit(registry, burnerB, 1n, [2n], 42n);
+      expect(await mock.callbackCount()).to.equal(1n);
+    });
+
+    it("the example consumer accepts callbacks from the registry only", async function () {
+      const { mock, outsider } = await withConsumerContract(0, 100_000n);
+      await expect(mock.connect(outsider).onVerificationFulfilled(1n, 0, ethers.ZeroHash, ethers.ZeroHash, 1n, 1n))
+        .to.be.revertedWithCustomError(mock, "MockVerificationConsumer_NotRegistry");
+    });
+
+    it("a reverting callback does not block finalization", async function () {
+      const { registry, mock, burnerA, burnerB } = await withConsumerContract(1, 100_000n);
+      await submit(registry, burnerA, 1n, [1n], 42n);
+      await expect(submit(registry, burnerB, 1n, [2n], 42n))
+        .to.emit(registry, "CallbackFailed")
+        .withArgs(1n, await mock.getAddress());
+      expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Finalized));
+    });
+
+    it("a callback that burns all its gas does not block finalization", async function () {
+      const { registry, mock, burnerA, burnerB } = await withConsumerContract(2, 300_000n);
+      await submit(registry, burnerA, 1n, [1n], 42n);
+      await expect(submit(registry, burnerB, 1n, [2n], 42n)).to.emit(registry, "CallbackFailed");
+      expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Finalized));
+    });
+
+    it("test_RevertWhen_FinalizerGivesTooLittleGasForTheCallback", async function () {
+      const { registry, burnerA, burnerB } = await withConsumerContract(0, 900_000n);
+      await submit(registry, burnerA, 1n, [1n], 42n);
+      const submission = [{ jobId: 1n, licenseIds: [2n], balance: 42n, queryResult: balanceWord(42n), sourceBlock: 1n }];
+      await expect(registry.connect(burnerB).submitResults(submission, { gasLimit: 600_000n }))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_InsufficientGasForCallback")
+        .withArgs(1n, 900_000n);
+    });
+
+    it("test_RevertWhen_CallbackGasLimitAboveMaximum", async function () {
+      const { registry, consumer } = await loadFixture(fixture);
+      await expect(registry.connect(consumer).setCallbackGasLimit(1_000_001n))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_InvalidCallbackGasLimit")
+        .withArgs(1_000_001n);
+    });
+  });
+
+  describe("fees", function () {
+    it("the licenses' current owners claim the fee shares in primary tokens", async function () {
+      const { registry, primary, alice, burnerA, burnerB } = await withJob();
+      await submit(registry, burnerA, 1n, [1n], 1n);
+      await submit(registry, burnerB, 1n, [2n], 1n);
+      const before = await primary.balanceOf(alice.address);
+      await expect(registry.connect(alice).claimFees([1n]))
+        .to.emit(registry, "FeesClaimed")
+        .withArgs(1n, alice.address, REQUEST_FEE / 2n);
+      expect(await primary.balanceOf(alice.address)).to.equal(before + REQUEST_FEE / 2n);
+      await expect(registry.connect(alice).claimFees([1n])).to.be.revertedWithCustomError(registry, "VerificationRegistry_NothingToClaim");
+      await expect(registry.connect(alice).claimFees([2n]))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_NotLicenseOwner")
+        .withArgs(2n, alice.address);
+    });
+
+    it("fees travel with the license: its owner at claim time is paid", async function () {
+      const { registry, primary, license, alice, outsider, burnerA, burnerB } = await withJob();
+      await submit(registry, burnerA, 1n, [1n], 1n);
+      await submit(registry, burnerB, 1n, [2n], 1n);
+      await license.connect(alice).transferFrom(alice.address, outsider.address, 1n);
+      await expect(registry.connect(alice).claimFees([1n]))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_NotLicenseOwner")
+        .withArgs(1n, alice.address);
+      const before = await primary.balanceOf(outsider.address);
+      await registry.connect(outsider).claimFees([1n]);
+      expect(await primary.balanceOf(outsider.address)).to.equal(before + REQUEST_FEE / 2n);
+    });
+
+    it("splits an uneven fee exactly: the first agreeing license takes the remainder", async function () {
+      const { registry, admin, consumer, burnerA, burnerB, burnerC } = await loadFixture(fixture);
+      await registry.connect(admin).setRequestFee(10n);
+      await registry.connect(admin).setQuorum(3n);
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+      await submit(registry, burnerB, 1n, [2n], 1n);
+      await submit(registry, burnerA, 1n, [1n], 1n);
+      await submit(registry, burnerC, 1n, [3n], 1n);
+      expect([await registry.claimableFees(2n), await registry.claimableFees(1n), await registry.claimableFees(3n)]).to.deep.equal([4n, 3n, 3n]);
+    });
+
+    it("a zero fee finalizes without burning", async function () {
+      const { registry, staked, admin, consumer, burnerA, burnerB } = await loadFixture(fixture);
+      await registry.connect(admin).setRequestFee(0n);
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+      const supply = await staked.totalSupply();
+      await submit(registry, burnerA, 1n, [1n], 1n);
+      await expect(submit(registry, burnerB, 1n, [2n], 1n)).to.emit(registry, "VerificationFulfilled");
+      expect(await staked.totalSupply()).to.equal(supply);
+    });
+  });
+
+  describe("epoch rewards", function () {
+    it("shares an epoch's pool by agreeing votes, paid in staked tokens to the current owner", async function () {
+      const { registry, staked, admin, consumer, alice, bob, carol, burnerA, burnerB, burnerC } = await loadFixture(fixture);
+      await expect(registry.connect(admin).fundEpochRewards(0n, 900n))
+        .to.emit(registry, "EpochRewardsFunded")
+        .withArgs(0n, admin.address, 900n);
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+      await submit(registry, burnerA, 1n, [1n], 1n);
+      await submit(registry, burnerB, 1n, [2n], 1n); // licenses 1, 2 agree
+      await submit(registry, burnerA, 2n, [1n], 1n);
+      await submit(registry, burnerC, 2n, [3n], 1n); // licenses 1, 3 agree
+      expect(await registry.epochRewardInfo(0n, 1n)).to.deep.equal([900n, 4n, 2n]);
+
+      await expect(registry.connect(alice).claimRewards(0n, [1n]))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_EpochNotEnded")
+        .withArgs(0n, 0n);
+      await time.increase(EPOCH_DURATION);
+      await expect(registry.connect(alice).claimRewards(0n, [1n]))
+        .to.emit(registry, "RewardsClaimed")
+        .withArgs(0n, 1n, alice.address, 450n);
+      expect(await staked.balanceOf(alice.address)).to.equal(450n);
+      await registry.connect(bob).claimRewards(0n, [2n]);
+      await registry.connect(carol).claimRewards(0n, [3n]);
+      expect(await staked.balanceOf(bob.address)).to.equal(225n);
+      expect(await staked.balanceOf(carol.address)).to.equal(225n);
+      await expect(registry.connect(alice).claimRewards(0n, [1n])).to.be.revertedWithCustomError(registry, "VerificationRegistry_NothingToClaim");
+      await expect(registry.connect(alice).claimRewards(0n, [2n]))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_NotLicenseOwner")
+        .withArgs(2n, alice.address);
+    });
+
+    it("counts only agreeing votes in an epoch, and pays a transferred license's reward to its new owner", async function () {
+      const { registry, staked, license, admin, alice, outsider, burnerA, burnerB, burnerC } = await withJob();
+      await registry.connect(admin).fundEpochRewards(0n, 100n);
+      await submit(registry, burnerC, 1n, [3n], 999n); // disagrees
+      await submit(registry, burnerA, 1n, [1n], 1n);
+      await submit(registry, burnerB, 1n, [2n], 1n);
+      expect(await registry.epochRewardInfo(0n, 3n)).to.deep.equal([100n, 2n, 0n]);
+      await license.connect(alice).transferFrom(alice.address, outsider.address, 1n);
+      await time.increase(EPOCH_DURATION);
+      await registry.connect(outsider).claimRewards(0n, [1n]);
+      expect(await staked.balanceOf(outsider.address)).to.equal(50n);
+    });
+
+    it("rolls an ended epoch's pool without agreeing votes into the current epoch", async function () {
+      const { registry, admin, outsider } = await loadFixture(fixture);
+      await registry.connect(admin).fundEpochRewards(0n, 500n);
+      await expect(registry.rollOverEpochRewards(0n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_EpochNotEnded");
+      await time.increase(2n * EPOCH_DURATION);
+      await expect(registry.connect(outsider).rollOverEpochRewards(0n))
+        .to.emit(registry, "EpochRewardsRolledOver")
+        .withArgs(0n, 2n, 500n);
+      expect((await registry.epochRewardInfo(2n, 0n)).pool).to.equal(500n);
+      await expect(registry.rollOverEpochRewards(0n))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_CannotRollOver")
+        .withArgs(0n);
+    });
+
+    it("test_RevertWhen_RollingOverAnEpochWithAgreeingVotes", async function () {
+      const { registry, admin, burnerA, burnerB } = await withJob();
+      await registry.connect(admin).fundEpochRewards(0n, 500n);
+      await submit(registry, burnerA, 1n, [1n], 1n);
+      await submit(registry, burnerB, 1n, [2n], 1n);
+      await time.increase(EPOCH_DURATION);
+      await expect(registry.rollOverEpochRewards(0n))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_CannotRollOver")
+        .withArgs(0n);
+    });
+
+    it("test_RevertWhen_FundingInvalid (ended epoch, zero, not funder)", async function () {
+      const { registry, admin, outsider } = await loadFixture(fixture);
+      await time.increase(EPOCH_DURATION);
+      await expect(registry.connect(admin).fundEpochRewards(0n, 1n))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_EpochEnded")
+        .withArgs(0n, 1n);
+      await expect(registry.connect(admin).fundEpochRewards(1n, 0n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAmount");
+      await expect(registry.connect(outsider).fundEpochRewards(1n, 1n))
+        .to.be.revertedWithCustomError(registry, "AccessControlUnauthorizedAccount")
+        .withArgs(outsider.address, await registry.REWARDS_FUNDER_ROLE());
+    });
+  });
+
+  describe("governance setters", function () {
+    it("emit old and new values and apply to new jobs only", async function () {
+      const { registry, admin, consumer } = await withJob();
+      await expect(registry.connect(admin).setRequestFee(1n)).to.emit(registry, "RequestFeeUpdated").withArgs(REQUEST_FEE, 1n);
+      await expect(registry.connect(admin).setQuorum(3n)).to.emit(registry, "QuorumUpdated").withArgs(QUORUM, 3n);
+      await expect(registry.connect(admin).setJobTimeout(120n)).to.emit(registry, "JobTimeoutUpdated").withArgs(JOB_TIMEOUT, 120n);
+      const first = await registry.getJob(1n);
+      expect([first.fee, first.quorum]).to.deep.equal([REQUEST_FEE, QUORUM]);
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+      const second = await registry.getJob(2n);
+      expect([second.fee, second.quorum, second.deadline]).to.deep.equal([1n, 3n, BigInt(await time.latest()) + 120n]);
+    });
+
+    it("test_RevertWhen_SetterInputInvalid / CallerNotAdmin", async function () {
+      const { registry, admin, outsider } = await loadFixture(fixture);
+      await expect(registry.connect(admin).setQuorum(9n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_InvalidQuorum").withArgs(9n);
+      await expect(registry.connect(admin).setJobTimeout(7n * 86_400n + 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_InvalidJobTimeout");
+      await expect(registry.connect(admin).setRequestFee(2n ** 96n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_InvalidFee");
+      for (const call of [registry.connect(outsider).setQuorum(1n), registry.connect(outsider).setJobTimeout(60n), registry.connect(outsider).setRequestFee(0n)]) {
+        await expect(call).to.be.revertedWithCustomError(registry, "AccessControlUnauthorizedAccount");
+      }
+    });
+  });
+});
