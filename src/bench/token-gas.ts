@@ -2,22 +2,14 @@ import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 import type { NetworkHelpers } from "@nomicfoundation/hardhat-network-helpers/types";
 import type { ContractTransactionResponse } from "ethers";
 
+import { deployTokenPair } from "../deploy/contracts.js";
 import { signPermit } from "../tokens/permit.js";
+import { gasOf, type GasRow } from "./gas.js";
 
-/** One measured operation: the gas of its whole transaction (21,000 base cost included). */
-export interface GasRow {
-  operation: string;
-  gasUsed: bigint;
-}
+export type { GasRow } from "./gas.js";
 
 const DAY = 24n * 60n * 60n;
 const E18 = 10n ** 18n;
-
-async function gasOf(tx: Promise<ContractTransactionResponse>): Promise<bigint> {
-  const receipt = await (await tx).wait();
-  if (receipt === null) throw new Error("transaction was not mined");
-  return receipt.gasUsed;
-}
 
 /**
  * Deploys the token contracts and a plain OpenZeppelin ERC-20 on the connected network and measures
@@ -26,16 +18,11 @@ async function gasOf(tx: Promise<ContractTransactionResponse>): Promise<bigint> 
  */
 export async function measureTokenGas(ethers: HardhatEthers, networkHelpers: NetworkHelpers): Promise<GasRow[]> {
   const [admin, holder, spender, forfeitRecipient] = await ethers.getSigners();
-  const primary = await ethers.deployContract("PrimaryToken", ["Primary", "PRI", holder.address]);
-  const staked = await ethers.deployContract("StakedToken", [
-    "Staked",
-    "sPRI",
-    await primary.getAddress(),
-    admin.address,
-    0n,
-    { minPeriod: 15n * DAY, maxPeriod: 180n * DAY, minRate: E18 / 4n, maxRate: (95n * E18) / 100n },
-    forfeitRecipient.address,
-  ]);
+  const { primary, staked } = await deployTokenPair(ethers, {
+    supplyRecipient: holder.address,
+    admin: admin.address,
+    forfeitRecipient: forfeitRecipient.address,
+  });
   const plain = await ethers.deployContract("PlainERC20", [holder.address, 1_000n * E18]);
   const asHolder = staked.connect(holder);
   await primary.connect(holder).approve(await staked.getAddress(), ethers.MaxUint256);

@@ -2,17 +2,12 @@ import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 import type { NetworkHelpers } from "@nomicfoundation/hardhat-network-helpers/types";
 import { toBeHex, type ContractTransactionResponse } from "ethers";
 
-import type { GasRow } from "./token-gas.js";
+import { deployTokenPair, deployVerificationContracts } from "../deploy/contracts.js";
+import { gasOf, type GasRow } from "./gas.js";
 
 const E18 = 10n ** 18n;
 const DAY = 24n * 60n * 60n;
 export const BATCH_SIZE = 20;
-
-async function gasOf(tx: Promise<ContractTransactionResponse>): Promise<bigint> {
-  const receipt = await (await tx).wait();
-  if (receipt === null) throw new Error("transaction was not mined");
-  return receipt.gasUsed;
-}
 
 /**
  * Deploys the five contracts on the connected network and measures the gas of the node and consumer
@@ -21,41 +16,23 @@ async function gasOf(tx: Promise<ContractTransactionResponse>): Promise<bigint> 
  */
 export async function measureVerificationGas(ethers: HardhatEthers, networkHelpers: NetworkHelpers): Promise<GasRow[]> {
   const [admin, owner, operatorA, operatorB, operatorC, consumer, freshOperator, batchOperator] = await ethers.getSigners();
-  const primary = await ethers.deployContract("PrimaryToken", ["Primary", "PRI", admin.address]);
-  const staked = await ethers.deployContract("StakedToken", [
-    "Staked",
-    "sPRI",
-    await primary.getAddress(),
-    admin.address,
-    0n,
-    { minPeriod: 15n * DAY, maxPeriod: 180n * DAY, minRate: E18 / 4n, maxRate: (95n * E18) / 100n },
-    admin.address,
-  ]);
-  const license = await ethers.deployContract("NodeLicense", [
-    "License",
-    "LIC",
-    await primary.getAddress(),
-    admin.address,
-    1_000n,
-    [{ upToSupply: 1_000n, price: E18 }],
-    admin.address,
-    0n,
-  ]);
-  const nodeRegistry = await ethers.deployContract("NodeRegistry", [await license.getAddress(), 600n, admin.address, 0n]);
-  const registry = await ethers.deployContract("VerificationRegistry", [
-    await staked.getAddress(),
-    await nodeRegistry.getAddress(),
-    7n * DAY,
-    E18,
-    3n,
-    3600n,
-    admin.address,
-    0n,
-  ]);
-  const registryAddress = await registry.getAddress();
-  await staked.grantRole(await staked.PROTOCOL_ROLE(), registryAddress);
-  await nodeRegistry.grantRole(await nodeRegistry.RECORDER_ROLE(), registryAddress);
-  await registry.grantRole(await registry.REWARDS_FUNDER_ROLE(), admin.address);
+  const tokens = await deployTokenPair(ethers, {
+    supplyRecipient: admin.address,
+    admin: admin.address,
+    forfeitRecipient: admin.address,
+  });
+  const { primary } = tokens;
+  const { license, nodeRegistry, registry } = await deployVerificationContracts(ethers, tokens, {
+    admin: admin.address,
+    treasury: admin.address,
+    maxSupply: 1_000n,
+    priceTiers: [{ upToSupply: 1_000n, price: E18 }],
+    livenessWindow: 600n,
+    epochDuration: 7n * DAY,
+    requestFee: E18,
+    quorum: 3n,
+    jobTimeout: 3600n,
+  });
   for (const payer of [owner, consumer, admin]) {
     if (payer !== admin) await primary.transfer(payer.address, 100_000n * E18);
     for (const spender of [license, registry]) await primary.connect(payer).approve(await spender.getAddress(), ethers.MaxUint256);

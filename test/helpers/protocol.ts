@@ -1,7 +1,8 @@
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 import { AbiCoder, toBeHex, zeroPadValue } from "ethers";
 
-import { DAY, DEFAULT_SCHEDULE } from "./tokens.js";
+import { deployTokenPair, deployVerificationContracts } from "../../src/deploy/contracts.js";
+import { DAY } from "./tokens.js";
 
 export const E18 = 10n ** 18n;
 export const MAX_SUPPLY = 1000n;
@@ -48,46 +49,23 @@ export async function deployProtocol(ethers: HardhatEthers) {
   const signers = await ethers.getSigners();
   const [admin, treasury, rewardsPool, alice, bob, carol, burnerA, burnerB, burnerC, consumer, outsider] = signers;
 
-  const primary = await ethers.deployContract("PrimaryToken", ["Verification Network", "VNT", treasury.address]);
-  const staked = await ethers.deployContract("StakedToken", [
-    "Staked Verification Network",
-    "sVNT",
-    await primary.getAddress(),
-    admin.address,
-    0n,
-    DEFAULT_SCHEDULE,
-    rewardsPool.address,
-  ]);
-  const license = await ethers.deployContract("NodeLicense", [
-    "Node License",
-    "NODE",
-    await primary.getAddress(),
-    treasury.address,
-    MAX_SUPPLY,
-    PRICE_TIERS,
-    admin.address,
-    0n,
-  ]);
-  const nodeRegistry = await ethers.deployContract("NodeRegistry", [
-    await license.getAddress(),
-    LIVENESS_WINDOW,
-    admin.address,
-    0n,
-  ]);
-  const registry = await ethers.deployContract("VerificationRegistry", [
-    await staked.getAddress(),
-    await nodeRegistry.getAddress(),
-    EPOCH_DURATION,
-    REQUEST_FEE,
-    QUORUM,
-    JOB_TIMEOUT,
-    admin.address,
-    0n,
-  ]);
-  const registryAddress = await registry.getAddress();
-  await staked.connect(admin).grantRole(await staked.PROTOCOL_ROLE(), registryAddress);
-  await nodeRegistry.connect(admin).grantRole(await nodeRegistry.RECORDER_ROLE(), registryAddress);
-  await registry.connect(admin).grantRole(await registry.REWARDS_FUNDER_ROLE(), admin.address);
+  const tokens = await deployTokenPair(ethers, {
+    supplyRecipient: treasury.address,
+    admin: admin.address,
+    forfeitRecipient: rewardsPool.address,
+  });
+  const { primary, staked } = tokens;
+  const { license, nodeRegistry, registry } = await deployVerificationContracts(ethers, tokens, {
+    admin: admin.address,
+    treasury: treasury.address,
+    maxSupply: MAX_SUPPLY,
+    priceTiers: PRICE_TIERS,
+    livenessWindow: LIVENESS_WINDOW,
+    epochDuration: EPOCH_DURATION,
+    requestFee: REQUEST_FEE,
+    quorum: QUORUM,
+    jobTimeout: JOB_TIMEOUT,
+  });
 
   // Everyone who pays gets primary tokens and approves the contracts that pull them.
   for (const account of [admin, alice, bob, carol, consumer, outsider]) {

@@ -1,16 +1,13 @@
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 
+import { DEFAULT_RATE_SCHEDULE, deployTokenPair } from "../../src/deploy/contracts.js";
+
 export const DAY = 24n * 60n * 60n;
 export const RATE_ONE = 10n ** 18n;
 export const TOTAL_SUPPLY = 1_000_000_000n * 10n ** 18n;
 
 /** The default redemption schedule of the issue: 15 days → 25%, 180 days → 95%, linear between. */
-export const DEFAULT_SCHEDULE = {
-  minPeriod: 15n * DAY,
-  maxPeriod: 180n * DAY,
-  minRate: (25n * RATE_ONE) / 100n,
-  maxRate: (95n * RATE_ONE) / 100n,
-} as const;
+export const DEFAULT_SCHEDULE = DEFAULT_RATE_SCHEDULE;
 
 export type Schedule = { minPeriod: bigint; maxPeriod: bigint; minRate: bigint; maxRate: bigint };
 
@@ -29,16 +26,12 @@ export function expectedRate(schedule: Schedule, period: bigint): bigint {
  */
 export async function deployTokens(ethers: HardhatEthers) {
   const [admin, treasury, rewardsPool, alice, bob, carol] = await ethers.getSigners();
-  const primary = await ethers.deployContract("PrimaryToken", ["Verification Network", "VNT", treasury.address]);
-  const staked = await ethers.deployContract("StakedToken", [
-    "Staked Verification Network",
-    "sVNT",
-    await primary.getAddress(),
-    admin.address,
-    3n * DAY,
-    DEFAULT_SCHEDULE,
-    rewardsPool.address,
-  ]);
+  const { primary, staked } = await deployTokenPair(ethers, {
+    supplyRecipient: treasury.address,
+    admin: admin.address,
+    forfeitRecipient: rewardsPool.address,
+    adminTransferDelay: 3n * DAY,
+  });
   const escrow = await ethers.deployContract("MockProtocolEscrow", [await staked.getAddress()]);
   await staked.connect(admin).grantRole(await staked.PROTOCOL_ROLE(), await escrow.getAddress());
 

@@ -1,0 +1,14 @@
+import type { ContractTransactionResponse } from "ethers";
+
+/** One measured operation: the gas of its whole transaction (21,000 base cost included). */
+export interface GasRow {
+  operation: string;
+  gasUsed: bigint;
+}
+
+/** The gas a transaction used, once mined. */
+export async function gasOf(tx: Promise<ContractTransactionResponse>): Promise<bigint> {
+  const receipt = await (await tx).wait();
+  if (receipt === null) throw new Error("transaction was not mined");
+  return receipt.gasUsed;
+}
