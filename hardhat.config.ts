@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
 import hardhatToolboxMochaEthers from "@nomicfoundation/hardhat-toolbox-mocha-ethers";
@@ -11,10 +12,18 @@ const require = createRequire(import.meta.url);
 const solcVersion: string = require("solc/package.json").version;
 const solcPath = require.resolve("solc/soljson.js");
 
-// Local devnet RPC URLs (the local stack writes the ports it chose into
-// .devnet/stack.json; these defaults match `npm run devnet`).
-const devnetL1Url = process.env.DEVNET_L1_RPC_URL ?? "http://127.0.0.1:8545";
-const devnetL2Url = process.env.DEVNET_L2_RPC_URL ?? "http://127.0.0.1:9545";
+// Local devnet RPC URLs: the running local stack (`npm start`) writes the ports it chose into
+// .devnet/stack.json; environment variables override; the fallbacks are anvil's usual ports.
+function runningStackRpcUrl(part: "l1" | "l2"): string | undefined {
+  try {
+    const stack = JSON.parse(readFileSync(new URL("./.devnet/stack.json", import.meta.url), "utf8"));
+    return stack[part]?.rpcUrl;
+  } catch {
+    return undefined; // no stack running
+  }
+}
+const devnetL1Url = process.env.DEVNET_L1_RPC_URL ?? runningStackRpcUrl("l1") ?? "http://127.0.0.1:8545";
+const devnetL2Url = process.env.DEVNET_L2_RPC_URL ?? runningStackRpcUrl("l2") ?? "http://127.0.0.1:9545";
 
 export default defineConfig({
   plugins: [hardhatToolboxMochaEthers],

@@ -205,10 +205,10 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     //////////////////////////////////////////////////////////////*/
 
     /// @inheritdoc IVerificationRegistry
-    function depositCollateral(address consumer, uint256 amount) external nonReentrant {
-        _checkDeposit(consumer, amount);
+    function depositCollateral(uint256 amount) external nonReentrant {
+        _checkDeposit(msg.sender, amount);
         STAKED_TOKEN.safeTransferFrom(msg.sender, address(this), amount);
-        _creditCollateral(consumer, amount, false);
+        _creditCollateral(msg.sender, amount, false);
     }
 
     /// @inheritdoc IVerificationRegistry
@@ -221,15 +221,16 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     }
 
     /// @inheritdoc IVerificationRegistry
-    function withdrawCollateral(uint256 amount, address to) external nonReentrant {
+    function withdrawCollateral(uint256 amount) external nonReentrant {
         if (amount == 0) revert VerificationRegistry_ZeroAmount();
-        if (to == address(0)) revert VerificationRegistry_ZeroAddress();
         Collateral storage collateral = _collateral[msg.sender];
         uint256 available = collateral.available;
         if (available < amount) revert VerificationRegistry_InsufficientCollateral(msg.sender, available, amount);
         collateral.available = uint128(available - amount);
-        STAKED_TOKEN.safeTransfer(to, amount);
-        emit CollateralWithdrawn(msg.sender, to, amount);
+        // Only back to the consumer: a withdrawal to another address would move staked tokens between
+        // two ordinary accounts through this contract.
+        STAKED_TOKEN.safeTransfer(msg.sender, amount);
+        emit CollateralWithdrawn(msg.sender, amount);
     }
 
     /// @inheritdoc IVerificationRegistry

@@ -5,6 +5,10 @@ import { readFile } from "node:fs/promises";
 import { lineCoveragePercent, parseLcovLineCoverage } from "../src/tooling/lcov.js";
 
 const threshold = Number(process.env.MIN_LINE_COVERAGE ?? "95");
+if (!Number.isFinite(threshold)) {
+  console.error(`MIN_LINE_COVERAGE must be a number, got "${process.env.MIN_LINE_COVERAGE}".`);
+  process.exit(1);
+}
 const lcov = await readFile("coverage/lcov.info", "utf8");
 const { percent, files } = lineCoveragePercent(parseLcovLineCoverage(lcov), "contracts/");
 

@@ -5,10 +5,11 @@
 import { execSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 
-const major = Number(process.versions.node.split(".")[0]);
-if (major < 22) {
+// 22.18 is the first Node 22 that runs TypeScript scripts (`node scripts/*.ts`) without a flag.
+const [major, minor] = process.versions.node.split(".").map(Number);
+if (major < 22 || (major === 22 && minor < 18)) {
   console.error(
-    `Node ${process.version} found; this project needs Node 22 or newer (Hardhat 3).\n` +
+    `Node ${process.version} found; this project needs Node 22.18 or newer (Hardhat 3).\n` +
       "Install it, then run the command again:  npm install -g --prefix /usr/local node@22 && hash -r",
   );
   process.exit(1);

@@ -78,8 +78,8 @@ interface IVerificationRegistry {
     /// payer paid primary tokens that were staked on the way in).
     event CollateralDeposited(address indexed consumer, address indexed payer, uint256 amount, bool staked);
 
-    /// @notice Emitted when `consumer` withdraws `amount` staked tokens of free collateral to `to`.
-    event CollateralWithdrawn(address indexed consumer, address indexed to, uint256 amount);
+    /// @notice Emitted when `consumer` withdraws `amount` staked tokens of its free collateral (to itself).
+    event CollateralWithdrawn(address indexed consumer, uint256 amount);
 
     /// @notice Emitted when a job is opened.
     event VerificationRequested(
@@ -307,16 +307,19 @@ interface IVerificationRegistry {
                            CONSUMER FUNCTIONS
     //////////////////////////////////////////////////////////////*/
 
-    /// @notice Adds `amount` of the caller's staked tokens to `consumer`'s collateral (requires an approval
-    /// of this contract on the staked token).
-    function depositCollateral(address consumer, uint256 amount) external;
+    /// @notice Adds `amount` of the caller's staked tokens to the caller's own collateral (requires an
+    /// approval of this contract on the staked token). Staked tokens never move between two ordinary
+    /// accounts, so they can only come back to the account that deposited them: to fund another consumer
+    /// (a consumer contract, say), use `stakeCollateral`.
+    function depositCollateral(uint256 amount) external;
 
     /// @notice Stakes `amount` of the caller's primary tokens straight into `consumer`'s collateral
-    /// (requires an approval of this contract on the primary token).
+    /// (requires an approval of this contract on the primary token). Like `StakedToken.stakeFor`, this
+    /// mints new staked tokens for `consumer`, so anyone may fund anyone.
     function stakeCollateral(address consumer, uint256 amount) external;
 
-    /// @notice Sends `amount` of the caller's free collateral, in staked tokens, to `to`.
-    function withdrawCollateral(uint256 amount, address to) external;
+    /// @notice Sends `amount` of the caller's free collateral back to the caller, in staked tokens.
+    function withdrawCollateral(uint256 amount) external;
 
     /// @notice Sets the gas limit for the caller's callbacks on finalization of its later jobs (0 = none).
     function setCallbackGasLimit(uint256 gasLimit) external;

@@ -5,7 +5,7 @@ import { IVerificationConsumer, IVerificationRegistry } from "../interfaces/IVer
 
 /// @notice A consumer contract for tests: opens jobs with its own collateral and records callbacks (and
 /// the gas each callback received). It can be told to revert, to burn all the gas it gets, or to re-enter
-/// the registry, to check that a bad callback never blocks finalization. Its collateral is deposited for it by an account (`depositCollateral(consumer, …)`).
+/// the registry, to check that a bad callback never blocks finalization. Its collateral is staked for it by an account (`stakeCollateral(consumer, …)`).
 contract MockVerificationConsumer is IVerificationConsumer {
     error MockVerificationConsumer_NotRegistry();
     error MockVerificationConsumer_Refused();

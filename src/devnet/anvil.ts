@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 
 const require = createRequire(import.meta.url);
 
@@ -20,20 +19,14 @@ export interface AnvilInstance {
   rpcUrl: string;
   wsUrl: string;
   port: number;
+  /** The child process, for callers that want to know when it exits. */
+  process: ChildProcess;
   stop(): Promise<void>;
 }
 
-/** A free TCP port on 127.0.0.1, chosen by the operating system. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
+/** Keep only this much of anvil's output for error messages. */
+const OUTPUT_TAIL = 4096;
+const LISTENING = /Listening on 127\.0\.0\.1:(\d+)/;
 
 /** The anvil binary shipped in the platform package of `@foundry-rs/anvil`. */
 function anvilBinary(): string {
@@ -42,39 +35,47 @@ function anvilBinary(): string {
 }
 
 /**
- * Starts anvil as a child process on a free localhost port and resolves once it accepts connections.
- * The process is killed with the parent (stdio pipes close) and by `stop()`.
+ * Starts anvil as a child process on a port the operating system picks (`--port 0`, read back from
+ * anvil's "Listening on" line, so two chains started at once never race for a port) and resolves once it
+ * listens. The child is killed by `stop()` and, should the parent exit without calling it, by an exit
+ * hook (a parent killed with SIGKILL cannot run it: anvil then outlives it).
  */
 export async function startAnvil(options: AnvilOptions): Promise<AnvilInstance> {
-  const port = await freePort();
-  const args = ["--host", "127.0.0.1", "--port", String(port), "--chain-id", String(options.chainId)];
+  const args = ["--host", "127.0.0.1", "--port", "0", "--chain-id", String(options.chainId)];
   if (options.blockTime !== undefined) args.push("--block-time", String(options.blockTime));
   if (options.optimism) args.push("--optimism");
   if (options.gasLimit !== undefined) args.push("--gas-limit", options.gasLimit.toString());
 
   const child = spawn(anvilBinary(), args, { stdio: ["ignore", "pipe", "pipe"] });
-  await waitForListening(child, options.startTimeoutMs ?? 20_000);
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  child.once("exit", () => process.off("exit", killOnExit));
+
+  const port = await waitForListening(child, options.startTimeoutMs ?? 20_000);
   return {
     chainId: options.chainId,
     rpcUrl: `http://127.0.0.1:${port}`,
     wsUrl: `ws://127.0.0.1:${port}`,
     port,
+    process: child,
     stop: () => stopChild(child),
   };
 }
 
-function waitForListening(child: ChildProcess, timeoutMs: number): Promise<void> {
+function waitForListening(child: ChildProcess, timeoutMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
     let output = "";
-    const timer = setTimeout(() => fail(new Error(`anvil did not start within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(() => fail(new Error(`anvil did not start within ${timeoutMs} ms: ${output}`)), timeoutMs);
     const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes("Listening on")) {
+      output = (output + chunk.toString()).slice(-OUTPUT_TAIL);
+      const listening = LISTENING.exec(output);
+      if (listening !== null) {
         cleanup();
-        resolve();
+        resolve(Number(listening[1]));
       }
     };
-    const onExit = (code: number | null) => fail(new Error(`anvil exited with code ${code} before listening: ${output.slice(-500)}`));
+    const onExit = (code: number | null) => fail(new Error(`anvil exited with code ${code} before listening: ${output}`));
+    const onError = (error: Error) => fail(new Error(`anvil could not be started: ${error.message}`));
     const fail = (error: Error) => {
       cleanup();
       child.kill("SIGKILL");
@@ -83,14 +84,19 @@ function waitForListening(child: ChildProcess, timeoutMs: number): Promise<void>
     const cleanup = () => {
       clearTimeout(timer);
       child.stdout?.off("data", onData);
+      child.stderr?.off("data", onData);
       child.off("exit", onExit);
-      // Keep draining output so that a full pipe never blocks anvil.
+      child.off("error", onError);
+      // Keep draining output so that a full pipe never blocks anvil, and keep an error listener so that
+      // a later process error is not an unhandled event.
       child.stdout?.resume();
       child.stderr?.resume();
+      child.on("error", () => undefined);
     };
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
     child.once("exit", onExit);
+    child.once("error", onError);
   });
 }
 

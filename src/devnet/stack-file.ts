@@ -1,11 +1,11 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 import type { DevAccount } from "./accounts.js";
 
 /**
  * The local stack file, `.devnet/stack.json` (DESIGN section 6): how tests, scripts and outside tools
- * find the running stack. Parts not running yet are absent.
+ * find the running stack. Parts not running yet are absent; the file exists only while the stack runs.
  */
 export interface StackFile {
   l1?: { chainId: number; rpcUrl: string };
@@ -18,16 +18,24 @@ export interface StackFile {
   demo?: { evm: Array<Record<string, string>>; svm: Array<Record<string, string>> };
 }
 
-export const DEFAULT_STACK_FILE = path.join(".devnet", "stack.json");
+/** Where the stack file of the project at `projectRoot` lives. */
+export function stackFilePath(projectRoot: string): string {
+  return path.join(projectRoot, ".devnet", "stack.json");
+}
 
-/** Writes the stack file atomically (a reader never sees half a file). */
-export async function writeStackFile(stack: StackFile, file = DEFAULT_STACK_FILE): Promise<void> {
+/** Writes the stack file atomically (a reader never sees half a file), readable by its owner only. */
+export async function writeStackFile(file: string, stack: StackFile): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(stack, null, 2)}\n`, { mode: 0o600 });
   await rename(temporary, file);
 }
 
-export async function readStackFile(file = DEFAULT_STACK_FILE): Promise<StackFile> {
+export async function readStackFile(file: string): Promise<StackFile> {
   return JSON.parse(await readFile(file, "utf8")) as StackFile;
+}
+
+/** Removes the stack file: a stopped stack must not be found by tools. */
+export async function removeStackFile(file: string): Promise<void> {
+  await rm(file, { force: true });
 }

@@ -94,35 +94,43 @@ describe("VerificationRegistry", function () {
         .withArgs(consumer.address, consumer.address, 5n, true);
     });
 
-    it("depositCollateral moves the payer's staked tokens in, for any consumer", async function () {
-      const { registry, staked, outsider, consumer } = await loadFixture(fixture);
+    it("depositCollateral moves the caller's staked tokens into the caller's own collateral", async function () {
+      const { registry, staked, outsider } = await loadFixture(fixture);
       await staked.connect(outsider).stake(50n);
       await staked.connect(outsider).approve(await registry.getAddress(), 50n);
-      await expect(registry.connect(outsider).depositCollateral(consumer.address, 50n))
+      await expect(registry.connect(outsider).depositCollateral(50n))
         .to.emit(registry, "CollateralDeposited")
-        .withArgs(consumer.address, outsider.address, 50n, false);
-      expect((await registry.collateralOf(consumer.address)).available).to.equal(1_000n * E18 + 50n);
+        .withArgs(outsider.address, outsider.address, 50n, false);
+      expect((await registry.collateralOf(outsider.address)).available).to.equal(50n);
       expect(await staked.balanceOf(outsider.address)).to.equal(0n);
     });
 
-    it("withdrawCollateral sends free collateral, never the reserved part", async function () {
-      const { registry, staked, consumer, outsider } = await withJob();
+    it("stakeCollateral may fund another consumer (new staked tokens, like stakeFor)", async function () {
+      const { registry, outsider, consumer } = await loadFixture(fixture);
+      await expect(registry.connect(outsider).stakeCollateral(consumer.address, 7n))
+        .to.emit(registry, "CollateralDeposited")
+        .withArgs(consumer.address, outsider.address, 7n, true);
+      expect((await registry.collateralOf(consumer.address)).available).to.equal(1_000n * E18 + 7n);
+    });
+
+    it("withdrawCollateral sends free collateral back to the consumer, never the reserved part", async function () {
+      const { registry, staked, consumer } = await withJob();
       expect(await registry.collateralOf(consumer.address)).to.deep.equal([1_000n * E18 - REQUEST_FEE, REQUEST_FEE]);
-      await expect(registry.connect(consumer).withdrawCollateral(1_000n * E18 - REQUEST_FEE + 1n, outsider.address))
+      await expect(registry.connect(consumer).withdrawCollateral(1_000n * E18 - REQUEST_FEE + 1n))
         .to.be.revertedWithCustomError(registry, "VerificationRegistry_InsufficientCollateral")
         .withArgs(consumer.address, 1_000n * E18 - REQUEST_FEE, 1_000n * E18 - REQUEST_FEE + 1n);
-      await expect(registry.connect(consumer).withdrawCollateral(100n, outsider.address))
+      await expect(registry.connect(consumer).withdrawCollateral(100n))
         .to.emit(registry, "CollateralWithdrawn")
-        .withArgs(consumer.address, outsider.address, 100n);
-      expect(await staked.balanceOf(outsider.address)).to.equal(100n);
+        .withArgs(consumer.address, 100n);
+      expect(await staked.balanceOf(consumer.address)).to.equal(100n);
     });
 
     it("test_RevertWhen_CollateralAmountZero / AddressZero", async function () {
       const { registry, consumer } = await loadFixture(fixture);
       await expect(registry.connect(consumer).stakeCollateral(consumer.address, 0n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAmount");
-      await expect(registry.connect(consumer).depositCollateral(ethers.ZeroAddress, 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAddress");
-      await expect(registry.connect(consumer).withdrawCollateral(0n, consumer.address)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAmount");
-      await expect(registry.connect(consumer).withdrawCollateral(1n, ethers.ZeroAddress)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAddress");
+      await expect(registry.connect(consumer).stakeCollateral(ethers.ZeroAddress, 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAddress");
+      await expect(registry.connect(consumer).depositCollateral(0n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAmount");
+      await expect(registry.connect(consumer).withdrawCollateral(0n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAmount");
     });
   });
 
@@ -441,11 +449,9 @@ describe("VerificationRegistry", function () {
   describe("consumer callbacks", function () {
     async function withConsumerContract(mode: number, gasLimit: bigint) {
       const context = await loadFixture(fixture);
-      const { registry, staked, outsider } = context;
+      const { registry, outsider } = context;
       const mock = await ethers.deployContract("MockVerificationConsumer", [await registry.getAddress()]);
-      await staked.connect(outsider).stake(100n * E18);
-      await staked.connect(outsider).approve(await registry.getAddress(), 100n * E18);
-      await registry.connect(outsider).depositCollateral(await mock.getAddress(), 100n * E18);
+      await registry.connect(outsider).stakeCollateral(await mock.getAddress(), 100n * E18);
       await mock.setMode(mode);
       await expect(mock.enableCallbacks(gasLimit))
         .to.emit(registry, "CallbackGasLimitUpdated")

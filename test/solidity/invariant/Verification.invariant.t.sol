@@ -27,7 +27,7 @@ contract VerificationInvariantTest is ProtocolFixture {
         registry.stakeCollateral(consumer, 1_000_000e18);
         vm.stopPrank();
 
-        bytes4[] memory selectors = new bytes4[](8);
+        bytes4[] memory selectors = new bytes4[](9);
         selectors[0] = VerificationHandler.warp.selector;
         selectors[1] = VerificationHandler.request.selector;
         selectors[2] = VerificationHandler.submit.selector;
@@ -36,6 +36,7 @@ contract VerificationInvariantTest is ProtocolFixture {
         selectors[5] = VerificationHandler.expire.selector;
         selectors[6] = VerificationHandler.claimFees.selector;
         selectors[7] = VerificationHandler.submitWithTransferredLicense.selector;
+        selectors[8] = VerificationHandler.cycleCollateral.selector;
         targetContract(address(handler));
         targetSelector(FuzzSelector({ addr: address(handler), selectors: selectors }));
     }
@@ -111,5 +112,6 @@ contract VerificationInvariantTest is ProtocolFixture {
             uint256(collateral.available) + collateral.reserved,
             "registry staked balance differs from collateral"
         );
+        assertEq(staked.balanceOf(consumer), handler.consumerStakedBalance(), "consumer staked balance drifted");
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
+import { IStakedToken } from "../../../contracts/interfaces/IStakedToken.sol";
 import { IVerificationRegistry } from "../../../contracts/interfaces/IVerificationRegistry.sol";
 import { NodeLicense } from "../../../contracts/NodeLicense.sol";
 import { NodeRegistry } from "../../../contracts/NodeRegistry.sol";
@@ -48,6 +49,8 @@ contract VerificationHandler {
     mapping(uint8 chain => mapping(bytes32 owner => uint256 jobId)) public latestJob;
     uint256 public feesOfFinalizedJobs;
     uint256 public feesClaimed;
+    /// @dev Staked tokens the consumer holds outside the registry: withdrawn minus deposited again.
+    uint256 public consumerStakedBalance;
 
     // Disagreements between the model and the contracts.
     bool public finalizedBelowQuorum;
@@ -196,6 +199,28 @@ contract VerificationHandler {
             calls["expire"]++;
         } catch {
             if (expirable) unexpectedOutcome = true;
+        }
+    }
+
+    /// @dev The consumer takes free collateral out and puts part of it back; it must always get its own
+    /// tokens and nobody else's.
+    function cycleCollateral(uint256 withdrawAmount, uint256 depositAmount) external useTime {
+        withdrawAmount = bound(withdrawAmount, 0, registry.collateralOf(consumer).available);
+        if (withdrawAmount != 0) {
+            calls["withdrawCollateral"]++;
+            vm.prank(consumer);
+            registry.withdrawCollateral(withdrawAmount);
+            consumerStakedBalance += withdrawAmount;
+        }
+        depositAmount = bound(depositAmount, 0, consumerStakedBalance);
+        if (depositAmount != 0) {
+            calls["depositCollateral"]++;
+            IStakedToken staked = registry.STAKED_TOKEN();
+            vm.prank(consumer);
+            staked.approve(address(registry), depositAmount);
+            vm.prank(consumer);
+            registry.depositCollateral(depositAmount);
+            consumerStakedBalance -= depositAmount;
         }
     }
 
