@@ -20,6 +20,14 @@ const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;
 const fixture = () => deployProtocol(ethers);
 
+/** The modes of MockVerificationConsumer, in its enum's order. */
+enum ConsumerMode {
+  Record,
+  Revert,
+  BurnGas,
+  Reenter,
+}
+
 enum IgnoreReason {
   JobFinalized,
   JobExpired,
@@ -447,7 +455,7 @@ describe("VerificationRegistry", function () {
   });
 
   describe("consumer callbacks", function () {
-    async function withConsumerContract(mode: number, gasLimit: bigint) {
+    async function withConsumerContract(mode: ConsumerMode, gasLimit: bigint) {
       const context = await loadFixture(fixture);
       const { registry, outsider } = context;
       const mock = await ethers.deployContract("MockVerificationConsumer", [await registry.getAddress()]);
@@ -462,7 +470,7 @@ describe("VerificationRegistry", function () {
     }
 
     it("calls the consumer back with the result", async function () {
-      const { registry, mock, burnerA, burnerB } = await withConsumerContract(0, 200_000n);
+      const { registry, mock, burnerA, burnerB } = await withConsumerContract(ConsumerMode.Record, 200_000n);
       await submit(registry, burnerA, 1n, [1n], 42n, 9n);
       await submit(registry, burnerB, 1n, [2n], 42n, 9n);
       expect(await mock.callbackCount()).to.equal(1n);
@@ -474,7 +482,7 @@ describe("VerificationRegistry", function () {
     });
 
     it("the callee gets its full gas limit even when the finalizer sends the least gas that works", async function () {
-      const { registry, mock, burnerA, burnerB } = await withConsumerContract(0, 200_000n);
+      const { registry, mock, burnerA, burnerB } = await withConsumerContract(ConsumerMode.Record, 200_000n);
       await submit(registry, burnerA, 1n, [1n], 42n);
       const batch = [{ jobId: 1n, licenseIds: [2n], balance: 42n, queryResult: balanceWord(42n), sourceBlock: 1n }];
       const leastGas = await registry.connect(burnerB).submitResults.estimateGas(batch);
@@ -484,7 +492,7 @@ describe("VerificationRegistry", function () {
     });
 
     it("a callback re-entering the registry fails alone; finalization stands", async function () {
-      const { registry, mock, burnerA, burnerB } = await withConsumerContract(3, 200_000n);
+      const { registry, mock, burnerA, burnerB } = await withConsumerContract(ConsumerMode.Reenter, 200_000n);
       await submit(registry, burnerA, 1n, [1n], 42n);
       await expect(submit(registry, burnerB, 1n, [2n], 42n))
         .to.emit(registry, "CallbackFailed")
@@ -493,7 +501,7 @@ describe("VerificationRegistry", function () {
     });
 
     it("the job keeps the callback gas limit it was opened with", async function () {
-      const { registry, mock, burnerA, burnerB } = await withConsumerContract(0, 200_000n);
+      const { registry, mock, burnerA, burnerB } = await withConsumerContract(ConsumerMode.Record, 200_000n);
       await mock.enableCallbacks(0n);
       await submit(registry, burnerA, 1n, [1n], 42n);
       await submit(registry, burnerB, 1n, [2n], 42n);
@@ -501,13 +509,13 @@ describe("VerificationRegistry", function () {
     });
 
     it("the example consumer accepts callbacks from the registry only", async function () {
-      const { mock, outsider } = await withConsumerContract(0, 100_000n);
+      const { mock, outsider } = await withConsumerContract(ConsumerMode.Record, 100_000n);
       await expect(mock.connect(outsider).onVerificationFulfilled(1n, 0, ethers.ZeroHash, ethers.ZeroHash, 1n, 1n))
         .to.be.revertedWithCustomError(mock, "MockVerificationConsumer_NotRegistry");
     });
 
     it("a reverting callback does not block finalization", async function () {
-      const { registry, mock, burnerA, burnerB } = await withConsumerContract(1, 100_000n);
+      const { registry, mock, burnerA, burnerB } = await withConsumerContract(ConsumerMode.Revert, 100_000n);
       await submit(registry, burnerA, 1n, [1n], 42n);
       await expect(submit(registry, burnerB, 1n, [2n], 42n))
         .to.emit(registry, "CallbackFailed")
@@ -516,14 +524,14 @@ describe("VerificationRegistry", function () {
     });
 
     it("a callback that burns all its gas does not block finalization", async function () {
-      const { registry, mock, burnerA, burnerB } = await withConsumerContract(2, 300_000n);
+      const { registry, mock, burnerA, burnerB } = await withConsumerContract(ConsumerMode.BurnGas, 300_000n);
       await submit(registry, burnerA, 1n, [1n], 42n);
       await expect(submit(registry, burnerB, 1n, [2n], 42n)).to.emit(registry, "CallbackFailed");
       expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Finalized));
     });
 
     it("test_RevertWhen_FinalizerGivesTooLittleGasForTheCallback", async function () {
-      const { registry, burnerA, burnerB } = await withConsumerContract(0, 900_000n);
+      const { registry, burnerA, burnerB } = await withConsumerContract(ConsumerMode.Record, 900_000n);
       await submit(registry, burnerA, 1n, [1n], 42n);
       const submission = [{ jobId: 1n, licenseIds: [2n], balance: 42n, queryResult: balanceWord(42n), sourceBlock: 1n }];
       await expect(registry.connect(burnerB).submitResults(submission, { gasLimit: 600_000n }))
