@@ -7,6 +7,8 @@ export interface AnvilOptions {
   chainId: number;
   /** Seconds between blocks; omitted = a block per transaction. */
   blockTime?: number;
+  /** With `blockTime`: also mine each transaction at once (a block per transaction plus a block every `blockTime`). */
+  mixedMining?: boolean;
   /** Start anvil with OP-stack support (deposit transactions). */
   optimism?: boolean;
   gasLimit?: bigint;
@@ -43,6 +45,7 @@ function anvilBinary(): string {
 export async function startAnvil(options: AnvilOptions): Promise<AnvilInstance> {
   const args = ["--host", "127.0.0.1", "--port", "0", "--chain-id", String(options.chainId)];
   if (options.blockTime !== undefined) args.push("--block-time", String(options.blockTime));
+  if (options.mixedMining) args.push("--mixed-mining");
   if (options.optimism) args.push("--optimism");
   if (options.gasLimit !== undefined) args.push("--gas-limit", options.gasLimit.toString());
 

@@ -1,0 +1,35 @@
+import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
+
+import { opIgnitionArtifact } from "../../src/op/artifacts.js";
+import { L2_PREDEPLOYS } from "../../src/op/predeploys.js";
+import { stakedTokenFuture } from "./parts/staked-token.js";
+import { verificationServices } from "./parts/verification-services.js";
+
+/**
+ * The L2 side. The primary token here is the OP standard bridge's representation of the L1 token
+ * (`l1PrimaryToken`, no default), created through the OptimismMintableERC20Factory predeploy, so that
+ * the standard bridge mints and burns it on deposits and withdrawals. The staked token is backed by it,
+ * and the verification services are wired to both (see `verificationServices`). The deployer is the
+ * initial admin of every contract; `admin` receives REWARDS_FUNDER_ROLE here and the admin role itself
+ * through the two-step handover the deploy script starts (`src/deploy/admin-handover.ts`).
+ */
+export default buildModule("L2", (m) => {
+  const l1PrimaryToken = m.getParameter<string>("l1PrimaryToken");
+  const factory = m.contractAt(
+    "OptimismMintableERC20Factory",
+    opIgnitionArtifact("OptimismMintableERC20Factory"),
+    L2_PREDEPLOYS.OptimismMintableERC20Factory,
+  );
+  const creation = m.call(factory, "createOptimismMintableERC20WithDecimals", [
+    l1PrimaryToken,
+    m.getParameter("primaryName", "Verification Network"),
+    m.getParameter("primarySymbol", "VNT"),
+    18,
+  ]);
+  const primaryAddress = m.readEventArgument(creation, "OptimismMintableERC20Created", "localToken");
+  const primary = m.contractAt("L2PrimaryToken", opIgnitionArtifact("OptimismMintableERC20"), primaryAddress);
+
+  const staked = stakedTokenFuture(m, primary, m.getAccount(0));
+  const services = verificationServices(m, primary, staked, m.getParameter("admin", m.getAccount(0)));
+  return { primary, staked, ...services };
+});

@@ -1,0 +1,160 @@
+import path from "node:path";
+
+import { JsonRpcProvider, Wallet } from "ethers";
+
+import { devAccount, type DevAccount } from "./accounts.js";
+import { startAnvil, type AnvilInstance } from "./anvil.js";
+import { DepositRelay } from "./op/deposit-relay.js";
+import { deployOpL1, initializeOutputOracle, type OpL1Contracts } from "./op/l1.js";
+import { L2_PREDEPLOYS, MULTICALL3_ADDRESS } from "../op/predeploys.js";
+import { installL2Predeploys, installMulticall3 } from "./op/l2.js";
+import { OutputProposer } from "./op/output-proposer.js";
+
+export const DEVNET_L1_CHAIN_ID = 900;
+export const DEVNET_L2_CHAIN_ID = 901;
+
+/** Which anvil development account does what on the devnet. */
+export const DEVNET_ACCOUNTS = {
+  /** Deploys everything and holds every admin role. */
+  deployer: 0,
+  /** Posts L2 outputs; its own account, so that its transactions never race the deployer's nonces. */
+  opProposer: 9,
+} as const;
+
+export interface OpDevnetOptions {
+  /** Where the devnet keeps its state between restarts of its services (the relay's cursor). */
+  stateDir: string;
+  /** Seconds between a withdrawal's proof and its finalization (the live chain: 7 days). */
+  finalizationPeriodSeconds?: bigint;
+  /** Seconds per L2 block (the live L2: 2). */
+  l2BlockTime?: number;
+  /** Seconds between L1 blocks when no transaction arrives (transactions are mined at once). */
+  l1BlockTime?: number;
+  /** How often the relay and the proposer look for work, in milliseconds. */
+  pollIntervalMs?: number;
+  /** Progress lines, for a CLI to show. */
+  onProgress?: (line: string) => void;
+  /** Failures of the background services (each is retried). */
+  onServiceError?: (service: "deposit relay" | "output proposer", error: unknown) => void;
+}
+
+export interface OpDevnet {
+  l1: AnvilInstance;
+  l2: AnvilInstance;
+  l1Provider: JsonRpcProvider;
+  l2Provider: JsonRpcProvider;
+  /** The OP contracts on L1 (proxies), with Multicall3. */
+  l1Contracts: OpL1Contracts & { Multicall3: string };
+  /** The OP predeploys on L2, with Multicall3. */
+  l2Contracts: typeof L2_PREDEPLOYS & { Multicall3: string };
+  accounts: Record<keyof typeof DEVNET_ACCOUNTS, DevAccount>;
+  finalizationPeriodSeconds: bigint;
+  relay: DepositRelay;
+  proposer: OutputProposer;
+  /** Stops the relay, the proposer and both chains. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A provider for a devnet chain: it never re-detects the chain (the ids are known) and caches nothing
+ * (ethers would otherwise answer a second nonce query within 250 ms from its cache, and a fast local
+ * chain has moved on by then).
+ */
+export function devnetProvider(rpcUrl: string, chainId: number): JsonRpcProvider {
+  return new JsonRpcProvider(rpcUrl, chainId, { staticNetwork: true, pollingInterval: 250, cacheTimeout: -1 });
+}
+
+/**
+ * Starts a local two-chain OP Bedrock devnet: anvil L1 (chain 900) with the OP L1 contracts, anvil L2
+ * (chain 901, `--optimism`, 30M gas) with the bridge predeploys, Multicall3 on both, and the two
+ * services a sequencer and a proposer would run: the deposit relay (L1 deposits → L2 deposit
+ * transactions) and the output proposer (L2 output roots → L1, so withdrawals can be proven).
+ */
+export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet> {
+  const progress = options.onProgress ?? (() => undefined);
+  const finalizationPeriodSeconds = options.finalizationPeriodSeconds ?? 12n;
+  const l2BlockTime = options.l2BlockTime ?? 2;
+  const pollIntervalMs = options.pollIntervalMs ?? 250;
+  const started: AnvilInstance[] = [];
+  const stopChains = () => Promise.all(started.map((chain) => chain.stop()));
+
+  try {
+    progress(`Starting L1 (anvil, chain ${DEVNET_L1_CHAIN_ID}) and L2 (anvil --optimism, chain ${DEVNET_L2_CHAIN_ID})…`);
+    const [l1, l2] = await Promise.all([
+      startAnvil({ chainId: DEVNET_L1_CHAIN_ID, blockTime: options.l1BlockTime ?? 2, mixedMining: true }),
+      // Mined per transaction while the predeploys are installed, then every l2BlockTime seconds.
+      startAnvil({ chainId: DEVNET_L2_CHAIN_ID, optimism: true, gasLimit: 30_000_000n }),
+    ]);
+    started.push(l1, l2);
+    const l1Provider = devnetProvider(l1.rpcUrl, DEVNET_L1_CHAIN_ID);
+    const l2Provider = devnetProvider(l2.rpcUrl, DEVNET_L2_CHAIN_ID);
+    const accounts = {
+      deployer: devAccount(DEVNET_ACCOUNTS.deployer),
+      opProposer: devAccount(DEVNET_ACCOUNTS.opProposer),
+    };
+    const l1Deployer = new Wallet(accounts.deployer.privateKey, l1Provider);
+    const l2Deployer = new Wallet(accounts.deployer.privateKey, l2Provider);
+
+    progress("Deploying the OP Bedrock L1 contracts and installing the L2 predeploys…");
+    await Promise.all([installMulticall3(l1Provider), installMulticall3(l2Provider)]);
+    const opL1 = await deployOpL1(l1Deployer, { admin: accounts.deployer.address, l2GasLimit: 30_000_000n });
+    await installL2Predeploys(l2Provider, l2Deployer, opL1);
+
+    // From here on the L2 makes a block every l2BlockTime seconds, like the live rollup; the output
+    // oracle counts L2 time from this block.
+    await l2Provider.send("evm_setIntervalMining", [l2BlockTime]);
+    const l2Start = await l2Provider.getBlock("latest");
+    if (l2Start === null) throw new Error("the L2 has no latest block");
+    await initializeOutputOracle(l1Deployer, opL1, {
+      proposer: accounts.opProposer.address,
+      challenger: accounts.deployer.address,
+      submissionInterval: 1n,
+      l2BlockTime: BigInt(l2BlockTime),
+      startingBlockNumber: BigInt(l2Start.number),
+      startingTimestamp: BigInt(l2Start.timestamp),
+      finalizationPeriodSeconds,
+    });
+
+    const onServiceError = options.onServiceError ?? (() => undefined);
+    const relay = new DepositRelay({
+      l1: l1Provider,
+      l2: l2Provider,
+      portal: opL1.OptimismPortal,
+      fromBlock: 0,
+      cursorFile: path.join(options.stateDir, "deposit-relay.json"),
+      pollIntervalMs,
+      onError: (error) => onServiceError("deposit relay", error),
+    });
+    const proposer = new OutputProposer({
+      l1Signer: new Wallet(accounts.opProposer.privateKey, l1Provider),
+      l2: l2Provider,
+      oracle: opL1.L2OutputOracle,
+      pollIntervalMs,
+      onError: (error) => onServiceError("output proposer", error),
+    });
+    relay.start();
+    proposer.start();
+
+    return {
+      l1,
+      l2,
+      l1Provider,
+      l2Provider,
+      l1Contracts: { ...opL1, Multicall3: MULTICALL3_ADDRESS },
+      l2Contracts: { ...L2_PREDEPLOYS, Multicall3: MULTICALL3_ADDRESS },
+      accounts,
+      finalizationPeriodSeconds,
+      relay,
+      proposer,
+      async stop() {
+        await Promise.all([relay.stop(), proposer.stop()]);
+        l1Provider.destroy();
+        l2Provider.destroy();
+        await stopChains();
+      },
+    };
+  } catch (error) {
+    await stopChains();
+    throw error;
+  }
+}

@@ -1,0 +1,12 @@
+/** OP-stack L2 predeploys the project uses, at their fixed addresses (OP `Predeploys.sol`). */
+export const L2_PREDEPLOYS = {
+  L2CrossDomainMessenger: "0x4200000000000000000000000000000000000007",
+  L2StandardBridge: "0x4200000000000000000000000000000000000010",
+  OptimismMintableERC20Factory: "0x4200000000000000000000000000000000000012",
+  L2ERC721Bridge: "0x4200000000000000000000000000000000000014",
+  L1Block: "0x4200000000000000000000000000000000000015",
+  L2ToL1MessagePasser: "0x4200000000000000000000000000000000000016",
+} as const;
+
+/** Multicall3 at its canonical address, the same on every chain (OP preinstalls it on L2). */
+export const MULTICALL3_ADDRESS = "0xcA11bde05977b3631167028862bE2a173976CA11";
