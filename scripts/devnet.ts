@@ -1,0 +1,31 @@
+// `npm run devnet`: the local OP-stack devnet alone (two anvil chains, the OP bridge contracts, the deposit
+// relay and the output proposer) until Ctrl-C. Deploy the project's contracts onto it with
+// `npm run deploy:devnet`; `npm start` does both.
+import path from "node:path";
+
+import { startLocalStack } from "../src/devnet/local-stack.js";
+import { failedToStart, runUntilStopped } from "../src/devnet/run-until-stopped.js";
+
+const projectRoot = path.resolve(import.meta.dirname, "..");
+try {
+  const stack = await startLocalStack({
+    projectRoot,
+    deployContracts: false,
+    onProgress: (line) => console.log(line),
+    onServiceError: (service, error) => console.error(`${service}: ${error instanceof Error ? error.message : String(error)} (retrying)`),
+  });
+  runUntilStopped(stack);
+  const { devnet } = stack;
+  console.log(`
+Devnet is up.
+  L1      ${devnet.l1.rpcUrl} (chain ${devnet.l1.chainId})
+  L2      ${devnet.l2.rpcUrl} (chain ${devnet.l2.chainId}, ${devnet.l2.wsUrl})
+  Withdrawals are finalizable ${devnet.finalizationPeriodSeconds} s after their proof.
+  Stack file  ${path.relative(process.cwd(), stack.stackFile)} (OP contract addresses, development accounts)
+
+Try:  npm run bridge -- deposit-eth --amount 1
+      npm run deploy:devnet      (the project's contracts)
+Press Ctrl-C to stop.`);
+} catch (error) {
+  failedToStart(error);
+}

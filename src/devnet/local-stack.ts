@@ -1,0 +1,82 @@
+import { rm } from "node:fs/promises";
+import path from "node:path";
+
+import { network } from "hardhat";
+
+import { deployL1, deployL2, DEVNET_IGNITION_CONFIG, type L2Deployment } from "../deploy/two-chain.js";
+import { startOpDevnet, type OpDevnet } from "./op-devnet.js";
+import { removeStackFile, stackFilePath, writeStackFile, type StackFile } from "./stack-file.js";
+
+export interface LocalStackOptions {
+  projectRoot: string;
+  /** Deploy the project's contracts (modules L1 and L2) with the devnet parameters. */
+  deployContracts: boolean;
+  onProgress?: (line: string) => void;
+  onServiceError?: (service: string, error: unknown) => void;
+}
+
+export interface LocalStack {
+  devnet: OpDevnet;
+  stack: StackFile;
+  stackFile: string;
+  /** Stops everything and removes the stack file. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the local OP devnet and, when asked, deploys the project's contracts on it through the same
+ * Ignition modules and parameter files as a live deployment (`deploy/parameters/devnetL1.json`,
+ * `devnetL2.json`); then writes `.devnet/stack.json` (DESIGN section 6) with the parts it has. Every
+ * start is a new pair of chains, so the previous devnet's deployment journals and relay cursor are
+ * cleared first.
+ */
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const progress = options.onProgress ?? (() => undefined);
+  const stackFile = stackFilePath(options.projectRoot);
+  const stateDir = path.join(options.projectRoot, ".devnet", "state");
+  await removeStackFile(stackFile);
+  await rm(stateDir, { recursive: true, force: true });
+  for (const chainId of [900, 901]) {
+    await rm(path.join(options.projectRoot, "deploy", "deployments", `chain-${chainId}`), { recursive: true, force: true });
+  }
+
+  const devnet = await startOpDevnet({ stateDir, onProgress: progress, onServiceError: options.onServiceError });
+  const stop = async () => {
+    await removeStackFile(stackFile);
+    await devnet.stop();
+  };
+  try {
+    const stack: StackFile = {
+      l1: { chainId: devnet.l1.chainId, rpcUrl: devnet.l1.rpcUrl },
+      l2: { chainId: devnet.l2.chainId, rpcUrl: devnet.l2.rpcUrl, wsUrl: devnet.l2.wsUrl },
+      contracts: { l1: { ...devnet.l1Contracts }, l2: { ...devnet.l2Contracts } },
+      accounts: { ...devnet.accounts },
+    };
+    if (options.deployContracts) {
+      progress("Deploying the contracts: module L1 (primary token), module L2 (bridged token, staked token, licenses, registries)…");
+      const deployed = await deployOnDevnet(devnet);
+      stack.contracts!.l1!.PrimaryToken = deployed.l1PrimaryToken;
+      const { adminHandovers: _none, ...l2 } = deployed.l2;
+      Object.assign(stack.contracts!.l2!, l2);
+    }
+    await writeStackFile(stackFile, stack);
+    return { devnet, stack, stackFile, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Deploys modules L1 and L2 on a running devnet with its parameter files. */
+export async function deployOnDevnet(devnet: { l1: { rpcUrl: string }; l2: { rpcUrl: string } }): Promise<{ l1PrimaryToken: string; l2: L2Deployment }> {
+  const l1Connection = await network.create({ network: "devnetL1", override: { url: devnet.l1.rpcUrl } });
+  const l2Connection = await network.create({ network: "devnetL2", override: { url: devnet.l2.rpcUrl } });
+  try {
+    const l1 = await deployL1(l1Connection, { ignitionConfig: DEVNET_IGNITION_CONFIG });
+    const l2 = await deployL2(l2Connection, l1.PrimaryToken, { ignitionConfig: DEVNET_IGNITION_CONFIG });
+    return { l1PrimaryToken: l1.PrimaryToken, l2 };
+  } finally {
+    await l1Connection.close();
+    await l2Connection.close();
+  }
+}

@@ -1,0 +1,33 @@
+import type { LocalStack } from "./local-stack.js";
+
+/**
+ * Keeps a started local stack running until Ctrl-C (exit 130) or SIGTERM (exit 143), or until one of
+ * its chains dies (exit 1), and stops every part on the way out so no child process outlives the command.
+ */
+export function runUntilStopped(stack: LocalStack): void {
+  let stopping = false;
+  const stop = async (exitCode: number) => {
+    if (stopping) return;
+    stopping = true;
+    await stack.stop();
+    process.exit(exitCode);
+  };
+  process.once("SIGINT", () => {
+    console.log("\nStopping the local stack…");
+    void stop(130);
+  });
+  process.once("SIGTERM", () => void stop(143));
+  for (const chain of [stack.devnet.l1, stack.devnet.l2]) {
+    chain.process.once("exit", (code) => {
+      if (stopping) return;
+      console.error(`Chain ${chain.chainId} stopped unexpectedly (exit code ${code}); stopping the stack.`);
+      void stop(1);
+    });
+  }
+}
+
+/** Reports a failed start and exits 1 (the stack already cleaned up after itself). */
+export function failedToStart(error: unknown): never {
+  console.error(`The local stack could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
