@@ -94,7 +94,7 @@ export class Bridge {
   /** Sends `amount` wei of ETH from L1 to `recipient` (default: the sender) on L2. Returns the L1 transaction hash. */
   async depositEth(amount: bigint, recipient?: string): Promise<string> {
     await this.#assertEthBalance(this.l1Signer, amount, "L1");
-    const tx = await this.messenger.depositETH(amount.toString(), { recipient });
+    const tx = await this.messenger.depositETH(amount.toString(), { recipient, overrides: this.#estimateAsSender() });
     await tx.wait();
     return tx.hash;
   }
@@ -122,7 +122,10 @@ export class Bridge {
       }
       await (await this.messenger.approveERC20(l1, l2, amount.toString())).wait();
     }
-    const tx = await this.messenger.depositERC20(l1, l2, amount.toString(), { recipient: options.recipient });
+    const tx = await this.messenger.depositERC20(l1, l2, amount.toString(), {
+      recipient: options.recipient,
+      overrides: this.#estimateAsSender(),
+    });
     await tx.wait();
     return tx.hash;
   }
@@ -130,7 +133,7 @@ export class Bridge {
   /** Starts a withdrawal of `amount` wei of ETH from L2 to L1. Returns the L2 transaction hash. */
   async withdrawEth(amount: bigint, recipient?: string): Promise<string> {
     await this.#assertEthBalance(this.l2Signer, amount, "L2");
-    const tx = await this.messenger.withdrawETH(amount.toString(), { recipient });
+    const tx = await this.messenger.withdrawETH(amount.toString(), { recipient, overrides: this.#estimateAsSender() });
     await tx.wait();
     return tx.hash;
   }
@@ -143,7 +146,7 @@ export class Bridge {
     if (balance < amount) {
       throw new BridgeError("INSUFFICIENT_BALANCE", `The L2 balance is ${balance} base units of the primary token, less than ${amount}`);
     }
-    const tx = await this.messenger.withdrawERC20(l1, l2, amount.toString(), { recipient });
+    const tx = await this.messenger.withdrawERC20(l1, l2, amount.toString(), { recipient, overrides: this.#estimateAsSender() });
     await tx.wait();
     return tx.hash;
   }
@@ -255,6 +258,17 @@ export class Bridge {
     const proven = await this.messenger.getProvenWithdrawal(hashLowLevelMessage(await this.messenger.toLowLevelMessage(message)));
     const period = await this.messenger.getChallengePeriodSeconds();
     return Number(proven?.timestamp ?? 0) + period;
+  }
+
+  /**
+   * The SDK estimates a transaction's gas before sending it without saying who sends it, so the node
+   * estimates for the zero address, which fails for anything that carries ETH. Naming the sender fixes
+   * the estimate; the signer sends from the same address anyway.
+   */
+  #estimateAsSender(): ethers.Overrides {
+    // `from` is a valid override of ethers v5 contract calls; the SDK's type leaves it out.
+    const overrides: ethers.CallOverrides = { from: this.address };
+    return overrides as ethers.Overrides;
   }
 
   #primaryTokens(): { l1: string; l2: string } {

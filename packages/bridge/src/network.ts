@@ -1,6 +1,8 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 
+import { ethers } from "ethers";
+
 import { BridgeError } from "./errors.ts";
 
 /** The OP contracts on L1 the SDK needs, by contract name. */
@@ -51,7 +53,9 @@ function pickOpContracts(source: Record<string, unknown> | undefined, where: str
   const picked = {} as OpL1Addresses;
   for (const name of OP_CONTRACT_NAMES) {
     const address = source?.[name];
-    if (typeof address !== "string") throw new BridgeError("CONFIGURATION", `${where} has no address for ${name}`);
+    if (typeof address !== "string" || !ethers.utils.isAddress(address) || BigInt(address) === 0n) {
+      throw new BridgeError("CONFIGURATION", `${where} has no address for ${name}`);
+    }
     picked[name] = address;
   }
   return picked;
@@ -103,6 +107,7 @@ export async function testnetNetwork({ projectRoot, env }: LiveNetworkSources): 
     `The OP chain's L1 contract addresses are not configured: write them to ${path.relative(projectRoot, opChainFile)} ` +
       "(format: deploy/op-chains/example.json) or point OP_CHAIN_CONFIG at such a file",
   );
+  const opContracts = pickOpContracts(opChain.contracts, path.relative(projectRoot, opChainFile));
   const records = async (chainId: number) => {
     const file = path.join(projectRoot, "deploy", "deployments", `chain-${chainId}`, "deployed_addresses.json");
     try {
@@ -115,7 +120,7 @@ export async function testnetNetwork({ projectRoot, env }: LiveNetworkSources): 
     name: "testnet",
     l1: { chainId: LIVE_L1_CHAIN_ID, rpcUrl: rpcUrl("L1_TESTNET_RPC_URL") },
     l2: { chainId: LIVE_L2_CHAIN_ID, rpcUrl: rpcUrl("L2_TESTNET_RPC_URL") },
-    opContracts: pickOpContracts(opChain.contracts, path.relative(projectRoot, opChainFile)),
+    opContracts,
     primaryToken: {
       l1: (await records(LIVE_L1_CHAIN_ID))["L1#PrimaryToken"],
       l2: (await records(LIVE_L2_CHAIN_ID))["L2#L2PrimaryToken"],

@@ -1,0 +1,80 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import type { BridgeNetwork } from "@avn/bridge";
+import { network } from "hardhat";
+
+import { deployL1, deployL2, DEVNET_IGNITION_CONFIG, type L2Deployment } from "../../src/deploy/two-chain.js";
+import { startOpDevnet, type OpDevnet, type OpDevnetOptions } from "../../src/devnet/op-devnet.js";
+
+const projectRoot = path.resolve(import.meta.dirname, "..", "..");
+
+export interface TestDevnet {
+  devnet: OpDevnet;
+  stateDir: string;
+  /** The devnet as the bridge package sees it. */
+  bridgeNetwork: BridgeNetwork;
+  deployment?: { l1PrimaryToken: string; l2: L2Deployment };
+  stop(): Promise<void>;
+}
+
+/**
+ * A devnet of its own for a test file, in a temporary state directory; with `deploy`, modules L1 and L2
+ * are deployed on it with the devnet parameter files under deployment ids of their own (so a running
+ * `npm start` and its journals are never touched).
+ */
+export async function startTestDevnet(options: Partial<OpDevnetOptions> & { deploy?: boolean } = {}): Promise<TestDevnet> {
+  const stateDir = await mkdtemp(path.join(tmpdir(), "devnet-test-"));
+  const devnet = await startOpDevnet({ stateDir, ...options });
+  const deploymentIds: string[] = [];
+  const stop = async () => {
+    await devnet.stop();
+    await rm(stateDir, { recursive: true, force: true });
+    for (const id of deploymentIds) await rm(path.join(projectRoot, "deploy", "deployments", id), { recursive: true, force: true });
+  };
+  try {
+    let deployment: TestDevnet["deployment"];
+    if (options.deploy) {
+      const suffix = path.basename(stateDir);
+      deploymentIds.push(`test-l1-${suffix}`, `test-l2-${suffix}`);
+      const l1Connection = await network.create({ network: "devnetL1", override: { url: devnet.l1.rpcUrl } });
+      const l2Connection = await network.create({ network: "devnetL2", override: { url: devnet.l2.rpcUrl } });
+      const common = { ignitionConfig: DEVNET_IGNITION_CONFIG };
+      const l1 = await deployL1(l1Connection, { ...common, parametersNetwork: "devnetL1", deploymentId: deploymentIds[0] });
+      const l2 = await deployL2(l2Connection, l1.PrimaryToken, { ...common, parametersNetwork: "devnetL2", deploymentId: deploymentIds[1] });
+      await l1Connection.close();
+      await l2Connection.close();
+      deployment = { l1PrimaryToken: l1.PrimaryToken, l2 };
+    }
+    const bridgeNetwork: BridgeNetwork = {
+      name: "devnet",
+      l1: { chainId: devnet.l1.chainId, rpcUrl: devnet.l1.rpcUrl },
+      l2: { chainId: devnet.l2.chainId, rpcUrl: devnet.l2.rpcUrl },
+      opContracts: devnet.l1Contracts,
+      primaryToken: { l1: deployment?.l1PrimaryToken, l2: deployment?.l2.PrimaryToken },
+      pollIntervalMs: 200,
+    };
+    return { devnet, stateDir, bridgeNetwork, deployment, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Moves L1 time forward by `seconds` and mines a block there. */
+export async function advanceL1Time(devnet: OpDevnet, seconds: bigint): Promise<void> {
+  await devnet.l1Provider.send("evm_increaseTime", [Number(seconds)]);
+  await devnet.l1Provider.send("evm_mine", []);
+}
+
+/** Polls `read` until `accept` holds for its value, or fails after `timeoutMs`. */
+export async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms (last value: ${String(value)})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

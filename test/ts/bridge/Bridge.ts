@@ -1,0 +1,209 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import { Bridge, BridgeError, runCli, type MessageStatusName } from "@avn/bridge";
+import { expect } from "chai";
+import { Contract, parseEther } from "ethers";
+
+import { devAccount } from "../../../src/devnet/accounts.js";
+import { writeStackFile } from "../../../src/devnet/stack-file.js";
+import { advanceL1Time, eventually, startTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
+
+const ERC20 = ["function balanceOf(address) view returns (uint256)", "function transfer(address, uint256) returns (bool)"];
+const E18 = 10n ** 18n;
+// Long enough that finalization needs L1 time to be moved, as on the live chain (7 days there).
+const FINALIZATION_PERIOD = 3_600n;
+
+async function rejectionOf(promise: Promise<unknown>): Promise<BridgeError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error, "expected a BridgeError").to.be.instanceOf(BridgeError);
+  return error as BridgeError;
+}
+
+describe("bridge: deposits and withdrawals through the OP standard bridge on the devnet", function () {
+  this.timeout(240_000);
+  let net: TestDevnet;
+  let bridge: Bridge;
+  const user = devAccount(6);
+
+  before(async function () {
+    net = await startTestDevnet({ deploy: true, finalizationPeriodSeconds: FINALIZATION_PERIOD });
+    // The user gets primary tokens on L1 from the deployer, who holds the supply.
+    const deployer = await net.devnet.l1Provider.getSigner(net.devnet.accounts.deployer.address);
+    const token = new Contract(net.deployment!.l1PrimaryToken, ERC20, deployer);
+    await (await token.getFunction("transfer")(user.address, 10_000n * E18)).wait();
+    bridge = await Bridge.connect(net.bridgeNetwork, user.privateKey);
+  });
+  after(async function () {
+    await net?.stop();
+  });
+
+  const l1Token = () => new Contract(net.deployment!.l1PrimaryToken, ERC20, net.devnet.l1Provider);
+  const l2Token = () => new Contract(net.deployment!.l2.PrimaryToken, ERC20, net.devnet.l2Provider);
+
+  it("deposits ETH: the amount appears on L2 and the message goes UNCONFIRMED → RELAYED", async function () {
+    const before = await net.devnet.l2Provider.getBalance(user.address);
+    const hash = await bridge.depositEth(parseEther("2"));
+    const seen: MessageStatusName[] = [];
+    expect(await bridge.waitFor(hash, "RELAYED", { onStatus: (status) => seen.push(status) })).to.equal("RELAYED");
+    expect(seen.at(-1)).to.equal("RELAYED");
+    expect(seen.every((status) => status === "UNCONFIRMED_L1_TO_L2_MESSAGE" || status === "RELAYED")).to.equal(true);
+    expect(await net.devnet.l2Provider.getBalance(user.address)).to.equal(before + parseEther("2"));
+    expect(await bridge.status(hash)).to.deep.equal({ direction: "L1_TO_L2", status: "RELAYED" });
+  });
+
+  it("refuses a token deposit beyond the allowance without spending gas, and makes it with approval", async function () {
+    const nonce = await net.devnet.l1Provider.getTransactionCount(user.address);
+    const error = await rejectionOf(bridge.depositPrimaryToken(500n * E18));
+    expect(error.code).to.equal("ALLOWANCE_TOO_LOW");
+    expect(error.message).to.match(/may spend 0 base units .* less than 500000000000000000000/);
+    expect(await net.devnet.l1Provider.getTransactionCount(user.address)).to.equal(nonce);
+
+    const l1Before = await l1Token().getFunction("balanceOf")(user.address);
+    const hash = await bridge.depositPrimaryToken(500n * E18, { approve: true });
+    await bridge.waitFor(hash, "RELAYED");
+    expect(await l2Token().getFunction("balanceOf")(user.address)).to.equal(500n * E18);
+    expect(await l1Token().getFunction("balanceOf")(user.address)).to.equal(l1Before - 500n * E18);
+    // The L1 bridge holds what L2 minted.
+    expect(await l1Token().getFunction("balanceOf")(net.devnet.l1Contracts.L1StandardBridge)).to.equal(500n * E18);
+  });
+
+  it("refuses a deposit larger than the balance", async function () {
+    expect((await rejectionOf(bridge.depositPrimaryToken(1_000_000n * E18, { approve: true }))).code).to.equal("INSUFFICIENT_BALANCE");
+  });
+
+  for (const asset of ["ETH", "primary token"] as const) {
+    it(`withdraws ${asset} to L1 through prove and finalize, with every status observed and a clear error for each wrong step`, async function () {
+      const amount = asset === "ETH" ? parseEther("0.5") : 200n * E18;
+      const l1Balance = () =>
+        asset === "ETH" ? net.devnet.l1Provider.getBalance(user.address) : l1Token().getFunction("balanceOf")(user.address);
+
+      // With the proposer paused, no output covers the withdrawal yet.
+      await net.devnet.proposer.stop();
+      const hash = asset === "ETH" ? await bridge.withdrawEth(amount) : await bridge.withdrawPrimaryToken(amount);
+      expect(await bridge.status(hash)).to.deep.equal({ direction: "L2_TO_L1", status: "STATE_ROOT_NOT_PUBLISHED" });
+      expect((await rejectionOf(bridge.prove(hash))).code).to.equal("NOT_PROVABLE_YET");
+      expect((await rejectionOf(bridge.finalize(hash))).code).to.equal("NOT_PROVEN");
+
+      net.devnet.proposer.start();
+      const seen: MessageStatusName[] = [];
+      await bridge.waitFor(hash, "READY_TO_PROVE", { onStatus: (status) => seen.push(status) });
+      expect(seen).to.deep.equal(["STATE_ROOT_NOT_PUBLISHED", "READY_TO_PROVE"]);
+
+      await bridge.prove(hash);
+      expect((await bridge.status(hash)).status).to.equal("IN_CHALLENGE_PERIOD");
+      expect((await rejectionOf(bridge.prove(hash))).code).to.equal("ALREADY_PROVEN");
+      const early = await rejectionOf(bridge.finalize(hash));
+      expect(early.code).to.equal("FINALIZATION_PERIOD_NOT_OVER");
+      expect(early.message).to.match(/can be finalized from \d{4}-\d\d-\d\dT/);
+
+      await advanceL1Time(net.devnet, FINALIZATION_PERIOD + 1n);
+      expect((await bridge.status(hash)).status).to.equal("READY_FOR_RELAY");
+      const before = await l1Balance();
+      const finalizeTx = await bridge.finalize(hash);
+      expect((await bridge.status(hash)).status).to.equal("RELAYED");
+      if (asset === "ETH") {
+        const receipt = await net.devnet.l1Provider.getTransactionReceipt(finalizeTx);
+        expect(await l1Balance()).to.equal(before + amount - receipt!.gasUsed * receipt!.gasPrice);
+      } else {
+        expect(await l1Balance()).to.equal(before + amount);
+      }
+      expect((await rejectionOf(bridge.finalize(hash))).code).to.equal("ALREADY_FINALIZED");
+    });
+  }
+
+  it("refuses a network whose RPC serves another chain", async function () {
+    const wrong = { ...net.bridgeNetwork, name: "testnet", l1: { ...net.bridgeNetwork.l1, chainId: 11155111 } };
+    const error = await rejectionOf(Bridge.connect(wrong, user.privateKey));
+    expect(error.code).to.equal("WRONG_NETWORK");
+    expect(error.message).to.equal("The L1 RPC serves chain 900, but testnet expects chain 11155111");
+  });
+
+  it("refuses to prove a deposit or a transaction with no message", async function () {
+    const deposit = await bridge.depositEth(1n);
+    expect((await rejectionOf(bridge.prove(deposit))).code).to.equal("NOT_A_WITHDRAWAL");
+    const signer = await net.devnet.l1Provider.getSigner(user.address);
+    const plain = await (await signer.sendTransaction({ to: devAccount(7).address, value: 1n })).wait();
+    expect((await rejectionOf(bridge.status(plain!.hash))).code).to.equal("MESSAGE_NOT_FOUND");
+  });
+
+  describe("CLI", function () {
+    let projectRoot: string;
+    let out: string[];
+    let err: string[];
+    const cli = (...args: string[]) =>
+      runCli(args, { projectRoot, env: {}, print: (line) => out.push(line), printError: (line) => err.push(line) });
+
+    before(async function () {
+      projectRoot = await mkdtemp(path.join(tmpdir(), "bridge-cli-"));
+      await writeStackFile(path.join(projectRoot, ".devnet", "stack.json"), {
+        l1: { chainId: 900, rpcUrl: net.devnet.l1.rpcUrl },
+        l2: { chainId: 901, rpcUrl: net.devnet.l2.rpcUrl, wsUrl: net.devnet.l2.wsUrl },
+        contracts: {
+          l1: { ...net.devnet.l1Contracts, PrimaryToken: net.deployment!.l1PrimaryToken },
+          l2: { PrimaryToken: net.deployment!.l2.PrimaryToken },
+        },
+        accounts: { user },
+      });
+    });
+    beforeEach(function () {
+      out = [];
+      err = [];
+    });
+    after(async function () {
+      await rm(projectRoot, { recursive: true, force: true });
+    });
+
+    it("deposits, then follows the message to RELAYED, printing each status; never prints the key", async function () {
+      expect(await cli("deposit-eth", "--amount", "0.25", "--account", "user")).to.equal(0);
+      const hash = /L1 transaction (0x[0-9a-f]{64})/.exec(out.join("\n"))![1];
+      expect(await cli("wait", "--tx", hash, "--account", "user")).to.equal(0);
+      expect(out.at(-1)).to.equal("status: RELAYED");
+      expect(err).to.deep.equal([]);
+      expect(out.join("\n")).to.not.include(user.privateKey.slice(2));
+    });
+
+    it("exits 1 with the error's code for bad input, an unapproved amount and an unknown account", async function () {
+      expect(await cli("deposit-eth", "--amount", "lots", "--account", "user")).to.equal(1);
+      expect(err.at(-1)).to.match(/^error \[INVALID_ARGUMENT\]: --amount "lots" is not a decimal number/);
+      expect(await cli("deposit-token", "--amount", "1", "--account", "user", "--to", "0x123")).to.equal(1);
+      expect(err.at(-1)).to.match(/^error \[INVALID_ARGUMENT\]: --to "0x123" is not an address/);
+      expect(await cli("deposit-token", "--amount", "1000", "--account", "user")).to.equal(1);
+      expect(err.at(-1)).to.match(/^error \[ALLOWANCE_TOO_LOW\]/);
+      expect(await cli("status", "--tx", "0x" + "ab".repeat(32), "--account", "user")).to.equal(1);
+      expect(err.at(-1)).to.match(/^error \[MESSAGE_NOT_FOUND\]/);
+      expect(await cli("status", "--tx", "0x" + "ab".repeat(32), "--account", "nobody")).to.equal(1);
+      expect(err.at(-1)).to.equal('error [CONFIGURATION]: The stack file has no account "nobody" (it has: user)');
+      expect(await cli("teleport")).to.equal(1);
+      expect(err.at(-1)).to.match(/^error \[INVALID_ARGUMENT\]: Unknown command "teleport"/);
+    });
+
+    it("on testnet, names the missing configuration instead of guessing", async function () {
+      expect(await cli("deposit-eth", "--amount", "1", "--network", "testnet")).to.equal(1);
+      expect(err.at(-1)).to.match(/^error \[CONFIGURATION\]: The OP chain's L1 contract addresses are not configured: write them to deploy\/op-chains\/l2Testnet\.json/);
+      // The committed example has placeholders only: it is refused too.
+      const example = path.resolve(import.meta.dirname, "..", "..", "..", "deploy", "op-chains", "example.json");
+      const withExample = (env: NodeJS.ProcessEnv) =>
+        runCli(["deposit-eth", "--amount", "1", "--network", "testnet"], { projectRoot, env, print: () => undefined, printError: (line) => err.push(line) });
+      expect(await withExample({ OP_CHAIN_CONFIG: example })).to.equal(1);
+      expect(err.at(-1)).to.match(/^error \[CONFIGURATION\]: .*example\.json has no address for AddressManager$/);
+      // With the chain's addresses known, the next missing piece is named: the RPC URL, then the key.
+      const stackAsChain = path.join(projectRoot, "op-chain.json");
+      await writeFile(stackAsChain, JSON.stringify({ contracts: net.devnet.l1Contracts }));
+      expect(await withExample({ OP_CHAIN_CONFIG: stackAsChain })).to.equal(1);
+      expect(err.at(-1)).to.equal("error [CONFIGURATION]: Set L1_TESTNET_RPC_URL to the network's JSON-RPC URL");
+      const urls = { L1_TESTNET_RPC_URL: net.devnet.l1.rpcUrl, L2_TESTNET_RPC_URL: net.devnet.l2.rpcUrl };
+      expect(await withExample({ OP_CHAIN_CONFIG: stackAsChain, ...urls })).to.equal(1);
+      expect(err.at(-1)).to.equal("error [CONFIGURATION]: Set BRIDGE_PRIVATE_KEY to the key of the account to bridge with");
+      // And with a key, the devnet's RPCs are recognised as the wrong chains.
+      expect(await withExample({ OP_CHAIN_CONFIG: stackAsChain, ...urls, BRIDGE_PRIVATE_KEY: user.privateKey })).to.equal(1);
+      expect(err.at(-1)).to.equal("error [WRONG_NETWORK]: The L1 RPC serves chain 900, but testnet expects chain 11155111");
+      expect(err.join("\n")).to.not.include(user.privateKey.slice(2));
+      expect(err.join("\n")).to.not.include(net.devnet.l1.rpcUrl);
+    });
+  });
+});

@@ -1,0 +1,217 @@
+import path from "node:path";
+
+import { expect } from "chai";
+import { Contract, Interface, parseEther, Wallet, ZeroAddress } from "ethers";
+
+import { loadParameters } from "../../../src/deploy/parameters.js";
+import { devAccount } from "../../../src/devnet/accounts.js";
+import { depositFromLog, depositHash, TRANSACTION_DEPOSITED_TOPIC } from "../../../src/devnet/op/deposit-transaction.js";
+import { DepositRelay } from "../../../src/devnet/op/deposit-relay.js";
+import { opArtifact } from "../../../src/op/artifacts.js";
+import { L2_PREDEPLOYS, MULTICALL3_ADDRESS } from "../../../src/op/predeploys.js";
+import { startTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
+
+const abi = (name: string) => new Interface(opArtifact(name).abi);
+
+describe("devnet: local OP stack", function () {
+  this.timeout(180_000);
+  let net: TestDevnet;
+
+  before(async function () {
+    net = await startTestDevnet({ deploy: true });
+  });
+  after(async function () {
+    await net?.stop();
+  });
+
+  describe("chains and OP contracts", function () {
+    it("runs L1 on chain 900 and L2 on chain 901 with 2-second blocks and a 30M gas limit", async function () {
+      const { devnet } = net;
+      expect((await devnet.l1Provider.getNetwork()).chainId).to.equal(900n);
+      expect((await devnet.l2Provider.getNetwork()).chainId).to.equal(901n);
+      const first = await devnet.l2Provider.getBlock("latest");
+      await new Promise((resolve) => setTimeout(resolve, 4_500));
+      const later = await devnet.l2Provider.getBlock("latest");
+      expect(later!.number - first!.number).to.be.within(1, 3); // 2 s blocks, not one per transaction
+      const previous = await devnet.l2Provider.getBlock(later!.number - 1);
+      expect(later!.timestamp - previous!.timestamp).to.equal(2);
+      expect(later!.gasLimit).to.equal(30_000_000n);
+    });
+
+    it("has the L1 contracts of an OP chain initialized against each other", async function () {
+      const { devnet } = net;
+      const l1 = devnet.l1Contracts;
+      const at = (name: string, address: string) => new Contract(address, abi(name), devnet.l1Provider);
+      const portal = at("OptimismPortal", l1.OptimismPortal);
+      expect(await portal.getFunction("l2Oracle")()).to.equal(l1.L2OutputOracle);
+      expect(await portal.getFunction("systemConfig")()).to.equal(l1.SystemConfig);
+      expect(await portal.getFunction("paused")()).to.equal(false);
+      expect(await portal.getFunction("version")()).to.match(/^2\./); // the output-oracle portal the SDK proves against
+      const messenger = at("L1CrossDomainMessenger", l1.L1CrossDomainMessenger);
+      expect(await messenger.getFunction("portal")()).to.equal(l1.OptimismPortal);
+      expect(await messenger.getFunction("otherMessenger")()).to.equal(L2_PREDEPLOYS.L2CrossDomainMessenger);
+      const bridge = at("L1StandardBridge", l1.L1StandardBridge);
+      expect(await bridge.getFunction("messenger")()).to.equal(l1.L1CrossDomainMessenger);
+      expect(await bridge.getFunction("otherBridge")()).to.equal(L2_PREDEPLOYS.L2StandardBridge);
+      const systemConfig = at("SystemConfig", l1.SystemConfig);
+      expect(await systemConfig.getFunction("gasLimit")()).to.equal(30_000_000n);
+      expect(await systemConfig.getFunction("optimismPortal")()).to.equal(l1.OptimismPortal);
+      const oracle = at("L2OutputOracle", l1.L2OutputOracle);
+      expect(await oracle.getFunction("proposer")()).to.equal(devnet.accounts.opProposer.address);
+      expect(await oracle.getFunction("finalizationPeriodSeconds")()).to.equal(devnet.finalizationPeriodSeconds);
+      const factory = at("OptimismMintableERC20Factory", l1.OptimismMintableERC20Factory);
+      expect(await factory.getFunction("bridge")()).to.equal(l1.L1StandardBridge);
+      const addressManager = at("AddressManager", l1.AddressManager);
+      expect(await addressManager.getFunction("getAddress")("OVM_L1CrossDomainMessenger")).to.equal(l1.L1CrossDomainMessenger);
+    });
+
+    it("has the L2 predeploys initialized against the L1 contracts", async function () {
+      const { devnet } = net;
+      const at = (name: keyof typeof L2_PREDEPLOYS) => new Contract(L2_PREDEPLOYS[name], abi(name), devnet.l2Provider);
+      expect(await at("L2CrossDomainMessenger").getFunction("otherMessenger")()).to.equal(devnet.l1Contracts.L1CrossDomainMessenger);
+      expect(await at("L2StandardBridge").getFunction("otherBridge")()).to.equal(devnet.l1Contracts.L1StandardBridge);
+      expect(await at("L2ERC721Bridge").getFunction("otherBridge")()).to.equal(devnet.l1Contracts.L1ERC721Bridge);
+      expect(await at("OptimismMintableERC20Factory").getFunction("bridge")()).to.equal(L2_PREDEPLOYS.L2StandardBridge);
+      expect(await devnet.l2Provider.getCode(L2_PREDEPLOYS.L1Block)).to.not.equal("0x");
+      expect(await devnet.l2Provider.getCode(L2_PREDEPLOYS.L2ToL1MessagePasser)).to.not.equal("0x");
+    });
+
+    it("has a working Multicall3 at its canonical address on both chains", async function () {
+      const { devnet } = net;
+      const multicallAbi = ["function getChainId() view returns (uint256)", "function getEthBalance(address) view returns (uint256)"];
+      for (const [provider, chainId] of [
+        [devnet.l1Provider, 900n],
+        [devnet.l2Provider, 901n],
+      ] as const) {
+        const multicall = new Contract(MULTICALL3_ADDRESS, multicallAbi, provider);
+        expect(await multicall.getFunction("getChainId")()).to.equal(chainId);
+        const account = devAccount(3).address;
+        expect(await multicall.getFunction("getEthBalance")(account)).to.equal(await provider.getBalance(account));
+      }
+    });
+
+    it("posts L2 output roots to L1 as the L2 advances", async function () {
+      const { devnet } = net;
+      const oracle = new Contract(devnet.l1Contracts.L2OutputOracle, abi("L2OutputOracle"), devnet.l1Provider);
+      const latestBefore: bigint = await oracle.getFunction("latestBlockNumber")();
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      const latest: bigint = await oracle.getFunction("latestBlockNumber")();
+      expect(latest).to.be.greaterThan(latestBefore);
+      // The root posted is the one the SDK rebuilds from the L2 block and the message passer's storage.
+      const index: bigint = await oracle.getFunction("getL2OutputIndexAfter")(latest);
+      const output = await oracle.getFunction("getL2Output")(index);
+      const { computeOutputRoot } = await import("../../../src/devnet/op/output-proposer.js");
+      expect(output.outputRoot).to.equal(await computeOutputRoot(devnet.l2Provider, latest));
+    });
+  });
+
+  describe("deployment dry run (modules L1 and L2 with the devnet parameter files)", function () {
+    it("creates the L2 primary token through the factory predeploy, paired with the L1 token for the standard bridge", async function () {
+      const { devnet, deployment } = net;
+      const l2Token = new Contract(deployment!.l2.PrimaryToken, abi("OptimismMintableERC20"), devnet.l2Provider);
+      expect(await l2Token.getFunction("remoteToken")()).to.equal(deployment!.l1PrimaryToken);
+      expect(await l2Token.getFunction("bridge")()).to.equal(L2_PREDEPLOYS.L2StandardBridge);
+      expect(await l2Token.getFunction("decimals")()).to.equal(18n);
+      const l1Token = new Contract(deployment!.l1PrimaryToken, ["function symbol() view returns (string)", "function totalSupply() view returns (uint256)"], devnet.l1Provider);
+      expect(await l2Token.getFunction("symbol")()).to.equal(await l1Token.getFunction("symbol")());
+      expect(await l1Token.getFunction("totalSupply")()).to.equal(10n ** 27n);
+      expect(await l2Token.getFunction("totalSupply")()).to.equal(0n); // L2 supply only ever comes over the bridge
+    });
+
+    it("wires the L2 contracts to the bridged token and to each other, with the parameters of devnetL2.json", async function () {
+      const { devnet, deployment } = net;
+      const l2 = deployment!.l2;
+      const deployer = devnet.accounts.deployer.address;
+      const read = (address: string, signature: string, ...args: unknown[]) =>
+        new Contract(address, [signature], devnet.l2Provider).getFunction(signature.split(" ")[1].split("(")[0])(...args);
+      expect(await read(l2.StakedToken, "function PRIMARY_TOKEN() view returns (address)")).to.equal(l2.PrimaryToken);
+      expect(await read(l2.NodeLicense, "function PAYMENT_TOKEN() view returns (address)")).to.equal(l2.PrimaryToken);
+      expect(await read(l2.VerificationRegistry, "function quorum() view returns (uint256)")).to.equal(2n);
+      const hasRole = "function hasRole(bytes32, address) view returns (bool)";
+      const protocolRole = await read(l2.StakedToken, "function PROTOCOL_ROLE() view returns (bytes32)");
+      expect(await read(l2.StakedToken, hasRole, protocolRole, l2.VerificationRegistry)).to.equal(true);
+      const recorderRole = await read(l2.NodeRegistry, "function RECORDER_ROLE() view returns (bytes32)");
+      expect(await read(l2.NodeRegistry, hasRole, recorderRole, l2.VerificationRegistry)).to.equal(true);
+      const funderRole = await read(l2.VerificationRegistry, "function REWARDS_FUNDER_ROLE() view returns (bytes32)");
+      expect(await read(l2.VerificationRegistry, hasRole, funderRole, deployer)).to.equal(true);
+      // The admin parameter is the deployer here: no handover to start.
+      expect(l2.adminHandovers).to.deep.equal([]);
+      expect(await read(l2.VerificationRegistry, "function defaultAdmin() view returns (address)")).to.equal(deployer);
+    });
+
+    it("refuses a live parameter file whose accounts are still the zero address", async function () {
+      await expectRejection(loadParameters("l1Testnet", "L1"), /l1Testnet\.json: L1\.supplyRecipient must be a non-zero address/);
+      await expectRejection(loadParameters("l2Testnet", "L2", { l1PrimaryToken: devAccount(1).address }), /L2\.admin must be a non-zero address/);
+    });
+  });
+
+  describe("deposit relay", function () {
+    it("relays each deposit exactly once and in L1 order, across a stop, a restart and a lost cursor", async function () {
+      const { devnet, stateDir } = net;
+      const portalAddress = devnet.l1Contracts.OptimismPortal;
+      const senders = [devAccount(4), devAccount(5)].map((account) => new Wallet(account.privateKey, devnet.l1Provider));
+      const l2Balance = (address: string) => devnet.l2Provider.getBalance(address);
+      const before = await Promise.all(senders.map((sender) => l2Balance(sender.address)));
+
+      // The relay is down while three deposits are made straight to the portal.
+      await devnet.relay.stop();
+      const portal = (sender: Wallet) => new Contract(portalAddress, abi("OptimismPortal"), sender);
+      const amounts = [parseEther("0.3"), parseEther("0.5"), parseEther("0.7")];
+      const receipts = [];
+      for (const [i, amount] of amounts.entries()) {
+        const sender = senders[i % 2];
+        const tx = await portal(sender).getFunction("depositTransaction")(sender.address, 0n, 100_000n, false, "0x", {
+          value: amount,
+          gasLimit: 500_000n, // the portal burns L1 gas to pay for L2 gas by a block-dependent amount: no exact estimate
+        });
+        receipts.push(await tx.wait());
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2_500)); // an L2 block passes: nothing arrives
+      expect(await l2Balance(senders[0].address)).to.equal(before[0]);
+
+      // A new relay process with the same cursor file picks them up.
+      const restarted = new DepositRelay({ l1: devnet.l1Provider, l2: devnet.l2Provider, portal: portalAddress, fromBlock: 0, cursorFile: path.join(stateDir, "deposit-relay.json") });
+      expect(await restarted.relayPending()).to.equal(3);
+      expect(await l2Balance(senders[0].address)).to.equal(before[0] + amounts[0] + amounts[2]);
+      expect(await l2Balance(senders[1].address)).to.equal(before[1] + amounts[1]);
+
+      // They landed in L1 order, each as the deposit transaction derived from its event.
+      const logs = receipts.flatMap((receipt) => receipt!.logs.filter((log) => log.topics[0] === TRANSACTION_DEPOSITED_TOPIC));
+      const positions = [];
+      for (const log of logs) {
+        const deposit = depositFromLog(log);
+        const l2Tx = await devnet.l2Provider.send("eth_getTransactionByHash", [depositHash(deposit)]);
+        expect(l2Tx.type).to.equal("0x7e");
+        expect(l2Tx.sourceHash).to.equal(deposit.sourceHash);
+        positions.push(Number(l2Tx.blockNumber) * 1_000_000 + Number(l2Tx.transactionIndex));
+      }
+      expect(positions).to.deep.equal([...positions].sort((a, b) => a - b));
+
+      // A relay that lost its cursor rescans everything and sends nothing twice.
+      const amnesiac = new DepositRelay({ l1: devnet.l1Provider, l2: devnet.l2Provider, portal: portalAddress, fromBlock: 0, cursorFile: path.join(stateDir, "missing", "cursor.json") });
+      expect(await amnesiac.relayPending()).to.equal(0);
+      expect(amnesiac.skippedCount).to.be.greaterThanOrEqual(3);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(await l2Balance(senders[0].address)).to.equal(before[0] + amounts[0] + amounts[2]);
+
+      devnet.relay.start(); // the devnet's own relay carries on from its cursor without resending
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(devnet.relay.relayedCount).to.equal(0);
+      expect(await l2Balance(senders[1].address)).to.equal(before[1] + amounts[1]);
+    });
+
+    it("refuses to derive a deposit of an unknown version instead of guessing its layout", async function () {
+      const log = { topics: [TRANSACTION_DEPOSITED_TOPIC, ZeroAddress, ZeroAddress, "0x" + "0".repeat(63) + "1"], data: "0x", blockNumber: 1, index: 0 };
+      expect(() => depositFromLog(log as never)).to.throw(/unknown deposit version 1/);
+    });
+  });
+});
+
+async function expectRejection(promise: Promise<unknown>, message: RegExp): Promise<void> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: Error) => reason,
+  );
+  expect(error, "expected a rejection").to.be.instanceOf(Error);
+  expect(error!.message).to.match(message);
+}
