@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 
 import hardhatToolboxMochaEthers from "@nomicfoundation/hardhat-toolbox-mocha-ethers";
 import { configVariable, defineConfig } from "hardhat/config";
+import type { ChainDescriptorsUserConfig } from "hardhat/types/config";
 
 const require = createRequire(import.meta.url);
 
@@ -25,8 +26,40 @@ function runningStackRpcUrl(part: "l1" | "l2"): string | undefined {
 const devnetL1Url = process.env.DEVNET_L1_RPC_URL ?? runningStackRpcUrl("l1") ?? "http://127.0.0.1:8545";
 const devnetL2Url = process.env.DEVNET_L2_RPC_URL ?? runningStackRpcUrl("l2") ?? "http://127.0.0.1:9545";
 
+// Contract verification on the explorers. The L1 test network is Sepolia, which hardhat-verify knows;
+// the L2 rollup's Blockscout explorer is configuration: L2_TESTNET_EXPLORER_URL (and
+// L2_TESTNET_EXPLORER_API_URL when the API is not at <url>/api). Etherscan's key is a configuration
+// variable like the RPC URLs, read only when a verification runs.
+const L2_TESTNET_CHAIN_ID = 123420000418;
+const l2ExplorerUrl = process.env.L2_TESTNET_EXPLORER_URL;
+const chainDescriptors: ChainDescriptorsUserConfig =
+  l2ExplorerUrl === undefined || l2ExplorerUrl === ""
+    ? {}
+    : {
+        [L2_TESTNET_CHAIN_ID]: {
+          name: "L2 test network",
+          chainType: "op",
+          blockExplorers: {
+            blockscout: {
+              name: "L2 test network explorer",
+              url: l2ExplorerUrl,
+              apiUrl: process.env.L2_TESTNET_EXPLORER_API_URL ?? `${l2ExplorerUrl.replace(/\/$/, "")}/api`,
+            },
+          },
+        },
+      };
+
 export default defineConfig({
   plugins: [hardhatToolboxMochaEthers],
+  chainDescriptors,
+  verify: {
+    etherscan: { apiKey: configVariable("ETHERSCAN_API_KEY") },
+    blockscout: { enabled: true },
+  },
+  ignition: {
+    // Live networks: wait out small reorgs before the next step of a deployment.
+    requiredConfirmations: 2,
+  },
   solidity: {
     version: solcVersion,
     path: solcPath,
@@ -78,7 +111,7 @@ export default defineConfig({
     l2Testnet: {
       type: "http",
       chainType: "op",
-      chainId: 123420000418,
+      chainId: L2_TESTNET_CHAIN_ID,
       url: configVariable("L2_TESTNET_RPC_URL"),
       accounts: [configVariable("L2_TESTNET_DEPLOYER_KEY")],
     },

@@ -67,13 +67,21 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
 }
 
-/** Deploys modules L1 and L2 on a running devnet with its parameter files. */
-export async function deployOnDevnet(devnet: { l1: { rpcUrl: string }; l2: { rpcUrl: string } }): Promise<{ l1PrimaryToken: string; l2: L2Deployment }> {
+/**
+ * Deploys modules L1 and L2 on a running devnet with its parameter files. `deploymentIds` name the
+ * Ignition journals (default `chain-900` / `chain-901`, the devnet's own); tests and benchmarks pass
+ * ids of their own so that a running `npm start` is never touched.
+ */
+export async function deployOnDevnet(
+  devnet: { l1: { rpcUrl: string }; l2: { rpcUrl: string } },
+  deploymentIds: { l1?: string; l2?: string } = {},
+): Promise<{ l1PrimaryToken: string; l2: L2Deployment }> {
   const l1Connection = await network.create({ network: "devnetL1", override: { url: devnet.l1.rpcUrl } });
   const l2Connection = await network.create({ network: "devnetL2", override: { url: devnet.l2.rpcUrl } });
+  const common = { ignitionConfig: DEVNET_IGNITION_CONFIG };
   try {
-    const l1 = await deployL1(l1Connection, { ignitionConfig: DEVNET_IGNITION_CONFIG });
-    const l2 = await deployL2(l2Connection, l1.PrimaryToken, { ignitionConfig: DEVNET_IGNITION_CONFIG });
+    const l1 = await deployL1(l1Connection, { ...common, parametersNetwork: "devnetL1", deploymentId: deploymentIds.l1 });
+    const l2 = await deployL2(l2Connection, l1.PrimaryToken, { ...common, parametersNetwork: "devnetL2", deploymentId: deploymentIds.l2 });
     return { l1PrimaryToken: l1.PrimaryToken, l2 };
   } finally {
     await l1Connection.close();

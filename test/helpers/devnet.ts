@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 import type { BridgeNetwork } from "@avn/bridge";
-import { network } from "hardhat";
 
-import { deployL1, deployL2, DEVNET_IGNITION_CONFIG, type L2Deployment } from "../../src/deploy/two-chain.js";
+import type { L2Deployment } from "../../src/deploy/two-chain.js";
+import { deployOnDevnet } from "../../src/devnet/local-stack.js";
 import { startOpDevnet, type OpDevnet, type OpDevnetOptions } from "../../src/devnet/op-devnet.js";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
@@ -38,14 +38,7 @@ export async function startTestDevnet(options: Partial<OpDevnetOptions> & { depl
     if (options.deploy) {
       const suffix = path.basename(stateDir);
       deploymentIds.push(`test-l1-${suffix}`, `test-l2-${suffix}`);
-      const l1Connection = await network.create({ network: "devnetL1", override: { url: devnet.l1.rpcUrl } });
-      const l2Connection = await network.create({ network: "devnetL2", override: { url: devnet.l2.rpcUrl } });
-      const common = { ignitionConfig: DEVNET_IGNITION_CONFIG };
-      const l1 = await deployL1(l1Connection, { ...common, parametersNetwork: "devnetL1", deploymentId: deploymentIds[0] });
-      const l2 = await deployL2(l2Connection, l1.PrimaryToken, { ...common, parametersNetwork: "devnetL2", deploymentId: deploymentIds[1] });
-      await l1Connection.close();
-      await l2Connection.close();
-      deployment = { l1PrimaryToken: l1.PrimaryToken, l2 };
+      deployment = await deployOnDevnet(devnet, { l1: deploymentIds[0], l2: deploymentIds[1] });
     }
     const bridgeNetwork: BridgeNetwork = {
       name: "devnet",

@@ -1,7 +1,7 @@
 import path from "node:path";
 
 import { expect } from "chai";
-import { Contract, Interface, parseEther, Wallet, ZeroAddress } from "ethers";
+import { Contract, Interface, parseEther, Wallet, ZeroAddress, type TransactionReceipt } from "ethers";
 
 import { loadParameters } from "../../../src/deploy/parameters.js";
 import { devAccount } from "../../../src/devnet/accounts.js";
@@ -157,14 +157,14 @@ describe("devnet: local OP stack", function () {
       await devnet.relay.stop();
       const portal = (sender: Wallet) => new Contract(portalAddress, abi("OptimismPortal"), sender);
       const amounts = [parseEther("0.3"), parseEther("0.5"), parseEther("0.7")];
-      const receipts = [];
+      const receipts: TransactionReceipt[] = [];
       for (const [i, amount] of amounts.entries()) {
         const sender = senders[i % 2];
         const tx = await portal(sender).getFunction("depositTransaction")(sender.address, 0n, 100_000n, false, "0x", {
           value: amount,
           gasLimit: 500_000n, // the portal burns L1 gas to pay for L2 gas by a block-dependent amount: no exact estimate
         });
-        receipts.push(await tx.wait());
+        receipts.push((await tx.wait())!);
       }
       await new Promise((resolve) => setTimeout(resolve, 2_500)); // an L2 block passes: nothing arrives
       expect(await l2Balance(senders[0].address)).to.equal(before[0]);
@@ -176,7 +176,7 @@ describe("devnet: local OP stack", function () {
       expect(await l2Balance(senders[1].address)).to.equal(before[1] + amounts[1]);
 
       // They landed in L1 order, each as the deposit transaction derived from its event.
-      const logs = receipts.flatMap((receipt) => receipt!.logs.filter((log) => log.topics[0] === TRANSACTION_DEPOSITED_TOPIC));
+      const logs = receipts.flatMap((receipt) => receipt.logs.filter((log) => log.topics[0] === TRANSACTION_DEPOSITED_TOPIC));
       const positions = [];
       for (const log of logs) {
         const deposit = depositFromLog(log);
