@@ -56,10 +56,6 @@ export default defineConfig({
     etherscan: { apiKey: configVariable("ETHERSCAN_API_KEY") },
     blockscout: { enabled: true },
   },
-  ignition: {
-    // Live networks: wait out small reorgs before the next step of a deployment.
-    requiredConfirmations: 2,
-  },
   solidity: {
     version: solcVersion,
     path: solcPath,

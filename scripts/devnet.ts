@@ -3,20 +3,12 @@
 // `npm run deploy:devnet`; `npm start` does both.
 import path from "node:path";
 
-import { startLocalStack } from "../src/devnet/local-stack.js";
-import { failedToStart, runUntilStopped } from "../src/devnet/run-until-stopped.js";
+import { startLocalStackFromCli } from "../src/devnet/run-until-stopped.js";
 
 const projectRoot = path.resolve(import.meta.dirname, "..");
-try {
-  const stack = await startLocalStack({
-    projectRoot,
-    deployContracts: false,
-    onProgress: (line) => console.log(line),
-    onServiceError: (service, error) => console.error(`${service}: ${error instanceof Error ? error.message : String(error)} (retrying)`),
-  });
-  runUntilStopped(stack);
-  const { devnet } = stack;
-  console.log(`
+const stack = await startLocalStackFromCli(projectRoot, false);
+const { devnet } = stack;
+console.log(`
 Devnet is up.
   L1      ${devnet.l1.rpcUrl} (chain ${devnet.l1.chainId})
   L2      ${devnet.l2.rpcUrl} (chain ${devnet.l2.chainId}, ${devnet.l2.wsUrl})
@@ -26,6 +18,3 @@ Devnet is up.
 Try:  npm run bridge -- deposit-eth --amount 1
       npm run deploy:devnet      (the project's contracts)
 Press Ctrl-C to stop.`);
-} catch (error) {
-  failedToStart(error);
-}

@@ -3,23 +3,15 @@
 // L1 and L2 Ignition modules; the API and the circuit nodes join it as they land.
 import path from "node:path";
 
-import { startLocalStack } from "../src/devnet/local-stack.js";
-import { failedToStart, runUntilStopped } from "../src/devnet/run-until-stopped.js";
+import { startLocalStackFromCli } from "../src/devnet/run-until-stopped.js";
 
 const projectRoot = path.resolve(import.meta.dirname, "..");
-try {
-  const stack = await startLocalStack({
-    projectRoot,
-    deployContracts: true,
-    onProgress: (line) => console.log(line),
-    onServiceError: (service, error) => console.error(`${service}: ${error instanceof Error ? error.message : String(error)} (retrying)`),
-  });
-  runUntilStopped(stack);
-  const { devnet } = stack;
-  const l1 = stack.stack.contracts?.l1 ?? {};
-  const l2 = stack.stack.contracts?.l2 ?? {};
-  const deployer = devnet.accounts.deployer;
-  console.log(`
+const stack = await startLocalStackFromCli(projectRoot, true);
+const { devnet } = stack;
+const l1 = stack.stack.contracts?.l1 ?? {};
+const l2 = stack.stack.contracts?.l2 ?? {};
+const deployer = devnet.accounts.deployer;
+console.log(`
 Local stack is up.
   L1 (chain ${devnet.l1.chainId})   ${devnet.l1.rpcUrl}
   L2 (chain ${devnet.l2.chainId})   ${devnet.l2.rpcUrl}   ${devnet.l2.wsUrl}
@@ -33,6 +25,3 @@ ${["PrimaryToken", "StakedToken", "NodeLicense", "NodeRegistry", "VerificationRe
 Try:  npm run bridge -- deposit-token --amount 1000 --approve      (L1 → L2, a few seconds)
       npm run bridge -- deposit-eth --amount 1
 Press Ctrl-C to stop.`);
-} catch (error) {
-  failedToStart(error);
-}

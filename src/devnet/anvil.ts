@@ -12,6 +12,11 @@ export interface AnvilOptions {
   /** Start anvil with OP-stack support (deposit transactions). */
   optimism?: boolean;
   gasLimit?: bigint;
+  /**
+   * Lift the 24 KiB contract size limit. Only for code coverage runs, whose instrumented contracts are
+   * larger than the real ones; a devnet that should behave like the live chains keeps the limit.
+   */
+  disableCodeSizeLimit?: boolean;
   /** How long to wait for anvil to listen, in milliseconds. */
   startTimeoutMs?: number;
 }
@@ -48,6 +53,7 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilInstance> 
   if (options.mixedMining) args.push("--mixed-mining");
   if (options.optimism) args.push("--optimism");
   if (options.gasLimit !== undefined) args.push("--gas-limit", options.gasLimit.toString());
+  if (options.disableCodeSizeLimit) args.push("--disable-code-size-limit");
 
   const child = spawn(anvilBinary(), args, { stdio: ["ignore", "pipe", "pipe"] });
   const killOnExit = () => child.kill("SIGKILL");

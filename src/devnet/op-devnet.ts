@@ -32,6 +32,8 @@ export interface OpDevnetOptions {
   l1BlockTime?: number;
   /** How often the relay and the proposer look for work, in milliseconds. */
   pollIntervalMs?: number;
+  /** Lift the contract size limit on both chains (code coverage runs deploy instrumented, larger contracts). */
+  disableCodeSizeLimit?: boolean;
   /** Progress lines, for a CLI to show. */
   onProgress?: (line: string) => void;
   /** Failures of the background services (each is retried). */
@@ -81,9 +83,19 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
   try {
     progress(`Starting L1 (anvil, chain ${DEVNET_L1_CHAIN_ID}) and L2 (anvil --optimism, chain ${DEVNET_L2_CHAIN_ID})…`);
     const [l1, l2] = await Promise.all([
-      startAnvil({ chainId: DEVNET_L1_CHAIN_ID, blockTime: options.l1BlockTime ?? 2, mixedMining: true }),
+      startAnvil({
+        chainId: DEVNET_L1_CHAIN_ID,
+        blockTime: options.l1BlockTime ?? 2,
+        mixedMining: true,
+        disableCodeSizeLimit: options.disableCodeSizeLimit,
+      }),
       // Mined per transaction while the predeploys are installed, then every l2BlockTime seconds.
-      startAnvil({ chainId: DEVNET_L2_CHAIN_ID, optimism: true, gasLimit: 30_000_000n }),
+      startAnvil({
+        chainId: DEVNET_L2_CHAIN_ID,
+        optimism: true,
+        gasLimit: 30_000_000n,
+        disableCodeSizeLimit: options.disableCodeSizeLimit,
+      }),
     ]);
     started.push(l1, l2);
     const l1Provider = devnetProvider(l1.rpcUrl, DEVNET_L1_CHAIN_ID);

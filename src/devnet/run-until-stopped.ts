@@ -1,4 +1,4 @@
-import type { LocalStack } from "./local-stack.js";
+import { startLocalStack, type LocalStack } from "./local-stack.js";
 
 /**
  * Keeps a started local stack running until Ctrl-C (exit 130) or SIGTERM (exit 143), or until one of
@@ -30,4 +30,24 @@ export function runUntilStopped(stack: LocalStack): void {
 export function failedToStart(error: unknown): never {
   console.error(`The local stack could not start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
+}
+
+/**
+ * What `npm start` and `npm run devnet` share: start the stack with progress on the console, keep it
+ * running until stopped, or report why it could not start and exit 1.
+ */
+export async function startLocalStackFromCli(projectRoot: string, deployContracts: boolean): Promise<LocalStack> {
+  try {
+    const stack = await startLocalStack({
+      projectRoot,
+      deployContracts,
+      onProgress: (line) => console.log(line),
+      onServiceError: (service, error) =>
+        console.error(`${service}: ${error instanceof Error ? error.message : String(error)} (retrying)`),
+    });
+    runUntilStopped(stack);
+    return stack;
+  } catch (error) {
+    failedToStart(error);
+  }
 }

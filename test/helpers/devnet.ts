@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 import type { BridgeNetwork } from "@avn/bridge";
+import hre from "hardhat";
 
 import type { L2Deployment } from "../../src/deploy/two-chain.js";
 import { deployOnDevnet } from "../../src/devnet/local-stack.js";
@@ -26,7 +27,9 @@ export interface TestDevnet {
  */
 export async function startTestDevnet(options: Partial<OpDevnetOptions> & { deploy?: boolean } = {}): Promise<TestDevnet> {
   const stateDir = await mkdtemp(path.join(tmpdir(), "devnet-test-"));
-  const devnet = await startOpDevnet({ stateDir, ...options });
+  // Under `hardhat test --coverage` the contracts deployed here are the instrumented ones, above the
+  // 24 KiB limit that the devnet otherwise keeps like the live chains.
+  const devnet = await startOpDevnet({ stateDir, disableCodeSizeLimit: hre.globalOptions.coverage, ...options });
   const deploymentIds: string[] = [];
   const stop = async () => {
     await devnet.stop();
