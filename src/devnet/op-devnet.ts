@@ -78,11 +78,15 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
   const l2BlockTime = options.l2BlockTime ?? 2;
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const started: AnvilInstance[] = [];
-  const stopChains = () => Promise.all(started.map((chain) => chain.stop()));
+  const providers: JsonRpcProvider[] = [];
+  const stopChains = async () => {
+    for (const provider of providers) provider.destroy();
+    await Promise.all(started.map((chain) => chain.stop()));
+  };
 
   try {
     progress(`Starting L1 (anvil, chain ${DEVNET_L1_CHAIN_ID}) and L2 (anvil --optimism, chain ${DEVNET_L2_CHAIN_ID})…`);
-    const [l1, l2] = await Promise.all([
+    const launches = await Promise.allSettled([
       startAnvil({
         chainId: DEVNET_L1_CHAIN_ID,
         blockTime: options.l1BlockTime ?? 2,
@@ -97,9 +101,14 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
         disableCodeSizeLimit: options.disableCodeSizeLimit,
       }),
     ]);
-    started.push(l1, l2);
+    // Keep every chain that did start, so that a failure of the other one stops it too.
+    for (const launch of launches) if (launch.status === "fulfilled") started.push(launch.value);
+    const failedLaunch = launches.find((launch) => launch.status === "rejected");
+    if (failedLaunch !== undefined) throw failedLaunch.reason;
+    const [l1, l2] = started;
     const l1Provider = devnetProvider(l1.rpcUrl, DEVNET_L1_CHAIN_ID);
     const l2Provider = devnetProvider(l2.rpcUrl, DEVNET_L2_CHAIN_ID);
+    providers.push(l1Provider, l2Provider);
     const accounts = {
       deployer: devAccount(DEVNET_ACCOUNTS.deployer),
       opProposer: devAccount(DEVNET_ACCOUNTS.opProposer),
@@ -160,8 +169,6 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
       proposer,
       async stop() {
         await Promise.all([relay.stop(), proposer.stop()]);
-        l1Provider.destroy();
-        l2Provider.destroy();
         await stopChains();
       },
     };

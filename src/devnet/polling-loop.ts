@@ -1,22 +1,21 @@
 /**
  * Runs `pass` again and again, `intervalMs` apart, until stopped: the shape of the devnet's background
- * services (deposit relay, output proposer). A failed pass is reported and retried on the next tick;
- * `stop()` lets the pass in progress finish, so nothing is left half done.
+ * services (deposit relay, output proposer). A failed pass is reported and retried on the next tick.
+ * `stop()` asks the pass in progress to finish early (it is given `isStopping`) and waits for it, so
+ * nothing is left half done.
  */
 export class PollingLoop {
+  readonly #pass: (isStopping: () => boolean) => Promise<unknown>;
+  readonly #intervalMs: number;
+  readonly #onError: ((error: unknown) => void) | undefined;
   #running: Promise<void> | undefined;
   #stopRequested = false;
   #wake: (() => void) | undefined;
 
-  constructor(
-    private readonly pass: () => Promise<unknown>,
-    private readonly intervalMs: number,
-    private readonly onError?: (error: unknown) => void,
-  ) {}
-
-  /** True from `stop()` on, for passes that check it between steps. */
-  get stopRequested(): boolean {
-    return this.#stopRequested;
+  constructor(pass: (isStopping: () => boolean) => Promise<unknown>, intervalMs: number, onError?: (error: unknown) => void) {
+    this.#pass = pass;
+    this.#intervalMs = intervalMs;
+    this.#onError = onError;
   }
 
   start(): void {
@@ -33,15 +32,16 @@ export class PollingLoop {
   }
 
   async #run(): Promise<void> {
+    const isStopping = () => this.#stopRequested;
     while (!this.#stopRequested) {
       try {
-        await this.pass();
+        await this.#pass(isStopping);
       } catch (error) {
-        this.onError?.(error);
+        this.#onError?.(error);
       }
       if (this.#stopRequested) break;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.intervalMs);
+        const timer = setTimeout(resolve, this.#intervalMs);
         this.#wake = () => {
           clearTimeout(timer);
           resolve();

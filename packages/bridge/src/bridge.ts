@@ -69,6 +69,7 @@ export class Bridge {
       throw new BridgeError("CONFIGURATION", "The private key is not a valid 32-byte hex key"); // never echo it
     }
     const l2Signer = l1Signer.connect(l2Provider);
+    await assertProofSystemConfigured(l1Provider, network);
     const messenger = new CrossChainMessenger({
       l1ChainId: network.l1.chainId,
       l2ChainId: network.l2.chainId,
@@ -78,6 +79,8 @@ export class Bridge {
       contracts: {
         l1: {
           ...network.opContracts,
+          // The SDK reads the portal under this name on fault-proof chains (portal 3.x).
+          OptimismPortal2: network.opContracts.OptimismPortal,
           StateCommitmentChain: NO_LEGACY_CONTRACT,
           CanonicalTransactionChain: NO_LEGACY_CONTRACT,
           BondManager: NO_LEGACY_CONTRACT,
@@ -240,6 +243,8 @@ export class Bridge {
     try {
       messages = await this.messenger.getMessagesByTransaction(txHash);
     } catch (error) {
+      // The SDK's words when neither chain has a receipt; anything else (an RPC failure) is not ours to rename.
+      if (!/unable to find transaction receipt/i.test(String((error as Error).message))) throw error;
       throw new BridgeError("MESSAGE_NOT_FOUND", `Transaction ${txHash} is not mined on L1 or L2 of ${this.network.name}`, { cause: error });
     }
     if (messages.length === 0) throw new BridgeError("MESSAGE_NOT_FOUND", `Transaction ${txHash} sent no cross-chain message`);
@@ -295,6 +300,27 @@ async function assertChain(provider: ethers.providers.JsonRpcProvider, chain: st
   }
   if (actual !== expected) {
     throw new BridgeError("WRONG_NETWORK", `The ${chain} RPC serves chain ${actual}, but ${networkName} expects chain ${expected}`);
+  }
+}
+
+/**
+ * SDK 3.3.3 proves against the L2OutputOracle when the portal's version is below 3.0.0 and against
+ * dispute games from 3.0.0 on; the latter needs the DisputeGameFactory address, which only the chain's
+ * configuration can give.
+ */
+async function assertProofSystemConfigured(l1: ethers.providers.JsonRpcProvider, network: BridgeNetwork): Promise<void> {
+  const portal = new ethers.Contract(network.opContracts.OptimismPortal, ["function version() view returns (string)"], l1);
+  let version: string;
+  try {
+    version = await portal.version();
+  } catch (error) {
+    throw new BridgeError("CONFIGURATION", `The configured OptimismPortal of ${network.name} does not answer version()`, { cause: error });
+  }
+  if (Number(version.split(".")[0]) >= 3 && network.opContracts.DisputeGameFactory === undefined) {
+    throw new BridgeError(
+      "CONFIGURATION",
+      `The OptimismPortal of ${network.name} is version ${version} (fault proofs): add the chain's DisputeGameFactory address to its configuration`,
+    );
   }
 }
 

@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { ethers } from "ethers";
 
 import { Bridge, type MessageStatusName } from "./bridge.ts";
-import { BridgeError } from "./errors.ts";
+import { BridgeError, describeUnexpected } from "./errors.ts";
 import { devnetNetwork, testnetNetwork, type BridgeNetwork } from "./network.ts";
 
 export interface CliContext {
@@ -57,8 +57,8 @@ export async function runCli(args: string[], context: CliContext): Promise<numbe
       context.printError(`error [${error.code}]: ${error.message}`);
       return 1;
     }
-    // Unexpected: the SDK's or the RPC's own words, without a stack trace (and no key is ever in them).
-    context.printError(`error: ${error instanceof Error ? error.message : String(error)}`);
+    // Unexpected: the SDK's or the RPC's short reason, without a stack trace or any URL.
+    context.printError(`error: ${describeUnexpected(error)}`);
     return 2;
   }
 }
@@ -157,7 +157,9 @@ async function run(args: string[], context: CliContext): Promise<void> {
         timeoutMs: timeoutSeconds * 1000,
         onStatus: (status) => context.print(`status: ${status}`),
       });
-      if (reached === "FAILED_L1_TO_L2_MESSAGE") throw new BridgeError("MESSAGE_NOT_FOUND", "The deposit failed on L2 and must be replayed");
+      if (reached === "FAILED_L1_TO_L2_MESSAGE") {
+        throw new BridgeError("DEPOSIT_FAILED", "The deposit's message failed on L2: it must be replayed with more gas");
+      }
       return;
     }
     default:
@@ -178,11 +180,16 @@ function parseAmount(text: string | undefined): bigint {
 }
 
 function parseAddress(text: string): string {
+  let address: string;
   try {
-    return ethers.utils.getAddress(text);
+    address = ethers.utils.getAddress(text);
   } catch {
     throw new BridgeError("INVALID_ARGUMENT", `--to ${JSON.stringify(text)} is not an address (or its checksum is wrong)`);
   }
+  if (address === ethers.constants.AddressZero) {
+    throw new BridgeError("INVALID_ARGUMENT", "--to is the zero address: the funds would be lost");
+  }
+  return address;
 }
 
 async function loadNetwork(name: string, context: CliContext): Promise<BridgeNetwork> {

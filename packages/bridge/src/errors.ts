@@ -12,6 +12,7 @@ export type BridgeErrorCode =
   | "ALREADY_PROVEN"
   | "FINALIZATION_PERIOD_NOT_OVER"
   | "ALREADY_FINALIZED"
+  | "DEPOSIT_FAILED"
   | "TIMEOUT";
 
 /**
@@ -26,4 +27,20 @@ export class BridgeError extends Error {
     this.name = "BridgeError";
     this.code = code;
   }
+}
+
+/**
+ * A one-line description of an error nobody expected, for people: the library's short reason when it
+ * has one (ethers puts the request URL and body into its long messages), with every URL replaced.
+ */
+export function describeUnexpected(error: unknown): string {
+  const details = error as { reason?: unknown; code?: unknown; message?: unknown } | null;
+  const reason = typeof details?.reason === "string" ? details.reason : String(details?.message ?? error);
+  const code = typeof details?.code === "string" ? ` (${details.code})` : "";
+  return `${redactUrls(reason.split("\n")[0])}${code}`;
+}
+
+/** Replaces URLs (hosted RPC URLs carry API keys in their path or query) with a placeholder. */
+export function redactUrls(text: string): string {
+  return text.replace(/\b(?:https?|wss?):\/\/[^\s"'<>]+/gi, "<url>");
 }

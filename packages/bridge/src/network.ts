@@ -12,6 +12,8 @@ export interface OpL1Addresses {
   L1StandardBridge: string;
   OptimismPortal: string;
   L2OutputOracle: string;
+  /** Only for chains with fault proofs (OptimismPortal 3.x): where their dispute games are. */
+  DisputeGameFactory?: string;
 }
 
 /** Everything the bridge needs to know about one L1/L2 pair. No keys: those come separately. */
@@ -57,6 +59,13 @@ function pickOpContracts(source: Record<string, unknown> | undefined, where: str
       throw new BridgeError("CONFIGURATION", `${where} has no address for ${name}`);
     }
     picked[name] = address;
+  }
+  const factory = source?.DisputeGameFactory;
+  if (factory !== undefined) {
+    if (typeof factory !== "string" || !ethers.utils.isAddress(factory)) {
+      throw new BridgeError("CONFIGURATION", `${where} has an invalid address for DisputeGameFactory`);
+    }
+    picked.DisputeGameFactory = factory;
   }
   return picked;
 }

@@ -1,11 +1,17 @@
+import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 import type { JsonRpcProvider } from "ethers";
 
 import { PollingLoop } from "../polling-loop.js";
-
-import { depositFromLog, depositHash, serializeDeposit, TRANSACTION_DEPOSITED_TOPIC } from "./deposit-transaction.js";
+import {
+  depositFromLog,
+  depositHash,
+  serializeDeposit,
+  TRANSACTION_DEPOSITED_TOPIC,
+  type DepositTransaction,
+} from "./deposit-transaction.js";
 
 export interface DepositRelayOptions {
   l1: JsonRpcProvider;
@@ -14,7 +20,7 @@ export interface DepositRelayOptions {
   portal: string;
   /** The first L1 block to scan (the portal's deployment block). */
   fromBlock: number;
-  /** Where the relay remembers the next L1 block to scan, so that a restart resumes there. */
+  /** Where the relay keeps its state (next L1 block to scan, failed deposits), so that a restart resumes there. */
   cursorFile: string;
   pollIntervalMs?: number;
   /** Longest L1 block range asked of `eth_getLogs` at once. */
@@ -24,9 +30,13 @@ export interface DepositRelayOptions {
   onError?: (error: unknown) => void;
 }
 
-interface Cursor {
+/** What the relay persists. `anchor` ties it to one L1 chain: the hash of block `nextBlock - 1`. */
+interface RelayState {
   portal: string;
   nextBlock: number;
+  anchor: string | null;
+  /** Source hashes of deposits op-geth would include as failed transactions (see `#relayFailed`). */
+  failed: string[];
 }
 
 /**
@@ -34,21 +44,24 @@ interface Cursor {
  * portal becomes the matching deposit transaction on the anvil L2, in L1 order, exactly once.
  *
  * Exactly once, also across restarts and crashes: a deposit's L2 hash is known before it is sent, so
- * each one is looked up on L2 first and sent only if L2 has never seen it; the cursor (next L1 block
- * to scan) is persisted only after every deposit up to it is mined, so a crash re-scans at worst a
- * range whose deposits the lookup then skips. In order: deposits are sent one at a time, each after
- * the previous one is mined.
+ * each one is looked up on L2 first and sent only if L2 has never seen it; passes never overlap; the
+ * state (next L1 block to scan) is persisted only after every deposit up to it is mined, so a crash
+ * re-scans at worst a range whose deposits the lookup then skips. A state file from another L1 chain
+ * (its anchor block hash differs) is ignored. In order: deposits are sent one at a time, each after the
+ * previous one is mined.
  */
 export class DepositRelay {
   readonly #options: Required<Omit<DepositRelayOptions, "onError">> & Pick<DepositRelayOptions, "onError">;
-  #nextBlock: number | undefined;
   readonly #loop: PollingLoop;
+  #state: RelayState | undefined;
+  #pass: Promise<number> | undefined;
   #relayed = 0;
   #skipped = 0;
+  #failed = 0;
 
   constructor(options: DepositRelayOptions) {
     this.#options = { pollIntervalMs: 500, maxBlockRange: 1_000, inclusionTimeoutMs: 30_000, ...options };
-    this.#loop = new PollingLoop(() => this.relayPending(), this.#options.pollIntervalMs, options.onError);
+    this.#loop = new PollingLoop((isStopping) => this.relayPending(isStopping), this.#options.pollIntervalMs, options.onError);
   }
 
   /** Deposits this instance sent to L2. */
@@ -56,9 +69,14 @@ export class DepositRelay {
     return this.#relayed;
   }
 
-  /** Deposits this instance found already on L2 (re-scanned after a restart) and did not send again. */
+  /** Deposits this instance found already handled (re-scanned after a restart) and did not send again. */
   get skippedCount(): number {
     return this.#skipped;
+  }
+
+  /** Deposits that fail on L2 as op-geth would fail them: mint credited, nothing else executed. */
+  get failedCount(): number {
+    return this.#failed;
   }
 
   /** Starts relaying in the background until `stop()`. */
@@ -70,55 +88,103 @@ export class DepositRelay {
     await this.#loop.stop();
   }
 
-  /** One pass: relays every deposit emitted up to the latest L1 block. Returns how many it sent. */
-  async relayPending(): Promise<number> {
-    const { l1, l2, portal, maxBlockRange } = this.#options;
-    this.#nextBlock ??= await this.#loadCursor();
+  /**
+   * One pass: relays every deposit emitted up to the latest L1 block and returns how many it sent. A
+   * call while a pass runs joins that pass (two passes could both find a deposit missing and send it
+   * twice; anvil would execute it twice).
+   */
+  relayPending(isStopping: () => boolean = () => false): Promise<number> {
+    this.#pass ??= this.#relayPending(isStopping).finally(() => {
+      this.#pass = undefined;
+    });
+    return this.#pass;
+  }
+
+  async #relayPending(isStopping: () => boolean): Promise<number> {
+    const { l1, portal, maxBlockRange } = this.#options;
+    const state = (this.#state ??= await this.#loadState());
     const latest = await l1.getBlockNumber();
     let sent = 0;
-    while (this.#nextBlock <= latest && !this.#loop.stopRequested) {
-      const toBlock = Math.min(latest, this.#nextBlock + maxBlockRange - 1);
-      const logs = await l1.getLogs({ address: portal, topics: [TRANSACTION_DEPOSITED_TOPIC], fromBlock: this.#nextBlock, toBlock });
+    while (state.nextBlock <= latest && !isStopping()) {
+      const toBlock = Math.min(latest, state.nextBlock + maxBlockRange - 1);
+      const logs = await l1.getLogs({ address: portal, topics: [TRANSACTION_DEPOSITED_TOPIC], fromBlock: state.nextBlock, toBlock });
       logs.sort((a, b) => a.blockNumber - b.blockNumber || a.index - b.index);
       for (const log of logs) {
-        const deposit = depositFromLog(log);
-        const hash = depositHash(deposit);
-        if ((await l2.send("eth_getTransactionByHash", [hash])) !== null) {
-          this.#skipped += 1;
-          continue;
-        }
-        await l2.send("eth_sendRawTransaction", [serializeDeposit(deposit)]);
-        const receipt = await l2.waitForTransaction(hash, 1, this.#options.inclusionTimeoutMs);
-        if (receipt === null) throw new Error(`deposit ${hash} was not mined on L2`);
-        this.#relayed += 1;
-        sent += 1;
+        if (await this.#relay(depositFromLog(log), state)) sent += 1;
       }
-      this.#nextBlock = toBlock + 1;
-      await this.#saveCursor({ portal, nextBlock: this.#nextBlock });
+      const anchor = await l1.getBlock(toBlock);
+      if (anchor === null) throw new Error(`L1 block ${toBlock} disappeared while relaying`);
+      state.nextBlock = toBlock + 1;
+      state.anchor = anchor.hash;
+      await this.#saveState(state);
     }
     return sent;
   }
 
-
-  async #loadCursor(): Promise<number> {
-    try {
-      const cursor = JSON.parse(await readFile(this.#options.cursorFile, "utf8")) as Cursor;
-      // A cursor of another portal belongs to an earlier devnet: start this one from its beginning.
-      if (cursor.portal.toLowerCase() === this.#options.portal.toLowerCase() && Number.isSafeInteger(cursor.nextBlock)) {
-        return cursor.nextBlock;
-      }
-    } catch {
-      // No cursor (first start) or an unreadable one: scanning from the start is safe, only slower,
-      // because deposits already on L2 are recognised by their hash and skipped.
+  /** Relays one deposit unless L2 has it already; true when it was sent now. */
+  async #relay(deposit: DepositTransaction, state: RelayState): Promise<boolean> {
+    const { l2 } = this.#options;
+    const hash = depositHash(deposit);
+    if (state.failed.includes(deposit.sourceHash) || (await l2.send("eth_getTransactionByHash", [hash])) !== null) {
+      this.#skipped += 1;
+      return false;
     }
-    return this.#options.fromBlock;
+    try {
+      await l2.send("eth_sendRawTransaction", [serializeDeposit(deposit)]);
+    } catch (error) {
+      if (!/insufficient funds/i.test(String((error as Error).message))) throw error;
+      await this.#relayFailed(deposit, state);
+      return false;
+    }
+    const receipt = await l2.waitForTransaction(hash, 1, this.#options.inclusionTimeoutMs);
+    if (receipt === null) throw new Error(`deposit ${hash} was not mined on L2`);
+    this.#relayed += 1;
+    return true;
   }
 
-  async #saveCursor(cursor: Cursor): Promise<void> {
+  /**
+   * A deposit whose value exceeds its mint plus the sender's L2 balance is valid by the OP spec: op-geth
+   * includes it as a failed transaction that still credits the mint. anvil refuses such a transaction
+   * outright, which would block every later deposit; the relay does what op-geth's state change would
+   * (credit the mint) and records the deposit so that it is never applied twice.
+   */
+  async #relayFailed(deposit: DepositTransaction, state: RelayState): Promise<void> {
+    const { l2 } = this.#options;
+    if (deposit.mint > 0n) {
+      const balance = await l2.getBalance(deposit.from);
+      await l2.send("anvil_setBalance", [deposit.from, `0x${(balance + deposit.mint).toString(16)}`]);
+    }
+    state.failed.push(deposit.sourceHash);
+    await this.#saveState(state);
+    this.#failed += 1;
+  }
+
+  async #loadState(): Promise<RelayState> {
+    const fresh: RelayState = { portal: this.#options.portal, nextBlock: this.#options.fromBlock, anchor: null, failed: [] };
+    let saved: RelayState;
+    try {
+      saved = JSON.parse(await readFile(this.#options.cursorFile, "utf8")) as RelayState;
+    } catch {
+      // No state (first start) or an unreadable one: scanning from the start is safe, only slower,
+      // because deposits already on L2 are recognised by their hash and skipped.
+      return fresh;
+    }
+    const sameChain =
+      typeof saved.portal === "string" &&
+      saved.portal.toLowerCase() === this.#options.portal.toLowerCase() &&
+      Number.isSafeInteger(saved.nextBlock) &&
+      Array.isArray(saved.failed) &&
+      (saved.anchor === null || (await this.#options.l1.getBlock(saved.nextBlock - 1))?.hash === saved.anchor);
+    // State of an earlier devnet (the same deployer gives the same portal address, so the anchor block
+    // hash decides): this chain starts from its beginning.
+    return sameChain ? saved : fresh;
+  }
+
+  async #saveState(state: RelayState): Promise<void> {
     const file = this.#options.cursorFile;
     await mkdir(path.dirname(file), { recursive: true });
-    const temporary = `${file}.${process.pid}.tmp`;
-    await writeFile(temporary, JSON.stringify(cursor));
-    await rename(temporary, file); // atomic: a crash leaves the old cursor or the new one
+    const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+    await writeFile(temporary, JSON.stringify(state));
+    await rename(temporary, file); // atomic: a crash leaves the old state or the new one
   }
 }

@@ -45,10 +45,11 @@ export class OutputProposer {
   readonly #oracle: Contract;
   readonly #loop: PollingLoop;
   #proposed = 0;
+  #pass: Promise<number> | undefined;
 
   constructor(options: OutputProposerOptions) {
     this.#options = { pollIntervalMs: 500, ...options };
-    this.#loop = new PollingLoop(() => this.proposePending(), this.#options.pollIntervalMs, options.onError);
+    this.#loop = new PollingLoop((isStopping) => this.proposePending(isStopping), this.#options.pollIntervalMs, options.onError);
     this.#oracle = new Contract(options.oracle, opArtifact("L2OutputOracle").abi, options.l1Signer);
   }
 
@@ -65,12 +66,20 @@ export class OutputProposer {
   }
 
   /** Proposes every output the oracle accepts now; returns how many. */
-  async proposePending(): Promise<number> {
+  proposePending(isStopping: () => boolean = () => false): Promise<number> {
+    // One pass at a time: two would post the same output and the second would revert.
+    this.#pass ??= this.#proposePending(isStopping).finally(() => {
+      this.#pass = undefined;
+    });
+    return this.#pass;
+  }
+
+  async #proposePending(isStopping: () => boolean): Promise<number> {
     const { l2 } = this.#options;
     const l1 = this.#options.l1Signer.provider;
     if (l1 === null) throw new Error("the proposer's L1 signer has no provider");
     let proposed = 0;
-    while (!this.#loop.stopRequested) {
+    while (!isStopping()) {
       const next: bigint = await this.#oracle.getFunction("nextBlockNumber")();
       if (next > BigInt(await l2.getBlockNumber())) break;
       const nominalTimestamp: bigint = await this.#oracle.getFunction("computeL2Timestamp")(next);
