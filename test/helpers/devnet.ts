@@ -17,6 +17,8 @@ export interface TestDevnet {
   /** The devnet as the bridge package sees it. */
   bridgeNetwork: BridgeNetwork;
   deployment?: { l1PrimaryToken: string; l2: L2Deployment };
+  /** Failures of the devnet's relay and proposer: a test file checks it stays empty. */
+  serviceErrors: string[];
   stop(): Promise<void>;
 }
 
@@ -29,7 +31,13 @@ export async function startTestDevnet(options: Partial<OpDevnetOptions> & { depl
   const stateDir = await mkdtemp(path.join(tmpdir(), "devnet-test-"));
   // Under `hardhat test --coverage` the contracts deployed here are the instrumented ones, above the
   // 24 KiB limit that the devnet otherwise keeps like the live chains.
-  const devnet = await startOpDevnet({ stateDir, disableCodeSizeLimit: hre.globalOptions.coverage, ...options });
+  const serviceErrors: string[] = [];
+  const devnet = await startOpDevnet({
+    stateDir,
+    disableCodeSizeLimit: hre.globalOptions.coverage,
+    onServiceError: (service, error) => serviceErrors.push(`${service}: ${error instanceof Error ? error.message : String(error)}`),
+    ...options,
+  });
   const deploymentIds: string[] = [];
   const stop = async () => {
     await devnet.stop();
@@ -51,7 +59,7 @@ export async function startTestDevnet(options: Partial<OpDevnetOptions> & { depl
       primaryToken: { l1: deployment?.l1PrimaryToken, l2: deployment?.l2.PrimaryToken },
       pollIntervalMs: 200,
     };
-    return { devnet, stateDir, bridgeNetwork, deployment, stop };
+    return { devnet, stateDir, bridgeNetwork, deployment, serviceErrors, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -72,5 +80,23 @@ export async function eventually<T>(read: () => Promise<T>, accept: (value: T) =
     if (accept(value)) return value;
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms (last value: ${String(value)})`);
     await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Sends several L1 transactions into one L1 block: mining is paused (the devnet's L1 otherwise mines
+ * each transaction at once), `send` submits them, one block is mined, and mining resumes.
+ */
+export async function inOneL1Block<T>(devnet: OpDevnet, send: () => Promise<T>): Promise<T> {
+  const l1 = devnet.l1Provider;
+  await l1.send("evm_setIntervalMining", [0]);
+  await l1.send("evm_setAutomine", [false]);
+  try {
+    const sent = await send();
+    await l1.send("evm_mine", []);
+    return sent;
+  } finally {
+    await l1.send("evm_setAutomine", [true]);
+    await l1.send("evm_setIntervalMining", [2]);
   }
 }

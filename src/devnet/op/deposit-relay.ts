@@ -129,13 +129,13 @@ export class DepositRelay {
       this.#skipped += 1;
       return false;
     }
-    try {
-      await l2.send("eth_sendRawTransaction", [serializeDeposit(deposit)]);
-    } catch (error) {
-      if (!/insufficient funds/i.test(String((error as Error).message))) throw error;
+    // op-geth credits the mint, then fails a deposit whose value the sender cannot cover; anvil would
+    // leave such a transaction pending for ever (or refuse it), stalling every later deposit.
+    if (deposit.value > deposit.mint + (await l2.getBalance(deposit.from))) {
       await this.#relayFailed(deposit, state);
       return false;
     }
+    await l2.send("eth_sendRawTransaction", [serializeDeposit(deposit)]);
     const receipt = await l2.waitForTransaction(hash, 1, this.#options.inclusionTimeoutMs);
     if (receipt === null) throw new Error(`deposit ${hash} was not mined on L2`);
     this.#relayed += 1;
@@ -144,9 +144,9 @@ export class DepositRelay {
 
   /**
    * A deposit whose value exceeds its mint plus the sender's L2 balance is valid by the OP spec: op-geth
-   * includes it as a failed transaction that still credits the mint. anvil refuses such a transaction
-   * outright, which would block every later deposit; the relay does what op-geth's state change would
-   * (credit the mint) and records the deposit so that it is never applied twice.
+   * includes it as a failed transaction that still credits the mint. anvil does not include such a
+   * transaction, which would block every later deposit; the relay makes op-geth's state change (credit
+   * the mint) and records the deposit so that it is never applied twice.
    */
   async #relayFailed(deposit: DepositTransaction, state: RelayState): Promise<void> {
     const { l2 } = this.#options;

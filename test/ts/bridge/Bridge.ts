@@ -1,10 +1,12 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-import { Bridge, BridgeError, runCli, type MessageStatusName } from "@avn/bridge";
+import { Bridge, BridgeError, describeUnexpected, runCli, type MessageStatusName } from "@avn/bridge";
 import { expect } from "chai";
-import { Contract, parseEther } from "ethers";
+import { AbiCoder, Contract, parseEther, ZeroAddress } from "ethers";
 
 import { devAccount } from "../../../src/devnet/accounts.js";
 import { writeStackFile } from "../../../src/devnet/stack-file.js";
@@ -39,7 +41,9 @@ describe("bridge: deposits and withdrawals through the OP standard bridge on the
     bridge = await Bridge.connect(net.bridgeNetwork, user.privateKey);
   });
   after(async function () {
+    const errors = net?.serviceErrors ?? [];
     await net?.stop();
+    expect(errors, "the relay and the proposer never failed").to.deep.equal([]);
   });
 
   const l1Token = () => new Contract(net.deployment!.l1PrimaryToken, ERC20, net.devnet.l1Provider);
@@ -49,7 +53,7 @@ describe("bridge: deposits and withdrawals through the OP standard bridge on the
     const before = await net.devnet.l2Provider.getBalance(user.address);
     const hash = await bridge.depositEth(parseEther("2"));
     const seen: MessageStatusName[] = [];
-    expect(await bridge.waitFor(hash, "RELAYED", { onStatus: (status) => seen.push(status) })).to.equal("RELAYED");
+    expect(await bridge.waitFor(hash, "RELAYED", { onStatus: (status) => seen.push(status), timeoutMs: 30_000 })).to.equal("RELAYED");
     expect(seen.at(-1)).to.equal("RELAYED");
     expect(seen.every((status) => status === "UNCONFIRMED_L1_TO_L2_MESSAGE" || status === "RELAYED")).to.equal(true);
     expect(await net.devnet.l2Provider.getBalance(user.address)).to.equal(before + parseEther("2"));
@@ -65,7 +69,7 @@ describe("bridge: deposits and withdrawals through the OP standard bridge on the
 
     const l1Before = await l1Token().getFunction("balanceOf")(user.address);
     const hash = await bridge.depositPrimaryToken(500n * E18, { approve: true });
-    await bridge.waitFor(hash, "RELAYED");
+    await bridge.waitFor(hash, "RELAYED", { timeoutMs: 30_000 });
     expect(await l2Token().getFunction("balanceOf")(user.address)).to.equal(500n * E18);
     expect(await l1Token().getFunction("balanceOf")(user.address)).to.equal(l1Before - 500n * E18);
     // The L1 bridge holds what L2 minted.
@@ -91,7 +95,7 @@ describe("bridge: deposits and withdrawals through the OP standard bridge on the
 
       net.devnet.proposer.start();
       const seen: MessageStatusName[] = [];
-      await bridge.waitFor(hash, "READY_TO_PROVE", { onStatus: (status) => seen.push(status) });
+      await bridge.waitFor(hash, "READY_TO_PROVE", { onStatus: (status) => seen.push(status), timeoutMs: 30_000 });
       expect(seen).to.deep.equal(["STATE_ROOT_NOT_PUBLISHED", "READY_TO_PROVE"]);
 
       await bridge.prove(hash);
@@ -99,7 +103,10 @@ describe("bridge: deposits and withdrawals through the OP standard bridge on the
       expect((await rejectionOf(bridge.prove(hash))).code).to.equal("ALREADY_PROVEN");
       const early = await rejectionOf(bridge.finalize(hash));
       expect(early.code).to.equal("FINALIZATION_PERIOD_NOT_OVER");
-      expect(early.message).to.match(/can be finalized from \d{4}-\d\d-\d\dT/);
+      // The time given is the proof's L1 time plus the finalization period.
+      const provenAt = (await net.devnet.l1Provider.getBlock("latest"))!.timestamp;
+      const finalizableAt = Date.parse(/can be finalized from (\S+) \(L1 time\)/.exec(early.message)![1]) / 1000;
+      expect(finalizableAt - provenAt).to.be.within(Number(FINALIZATION_PERIOD) - 5, Number(FINALIZATION_PERIOD));
 
       await advanceL1Time(net.devnet, FINALIZATION_PERIOD + 1n);
       expect((await bridge.status(hash)).status).to.equal("READY_FOR_RELAY");
@@ -121,6 +128,68 @@ describe("bridge: deposits and withdrawals through the OP standard bridge on the
     const error = await rejectionOf(Bridge.connect(wrong, user.privateKey));
     expect(error.code).to.equal("WRONG_NETWORK");
     expect(error.message).to.equal("The L1 RPC serves chain 900, but testnet expects chain 11155111");
+    const wrongL2 = { ...net.bridgeNetwork, l2: { ...net.bridgeNetwork.l2, chainId: 123420000418 } };
+    expect((await rejectionOf(Bridge.connect(wrongL2, user.privateKey))).message).to.equal(
+      "The L2 RPC serves chain 901, but devnet expects chain 123420000418",
+    );
+  });
+
+  it("refuses a fault-proof portal without its dispute game factory, and never prints an RPC URL on unexpected failures", async function () {
+    // A JSON-RPC endpoint behind a secret path, like a hosted RPC's API key: it answers the chain id and
+    // the portal's version, and fails everything else.
+    let portalVersion = "3.10.0";
+    const server = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk) => (body += chunk));
+      request.on("end", () => {
+        const { id, method } = JSON.parse(body) as { id: number; method: string };
+        const port = (server.address() as AddressInfo).port;
+        const answers: Record<string, string> = {
+          eth_chainId: request.url?.includes("l1") ? "0x384" : "0x385",
+          eth_call: AbiCoder.defaultAbiCoder().encode(["string"], [portalVersion]),
+        };
+        if (answers[method] === undefined) {
+          response.writeHead(500).end(`upstream http://127.0.0.1:${port}/SECRET-KEY failed`);
+          return;
+        }
+        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id, result: answers[method] }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const fake = { ...net.bridgeNetwork, l1: { chainId: 900, rpcUrl: `${base}/l1/SECRET-KEY` }, l2: { chainId: 901, rpcUrl: `${base}/l2/SECRET-KEY` } };
+    try {
+      const error = await rejectionOf(Bridge.connect(fake, user.privateKey));
+      expect(error.code).to.equal("CONFIGURATION");
+      expect(error.message).to.equal("The OptimismPortal of devnet is version 3.10.0 (fault proofs): add the chain's DisputeGameFactory address to its configuration");
+
+      portalVersion = "2.8.0";
+      const projectRoot = await mkdtemp(path.join(tmpdir(), "bridge-fake-"));
+      await writeStackFile(path.join(projectRoot, ".devnet", "stack.json"), {
+        l1: fake.l1,
+        l2: { ...fake.l2, wsUrl: "ws://unused" },
+        contracts: { l1: { ...net.devnet.l1Contracts } },
+        accounts: { user },
+      });
+      const lines: string[] = [];
+      const exitCode = await runCli(["deposit-eth", "--amount", "1", "--account", "user"], {
+        projectRoot,
+        env: {},
+        print: (line) => lines.push(line),
+        printError: (line) => lines.push(line),
+      });
+      await rm(projectRoot, { recursive: true, force: true });
+      expect(exitCode).to.equal(2);
+      expect(lines.at(-1)).to.match(/^error: /);
+      expect(lines.at(-1)).to.equal("error: bad response (SERVER_ERROR)"); // ethers' short reason, not its URL-laden message
+      // Errors without a short reason keep their first line, with every URL replaced.
+      const bare = new Error("request to https://rpc.example/v3/SECRET-KEY failed\nat https://rpc.example/v3/SECRET-KEY");
+      expect(describeUnexpected(bare)).to.equal("request to <url> failed");
+      expect(lines.join("\n")).to.not.include("SECRET-KEY");
+      expect(lines.join("\n")).to.not.include(user.privateKey.slice(2));
+    } finally {
+      server.close();
+    }
   });
 
   it("refuses to prove a deposit or a transaction with no message", async function () {
@@ -178,6 +247,12 @@ describe("bridge: deposits and withdrawals through the OP standard bridge on the
       expect(err.at(-1)).to.match(/^error \[MESSAGE_NOT_FOUND\]/);
       expect(await cli("status", "--tx", "0x" + "ab".repeat(32), "--account", "nobody")).to.equal(1);
       expect(err.at(-1)).to.equal('error [CONFIGURATION]: The stack file has no account "nobody" (it has: user)');
+      for (const amount of ["0", "-1", "0.0000000000000000001"]) {
+        expect(await cli("deposit-eth", "--amount", amount, "--account", "user")).to.equal(1);
+        expect(err.at(-1)).to.match(/^error \[INVALID_ARGUMENT\]: .*--amount/);
+      }
+      expect(await cli("deposit-eth", "--amount", "1", "--to", ZeroAddress, "--account", "user")).to.equal(1);
+      expect(err.at(-1)).to.equal("error [INVALID_ARGUMENT]: --to is the zero address: the funds would be lost");
       expect(await cli("teleport")).to.equal(1);
       expect(err.at(-1)).to.match(/^error \[INVALID_ARGUMENT\]: Unknown command "teleport"/);
     });

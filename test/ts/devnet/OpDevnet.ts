@@ -1,7 +1,20 @@
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 import { expect } from "chai";
-import { Contract, Interface, parseEther, Wallet, ZeroAddress, type TransactionReceipt } from "ethers";
+import {
+  concat,
+  Contract,
+  getCreateAddress,
+  Interface,
+  keccak256,
+  parseEther,
+  toBeHex,
+  Wallet,
+  ZeroAddress,
+  zeroPadValue,
+  type TransactionReceipt,
+} from "ethers";
 
 import { loadParameters } from "../../../src/deploy/parameters.js";
 import { devAccount } from "../../../src/devnet/accounts.js";
@@ -9,7 +22,8 @@ import { depositFromLog, depositHash, TRANSACTION_DEPOSITED_TOPIC } from "../../
 import { DepositRelay } from "../../../src/devnet/op/deposit-relay.js";
 import { opArtifact } from "../../../src/op/artifacts.js";
 import { L2_PREDEPLOYS, MULTICALL3_ADDRESS } from "../../../src/op/predeploys.js";
-import { startTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
+import { devnetProvider } from "../../../src/devnet/op-devnet.js";
+import { eventually, inOneL1Block, startTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
 
 const abi = (name: string) => new Interface(opArtifact(name).abi);
 
@@ -21,7 +35,9 @@ describe("devnet: local OP stack", function () {
     net = await startTestDevnet({ deploy: true });
   });
   after(async function () {
+    const errors = net?.serviceErrors ?? [];
     await net?.stop();
+    expect(errors, "the relay and the proposer never failed").to.deep.equal([]);
   });
 
   describe("chains and OP contracts", function () {
@@ -169,6 +185,16 @@ describe("devnet: local OP stack", function () {
       await new Promise((resolve) => setTimeout(resolve, 2_500)); // an L2 block passes: nothing arrives
       expect(await l2Balance(senders[0].address)).to.equal(before[0]);
 
+      // A relay whose L2 is unreachable fails the pass without moving its state past the deposits.
+      const cursorFile = path.join(stateDir, "deposit-relay.json");
+      const stateBefore = await readFile(cursorFile, "utf8");
+      const unreachableL2 = devnetProvider("http://127.0.0.1:9", 901);
+      const broken = new DepositRelay({ l1: devnet.l1Provider, l2: unreachableL2, portal: portalAddress, fromBlock: 0, cursorFile });
+      const failure = await broken.relayPending().then(() => undefined, (error: Error) => error);
+      unreachableL2.destroy();
+      expect(failure, "a pass against an unreachable L2 fails").to.be.instanceOf(Error);
+      expect(await readFile(cursorFile, "utf8")).to.equal(stateBefore);
+
       // A new relay process with the same cursor file picks them up.
       const restarted = new DepositRelay({ l1: devnet.l1Provider, l2: devnet.l2Provider, portal: portalAddress, fromBlock: 0, cursorFile: path.join(stateDir, "deposit-relay.json") });
       expect(await restarted.relayPending()).to.equal(3);
@@ -194,10 +220,113 @@ describe("devnet: local OP stack", function () {
       await new Promise((resolve) => setTimeout(resolve, 2_500));
       expect(await l2Balance(senders[0].address)).to.equal(before[0] + amounts[0] + amounts[2]);
 
-      devnet.relay.start(); // the devnet's own relay carries on from its cursor without resending
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // The devnet's own relay, stopped, still runs a pass when asked, and carries on from its state
+      // without resending.
+      expect(await devnet.relay.relayPending()).to.equal(0);
+      expect(devnet.relay.skippedCount).to.be.greaterThanOrEqual(3);
+      devnet.relay.start();
+      await new Promise((resolve) => setTimeout(resolve, 3_000)); // more than an L2 block
       expect(devnet.relay.relayedCount).to.equal(0);
       expect(await l2Balance(senders[1].address)).to.equal(before[1] + amounts[1]);
+    });
+
+    it("derives deposits as the OP spec says: source hash, mint, value, recipient, creation, two in one L1 block", async function () {
+      const { devnet } = net;
+      const sender = new Wallet(devAccount(4).privateKey, devnet.l1Provider);
+      const recipient = Wallet.createRandom().address;
+      const portal = new Contract(devnet.l1Contracts.OptimismPortal, abi("OptimismPortal"), sender);
+      const senderBefore = await devnet.l2Provider.getBalance(sender.address);
+      const creationNonce = await devnet.l2Provider.getTransactionCount(sender.address);
+      // A value transfer that mints more than it sends, and a contract creation (init code returning
+      // the one-byte runtime 0x00), both in one L1 block.
+      const initCode = "0x600160008160008239f3"; // PUSH1 1 PUSH1 0 DUP2 PUSH1 0 DUP3 CODECOPY RETURN: returns its own first byte
+      const nonce = await devnet.l1Provider.getTransactionCount(sender.address);
+      const [transfer, creation] = await inOneL1Block(devnet, async () => [
+        await portal.getFunction("depositTransaction")(recipient, parseEther("0.2"), 100_000n, false, "0x", {
+          value: parseEther("0.5"),
+          gasLimit: 1_000_000n,
+          nonce,
+        }),
+        await portal.getFunction("depositTransaction")(ZeroAddress, 0n, 200_000n, true, initCode, { gasLimit: 1_500_000n, nonce: nonce + 1 }),
+      ]);
+      const [transferReceipt, creationReceipt] = [(await transfer.wait())!, (await creation.wait())!];
+      expect(creationReceipt.blockHash).to.equal(transferReceipt.blockHash);
+
+      const expectations = [
+        { receipt: transferReceipt, to: recipient.toLowerCase(), mint: parseEther("0.5"), value: parseEther("0.2"), gas: 100_000n, input: "0x" },
+        { receipt: creationReceipt, to: undefined, mint: 0n, value: 0n, gas: 200_000n, input: initCode },
+      ];
+      const l2Positions = [];
+      for (const expected of expectations) {
+        const log = expected.receipt.logs.find((entry: { topics: readonly string[] }) => entry.topics[0] === TRANSACTION_DEPOSITED_TOPIC)!;
+        // OP deposit spec: user deposits have source-hash domain 0 over (L1 block hash, block-wide log index).
+        const sourceHash = keccak256(concat([zeroPadValue("0x", 32), keccak256(concat([log.blockHash, toBeHex(log.index, 32)]))]));
+        const l2Tx = await eventually(
+          () => devnet.l2Provider.send("eth_getTransactionByHash", [depositHash(depositFromLog(log))]),
+          (tx) => tx !== null && tx.blockNumber !== null,
+        );
+        expect(l2Tx.type).to.equal("0x7e");
+        expect(l2Tx.sourceHash).to.equal(sourceHash);
+        expect(l2Tx.from).to.equal(sender.address.toLowerCase());
+        expect(l2Tx.to).to.equal(expected.to);
+        expect(BigInt(l2Tx.mint)).to.equal(expected.mint);
+        expect(BigInt(l2Tx.value)).to.equal(expected.value);
+        expect(BigInt(l2Tx.gas)).to.equal(expected.gas);
+        expect(l2Tx.input).to.equal(expected.input);
+        l2Positions.push(Number(l2Tx.blockNumber) * 1_000_000 + Number(l2Tx.transactionIndex));
+      }
+      expect(l2Positions[0]).to.be.lessThan(l2Positions[1]); // L1 log order kept within one L1 block
+      // Mint credited, value moved, the contract created at the sender's next L2 nonce.
+      expect(await devnet.l2Provider.getBalance(recipient)).to.equal(parseEther("0.2"));
+      expect(await devnet.l2Provider.getBalance(sender.address)).to.equal(senderBefore + parseEther("0.3"));
+      const created = getCreateAddress({ from: sender.address, nonce: creationNonce + 1 });
+      expect(await devnet.l2Provider.getCode(created)).to.equal("0x60");
+    });
+
+    it("credits the mint of a deposit whose value exceeds it, as op-geth fails it, without blocking later deposits", async function () {
+      const { devnet, stateDir } = net;
+      // A fresh account: funded on L1, nothing on L2, sends 5 ETH on L2 while minting 1.
+      const fresh = Wallet.createRandom(devnet.l1Provider);
+      const funder = new Wallet(devAccount(4).privateKey, devnet.l1Provider);
+      await (await funder.sendTransaction({ to: fresh.address, value: parseEther("2") })).wait();
+      const portal = new Contract(devnet.l1Contracts.OptimismPortal, abi("OptimismPortal"), fresh);
+      await (
+        await portal.getFunction("depositTransaction")(fresh.address, parseEther("5"), 100_000n, false, "0x", {
+          value: parseEther("1"),
+          gasLimit: 1_000_000n,
+        })
+      ).wait();
+      const later = Wallet.createRandom().address;
+      await (
+        await new Contract(devnet.l1Contracts.OptimismPortal, abi("OptimismPortal"), funder).getFunction("depositTransaction")(
+          later, parseEther("0.1"), 100_000n, false, "0x", { value: parseEther("0.1"), gasLimit: 1_000_000n },
+        )
+      ).wait();
+      await eventually(() => devnet.l2Provider.getBalance(later), (balance) => balance === parseEther("0.1"));
+      expect(await devnet.l2Provider.getBalance(fresh.address)).to.equal(parseEther("1"));
+      expect(devnet.relay.failedCount).to.equal(1);
+
+      // A restarted relay remembers it: the mint is not credited twice.
+      const restarted = new DepositRelay({ l1: devnet.l1Provider, l2: devnet.l2Provider, portal: devnet.l1Contracts.OptimismPortal, fromBlock: 0, cursorFile: path.join(stateDir, "deposit-relay.json") });
+      await devnet.relay.stop();
+      const state = JSON.parse(await readFile(path.join(stateDir, "deposit-relay.json"), "utf8"));
+      await writeFile(path.join(stateDir, "deposit-relay.json"), JSON.stringify({ ...state, nextBlock: 0, anchor: null }));
+      expect(await restarted.relayPending()).to.equal(0);
+      expect(restarted.failedCount).to.equal(0);
+      expect(await devnet.l2Provider.getBalance(fresh.address)).to.equal(parseEther("1"));
+      devnet.relay.start();
+    });
+
+    it("does not trust a state file of another chain (same portal address, other block hashes)", async function () {
+      const { devnet, stateDir } = net;
+      const latest = await devnet.l1Provider.getBlockNumber();
+      const foreign = path.join(stateDir, "foreign-state.json");
+      // An earlier devnet had scanned further than this chain has blocks, past a deposit yet to come.
+      await writeFile(foreign, JSON.stringify({ portal: devnet.l1Contracts.OptimismPortal, nextBlock: latest + 50, anchor: keccak256("0x01"), failed: [] }));
+      const relay = new DepositRelay({ l1: devnet.l1Provider, l2: devnet.l2Provider, portal: devnet.l1Contracts.OptimismPortal, fromBlock: 0, cursorFile: foreign });
+      expect(await relay.relayPending()).to.equal(0);
+      expect(relay.skippedCount, "it rescanned this chain from its start").to.be.greaterThanOrEqual(5);
+      expect(JSON.parse(await readFile(foreign, "utf8")).nextBlock).to.be.within(latest + 1, latest + 3);
     });
 
     it("refuses to derive a deposit of an unknown version instead of guessing its layout", async function () {
