@@ -1,0 +1,141 @@
+import { AbiCoder, dataLength, getAddress, Interface, toQuantity } from "ethers";
+
+import { MULTICALL3_ADDRESS } from "../../op/predeploys.js";
+import { AssetNotFoundError, SourceError } from "../rpc/errors.js";
+import type { JsonRpcPool } from "../rpc/json-rpc-pool.js";
+
+/** An EVM balance as the API and the nodes report it. */
+export interface EvmBalance {
+  /** The raw `balanceOf` result, base units. */
+  balance: bigint;
+  /** `0x` + the 32-byte word `balanceOf` returned. */
+  queryResult: string;
+  /** The block the balance was read at. */
+  blockNumber: bigint;
+}
+
+export interface EvmBalanceReaderOptions {
+  rpc: JsonRpcPool;
+  /** Most calls in one Multicall3 `aggregate3`. */
+  maxBatchSize?: number;
+  /** How long a new query waits for others to share its batch, in milliseconds. */
+  batchWindowMs?: number;
+  /** How long the latest block number is reused before it is asked again. */
+  headTtlMs?: number;
+}
+
+const MULTICALL3 = new Interface([
+  "function aggregate3((address target, bool allowFailure, bytes callData)[] calls) payable returns ((bool success, bytes returnData)[] returnData)",
+]);
+const ERC20_OR_721 = new Interface(["function balanceOf(address owner) view returns (uint256)"]);
+const WORD = 32;
+
+interface PendingQuery {
+  key: string;
+  asset: string;
+  owner: string;
+  resolve: (balance: EvmBalance) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Reads ERC-20 and ERC-721 balances (`balanceOf(owner)`, the same selector for both) pinned to one
+ * block. Queries arriving within `batchWindowMs` go upstream together as one Multicall3 `aggregate3`
+ * eth_call at one block; identical queries in flight share one promise. A burst of N distinct queries
+ * thus costs about N / maxBatchSize upstream requests, plus one for the block number.
+ *
+ * "Not found" is decided from the call's answer, so it costs nothing extra: an address without code
+ * answers a call with no data, a contract without `balanceOf` reverts or answers something other than
+ * one 32-byte word.
+ */
+export class EvmBalanceReader {
+  readonly #rpc: JsonRpcPool;
+  readonly #maxBatchSize: number;
+  readonly #batchWindowMs: number;
+  readonly #headTtlMs: number;
+  readonly #inFlight = new Map<string, Promise<EvmBalance>>();
+  #queue: PendingQuery[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #head: { number: bigint; at: number; pending?: Promise<bigint> } | undefined;
+
+  constructor(options: EvmBalanceReaderOptions) {
+    this.#rpc = options.rpc;
+    this.#maxBatchSize = options.maxBatchSize ?? 500;
+    this.#batchWindowMs = options.batchWindowMs ?? 2;
+    this.#headTtlMs = options.headTtlMs ?? 1_000;
+  }
+
+  /** The balance of `owner` in the token at `asset`. Both must be valid addresses (the API checks them). */
+  balanceOf(asset: string, owner: string): Promise<EvmBalance> {
+    const key = `${getAddress(asset)}:${getAddress(owner)}`;
+    const existing = this.#inFlight.get(key);
+    if (existing !== undefined) return existing;
+    const promise = new Promise<EvmBalance>((resolve, reject) => {
+      this.#queue.push({ key, asset: getAddress(asset), owner: getAddress(owner), resolve, reject });
+      if (this.#queue.length >= this.#maxBatchSize) this.#flush();
+      else this.#timer ??= setTimeout(() => this.#flush(), this.#batchWindowMs);
+    }).finally(() => this.#inFlight.delete(key));
+    this.#inFlight.set(key, promise);
+    return promise;
+  }
+
+  /** The latest block number, asked at most once per `headTtlMs` (concurrent askers share the request). */
+  async latestBlock(): Promise<bigint> {
+    const head = this.#head;
+    if (head !== undefined && Date.now() - head.at < this.#headTtlMs) return head.number;
+    if (head?.pending !== undefined) return head.pending;
+    const pending = this.#rpc.request<string>("eth_blockNumber", []).then((hex) => {
+      const number = BigInt(hex);
+      this.#head = { number, at: Date.now() };
+      return number;
+    });
+    this.#head = { number: head?.number ?? 0n, at: 0, pending };
+    try {
+      return await pending;
+    } catch (error) {
+      this.#head = undefined;
+      throw error;
+    }
+  }
+
+  #flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const batch = this.#queue.splice(0, this.#maxBatchSize);
+    if (this.#queue.length > 0) this.#timer = setTimeout(() => this.#flush(), 0);
+    if (batch.length > 0) void this.#run(batch);
+  }
+
+  async #run(batch: PendingQuery[]): Promise<void> {
+    try {
+      const blockNumber = await this.latestBlock();
+      const calls = batch.map((query) => ({
+        target: query.asset,
+        allowFailure: true,
+        callData: ERC20_OR_721.encodeFunctionData("balanceOf", [query.owner]),
+      }));
+      const raw = await this.#rpc.request<string>("eth_call", [
+        { to: MULTICALL3_ADDRESS, data: MULTICALL3.encodeFunctionData("aggregate3", [calls]) },
+        toQuantity(blockNumber),
+      ]);
+      let results: Array<{ success: boolean; returnData: string }>;
+      try {
+        [results] = MULTICALL3.decodeFunctionResult("aggregate3", raw) as unknown as [Array<{ success: boolean; returnData: string }>];
+      } catch (error) {
+        throw new SourceError("the upstream answered an undecodable Multicall3 result (is Multicall3 deployed?)", { cause: error });
+      }
+      if (results.length !== batch.length) throw new SourceError("the upstream's Multicall3 answer has the wrong length");
+      batch.forEach((query, index) => {
+        const { success, returnData } = results[index];
+        if (!success || dataLength(returnData) !== WORD) {
+          query.reject(new AssetNotFoundError(`no ERC-20 or ERC-721 contract at ${query.asset}`));
+          return;
+        }
+        const [balance] = AbiCoder.defaultAbiCoder().decode(["uint256"], returnData) as unknown as [bigint];
+        query.resolve({ balance, queryResult: returnData.toLowerCase(), blockNumber });
+      });
+    } catch (error) {
+      for (const query of batch) query.reject(error);
+    }
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * Errors of the source adapters, shared by the API (which maps them to HTTP statuses in one place) and
+ * the circuit node. Messages never contain an upstream URL: hosted RPC URLs carry API keys.
+ */
+export class SourceError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The asset is not there: no contract/mint at the address, or not a token. */
+export class AssetNotFoundError extends SourceError {}
+
+/** Every upstream failed (down, too slow, or answering garbage) after retries and failover. */
+export class UpstreamUnavailableError extends SourceError {}
+
+/** One upstream attempt failed; retried on the next URL. */
+export class UpstreamAttemptError extends SourceError {
+  readonly retryable: boolean;
+
+  constructor(message: string, retryable: boolean, options?: ErrorOptions) {
+    super(message, options);
+    this.retryable = retryable;
+  }
+}

@@ -1,0 +1,126 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+import { expect } from "chai";
+import { ContractFactory, getAddress, hexlify, JsonRpcProvider, randomBytes, Wallet } from "ethers";
+import hre from "hardhat";
+
+import { EvmBalanceReader } from "../../../src/chains/evm/balance-reader.js";
+import { AssetNotFoundError, UpstreamUnavailableError } from "../../../src/chains/rpc/errors.js";
+import { JsonRpcPool } from "../../../src/chains/rpc/json-rpc-pool.js";
+import { devAccount } from "../../../src/devnet/accounts.js";
+import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.js";
+import { installMulticall3 } from "../../../src/devnet/op/l2.js";
+import { MULTICALL3_ADDRESS } from "../../../src/op/predeploys.js";
+
+const ABOVE_2_53 = 2n ** 53n + 12_345n;
+
+/** A local HTTP server that answers JSON-RPC however `handler` says (down, slow, garbage). */
+async function fakeUpstream(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/key/SECRET`, server };
+}
+
+describe("source adapter: EVM balances", function () {
+  this.timeout(60_000);
+  let anvil: AnvilInstance;
+  let provider: JsonRpcProvider;
+  let erc20: string;
+  let erc721: string;
+  const holder = Wallet.createRandom().address;
+  const nobody = Wallet.createRandom().address;
+
+  before(async function () {
+    anvil = await startAnvil({ chainId: 1, disableCodeSizeLimit: hre.globalOptions.coverage });
+    provider = new JsonRpcProvider(anvil.rpcUrl, 1, { staticNetwork: true, cacheTimeout: -1 });
+    await installMulticall3(provider);
+    const deployer = new Wallet(devAccount(0).privateKey, provider);
+    const deploy = async (name: string, args: unknown[]) => {
+      const artifact = await hre.artifacts.readArtifact(name);
+      const contract = await new ContractFactory(artifact.abi, artifact.bytecode, deployer).deploy(...args);
+      return contract.getAddress();
+    };
+    erc20 = await deploy("PlainERC20", [holder, ABOVE_2_53]);
+    erc721 = await deploy("PlainERC721", [holder, 3]);
+  });
+  after(async function () {
+    provider?.destroy();
+    await anvil?.stop();
+  });
+
+  const reader = (urls: string[], options: Partial<ConstructorParameters<typeof JsonRpcPool>[0]> = {}) => {
+    const counts = { ok: 0, error: 0 };
+    const rpc = new JsonRpcPool({ urls, timeoutMs: 500, backoffMs: 10, onUpstreamRequest: (outcome) => (counts[outcome] += 1), ...options });
+    return { reader: new EvmBalanceReader({ rpc }), counts };
+  };
+
+  it("reads an ERC-20 balance above 2^53 exactly, with the 32-byte word and the block it was read at", async function () {
+    const { reader: evm } = reader([anvil.rpcUrl]);
+    const result = await evm.balanceOf(erc20, holder);
+    expect(result.balance).to.equal(ABOVE_2_53);
+    expect(result.queryResult).to.equal(`0x${ABOVE_2_53.toString(16).padStart(64, "0")}`);
+    expect(result.blockNumber).to.equal(BigInt(await provider.getBlockNumber()));
+    expect((await evm.balanceOf(erc20, nobody)).balance).to.equal(0n);
+  });
+
+  it("counts an ERC-721 holder's tokens", async function () {
+    const { reader: evm } = reader([anvil.rpcUrl]);
+    expect((await evm.balanceOf(erc721, holder)).balance).to.equal(3n);
+    expect((await evm.balanceOf(erc721, nobody)).queryResult).to.equal(`0x${"0".repeat(64)}`);
+  });
+
+  it("reports no code, and a contract without balanceOf, as not found", async function () {
+    const { reader: evm } = reader([anvil.rpcUrl]);
+    const noCode = await evm.balanceOf(nobody, holder).catch((error: unknown) => error);
+    expect(noCode).to.be.instanceOf(AssetNotFoundError);
+    const notAToken = await evm.balanceOf(MULTICALL3_ADDRESS, holder).catch((error: unknown) => error);
+    expect(notAToken).to.be.instanceOf(AssetNotFoundError);
+  });
+
+  it("answers 1,000 concurrent distinct queries with a handful of upstream requests, coalescing duplicates", async function () {
+    const { reader: evm, counts } = reader([anvil.rpcUrl]);
+    const owners = Array.from({ length: 1_000 }, () => getAddress(hexlify(randomBytes(20))));
+    const results = await Promise.all([...owners.map((owner) => evm.balanceOf(erc20, owner)), ...Array.from({ length: 50 }, () => evm.balanceOf(erc20, holder))]);
+    expect(results.slice(0, 1_000).every((result) => result.balance === 0n)).to.equal(true);
+    expect(results.slice(1_000).every((result) => result.balance === ABOVE_2_53)).to.equal(true);
+    // One block-number request, then 1,001 distinct queries in batches of 500.
+    expect(counts.ok).to.equal(4);
+    expect(counts.error).to.equal(0);
+  });
+
+  it("fails over from an upstream that is down, slow or answers garbage", async function () {
+    const slow = await fakeUpstream(() => undefined); // never answers
+    const garbage = await fakeUpstream((_request, response) => response.writeHead(200).end("<html>not json</html>"));
+    try {
+      for (const bad of ["http://127.0.0.1:9/key/SECRET", slow.url, garbage.url]) {
+        const { reader: evm, counts } = reader([bad, anvil.rpcUrl]);
+        const started = Date.now();
+        expect((await evm.balanceOf(erc20, holder)).balance).to.equal(ABOVE_2_53);
+        expect(Date.now() - started).to.be.lessThan(2_000);
+        expect(counts.error).to.equal(1); // the bad one, once: it is then cooled down
+      }
+    } finally {
+      slow.server.closeAllConnections();
+      slow.server.close();
+      garbage.server.close();
+    }
+  });
+
+  it("gives up with a clear error, naming no URL, when every upstream stays down", async function () {
+    const slow = await fakeUpstream(() => undefined);
+    try {
+      const { reader: evm } = reader(["http://127.0.0.1:9/key/SECRET", slow.url], { timeoutMs: 300, maxAttempts: 3 });
+      const started = Date.now();
+      const error = (await evm.balanceOf(erc20, holder).catch((reason: unknown) => reason)) as Error;
+      expect(error).to.be.instanceOf(UpstreamUnavailableError);
+      expect(Date.now() - started).to.be.lessThan(3 * 300 + 500);
+      const text = `${error.message} ${String((error.cause as Error)?.message)}`;
+      expect(text).to.not.include("SECRET");
+      expect(text).to.not.include("127.0.0.1");
+    } finally {
+      slow.server.closeAllConnections();
+      slow.server.close();
+    }
+  });
+});
