@@ -1,4 +1,4 @@
-// Completes package-lock.json with the other platforms' optional native packages (EDR, anvil).
+// Completes package-lock.json with the other platforms' optional native packages (EDR, anvil, LiteSVM).
 //
 // The npm registry mirror this project installs from serves only this platform's native packages, so
 // `npm install` writes a lockfile without the others, and `npm ci` then refuses it ("Missing: … from
@@ -19,7 +19,7 @@ type LockEntry = {
 
 // Only the native packages this project knows, with their platform spelled out: a guess is worse than
 // a clear failure.
-const KNOWN_PREFIXES = ["@nomicfoundation/edr-", "@foundry-rs/anvil-"];
+const KNOWN_PREFIXES = ["@nomicfoundation/edr-", "@foundry-rs/anvil-", "litesvm-"];
 const OS = ["darwin", "linux", "win32"];
 const CPU: Record<string, string> = { x64: "x64", amd64: "x64", arm64: "arm64" };
 

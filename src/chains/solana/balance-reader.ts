@@ -1,0 +1,106 @@
+import {
+  address,
+  createSolanaRpcFromTransport,
+  getAddressEncoder,
+  getBase64Encoder,
+  type Address,
+  type RpcTransport,
+} from "@solana/kit";
+import { TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+
+import { AssetNotFoundError, SourceError } from "../rpc/errors.js";
+
+export const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
+const TOKEN_PROGRAMS: readonly string[] = [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM];
+const MINT_SIZE = 82;
+const MINT_IS_INITIALIZED = 45;
+const ACCOUNT_MINT = 0;
+const ACCOUNT_OWNER = 32;
+const ACCOUNT_AMOUNT = 64;
+const TOKEN_ACCOUNT_SIZE = 165;
+
+interface TokenAccountsAnswer {
+  context: { slot: bigint };
+  value: ReadonlyArray<{ pubkey: Address; account: { data: readonly [string, string]; owner: Address } }>;
+}
+
+/** A Solana token balance as the API and the nodes report it. */
+export interface SolanaBalance {
+  /** Sum of the owner's token accounts for the mint, base units. */
+  balance: bigint;
+  /** Lower-case hex (no `0x`) of the accounts' raw data, concatenated in account-address byte order. */
+  queryResult: string;
+  /** The slot the accounts were read at (Solana cannot read past slots). */
+  slot: bigint;
+}
+
+/**
+ * Reads what an owner holds of a mint (SPL Token or Token-2022) at `finalized` commitment: the mint is
+ * read first (no account, or not a token mint: not found), then the owner's token accounts for it, no
+ * older than the mint read (`minContextSlot`). Identical queries in flight share one read.
+ */
+export class SolanaBalanceReader {
+  readonly #rpc: ReturnType<typeof createSolanaRpcFromTransport>;
+  readonly #inFlight = new Map<string, Promise<SolanaBalance>>();
+
+  constructor(transport: RpcTransport) {
+    this.#rpc = createSolanaRpcFromTransport(transport);
+  }
+
+  balanceOf(owner: string, mint: string): Promise<SolanaBalance> {
+    const key = `${owner}:${mint}`;
+    const existing = this.#inFlight.get(key);
+    if (existing !== undefined) return existing;
+    const promise = this.#read(address(owner), address(mint)).finally(() => this.#inFlight.delete(key));
+    this.#inFlight.set(key, promise);
+    return promise;
+  }
+
+  async #read(owner: Address, mint: Address): Promise<SolanaBalance> {
+    const mintInfo = await this.#rpc.getAccountInfo(mint, { encoding: "base64", commitment: "finalized" }).send();
+    const mintAccount = mintInfo.value;
+    if (mintAccount === null) throw new AssetNotFoundError(`no mint account at ${mint}`);
+    const mintData = getBase64Encoder().encode(mintAccount.data[0]);
+    if (!TOKEN_PROGRAMS.includes(mintAccount.owner) || mintData.length < MINT_SIZE || mintData[MINT_IS_INITIALIZED] !== 1) {
+      throw new AssetNotFoundError(`${mint} is not a token mint`);
+    }
+
+    const accounts: TokenAccountsAnswer = await this.#rpc
+      .getTokenAccountsByOwner(owner, { mint }, { encoding: "base64", commitment: "finalized", minContextSlot: mintInfo.context.slot })
+      .send();
+    const encoder = getAddressEncoder();
+    const [ownerBytes, mintBytes] = [encoder.encode(owner), encoder.encode(mint)];
+    const held = accounts.value.map(({ pubkey, account }) => {
+      const data = getBase64Encoder().encode(account.data[0]);
+      // Trust, but check: the upstream's filter must have matched this owner and mint.
+      if (
+        account.owner !== mintAccount.owner ||
+        data.length < TOKEN_ACCOUNT_SIZE ||
+        !sameBytes(data.subarray(ACCOUNT_MINT, ACCOUNT_MINT + 32), mintBytes) ||
+        !sameBytes(data.subarray(ACCOUNT_OWNER, ACCOUNT_OWNER + 32), ownerBytes)
+      ) {
+        throw new SourceError(`the upstream returned token account ${pubkey}, which is not the owner's account for this mint`);
+      }
+      return { key: encoder.encode(pubkey), data };
+    });
+    held.sort((a, b) => compareBytes(a.key, b.key));
+    let balance = 0n;
+    for (const { data } of held) balance += new DataView(data.buffer, data.byteOffset + ACCOUNT_AMOUNT, 8).getBigUint64(0, true);
+    return {
+      balance,
+      queryResult: held.map(({ data }) => Buffer.from(data).toString("hex")).join(""),
+      slot: accounts.context.slot,
+    };
+  }
+}
+
+function sameBytes(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function compareBytes(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i += 1) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
+}

@@ -1,0 +1,167 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+import { address, getAddressEncoder, getBase64Decoder, type Address, type ReadonlyUint8Array } from "@solana/kit";
+import { TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import type { LiteSVM } from "litesvm";
+
+import { TOKEN_2022_PROGRAM_ADDRESS } from "./token-ledger.js";
+
+const TOKEN_PROGRAMS: readonly string[] = [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS];
+const MAX_BODY_BYTES = 1 << 20;
+const RENT_EPOCH_EXEMPT = "18446744073709551615"; // u64::MAX, as agave writes it for rent-exempt accounts
+const API_VERSION = "2.2.0";
+
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface JsonRpcRequest {
+  jsonrpc?: string;
+  id?: string | number | null;
+  method?: unknown;
+  params?: unknown;
+}
+
+export interface SolanaRpcServer {
+  url: string;
+  /** Requests served, by method (tests count upstream calls with it). */
+  calls: Map<string, number>;
+  close(): Promise<void>;
+}
+
+/**
+ * A Solana JSON-RPC endpoint over a LiteSVM ledger, serving the methods the Solana source adapter uses
+ * (`getAccountInfo`, `getTokenAccountsByOwner`, plus `getSlot`, `getHealth`, `getVersion` for health
+ * checks) with agave's wire format and error messages. It is a test and local-stack harness: the adapter
+ * itself speaks plain Solana JSON-RPC and works unchanged against a real node. LiteSVM keeps only the
+ * latest state, so every commitment level reads the same state.
+ */
+export async function startSolanaRpcServer(svm: LiteSVM, port = 0): Promise<SolanaRpcServer> {
+  const calls = new Map<string, number>();
+  const server: Server = createServer((request, response) => void serve(svm, calls, request, response));
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function serve(svm: LiteSVM, calls: Map<string, number>, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  let body = "";
+  for await (const chunk of request) {
+    body += chunk;
+    if (body.length > MAX_BODY_BYTES) {
+      response.writeHead(413).end();
+      return;
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return reply(response, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+  }
+  const answer = (one: JsonRpcRequest) => {
+    const method = typeof one?.method === "string" ? one.method : "";
+    calls.set(method, (calls.get(method) ?? 0) + 1);
+    try {
+      return { jsonrpc: "2.0", id: one.id ?? null, result: handle(svm, method, Array.isArray(one.params) ? one.params : []) };
+    } catch (error) {
+      const { code, message } = error instanceof RpcError ? error : { code: -32603, message: "Internal error" };
+      return { jsonrpc: "2.0", id: one?.id ?? null, error: { code, message } };
+    }
+  };
+  reply(response, Array.isArray(parsed) ? parsed.map(answer) : answer(parsed as JsonRpcRequest));
+}
+
+function reply(response: ServerResponse, payload: unknown): void {
+  const json = JSON.stringify(payload, (_key, value) => (typeof value === "bigint" ? `__bigint__${value}` : value)).replace(
+    /"__bigint__(\d+)"/g,
+    "$1", // u64 values as exact JSON integers, like agave
+  );
+  response.writeHead(200, { "content-type": "application/json" }).end(json);
+}
+
+function handle(svm: LiteSVM, method: string, params: unknown[]): unknown {
+  const context = { apiVersion: API_VERSION, slot: svm.getClock().slot };
+  switch (method) {
+    case "getAccountInfo": {
+      const account = svm.getAccount(parseAddress(params[0]));
+      return { context, value: account.exists ? uiAccount(account) : null };
+    }
+    case "getTokenAccountsByOwner":
+      return { context, value: tokenAccountsByOwner(svm, parseAddress(params[0]), params[1]) };
+    case "getSlot":
+      return context.slot;
+    case "getHealth":
+      return "ok";
+    case "getVersion":
+      return { "solana-core": API_VERSION, "feature-set": 0 };
+    default:
+      throw new RpcError(-32601, "Method not found");
+  }
+}
+
+function tokenAccountsByOwner(svm: LiteSVM, owner: Address, filter: unknown) {
+  const { mint, programId } = (filter ?? {}) as { mint?: unknown; programId?: unknown };
+  let program: string;
+  if (mint !== undefined) {
+    // As agave: the mint's own program decides which program's accounts are searched.
+    const mintAccount = svm.getAccount(parseAddress(mint));
+    if (!mintAccount.exists) throw new RpcError(-32602, "Error getting token program id and mint: Invalid param: could not find mint");
+    if (!TOKEN_PROGRAMS.includes(mintAccount.programAddress)) {
+      throw new RpcError(-32602, "Error getting token program id and mint: Invalid param: not a Token mint");
+    }
+    program = mintAccount.programAddress;
+  } else if (typeof programId === "string" && TOKEN_PROGRAMS.includes(programId)) {
+    program = programId;
+  } else {
+    throw new RpcError(-32602, "Error getting token program id and mint: Invalid param: unrecognized Token program id");
+  }
+  const encoder = getAddressEncoder();
+  const ownerBytes = encoder.encode(owner);
+  const mintBytes = mint === undefined ? undefined : encoder.encode(parseAddress(mint));
+  return svm
+    .getProgramAccounts(address(program))
+    .filter(({ data }) => isTokenAccount(data) && startsWith(data, 32, ownerBytes) && (mintBytes === undefined || startsWith(data, 0, mintBytes)))
+    .map((account) => ({ pubkey: account.address, account: uiAccount({ ...account, programAddress: address(program) }) }));
+}
+
+/** agave's token-account filter: 165 bytes and initialized, or longer with AccountType::Account at byte 165. */
+function isTokenAccount(data: ReadonlyUint8Array): boolean {
+  return (data.length === 165 || (data.length > 165 && data[165] === 2)) && data[108] !== 0;
+}
+
+function startsWith(data: ReadonlyUint8Array, offset: number, bytes: ReadonlyUint8Array): boolean {
+  return Array.prototype.every.call(bytes, (byte: number, index: number) => data[offset + index] === byte);
+}
+
+function uiAccount(account: { data: ReadonlyUint8Array; lamports: bigint; programAddress: string; executable: boolean }) {
+  return {
+    data: [getBase64Decoder().decode(account.data), "base64"],
+    executable: account.executable,
+    lamports: account.lamports,
+    owner: account.programAddress,
+    rentEpoch: BigInt(RENT_EPOCH_EXEMPT),
+    space: account.data.length,
+  };
+}
+
+function parseAddress(value: unknown): Address {
+  try {
+    return address(String(value));
+  } catch {
+    throw new RpcError(-32602, `Invalid param: ${JSON.stringify(value)} is not a valid pubkey`);
+  }
+}

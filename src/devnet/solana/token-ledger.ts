@@ -1,0 +1,155 @@
+import {
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  lamports,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  signTransactionMessageWithSigners,
+  type Address,
+  type Instruction,
+  type KeyPairSigner,
+} from "@solana/kit";
+import { getCreateAccountInstruction } from "@solana-program/system";
+import {
+  AuthorityType,
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getInitializeAccount3Instruction,
+  getInitializeMint2Instruction,
+  getMintSize,
+  getMintToInstruction,
+  getSetAuthorityInstruction,
+  getTokenSize,
+  getTransferCheckedInstruction,
+  TOKEN_PROGRAM_ADDRESS,
+} from "@solana-program/token";
+import { FailedTransactionMetadata, LiteSVM } from "litesvm";
+
+/** The two token programs a mint can belong to. */
+export const TOKEN_2022_PROGRAM_ADDRESS = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb" as Address;
+export type TokenProgramName = "spl" | "token-2022";
+const PROGRAM_ADDRESS: Record<TokenProgramName, Address> = { spl: TOKEN_PROGRAM_ADDRESS, "token-2022": TOKEN_2022_PROGRAM_ADDRESS };
+
+interface MintInfo {
+  program: Address;
+  decimals: number;
+}
+
+/**
+ * A Solana ledger in process (LiteSVM, which ships the real SPL Token and Token-2022 programs) with the
+ * token operations the tests and the local stack seed it with. Every change is a real transaction
+ * executed by the programs. Token-2022 instructions are built with `@solana-program/token`'s builders
+ * pointed at the Token-2022 program: the base instructions are the same bytes, and the dedicated
+ * Token-2022 client package does not yet support the kit version used here.
+ */
+export class SolanaTokenLedger {
+  readonly svm = new LiteSVM();
+  readonly #mints = new Map<Address, MintInfo>();
+  #payer!: KeyPairSigner;
+
+  static async create(): Promise<SolanaTokenLedger> {
+    const ledger = new SolanaTokenLedger();
+    ledger.#payer = await ledger.newWallet();
+    return ledger;
+  }
+
+  /** A new funded wallet (1,000 SOL of fees). */
+  async newWallet(): Promise<KeyPairSigner> {
+    const wallet = await generateKeyPairSigner();
+    this.svm.airdrop(wallet.address, lamports(1_000_000_000_000n));
+    return wallet;
+  }
+
+  /** A new mint of `program` with `decimals`, the ledger's payer as mint authority. */
+  async createMint(program: TokenProgramName, decimals: number): Promise<Address> {
+    const mint = await generateKeyPairSigner();
+    const programAddress = PROGRAM_ADDRESS[program];
+    const space = getMintSize();
+    await this.#send([
+      getCreateAccountInstruction({
+        payer: this.#payer,
+        newAccount: mint,
+        lamports: this.svm.minimumBalanceForRentExemption(BigInt(space)),
+        space,
+        programAddress,
+      }),
+      getInitializeMint2Instruction({ mint: mint.address, decimals, mintAuthority: this.#payer.address, freezeAuthority: null }, { programAddress }),
+    ]);
+    this.#mints.set(mint.address, { program: programAddress, decimals });
+    return mint.address;
+  }
+
+  /** The owner's associated token account for `mint`, created if missing. */
+  async associatedAccount(owner: Address, mint: Address): Promise<Address> {
+    const { program } = this.#mint(mint);
+    const [account] = await findAssociatedTokenPda({ owner, mint, tokenProgram: program });
+    await this.#send([getCreateAssociatedTokenIdempotentInstruction({ payer: this.#payer, ata: account, owner, mint, tokenProgram: program })]);
+    return account;
+  }
+
+  /** A second, plain token account of `owner` for `mint` (an owner may hold several). */
+  async extraAccount(owner: Address, mint: Address): Promise<Address> {
+    const { program } = this.#mint(mint);
+    const account = await generateKeyPairSigner();
+    const space = getTokenSize();
+    await this.#send([
+      getCreateAccountInstruction({
+        payer: this.#payer,
+        newAccount: account,
+        lamports: this.svm.minimumBalanceForRentExemption(BigInt(space)),
+        space,
+        programAddress: program,
+      }),
+      getInitializeAccount3Instruction({ account: account.address, mint, owner }, { programAddress: program }),
+    ]);
+    return account.address;
+  }
+
+  async mintTo(mint: Address, account: Address, amount: bigint): Promise<void> {
+    const { program } = this.#mint(mint);
+    await this.#send([getMintToInstruction({ mint, token: account, mintAuthority: this.#payer, amount }, { programAddress: program })]);
+  }
+
+  /** Moves `amount` from `source` to `destination`, signed by the source's owner. */
+  async transfer(owner: KeyPairSigner, mint: Address, source: Address, destination: Address, amount: bigint): Promise<void> {
+    const { program, decimals } = this.#mint(mint);
+    // The owner signs through the instruction's account meta; the ledger's payer pays the fee.
+    await this.#send([getTransferCheckedInstruction({ source, mint, destination, authority: owner, amount, decimals }, { programAddress: program })]);
+  }
+
+  /** An NFT: a decimals-0 mint, one token minted to `owner`, minting then disabled for good (supply 1). */
+  async createNft(owner: Address): Promise<{ mint: Address; account: Address }> {
+    const mint = await this.createMint("spl", 0);
+    const account = await this.associatedAccount(owner, mint);
+    await this.mintTo(mint, account, 1n);
+    await this.#send([
+      getSetAuthorityInstruction({ owned: mint, owner: this.#payer, authorityType: AuthorityType.MintTokens, newAuthority: null }),
+    ]);
+    return { mint, account };
+  }
+
+  #mint(mint: Address): MintInfo {
+    const info = this.#mints.get(mint);
+    if (info === undefined) throw new Error(`${mint} is not a mint of this ledger`);
+    return info;
+  }
+
+  async #send(instructions: Instruction[]): Promise<void> {
+    const transaction = await pipe(
+      createTransactionMessage({ version: 0 }),
+      (message) => setTransactionMessageFeePayerSigner(this.#payer, message),
+      (message) => this.svm.setTransactionMessageLifetimeUsingLatestBlockhash(message),
+      (message) => appendTransactionMessageInstructions(instructions, message),
+      (message) => signTransactionMessageWithSigners(message),
+    );
+    const result = this.svm.sendTransaction(transaction);
+    if (result instanceof FailedTransactionMetadata) {
+      throw new Error(`Solana transaction failed: ${result.toString()}\n${result.meta().logs().join("\n")}`);
+    }
+    // A fresh blockhash per transaction (identical transactions would otherwise be refused as
+    // already processed), and a slot that moves like a chain's.
+    this.svm.expireBlockhash();
+    this.svm.warpToSlot(this.svm.getClock().slot + 1n);
+  }
+}
