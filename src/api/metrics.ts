@@ -1,0 +1,35 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+/** The API's Prometheus metrics, in a registry of their own (several servers can run in one process). */
+export class ApiMetrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({
+    name: "api_requests_total",
+    help: "HTTP requests by route and status",
+    labelNames: ["route", "status"] as const,
+    registers: [this.registry],
+  });
+  readonly latency = new Histogram({
+    name: "api_request_duration_seconds",
+    help: "HTTP request latency by route",
+    labelNames: ["route"] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+  readonly upstream = new Counter({
+    name: "api_upstream_requests_total",
+    help: "HTTP requests sent to source-chain RPCs, by chain and outcome",
+    labelNames: ["chain", "outcome"] as const,
+    registers: [this.registry],
+  });
+  readonly cache = new Counter({
+    name: "api_cache_lookups_total",
+    help: "Result cache lookups by chain and result",
+    labelNames: ["chain", "result"] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+}

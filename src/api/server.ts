@@ -1,0 +1,203 @@
+import swagger from "@fastify/swagger";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+
+import type { EvmBalance, EvmBalanceReader } from "../chains/evm/balance-reader.js";
+import type { SolanaBalance, SolanaBalanceReader } from "../chains/solana/balance-reader.js";
+import { parseEvmAddress, parseSolanaAddress } from "./addresses.js";
+import { ApiError, toApiError } from "./api-error.js";
+import type { ApiMetrics } from "./metrics.js";
+import { rateLimitHeaders, type RateLimitStore, type TokenBucketPolicy } from "./rate-limit/token-bucket.js";
+import { ResultCache } from "./result-cache.js";
+
+export interface ApiServerDependencies {
+  /** Resolves an API key to its id, or undefined for an unknown or revoked key. */
+  verifyKey: (key: string) => string | undefined;
+  rateLimit: { store: RateLimitStore; policy: TokenBucketPolicy };
+  evm: EvmBalanceReader;
+  solana: SolanaBalanceReader;
+  /** Whether each upstream answers now (`/readyz`). */
+  checkUpstreams: () => Promise<Record<string, boolean>>;
+  metrics: ApiMetrics;
+  bodyLimitBytes?: number;
+  cacheTtlMs?: number;
+  /** pino options or false; keys and URLs never reach the log either way. */
+  logger?: boolean | Record<string, unknown>;
+}
+
+const SUCCESS_MESSAGE = "Assets Fetched Successfully";
+const errorSchema = {
+  type: "object",
+  properties: { status: { type: "integer" }, message: { type: "string" } },
+  required: ["status", "message"],
+} as const;
+const ERROR_RESPONSES = {
+  400: { description: "Malformed body, missing or malformed field, wrong Content-Type", ...errorSchema },
+  401: { description: "Missing or unknown API key (checked first)", ...errorSchema },
+  404: { description: "Well-formed address with no token there", ...errorSchema },
+  429: { description: "Rate limit exceeded; see Retry-After", ...errorSchema },
+  500: { description: "Unexpected failure, upstream down after retries and failover", ...errorSchema },
+} as const;
+const successSchema = (ownerField: string, queryResultPattern: string) => ({
+  description: SUCCESS_MESSAGE,
+  type: "object",
+  properties: {
+    status: { type: "integer" },
+    message: { type: "string" },
+    data: {
+      type: "object",
+      properties: {
+        [ownerField]: { type: "string" },
+        asset: {
+          type: "object",
+          properties: {
+            // fast-json-stringify writes BigInt integers exactly, also above 2^53.
+            balance: { type: "integer" },
+            QueryResult: { type: "string", pattern: queryResultPattern },
+          },
+          required: ["balance", "QueryResult"],
+        },
+      },
+      required: [ownerField, "asset"],
+    },
+  },
+  required: ["status", "message", "data"],
+});
+const bodySchema = (fields: [string, string]) => ({
+  type: "object",
+  properties: Object.fromEntries(fields.map((field) => [field, { type: "string", maxLength: 100 }])),
+  required: fields,
+  additionalProperties: false,
+});
+
+/** `Authorization: <key>` or `Authorization: Bearer <key>`. */
+function presentedKey(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header !== "string") return undefined;
+  const match = /^\s*(?:Bearer\s+)?(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/**
+ * The verification API (DESIGN section 5): `POST /api/ccq-evm` and `POST /api/ccq-svm`, behind API keys
+ * and per-key token-bucket rate limits, plus `/healthz`, `/readyz`, `/metrics` and `/openapi.json`.
+ * Authentication runs on request arrival, before the body is read, so a missing or unknown key is a
+ * 401 whatever else is wrong.
+ */
+export async function buildApiServer(deps: ApiServerDependencies): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: deps.bodyLimitBytes ?? 4_096,
+    // Strict body validation: a number where a string belongs is an error, not coerced.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+    frameworkErrors: (error, _request, reply) => sendError(reply, toApiError(error)),
+  });
+  // Only JSON bodies: without this, text/plain would be parsed and reach validation.
+  app.removeContentTypeParser("text/plain");
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: "Asset verification API", version: "1.0.0", description: "What a wallet holds on Ethereum and Solana." },
+      components: { securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "Authorization" } } },
+    },
+  });
+
+  const evmCache = new ResultCache<EvmBalance>(deps.cacheTtlMs ?? 2_000);
+  const svmCache = new ResultCache<SolanaBalance>(deps.cacheTtlMs ?? 2_000);
+  const { metrics } = deps;
+
+  app.addHook("onRequest", async (request, reply) => {
+    if (!request.url.startsWith("/api/")) return;
+    const key = presentedKey(request);
+    const keyId = key === undefined ? undefined : deps.verifyKey(key);
+    if (keyId === undefined) throw new ApiError(401, key === undefined ? "Missing API key" : "Unknown API key");
+    const decision = await deps.rateLimit.store.take(keyId);
+    const headers = rateLimitHeaders(decision, deps.rateLimit.policy);
+    if (!decision.allowed) throw new ApiError(429, "Rate limit exceeded", headers);
+    reply.headers(headers);
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    const route = request.routeOptions.url ?? "unmatched";
+    metrics.requests.inc({ route, status: String(reply.statusCode) });
+    metrics.latency.observe({ route }, reply.elapsedTime / 1000);
+  });
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) request.log.error({ err: { type: (error as Error).name, message: (error as Error).message } }, "request failed");
+    return sendError(reply, apiError);
+  });
+  app.setNotFoundHandler((_request, reply) => sendError(reply, new ApiError(404, "Not found")));
+
+  app.post<{ Body: { user_address: string; contract_address: string } }>(
+    "/api/ccq-evm",
+    {
+      schema: {
+        summary: "ERC-20 / ERC-721 balance of a wallet on Ethereum",
+        security: [{ apiKey: [] }],
+        body: bodySchema(["user_address", "contract_address"]),
+        response: { 200: successSchema("user_address", "^0x[0-9a-f]{64}$"), ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const owner = parseEvmAddress("user_address", request.body.user_address);
+      const asset = parseEvmAddress("contract_address", request.body.contract_address);
+      const block = await deps.evm.latestBlock();
+      const cacheKey = `${block}:${asset}:${owner}`;
+      let result = evmCache.get(cacheKey);
+      metrics.cache.inc({ chain: "evm", result: result === undefined ? "miss" : "hit" });
+      if (result === undefined) {
+        result = await deps.evm.balanceOf(asset, owner);
+        evmCache.set(cacheKey, result);
+      }
+      return success("user_address", request.body.user_address, result.balance, result.queryResult);
+    },
+  );
+
+  app.post<{ Body: { owner_address: string; token_mint_address: string } }>(
+    "/api/ccq-svm",
+    {
+      schema: {
+        summary: "SPL token / Solana NFT balance of a wallet on Solana",
+        security: [{ apiKey: [] }],
+        body: bodySchema(["owner_address", "token_mint_address"]),
+        response: { 200: successSchema("owner_address", "^([0-9a-f]{2})*$"), ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const owner = parseSolanaAddress("owner_address", request.body.owner_address);
+      const mint = parseSolanaAddress("token_mint_address", request.body.token_mint_address);
+      // Solana cannot be read at a past slot; answers are reused for the cache's short TTL only.
+      const cacheKey = `${mint}:${owner}`;
+      let result = svmCache.get(cacheKey);
+      metrics.cache.inc({ chain: "svm", result: result === undefined ? "miss" : "hit" });
+      if (result === undefined) {
+        result = await deps.solana.balanceOf(owner, mint);
+        svmCache.set(cacheKey, result);
+      }
+      return success("owner_address", owner, result.balance, result.queryResult);
+    },
+  );
+
+  app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
+  app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {
+    const upstreams = await deps.checkUpstreams();
+    const ready = Object.values(upstreams).every(Boolean);
+    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not ready", upstreams });
+  });
+  app.get("/metrics", { schema: { hide: true } }, async (_request, reply) =>
+    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+  );
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}
+
+function success(ownerField: string, owner: string, balance: bigint, queryResult: string) {
+  return { status: 200, message: SUCCESS_MESSAGE, data: { [ownerField]: owner, asset: { balance, QueryResult: queryResult } } };
+}
+
+function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  return reply
+    .code(error.status)
+    .headers(error.headers)
+    .type("application/json")
+    .send({ status: error.status, message: error.message });
+}
