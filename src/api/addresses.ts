@@ -1,7 +1,7 @@
 import { getAddressEncoder, isAddress as isSolanaAddress } from "@solana/kit";
 import { getAddress } from "ethers";
 
-import { ApiError } from "./api-error.js";
+import { ApiError } from "./api-error.ts";
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 

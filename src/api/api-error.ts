@@ -1,4 +1,4 @@
-import { AssetNotFoundError } from "../chains/rpc/errors.js";
+import { AssetNotFoundError } from "../chains/rpc/errors.ts";
 
 /** An error with the HTTP status and the message the client sees (DESIGN section 5). */
 export class ApiError extends Error {

@@ -1,13 +1,13 @@
 import swagger from "@fastify/swagger";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 
-import type { EvmBalance, EvmBalanceReader } from "../chains/evm/balance-reader.js";
-import type { SolanaBalance, SolanaBalanceReader } from "../chains/solana/balance-reader.js";
-import { parseEvmAddress, parseSolanaAddress } from "./addresses.js";
-import { ApiError, toApiError } from "./api-error.js";
-import type { ApiMetrics } from "./metrics.js";
-import { rateLimitHeaders, type RateLimitStore, type TokenBucketPolicy } from "./rate-limit/token-bucket.js";
-import { ResultCache } from "./result-cache.js";
+import type { EvmBalance, EvmBalanceReader } from "../chains/evm/balance-reader.ts";
+import type { SolanaBalance, SolanaBalanceReader } from "../chains/solana/balance-reader.ts";
+import { parseEvmAddress, parseSolanaAddress } from "./addresses.ts";
+import { ApiError, toApiError } from "./api-error.ts";
+import type { ApiMetrics } from "./metrics.ts";
+import { rateLimitHeaders, type RateLimitStore, type TokenBucketPolicy } from "./rate-limit/token-bucket.ts";
+import { ResultCache } from "./result-cache.ts";
 
 export interface ApiServerDependencies {
   /** Resolves an API key to its id, or undefined for an unknown or revoked key. */

@@ -1,8 +1,8 @@
 import { AbiCoder, dataLength, getAddress, Interface, toQuantity } from "ethers";
 
-import { MULTICALL3_ADDRESS } from "../../op/predeploys.js";
-import { AssetNotFoundError, SourceError } from "../rpc/errors.js";
-import type { JsonRpcPool } from "../rpc/json-rpc-pool.js";
+import { MULTICALL3_ADDRESS } from "../../op/predeploys.ts";
+import { AssetNotFoundError, SourceError } from "../rpc/errors.ts";
+import type { JsonRpcPool } from "../rpc/json-rpc-pool.ts";
 
 /** An EVM balance as the API and the nodes report it. */
 export interface EvmBalance {

@@ -1,4 +1,4 @@
-import { UpstreamAttemptError, UpstreamUnavailableError } from "./errors.js";
+import { UpstreamAttemptError, UpstreamUnavailableError } from "./errors.ts";
 
 export interface JsonRpcPoolOptions {
   /** Upstream JSON-RPC URLs, tried in order; a failing one is skipped for `cooldownMs`. */

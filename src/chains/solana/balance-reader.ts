@@ -8,7 +8,7 @@ import {
 } from "@solana/kit";
 import { TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 
-import { AssetNotFoundError, SourceError } from "../rpc/errors.js";
+import { AssetNotFoundError, SourceError } from "../rpc/errors.ts";
 
 export const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
 const TOKEN_PROGRAMS: readonly string[] = [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM];

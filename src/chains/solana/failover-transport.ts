@@ -1,6 +1,6 @@
 import { createDefaultRpcTransport, type RpcTransport } from "@solana/kit";
 
-import { UpstreamUnavailableError } from "../rpc/errors.js";
+import { UpstreamUnavailableError } from "../rpc/errors.ts";
 
 export interface FailoverTransportOptions {
   urls: readonly string[];

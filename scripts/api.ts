@@ -1,0 +1,20 @@
+// `npm run api`: the verification API, configured by the environment (src/api/config.ts: API_PORT,
+// EVM_RPC_URLS, SOLANA_RPC_URLS, API_KEYS_DB, RATE_LIMIT_*, REDIS_URL, …). SIGINT/SIGTERM finish the
+// requests in flight, then exit.
+import { loadApiConfig } from "../src/api/config.ts";
+import { startApi } from "../src/api/main.ts";
+
+let api;
+try {
+  api = await startApi(loadApiConfig(process.env));
+} catch (error) {
+  console.error(`The API could not start: ${(error as Error).message}`);
+  process.exit(1);
+}
+const running = api;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    running.app.log.info(`${signal}: finishing requests in flight`);
+    void running.close().then(() => process.exit(0));
+  });
+}

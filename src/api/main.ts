@@ -1,0 +1,66 @@
+import { createSolanaRpcFromTransport } from "@solana/kit";
+import type { FastifyInstance } from "fastify";
+
+import { EvmBalanceReader } from "../chains/evm/balance-reader.ts";
+import { JsonRpcPool } from "../chains/rpc/json-rpc-pool.ts";
+import { SolanaBalanceReader } from "../chains/solana/balance-reader.ts";
+import { createFailoverTransport } from "../chains/solana/failover-transport.ts";
+import { redactedConfig, type ApiConfig } from "./config.ts";
+import { ApiKeyStore } from "./keys/key-store.ts";
+import { ApiMetrics } from "./metrics.ts";
+import { MemoryRateLimitStore, type RateLimitStore } from "./rate-limit/token-bucket.ts";
+import { buildApiServer } from "./server.ts";
+
+export interface RunningApi {
+  app: FastifyInstance;
+  url: string;
+  /** Stops accepting connections, finishes the requests in flight, then closes the stores. */
+  close(): Promise<void>;
+}
+
+/** Wires the API from its configuration: upstream pools, readers, key store, rate limits, server. */
+export async function startApi(config: ApiConfig, options: { rateLimitStore?: RateLimitStore } = {}): Promise<RunningApi> {
+  const metrics = new ApiMetrics();
+  const common = { timeoutMs: config.UPSTREAM_TIMEOUT_MS };
+  const evmRpc = new JsonRpcPool({
+    urls: config.EVM_RPC_URLS,
+    ...common,
+    onUpstreamRequest: (outcome) => metrics.upstream.inc({ chain: "evm", outcome }),
+  });
+  const solanaTransport = createFailoverTransport({
+    urls: config.SOLANA_RPC_URLS,
+    ...common,
+    onUpstreamRequest: (outcome) => metrics.upstream.inc({ chain: "svm", outcome }),
+  });
+  const solanaRpc = createSolanaRpcFromTransport(solanaTransport);
+  const keys = new ApiKeyStore(config.API_KEYS_DB);
+  const policy = { capacity: config.RATE_LIMIT_CAPACITY, refillPerSecond: config.RATE_LIMIT_REFILL_PER_SECOND };
+  const store = options.rateLimitStore ?? new MemoryRateLimitStore(policy);
+  const answers = async (probe: () => Promise<unknown>) => probe().then(() => true, () => false);
+
+  const app = await buildApiServer({
+    verifyKey: (key) => keys.verify(key),
+    rateLimit: { store, policy },
+    evm: new EvmBalanceReader({ rpc: evmRpc }),
+    solana: new SolanaBalanceReader(solanaTransport),
+    checkUpstreams: async () => ({
+      evm: await answers(() => evmRpc.request("eth_blockNumber", [])),
+      svm: await answers(() => solanaRpc.getHealth().send()),
+    }),
+    metrics,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    cacheTtlMs: config.CACHE_TTL_MS,
+    logger: { level: config.LOG_LEVEL },
+  });
+  app.log.info({ config: redactedConfig(config) }, "API configuration");
+  const url = await app.listen({ host: config.API_HOST, port: config.API_PORT });
+  return {
+    app,
+    url,
+    async close() {
+      await app.close(); // waits for in-flight requests
+      await store.close();
+      keys.close();
+    },
+  };
+}
