@@ -8,6 +8,7 @@ import { createFailoverTransport } from "../chains/solana/failover-transport.ts"
 import { redactedConfig, type ApiConfig } from "./config.ts";
 import { ApiKeyStore } from "./keys/key-store.ts";
 import { ApiMetrics } from "./metrics.ts";
+import { RedisRateLimitStore } from "./rate-limit/redis-store.ts";
 import { MemoryRateLimitStore, type RateLimitStore } from "./rate-limit/token-bucket.ts";
 import { buildApiServer } from "./server.ts";
 
@@ -35,7 +36,10 @@ export async function startApi(config: ApiConfig, options: { rateLimitStore?: Ra
   const solanaRpc = createSolanaRpcFromTransport(solanaTransport);
   const keys = new ApiKeyStore(config.API_KEYS_DB);
   const policy = { capacity: config.RATE_LIMIT_CAPACITY, refillPerSecond: config.RATE_LIMIT_REFILL_PER_SECOND };
-  const store = options.rateLimitStore ?? new MemoryRateLimitStore(policy);
+  // Limits shared by several API processes live in Redis; one process keeps them in memory.
+  const store =
+    options.rateLimitStore ??
+    (config.REDIS_URL === undefined ? new MemoryRateLimitStore(policy) : await RedisRateLimitStore.connect(config.REDIS_URL, policy));
   const answers = async (probe: () => Promise<unknown>) => probe().then(() => true, () => false);
 
   const app = await buildApiServer({

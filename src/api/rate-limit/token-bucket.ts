@@ -29,19 +29,26 @@ export interface RateLimitStore {
  */
 export function takeToken(policy: TokenBucketPolicy, state: { milliTokens: number; at: number } | undefined, now: number) {
   const capacity = policy.capacity * 1000;
-  const perMs = policy.refillPerSecond; // milli-tokens per millisecond = tokens per second
   const elapsed = state === undefined ? 0 : Math.max(0, now - state.at);
-  const available = state === undefined ? capacity : Math.min(capacity, state.milliTokens + Math.floor(elapsed * perMs));
+  // milli-tokens per millisecond = tokens per second
+  const available = state === undefined ? capacity : Math.min(capacity, state.milliTokens + Math.floor(elapsed * policy.refillPerSecond));
+  const decision = decide(policy, available);
+  return { decision, state: { milliTokens: decision.allowed ? available - 1000 : available, at: now } };
+}
+
+/** The decision for a bucket holding `available` milli-tokens before this request. */
+export function decide(policy: TokenBucketPolicy, available: number): RateLimitDecision {
+  const capacity = policy.capacity * 1000;
+  const perMs = policy.refillPerSecond;
   const allowed = available >= 1000;
-  const milliTokens = allowed ? available - 1000 : available;
-  const decision: RateLimitDecision = {
+  const after = allowed ? available - 1000 : available;
+  return {
     allowed,
     limit: policy.capacity,
-    remaining: Math.floor(milliTokens / 1000),
+    remaining: Math.floor(after / 1000),
     retryAfterMs: allowed ? 0 : Math.ceil((1000 - available) / perMs),
-    resetMs: Math.ceil((capacity - milliTokens) / perMs),
+    resetMs: Math.ceil((capacity - after) / perMs),
   };
-  return { decision, state: { milliTokens, at: now } };
 }
 
 /** Buckets in this process's memory; idle full buckets are dropped so the map cannot grow without bound. */

@@ -1,0 +1,59 @@
+import { createClient } from "redis";
+
+type RedisClient = ReturnType<typeof createClient>;
+
+import { decide, type RateLimitDecision, type RateLimitStore, type TokenBucketPolicy } from "./token-bucket.ts";
+
+// One atomic step of the token bucket in Redis, on Redis's own clock (TIME) so that several API
+// processes agree: refill by elapsed time, take a token if there is one, keep the state until the
+// bucket would be full again. Returns the milli-tokens available before this request.
+const TAKE_TOKEN = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local capacity = tonumber(ARGV[1])
+local perMs = tonumber(ARGV[2])
+local state = redis.call('HMGET', KEYS[1], 'milli', 'at')
+local available = capacity
+if state[1] then
+  available = math.min(capacity, tonumber(state[1]) + math.floor(math.max(0, now - tonumber(state[2])) * perMs))
+end
+local after = available
+if available >= 1000 then after = available - 1000 end
+redis.call('HSET', KEYS[1], 'milli', after, 'at', now)
+redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - after) / perMs) + 1000)
+return available
+`;
+
+/** Token buckets in Redis, shared by every API process pointed at the same server. */
+export class RedisRateLimitStore implements RateLimitStore {
+  readonly #policy: TokenBucketPolicy;
+  readonly #client: RedisClient;
+  readonly #prefix: string;
+
+  private constructor(policy: TokenBucketPolicy, client: RedisClient, prefix: string) {
+    this.#policy = policy;
+    this.#client = client;
+    this.#prefix = prefix;
+  }
+
+  static async connect(url: string, policy: TokenBucketPolicy, prefix = "avn:ratelimit:"): Promise<RedisRateLimitStore> {
+    const client: RedisClient = createClient({ url });
+    client.on("error", () => undefined); // reconnects on its own; a failed take() reports the outage
+    await client.connect();
+    return new RedisRateLimitStore(policy, client, prefix);
+  }
+
+  async take(key: string): Promise<RateLimitDecision> {
+    const available = Number(
+      await this.#client.eval(TAKE_TOKEN, {
+        keys: [`${this.#prefix}${key}`],
+        arguments: [String(this.#policy.capacity * 1000), String(this.#policy.refillPerSecond)],
+      }),
+    );
+    return decide(this.#policy, available);
+  }
+
+  async close(): Promise<void> {
+    await this.#client.quit();
+  }
+}
