@@ -1,45 +1,22 @@
-import type { AddressInfo } from "node:net";
-
 import { expect } from "chai";
-import type { FastifyInstance } from "fastify";
 
-import { buildApiServer } from "../../../src/api/server.js";
-import { ApiKeyStore } from "../../../src/api/keys/key-store.js";
-import { ApiMetrics } from "../../../src/api/metrics.js";
-import { MemoryRateLimitStore } from "../../../src/api/rate-limit/token-bucket.js";
-import { EvmBalanceReader } from "../../../src/chains/evm/balance-reader.js";
-import { JsonRpcPool } from "../../../src/chains/rpc/json-rpc-pool.js";
-import { SolanaBalanceReader } from "../../../src/chains/solana/balance-reader.js";
-import { createFailoverTransport } from "../../../src/chains/solana/failover-transport.js";
+import { startTestApi, type TestApi } from "../../helpers/api.js";
 import { ABOVE_2_53, startSourceFixtures, type SourceFixtures } from "../../helpers/sources.js";
 
 describe("API: POST /api/ccq-evm and /api/ccq-svm (DESIGN section 5) on a real server", function () {
   this.timeout(60_000);
   let sources: SourceFixtures;
-  let app: FastifyInstance;
+  let api: TestApi;
   let baseUrl: string;
-  let keys: ApiKeyStore;
   let apiKey: string;
 
   before(async function () {
     sources = await startSourceFixtures();
-    keys = new ApiKeyStore(":memory:");
-    apiKey = keys.create("tests").key;
-    const policy = { capacity: 1_000, refillPerSecond: 1_000 };
-    app = await buildApiServer({
-      verifyKey: (key) => keys.verify(key),
-      rateLimit: { store: new MemoryRateLimitStore(policy), policy },
-      evm: new EvmBalanceReader({ rpc: new JsonRpcPool({ urls: [sources.anvil.rpcUrl] }) }),
-      solana: new SolanaBalanceReader(createFailoverTransport({ urls: [sources.solanaRpc.url] })),
-      checkUpstreams: async () => ({ evm: true, svm: true }),
-      metrics: new ApiMetrics(),
-    });
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    api = await startTestApi(sources);
+    ({ baseUrl, apiKey } = api);
   });
   after(async function () {
-    await app?.close();
-    keys?.close();
+    await api?.close();
     await sources?.stop();
   });
 
