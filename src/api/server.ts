@@ -120,6 +120,15 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
     metrics.requests.inc({ route, status: String(reply.statusCode) });
     metrics.latency.observe({ route }, reply.elapsedTime / 1000);
   });
+  // Graceful shutdown: requests in flight finish; their connections then close instead of idling in
+  // keep-alive until the timeout (Node closes only the connections that are idle when close starts).
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+  app.addHook("onSend", async (_request, reply) => {
+    if (closing) reply.header("connection", "close");
+  });
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.status >= 500) request.log.error({ err: { type: (error as Error).name, message: (error as Error).message } }, "request failed");

@@ -1,0 +1,123 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import { expect } from "chai";
+
+import { loadApiConfig, redactedConfig } from "../../../src/api/config.js";
+import { runKeysCli } from "../../../src/api/keys/cli.js";
+import { ApiKeyStore } from "../../../src/api/keys/key-store.js";
+import { startApi } from "../../../src/api/main.js";
+import { startSourceFixtures, type SourceFixtures } from "../../helpers/sources.js";
+
+describe("API process: keys CLI, configuration, graceful shutdown", function () {
+  this.timeout(60_000);
+  let dir: string;
+
+  before(async function () {
+    dir = await mkdtemp(path.join(tmpdir(), "api-process-"));
+  });
+  after(async function () {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("creates a key shown once, stores only its hash, lists and revokes it", async function () {
+    const database = path.join(dir, "keys.sqlite");
+    const out: string[] = [];
+    const err: string[] = [];
+    const cli = (...args: string[]) => runKeysCli(args, database, (line) => out.push(line), (line) => err.push(line));
+    expect(cli("create", "game studio")).to.equal(0);
+    const key = /(avn_[A-Za-z0-9_-]{43})/.exec(out.join("\n"))![1];
+    const id = /Created key ([0-9a-f-]{36})/.exec(out.join("\n"))![1];
+    out.length = 0;
+    expect(cli("list")).to.equal(0);
+    expect(out.join("\n")).to.include(id).and.include("live").and.not.include(key);
+    const files = await Promise.all([database, `${database}-wal`].map((file) => readFile(file).catch(() => Buffer.alloc(0))));
+    expect(Buffer.concat(files).includes(key)).to.equal(false);
+
+    const store = new ApiKeyStore(database);
+    expect(store.verify(key)).to.equal(id);
+    expect(cli("revoke", id)).to.equal(0);
+    expect(store.verify(key)).to.equal(undefined);
+    store.close();
+    expect(cli("revoke", id)).to.equal(1);
+    expect(err.at(-1)).to.equal(`No live key with id ${id}`);
+    expect(cli("create")).to.equal(1);
+    expect(cli("create", "   ")).to.equal(1);
+    expect(err.at(-1)).to.equal("error: a key name must have 1 to 100 characters");
+  });
+
+  it("refuses an invalid configuration naming each problem, and logs URLs by origin only", function () {
+    expect(() => loadApiConfig({ EVM_RPC_URLS: "not a url", API_PORT: "-1" })).to.throw(/EVM_RPC_URLS\.0: .*\n.*SOLANA_RPC_URLS: .*\n|API_PORT/);
+    const config = loadApiConfig({
+      EVM_RPC_URLS: "https://eth.example/v2/SECRET-1, https://user:SECRET-2@backup.example/rpc",
+      SOLANA_RPC_URLS: "https://sol.example/?api-key=SECRET-3",
+      REDIS_URL: "redis://:SECRET-4@redis.example:6379",
+    });
+    expect(config.EVM_RPC_URLS).to.have.length(2);
+    expect(config.API_PORT).to.equal(8787);
+    expect(JSON.stringify(redactedConfig(config))).to.not.match(/SECRET/);
+  });
+
+  describe("graceful shutdown", function () {
+    let sources: SourceFixtures;
+    before(async function () {
+      sources = await startSourceFixtures();
+    });
+    after(async function () {
+      await sources?.stop();
+    });
+
+    it("finishes the request in flight, then stops accepting connections", async function () {
+      // An upstream that answers after 700 ms (forwarding to anvil), so a request is in flight on close.
+      const slow = createServer((request, response) => {
+        let body = "";
+        request.on("data", (chunk) => (body += chunk));
+        request.on("end", () =>
+          setTimeout(async () => {
+            const upstream = await fetch(sources.anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body });
+            response.writeHead(200, { "content-type": "application/json" }).end(await upstream.text());
+          }, 700),
+        );
+      });
+      await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
+      const database = path.join(dir, "shutdown.sqlite");
+      const store = new ApiKeyStore(database);
+      const { key } = store.create("shutdown");
+      store.close();
+      const api = await startApi(
+        loadApiConfig({
+          API_PORT: "0",
+          EVM_RPC_URLS: `http://127.0.0.1:${(slow.address() as AddressInfo).port}`,
+          SOLANA_RPC_URLS: sources.solanaRpc.url,
+          API_KEYS_DB: database,
+          LOG_LEVEL: "silent",
+        }),
+      );
+      try {
+        const inFlight = fetch(`${api.url}/api/ccq-evm`, {
+          method: "POST",
+          headers: { authorization: key, "content-type": "application/json" },
+          body: JSON.stringify({ user_address: sources.evm.holder, contract_address: sources.evm.erc20 }),
+        });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const closeStarted = Date.now();
+        const closed = api.close();
+        const response = await inFlight;
+        expect(response.status).to.equal(200);
+        await closed;
+        expect(Date.now() - closeStarted, "closed once the request finished, not after a keep-alive timeout").to.be.lessThan(5_000);
+        const after = await fetch(`${api.url}/healthz`).then(
+          () => "answered",
+          () => "refused",
+        );
+        expect(after).to.equal("refused");
+      } finally {
+        slow.closeAllConnections();
+        slow.close();
+      }
+    });
+  });
+});
