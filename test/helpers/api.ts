@@ -10,7 +10,7 @@ import { EvmBalanceReader } from "../../src/chains/evm/balance-reader.js";
 import { JsonRpcPool } from "../../src/chains/rpc/json-rpc-pool.js";
 import { SolanaBalanceReader } from "../../src/chains/solana/balance-reader.js";
 import { createFailoverTransport } from "../../src/chains/solana/failover-transport.js";
-import type { SourceFixtures } from "./sources.js";
+import type { SourceFixtures } from "../../src/devnet/source-chains.js";
 
 export interface TestApi {
   app: FastifyInstance;

@@ -24,6 +24,7 @@ function hashKey(key: string): string {
  */
 export class ApiKeyStore {
   readonly #db: DatabaseSync;
+  #verifyStatement: ReturnType<DatabaseSync["prepare"]> | undefined;
 
   constructor(file: string) {
     if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
@@ -71,7 +72,9 @@ export class ApiKeyStore {
   /** The id of the live key `key`, or undefined for an unknown or revoked one. */
   verify(key: string): string | undefined {
     if (!key.startsWith(KEY_PREFIX) || key.length > 200) return undefined;
-    const row = this.#db.prepare("SELECT id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL").get(hashKey(key)) as
+    // Prepared once: this runs on every API request.
+    this.#verifyStatement ??= this.#db.prepare("SELECT id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL");
+    const row = this.#verifyStatement.get(hashKey(key)) as
       | { id: string }
       | undefined;
     return row?.id;

@@ -20,6 +20,8 @@ export interface EvmBalanceReaderOptions {
   maxBatchSize?: number;
   /** How long a new query waits for others to share its batch, in milliseconds. */
   batchWindowMs?: number;
+  /** Batches upstream at once; further queries wait for one to finish and go out together. */
+  maxBatchesInFlight?: number;
   /** How long the latest block number is reused before it is asked again. */
   headTtlMs?: number;
 }
@@ -41,8 +43,10 @@ interface PendingQuery {
 /**
  * Reads ERC-20 and ERC-721 balances (`balanceOf(owner)`, the same selector for both) pinned to one
  * block. Queries arriving within `batchWindowMs` go upstream together as one Multicall3 `aggregate3`
- * eth_call at one block; identical queries in flight share one promise. A burst of N distinct queries
- * thus costs about N / maxBatchSize upstream requests, plus one for the block number.
+ * eth_call at one block; while `maxBatchesInFlight` batches are upstream, new queries wait and leave
+ * together when one returns, so the busier the API, the larger its batches (no added latency when
+ * idle). Identical queries in flight share one promise. A burst of N distinct queries thus costs a
+ * handful of upstream requests, plus one for the block number.
  *
  * "Not found" is decided from the call's answer, so it costs nothing extra: an address without code
  * answers a call with no data, a contract without `balanceOf` reverts or answers something other than
@@ -55,14 +59,17 @@ export class EvmBalanceReader {
   readonly #headTtlMs: number;
   readonly #inFlight = new Map<string, Promise<EvmBalance>>();
   #queue: PendingQuery[] = [];
+  readonly #maxBatchesInFlight: number;
+  #batchesInFlight = 0;
   #timer: NodeJS.Timeout | undefined;
   #head: { number: bigint; at: number; pending?: Promise<bigint> } | undefined;
 
   constructor(options: EvmBalanceReaderOptions) {
     this.#rpc = options.rpc;
     this.#maxBatchSize = options.maxBatchSize ?? 500;
-    this.#batchWindowMs = options.batchWindowMs ?? 2;
+    this.#batchWindowMs = options.batchWindowMs ?? 10;
     this.#headTtlMs = options.headTtlMs ?? 1_000;
+    this.#maxBatchesInFlight = options.maxBatchesInFlight ?? 1;
   }
 
   /** The balance of `owner` in the token at `asset`. Both must be valid addresses (the API checks them). */
@@ -101,9 +108,15 @@ export class EvmBalanceReader {
   #flush(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    const batch = this.#queue.splice(0, this.#maxBatchSize);
-    if (this.#queue.length > 0) this.#timer = setTimeout(() => this.#flush(), 0);
-    if (batch.length > 0) void this.#run(batch);
+    // All lanes busy: the queue leaves when a batch returns (see #run's finally).
+    while (this.#queue.length > 0 && this.#batchesInFlight < this.#maxBatchesInFlight) {
+      const batch = this.#queue.splice(0, this.#maxBatchSize);
+      this.#batchesInFlight += 1;
+      void this.#run(batch).finally(() => {
+        this.#batchesInFlight -= 1;
+        if (this.#queue.length > 0) this.#flush();
+      });
+    }
   }
 
   async #run(batch: PendingQuery[]): Promise<void> {

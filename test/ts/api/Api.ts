@@ -1,7 +1,7 @@
 import { expect } from "chai";
 
 import { startTestApi, type TestApi } from "../../helpers/api.js";
-import { ABOVE_2_53, startSourceFixtures, type SourceFixtures } from "../../helpers/sources.js";
+import { ABOVE_2_53, startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
 
 describe("API: POST /api/ccq-evm and /api/ccq-svm (DESIGN section 5) on a real server", function () {
   this.timeout(60_000);

@@ -3,7 +3,7 @@ import { Writable } from "node:stream";
 import { expect } from "chai";
 
 import { startTestApi, type TestApi } from "../../helpers/api.js";
-import { startSourceFixtures, type SourceFixtures } from "../../helpers/sources.js";
+import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
 
 const DEAD_UPSTREAM = "http://127.0.0.1:9/v3/SECRET-RPC-KEY";
 

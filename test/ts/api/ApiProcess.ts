@@ -10,7 +10,7 @@ import { loadApiConfig, redactedConfig } from "../../../src/api/config.js";
 import { runKeysCli } from "../../../src/api/keys/cli.js";
 import { ApiKeyStore } from "../../../src/api/keys/key-store.js";
 import { startApi } from "../../../src/api/main.js";
-import { startSourceFixtures, type SourceFixtures } from "../../helpers/sources.js";
+import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
 
 describe("API process: keys CLI, configuration, graceful shutdown", function () {
   this.timeout(60_000);

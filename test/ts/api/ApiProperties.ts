@@ -2,7 +2,7 @@ import { expect } from "chai";
 import fc from "fast-check";
 
 import { startTestApi, type TestApi } from "../../helpers/api.js";
-import { startSourceFixtures, type SourceFixtures } from "../../helpers/sources.js";
+import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
 
 /** Something a careless or hostile client might put in a field. */
 const junkValue = fc.oneof(

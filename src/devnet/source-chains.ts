@@ -2,15 +2,15 @@ import type { Address } from "@solana/kit";
 import { ContractFactory, JsonRpcProvider, Wallet } from "ethers";
 import hre from "hardhat";
 
-import { devAccount } from "../../src/devnet/accounts.js";
-import { startAnvil, type AnvilInstance } from "../../src/devnet/anvil.js";
-import { installMulticall3 } from "../../src/devnet/op/l2.js";
-import { startSolanaRpcServer, type SolanaRpcServer } from "../../src/devnet/solana/litesvm-rpc-server.js";
-import { SolanaTokenLedger } from "../../src/devnet/solana/token-ledger.js";
+import { devAccount } from "./accounts.js";
+import { startAnvil, type AnvilInstance } from "./anvil.js";
+import { installMulticall3 } from "./op/l2.js";
+import { startSolanaRpcServer, type SolanaRpcServer } from "./solana/litesvm-rpc-server.js";
+import { SolanaTokenLedger } from "./solana/token-ledger.js";
 
 export const ABOVE_2_53 = 2n ** 53n + 12_345n;
 
-/** The source chains of the API tests: an anvil "Ethereum" with tokens, and a LiteSVM "Solana" endpoint. */
+/** The source chains of the API tests and benchmarks: an anvil "Ethereum" with tokens, and a LiteSVM "Solana" endpoint. */
 export interface SourceFixtures {
   anvil: AnvilInstance;
   solanaRpc: SolanaRpcServer;

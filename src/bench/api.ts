@@ -1,0 +1,120 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import autocannon from "autocannon";
+import { getAddress, hexlify, randomBytes } from "ethers";
+import Fastify from "fastify";
+
+import { loadApiConfig } from "../api/config.js";
+import { ApiKeyStore } from "../api/keys/key-store.js";
+import { startApi, type RunningApi } from "../api/main.js";
+import { startSourceFixtures, type SourceFixtures } from "../devnet/source-chains.js";
+
+export interface LoadResult {
+  label: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+}
+
+async function load(label: string, url: string, body: string, headers: Record<string, string>, durationSeconds: number): Promise<LoadResult> {
+  const result = await autocannon({
+    url,
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+    connections: 32,
+    duration: durationSeconds,
+  });
+  return { label, requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx };
+}
+
+async function upstreamRequests(api: RunningApi, chain: string): Promise<number> {
+  const text = await (await fetch(`${api.url}/metrics`)).text();
+  let total = 0;
+  for (const match of text.matchAll(new RegExp(`api_upstream_requests_total\\{chain="${chain}",outcome="\\w+"\\} (\\d+)`, "g"))) total += Number(match[1]);
+  return total;
+}
+
+/**
+ * The API under load on local source chains, side by side in one run: the ccq-evm route answering from
+ * its cache beside a bare Fastify route returning the same JSON; 1,000 concurrent distinct queries and
+ * the upstream HTTP requests they cost; the ccq-svm route with and without its cache.
+ */
+export async function benchmarkApi(durationSeconds = 5): Promise<{ load: LoadResult[]; burst: { queries: number; upstreamRequests: number; ms: number } }> {
+  const sources: SourceFixtures = await startSourceFixtures();
+  const dir = await mkdtemp(path.join(tmpdir(), "bench-api-"));
+  const database = path.join(dir, "keys.sqlite");
+  const store = new ApiKeyStore(database);
+  const { key } = store.create("bench");
+  store.close();
+  const config = (cacheTtlMs: number) =>
+    loadApiConfig({
+      API_PORT: "0",
+      EVM_RPC_URLS: sources.anvil.rpcUrl,
+      SOLANA_RPC_URLS: sources.solanaRpc.url,
+      API_KEYS_DB: database,
+      RATE_LIMIT_CAPACITY: "1000000000",
+      RATE_LIMIT_REFILL_PER_SECOND: "1000000000",
+      CACHE_TTL_MS: String(cacheTtlMs),
+      LOG_LEVEL: "silent",
+    });
+  const cached = await startApi(config(600_000));
+  const uncached = await startApi(config(0));
+  const bare = Fastify();
+  try {
+    const auth = { authorization: key };
+    const evmBody = JSON.stringify({ user_address: sources.evm.holder, contract_address: sources.evm.erc20 });
+    const svmBody = JSON.stringify({ owner_address: sources.svm.owner, token_mint_address: sources.svm.splMint });
+    const sample = await (await fetch(`${cached.url}/api/ccq-evm`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: evmBody })).text();
+    bare.post("/bare", async (_request, reply) => reply.type("application/json").send(sample));
+    const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
+
+    const results: LoadResult[] = [];
+    results.push(await load("ccq-evm, cached result", `${cached.url}/api/ccq-evm`, evmBody, auth, durationSeconds));
+    results.push(await load("bare Fastify route, same JSON", `${bareUrl}/bare`, evmBody, {}, durationSeconds));
+    results.push(await load("ccq-svm, cached result", `${cached.url}/api/ccq-svm`, svmBody, auth, durationSeconds));
+    results.push(await load("ccq-svm, no cache (2 upstream reads each)", `${uncached.url}/api/ccq-svm`, svmBody, auth, durationSeconds));
+
+    // The burst comes from another process, so that the client's work does not slow the server's
+    // event loop (in one process, requests would trickle in and batch poorly).
+    const before = await upstreamRequests(uncached, "evm");
+    const owners = Array.from({ length: 1_000 }, () => getAddress(hexlify(randomBytes(20))));
+    const { ms, statuses } = await burstFromChildProcess(`${uncached.url}/api/ccq-evm`, key, sources.evm.erc20, owners);
+    if (statuses.some((status) => status !== 200)) throw new Error("the burst got non-200 answers");
+    const answers = statuses;
+    const burst = { queries: answers.length, upstreamRequests: (await upstreamRequests(uncached, "evm")) - before, ms };
+    return { load: results, burst };
+  } finally {
+    await bare.close();
+    await cached.close();
+    await uncached.close();
+    await sources.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Sends one ccq-evm query per owner, all at once, from a child Node process; returns statuses and wall time. */
+async function burstFromChildProcess(url: string, key: string, asset: string, owners: string[]): Promise<{ ms: number; statuses: number[] }> {
+  const program = `
+    const { url, key, asset, owners } = JSON.parse(process.argv[1]);
+    const started = performance.now();
+    const statuses = await Promise.all(owners.map((owner) => fetch(url, {
+      method: "POST",
+      headers: { authorization: key, "content-type": "application/json" },
+      body: JSON.stringify({ user_address: owner, contract_address: asset }),
+    }).then((response) => response.status)));
+    console.log(JSON.stringify({ ms: performance.now() - started, statuses }));
+  `;
+  const child = spawn(process.execPath, ["--input-type=module", "-e", program, JSON.stringify({ url, key, asset, owners })], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`the burst process exited with ${code}`);
+  return JSON.parse(output) as { ms: number; statuses: number[] };
+}
