@@ -15,7 +15,8 @@ export function parseEvmAddress(field: string, value: string): string {
   if (digits !== digits.toLowerCase() && digits !== digits.toUpperCase() && !hasValidChecksum(value)) {
     throw new ApiError(400, `${field} has an invalid EIP-55 checksum`);
   }
-  return getAddress(value.toLowerCase());
+  // Lower case is canonical here (cache keys, calls): checksumming costs a keccak per address.
+  return value.toLowerCase();
 }
 
 /** A Solana address: base58 that decodes to exactly 32 bytes. */

@@ -1,4 +1,4 @@
-import { AbiCoder, dataLength, getAddress, Interface, toQuantity } from "ethers";
+import { AbiCoder, dataLength, Interface, toQuantity } from "ethers";
 
 import { MULTICALL3_ADDRESS } from "../../op/predeploys.ts";
 import { AssetNotFoundError, SourceError } from "../rpc/errors.ts";
@@ -74,11 +74,12 @@ export class EvmBalanceReader {
 
   /** The balance of `owner` in the token at `asset`. Both must be valid addresses (the API checks them). */
   balanceOf(asset: string, owner: string): Promise<EvmBalance> {
-    const key = `${getAddress(asset)}:${getAddress(owner)}`;
+    const [assetKey, ownerKey] = [canonicalAddress(asset), canonicalAddress(owner)];
+    const key = `${assetKey}:${ownerKey}`;
     const existing = this.#inFlight.get(key);
     if (existing !== undefined) return existing;
     const promise = new Promise<EvmBalance>((resolve, reject) => {
-      this.#queue.push({ key, asset: getAddress(asset), owner: getAddress(owner), resolve, reject });
+      this.#queue.push({ key, asset: assetKey, owner: ownerKey, resolve, reject });
       if (this.#queue.length >= this.#maxBatchSize) this.#flush();
       else this.#timer ??= setTimeout(() => this.#flush(), this.#batchWindowMs);
     }).finally(() => this.#inFlight.delete(key));
@@ -151,4 +152,10 @@ export class EvmBalanceReader {
       for (const query of batch) query.reject(error);
     }
   }
+}
+
+/** Lower-case hex: one spelling per address for keys and calls (checksumming would cost a keccak each). */
+function canonicalAddress(value: string): string {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new TypeError(`${value} is not an EVM address`);
+  return value.toLowerCase();
 }
