@@ -27,6 +27,7 @@ async function load(label: string, url: string, body: string, headers: Record<st
     headers: { "content-type": "application/json", ...headers },
     body,
     connections: 32,
+    workers: 1, // the load generator on its own thread, not the server's event loop
     duration: durationSeconds,
   });
   return { label, requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx };
