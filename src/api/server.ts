@@ -104,6 +104,15 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
   const evmCache = new ResultCache<EvmBalance>(deps.cacheTtlMs ?? 2_000);
   const svmCache = new ResultCache<SolanaBalance>(deps.cacheTtlMs ?? 2_000);
   const { metrics } = deps;
+  /** The cached answer under `key`, or a fresh read stored under the key its own position gives. */
+  const readThrough = async <T>(cache: ResultCache<T>, chain: string, key: string, read: () => Promise<T>, storeKey: (value: T) => string) => {
+    const cached = cache.get(key);
+    metrics.cache.inc({ chain, result: cached === undefined ? "miss" : "hit" });
+    if (cached !== undefined) return cached;
+    const value = await read();
+    cache.set(storeKey(value), value);
+    return value;
+  };
 
   app.addHook("onRequest", async (request, reply) => {
     if (!request.url.startsWith("/api/")) return;
@@ -149,14 +158,11 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
     async (request) => {
       const owner = parseEvmAddress("user_address", request.body.user_address);
       const asset = parseEvmAddress("contract_address", request.body.contract_address);
+      // Keyed by the block the answer was read at, so an answer is reused only while the chain stands still.
       const block = await deps.evm.latestBlock();
-      const cacheKey = `${block}:${asset}:${owner}`;
-      let result = evmCache.get(cacheKey);
-      metrics.cache.inc({ chain: "evm", result: result === undefined ? "miss" : "hit" });
-      if (result === undefined) {
-        result = await deps.evm.balanceOf(asset, owner);
-        evmCache.set(cacheKey, result);
-      }
+      const result = await readThrough(evmCache, "evm", `${block}:${asset}:${owner}`, () => deps.evm.balanceOf(asset, owner), (read) =>
+        `${read.blockNumber}:${asset}:${owner}`,
+      );
       return success("user_address", request.body.user_address, result.balance, result.queryResult);
     },
   );
@@ -175,13 +181,8 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
       const owner = parseSolanaAddress("owner_address", request.body.owner_address);
       const mint = parseSolanaAddress("token_mint_address", request.body.token_mint_address);
       // Solana cannot be read at a past slot; answers are reused for the cache's short TTL only.
-      const cacheKey = `${mint}:${owner}`;
-      let result = svmCache.get(cacheKey);
-      metrics.cache.inc({ chain: "svm", result: result === undefined ? "miss" : "hit" });
-      if (result === undefined) {
-        result = await deps.solana.balanceOf(owner, mint);
-        svmCache.set(cacheKey, result);
-      }
+      const key = `${mint}:${owner}`;
+      const result = await readThrough(svmCache, "svm", key, () => deps.solana.balanceOf(owner, mint), () => key);
       return success("owner_address", owner, result.balance, result.queryResult);
     },
   );

@@ -1,21 +1,32 @@
 /**
  * Runs `pass` again and again, `intervalMs` apart, until stopped: the shape of the devnet's background
  * services (deposit relay, output proposer). A failed pass is reported and retried on the next tick.
- * `stop()` asks the pass in progress to finish early (it is given `isStopping`) and waits for it, so
- * nothing is left half done.
+ * Passes never overlap: `runOnce()` while a pass is running joins it (two relay passes could both find
+ * a deposit missing and send it twice; two proposer passes would post the same output). `stop()` asks
+ * the loop's pass in progress to finish early (it is given `isStopping`) and waits for it, so nothing is
+ * left half done.
  */
-export class PollingLoop {
-  readonly #pass: (isStopping: () => boolean) => Promise<unknown>;
+export class PollingLoop<T> {
+  readonly #pass: (isStopping: () => boolean) => Promise<T>;
   readonly #intervalMs: number;
   readonly #onError: ((error: unknown) => void) | undefined;
   #running: Promise<void> | undefined;
+  #current: Promise<T> | undefined;
   #stopRequested = false;
   #wake: (() => void) | undefined;
 
-  constructor(pass: (isStopping: () => boolean) => Promise<unknown>, intervalMs: number, onError?: (error: unknown) => void) {
+  constructor(pass: (isStopping: () => boolean) => Promise<T>, intervalMs: number, onError?: (error: unknown) => void) {
     this.#pass = pass;
     this.#intervalMs = intervalMs;
     this.#onError = onError;
+  }
+
+  /** One pass now, or the one already running. A direct call runs to the end even after `stop()`. */
+  runOnce(isStopping: () => boolean = () => false): Promise<T> {
+    this.#current ??= this.#pass(isStopping).finally(() => {
+      this.#current = undefined;
+    });
+    return this.#current;
   }
 
   start(): void {
@@ -35,7 +46,7 @@ export class PollingLoop {
     const isStopping = () => this.#stopRequested;
     while (!this.#stopRequested) {
       try {
-        await this.#pass(isStopping);
+        await this.runOnce(isStopping);
       } catch (error) {
         this.#onError?.(error);
       }

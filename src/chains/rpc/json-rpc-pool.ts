@@ -1,22 +1,15 @@
 import { UpstreamAttemptError, UpstreamUnavailableError } from "./errors.ts";
+import { Failover, type FailoverOptions } from "./failover.ts";
 
-export interface JsonRpcPoolOptions {
-  /** Upstream JSON-RPC URLs, tried in order; a failing one is skipped for `cooldownMs`. */
-  urls: readonly string[];
-  /** Per-attempt timeout. */
-  timeoutMs?: number;
-  /** Attempts per request over all URLs (first try included). */
-  maxAttempts?: number;
-  /** Backoff before the n-th retry: `backoffMs * 2^(n-1)`. */
-  backoffMs?: number;
-  cooldownMs?: number;
-  /** Counts every HTTP request sent upstream (metrics, benchmarks). */
-  onUpstreamRequest?: (outcome: "ok" | "error") => void;
-}
+export type JsonRpcPoolOptions = FailoverOptions;
 
 // Errors every upstream would give alike: retrying elsewhere cannot help. Others (rate limited, block not
 // yet known by a lagging node, internal errors) are retried on the next upstream.
 const DETERMINISTIC_ERROR_CODES = new Set([3, -32600, -32601, -32602]);
+
+function isDeterministic(error: unknown): boolean {
+  return error instanceof JsonRpcResponseError && DETERMINISTIC_ERROR_CODES.has(error.code);
+}
 
 interface JsonRpcResponse {
   jsonrpc: "2.0";
@@ -43,51 +36,24 @@ export class JsonRpcResponseError extends Error {
  */
 export class JsonRpcPool {
   readonly #urls: readonly string[];
-  readonly #timeoutMs: number;
-  readonly #maxAttempts: number;
-  readonly #backoffMs: number;
-  readonly #cooldownMs: number;
+  readonly #failover: Failover;
   readonly #onUpstreamRequest: JsonRpcPoolOptions["onUpstreamRequest"];
-  readonly #coolingUntil: number[];
   #nextId = 1;
 
   constructor(options: JsonRpcPoolOptions) {
-    if (options.urls.length === 0) throw new Error("at least one upstream RPC URL is required");
+    this.#failover = new Failover(options);
     this.#urls = options.urls;
-    this.#timeoutMs = options.timeoutMs ?? 5_000;
-    this.#maxAttempts = options.maxAttempts ?? Math.max(3, options.urls.length);
-    this.#backoffMs = options.backoffMs ?? 100;
-    this.#cooldownMs = options.cooldownMs ?? 10_000;
     this.#onUpstreamRequest = options.onUpstreamRequest;
-    this.#coolingUntil = options.urls.map(() => 0);
   }
 
   /** Sends one call; resolves with its `result`. */
   async request<T>(method: string, params: unknown[]): Promise<T> {
-    let lastError: unknown;
-    for (let attempt = 0; attempt < this.#maxAttempts; attempt += 1) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, this.#backoffMs * 2 ** (attempt - 1)));
-      const index = this.#pickUpstream(attempt);
-      try {
-        return (await this.#send(index, method, params)) as T;
-      } catch (error) {
-        if (error instanceof JsonRpcResponseError && DETERMINISTIC_ERROR_CODES.has(error.code)) throw error;
-        lastError = error;
-        this.#coolingUntil[index] = Date.now() + this.#cooldownMs;
-      }
+    try {
+      return (await this.#failover.run((index) => this.#send(index, method, params), isDeterministic)) as T;
+    } catch (error) {
+      if (isDeterministic(error)) throw error;
+      throw new UpstreamUnavailableError(`every upstream failed ${method} (${this.#failover.maxAttempts} attempts)`, { cause: error });
     }
-    throw new UpstreamUnavailableError(`every upstream failed ${method} (${this.#maxAttempts} attempts)`, { cause: lastError });
-  }
-
-  /** The first upstream not cooling down, rotating on retries so that each attempt can land elsewhere. */
-  #pickUpstream(attempt: number): number {
-    const now = Date.now();
-    const count = this.#urls.length;
-    for (let offset = 0; offset < count; offset += 1) {
-      const index = (attempt + offset) % count;
-      if (this.#coolingUntil[index] <= now) return index;
-    }
-    return attempt % count; // all cooling down: try anyway, in turn
   }
 
   async #send(index: number, method: string, params: unknown[]): Promise<unknown> {
@@ -99,12 +65,12 @@ export class JsonRpcPool {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
-        signal: AbortSignal.timeout(this.#timeoutMs),
+        signal: AbortSignal.timeout(this.#failover.timeoutMs),
       });
     } catch (error) {
       this.#onUpstreamRequest?.("error");
       const timedOut = (error as Error).name === "TimeoutError";
-      throw new UpstreamAttemptError(`${upstream} ${timedOut ? `timed out after ${this.#timeoutMs} ms` : "is unreachable"}`, true);
+      throw new UpstreamAttemptError(`${upstream} ${timedOut ? `timed out after ${this.#failover.timeoutMs} ms` : "is unreachable"}`, true);
     }
     let body: JsonRpcResponse;
     try {

@@ -52,16 +52,15 @@ interface RelayState {
  */
 export class DepositRelay {
   readonly #options: Required<Omit<DepositRelayOptions, "onError">> & Pick<DepositRelayOptions, "onError">;
-  readonly #loop: PollingLoop;
+  readonly #loop: PollingLoop<number>;
   #state: RelayState | undefined;
-  #pass: Promise<number> | undefined;
   #relayed = 0;
   #skipped = 0;
   #failed = 0;
 
   constructor(options: DepositRelayOptions) {
     this.#options = { pollIntervalMs: 500, maxBlockRange: 1_000, inclusionTimeoutMs: 30_000, ...options };
-    this.#loop = new PollingLoop((isStopping) => this.relayPending(isStopping), this.#options.pollIntervalMs, options.onError);
+    this.#loop = new PollingLoop((isStopping) => this.#relayPending(isStopping), this.#options.pollIntervalMs, options.onError);
   }
 
   /** Deposits this instance sent to L2. */
@@ -90,14 +89,10 @@ export class DepositRelay {
 
   /**
    * One pass: relays every deposit emitted up to the latest L1 block and returns how many it sent. A
-   * call while a pass runs joins that pass (two passes could both find a deposit missing and send it
-   * twice; anvil would execute it twice).
+   * call while a pass runs joins that pass.
    */
-  relayPending(isStopping: () => boolean = () => false): Promise<number> {
-    this.#pass ??= this.#relayPending(isStopping).finally(() => {
-      this.#pass = undefined;
-    });
-    return this.#pass;
+  relayPending(): Promise<number> {
+    return this.#loop.runOnce();
   }
 
   async #relayPending(isStopping: () => boolean): Promise<number> {

@@ -43,13 +43,12 @@ export async function computeOutputRoot(l2: JsonRpcProvider, blockNumber: bigint
 export class OutputProposer {
   readonly #options: Required<Omit<OutputProposerOptions, "onError">> & Pick<OutputProposerOptions, "onError">;
   readonly #oracle: Contract;
-  readonly #loop: PollingLoop;
+  readonly #loop: PollingLoop<number>;
   #proposed = 0;
-  #pass: Promise<number> | undefined;
 
   constructor(options: OutputProposerOptions) {
     this.#options = { pollIntervalMs: 500, ...options };
-    this.#loop = new PollingLoop((isStopping) => this.proposePending(isStopping), this.#options.pollIntervalMs, options.onError);
+    this.#loop = new PollingLoop((isStopping) => this.#proposePending(isStopping), this.#options.pollIntervalMs, options.onError);
     this.#oracle = new Contract(options.oracle, opArtifact("L2OutputOracle").abi, options.l1Signer);
   }
 
@@ -65,13 +64,9 @@ export class OutputProposer {
     await this.#loop.stop();
   }
 
-  /** Proposes every output the oracle accepts now; returns how many. */
-  proposePending(isStopping: () => boolean = () => false): Promise<number> {
-    // One pass at a time: two would post the same output and the second would revert.
-    this.#pass ??= this.#proposePending(isStopping).finally(() => {
-      this.#pass = undefined;
-    });
-    return this.#pass;
+  /** Proposes every output the oracle accepts now and returns how many; joins a pass already running. */
+  proposePending(): Promise<number> {
+    return this.#loop.runOnce();
   }
 
   async #proposePending(isStopping: () => boolean): Promise<number> {

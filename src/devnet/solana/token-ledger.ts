@@ -65,15 +65,8 @@ export class SolanaTokenLedger {
   async createMint(program: TokenProgramName, decimals: number): Promise<Address> {
     const mint = await generateKeyPairSigner();
     const programAddress = PROGRAM_ADDRESS[program];
-    const space = getMintSize();
     await this.#send([
-      getCreateAccountInstruction({
-        payer: this.#payer,
-        newAccount: mint,
-        lamports: this.svm.minimumBalanceForRentExemption(BigInt(space)),
-        space,
-        programAddress,
-      }),
+      this.#createAccount(mint, getMintSize(), programAddress),
       getInitializeMint2Instruction({ mint: mint.address, decimals, mintAuthority: this.#payer.address, freezeAuthority: null }, { programAddress }),
     ]);
     this.#mints.set(mint.address, { program: programAddress, decimals });
@@ -92,15 +85,8 @@ export class SolanaTokenLedger {
   async extraAccount(owner: Address, mint: Address): Promise<Address> {
     const { program } = this.#mint(mint);
     const account = await generateKeyPairSigner();
-    const space = getTokenSize();
     await this.#send([
-      getCreateAccountInstruction({
-        payer: this.#payer,
-        newAccount: account,
-        lamports: this.svm.minimumBalanceForRentExemption(BigInt(space)),
-        space,
-        programAddress: program,
-      }),
+      this.#createAccount(account, getTokenSize(), program),
       getInitializeAccount3Instruction({ account: account.address, mint, owner }, { programAddress: program }),
     ]);
     return account.address;
@@ -127,6 +113,17 @@ export class SolanaTokenLedger {
       getSetAuthorityInstruction({ owned: mint, owner: this.#payer, authorityType: AuthorityType.MintTokens, newAuthority: null }),
     ]);
     return { mint, account };
+  }
+
+  /** A rent-exempt account of `space` bytes owned by `program`, paid by the ledger's payer. */
+  #createAccount(account: KeyPairSigner, space: number, program: Address): Instruction {
+    return getCreateAccountInstruction({
+      payer: this.#payer,
+      newAccount: account,
+      lamports: this.svm.minimumBalanceForRentExemption(BigInt(space)),
+      space,
+      programAddress: program,
+    });
   }
 
   #mint(mint: Address): MintInfo {
