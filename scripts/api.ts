@@ -12,9 +12,21 @@ try {
   process.exit(1);
 }
 const running = api;
+// Requests in flight get this long to finish; then the process exits anyway.
+const SHUTDOWN_DEADLINE_MS = 15_000;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
     running.app.log.info(`${signal}: finishing requests in flight`);
-    void running.close().then(() => process.exit(0));
+    setTimeout(() => {
+      running.app.log.error(`requests still in flight after ${SHUTDOWN_DEADLINE_MS} ms; exiting`);
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        running.app.log.error({ type: (error as Error)?.name }, "shutdown failed");
+        process.exit(1);
+      },
+    );
   });
 }

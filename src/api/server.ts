@@ -3,9 +3,11 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 
 import type { EvmBalance, EvmBalanceReader } from "../chains/evm/balance-reader.ts";
 import type { SolanaBalance, SolanaBalanceReader } from "../chains/solana/balance-reader.ts";
+import { SourceError } from "../chains/rpc/errors.ts";
 import { parseEvmAddress, parseSolanaAddress } from "./addresses.ts";
 import { ApiError, toApiError } from "./api-error.ts";
 import type { ApiMetrics } from "./metrics.ts";
+import { RateLimitStoreError } from "./rate-limit/redis-store.ts";
 import { rateLimitHeaders, type RateLimitStore, type TokenBucketPolicy } from "./rate-limit/token-bucket.ts";
 import { ResultCache } from "./result-cache.ts";
 
@@ -22,6 +24,13 @@ export interface ApiServerDependencies {
   cacheTtlMs?: number;
   /** pino options or false; keys and URLs never reach the log either way. */
   logger?: boolean | Record<string, unknown>;
+}
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The route answers only requests with a valid API key, within the key's rate limit. */
+    requiresApiKey?: boolean;
+  }
 }
 
 const SUCCESS_MESSAGE = "Assets Fetched Successfully";
@@ -69,12 +78,21 @@ const bodySchema = (fields: [string, string]) => ({
   additionalProperties: false,
 });
 
-/** `Authorization: <key>` or `Authorization: Bearer <key>`. */
+/**
+ * `Authorization: <key>` or `Authorization: Bearer <key>`; undefined when the header is absent or blank.
+ * Any other shape is returned whole, so it is an unknown key (401 "Unknown API key"), not a missing one.
+ */
 function presentedKey(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
-  if (typeof header !== "string") return undefined;
+  if (typeof header !== "string" || header.trim() === "") return undefined;
   const match = /^\s*(?:Bearer\s+)?(\S+)\s*$/i.exec(header);
-  return match?.[1];
+  return match?.[1] ?? header;
+}
+
+/** A JSON body in a charset other than UTF-8 would be decoded wrongly: refuse it (RFC 8259 JSON is UTF-8). */
+function hasForeignCharset(contentType: string | undefined): boolean {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? "")?.[1];
+  return charset !== undefined && !/^utf-?8$/i.test(charset);
 }
 
 /**
@@ -115,7 +133,9 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
   };
 
   app.addHook("onRequest", async (request, reply) => {
-    if (!request.url.startsWith("/api/")) return;
+    // Decided on the matched route, not the raw URL: the router also matches encoded spellings of a
+    // path (`/%61pi/…`) and absolute-form request targets, which must not get past the key check.
+    if (request.routeOptions.config.requiresApiKey !== true) return;
     const key = presentedKey(request);
     const keyId = key === undefined ? undefined : deps.verifyKey(key);
     if (keyId === undefined) throw new ApiError(401, key === undefined ? "Missing API key" : "Unknown API key");
@@ -123,6 +143,7 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
     const headers = rateLimitHeaders(decision, deps.rateLimit.policy);
     if (!decision.allowed) throw new ApiError(429, "Rate limit exceeded", headers);
     reply.headers(headers);
+    if (hasForeignCharset(request.headers["content-type"])) throw new ApiError(400, "Content-Type must be application/json in UTF-8");
   });
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? "unmatched";
@@ -140,7 +161,7 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
   });
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
-    if (apiError.status >= 500) request.log.error({ err: { type: (error as Error).name, message: (error as Error).message } }, "request failed");
+    if (apiError.status >= 500) request.log.error({ failure: describeFailure(error) }, "request failed");
     return sendError(reply, apiError);
   });
   app.setNotFoundHandler((_request, reply) => sendError(reply, new ApiError(404, "Not found")));
@@ -148,6 +169,7 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
   app.post<{ Body: { user_address: string; contract_address: string } }>(
     "/api/ccq-evm",
     {
+      config: { requiresApiKey: true },
       schema: {
         summary: "ERC-20 / ERC-721 balance of a wallet on Ethereum",
         security: [{ apiKey: [] }],
@@ -170,6 +192,7 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
   app.post<{ Body: { owner_address: string; token_mint_address: string } }>(
     "/api/ccq-svm",
     {
+      config: { requiresApiKey: true },
       schema: {
         summary: "SPL token / Solana NFT balance of a wallet on Solana",
         security: [{ apiKey: [] }],
@@ -180,9 +203,11 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
     async (request) => {
       const owner = parseSolanaAddress("owner_address", request.body.owner_address);
       const mint = parseSolanaAddress("token_mint_address", request.body.token_mint_address);
-      // Solana cannot be read at a past slot; answers are reused for the cache's short TTL only.
-      const key = `${mint}:${owner}`;
-      const result = await readThrough(svmCache, "svm", key, () => deps.solana.balanceOf(owner, mint), () => key);
+      // Keyed by the finalized slot, like the EVM answers by block: reused only while it has not moved.
+      const slot = await deps.solana.latestSlot();
+      const result = await readThrough(svmCache, "svm", `${slot}:${mint}:${owner}`, () => deps.solana.balanceOf(owner, mint), (read) =>
+        `${read.slot}:${mint}:${owner}`,
+      );
       return success("owner_address", owner, result.balance, result.queryResult);
     },
   );
@@ -202,6 +227,16 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
 
 function success(ownerField: string, owner: string, balance: bigint, queryResult: string) {
   return { status: 200, message: SUCCESS_MESSAGE, data: { [ownerField]: owner, asset: { balance, QueryResult: queryResult } } };
+}
+
+/**
+ * What the log may say about a failure: our own errors' messages (written without URLs or keys) and the
+ * class name and code of anything else. Upstream messages are left out: a provider may echo a URL.
+ */
+function describeFailure(error: unknown): Record<string, unknown> {
+  if (error instanceof SourceError || error instanceof RateLimitStoreError) return { type: error.name, message: error.message };
+  const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
+  return { type: typeof name === "string" ? name : typeof error, ...(code === undefined ? {} : { code: String(code) }) };
 }
 
 function sendError(reply: FastifyReply, error: ApiError): FastifyReply {

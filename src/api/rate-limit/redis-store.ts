@@ -2,6 +2,11 @@ import { createClient } from "redis";
 
 type RedisClient = ReturnType<typeof createClient>;
 
+/** Redis could not be asked; the request fails (500) rather than going unlimited. */
+export class RateLimitStoreError extends Error {
+  override name = "RateLimitStoreError";
+}
+
 import { decide, type RateLimitDecision, type RateLimitStore, type TokenBucketPolicy } from "./token-bucket.ts";
 
 // One atomic step of the token bucket in Redis, on Redis's own clock (TIME) so that several API
@@ -37,20 +42,24 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   static async connect(url: string, policy: TokenBucketPolicy, prefix = "avn:ratelimit:"): Promise<RedisRateLimitStore> {
-    const client: RedisClient = createClient({ url });
+    // No offline queue: while Redis is unreachable, requests fail at once (500) instead of waiting.
+    const client: RedisClient = createClient({ url, disableOfflineQueue: true });
     client.on("error", () => undefined); // reconnects on its own; a failed take() reports the outage
     await client.connect();
     return new RedisRateLimitStore(policy, client, prefix);
   }
 
   async take(key: string): Promise<RateLimitDecision> {
-    const available = Number(
-      await this.#client.eval(TAKE_TOKEN, {
+    let answer: unknown;
+    try {
+      answer = await this.#client.eval(TAKE_TOKEN, {
         keys: [`${this.#prefix}${key}`],
         arguments: [String(this.#policy.capacity * 1000), String(this.#policy.refillPerSecond)],
-      }),
-    );
-    return decide(this.#policy, available);
+      });
+    } catch (error) {
+      throw new RateLimitStoreError("the rate-limit store (Redis) did not answer", { cause: error });
+    }
+    return decide(this.#policy, Number(answer));
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,8 @@ import { AbiCoder, dataLength, Interface, toQuantity } from "ethers";
 
 import { MULTICALL3_ADDRESS } from "../../op/predeploys.ts";
 import { AssetNotFoundError, SourceError } from "../rpc/errors.ts";
-import type { JsonRpcPool } from "../rpc/json-rpc-pool.ts";
+import { HeadCache } from "../rpc/head-cache.ts";
+import { isCallFailure, type JsonRpcPool } from "../rpc/json-rpc-pool.ts";
 
 /** An EVM balance as the API and the nodes report it. */
 export interface EvmBalance {
@@ -24,6 +25,8 @@ export interface EvmBalanceReaderOptions {
   maxBatchesInFlight?: number;
   /** How long the latest block number is reused before it is asked again. */
   headTtlMs?: number;
+  /** Most queries waiting for a batch; beyond it new queries fail at once instead of queueing without end. */
+  maxQueued?: number;
 }
 
 const MULTICALL3 = new Interface([
@@ -31,6 +34,9 @@ const MULTICALL3 = new Interface([
 ]);
 const ERC20_OR_721 = new Interface(["function balanceOf(address owner) view returns (uint256)"]);
 const WORD = 32;
+// Precompiles live at low addresses (0x01–0x0a on Ethereum, 0x100 on rollups) and some answer any call
+// with 32 bytes; no token can sit there.
+const LOWEST_CONTRACT_ADDRESS = 0x10000n;
 
 interface PendingQuery {
   key: string;
@@ -51,25 +57,31 @@ interface PendingQuery {
  * "Not found" is decided from the call's answer, so it costs nothing extra: an address without code
  * answers a call with no data, a contract without `balanceOf` reverts or answers something other than
  * one 32-byte word.
+ *
+ * One hostile contract must not spoil its batch: a call that fails inside a batch may have failed only
+ * because another one burned the gas, so failures are read again without the calls that succeeded, and a
+ * batch whose whole eth_call reverts or runs out of gas is split in halves, down to single calls (a
+ * single call failing that way is "not found").
  */
 export class EvmBalanceReader {
   readonly #rpc: JsonRpcPool;
   readonly #maxBatchSize: number;
   readonly #batchWindowMs: number;
-  readonly #headTtlMs: number;
+  readonly #head: HeadCache;
+  readonly #maxQueued: number;
   readonly #inFlight = new Map<string, Promise<EvmBalance>>();
   #queue: PendingQuery[] = [];
   readonly #maxBatchesInFlight: number;
   #batchesInFlight = 0;
   #timer: NodeJS.Timeout | undefined;
-  #head: { number: bigint; at: number; pending?: Promise<bigint> } | undefined;
 
   constructor(options: EvmBalanceReaderOptions) {
     this.#rpc = options.rpc;
     this.#maxBatchSize = options.maxBatchSize ?? 500;
     this.#batchWindowMs = options.batchWindowMs ?? 10;
-    this.#headTtlMs = options.headTtlMs ?? 1_000;
+    this.#head = new HeadCache(async () => BigInt(await this.#rpc.request<string>("eth_blockNumber", [])), options.headTtlMs ?? 1_000);
     this.#maxBatchesInFlight = options.maxBatchesInFlight ?? 1;
+    this.#maxQueued = options.maxQueued ?? 10_000;
   }
 
   /** The balance of `owner` in the token at `asset`. Both must be valid addresses (the API checks them). */
@@ -78,6 +90,8 @@ export class EvmBalanceReader {
     const key = `${assetKey}:${ownerKey}`;
     const existing = this.#inFlight.get(key);
     if (existing !== undefined) return existing;
+    if (BigInt(assetKey) < LOWEST_CONTRACT_ADDRESS) return Promise.reject(new AssetNotFoundError(`no token contract at ${assetKey} (precompile range)`));
+    if (this.#queue.length >= this.#maxQueued) return Promise.reject(new SourceError("too many balance queries are waiting for the upstream"));
     const promise = new Promise<EvmBalance>((resolve, reject) => {
       this.#queue.push({ key, asset: assetKey, owner: ownerKey, resolve, reject });
       if (this.#queue.length >= this.#maxBatchSize) this.#flush();
@@ -88,22 +102,8 @@ export class EvmBalanceReader {
   }
 
   /** The latest block number, asked at most once per `headTtlMs` (concurrent askers share the request). */
-  async latestBlock(): Promise<bigint> {
-    const head = this.#head;
-    if (head !== undefined && Date.now() - head.at < this.#headTtlMs) return head.number;
-    if (head?.pending !== undefined) return head.pending;
-    const pending = this.#rpc.request<string>("eth_blockNumber", []).then((hex) => {
-      const number = BigInt(hex);
-      this.#head = { number, at: Date.now() };
-      return number;
-    });
-    this.#head = { number: head?.number ?? 0n, at: 0, pending };
-    try {
-      return await pending;
-    } catch (error) {
-      this.#head = undefined;
-      throw error;
-    }
+  latestBlock(): Promise<bigint> {
+    return this.#head.get();
   }
 
   #flush(): void {
@@ -122,36 +122,65 @@ export class EvmBalanceReader {
 
   async #run(batch: PendingQuery[]): Promise<void> {
     try {
-      const blockNumber = await this.latestBlock();
-      const calls = batch.map((query) => ({
-        target: query.asset,
-        allowFailure: true,
-        callData: ERC20_OR_721.encodeFunctionData("balanceOf", [query.owner]),
-      }));
-      const raw = await this.#rpc.request<string>("eth_call", [
-        { to: MULTICALL3_ADDRESS, data: MULTICALL3.encodeFunctionData("aggregate3", [calls]) },
-        toQuantity(blockNumber),
-      ]);
-      let results: Array<{ success: boolean; returnData: string }>;
-      try {
-        [results] = MULTICALL3.decodeFunctionResult("aggregate3", raw) as unknown as [Array<{ success: boolean; returnData: string }>];
-      } catch (error) {
-        throw new SourceError("the upstream answered an undecodable Multicall3 result (is Multicall3 deployed?)", { cause: error });
-      }
-      if (results.length !== batch.length) throw new SourceError("the upstream's Multicall3 answer has the wrong length");
-      batch.forEach((query, index) => {
-        const { success, returnData } = results[index];
-        if (!success || dataLength(returnData) !== WORD) {
-          query.reject(new AssetNotFoundError(`no ERC-20 or ERC-721 contract at ${query.asset}`));
-          return;
-        }
-        const [balance] = AbiCoder.defaultAbiCoder().decode(["uint256"], returnData) as unknown as [bigint];
-        query.resolve({ balance, queryResult: returnData.toLowerCase(), blockNumber });
-      });
+      await this.#settle(batch, await this.latestBlock());
     } catch (error) {
       for (const query of batch) query.reject(error);
     }
   }
+
+  /** Answers every query of `batch` at `blockNumber`, reading failures again as the class comment says. */
+  async #settle(batch: PendingQuery[], blockNumber: bigint): Promise<void> {
+    let results: Array<{ success: boolean; returnData: string }>;
+    try {
+      results = await this.#aggregate(batch, blockNumber);
+    } catch (error) {
+      if (!isCallFailure(error)) throw error;
+      if (batch.length === 1) {
+        batch[0].reject(notFound(batch[0]));
+        return;
+      }
+      const half = Math.ceil(batch.length / 2);
+      await Promise.all([this.#settle(batch.slice(0, half), blockNumber), this.#settle(batch.slice(half), blockNumber)]);
+      return;
+    }
+    const failed: PendingQuery[] = [];
+    batch.forEach((query, index) => {
+      const { success, returnData } = results[index];
+      if (success && dataLength(returnData) === WORD) {
+        const [balance] = AbiCoder.defaultAbiCoder().decode(["uint256"], returnData) as unknown as [bigint];
+        query.resolve({ balance, queryResult: returnData.toLowerCase(), blockNumber });
+      } else if (batch.length === 1) query.reject(notFound(query));
+      else failed.push(query);
+    });
+    if (failed.length === 0) return;
+    if (failed.length < batch.length) return this.#settle(failed, blockNumber);
+    const half = Math.ceil(failed.length / 2);
+    await Promise.all([this.#settle(failed.slice(0, half), blockNumber), this.#settle(failed.slice(half), blockNumber)]);
+  }
+
+  async #aggregate(batch: PendingQuery[], blockNumber: bigint): Promise<Array<{ success: boolean; returnData: string }>> {
+    const calls = batch.map((query) => ({
+      target: query.asset,
+      allowFailure: true,
+      callData: ERC20_OR_721.encodeFunctionData("balanceOf", [query.owner]),
+    }));
+    const raw = await this.#rpc.request<string>("eth_call", [
+      { to: MULTICALL3_ADDRESS, data: MULTICALL3.encodeFunctionData("aggregate3", [calls]) },
+      toQuantity(blockNumber),
+    ]);
+    let results: Array<{ success: boolean; returnData: string }>;
+    try {
+      [results] = MULTICALL3.decodeFunctionResult("aggregate3", raw) as unknown as [Array<{ success: boolean; returnData: string }>];
+    } catch (error) {
+      throw new SourceError("the upstream answered an undecodable Multicall3 result (is Multicall3 deployed?)", { cause: error });
+    }
+    if (results.length !== batch.length) throw new SourceError("the upstream's Multicall3 answer has the wrong length");
+    return results;
+  }
+}
+
+function notFound(query: PendingQuery): AssetNotFoundError {
+  return new AssetNotFoundError(`no ERC-20 or ERC-721 contract at ${query.asset}`);
 }
 
 /** Lower-case hex: one spelling per address for keys and calls (checksumming would cost a keccak each). */

@@ -8,7 +8,16 @@ export type JsonRpcPoolOptions = FailoverOptions;
 const DETERMINISTIC_ERROR_CODES = new Set([3, -32600, -32601, -32602]);
 
 function isDeterministic(error: unknown): boolean {
-  return error instanceof JsonRpcResponseError && DETERMINISTIC_ERROR_CODES.has(error.code);
+  return error instanceof JsonRpcResponseError && (DETERMINISTIC_ERROR_CODES.has(error.code) || isCallFailure(error));
+}
+
+/**
+ * Whether an eth_call failed in the EVM itself (reverted, or ran out of gas): the same on every upstream.
+ * Clients disagree on codes (geth -32000 "out of gas", anvil -32603 "EVM error OutOfGas", 3 for reverts),
+ * so the message decides where the code cannot.
+ */
+export function isCallFailure(error: unknown): boolean {
+  return error instanceof JsonRpcResponseError && (error.code === 3 || /out ?of ?gas|execution reverted/i.test(error.message));
 }
 
 interface JsonRpcResponse {

@@ -1,5 +1,7 @@
 import {
   address,
+  isSolanaError,
+  SOLANA_ERROR__JSON_RPC__INVALID_PARAMS,
   createSolanaRpcFromTransport,
   getAddressEncoder,
   getBase64Encoder,
@@ -9,11 +11,15 @@ import {
 import { TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 
 import { AssetNotFoundError, SourceError } from "../rpc/errors.ts";
+import { HeadCache } from "../rpc/head-cache.ts";
 
 export const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
 const TOKEN_PROGRAMS: readonly string[] = [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM];
 const MINT_SIZE = 82;
 const MINT_IS_INITIALIZED = 45;
+// Token-2022 accounts with extensions carry their account type after the 165-byte base: 1 = mint.
+const ACCOUNT_TYPE = 165;
+const ACCOUNT_TYPE_MINT = 1;
 const ACCOUNT_MINT = 0;
 const ACCOUNT_OWNER = 32;
 const ACCOUNT_AMOUNT = 64;
@@ -42,9 +48,16 @@ export interface SolanaBalance {
 export class SolanaBalanceReader {
   readonly #rpc: ReturnType<typeof createSolanaRpcFromTransport>;
   readonly #inFlight = new Map<string, Promise<SolanaBalance>>();
+  readonly #head: HeadCache;
 
-  constructor(transport: RpcTransport) {
+  constructor(transport: RpcTransport, options: { headTtlMs?: number } = {}) {
     this.#rpc = createSolanaRpcFromTransport(transport);
+    this.#head = new HeadCache(() => this.#rpc.getSlot({ commitment: "finalized" }).send(), options.headTtlMs ?? 1_000);
+  }
+
+  /** The latest finalized slot, asked at most once per `headTtlMs`. */
+  latestSlot(): Promise<bigint> {
+    return this.#head.get();
   }
 
   balanceOf(owner: string, mint: string): Promise<SolanaBalance> {
@@ -60,14 +73,20 @@ export class SolanaBalanceReader {
     const mintInfo = await this.#rpc.getAccountInfo(mint, { encoding: "base64", commitment: "finalized" }).send();
     const mintAccount = mintInfo.value;
     if (mintAccount === null) throw new AssetNotFoundError(`no mint account at ${mint}`);
-    const mintData = getBase64Encoder().encode(mintAccount.data[0]);
-    if (!TOKEN_PROGRAMS.includes(mintAccount.owner) || mintData.length < MINT_SIZE || mintData[MINT_IS_INITIALIZED] !== 1) {
+    if (!isTokenMint(mintAccount.owner, getBase64Encoder().encode(mintAccount.data[0]))) {
       throw new AssetNotFoundError(`${mint} is not a token mint`);
     }
 
-    const accounts: TokenAccountsAnswer = await this.#rpc
-      .getTokenAccountsByOwner(owner, { mint }, { encoding: "base64", commitment: "finalized", minContextSlot: mintInfo.context.slot })
-      .send();
+    let accounts: TokenAccountsAnswer;
+    try {
+      accounts = await this.#rpc
+        .getTokenAccountsByOwner(owner, { mint }, { encoding: "base64", commitment: "finalized", minContextSlot: mintInfo.context.slot })
+        .send();
+    } catch (error) {
+      // The RPC refuses a mint it cannot unpack with "invalid params": what it says is that no token is there.
+      if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS)) throw new AssetNotFoundError(`${mint} is not a token mint`);
+      throw error;
+    }
     const encoder = getAddressEncoder();
     const [ownerBytes, mintBytes] = [encoder.encode(owner), encoder.encode(mint)];
     const held = accounts.value.map(({ pubkey, account }) => {
@@ -92,6 +111,17 @@ export class SolanaBalanceReader {
       slot: accounts.context.slot,
     };
   }
+}
+
+/**
+ * Whether an account is an initialized mint of SPL Token (exactly 82 bytes) or Token-2022 (82 bytes, or
+ * longer with extensions, account type "mint" at byte 165). Anything else of those programs (a token
+ * account, a multisig) is not a mint, whatever byte 45 holds.
+ */
+function isTokenMint(program: string, data: ArrayLike<number>): boolean {
+  const shapeIsMint =
+    data.length === MINT_SIZE || (program === TOKEN_2022_PROGRAM && data.length > ACCOUNT_TYPE && data[ACCOUNT_TYPE] === ACCOUNT_TYPE_MINT);
+  return TOKEN_PROGRAMS.includes(program) && shapeIsMint && data[MINT_IS_INITIALIZED] === 1;
 }
 
 function sameBytes(a: ArrayLike<number>, b: ArrayLike<number>): boolean {

@@ -6,11 +6,19 @@ import { Failover, type FailoverOptions } from "../rpc/failover.ts";
 /** The caller gave up (its own abort signal): not an upstream failure, so no failover. */
 class CallerAborted extends Error {}
 
+// JSON-RPC errors about the upstream's own state, which another upstream may not share: block not
+// available (-32004), node unhealthy or behind (-32005), block status not yet available (-32014), minimum
+// context slot not reached (-32016). They are retried on the next URL like transport failures.
+const UPSTREAM_STATE_ERRORS = new Set([-32004, -32005, -32014, -32016]);
+
+class UpstreamStateError extends Error {}
+
 /**
  * A kit RPC transport over several Solana JSON-RPC URLs, with the same timeouts, backoff and failover as
- * the EVM client (`Failover`). JSON-RPC error answers are the upstream's verdict and pass through
- * untouched (kit turns them into `SolanaError`s); only transport failures (down, slow, HTTP errors,
- * unparsable answers) are retried. The final error names no URL.
+ * the EVM client (`Failover`). Transport failures (down, slow, HTTP errors, unparsable answers) and
+ * errors about the upstream's own state (UPSTREAM_STATE_ERRORS) are retried; other JSON-RPC error
+ * answers are the request's verdict and pass through untouched (kit turns them into `SolanaError`s).
+ * The final error names no URL.
  */
 export function createFailoverTransport(options: FailoverOptions): RpcTransport {
   const failover = new Failover(options);
@@ -24,6 +32,11 @@ export function createFailoverTransport(options: FailoverOptions): RpcTransport 
         const response = await transports[index]({ ...config, signal });
         if (response === null || typeof response !== "object" || !("result" in response || "error" in response)) {
           throw new Error("not a JSON-RPC response");
+        }
+        // kit parses every JSON number as a bigint.
+        const code = (response as { error?: { code?: unknown } }).error?.code;
+        if ((typeof code === "bigint" || typeof code === "number") && UPSTREAM_STATE_ERRORS.has(Number(code))) {
+          throw new UpstreamStateError(`upstream state error ${code}`);
         }
         options.onUpstreamRequest?.("ok");
         return response;

@@ -123,6 +123,11 @@ function tokenAccountsByOwner(svm: LiteSVM, owner: Address, filter: unknown) {
     if (!TOKEN_PROGRAMS.includes(mintAccount.programAddress)) {
       throw new RpcError(-32602, "Error getting token program id and mint: Invalid param: not a Token mint");
     }
+    // As agave: the mint must unpack (an initialized mint, or a Token-2022 mint with extensions).
+    const data = mintAccount.data;
+    const unpacks =
+      (data.length === 82 || (mintAccount.programAddress === TOKEN_2022_PROGRAM_ADDRESS && data.length > 165 && data[165] === 1)) && data[45] === 1;
+    if (!unpacks) throw new RpcError(-32602, "Error getting token program id and mint: Invalid param: mint could not be unpacked");
     program = mintAccount.programAddress;
   } else if (typeof programId === "string" && TOKEN_PROGRAMS.includes(programId)) {
     program = programId;

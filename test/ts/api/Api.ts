@@ -1,5 +1,10 @@
-import { expect } from "chai";
+import { request as httpRequest } from "node:http";
 
+import { expect } from "chai";
+import { Contract, ContractFactory, getAddress, hexlify, JsonRpcProvider, randomBytes, Wallet } from "ethers";
+import hre from "hardhat";
+
+import { devAccount } from "../../../src/devnet/accounts.js";
 import { startTestApi, type TestApi } from "../../helpers/api.js";
 import { ABOVE_2_53, startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
 
@@ -62,6 +67,33 @@ describe("API: POST /api/ccq-evm and /api/ccq-svm (DESIGN section 5) on a real s
       expect(zero.data.asset).to.deep.equal({ balance: 0, QueryResult: `0x${"0".repeat(64)}` });
     });
 
+    it("gives a fresh answer once the chain has moved: cached answers are keyed by block", async function () {
+      const provider = new JsonRpcProvider(sources.anvil.rpcUrl, 1, { staticNetwork: true, cacheTimeout: -1 });
+      try {
+        const minter = new Wallet(devAccount(0).privateKey, provider);
+        const artifact = await hre.artifacts.readArtifact("PlainERC20");
+        const token = new Contract(
+          await (await new ContractFactory(artifact.abi, artifact.bytecode, minter).deploy(minter.address, 100n)).getAddress(),
+          artifact.abi,
+          minter,
+        );
+        const receiver = getAddress(hexlify(randomBytes(20)));
+        const headRefresh = () => new Promise((resolve) => setTimeout(resolve, 1_100)); // the API asks for the head at most once a second
+        await headRefresh(); // until then, it reads at a block before the token existed
+        const ask = async () => {
+          const response = await post("/api/ccq-evm", { user_address: receiver, contract_address: await token.getAddress() });
+          expect(response.status, await response.clone().text()).to.equal(200);
+          return ((await response.json()) as { data: { asset: { balance: number } } }).data.asset.balance;
+        };
+        expect(await ask()).to.equal(0);
+        await (await token.getFunction("transfer")(receiver, 7n)).wait();
+        await headRefresh();
+        expect(await ask()).to.equal(7);
+      } finally {
+        provider.destroy();
+      }
+    });
+
     it("answers 404 for an address with no contract code or a contract that is not a token", async function () {
       await expectError(await post("/api/ccq-evm", { user_address: sources.evm.holder, contract_address: sources.evm.empty }), 404);
       await expectError(
@@ -119,6 +151,33 @@ describe("API: POST /api/ccq-evm and /api/ccq-svm (DESIGN section 5) on a real s
     it("answers 401 for a missing or unknown key before looking at anything else", async function () {
       await expectError(await post("/api/ccq-evm", "{not json", { authorization: "" }), 401, /Missing API key/);
       await expectError(await post("/api/ccq-evm", "{not json", { authorization: "avn_unknown", "content-type": "text/xml" }), 401, /Unknown API key/);
+    });
+
+    it("checks the key on every spelling of an API path: percent-encoded, absolute-form, odd schemes", async function () {
+      const body = { user_address: sources.evm.holder, contract_address: sources.evm.erc20 };
+      await expectError(await post("/%61pi/ccq-evm", body, { authorization: "" }), 401, /Missing API key/);
+      await expectError(await post("/api/ccq-%65vm", body, { authorization: "" }), 401, /Missing API key/);
+      await expectError(await post("/api/ccq-evm", body, { authorization: "Basic dXNlcjpwYXNz" }), 401, /Unknown API key/);
+      // Absolute-form request target (`POST http://host/api/ccq-evm`), which fetch cannot send.
+      const { port } = new URL(baseUrl);
+      const status = await new Promise<number>((resolve, reject) => {
+        const request = httpRequest(
+          { host: "127.0.0.1", port, method: "POST", path: `${baseUrl}/api/ccq-evm`, headers: { "content-type": "application/json" } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
+        request.on("error", reject);
+        request.end(JSON.stringify(body));
+      });
+      expect(status).to.equal(401);
+    });
+
+    it("answers 400 for a JSON body declared in a charset other than UTF-8", async function () {
+      const body = { user_address: sources.evm.holder, contract_address: sources.evm.erc20 };
+      await expectError(await post("/api/ccq-evm", body, { "content-type": "application/json; charset=latin1" }), 400, /UTF-8/);
+      expect((await post("/api/ccq-evm", body, { "content-type": "application/json; charset=UTF-8" })).status).to.equal(200);
     });
 
     it("answers 400 for a wrong Content-Type, malformed JSON and an oversized body", async function () {

@@ -78,6 +78,35 @@ describe("source adapter: EVM balances", function () {
     expect(notAToken).to.be.instanceOf(AssetNotFoundError);
   });
 
+  it("answers a precompile address as not found without asking upstream", async function () {
+    const { reader: evm, counts } = reader([anvil.rpcUrl]);
+    const sha256Precompile = `0x${"0".repeat(39)}2`; // answers any call with 32 bytes
+    expect(await evm.balanceOf(sha256Precompile, holder).catch((error: unknown) => error)).to.be.instanceOf(AssetNotFoundError);
+    expect(counts.ok + counts.error).to.equal(0);
+  });
+
+  it("keeps a gas-burning contract from spoiling the queries batched with it", async function () {
+    // Two contracts whose every call loops until out of gas (JUMPDEST PUSH1 0 JUMP): together they
+    // exhaust the whole eth_call, so the batch must be split to answer the others.
+    const burners = [hexlify(randomBytes(20)), hexlify(randomBytes(20))];
+    for (const burner of burners) await provider.send("anvil_setCode", [burner, "0x5b600056"]);
+    const { reader: evm, counts } = reader([anvil.rpcUrl]);
+    const owners = Array.from({ length: 40 }, () => hexlify(randomBytes(20)));
+    const answers = await Promise.all([
+      ...burners.map((burner) => evm.balanceOf(burner, holder).catch((error: unknown) => error)),
+      evm.balanceOf(erc20, holder),
+      evm.balanceOf(erc721, holder),
+      ...owners.map((owner) => evm.balanceOf(erc20, owner)),
+    ]);
+    expect(answers[0]).to.be.instanceOf(AssetNotFoundError);
+    expect(answers[1]).to.be.instanceOf(AssetNotFoundError);
+    expect((answers[2] as { balance: bigint }).balance).to.equal(ABOVE_2_53);
+    expect((answers[3] as { balance: bigint }).balance).to.equal(3n);
+    expect(answers.slice(4).every((answer) => (answer as { balance: bigint }).balance === 0n)).to.equal(true);
+    // Out of gas is the call's own failure: no upstream was blamed for it (no error outcome, no retry).
+    expect(counts.error).to.equal(0);
+  });
+
   it("answers 1,000 concurrent distinct queries with a handful of upstream requests, coalescing duplicates", async function () {
     const { reader: evm, counts } = reader([anvil.rpcUrl]);
     const owners = Array.from({ length: 1_000 }, () => getAddress(hexlify(randomBytes(20))));

@@ -81,6 +81,42 @@ describe("source adapter: Solana token balances (LiteSVM endpoint, real SPL Toke
     expect(await reader().balanceOf(fixture.owner, fixture.owner).catch((error: unknown) => error)).to.be.instanceOf(AssetNotFoundError);
   });
 
+  it("reports a token account or multisig-shaped account as not found, whatever its byte 45 holds", async function () {
+    // A real token account, and a copy of it whose byte 45 (inside the owner key) is 1: the spot where a
+    // mint keeps its "initialized" flag. Neither is a mint.
+    expect(await reader().balanceOf(fixture.owner, fixture.ata).catch((error: unknown) => error)).to.be.instanceOf(AssetNotFoundError);
+    const tokenAccount = ledger.svm.getAccount(fixture.ata);
+    if (!tokenAccount.exists) throw new Error("the fixture's token account is missing");
+    const data = Uint8Array.from(tokenAccount.data);
+    data[45] = 1;
+    const lookalike = (await generateKeyPairSigner()).address;
+    ledger.svm.setAccount({ ...tokenAccount, address: lookalike, data });
+    expect(await reader().balanceOf(fixture.owner, lookalike).catch((error: unknown) => error)).to.be.instanceOf(AssetNotFoundError);
+  });
+
+  it("fails over from an upstream that answers with an error about its own state (unhealthy, behind)", async function () {
+    let answered = 0;
+    const unhealthy = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk) => (body += chunk));
+      request.on("end", () => {
+        answered += 1;
+        const { id } = JSON.parse(body) as { id: unknown };
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32005, message: "Node is unhealthy" } }));
+      });
+    });
+    await new Promise<void>((resolve) => unhealthy.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(unhealthy.address() as AddressInfo).port}/SECRET`;
+      const result = await reader([url, rpc.url]).balanceOf(fixture.owner, fixture.splMint);
+      expect(result.balance).to.equal(7_500_000n);
+      expect(answered).to.equal(1); // asked once, then cooled down
+    } finally {
+      unhealthy.close();
+    }
+  });
+
   it("shares one read between identical queries in flight", async function () {
     const before = rpc.calls.get("getTokenAccountsByOwner") ?? 0;
     const solana = reader();
