@@ -55,6 +55,11 @@ export class SolanaBalanceReader {
     this.#head = new HeadCache(() => this.#rpc.getSlot({ commitment: "finalized" }).send(), options.headTtlMs ?? 1_000);
   }
 
+  /** The latest finalized slot, asked now (the node's start-up benchmark). */
+  currentSlotUncached(): Promise<bigint> {
+    return this.#rpc.getSlot({ commitment: "finalized" }).send();
+  }
+
   /** The latest finalized slot, asked at most once per `headTtlMs`. */
   latestSlot(): Promise<bigint> {
     return this.#head.get();

@@ -4,7 +4,7 @@ import path from "node:path";
 
 import type { JsonRpcProvider } from "ethers";
 
-import { PollingLoop } from "../polling-loop.js";
+import { PollingLoop } from "../../common/polling-loop.js";
 import {
   depositFromLog,
   depositHash,

@@ -1,6 +1,6 @@
 import { AbiCoder, Contract, keccak256, toQuantity, ZeroHash, type JsonRpcProvider, type Signer } from "ethers";
 
-import { PollingLoop } from "../polling-loop.js";
+import { PollingLoop } from "../../common/polling-loop.js";
 import { opArtifact } from "../../op/artifacts.js";
 import { L2_PREDEPLOYS } from "../../op/predeploys.js";
 

@@ -14,6 +14,7 @@ export class PollingLoop<T> {
   #current: Promise<T> | undefined;
   #stopRequested = false;
   #wake: (() => void) | undefined;
+  #wakeRequested = false;
 
   constructor(pass: (isStopping: () => boolean) => Promise<T>, intervalMs: number, onError?: (error: unknown) => void) {
     this.#pass = pass;
@@ -35,6 +36,12 @@ export class PollingLoop<T> {
     this.#running = this.#run();
   }
 
+  /** Runs the next pass now: cuts the wait short, or, during a pass, skips the wait after it. */
+  wake(): void {
+    this.#wakeRequested = true;
+    this.#wake?.();
+  }
+
   async stop(): Promise<void> {
     this.#stopRequested = true;
     this.#wake?.();
@@ -51,13 +58,19 @@ export class PollingLoop<T> {
         this.#onError?.(error);
       }
       if (this.#stopRequested) break;
+      if (this.#wakeRequested) {
+        this.#wakeRequested = false;
+        continue;
+      }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.#intervalMs);
         this.#wake = () => {
           clearTimeout(timer);
+          this.#wakeRequested = false;
           resolve();
         };
       });
+      this.#wake = undefined;
     }
   }
 }

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import { ERC721 } from "@openzeppelin/contracts/token/ERC721/ERC721.sol";
+
+import { IVerificationRegistry } from "../interfaces/IVerificationRegistry.sol";
+
+/// @title GameItem (example integration)
+/// @notice A game item that only holders of a verified balance can claim. A player asks for a check
+/// (`requestVerification`): this contract opens a verification job for the player's wallet and
+/// `REQUIRED_ASSET` on Ethereum, paying the job fee from its own collateral in the registry. Once circuit
+/// nodes have finalized the job, a player holding at least `MIN_BALANCE` claims one item (`claim`).
+/// @dev The example reads the result of the player's own job (`getResult`), so no one else's older job
+/// can stand in for it, and requires it to be fresh (`MAX_RESULT_AGE`). Each open job costs the game a
+/// fee; a player has at most one open job at a time. A real game would also charge or gate requests, since
+/// fresh addresses cost nothing.
+contract GameItem is ERC721 {
+    /// @notice The verification registry jobs are opened in (this contract must hold collateral there).
+    IVerificationRegistry public immutable REGISTRY;
+
+    /// @notice The ERC-20 or ERC-721 on Ethereum that players must hold.
+    address public immutable REQUIRED_ASSET;
+
+    /// @notice The smallest balance of `REQUIRED_ASSET` that earns an item.
+    uint256 public immutable MIN_BALANCE;
+
+    /// @notice How long after its finalization a verification result may be used to claim, in seconds.
+    uint256 public immutable MAX_RESULT_AGE;
+
+    /// @notice The player's latest verification job (0 = none yet).
+    mapping(address player => uint256 jobId) public jobOf;
+
+    /// @notice Whether the player has claimed its item.
+    mapping(address player => bool done) public hasClaimed;
+
+    uint256 private _nextTokenId = 1;
+
+    /// @notice Emitted when a player's verification job is opened.
+    event VerificationOpened(address indexed player, uint256 indexed jobId);
+
+    /// @notice Emitted when a player claims its item.
+    event ItemClaimed(address indexed player, uint256 indexed tokenId, uint256 verifiedBalance);
+
+    /// @notice Thrown when a constructor argument is zero.
+    error GameItem_ZeroArgument();
+
+    /// @notice Thrown when the player already claimed its item.
+    error GameItem_AlreadyClaimed(address player);
+
+    /// @notice Thrown when the player's last job is still open.
+    error GameItem_VerificationPending(address player, uint256 jobId);
+
+    /// @notice Thrown when the player has no finalized verification job.
+    error GameItem_NotVerified(address player);
+
+    /// @notice Thrown when the player's verification result is older than `MAX_RESULT_AGE`.
+    error GameItem_ResultTooOld(uint256 finalizedAt, uint256 maxAge);
+
+    /// @notice Thrown when the verified balance is below `MIN_BALANCE`.
+    error GameItem_BalanceTooLow(uint256 balance, uint256 minBalance);
+
+    /// @param registry The verification registry.
+    /// @param requiredAsset The ERC-20 or ERC-721 on Ethereum that players must hold.
+    /// @param minBalance The smallest balance that earns an item.
+    /// @param maxResultAge How long a finalized result may be used to claim, in seconds.
+    constructor(IVerificationRegistry registry, address requiredAsset, uint256 minBalance, uint256 maxResultAge)
+        ERC721("Verified Holder Item", "ITEM")
+    {
+        if (address(registry) == address(0) || requiredAsset == address(0) || minBalance == 0 || maxResultAge == 0) {
+            revert GameItem_ZeroArgument();
+        }
+        REGISTRY = registry;
+        REQUIRED_ASSET = requiredAsset;
+        MIN_BALANCE = minBalance;
+        MAX_RESULT_AGE = maxResultAge;
+    }
+
+    /// @notice Opens a verification job for the caller's balance of `REQUIRED_ASSET` on Ethereum.
+    /// @return jobId The job's id; claim once it is finalized.
+    function requestVerification() external returns (uint256 jobId) {
+        if (hasClaimed[msg.sender]) revert GameItem_AlreadyClaimed(msg.sender);
+        uint256 previous = jobOf[msg.sender];
+        if (previous != 0) {
+            (IVerificationRegistry.JobStatus status,,,,) = REGISTRY.getResult(previous);
+            if (status == IVerificationRegistry.JobStatus.Open) revert GameItem_VerificationPending(msg.sender, previous);
+        }
+        jobId = REGISTRY.requestEvmBalance(msg.sender, REQUIRED_ASSET);
+        jobOf[msg.sender] = jobId;
+        emit VerificationOpened(msg.sender, jobId);
+    }
+
+    /// @notice Mints the caller's item if its latest job finalized recently with a balance of at least
+    /// `MIN_BALANCE`.
+    /// @return tokenId The item minted.
+    function claim() external returns (uint256 tokenId) {
+        if (hasClaimed[msg.sender]) revert GameItem_AlreadyClaimed(msg.sender);
+        uint256 jobId = jobOf[msg.sender];
+        if (jobId == 0) revert GameItem_NotVerified(msg.sender);
+        (IVerificationRegistry.JobStatus status, uint256 balance,,, uint64 finalizedAt) = REGISTRY.getResult(jobId);
+        if (status == IVerificationRegistry.JobStatus.Open) revert GameItem_VerificationPending(msg.sender, jobId);
+        if (status != IVerificationRegistry.JobStatus.Finalized) revert GameItem_NotVerified(msg.sender);
+        if (block.timestamp - finalizedAt > MAX_RESULT_AGE) revert GameItem_ResultTooOld(finalizedAt, MAX_RESULT_AGE);
+        if (balance < MIN_BALANCE) revert GameItem_BalanceTooLow(balance, MIN_BALANCE);
+        hasClaimed[msg.sender] = true;
+        tokenId = _nextTokenId++;
+        // _mint, not _safeMint: no callback into the player, so nothing can re-enter.
+        _mint(msg.sender, tokenId);
+        emit ItemClaimed(msg.sender, tokenId, balance);
+    }
+}

@@ -1,0 +1,93 @@
+import { Contract, NonceManager, Wallet, parseEther, type Provider } from "ethers";
+
+import { NodeLicense__factory, NodeRegistry__factory, PrimaryToken__factory, VerificationRegistry__factory } from "../../typechain-types/index.js";
+import { opArtifact } from "../op/artifacts.js";
+import type { DevAccount } from "./accounts.js";
+
+const E18 = 10n ** 18n;
+/** Bridged to each node owner: enough for a license at the first price tier. */
+export const OWNER_TOKENS = 5_000n * E18;
+/** Bridged to the consumer: its collateral and the example game's. */
+export const CONSUMER_TOKENS = 50_000n * E18;
+export const CONSUMER_COLLATERAL = 10_000n * E18;
+export const GAME_COLLATERAL = 10_000n * E18;
+/** L2 ETH each burner gets for gas. */
+export const BURNER_GAS_MONEY = parseEther("1");
+const DEPOSIT_GAS_LIMIT = 200_000;
+
+export interface NodeOperator {
+  owner: DevAccount;
+  burner: string;
+}
+
+export interface NetworkSetupInput {
+  l1: Provider;
+  l2: Provider;
+  deployer: DevAccount;
+  contracts: { l1PrimaryToken: string; l1StandardBridge: string; l2: { PrimaryToken: string; NodeLicense: string; NodeRegistry: string; VerificationRegistry: string } };
+  operators: NodeOperator[];
+  consumer: DevAccount;
+  /** Polls `read` until it holds (the deposit relay delivers deposits on the next L2 blocks). */
+  waitFor: (what: string, read: () => Promise<boolean>) => Promise<void>;
+  onProgress: (line: string) => void;
+}
+
+/**
+ * Makes a deployed devnet a working network, through the same paths users take: primary tokens bridged
+ * from L1 to the node owners and the consumer through the OP standard bridge; each owner buys a license
+ * and delegates it to its node's burner, which gets gas money; the consumer stakes collateral. Returns
+ * the license id of each operator, in order.
+ */
+export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> {
+  const { l1, l2, contracts } = input;
+  const deployerL1 = new NonceManager(new Wallet(input.deployer.privateKey, l1));
+  const l1Token = PrimaryToken__factory.connect(contracts.l1PrimaryToken, deployerL1);
+  const bridge = new Contract(contracts.l1StandardBridge, opArtifact("L1StandardBridge").abi, deployerL1);
+  const l2Token = PrimaryToken__factory.connect(contracts.l2.PrimaryToken, l2);
+
+  input.onProgress("Bridging primary tokens from L1 to the node owners and the consumer (OP standard bridge)…");
+  const recipients = [...input.operators.map(({ owner }) => ({ account: owner, amount: OWNER_TOKENS })), { account: input.consumer, amount: CONSUMER_TOKENS }];
+  const total = recipients.reduce((sum, { amount }) => sum + amount, 0n);
+  await (await l1Token.approve(contracts.l1StandardBridge, total)).wait();
+  for (const { account, amount } of recipients) {
+    await (
+      await bridge.getFunction("depositERC20To")(contracts.l1PrimaryToken, contracts.l2.PrimaryToken, account.address, amount, DEPOSIT_GAS_LIMIT, "0x")
+    ).wait();
+  }
+  for (const { account, amount } of recipients) {
+    await input.waitFor(`bridged tokens for ${account.address}`, async () => (await l2Token.balanceOf(account.address)) >= amount);
+  }
+
+  input.onProgress("Selling a license to each node owner and delegating it to the node's burner wallet…");
+  const licenseIds: bigint[] = [];
+  for (const { owner, burner } of input.operators) {
+    const signer = new NonceManager(new Wallet(owner.privateKey, l2));
+    const license = NodeLicense__factory.connect(contracts.l2.NodeLicense, signer);
+    const price = await license.quote(1n);
+    await (await PrimaryToken__factory.connect(contracts.l2.PrimaryToken, signer).approve(contracts.l2.NodeLicense, price)).wait();
+    const receipt = await (await license.buy(1n, price)).wait();
+    const purchase = receipt!.logs.map((log) => license.interface.parseLog(log)).find((event) => event?.name === "LicensesPurchased");
+    const licenseId = purchase!.args.firstId as bigint;
+    await (await NodeRegistry__factory.connect(contracts.l2.NodeRegistry, signer).delegate([licenseId], burner)).wait();
+    await (await signer.sendTransaction({ to: burner, value: BURNER_GAS_MONEY })).wait();
+    licenseIds.push(licenseId);
+  }
+
+  input.onProgress("Staking the consumer's verification collateral…");
+  await stakeCollateral(l2, input.consumer, contracts.l2, input.consumer.address, CONSUMER_COLLATERAL);
+  return licenseIds;
+}
+
+/** `payer` stakes `amount` primary tokens on L2 into `consumer`'s collateral in the verification registry. */
+export async function stakeCollateral(
+  l2: Provider,
+  payer: DevAccount,
+  contracts: { PrimaryToken: string; VerificationRegistry: string },
+  consumer: string,
+  amount: bigint,
+): Promise<void> {
+  const signer = new NonceManager(new Wallet(payer.privateKey, l2));
+  await (await PrimaryToken__factory.connect(contracts.PrimaryToken, signer).approve(contracts.VerificationRegistry, amount)).wait();
+  await (await VerificationRegistry__factory.connect(contracts.VerificationRegistry, signer).stakeCollateral(consumer, amount)).wait();
+}
+

@@ -1,0 +1,57 @@
+import { getAddressDecoder } from "@solana/kit";
+import { dataSlice, getBytes } from "ethers";
+
+import type { EvmBalanceReader } from "../chains/evm/balance-reader.ts";
+import { AssetNotFoundError } from "../chains/rpc/errors.ts";
+import type { SolanaBalanceReader } from "../chains/solana/balance-reader.ts";
+import { SOURCE_CHAIN } from "./contracts.ts";
+
+/** A job as the node needs it: what to read. `owner` and `asset` are the job's bytes32 fields. */
+export interface JobQuery {
+  chain: number;
+  owner: string;
+  asset: string;
+}
+
+/** What a node submits: exactly what the API answers for the same query. */
+export interface Answer {
+  balance: bigint;
+  /** The QueryResult as bytes (hex with 0x): the 32-byte word, or the Solana accounts' data. */
+  queryResult: string;
+  /** The Ethereum block or Solana slot the answer was read at. */
+  sourceBlock: bigint;
+}
+
+export type AnswerOutcome = { kind: "answer"; answer: Answer } | { kind: "unanswerable"; reason: string };
+
+/**
+ * Reads a job's balance through the same source adapters as the API, so the node and the API agree on
+ * what a balance is. An asset that is not there (the API's 404), a malformed job (an EVM address with
+ * bits above 160) or an unknown chain is "unanswerable": the node casts no vote and the job expires,
+ * refunding its requester (a missing balance is not a zero). Upstream failures are thrown: the job is
+ * retried on a later pass.
+ */
+export async function answerJob(job: JobQuery, readers: { evm: EvmBalanceReader; solana: SolanaBalanceReader }): Promise<AnswerOutcome> {
+  try {
+    if (job.chain === SOURCE_CHAIN.ethereum) {
+      const [owner, asset] = [evmAddressOf(job.owner), evmAddressOf(job.asset)];
+      if (owner === undefined || asset === undefined) return { kind: "unanswerable", reason: "an address field has bits above 160" };
+      const read = await readers.evm.balanceOf(asset, owner);
+      return { kind: "answer", answer: { balance: read.balance, queryResult: read.queryResult, sourceBlock: read.blockNumber } };
+    }
+    if (job.chain === SOURCE_CHAIN.solana) {
+      const decoder = getAddressDecoder();
+      const read = await readers.solana.balanceOf(decoder.decode(getBytes(job.owner)), decoder.decode(getBytes(job.asset)));
+      return { kind: "answer", answer: { balance: read.balance, queryResult: `0x${read.queryResult}`, sourceBlock: read.slot } };
+    }
+    return { kind: "unanswerable", reason: `unknown source chain ${job.chain}` };
+  } catch (error) {
+    if (error instanceof AssetNotFoundError) return { kind: "unanswerable", reason: error.message };
+    throw error;
+  }
+}
+
+function evmAddressOf(word: string): string | undefined {
+  if (BigInt(dataSlice(word, 0, 12)) !== 0n) return undefined;
+  return dataSlice(word, 12);
+}

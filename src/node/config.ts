@@ -1,0 +1,70 @@
+import { getAddress, isAddress } from "ethers";
+import { z } from "zod";
+
+const urlList = (protocols: RegExp) =>
+  z
+    .string()
+    .transform((value) => value.split(",").map((url) => url.trim()).filter((url) => url.length > 0))
+    .pipe(z.array(z.url({ protocol: protocols })).min(1));
+
+const evmAddress = z.string().refine((value) => isAddress(value), "not an EVM address (0x + 40 hex digits, valid EIP-55 checksum if mixed case)");
+
+const schema = z.object({
+  /** The wallet or wallets that own the licenses this node works for (comma-separated). */
+  OWNERS_ALLOWLIST: z
+    .string()
+    .transform((value) => value.split(",").map((entry) => entry.trim()).filter((entry) => entry.length > 0))
+    .pipe(z.array(evmAddress).min(1))
+    .transform((owners) => owners.map((owner) => getAddress(owner))),
+  /** Burner key, last processed block and submission journal live here (a volume in the container). */
+  NODE_CACHE_DIR: z.string().min(1).default("cache"),
+  L2_RPC_URLS: urlList(/^https?$/),
+  /** Optional: new jobs are then seen at once instead of at the next poll. */
+  L2_WS_URL: z.url({ protocol: /^wss?$/ }).optional(),
+  VERIFICATION_REGISTRY: evmAddress.transform((value) => getAddress(value)),
+  EVM_RPC_URLS: urlList(/^https?$/),
+  SOLANA_RPC_URLS: urlList(/^https?$/),
+  /** First L2 block to scan when the cache holds no position yet (default: the latest block minus one job timeout's worth). */
+  START_BLOCK: z.coerce.number().int().min(0).optional(),
+  POLL_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
+  HEARTBEAT_INTERVAL_SECONDS: z.coerce.number().int().positive().default(60),
+  /** Most job answers in one submitResults transaction. */
+  MAX_SUBMISSIONS_PER_TX: z.coerce.number().int().min(1).max(64).default(16),
+  /** A transaction not mined after this long is sent again with higher fees (same nonce). */
+  FEE_BUMP_AFTER_MS: z.coerce.number().int().positive().default(20_000),
+  /** Below this L2 balance (wei) the node warns that its burner needs gas money. */
+  MIN_BURNER_BALANCE_WEI: z.coerce.bigint().nonnegative().default(5_000_000_000_000_000n),
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(3_000),
+  /** Optional health and metrics port (the node needs no inbound port otherwise). */
+  NODE_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  NODE_HEALTH_HOST: z.string().default("127.0.0.1"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type NodeConfig = Readonly<z.infer<typeof schema>>;
+
+/** Parses the node's configuration from the environment; every problem is listed at once. */
+export function loadNodeConfig(env: NodeJS.ProcessEnv): NodeConfig {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`invalid node configuration:\n  ${problems.join("\n  ")}`);
+  }
+  return Object.freeze(parsed.data);
+}
+
+/** The configuration as it may be logged: URLs reduced to their origin (paths and queries carry API keys). */
+export function redactedNodeConfig(config: NodeConfig): Record<string, unknown> {
+  const origin = (url: string) => {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}/…`;
+  };
+  return {
+    ...config,
+    MIN_BURNER_BALANCE_WEI: config.MIN_BURNER_BALANCE_WEI.toString(),
+    L2_RPC_URLS: config.L2_RPC_URLS.map(origin),
+    L2_WS_URL: config.L2_WS_URL === undefined ? undefined : origin(config.L2_WS_URL),
+    EVM_RPC_URLS: config.EVM_RPC_URLS.map(origin),
+    SOLANA_RPC_URLS: config.SOLANA_RPC_URLS.map(origin),
+  };
+}

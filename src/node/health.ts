@@ -1,0 +1,53 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+
+/** The node's Prometheus metrics, in a registry of their own. */
+export class NodeMetrics {
+  readonly registry = new Registry();
+  readonly jobsAnswered = new Counter({ name: "node_jobs_answered_total", help: "Job answers submitted", registers: [this.registry] });
+  readonly votesSent = new Counter({ name: "node_votes_sent_total", help: "License votes submitted", registers: [this.registry] });
+  readonly transactions = new Counter({
+    name: "node_transactions_total",
+    help: "Transactions settled, by kind and outcome",
+    labelNames: ["kind", "outcome"] as const,
+    registers: [this.registry],
+  });
+  readonly passErrors = new Counter({ name: "node_pass_errors_total", help: "Job passes that failed", registers: [this.registry] });
+  readonly delegatedLicenses = new Gauge({ name: "node_delegated_licenses", help: "Licenses delegated to this node", registers: [this.registry] });
+  readonly lastBlock = new Gauge({ name: "node_last_processed_block", help: "Last L2 block whose jobs are all handled", registers: [this.registry] });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+}
+
+/**
+ * The optional health and metrics port: `GET /healthz` (JSON status) and `GET /metrics` (Prometheus). The
+ * node needs no inbound port otherwise.
+ */
+export async function startHealthServer(
+  host: string,
+  port: number,
+  metrics: NodeMetrics,
+  status: () => Record<string, unknown>,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((request, response) => {
+    if (request.method === "GET" && request.url === "/healthz") {
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(status()));
+    } else if (request.method === "GET" && request.url === "/metrics") {
+      void metrics.registry.metrics().then((text) => response.writeHead(200, { "content-type": metrics.registry.contentType }).end(text));
+    } else {
+      response.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ status: 404, message: "Not found" }));
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, resolve);
+  });
+  return {
+    url: `http://${host}:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,160 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+
+export type TxStatus = "pending" | "mined" | "reverted" | "dropped";
+
+export interface StoredTx {
+  id: number;
+  nonce: number;
+  kind: string;
+  /** The latest signed version (a fee bump re-signs the same nonce). */
+  raw: string;
+  /** Every hash this nonce was sent under, oldest first: any of them may be the one mined. */
+  hashes: string[];
+}
+
+export interface VoteIntent {
+  jobId: bigint;
+  licenseId: bigint;
+  /** The L2 block the job was requested in (a dropped transaction rewinds the scan to it). */
+  jobBlock: number;
+}
+
+/**
+ * The node's journal in its cache directory (SQLite, `node:sqlite`): the last L2 block whose jobs are all
+ * handled, every transaction it signed, and every (job, license) vote it sent. A vote is written in the
+ * same SQLite transaction as the signed transaction that carries it, before that is broadcast, so a crash
+ * at any point can neither lose a sent vote nor send one twice: on restart, a pending transaction is
+ * looked up by its hashes and sent again as signed, never re-created.
+ *
+ * The journal is anchored to one chain and registry (`anchor`): a journal from another devnet or another
+ * deployment is cleared, since its job ids mean other jobs.
+ */
+export class NodeStateStore {
+  readonly #db: DatabaseSync;
+
+  constructor(file: string) {
+    if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
+    this.#db = new DatabaseSync(file);
+    this.#db.exec(`
+      PRAGMA journal_mode = WAL;
+      PRAGMA synchronous = FULL;
+      CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS txs (
+        id INTEGER PRIMARY KEY, nonce INTEGER NOT NULL, kind TEXT NOT NULL, raw TEXT NOT NULL,
+        hashes TEXT NOT NULL, status TEXT NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS votes (
+        job_id TEXT NOT NULL, license_id TEXT NOT NULL, tx_id INTEGER NOT NULL, job_block INTEGER NOT NULL,
+        PRIMARY KEY (job_id, license_id)
+      );
+    `);
+  }
+
+  /** Clears the journal when it belongs to another chain or registry; returns whether it did. */
+  anchor(anchor: string): boolean {
+    const current = this.#meta("anchor");
+    if (current === anchor) return false;
+    this.#transaction(() => {
+      this.#db.exec("DELETE FROM txs; DELETE FROM votes; DELETE FROM meta;");
+      this.#setMeta("anchor", anchor);
+    });
+    return current !== undefined;
+  }
+
+  /** The last L2 block whose jobs are all handled, if any. */
+  cursor(): number | undefined {
+    const value = this.#meta("cursor");
+    return value === undefined ? undefined : Number(value);
+  }
+
+  setCursor(block: number): void {
+    this.#setMeta("cursor", String(block));
+  }
+
+  hasVote(jobId: bigint, licenseId: bigint): boolean {
+    return this.#db.prepare("SELECT 1 FROM votes WHERE job_id = ? AND license_id = ?").get(String(jobId), String(licenseId)) !== undefined;
+  }
+
+  /** Journals a signed transaction and the votes it carries, atomically, before it is broadcast. */
+  recordTx(tx: { nonce: number; kind: string; raw: string; hash: string }, votes: VoteIntent[] = []): number {
+    return this.#transaction(() => {
+      const { lastInsertRowid } = this.#db
+        .prepare("INSERT INTO txs (nonce, kind, raw, hashes, status) VALUES (?, ?, ?, ?, 'pending')")
+        .run(tx.nonce, tx.kind, tx.raw, JSON.stringify([tx.hash]));
+      const id = Number(lastInsertRowid);
+      const insertVote = this.#db.prepare("INSERT INTO votes (job_id, license_id, tx_id, job_block) VALUES (?, ?, ?, ?)");
+      for (const vote of votes) insertVote.run(String(vote.jobId), String(vote.licenseId), id, vote.jobBlock);
+      return id;
+    });
+  }
+
+  /** A fee bump: the same nonce signed again; the new hash joins the old ones. */
+  replaceTx(id: number, raw: string, hash: string): void {
+    const row = this.#db.prepare("SELECT hashes FROM txs WHERE id = ?").get(id) as { hashes: string } | undefined;
+    if (row === undefined) throw new Error(`no journaled transaction ${id}`);
+    const hashes = [...(JSON.parse(row.hashes) as string[]), hash];
+    this.#db.prepare("UPDATE txs SET raw = ?, hashes = ? WHERE id = ?").run(raw, JSON.stringify(hashes), id);
+  }
+
+  pendingTxs(): StoredTx[] {
+    const rows = this.#db.prepare("SELECT id, nonce, kind, raw, hashes FROM txs WHERE status = 'pending' ORDER BY nonce").all() as Array<
+      Omit<StoredTx, "hashes"> & { hashes: string }
+    >;
+    return rows.map((row) => ({ id: Number(row.id), nonce: Number(row.nonce), kind: row.kind, raw: row.raw, hashes: JSON.parse(row.hashes) as string[] }));
+  }
+
+  /** The highest nonce journaled, if any (the next transaction must not reuse it). */
+  highestNonce(): number | undefined {
+    const row = this.#db.prepare("SELECT MAX(nonce) AS nonce FROM txs WHERE status != 'dropped'").get() as { nonce: number | null };
+    return row.nonce === null ? undefined : Number(row.nonce);
+  }
+
+  markTx(id: number, status: "mined" | "reverted"): void {
+    this.#db.prepare("UPDATE txs SET status = ? WHERE id = ?").run(status, id);
+  }
+
+  /**
+   * A transaction that will never be mined (its nonce was used by another): its votes were not cast, so
+   * they are forgotten and may be sent again. Returns the earliest job block among them, to rescan from.
+   */
+  dropTx(id: number): number | undefined {
+    return this.#transaction(() => {
+      const row = this.#db.prepare("SELECT MIN(job_block) AS block FROM votes WHERE tx_id = ?").get(id) as { block: number | null };
+      this.#db.prepare("DELETE FROM votes WHERE tx_id = ?").run(id);
+      this.#db.prepare("UPDATE txs SET status = 'dropped' WHERE id = ?").run(id);
+      return row.block === null ? undefined : Number(row.block);
+    });
+  }
+
+  /** Votes journaled for `jobId` (tests and diagnostics). */
+  votesFor(jobId: bigint): bigint[] {
+    const rows = this.#db.prepare("SELECT license_id FROM votes WHERE job_id = ? ORDER BY license_id").all(String(jobId)) as Array<{ license_id: string }>;
+    return rows.map((row) => BigInt(row.license_id));
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+
+  #meta(key: string): string | undefined {
+    return (this.#db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined)?.value;
+  }
+
+  #setMeta(key: string, value: string): void {
+    this.#db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
+  }
+
+  #transaction<T>(work: () => T): T {
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      const result = work();
+      this.#db.exec("COMMIT");
+      return result;
+    } catch (error) {
+      this.#db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+}

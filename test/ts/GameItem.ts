@@ -1,0 +1,100 @@
+import { expect } from "chai";
+import { network } from "hardhat";
+
+import { balanceWord, deployProtocol, E18, JobStatus, REQUEST_FEE } from "../helpers/protocol.js";
+
+const { ethers, networkHelpers } = await network.create();
+const { loadFixture, time } = networkHelpers;
+
+const MIN_BALANCE = 100n;
+const MAX_RESULT_AGE = 3_600n;
+
+/** The example integration: a game item claimable by verified holders. */
+async function fixture() {
+  const protocol = await deployProtocol(ethers);
+  const requiredAsset = ethers.Wallet.createRandom().address; // an ERC-20 on Ethereum, as jobs name it
+  const game = await ethers.deployContract("GameItem", [await protocol.registry.getAddress(), requiredAsset, MIN_BALANCE, MAX_RESULT_AGE]);
+  // The game pays job fees from its own collateral: the consumer stakes primary tokens into it.
+  await protocol.registry.connect(protocol.consumer).stakeCollateral(await game.getAddress(), 100n * E18);
+  const [player] = [protocol.outsider];
+  return { ...protocol, game, requiredAsset, player };
+}
+
+type Fixture = Awaited<ReturnType<typeof fixture>>;
+
+/** Two of the three nodes answer the player's job with `balance`: quorum 2 finalizes it. */
+async function answer(f: Fixture, jobId: bigint, balance: bigint) {
+  for (const node of f.nodes.slice(0, 2)) {
+    await f.registry
+      .connect(node.burner)
+      .submitResults([{ jobId, licenseIds: [node.licenseId], balance, queryResult: balanceWord(balance), sourceBlock: 1n }]);
+  }
+}
+
+async function openJob(f: Fixture): Promise<bigint> {
+  await f.game.connect(f.player).requestVerification();
+  return f.game.jobOf(f.player.address);
+}
+
+describe("GameItem (example integration)", function () {
+  it("opens a job for the player's balance, paid from the game's collateral, and mints one item to a verified holder", async function () {
+    const f = await loadFixture(fixture);
+    const collateralBefore = await f.registry.collateralOf(await f.game.getAddress());
+    await expect(f.game.connect(f.player).requestVerification()).to.emit(f.game, "VerificationOpened");
+    const jobId = await f.game.jobOf(f.player.address);
+    const job = await f.registry.getJob(jobId);
+    expect(job.requester).to.equal(await f.game.getAddress());
+    expect(job.owner).to.equal(ethers.zeroPadValue(f.player.address, 32));
+    expect(job.asset).to.equal(ethers.zeroPadValue(f.requiredAsset, 32));
+    expect((await f.registry.collateralOf(await f.game.getAddress())).available).to.equal(collateralBefore.available - REQUEST_FEE);
+
+    await answer(f, jobId, MIN_BALANCE);
+    await expect(f.game.connect(f.player).claim()).to.emit(f.game, "ItemClaimed").withArgs(f.player.address, 1n, MIN_BALANCE);
+    expect(await f.game.ownerOf(1n)).to.equal(f.player.address);
+    await expect(f.game.connect(f.player).claim()).to.be.revertedWithCustomError(f.game, "GameItem_AlreadyClaimed");
+    await expect(f.game.connect(f.player).requestVerification()).to.be.revertedWithCustomError(f.game, "GameItem_AlreadyClaimed");
+  });
+
+  it("refuses a claim without a job, while the job is open, below the minimum, or after the result got old", async function () {
+    const f = await loadFixture(fixture);
+    await expect(f.game.connect(f.player).claim()).to.be.revertedWithCustomError(f.game, "GameItem_NotVerified");
+    const jobId = await openJob(f);
+    await expect(f.game.connect(f.player).claim()).to.be.revertedWithCustomError(f.game, "GameItem_VerificationPending");
+    await expect(f.game.connect(f.player).requestVerification()).to.be.revertedWithCustomError(f.game, "GameItem_VerificationPending");
+
+    await answer(f, jobId, MIN_BALANCE - 1n);
+    await expect(f.game.connect(f.player).claim())
+      .to.be.revertedWithCustomError(f.game, "GameItem_BalanceTooLow")
+      .withArgs(MIN_BALANCE - 1n, MIN_BALANCE);
+
+    // A new check after buying more: allowed once the last job is closed, and it must be used in time.
+    const second = await openJob(f);
+    expect(second).to.not.equal(jobId);
+    await answer(f, second, MIN_BALANCE * 2n);
+    await time.increase(MAX_RESULT_AGE + 1n);
+    await expect(f.game.connect(f.player).claim()).to.be.revertedWithCustomError(f.game, "GameItem_ResultTooOld");
+  });
+
+  it("treats an expired job as no verification", async function () {
+    const f = await loadFixture(fixture);
+    const jobId = await openJob(f);
+    await time.increase((await f.registry.jobTimeout()) + 1n);
+    await f.registry.expireJob(jobId);
+    expect((await f.registry.getResult(jobId)).status).to.equal(JobStatus.Expired);
+    await expect(f.game.connect(f.player).claim()).to.be.revertedWithCustomError(f.game, "GameItem_NotVerified");
+  });
+
+  it("refuses zero constructor arguments", async function () {
+    const f = await loadFixture(fixture);
+    const registry = await f.registry.getAddress();
+    const factory = await ethers.getContractFactory("GameItem");
+    for (const args of [
+      [ethers.ZeroAddress, f.requiredAsset, MIN_BALANCE, MAX_RESULT_AGE],
+      [registry, ethers.ZeroAddress, MIN_BALANCE, MAX_RESULT_AGE],
+      [registry, f.requiredAsset, 0n, MAX_RESULT_AGE],
+      [registry, f.requiredAsset, MIN_BALANCE, 0n],
+    ]) {
+      await expect(factory.deploy(...(args as [string, string, bigint, bigint]))).to.be.revertedWithCustomError(factory, "GameItem_ZeroArgument");
+    }
+  });
+});
