@@ -1,27 +1,33 @@
-// `npm start`: the local stack until Ctrl-C. Today: the OP-stack devnet (L1 chain 900, L2 chain 901, the
-// OP bridge contracts, deposit relay, output proposer) with the project's contracts deployed by the
-// L1 and L2 Ignition modules; the API and the circuit nodes join it as they land.
+// `npm start`: the whole network on this machine until Ctrl-C: the OP-stack devnet (L1 chain 900, L2
+// chain 901), every contract deployed with the devnet parameters, demo holdings on the EVM source (the
+// local L1) and a LiteSVM Solana endpoint, three circuit nodes with delegated licenses (quorum 2), and
+// the API with a demo key. Writes .devnet/stack.json (DESIGN section 6) and prints a short guide.
 import path from "node:path";
 
 import { startLocalStackFromCli } from "../src/devnet/run-until-stopped.js";
 
 const projectRoot = path.resolve(import.meta.dirname, "..");
-const stack = await startLocalStackFromCli(projectRoot, true);
-const { devnet } = stack;
-const l1 = stack.stack.contracts?.l1 ?? {};
-const l2 = stack.stack.contracts?.l2 ?? {};
-const deployer = devnet.accounts.deployer;
+const { stack, stackFile } = await startLocalStackFromCli(projectRoot, true, true);
+const l2 = stack.contracts?.l2 ?? {};
+const api = stack.api!;
+const [evm] = stack.demo!.evm;
+const [svm] = stack.demo!.svm;
+const curl = (route: string, body: Record<string, string>) =>
+  `curl -s ${api.baseUrl}/api/${route} -H 'Authorization: ${api.apiKey}' -H 'Content-Type: application/json' \\\n        -d '${JSON.stringify(body)}'`;
 console.log(`
 Local stack is up.
-  L1 (chain ${devnet.l1.chainId})   ${devnet.l1.rpcUrl}
-  L2 (chain ${devnet.l2.chainId})   ${devnet.l2.rpcUrl}   ${devnet.l2.wsUrl}
-  L1 PrimaryToken         ${l1.PrimaryToken}
-${["PrimaryToken", "StakedToken", "NodeLicense", "NodeRegistry", "VerificationRegistry"]
-  .map((name) => `  L2 ${name.padEnd(21)}${l2[name]}`)
-  .join("\n")}
-  Deployer  ${deployer.address} (anvil development account 0: admin, holds the whole primary supply on L1)
-  Stack file  ${path.relative(process.cwd(), stack.stackFile)}
+  L1 (chain ${stack.l1!.chainId}, also the EVM source)  ${stack.l1!.rpcUrl}
+  L2 (chain ${stack.l2!.chainId})                       ${stack.l2!.rpcUrl}   ${stack.l2!.wsUrl}
+  Solana source (LiteSVM)                 ${stack.solana!.rpcUrl}
+  API                                     ${api.baseUrl}   demo key: ${api.apiKey}
+  VerificationRegistry (L2)               ${l2.VerificationRegistry}
+  GameItem example (L2)                   ${l2.GameItem}
+  Circuit nodes                           ${stack.nodes!.map((node) => `${node.burner} (license ${node.licenseIds.join(", ")})`).join("\n                                          ")}
+  Stack file                              ${path.relative(process.cwd(), stackFile)} (addresses, dev keys, demo holdings)
 
-Try:  npm run bridge -- deposit-token --amount 1000 --approve      (L1 → L2, a few seconds)
-      npm run bridge -- deposit-eth --amount 1
+Try:
+  ${curl("ccq-evm", { user_address: evm.user_address, contract_address: evm.contract_address })}
+  ${curl("ccq-svm", { owner_address: svm.owner_address, token_mint_address: svm.token_mint_address })}
+  npm run demo:verify        (on-chain jobs answered by the nodes, beside the API's answers)
+
 Press Ctrl-C to stop.`);

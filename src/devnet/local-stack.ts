@@ -5,18 +5,29 @@ import { network } from "hardhat";
 
 import { deployL1, deployL2, DEVNET_IGNITION_CONFIG, type L2Deployment } from "../deploy/two-chain.js";
 import { startOpDevnet, type OpDevnet } from "./op-devnet.js";
+import { startVerificationNetwork, type VerificationNetwork } from "./verification-network.js";
 import { removeStackFile, stackFilePath, writeStackFile, type StackFile } from "./stack-file.js";
 
 export interface LocalStackOptions {
   projectRoot: string;
   /** Deploy the project's contracts (modules L1 and L2) with the devnet parameters. */
   deployContracts: boolean;
+  /**
+   * Also run the verification network on it (needs `deployContracts`): demo holdings, licenses, three
+   * circuit nodes, the API with a demo key.
+   */
+  runNetwork?: boolean;
+  /** The API's port (default 8787, the `API_PORT` environment variable, or 0 for any free port). */
+  apiPort?: number;
+  /** Extra environment for the circuit nodes. */
+  nodeEnv?: Record<string, string>;
   onProgress?: (line: string) => void;
   onServiceError?: (service: string, error: unknown) => void;
 }
 
 export interface LocalStack {
   devnet: OpDevnet;
+  network?: VerificationNetwork;
   stack: StackFile;
   stackFile: string;
   /** Stops everything and removes the stack file. */
@@ -41,8 +52,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
 
   const devnet = await startOpDevnet({ stateDir, onProgress: progress, onServiceError: options.onServiceError });
+  let network: VerificationNetwork | undefined;
   const stop = async () => {
     await removeStackFile(stackFile);
+    await network?.stop();
     await devnet.stop();
   };
   try {
@@ -58,12 +71,38 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       stack.contracts!.l1!.PrimaryToken = deployed.l1PrimaryToken;
       const { adminHandovers: _none, ...l2 } = deployed.l2;
       Object.assign(stack.contracts!.l2!, l2);
+      if (options.runNetwork === true) {
+        network = await startVerificationNetwork({
+          projectRoot: options.projectRoot,
+          workDir: path.join(options.projectRoot, ".devnet", "network"),
+          l1: devnet.l1,
+          l2: devnet.l2,
+          deployer: devnet.accounts.deployer,
+          contracts: { l1PrimaryToken: deployed.l1PrimaryToken, l1StandardBridge: devnet.l1Contracts.L1StandardBridge, l2 },
+          apiPort: options.apiPort ?? Number(process.env.API_PORT ?? 8787),
+          nodeEnv: options.nodeEnv,
+          onProgress: progress,
+          waitFor,
+        });
+        Object.assign(stack.contracts!.l2!, network.stack.contracts.l2);
+        Object.assign(stack.accounts!, network.stack.accounts);
+        Object.assign(stack, { solana: network.stack.solana, api: network.stack.api, nodes: network.stack.nodes, demo: network.stack.demo });
+      }
     }
     await writeStackFile(stackFile, stack);
-    return { devnet, stack, stackFile, stop };
+    return { devnet, network, stack, stackFile, stop };
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/** Polls `read` every 250 ms until it holds; fails after 90 s naming what it waited for. */
+async function waitFor(what: string, read: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (!(await read())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 

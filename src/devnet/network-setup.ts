@@ -66,7 +66,10 @@ export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> 
     const price = await license.quote(1n);
     await (await PrimaryToken__factory.connect(contracts.l2.PrimaryToken, signer).approve(contracts.l2.NodeLicense, price)).wait();
     const receipt = await (await license.buy(1n, price)).wait();
-    const purchase = receipt!.logs.map((log) => license.interface.parseLog(log)).find((event) => event?.name === "LicensesPurchased");
+    const purchase = receipt!.logs
+      .filter((log) => log.address.toLowerCase() === contracts.l2.NodeLicense.toLowerCase())
+      .map((log) => license.interface.parseLog(log))
+      .find((event) => event?.name === "LicensesPurchased");
     const licenseId = purchase!.args.firstId as bigint;
     await (await NodeRegistry__factory.connect(contracts.l2.NodeRegistry, signer).delegate([licenseId], burner)).wait();
     await (await signer.sendTransaction({ to: burner, value: BURNER_GAS_MONEY })).wait();

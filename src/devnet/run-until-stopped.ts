@@ -17,6 +17,11 @@ export function runUntilStopped(stack: LocalStack): void {
     void stop(130);
   });
   process.once("SIGTERM", () => void stop(143));
+  for (const node of stack.network?.nodes ?? []) {
+    node.child.once("exit", (code) => {
+      if (!stopping) console.error(`Circuit ${node.name} stopped unexpectedly (exit code ${code}); see ${node.logFile}. The others go on.`);
+    });
+  }
   for (const chain of [stack.devnet.l1, stack.devnet.l2]) {
     chain.process.once("exit", (code) => {
       if (stopping) return;
@@ -36,11 +41,12 @@ export function failedToStart(error: unknown): never {
  * What `npm start` and `npm run devnet` share: start the stack with progress on the console, keep it
  * running until stopped, or report why it could not start and exit 1.
  */
-export async function startLocalStackFromCli(projectRoot: string, deployContracts: boolean): Promise<LocalStack> {
+export async function startLocalStackFromCli(projectRoot: string, deployContracts: boolean, runNetwork = false): Promise<LocalStack> {
   try {
     const stack = await startLocalStack({
       projectRoot,
       deployContracts,
+      runNetwork,
       onProgress: (line) => console.log(line),
       onServiceError: (service, error) =>
         console.error(`${service}: ${error instanceof Error ? error.message : String(error)} (retrying)`),

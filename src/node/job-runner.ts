@@ -8,6 +8,10 @@ import type { NodeStateStore, VoteIntent } from "./state-store.ts";
 import { describe, type TxSender } from "./tx-sender.ts";
 
 const JOB_OPEN = 1n;
+// Gas a finalizing vote needs beyond a plain one (the snapshot's finalizing vote costs about 447k in all),
+// plus what the contract keeps aside for the consumer's callback (its gas limit, 1/63 more, and a buffer).
+const FINALIZATION_GAS = 450_000n;
+const CALLBACK_GAS_BUFFER = 50_000n;
 // Providers cap eth_getLogs ranges; 2,000 blocks is within every common limit.
 const MAX_LOG_RANGE = 2_000;
 
@@ -27,6 +31,8 @@ export interface JobRunnerOptions {
 }
 
 interface PreparedSubmission {
+  /** Gas to add to the estimate in case this vote is the one that finalizes the job. */
+  finalizationGas: bigint;
   jobId: bigint;
   jobBlock: number;
   licenseIds: bigint[];
@@ -64,7 +70,10 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
         if (todo.length === 0) return undefined;
         const job = await registry.getJob(jobId);
         if (job.status !== JOB_OPEN || job.deadline <= now) return undefined;
-        const voted = await Promise.all(todo.map((licenseId) => registry.hasVoted(jobId, licenseId)));
+        const [voted, callbackGasLimit] = await Promise.all([
+          Promise.all(todo.map((licenseId) => registry.hasVoted(jobId, licenseId))),
+          registry.callbackGasLimitOf(job.requester),
+        ]);
         todo = todo.filter((_, index) => !voted[index]);
         if (todo.length === 0) return undefined;
         const outcome = await answerJob({ chain: Number(job.chain), owner: job.owner, asset: job.asset }, options.readers);
@@ -76,7 +85,8 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
           options.log("warn", `job ${jobId}: the query result exceeds the registry's ${options.maxQueryResultBytes} bytes; not answered`);
           return undefined;
         }
-        return { jobId, jobBlock: event.blockNumber, licenseIds: todo, answer: outcome.answer };
+        const finalizationGas = FINALIZATION_GAS + (callbackGasLimit === 0n ? 0n : callbackGasLimit + callbackGasLimit / 63n + CALLBACK_GAS_BUFFER);
+        return { jobId, jobBlock: event.blockNumber, licenseIds: todo, answer: outcome.answer, finalizationGas };
       } catch (error) {
         options.log("warn", `job ${jobId}: ${describe(error)} (retrying on the next pass)`);
         failedAt(event.blockNumber);
@@ -99,7 +109,8 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
       })),
     ]);
     try {
-      await options.sender.send("submitResults", options.registryAddress, data, votes);
+      const extraGas = batch.reduce((sum, { finalizationGas }) => sum + finalizationGas, 0n);
+      await options.sender.send("submitResults", options.registryAddress, data, votes, extraGas);
       options.onVotesSent?.(batch.length, votes.length);
       options.log("info", `submitted ${batch.length} job answer(s): jobs ${batch.map(({ jobId }) => jobId).join(", ")}`);
     } catch (error) {

@@ -85,13 +85,13 @@ export async function startNode(
     chainId,
     feeBumpAfterMs: config.FEE_BUMP_AFTER_MS,
     log,
-    onDropped: (block) => {
+    onVotesLost: (block) => {
       if (block !== undefined && (store.cursor() ?? -1) >= block) store.setCursor(block - 1);
       jobLoop?.wake();
     },
     onReverted: (tx) => {
       metrics.transactions.inc({ kind: tx.kind, outcome: "reverted" });
-      logger.error(`transaction ${tx.id} (${tx.kind}) reverted`);
+      logger.error(`transaction ${tx.id} (${tx.kind}) reverted; its votes will be sent again if their jobs are still open`);
     },
   });
   await sender.recover();

@@ -111,19 +111,19 @@ export class NodeStateStore {
     return row.nonce === null ? undefined : Number(row.nonce);
   }
 
-  markTx(id: number, status: "mined" | "reverted"): void {
+  markTx(id: number, status: "mined"): void {
     this.#db.prepare("UPDATE txs SET status = ? WHERE id = ?").run(status, id);
   }
 
   /**
-   * A transaction that will never be mined (its nonce was used by another): its votes were not cast, so
-   * they are forgotten and may be sent again. Returns the earliest job block among them, to rescan from.
+   * A transaction whose votes were not cast: dropped (its nonce was used by another) or reverted. Its votes
+   * are forgotten, so they may be sent again. Returns the earliest job block among them, to rescan from.
    */
-  dropTx(id: number): number | undefined {
+  forgetTx(id: number, status: "dropped" | "reverted"): number | undefined {
     return this.#transaction(() => {
       const row = this.#db.prepare("SELECT MIN(job_block) AS block FROM votes WHERE tx_id = ?").get(id) as { block: number | null };
       this.#db.prepare("DELETE FROM votes WHERE tx_id = ?").run(id);
-      this.#db.prepare("UPDATE txs SET status = 'dropped' WHERE id = ?").run(id);
+      this.#db.prepare("UPDATE txs SET status = ? WHERE id = ?").run(status, id);
       return row.block === null ? undefined : Number(row.block);
     });
   }

@@ -12,8 +12,11 @@ export interface TxSenderOptions {
   feeBumpAfterMs: number;
   /** How often pending transactions are checked. */
   checkIntervalMs?: number;
-  /** A journaled transaction will never be mined: its votes are forgotten; rescan from this L2 block. */
-  onDropped?: (earliestJobBlock: number | undefined) => void;
+  /**
+   * A journaled transaction's votes were not cast (it was dropped, or it reverted): they are forgotten;
+   * the job scan should go back to this L2 block.
+   */
+  onVotesLost?: (earliestJobBlock: number | undefined) => void;
   onReverted?: (tx: StoredTx) => void;
   log: (level: "info" | "warn" | "error", message: string) => void;
 }
@@ -62,8 +65,14 @@ export class TxSender {
    * journal id and a promise of its outcome. Throws when gas estimation fails (the call would revert)
    * or the node cannot pay for it.
    */
-  send(kind: string, to: string, data: string, votes: VoteIntent[] = []): Promise<{ id: number; outcome: Promise<"mined" | "reverted" | "dropped"> }> {
-    const run = this.#queue.then(() => this.#send(kind, to, data, votes));
+  send(
+    kind: string,
+    to: string,
+    data: string,
+    votes: VoteIntent[] = [],
+    extraGas = 0n,
+  ): Promise<{ id: number; outcome: Promise<"mined" | "reverted" | "dropped"> }> {
+    const run = this.#queue.then(() => this.#send(kind, to, data, votes, extraGas));
     this.#queue = run.catch(() => undefined);
     return run;
   }
@@ -74,7 +83,11 @@ export class TxSender {
     await this.#watcher.stop();
   }
 
-  async #send(kind: string, to: string, data: string, votes: VoteIntent[]) {
+  /**
+   * `extraGas` is added to the estimate: the estimate reflects the chain now, but a vote mined after
+   * another node's may be the one that finalizes its job, which costs several times more.
+   */
+  async #send(kind: string, to: string, data: string, votes: VoteIntent[], extraGas: bigint) {
     const { wallet, provider, store, chainId } = this.#options;
     const estimate = await provider.estimateGas({ from: wallet.address, to, data });
     const fees = await provider.getFeeData();
@@ -87,7 +100,7 @@ export class TxSender {
       nonce,
       to,
       data,
-      gasLimit: (estimate * GAS_MARGIN_PERCENT) / 100n,
+      gasLimit: (estimate * GAS_MARGIN_PERCENT) / 100n + extraGas,
       maxFeePerGas,
       maxPriorityFeePerGas,
     });
@@ -123,17 +136,21 @@ export class TxSender {
     for (const tx of pending) {
       const receipt = await this.#receiptOf(tx);
       if (receipt !== undefined) {
-        const status = receipt.status === 1 ? "mined" : "reverted";
-        store.markTx(tx.id, status);
-        if (status === "reverted") this.#options.onReverted?.(tx);
-        this.#settle(tx.id, status);
+        if (receipt.status === 1) {
+          store.markTx(tx.id, "mined");
+          this.#settle(tx.id, "mined");
+        } else {
+          this.#options.onReverted?.(tx);
+          this.#options.onVotesLost?.(store.forgetTx(tx.id, "reverted"));
+          this.#settle(tx.id, "reverted");
+        }
         continue;
       }
       if (tx.nonce < usedNonces) {
         // The nonce is used, and by none of our hashes: this transaction can never be mined.
-        const rescanFrom = store.dropTx(tx.id);
+        const rescanFrom = store.forgetTx(tx.id, "dropped");
         this.#options.log("warn", `transaction ${tx.id} (${tx.kind}, nonce ${tx.nonce}) was replaced by another; its votes will be sent again`);
-        this.#options.onDropped?.(rescanFrom);
+        this.#options.onVotesLost?.(rescanFrom);
         this.#settle(tx.id, "dropped");
         if (this.#nextNonce <= tx.nonce) this.#nextNonce = usedNonces;
         continue;

@@ -1,0 +1,90 @@
+import { address, getAddressEncoder } from "@solana/kit";
+import { hexlify, NonceManager, Wallet, type Provider } from "ethers";
+
+import { GameItem__factory, VerificationRegistry__factory } from "../../typechain-types/index.js";
+import type { StackFile } from "./stack-file.js";
+
+const FINALIZED = 2n;
+
+export interface OnChainVerification {
+  jobId: bigint;
+  /** What the registry stored once a quorum of nodes agreed. */
+  onChain: { balance: bigint; queryResult: string; sourceBlock: bigint };
+  /** The API's answer to the same query. */
+  api: { balance: bigint; queryResult: string };
+  /** From the request transaction's send to the finalized result being read. */
+  ms: number;
+}
+
+export type DemoQuery = { chain: "evm"; user_address: string; contract_address: string } | { chain: "svm"; owner_address: string; token_mint_address: string };
+
+/**
+ * Opens an on-chain verification job as the stack's consumer, waits for the circuit nodes to finalize it,
+ * and asks the API the same question: what `npm run demo:verify` prints and the end-to-end tests assert.
+ */
+export async function verifyOnChainAndByApi(stack: StackFile, l2: Provider, query: DemoQuery, timeoutMs = 60_000): Promise<OnChainVerification> {
+  const consumer = new NonceManager(new Wallet(stack.accounts!.consumer.privateKey, l2));
+  const registry = VerificationRegistry__factory.connect(stack.contracts!.l2!.VerificationRegistry, consumer);
+  const started = performance.now();
+  const tx =
+    query.chain === "evm"
+      ? await registry.requestEvmBalance(query.user_address, query.contract_address)
+      : await registry.requestSvmBalance(solanaBytes32(query.owner_address), solanaBytes32(query.token_mint_address));
+  const jobId = jobIdFrom(registry, (await tx.wait())!);
+  const onChain = await waitForResult(registry, jobId, timeoutMs);
+  const ms = performance.now() - started;
+  return { jobId, onChain, api: await askApi(stack, query), ms };
+}
+
+/** The example game: the demo holder asks for verification, the nodes answer, the holder claims its item. */
+export async function claimGameItem(stack: StackFile, l2: Provider, timeoutMs = 60_000): Promise<{ jobId: bigint; tokenId: bigint; verifiedBalance: bigint }> {
+  const player = new NonceManager(new Wallet(stack.accounts!.demoHolder.privateKey, l2));
+  const game = GameItem__factory.connect(stack.contracts!.l2!.GameItem, player);
+  await (await game.requestVerification()).wait();
+  const jobId = await game.jobOf(await player.getAddress());
+  const registry = VerificationRegistry__factory.connect(stack.contracts!.l2!.VerificationRegistry, l2);
+  await waitForResult(registry, jobId, timeoutMs);
+  const receipt = (await (await game.claim()).wait())!;
+  const claimed = receipt.logs.map((log) => game.interface.parseLog(log)).find((event) => event?.name === "ItemClaimed")!;
+  return { jobId, tokenId: claimed.args.tokenId as bigint, verifiedBalance: claimed.args.verifiedBalance as bigint };
+}
+
+export function solanaBytes32(base58: string): string {
+  return hexlify(Uint8Array.from(getAddressEncoder().encode(address(base58))));
+}
+
+function jobIdFrom(registry: ReturnType<typeof VerificationRegistry__factory.connect>, receipt: { logs: ReadonlyArray<{ address: string; topics: readonly string[]; data: string }> }): bigint {
+  const target = registry.target.toString().toLowerCase();
+  for (const log of receipt.logs) {
+    if (log.address.toLowerCase() !== target) continue;
+    const event = registry.interface.parseLog({ topics: [...log.topics], data: log.data });
+    if (event?.name === "VerificationRequested") return event.args.jobId as bigint;
+  }
+  throw new Error("the request transaction emitted no VerificationRequested event");
+}
+
+async function waitForResult(registry: ReturnType<typeof VerificationRegistry__factory.connect>, jobId: bigint, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [status, balance, queryResult, sourceBlock] = await registry.getResult(jobId);
+    if (status === FINALIZED) return { balance, queryResult, sourceBlock };
+    if (status !== 1n) throw new Error(`job ${jobId} ended with status ${status} (expired?)`);
+    if (Date.now() > deadline) throw new Error(`job ${jobId} was not finalized within ${timeoutMs} ms: are the circuit nodes running?`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function askApi(stack: StackFile, query: DemoQuery): Promise<{ balance: bigint; queryResult: string }> {
+  const { chain, ...body } = query;
+  const response = await fetch(`${stack.api!.baseUrl}/api/ccq-${chain}`, {
+    method: "POST",
+    headers: { authorization: stack.api!.apiKey, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`the API answered ${response.status}: ${text}`);
+  // The balance may exceed 2^53: read it from the raw text, not through JSON.parse's doubles.
+  const balance = BigInt(/"balance":(\d+)/.exec(text)![1]);
+  const queryResult = (JSON.parse(text) as { data: { asset: { QueryResult: string } } }).data.asset.QueryResult;
+  return { balance, queryResult };
+}

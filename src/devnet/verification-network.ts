@@ -1,0 +1,190 @@
+import { rm } from "node:fs/promises";
+import path from "node:path";
+
+import { ContractFactory, JsonRpcProvider, NonceManager, Wallet } from "ethers";
+import hre from "hardhat";
+
+import { NodeRegistry__factory } from "../../typechain-types/index.js";
+import { loadApiConfig } from "../api/config.js";
+import { ApiKeyStore } from "../api/keys/key-store.js";
+import { startApi, type RunningApi } from "../api/main.js";
+import { loadOrCreateBurner } from "../node/burner.js";
+import { devAccount, type DevAccount } from "./accounts.js";
+import { spawnCircuitNode, type CircuitNodeProcess } from "./circuit-nodes.js";
+import { demoSection, seedEvmDemo, seedSolanaDemo, type EvmDemoHoldings, type SolanaDemoHoldings } from "./demo-holdings.js";
+import { GAME_COLLATERAL, setUpNetwork, stakeCollateral } from "./network-setup.js";
+import { startSolanaRpcServer, type SolanaRpcServer } from "./solana/litesvm-rpc-server.js";
+import { SolanaTokenLedger } from "./solana/token-ledger.js";
+import type { StackFile } from "./stack-file.js";
+
+/** anvil development accounts by role (0 deploys, 9 proposes outputs: see DEVNET_ACCOUNTS). */
+export const NETWORK_ACCOUNTS = { nodeOwners: [1, 2, 3], consumer: 4, demoHolder: 7, demoEmpty: 8 } as const;
+/** The example game: a verified balance of at least this much of the demo ERC-20 earns an item. */
+export const GAME_MIN_BALANCE = 1n;
+export const GAME_MAX_RESULT_AGE = 3_600n;
+
+export interface VerificationNetworkInput {
+  projectRoot: string;
+  /** Where node caches, logs and the API key database go (cleared first: each start is a new network). */
+  workDir: string;
+  l1: { rpcUrl: string };
+  l2: { rpcUrl: string; wsUrl: string };
+  deployer: DevAccount;
+  contracts: { l1PrimaryToken: string; l1StandardBridge: string; l2: Record<"PrimaryToken" | "StakedToken" | "NodeLicense" | "NodeRegistry" | "VerificationRegistry", string> };
+  /** Port of the API (0 = any free port). */
+  apiPort: number;
+  nodeCount?: number;
+  /** Extra environment for the nodes (tests shorten intervals). */
+  nodeEnv?: Record<string, string>;
+  onProgress: (line: string) => void;
+  waitFor: (what: string, read: () => Promise<boolean>) => Promise<void>;
+}
+
+export interface VerificationNetwork {
+  solana: SolanaRpcServer;
+  ledger: SolanaTokenLedger;
+  api: RunningApi;
+  apiKey: string;
+  nodes: CircuitNodeProcess[];
+  evmDemo: EvmDemoHoldings;
+  svmDemo: SolanaDemoHoldings;
+  gameItem: string;
+  /** What this part adds to the stack file. */
+  stack: Pick<StackFile, "solana" | "api" | "accounts" | "nodes" | "demo"> & { contracts: { l2: Record<string, string> } };
+  /** Starts node `index` again with its cache (after a stop). */
+  restartNode(index: number): Promise<CircuitNodeProcess>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The verification network on a deployed devnet: demo holdings on the EVM source (the local L1) and on a
+ * LiteSVM Solana endpoint; licenses sold and delegated to `nodeCount` circuit nodes with distinct owners
+ * and burners; the consumer's collateral; the example game; the API with a demo key; then the nodes, each
+ * its own process, started and awaited until their first heartbeat is on-chain.
+ */
+export async function startVerificationNetwork(input: VerificationNetworkInput): Promise<VerificationNetwork> {
+  const { onProgress } = input;
+  const nodeCount = input.nodeCount ?? NETWORK_ACCOUNTS.nodeOwners.length;
+  await rm(input.workDir, { recursive: true, force: true });
+  const l1 = new JsonRpcProvider(input.l1.rpcUrl, undefined, { cacheTimeout: -1, staticNetwork: true });
+  const l2 = new JsonRpcProvider(input.l2.rpcUrl, undefined, { cacheTimeout: -1, staticNetwork: true });
+  const cleanups: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    l1.destroy();
+    l2.destroy();
+  };
+  try {
+    onProgress("Seeding the demo holdings: ERC-20 and ERC-721 on the EVM source (the local L1), SPL, Token-2022 and an NFT on the Solana endpoint…");
+    const evmDemo = await seedEvmDemo(
+      new NonceManager(new Wallet(input.deployer.privateKey, l1)),
+      devAccount(NETWORK_ACCOUNTS.demoHolder).address,
+      devAccount(NETWORK_ACCOUNTS.demoEmpty).address,
+    );
+    const ledger = await SolanaTokenLedger.create();
+    const solana = await startSolanaRpcServer(ledger.svm);
+    cleanups.push(() => solana.close());
+    const svmDemo = await seedSolanaDemo(ledger);
+
+    const owners = NETWORK_ACCOUNTS.nodeOwners.slice(0, nodeCount).map((index) => devAccount(index));
+    const cacheDirs = owners.map((_, index) => path.join(input.workDir, "nodes", `node-${index + 1}`));
+    const burners = await Promise.all(cacheDirs.map(async (dir) => (await loadOrCreateBurner(dir)).wallet.address));
+    const consumer = devAccount(NETWORK_ACCOUNTS.consumer);
+    const licenseIds = await setUpNetwork({
+      l1,
+      l2,
+      deployer: input.deployer,
+      contracts: input.contracts,
+      operators: owners.map((owner, index) => ({ owner, burner: burners[index] })),
+      consumer,
+      waitFor: input.waitFor,
+      onProgress,
+    });
+
+    onProgress("Deploying the example game item and funding its collateral…");
+    const artifact = await hre.artifacts.readArtifact("GameItem");
+    const game = await new ContractFactory(artifact.abi, artifact.bytecode, new Wallet(input.deployer.privateKey, l2)).deploy(
+      input.contracts.l2.VerificationRegistry,
+      evmDemo.erc20,
+      GAME_MIN_BALANCE,
+      GAME_MAX_RESULT_AGE,
+    );
+    await game.waitForDeployment();
+    const gameItem = await game.getAddress();
+    await stakeCollateral(l2, consumer, input.contracts.l2, gameItem, GAME_COLLATERAL);
+
+    onProgress("Starting the API with a demo key…");
+    const keysFile = path.join(input.workDir, "api-keys.sqlite");
+    const keys = new ApiKeyStore(keysFile);
+    const apiKey = keys.create("demo").key;
+    keys.close();
+    const api = await startApi(
+      loadApiConfig({
+        API_PORT: String(input.apiPort),
+        EVM_RPC_URLS: input.l1.rpcUrl,
+        SOLANA_RPC_URLS: solana.url,
+        API_KEYS_DB: keysFile,
+        LOG_LEVEL: "warn",
+      }),
+    );
+    cleanups.push(() => api.close());
+
+    onProgress(`Starting ${nodeCount} circuit nodes (logs in ${path.relative(process.cwd(), path.join(input.workDir, "logs"))})…`);
+    const nodeEnvOf = (index: number): Record<string, string> => ({
+      OWNERS_ALLOWLIST: owners[index].address,
+      L2_RPC_URLS: input.l2.rpcUrl,
+      L2_WS_URL: input.l2.wsUrl,
+      VERIFICATION_REGISTRY: input.contracts.l2.VerificationRegistry,
+      EVM_RPC_URLS: input.l1.rpcUrl,
+      SOLANA_RPC_URLS: solana.url,
+      POLL_INTERVAL_MS: "1000",
+      LOG_LEVEL: "info",
+      ...input.nodeEnv,
+    });
+    const spawnNode = (index: number) =>
+      spawnCircuitNode(input.projectRoot, `node-${index + 1}`, cacheDirs[index], path.join(input.workDir, "logs", `node-${index + 1}.log`), nodeEnvOf(index));
+    const nodes = await Promise.all(owners.map((_, index) => spawnNode(index)));
+    cleanups.push(async () => {
+      await Promise.all(nodes.map((node) => node.stop()));
+    });
+    const nodeRegistry = NodeRegistry__factory.connect(input.contracts.l2.NodeRegistry, l2);
+    for (const [index, burner] of burners.entries()) {
+      await input.waitFor(`the first heartbeat of node ${index + 1}`, async () => {
+        if (nodes[index].child.exitCode !== null) throw new Error(`circuit node ${index + 1} exited; see ${nodes[index].logFile}`);
+        return (await nodeRegistry.heartbeatOf(burner)).timestamp > 0n;
+      });
+    }
+
+    return {
+      solana,
+      ledger,
+      api,
+      apiKey,
+      nodes,
+      evmDemo,
+      svmDemo,
+      gameItem,
+      stack: {
+        solana: { rpcUrl: solana.url },
+        api: { baseUrl: api.url, apiKey },
+        contracts: { l2: { GameItem: gameItem } },
+        accounts: {
+          consumer,
+          demoHolder: devAccount(NETWORK_ACCOUNTS.demoHolder),
+          ...Object.fromEntries(owners.map((owner, index) => [`nodeOwner${index + 1}`, owner])),
+        },
+        nodes: owners.map((owner, index) => ({ burner: burners[index], owner: owner.address, licenseIds: [Number(licenseIds[index])] })),
+        demo: demoSection(evmDemo, svmDemo),
+      },
+      async restartNode(index: number) {
+        await nodes[index].stop();
+        nodes[index] = await spawnNode(index);
+        return nodes[index];
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

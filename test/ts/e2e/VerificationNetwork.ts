@@ -1,0 +1,180 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+
+import { expect } from "chai";
+import { JsonRpcProvider, NonceManager, Wallet } from "ethers";
+
+import { NodeLicense__factory, VerificationRegistry__factory } from "../../../typechain-types/index.js";
+import { devAccount } from "../../../src/devnet/accounts.js";
+import { claimGameItem, solanaBytes32, verifyOnChainAndByApi } from "../../../src/devnet/demo-verify.js";
+import type { StackFile } from "../../../src/devnet/stack-file.js";
+import { startVerificationNetwork, type VerificationNetwork } from "../../../src/devnet/verification-network.js";
+import { BURNER_FILE } from "../../../src/node/burner.js";
+import { eventually, startTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
+
+const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
+const JOB_OPEN = 1n;
+
+describe("end to end: circuit nodes answer on-chain jobs on the local stack", function () {
+  this.timeout(240_000);
+  let test: TestDevnet;
+  let network: VerificationNetwork;
+  let stack: StackFile;
+  let l2: JsonRpcProvider;
+  let registry: ReturnType<typeof VerificationRegistry__factory.connect>;
+
+  before(async function () {
+    test = await startTestDevnet({ deploy: true });
+    const { devnet, deployment } = test;
+    const { adminHandovers: _none, ...l2Contracts } = deployment!.l2;
+    network = await startVerificationNetwork({
+      projectRoot,
+      workDir: path.join(test.stateDir, "network"),
+      l1: devnet.l1,
+      l2: devnet.l2,
+      deployer: devnet.accounts.deployer,
+      contracts: { l1PrimaryToken: deployment!.l1PrimaryToken, l1StandardBridge: devnet.l1Contracts.L1StandardBridge, l2: l2Contracts },
+      apiPort: 0,
+      // Delegation is re-read at each heartbeat tick: often here, so a transfer shows within the test.
+      nodeEnv: { HEARTBEAT_INTERVAL_SECONDS: "3", POLL_INTERVAL_MS: "500" },
+      onProgress: () => undefined,
+      waitFor: async (what, read) => {
+        await eventually(read, Boolean, 90_000).catch(() => {
+          throw new Error(`timed out waiting for ${what}`);
+        });
+      },
+    });
+    stack = {
+      l2: { chainId: devnet.l2.chainId, rpcUrl: devnet.l2.rpcUrl, wsUrl: devnet.l2.wsUrl },
+      contracts: { l2: { ...l2Contracts, ...network.stack.contracts.l2 } },
+      accounts: { ...devnet.accounts, ...network.stack.accounts },
+      api: network.stack.api,
+      demo: network.stack.demo,
+      nodes: network.stack.nodes,
+    };
+    l2 = new JsonRpcProvider(devnet.l2.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    registry = VerificationRegistry__factory.connect(l2Contracts.VerificationRegistry, l2);
+  });
+  after(async function () {
+    l2?.destroy();
+    await network?.stop();
+    await test?.stop();
+  });
+
+  /** Every license vote cast on `jobId`, by license id. */
+  const votesOn = async (jobId: bigint) =>
+    (await registry.queryFilter(registry.filters.VoteSubmitted(jobId))).map((event) => event.args.licenseId);
+
+  it("finalizes jobs for EVM and Solana demo holdings with the API's answer and the seeded balance", async function () {
+    const queries = [
+      ...stack.demo!.evm.map((entry) => ({ entry, query: { chain: "evm" as const, user_address: entry.user_address, contract_address: entry.contract_address } })),
+      ...stack.demo!.svm.map((entry) => ({ entry, query: { chain: "svm" as const, owner_address: entry.owner_address, token_mint_address: entry.token_mint_address } })),
+    ];
+    for (const { entry, query } of queries) {
+      const result = await verifyOnChainAndByApi(stack, l2, query);
+      expect(result.onChain.balance, `${entry.kind} ${entry.note}`).to.equal(BigInt(entry.balance));
+      expect(result.api.balance, `${entry.kind} ${entry.note}`).to.equal(BigInt(entry.balance));
+      expect(result.onChain.queryResult.replace(/^0x/, ""), `${entry.kind} ${entry.note}`).to.equal(result.api.queryResult.replace(/^0x/, ""));
+      expect((await votesOn(result.jobId)).length).to.be.at.least(2);
+    }
+  });
+
+  it("lets a verified holder claim the example game item", async function () {
+    const claim = await claimGameItem(stack, l2);
+    expect(claim.verifiedBalance).to.equal(BigInt(stack.demo!.evm[0].balance));
+    expect(claim.tokenId).to.equal(1n);
+  });
+
+  it("still finalizes jobs with one of the three nodes killed mid-run", async function () {
+    const [evm] = stack.demo!.evm;
+    const pending = verifyOnChainAndByApi(stack, l2, { chain: "evm", user_address: evm.user_address, contract_address: evm.contract_address });
+    await network.nodes[2].stop("SIGKILL");
+    const first = await pending;
+    const [svm] = stack.demo!.svm;
+    const second = await verifyOnChainAndByApi(stack, l2, { chain: "svm", owner_address: svm.owner_address, token_mint_address: svm.token_mint_address });
+    expect(first.onChain.balance).to.equal(BigInt(evm.balance));
+    expect(second.onChain.balance).to.equal(BigInt(svm.balance));
+    expect(await votesOn(second.jobId)).to.not.include(BigInt(stack.nodes![2].licenseIds[0]));
+  });
+
+  it("never submits twice for a job and license, across a restart", async function () {
+    // Node 3 alone answers a job (the others are stopped): one vote, no quorum, the job stays open.
+    await network.restartNode(2);
+    await Promise.all([network.nodes[0].stop(), network.nodes[1].stop()]);
+    const consumer = new NonceManager(new Wallet(stack.accounts!.consumer.privateKey, l2));
+    const [svm] = stack.demo!.svm;
+    const receipt = await (
+      await registry.connect(consumer).requestSvmBalance(solanaBytes32(svm.owner_address), solanaBytes32(svm.token_mint_address))
+    ).wait();
+    const jobId = (await registry.nextJobId()) - 1n;
+    const license3 = BigInt(stack.nodes![2].licenseIds[0]);
+    await eventually(() => votesOn(jobId), (votes) => votes.includes(license3), 60_000);
+
+    // Restarted on the same cache, node 3 rescans past the job and must leave it alone.
+    const restartBlock = await l2.getBlockNumber();
+    await network.restartNode(2);
+    await eventually(async () => (await network.nodes[2].logLines()).filter((line) => line.includes("answering jobs")).length, (count) => count >= 3, 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 5_000)); // several passes over the job's block
+    expect((await registry.getJob(jobId)).status).to.equal(JOB_OPEN);
+
+    // The others come back and finalize it; every license voted once, and node 3 sent nothing for it again.
+    await Promise.all([network.restartNode(0), network.restartNode(1)]);
+    await eventually(async () => (await registry.getJob(jobId)).status, (status) => status !== JOB_OPEN, 60_000);
+    const votes = await votesOn(jobId);
+    expect(new Set(votes.map(String)).size).to.equal(votes.length);
+    expect(votes).to.include(license3);
+    const burner3 = stack.nodes![2].burner.toLowerCase();
+    // From the block after the one the first vote was seen in: everything node 3 sent since its restart.
+    for (let block = restartBlock + 1; block <= (await l2.getBlockNumber()); block += 1) {
+      for (const tx of (await l2.getBlock(block, true))!.prefetchedTransactions) {
+        if (tx.from.toLowerCase() !== burner3 || tx.to?.toLowerCase() !== stack.contracts!.l2!.VerificationRegistry.toLowerCase()) continue;
+        const call = registry.interface.parseTransaction(tx)!;
+        const jobIds = (call.args[0] as Array<{ jobId: bigint }>).map((submission) => submission.jobId);
+        expect(jobIds, `transaction ${tx.hash} of the restarted node`).to.not.include(jobId);
+        expect((await l2.getTransactionReceipt(tx.hash))!.status).to.equal(1);
+      }
+    }
+    expect(receipt!.status).to.equal(1);
+  });
+
+  it("stops counting a node whose license was transferred", async function () {
+    const owner2 = stack.accounts!.nodeOwner2;
+    const license2 = BigInt(stack.nodes![1].licenseIds[0]);
+    const license = NodeLicense__factory.connect(stack.contracts!.l2!.NodeLicense, new NonceManager(new Wallet(owner2.privateKey, l2)));
+    await (await license.transferFrom(owner2.address, devAccount(6).address, license2)).wait();
+    await eventually(async () => (await network.nodes[1].logLines()).some((line) => line.includes("no longer delegated")), Boolean, 30_000);
+    const [evm] = stack.demo!.evm;
+    const result = await verifyOnChainAndByApi(stack, l2, { chain: "evm", user_address: evm.user_address, contract_address: evm.contract_address });
+    expect(result.onChain.balance).to.equal(BigInt(evm.balance));
+    expect(await votesOn(result.jobId)).to.not.include(license2);
+  });
+
+  it("expires a job nobody answers and refunds its fee", async function () {
+    await Promise.all(network.nodes.map((node) => node.stop()));
+    const consumer = new NonceManager(new Wallet(stack.accounts!.consumer.privateKey, l2));
+    const before = await registry.collateralOf(stack.accounts!.consumer.address);
+    const [evm] = stack.demo!.evm;
+    await (await registry.connect(consumer).requestEvmBalance(evm.user_address, evm.contract_address)).wait();
+    const jobId = (await registry.nextJobId()) - 1n;
+    const fee = (await registry.getJob(jobId)).fee;
+    expect((await registry.collateralOf(stack.accounts!.consumer.address)).available).to.equal(before.available - fee);
+    await l2.send("evm_increaseTime", [Number(await registry.jobTimeout()) + 1]);
+    await l2.send("evm_mine", []);
+    const expiry = (await (await registry.connect(consumer).expireJob(jobId)).wait())!;
+    const expired = expiry.logs.map((log) => registry.interface.parseLog(log)).find((event) => event?.name === "JobExpired");
+    expect([...expired!.args]).to.deep.equal([jobId, stack.accounts!.consumer.address, fee]);
+    expect((await registry.collateralOf(stack.accounts!.consumer.address)).available).to.equal(before.available);
+    expect(await votesOn(jobId)).to.deep.equal([]);
+  });
+
+  it("names each node's burner in its start log and never logs a key", async function () {
+    for (const [index, node] of network.nodes.entries()) {
+      const { privateKey } = JSON.parse(await readFile(path.join(node.cacheDir, BURNER_FILE), "utf8")) as { privateKey: string };
+      const lines = await node.logLines();
+      expect(lines.some((line) => line.includes(`burner wallet ${stack.nodes![index].burner}`))).to.equal(true);
+      const everything = lines.join("\n").toLowerCase();
+      expect(everything).to.not.include(privateKey.slice(2).toLowerCase());
+      expect(everything).to.not.include(network.apiKey.toLowerCase());
+    }
+  });
+});
