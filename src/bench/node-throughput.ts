@@ -1,0 +1,130 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import { JsonRpcProvider, NonceManager, Wallet } from "ethers";
+
+import { VerificationRegistry__factory } from "../../typechain-types/index.js";
+import { solanaBytes32 } from "../devnet/demo-verify.js";
+import { deployOnDevnet } from "../devnet/local-stack.js";
+import { startOpDevnet } from "../devnet/op-devnet.js";
+import { startVerificationNetwork } from "../devnet/verification-network.js";
+import { summarize, type TimingSummary } from "./bridge-timing.js";
+
+export interface NodeBenchResult {
+  jobs: number;
+  timings: TimingSummary[];
+  finalizedPerMinute: number;
+  nodeGasPerJob: number;
+  requestGasPerJob: number;
+  submissionTransactions: number;
+}
+
+/**
+ * On a fresh devnet with the verification network of `npm start` (three circuit nodes, quorum 2, L2
+ * blocks every 2 s, nodes polling every second and woken by the L2 WebSocket), opens `jobs` jobs, one
+ * every `intervalMs`, alternating EVM and Solana demo holdings, and measures request → finalization,
+ * finalized jobs per minute, and the gas the nodes spent per finalized job.
+ */
+export async function measureNodeThroughput(options: { jobs: number; intervalMs: number; projectRoot: string }): Promise<NodeBenchResult> {
+  const stateDir = await mkdtemp(path.join(tmpdir(), "bench-node-"));
+  const devnet = await startOpDevnet({ stateDir });
+  const suffix = path.basename(stateDir);
+  const ids = { l1: `bench-l1-${suffix}`, l2: `bench-l2-${suffix}` };
+  let network: Awaited<ReturnType<typeof startVerificationNetwork>> | undefined;
+  const l2 = new JsonRpcProvider(devnet.l2.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
+  try {
+    const deployment = await deployOnDevnet(devnet, ids);
+    const { adminHandovers: _none, ...contracts } = deployment.l2;
+    network = await startVerificationNetwork({
+      projectRoot: options.projectRoot,
+      workDir: path.join(stateDir, "network"),
+      l1: devnet.l1,
+      l2: devnet.l2,
+      deployer: devnet.accounts.deployer,
+      contracts: { l1PrimaryToken: deployment.l1PrimaryToken, l1StandardBridge: devnet.l1Contracts.L1StandardBridge, l2: contracts },
+      apiPort: 0,
+      onProgress: (line) => console.log(line),
+      waitFor: async (what, read) => {
+        const deadline = Date.now() + 90_000;
+        while (!(await read())) {
+          if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      },
+    });
+    const consumer = new NonceManager(new Wallet(network.stack.accounts!.consumer.privateKey, l2));
+    const registry = VerificationRegistry__factory.connect(contracts.VerificationRegistry, consumer);
+    const [evm] = network.stack.demo!.evm;
+    const [svm] = network.stack.demo!.svm;
+    const firstBlock = (await l2.getBlockNumber()) + 1;
+
+    console.log(`Opening ${options.jobs} jobs, one every ${options.intervalMs} ms…`);
+    const requestedAt = new Map<bigint, number>();
+    const finalizedAt = new Map<bigint, number>();
+    let requestGas = 0n;
+    const requests: Array<Promise<void>> = [];
+    // Finalizations are watched from the start, while jobs are still being opened.
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        for (const jobId of requestedAt.keys()) {
+          if (!finalizedAt.has(jobId) && (await registry.getJob(jobId)).status === 2n) finalizedAt.set(jobId, performance.now());
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    for (let index = 0; index < options.jobs; index += 1) {
+      const sentAt = performance.now();
+      const tx =
+        index % 2 === 0
+          ? await registry.requestEvmBalance(evm.user_address, evm.contract_address)
+          : await registry.requestSvmBalance(solanaBytes32(svm.owner_address), solanaBytes32(svm.token_mint_address));
+      requests.push(
+        tx.wait().then((receipt) => {
+          requestGas += receipt!.gasUsed;
+          for (const log of receipt!.logs) {
+            const event = registry.interface.parseLog(log);
+            if (event?.name === "VerificationRequested") requestedAt.set(event.args.jobId as bigint, sentAt);
+          }
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, options.intervalMs));
+    }
+    await Promise.all(requests);
+    const deadline = Date.now() + 120_000;
+    while (finalizedAt.size < requestedAt.size && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    watching = false;
+    await watcher;
+    if (finalizedAt.size < requestedAt.size) throw new Error(`${requestedAt.size - finalizedAt.size} jobs did not finalize within two minutes`);
+
+    // Gas of every node transaction to the registry (votes, including those that came too late to count).
+    const burners = new Set(network.stack.nodes!.map((node) => node.burner.toLowerCase()));
+    let nodeGas = 0n;
+    let submissions = 0;
+    for (let block = firstBlock; block <= (await l2.getBlockNumber()); block += 1) {
+      for (const tx of (await l2.getBlock(block, true))!.prefetchedTransactions) {
+        if (!burners.has(tx.from.toLowerCase()) || tx.to?.toLowerCase() !== contracts.VerificationRegistry.toLowerCase()) continue;
+        nodeGas += (await l2.getTransactionReceipt(tx.hash))!.gasUsed;
+        submissions += 1;
+      }
+    }
+    const latencies = [...requestedAt].map(([jobId, at]) => finalizedAt.get(jobId)! - at);
+    const first = Math.min(...requestedAt.values());
+    const last = Math.max(...finalizedAt.values());
+    return {
+      jobs: options.jobs,
+      timings: [summarize("request sent → job finalized", latencies)],
+      finalizedPerMinute: (finalizedAt.size * 60_000) / (last - first),
+      nodeGasPerJob: Number(nodeGas) / finalizedAt.size,
+      requestGasPerJob: Number(requestGas) / options.jobs,
+      submissionTransactions: submissions,
+    };
+  } finally {
+    l2.destroy();
+    await network?.stop();
+    await devnet.stop();
+    await rm(stateDir, { recursive: true, force: true });
+    for (const id of Object.values(ids)) await rm(path.join(options.projectRoot, "deploy", "deployments", id), { recursive: true, force: true });
+  }
+}

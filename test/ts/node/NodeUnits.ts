@@ -1,0 +1,111 @@
+import { mkdtemp, readFile, rm, stat, chmod, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import { expect } from "chai";
+
+import { BURNER_FILE, loadOrCreateBurner } from "../../../src/node/burner.js";
+import { loadNodeConfig, redactedNodeConfig } from "../../../src/node/config.js";
+import { NodeStateStore } from "../../../src/node/state-store.js";
+import { describe as describeError } from "../../../src/node/tx-sender.js";
+
+describe("circuit node: units", function () {
+  let dir: string;
+  beforeEach(async function () {
+    dir = await mkdtemp(path.join(tmpdir(), "node-unit-"));
+  });
+  afterEach(async function () {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  describe("burner wallet", function () {
+    it("is generated once with mode 0600 and reused by every later start", async function () {
+      const first = await loadOrCreateBurner(dir);
+      expect(first.created).to.equal(true);
+      expect((await stat(path.join(dir, BURNER_FILE))).mode & 0o777).to.equal(0o600);
+      const second = await loadOrCreateBurner(dir);
+      expect(second.created).to.equal(false);
+      expect(second.wallet.address).to.equal(first.wallet.address);
+      expect(second.wallet.privateKey).to.equal(first.wallet.privateKey);
+    });
+
+    it("gives one key to processes starting at once", async function () {
+      const burners = await Promise.all(Array.from({ length: 8 }, () => loadOrCreateBurner(dir)));
+      expect(new Set(burners.map((burner) => burner.wallet.address)).size).to.equal(1);
+      expect(burners.filter((burner) => burner.created).length).to.equal(1);
+    });
+
+    it("tightens a key file others can read, and refuses a corrupt one without overwriting it or printing it", async function () {
+      const { wallet } = await loadOrCreateBurner(dir);
+      const file = path.join(dir, BURNER_FILE);
+      await chmod(file, 0o644);
+      expect((await loadOrCreateBurner(dir)).tightenedMode).to.equal(true);
+      expect((await stat(file)).mode & 0o777).to.equal(0o600);
+
+      const corrupt = JSON.stringify({ address: wallet.address, privateKey: `${wallet.privateKey.slice(0, -4)}zzzz` });
+      await writeFile(file, corrupt);
+      const error = (await loadOrCreateBurner(dir).catch((reason: unknown) => reason)) as Error;
+      expect(error.message).to.match(/no valid private key/);
+      expect(error.message).to.not.include(wallet.privateKey.slice(2, 20));
+      expect(await readFile(file, "utf8")).to.equal(corrupt); // never replaced: the old key may hold funds
+    });
+  });
+
+  describe("journal", function () {
+    it("records a transaction with its votes at once, forgets them when it is dropped or reverts, and clears on another chain", function () {
+      const store = new NodeStateStore(path.join(dir, "state.sqlite"));
+      try {
+        expect(store.anchor("901:0xabc:0xgenesis")).to.equal(false);
+        const id = store.recordTx({ nonce: 4, kind: "submitResults", raw: "0x01", hash: "0xaa" }, [
+          { jobId: 7n, licenseId: 1n, jobBlock: 120 },
+          { jobId: 8n, licenseId: 1n, jobBlock: 118 },
+        ]);
+        expect(store.hasVote(7n, 1n)).to.equal(true);
+        expect(store.highestNonce()).to.equal(4);
+        // A second journal entry for the same vote is impossible: the transaction is refused whole.
+        expect(() => store.recordTx({ nonce: 5, kind: "submitResults", raw: "0x02", hash: "0xbb" }, [{ jobId: 7n, licenseId: 1n, jobBlock: 120 }])).to.throw();
+        expect(store.pendingTxs().map((tx) => tx.nonce)).to.deep.equal([4]);
+        store.replaceTx(id, "0x03", "0xcc");
+        expect(store.pendingTxs()[0].hashes).to.deep.equal(["0xaa", "0xcc"]);
+        expect(store.forgetTx(id, "dropped")).to.equal(118);
+        expect(store.hasVote(7n, 1n)).to.equal(false);
+        expect(store.pendingTxs()).to.deep.equal([]);
+
+        store.setCursor(200);
+        store.recordTx({ nonce: 6, kind: "heartbeat", raw: "0x04", hash: "0xdd" });
+        expect(store.anchor("901:0xabc:0xgenesis")).to.equal(false);
+        expect(store.cursor()).to.equal(200);
+        expect(store.anchor("901:0xabc:0xother")).to.equal(true);
+        expect(store.cursor()).to.equal(undefined);
+        expect(store.pendingTxs()).to.deep.equal([]);
+      } finally {
+        store.close();
+      }
+    });
+  });
+
+  describe("configuration and logging", function () {
+    const env = {
+      OWNERS_ALLOWLIST: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+      L2_RPC_URLS: "https://l2.example/v1/SECRET",
+      VERIFICATION_REGISTRY: "0x2279B7A0a67DB372996a5FaB50D91eAA73d2eBe6",
+      EVM_RPC_URLS: "https://eth.example/v2/SECRET",
+      SOLANA_RPC_URLS: "https://sol.example/?api-key=SECRET",
+    };
+
+    it("lists every configuration problem at once", function () {
+      expect(() => loadNodeConfig({ ...env, OWNERS_ALLOWLIST: "0x70997970c51812dc3A010C7d01b50e0d17dc79C8", L2_RPC_URLS: "ftp://x" })).to.throw(
+        /OWNERS_ALLOWLIST[\s\S]*L2_RPC_URLS/,
+      );
+      expect(() => loadNodeConfig({})).to.throw(/OWNERS_ALLOWLIST[\s\S]*VERIFICATION_REGISTRY/);
+    });
+
+    it("logs URLs by origin only, and error descriptions without URLs", function () {
+      const config = loadNodeConfig(env);
+      expect(config.NODE_CACHE_DIR).to.equal("cache");
+      expect(JSON.stringify(redactedNodeConfig(config))).to.not.include("SECRET");
+      const error = Object.assign(new Error("long text"), { shortMessage: "could not reach https://l2.example/v1/SECRET (timeout)" });
+      expect(describeError(error)).to.equal("could not reach <url> (timeout)");
+    });
+  });
+});
