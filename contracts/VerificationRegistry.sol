@@ -383,7 +383,8 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
             owner: job.owner,
             asset: job.asset,
             fee: job.fee,
-            voteCount: job.votesHead & 0xff
+            voteCount: job.votesHead & 0xff,
+            callbackGasLimit: job.callbackGasLimit
         });
     }
 

@@ -50,7 +50,8 @@ interface IVerificationRegistry {
         uint64 sourceBlock;
     }
 
-    /// @notice A job as nodes and tools see it.
+    /// @notice A job as nodes and tools see it. `callbackGasLimit` is the requester's limit when the job was
+    /// opened, which its finalization will give the callback (nodes size their gas limits by it).
     // solhint-disable-next-line gas-struct-packing
     struct JobView {
         address requester;
@@ -62,6 +63,7 @@ interface IVerificationRegistry {
         bytes32 asset;
         uint256 fee;
         uint256 voteCount;
+        uint32 callbackGasLimit;
     }
 
     /// @notice A consumer's collateral: staked tokens free to use or withdraw, and reserved by open jobs.

@@ -138,6 +138,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       EVM_RPC_URLS: input.l1.rpcUrl,
       SOLANA_RPC_URLS: solana.url,
       POLL_INTERVAL_MS: "1000",
+      CONFIRMATIONS: "0", // anvil never reorganizes
       LOG_LEVEL: "info",
       ...input.nodeEnv,
     });

@@ -32,6 +32,16 @@ const schema = z.object({
   MAX_SUBMISSIONS_PER_TX: z.coerce.number().int().min(1).max(64).default(16),
   /** A transaction not mined after this long is sent again with higher fees (same nonce). */
   FEE_BUMP_AFTER_MS: z.coerce.number().int().positive().default(20_000),
+  /** Fee bumps stop at this maximum fee per gas. */
+  MAX_FEE_PER_GAS_GWEI: z.coerce.number().positive().default(100),
+  /** Most gas one submitResults transaction asks for (batches are cut to fit). */
+  MAX_GAS_PER_TX: z.coerce.bigint().positive().default(8_000_000n),
+  /** Blocks below the L2 head a job must be before it is scanned (reorg safety; 0 on a local chain). */
+  CONFIRMATIONS: z.coerce.number().int().min(0).default(1),
+  /** Most blocks per eth_getLogs request (providers cap ranges). */
+  LOG_BLOCK_RANGE: z.coerce.number().int().positive().default(1_000),
+  /** Most jobs answered per pass. */
+  MAX_JOBS_PER_PASS: z.coerce.number().int().positive().default(200),
   /** Below this L2 balance (wei) the node warns that its burner needs gas money. */
   MIN_BURNER_BALANCE_WEI: z.coerce.bigint().nonnegative().default(5_000_000_000_000_000n),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(3_000),
@@ -62,6 +72,7 @@ export function redactedNodeConfig(config: NodeConfig): Record<string, unknown> 
   return {
     ...config,
     MIN_BURNER_BALANCE_WEI: config.MIN_BURNER_BALANCE_WEI.toString(),
+    MAX_GAS_PER_TX: config.MAX_GAS_PER_TX.toString(),
     L2_RPC_URLS: config.L2_RPC_URLS.map(origin),
     L2_WS_URL: config.L2_WS_URL === undefined ? undefined : origin(config.L2_WS_URL),
     EVM_RPC_URLS: config.EVM_RPC_URLS.map(origin),

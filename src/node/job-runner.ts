@@ -1,19 +1,19 @@
 import type { Provider } from "ethers";
 
 import type { VerificationRegistry } from "../../typechain-types/index.ts";
-import { answerJob, type Answer } from "./answers.ts";
 import type { EvmBalanceReader } from "../chains/evm/balance-reader.ts";
 import type { SolanaBalanceReader } from "../chains/solana/balance-reader.ts";
+import { answerJob, type Answer } from "./answers.ts";
 import type { NodeStateStore, VoteIntent } from "./state-store.ts";
 import { describe, type TxSender } from "./tx-sender.ts";
 
 const JOB_OPEN = 1n;
 // Gas a finalizing vote needs beyond a plain one (the snapshot's finalizing vote costs about 447k in all),
-// plus what the contract keeps aside for the consumer's callback (its gas limit, 1/63 more, and a buffer).
+// plus what the contract keeps aside for the job's callback (its gas limit, 1/63 more, and a buffer).
 const FINALIZATION_GAS = 450_000n;
 const CALLBACK_GAS_BUFFER = 50_000n;
-// Providers cap eth_getLogs ranges; 2,000 blocks is within every common limit.
-const MAX_LOG_RANGE = 2_000;
+// A plain vote's share of a batch's estimate, for sizing batches before estimating them.
+const VOTE_GAS = 150_000n;
 
 export interface JobRunnerOptions {
   provider: Provider;
@@ -25,37 +25,54 @@ export interface JobRunnerOptions {
   /** The licenses to vote for now (delegated to this burner, owned by an allowlisted wallet). */
   licenses: () => bigint[];
   maxSubmissionsPerTx: number;
+  /** Most gas one submitResults transaction may ask for (well below the block gas limit). */
+  maxGasPerTx: bigint;
   maxQueryResultBytes: number;
+  /** Blocks below the head a job must be to be scanned (reorg safety). */
+  confirmations: number;
+  /** Most blocks per eth_getLogs (providers cap ranges). */
+  logBlockRange: number;
+  /** Most jobs answered in one pass; the rest wait for the next (the cursor stops at a block boundary). */
+  maxJobsPerPass: number;
   log: (level: "debug" | "info" | "warn" | "error", message: string) => void;
   onVotesSent?: (jobs: number, votes: number) => void;
 }
 
 interface PreparedSubmission {
-  /** Gas to add to the estimate in case this vote is the one that finalizes the job. */
-  finalizationGas: bigint;
   jobId: bigint;
   jobBlock: number;
   licenseIds: bigint[];
   answer: Answer;
+  /** Gas to add to the estimate in case this vote is the one that finalizes the job. */
+  finalizationGas: bigint;
 }
 
 /**
- * One pass of the job loop: reads `VerificationRequested` from the block after the journal's cursor,
- * answers every open job some license of this node has not voted on, and submits the answers in
- * `submitResults` batches. The cursor moves past a block only when every job in it is handled (voted,
- * closed, or unanswerable); a job whose read or submission failed keeps the cursor before its block so
- * the next pass retries it. The journal and `hasVoted` make a rescan harmless: nothing is voted twice.
- * Returns whether blocks are left to scan (the caller runs again at once).
+ * One pass of the job loop: reads `VerificationRequested` from the block after the journal's cursor (or
+ * an earlier block a lost transaction asked to rescan), answers every open job some license of this node
+ * has not voted on, and submits the answers in `submitResults` batches sized by count and gas. The cursor
+ * moves past a block only when every job in it is handled (voted, closed, or unanswerable); a job whose
+ * read or submission failed keeps the cursor before its block so the next pass retries it. The journal
+ * and `hasVoted` make a rescan harmless: nothing is voted twice. Returns whether blocks are left to scan.
  */
 export async function runJobPass(options: JobRunnerOptions, startBlock: () => Promise<number>): Promise<boolean> {
   const { provider, registry, store } = options;
   const licenses = options.licenses();
   if (licenses.length === 0) return false;
-  const head = await provider.getBlockNumber();
-  const from = (store.cursor() ?? (await startBlock()) - 1) + 1;
+  const rescan = store.takeRescan();
+  const cursor = store.cursor() ?? (await startBlock()) - 1;
+  if (rescan !== undefined && rescan - 1 < cursor) store.setCursor(Math.max(rescan - 1, -1));
+  const head = (await provider.getBlockNumber()) - options.confirmations;
+  const from = (store.cursor() ?? cursor) + 1;
   if (from > head) return false;
-  const to = Math.min(head, from + MAX_LOG_RANGE - 1);
-  const events = await registry.queryFilter(registry.filters.VerificationRequested(), from, to);
+  let to = Math.min(head, from + options.logBlockRange - 1);
+  let events = await registry.queryFilter(registry.filters.VerificationRequested(), from, to);
+  if (events.length > options.maxJobsPerPass) {
+    // Whole blocks only: stop before the block of the first job left over (or after it, if it is the first block).
+    const lastBlock = events[options.maxJobsPerPass].blockNumber;
+    to = lastBlock > from ? lastBlock - 1 : lastBlock;
+    events = events.filter((event) => event.blockNumber <= to);
+  }
   const now = BigInt((await provider.getBlock(to))?.timestamp ?? Math.floor(Date.now() / 1000));
 
   let retryFrom: number | undefined;
@@ -70,10 +87,7 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
         if (todo.length === 0) return undefined;
         const job = await registry.getJob(jobId);
         if (job.status !== JOB_OPEN || job.deadline <= now) return undefined;
-        const [voted, callbackGasLimit] = await Promise.all([
-          Promise.all(todo.map((licenseId) => registry.hasVoted(jobId, licenseId))),
-          registry.callbackGasLimitOf(job.requester),
-        ]);
+        const voted = await Promise.all(todo.map((licenseId) => registry.hasVoted(jobId, licenseId)));
         todo = todo.filter((_, index) => !voted[index]);
         if (todo.length === 0) return undefined;
         const outcome = await answerJob({ chain: Number(job.chain), owner: job.owner, asset: job.asset }, options.readers);
@@ -85,7 +99,9 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
           options.log("warn", `job ${jobId}: the query result exceeds the registry's ${options.maxQueryResultBytes} bytes; not answered`);
           return undefined;
         }
-        const finalizationGas = FINALIZATION_GAS + (callbackGasLimit === 0n ? 0n : callbackGasLimit + callbackGasLimit / 63n + CALLBACK_GAS_BUFFER);
+        // The limit stored with the job is the one its finalization gives the callback.
+        const callback = job.callbackGasLimit;
+        const finalizationGas = FINALIZATION_GAS + (callback === 0n ? 0n : callback + callback / 63n + CALLBACK_GAS_BUFFER);
         return { jobId, jobBlock: event.blockNumber, licenseIds: todo, answer: outcome.answer, finalizationGas };
       } catch (error) {
         options.log("warn", `job ${jobId}: ${describe(error)} (retrying on the next pass)`);
@@ -95,26 +111,19 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
     }),
   );
 
-  const ready = prepared.filter((submission): submission is PreparedSubmission => submission !== undefined);
-  for (let start = 0; start < ready.length; start += options.maxSubmissionsPerTx) {
-    const batch = ready.slice(start, start + options.maxSubmissionsPerTx);
+  for (const batch of batches(prepared.filter((submission) => submission !== undefined), options)) {
     const votes: VoteIntent[] = batch.flatMap(({ jobId, jobBlock, licenseIds }) => licenseIds.map((licenseId) => ({ jobId, licenseId, jobBlock })));
     const data = registry.interface.encodeFunctionData("submitResults", [
-      batch.map(({ jobId, licenseIds, answer }) => ({
-        jobId,
-        licenseIds,
-        balance: answer.balance,
-        queryResult: answer.queryResult,
-        sourceBlock: answer.sourceBlock,
-      })),
+      batch.map(({ jobId, licenseIds, answer }) => ({ jobId, licenseIds, balance: answer.balance, queryResult: answer.queryResult, sourceBlock: answer.sourceBlock })),
     ]);
+    const jobs = batch.map(({ jobId }) => jobId).join(", ");
     try {
       const extraGas = batch.reduce((sum, { finalizationGas }) => sum + finalizationGas, 0n);
       await options.sender.send("submitResults", options.registryAddress, data, votes, extraGas);
       options.onVotesSent?.(batch.length, votes.length);
-      options.log("info", `submitted ${batch.length} job answer(s): jobs ${batch.map(({ jobId }) => jobId).join(", ")}`);
+      options.log("info", `submitted ${batch.length} job answer(s): jobs ${jobs}`);
     } catch (error) {
-      options.log("warn", `submitting jobs ${batch.map(({ jobId }) => jobId).join(", ")} failed: ${describe(error)} (retrying on the next pass)`);
+      options.log("warn", `submitting jobs ${jobs} failed: ${describe(error)} (retrying on the next pass)`);
       for (const { jobBlock } of batch) failedAt(jobBlock);
     }
   }
@@ -122,4 +131,21 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
   const handledUpTo = retryFrom === undefined ? to : retryFrom - 1;
   if (handledUpTo >= from) store.setCursor(handledUpTo);
   return retryFrom === undefined && to < head;
+}
+
+/** Splits submissions into transactions of at most `maxSubmissionsPerTx` answers and `maxGasPerTx` gas. */
+function* batches(submissions: PreparedSubmission[], options: Pick<JobRunnerOptions, "maxSubmissionsPerTx" | "maxGasPerTx">): Generator<PreparedSubmission[]> {
+  let batch: PreparedSubmission[] = [];
+  let gas = 0n;
+  for (const submission of submissions) {
+    const cost = VOTE_GAS * BigInt(submission.licenseIds.length) + submission.finalizationGas;
+    if (batch.length > 0 && (batch.length >= options.maxSubmissionsPerTx || gas + cost > options.maxGasPerTx)) {
+      yield batch;
+      batch = [];
+      gas = 0n;
+    }
+    batch.push(submission);
+    gas += cost;
+  }
+  if (batch.length > 0) yield batch;
 }

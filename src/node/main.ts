@@ -1,20 +1,21 @@
 import path from "node:path";
 
-import { FallbackProvider, formatEther, JsonRpcProvider, WebSocketProvider, type Provider } from "ethers";
+import { formatEther, parseUnits, WebSocketProvider, type Provider } from "ethers";
 import { pino, type Logger } from "pino";
 
+import type { NodeLicense, NodeRegistry, VerificationRegistry } from "../../typechain-types/index.ts";
 import { EvmBalanceReader } from "../chains/evm/balance-reader.ts";
 import { JsonRpcPool } from "../chains/rpc/json-rpc-pool.ts";
 import { SolanaBalanceReader } from "../chains/solana/balance-reader.ts";
 import { createFailoverTransport } from "../chains/solana/failover-transport.ts";
 import { PollingLoop } from "../common/polling-loop.ts";
-import { loadOrCreateBurner, BURNER_FILE } from "./burner.ts";
+import { BURNER_FILE, loadOrCreateBurner } from "./burner.ts";
 import { measureCapacity } from "./capacity.ts";
-import type { NodeConfig } from "./config.ts";
-import { redactedNodeConfig } from "./config.ts";
+import { redactedNodeConfig, type NodeConfig } from "./config.ts";
 import { nodeLicenseAt, nodeRegistryAt, verificationRegistryAt } from "./contracts.ts";
 import { NodeMetrics, startHealthServer } from "./health.ts";
 import { runJobPass } from "./job-runner.ts";
+import { L2Endpoints } from "./l2-endpoints.ts";
 import { delegationInstructions, readDelegationStatus, type DelegationStatus } from "./licenses.ts";
 import { NodeStateStore } from "./state-store.ts";
 import { describe, TxSender } from "./tx-sender.ts";
@@ -22,55 +23,142 @@ import { describe, TxSender } from "./tx-sender.ts";
 export const STATE_FILE = "node-state.sqlite";
 const DELEGATION_CHECK_MS = 5_000;
 const INSTRUCTIONS_EVERY_MS = 60_000;
+const MAX_RETRY_DELAY_MS = 30_000;
+const WS_RECONNECT_MS = 5_000;
 
 export interface RunningNode {
   burner: string;
   /** The health and metrics URL, when a port was configured. */
   healthUrl?: string;
-  /** Finishes the pass in progress and the transaction being sent, then stops. Journaled state is kept. */
+  /** Finishes the pass in progress and the transaction being sent, then stops; journaled state is kept. Idempotent. */
   stop(): Promise<void>;
 }
 
+/** Thrown by `startNode` when its signal asked it to stop before it was running. */
+export class StopRequested extends Error {
+  constructor() {
+    super("stopped before the node was running");
+    this.name = "StopRequested";
+  }
+}
+
+interface Contracts {
+  registry: VerificationRegistry;
+  nodeRegistry: NodeRegistry;
+  license: NodeLicense;
+}
+
 /**
- * The circuit node: its burner wallet, the delegation check, heartbeats and the job loop, as DESIGN
- * section 1 describes. Waits (and says what to do) until a license of an allowlisted owner is delegated
- * to its burner; then heart-beats on schedule and answers jobs until stopped.
+ * The circuit node (docs/node.md): its burner wallet, the delegation check, heartbeats and the job loop.
+ * Waits, saying what to do, until a license of an allowlisted owner is delegated to its burner; then
+ * heart-beats on schedule and answers jobs until stopped. Start-up reads that fail are retried with
+ * backoff (and on the next L2 URL) rather than ending the process.
  */
-export async function startNode(
-  config: NodeConfig,
-  options: { logger?: Logger; signal?: AbortSignal } = {},
-): Promise<RunningNode> {
+export async function startNode(config: NodeConfig, options: { logger?: Logger; signal?: AbortSignal } = {}): Promise<RunningNode> {
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
+  const signal = options.signal;
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const cleanUp = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  };
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    });
+  const throwIfStopped = async () => {
+    if (signal?.aborted) {
+      await cleanUp();
+      throw new StopRequested();
+    }
+  };
+
   const burner = await loadOrCreateBurner(config.NODE_CACHE_DIR);
   const burnerAddress = burner.wallet.address;
   logger.info(
     { burner: burnerAddress },
     `burner wallet ${burnerAddress} (${burner.created ? "generated now" : "reused"}; key in ${path.join(config.NODE_CACHE_DIR, BURNER_FILE)}, mode 0600)`,
   );
-  if (burner.tightenedMode) logger.warn(`the burner key file was readable by others; its mode is now 0600`);
+  if (burner.tightenedMode) logger.warn("the burner key file was readable by others; its mode is now 0600");
   logger.info({ config: redactedNodeConfig(config) }, "node configuration");
 
-  const l2 = l2Provider(config.L2_RPC_URLS);
-  const chainId = (await l2.getNetwork()).chainId;
-  const wallet = burner.wallet.connect(l2);
-  const registry = verificationRegistryAt(config.VERIFICATION_REGISTRY, l2);
-  const nodeRegistryAddress = await registry.NODE_REGISTRY();
-  const nodeRegistry = nodeRegistryAt(nodeRegistryAddress, l2);
-  const license = nodeLicenseAt(await nodeRegistry.LICENSE(), l2);
-  const [maxQueryResultBytes, jobTimeout] = await Promise.all([registry.MAX_QUERY_RESULT_LENGTH(), registry.jobTimeout()]);
-  const genesis = await l2.getBlock(0);
-
-  const store = new NodeStateStore(path.join(config.NODE_CACHE_DIR, STATE_FILE));
-  if (store.anchor(`${chainId}:${config.VERIFICATION_REGISTRY}:${genesis?.hash}`)) {
-    logger.warn("the journal in the cache directory belongs to another chain or registry: cleared");
-  }
   const metrics = new NodeMetrics();
+  const endpoints = new L2Endpoints(config.L2_RPC_URLS);
+  cleanups.push(() => endpoints.destroy());
+  const failover = () => {
+    if (endpoints.count > 1) logger.warn(`moving to L2 RPC URL #${endpoints.failover()}`);
+  };
+  let phase = "starting";
+  let delegation: DelegationStatus = { delegated: [], undelegated: [] };
+  let store: NodeStateStore | undefined;
+  if (config.NODE_HEALTH_PORT !== undefined) {
+    const health = await startHealthServer(config.NODE_HEALTH_HOST, config.NODE_HEALTH_PORT, metrics, () => ({
+      status: phase,
+      burner: burnerAddress,
+      delegatedLicenses: delegation.delegated.map(String),
+      lastProcessedBlock: store?.cursor() ?? null,
+    }));
+    cleanups.push(() => health.close());
+    logger.info(`health and metrics on ${health.url}`);
+  }
+
+  /** Runs a start-up step until it succeeds or the node is asked to stop. */
+  const retry = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
+    for (let attempt = 1; ; attempt += 1) {
+      await throwIfStopped();
+      try {
+        return await work();
+      } catch (error) {
+        const delay = Math.min(MAX_RETRY_DELAY_MS, 1_000 * 2 ** (attempt - 1));
+        logger.warn(`${what} failed: ${describe(error)}; retrying in ${delay / 1000} s`);
+        failover();
+        await sleep(delay);
+      }
+    }
+  };
+
+  const contractCache = new WeakMap<Provider, Contracts>();
+  let addresses: { nodeRegistry: string; license: string } | undefined;
+  const contracts = (): Contracts => {
+    const provider = endpoints.current;
+    let found = contractCache.get(provider);
+    if (found === undefined) {
+      found = {
+        registry: verificationRegistryAt(config.VERIFICATION_REGISTRY, provider),
+        nodeRegistry: nodeRegistryAt(addresses!.nodeRegistry, provider),
+        license: nodeLicenseAt(addresses!.license, provider),
+      };
+      contractCache.set(provider, found);
+    }
+    return found;
+  };
+  const chain = await retry("reading the L2 chain and the registry", async () => {
+    const provider = endpoints.current;
+    const registry = verificationRegistryAt(config.VERIFICATION_REGISTRY, provider);
+    const nodeRegistry = await registry.NODE_REGISTRY();
+    addresses = { nodeRegistry, license: await nodeRegistryAt(nodeRegistry, provider).LICENSE() };
+    const [network, maxQueryResultBytes, jobTimeout, genesis] = await Promise.all([
+      provider.getNetwork(),
+      registry.MAX_QUERY_RESULT_LENGTH(),
+      registry.jobTimeout(),
+      provider.getBlock(0),
+    ]);
+    return { chainId: network.chainId, maxQueryResultBytes: Number(maxQueryResultBytes), jobTimeout: Number(jobTimeout), genesisHash: genesis?.hash };
+  });
+
+  const journal = new NodeStateStore(path.join(config.NODE_CACHE_DIR, STATE_FILE));
+  store = journal;
+  cleanups.push(() => journal.close());
+  if (journal.anchor(`${chain.chainId}:${config.VERIFICATION_REGISTRY}:${chain.genesisHash}`)) {
+    logger.warn("the journal in the cache directory belonged to another chain or registry: cleared");
+  }
   const upstream = { timeoutMs: config.UPSTREAM_TIMEOUT_MS };
   const evmRpc = new JsonRpcPool({ urls: config.EVM_RPC_URLS, ...upstream });
-  const solanaTransport = createFailoverTransport({ urls: config.SOLANA_RPC_URLS, ...upstream });
-  const readers = { evm: new EvmBalanceReader({ rpc: evmRpc }), solana: new SolanaBalanceReader(solanaTransport) };
-
-  const capacity = await measureCapacity({ evmRpc, solana: readers.solana });
+  const readers = {
+    evm: new EvmBalanceReader({ rpc: evmRpc }),
+    solana: new SolanaBalanceReader(createFailoverTransport({ urls: config.SOLANA_RPC_URLS, ...upstream })),
+  };
+  const capacity = await retry("the start-up benchmark of the source RPCs", () => measureCapacity({ evmRpc, solana: readers.solana }));
   logger.info(
     { capacity },
     `capacity: ${capacity.jobsPerMinute} jobs/min (source latency: Ethereum ${capacity.evmLatencyMs} ms, Solana ${capacity.solanaLatencyMs} ms; ${capacity.readsPerSecond} reads/s)`,
@@ -79,14 +167,16 @@ export async function startNode(
   const log = (level: "debug" | "info" | "warn" | "error", message: string) => logger[level](message);
   let jobLoop: PollingLoop<boolean> | undefined;
   const sender = new TxSender({
-    wallet,
-    provider: l2,
-    store,
-    chainId,
+    wallet: burner.wallet,
+    provider: () => endpoints.current,
+    store: journal,
+    chainId: chain.chainId,
     feeBumpAfterMs: config.FEE_BUMP_AFTER_MS,
+    maxFeePerGas: parseUnits(String(config.MAX_FEE_PER_GAS_GWEI), "gwei"),
     log,
+    onUpstreamError: failover,
     onVotesLost: (block) => {
-      if (block !== undefined && (store.cursor() ?? -1) >= block) store.setCursor(block - 1);
+      if (block !== undefined) journal.requestRescan(block);
       jobLoop?.wake();
     },
     onReverted: (tx) => {
@@ -94,12 +184,12 @@ export async function startNode(
       logger.error(`transaction ${tx.id} (${tx.kind}) reverted; its votes will be sent again if their jobs are still open`);
     },
   });
-  await sender.recover();
+  cleanups.push(() => sender.stop());
+  await retry("resuming the journal", () => sender.recover());
 
-  // Delegation: checked on every heartbeat tick; the job loop votes for what the last check found.
-  let delegation: DelegationStatus = { delegated: [], undelegated: [] };
   let lastInstructionsAt = 0;
   const checkDelegation = async () => {
+    const { license, nodeRegistry } = contracts();
     const previous = delegation.delegated;
     delegation = await readDelegationStatus({ license, nodeRegistry }, config.OWNERS_ALLOWLIST, burnerAddress);
     metrics.delegatedLicenses.set(delegation.delegated.length);
@@ -109,65 +199,75 @@ export async function startNode(
     if (gained.length > 0) logger.info(`voting for license(s) ${gained.join(", ")}`);
     if (delegation.delegated.length === 0 && Date.now() - lastInstructionsAt >= INSTRUCTIONS_EVERY_MS) {
       lastInstructionsAt = Date.now();
-      logger.warn(delegationInstructions(delegation, config.OWNERS_ALLOWLIST, burnerAddress, nodeRegistryAddress));
+      logger.warn(delegationInstructions(delegation, config.OWNERS_ALLOWLIST, burnerAddress, addresses!.nodeRegistry));
     }
   };
   const warnIfPoor = async () => {
-    const balance = await l2.getBalance(burnerAddress);
+    const balance = await endpoints.current.getBalance(burnerAddress);
     if (balance < config.MIN_BURNER_BALANCE_WEI) {
-      logger.warn(
-        `the burner ${burnerAddress} has ${formatEther(balance)} ETH on L2, below ${formatEther(config.MIN_BURNER_BALANCE_WEI)}: send it gas money`,
-      );
+      logger.warn(`the burner ${burnerAddress} has ${formatEther(balance)} ETH on L2, below ${formatEther(config.MIN_BURNER_BALANCE_WEI)}: send it gas money`);
     }
   };
 
-  await warnIfPoor();
+  phase = "waiting for delegation";
+  await retry("reading the burner's balance", warnIfPoor);
   for (;;) {
-    await checkDelegation().catch((error: unknown) => logger.warn(`delegation check failed: ${describe(error)}`));
+    await checkDelegation().catch((error: unknown) => {
+      logger.warn(`delegation check failed: ${describe(error)}`);
+      failover();
+    });
     if (delegation.delegated.length > 0) break;
-    if (options.signal?.aborted) {
-      await sender.stop();
-      store.close();
-      l2.destroy();
-      throw new Error("stopped while waiting for a delegation");
-    }
-    await new Promise((resolve) => setTimeout(resolve, DELEGATION_CHECK_MS));
+    await throwIfStopped();
+    await sleep(DELEGATION_CHECK_MS);
   }
 
-  const heartbeat = async () => {
-    await checkDelegation();
-    if (delegation.delegated.length === 0) return;
-    const data = nodeRegistry.interface.encodeFunctionData("heartbeat(uint32)", [capacity.jobsPerMinute]);
-    const { outcome } = await sender.send("heartbeat", nodeRegistryAddress, data);
-    void outcome.then((result) => metrics.transactions.inc({ kind: "heartbeat", outcome: result }));
-    await warnIfPoor();
-  };
-  // The first heartbeat must be mined before votes count (licenses are live only after one).
-  const first = await sender.send("heartbeat", nodeRegistryAddress, nodeRegistry.interface.encodeFunctionData("heartbeat(uint32)", [capacity.jobsPerMinute]));
-  logger.info(`first heartbeat sent; waiting for it to be mined`);
-  await first.outcome;
-  const heartbeatLoop = new PollingLoop(heartbeat, config.HEARTBEAT_INTERVAL_SECONDS * 1000, (error) =>
-    logger.warn(`heartbeat failed: ${describe(error)} (retrying at the next tick)`),
+  // Licenses are live only after a heartbeat: the first one must be mined before votes count.
+  phase = "sending the first heartbeat";
+  const heartbeatData = () => contracts().nodeRegistry.interface.encodeFunctionData("heartbeat(uint32)", [capacity.jobsPerMinute]);
+  const first = await retry("sending the first heartbeat", () => sender.send("heartbeat", addresses!.nodeRegistry, heartbeatData()));
+  logger.info("first heartbeat sent; waiting for it to be mined");
+  const stopped = new Promise<"stopped">((resolve) => signal?.addEventListener("abort", () => resolve("stopped"), { once: true }));
+  if ((await Promise.race([first.outcome, stopped])) === "stopped") await throwIfStopped();
+
+  const heartbeatLoop = new PollingLoop(
+    async () => {
+      await checkDelegation();
+      if (delegation.delegated.length === 0) return;
+      const { outcome } = await sender.send("heartbeat", addresses!.nodeRegistry, heartbeatData());
+      void outcome.then((result) => metrics.transactions.inc({ kind: "heartbeat", outcome: result }));
+      await warnIfPoor();
+    },
+    config.HEARTBEAT_INTERVAL_SECONDS * 1000,
+    (error) => {
+      logger.warn(`heartbeat failed: ${describe(error)} (retrying at the next tick)`);
+      failover();
+    },
   );
+  cleanups.push(() => heartbeatLoop.stop());
 
   const startBlock = async () => {
     if (config.START_BLOCK !== undefined) return config.START_BLOCK;
-    // No journal yet: jobs older than one timeout are closed, so start there (at least 1 s per block).
-    return Math.max(0, (await l2.getBlockNumber()) - Number(jobTimeout));
+    // No journal yet: jobs older than one timeout are closed. Blocks come at least once a second here.
+    return Math.max(0, (await endpoints.current.getBlockNumber()) - chain.jobTimeout);
   };
-  jobLoop = new PollingLoop(
+  const loop = new PollingLoop(
     async () => {
+      const { registry } = contracts();
       const more = await runJobPass(
         {
-          provider: l2,
+          provider: endpoints.current,
           registry,
           registryAddress: config.VERIFICATION_REGISTRY,
           readers,
-          store,
+          store: journal,
           sender,
           licenses: () => delegation.delegated,
           maxSubmissionsPerTx: config.MAX_SUBMISSIONS_PER_TX,
-          maxQueryResultBytes: Number(maxQueryResultBytes),
+          maxGasPerTx: config.MAX_GAS_PER_TX,
+          maxQueryResultBytes: chain.maxQueryResultBytes,
+          confirmations: config.CONFIRMATIONS,
+          logBlockRange: config.LOG_BLOCK_RANGE,
+          maxJobsPerPass: config.MAX_JOBS_PER_PASS,
           log,
           onVotesSent: (jobs, votes) => {
             metrics.jobsAnswered.inc(jobs);
@@ -176,64 +276,75 @@ export async function startNode(
         },
         startBlock,
       );
-      metrics.lastBlock.set(store.cursor() ?? 0);
-      if (more) jobLoop?.wake();
+      metrics.lastBlock.set(journal.cursor() ?? 0);
+      if (more) loop.wake();
       return more;
     },
     config.POLL_INTERVAL_MS,
     (error) => {
       metrics.passErrors.inc();
       logger.warn(`job pass failed: ${describe(error)} (retrying)`);
+      failover();
     },
   );
+  jobLoop = loop;
+  // The job loop stops first (the cleanups run in reverse order).
+  cleanups.push(() => loop.stop());
 
   // New jobs wake the loop at once when a WebSocket is configured; polling stays the fallback.
-  let ws: WebSocketProvider | undefined;
-  if (config.L2_WS_URL !== undefined) {
-    try {
-      ws = new WebSocketProvider(config.L2_WS_URL, chainId, { staticNetwork: true });
-      await verificationRegistryAt(config.VERIFICATION_REGISTRY, ws).on(registry.filters.VerificationRequested(), () => jobLoop?.wake());
-    } catch (error) {
-      logger.warn(`the L2 WebSocket subscription failed (${describe(error)}); polling every ${config.POLL_INTERVAL_MS} ms`);
-    }
-  }
+  if (config.L2_WS_URL !== undefined) cleanups.push(subscribeToJobs(config.L2_WS_URL, chain.chainId, config.VERIFICATION_REGISTRY, () => loop.wake(), logger));
   heartbeatLoop.start();
-  jobLoop.start();
-  logger.info(`answering jobs for license(s) ${delegation.delegated.join(", ")} from block ${(store.cursor() ?? (await startBlock()) - 1) + 1}`);
+  loop.start();
+  phase = "running";
+  await throwIfStopped();
+  logger.info(`answering jobs for license(s) ${delegation.delegated.join(", ")} from block ${(journal.cursor() ?? (await startBlock()) - 1) + 1}`);
 
-  const health =
-    config.NODE_HEALTH_PORT === undefined
-      ? undefined
-      : await startHealthServer(config.NODE_HEALTH_HOST, config.NODE_HEALTH_PORT, metrics, () => ({
-          status: "ok",
-          burner: burnerAddress,
-          delegatedLicenses: delegation.delegated.map(String),
-          lastProcessedBlock: store.cursor() ?? null,
-        }));
-
+  let stopping: Promise<void> | undefined;
   return {
     burner: burnerAddress,
-    healthUrl: health?.url,
     async stop() {
-      await jobLoop?.stop();
-      await heartbeatLoop.stop();
-      await sender.stop();
-      await ws?.destroy();
-      await health?.close();
-      store.close();
-      l2.destroy();
+      stopping ??= cleanUp();
+      await stopping;
     },
   };
 }
 
-function l2Provider(urls: readonly string[]): Provider & { destroy(): void } {
-  // No response cache: the node reads nonces and receipts it has just changed.
-  const providers = urls.map((url) => new JsonRpcProvider(url, undefined, { cacheTimeout: -1, staticNetwork: true }));
-  if (providers.length === 1) return providers[0];
-  // Several URLs: ethers' FallbackProvider asks them in order and moves on when one stalls or fails.
-  return new FallbackProvider(
-    providers.map((provider, index) => ({ provider, priority: index + 1, stallTimeout: 2_000, weight: 1 })),
-    undefined,
-    { quorum: 1 },
-  );
+/**
+ * Wakes the job loop on every `VerificationRequested` pushed over the WebSocket. The socket is Node's own
+ * (an error on it is an event, never an uncaught exception); when it closes, it is opened again after
+ * WS_RECONNECT_MS, while polling carries on. Returns the unsubscribe function.
+ */
+function subscribeToJobs(url: string, chainId: bigint, registryAddress: string, wake: () => void, logger: Logger): () => Promise<void> {
+  let provider: WebSocketProvider | undefined;
+  let stopped = false;
+  let warned = false;
+  let timer: NodeJS.Timeout | undefined;
+  const connect = () => {
+    if (stopped) return;
+    const socket = new WebSocket(url);
+    socket.addEventListener("error", () => undefined); // followed by "close", handled there
+    socket.addEventListener("close", () => {
+      if (stopped) return;
+      if (!warned) logger.warn(`the L2 WebSocket is closed; polling meanwhile, reconnecting every ${WS_RECONNECT_MS / 1000} s`);
+      warned = true;
+      void provider?.destroy();
+      provider = undefined;
+      timer = setTimeout(connect, WS_RECONNECT_MS);
+    });
+    socket.addEventListener("open", () => {
+      if (warned) logger.info("the L2 WebSocket is back");
+      warned = false;
+    });
+    provider = new WebSocketProvider(socket as never, chainId, { staticNetwork: true });
+    const registry = verificationRegistryAt(registryAddress, provider);
+    void registry
+      .on(registry.filters.VerificationRequested(), wake)
+      .catch((error: unknown) => logger.warn(`subscribing to new jobs failed: ${describe(error)}`));
+  };
+  connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await provider?.destroy();
+  };
 }

@@ -73,6 +73,24 @@ export class NodeStateStore {
     this.#setMeta("cursor", String(block));
   }
 
+  /**
+   * Asks the next job pass to scan again from `block` (votes there were lost). Kept apart from the cursor,
+   * which a pass in progress may still move forward: the pass that takes it applies it.
+   */
+  requestRescan(block: number): void {
+    const current = this.#meta("rescanFrom");
+    if (current === undefined || block < Number(current)) this.#setMeta("rescanFrom", String(block));
+  }
+
+  /** The rescan asked for, if any, which is then cleared. */
+  takeRescan(): number | undefined {
+    return this.#transaction(() => {
+      const value = this.#meta("rescanFrom");
+      this.#db.prepare("DELETE FROM meta WHERE key = 'rescanFrom'").run();
+      return value === undefined ? undefined : Number(value);
+    });
+  }
+
   hasVote(jobId: bigint, licenseId: bigint): boolean {
     return this.#db.prepare("SELECT 1 FROM votes WHERE job_id = ? AND license_id = ?").get(String(jobId), String(licenseId)) !== undefined;
   }

@@ -5,54 +5,69 @@ import type { NodeStateStore, StoredTx, VoteIntent } from "./state-store.ts";
 
 export interface TxSenderOptions {
   wallet: Wallet;
-  provider: Provider;
+  /** The L2 provider to use now (the node fails over between its URLs). */
+  provider: () => Provider;
   store: NodeStateStore;
   chainId: bigint;
-  /** A transaction not mined after this long is signed again with higher fees (same nonce). */
+  /** The lowest pending transaction, not mined after this long, is signed again with higher fees (same nonce). */
   feeBumpAfterMs: number;
+  /** Fee bumps stop here: a node never offers more per gas than this. */
+  maxFeePerGas: bigint;
   /** How often pending transactions are checked. */
   checkIntervalMs?: number;
   /**
-   * A journaled transaction's votes were not cast (it was dropped, or it reverted): they are forgotten;
-   * the job scan should go back to this L2 block.
+   * A journaled transaction's votes were not cast (it was dropped, rejected, or it reverted): they are
+   * forgotten; the job scan must go back to this L2 block.
    */
   onVotesLost?: (earliestJobBlock: number | undefined) => void;
   onReverted?: (tx: StoredTx) => void;
+  onUpstreamError?: () => void;
   log: (level: "info" | "warn" | "error", message: string) => void;
 }
+
+export type TxOutcome = "mined" | "reverted" | "dropped";
 
 // geth and anvil accept a replacement only when both fee fields rise by at least 10%.
 const BUMP_NUMERATOR = 1125n;
 const BUMP_DENOMINATOR = 1000n;
 const GAS_MARGIN_PERCENT = 130n;
+const TRANSFER_GAS = 21_000n;
 
 /**
  * Sends the burner's transactions one at a time with nonces it manages itself: every transaction is
- * signed, journaled (with the votes it carries) and only then broadcast. A watcher follows each pending
- * one: mined (or reverted) ends it; not mined after `feeBumpAfterMs` means the same nonce is signed again
- * with fees raised by 12.5% (every hash is kept, any may be mined); a nonce used by another transaction
- * drops it and its votes. After a restart `recover()` picks the journal up where it stopped: it never
- * signs a new transaction for a nonce already journaled.
+ * signed, journaled (with the votes it carries) and only then broadcast. A watcher follows the pending
+ * ones:
+ * - mined ends a transaction; reverted forgets its votes;
+ * - the lowest pending nonce not mined after `feeBumpAfterMs` is signed again with fees raised by 12.5%,
+ *   up to `maxFeePerGas` (later nonces wait behind it, so bumping them would only inflate them). Every
+ *   hash is kept, since any may be the one mined;
+ * - a nonce seen used by another transaction on two checks in a row drops it and its votes;
+ * - a transaction the node refuses outright (too much gas for a block, say) is replaced by a plain
+ *   transfer to itself, so that its nonce cannot block every later one, and its votes are forgotten.
+ * After a restart, `recover()` picks the journal up where it stopped: it never signs a journaled nonce
+ * again with new content, except to cancel it.
  */
 export class TxSender {
   readonly #options: TxSenderOptions;
   readonly #watcher: PollingLoop<void>;
   readonly #sentAt = new Map<number, number>();
-  readonly #waiters = new Map<number, Array<(status: "mined" | "reverted" | "dropped") => void>>();
+  readonly #unfunded = new Set<number>();
+  readonly #suspectedDropped = new Set<number>();
+  readonly #waiters = new Map<number, (outcome: TxOutcome) => void>();
   #queue: Promise<unknown> = Promise.resolve();
   #nextNonce = 0;
 
   constructor(options: TxSenderOptions) {
     this.#options = options;
-    this.#watcher = new PollingLoop(() => this.#checkPending(), options.checkIntervalMs ?? 1_000, (error) =>
-      options.log("warn", `checking pending transactions failed: ${describe(error)} (retrying)`),
-    );
+    this.#watcher = new PollingLoop(() => this.#checkPending(), options.checkIntervalMs ?? 1_000, (error) => {
+      options.onUpstreamError?.();
+      options.log("warn", `checking pending transactions failed: ${describe(error)} (retrying)`);
+    });
   }
 
   /** Resumes the journal: settles or re-broadcasts pending transactions, then starts watching. */
   async recover(): Promise<void> {
-    const onChain = await this.#options.provider.getTransactionCount(this.#options.wallet.address, "pending");
-    this.#nextNonce = Math.max(onChain, (this.#options.store.highestNonce() ?? -1) + 1);
+    await this.#resyncNonce();
     const pending = this.#options.store.pendingTxs();
     if (pending.length > 0) this.#options.log("info", `resuming ${pending.length} journaled transaction(s) from the last run`);
     for (const tx of pending) this.#sentAt.set(tx.id, Date.now());
@@ -61,17 +76,11 @@ export class TxSender {
   }
 
   /**
-   * Signs, journals and broadcasts a transaction to `to`. Resolves once it is broadcast, with the
-   * journal id and a promise of its outcome. Throws when gas estimation fails (the call would revert)
-   * or the node cannot pay for it.
+   * Signs, journals and broadcasts a transaction to `to`. Resolves once it is broadcast (or journaled for
+   * the watcher to broadcast), with the journal id and a promise of its outcome. Throws when gas
+   * estimation fails (the call would revert). `extraGas` is added to the estimate.
    */
-  send(
-    kind: string,
-    to: string,
-    data: string,
-    votes: VoteIntent[] = [],
-    extraGas = 0n,
-  ): Promise<{ id: number; outcome: Promise<"mined" | "reverted" | "dropped"> }> {
+  send(kind: string, to: string, data: string, votes: VoteIntent[] = [], extraGas = 0n): Promise<{ id: number; outcome: Promise<TxOutcome> }> {
     const run = this.#queue.then(() => this.#send(kind, to, data, votes, extraGas));
     this.#queue = run.catch(() => undefined);
     return run;
@@ -83,59 +92,85 @@ export class TxSender {
     await this.#watcher.stop();
   }
 
-  /**
-   * `extraGas` is added to the estimate: the estimate reflects the chain now, but a vote mined after
-   * another node's may be the one that finalizes its job, which costs several times more.
-   */
   async #send(kind: string, to: string, data: string, votes: VoteIntent[], extraGas: bigint) {
-    const { wallet, provider, store, chainId } = this.#options;
+    const { wallet, store, chainId } = this.#options;
+    const provider = this.#options.provider();
     const estimate = await provider.estimateGas({ from: wallet.address, to, data });
-    const fees = await provider.getFeeData();
-    const maxPriorityFeePerGas = fees.maxPriorityFeePerGas ?? 1_000_000n;
-    const maxFeePerGas = fees.maxFeePerGas ?? (fees.gasPrice ?? 1_000_000_000n) * 2n;
+    const fees = await this.#currentFees();
     const nonce = this.#nextNonce;
-    const raw = await wallet.signTransaction({
-      type: 2,
-      chainId,
-      nonce,
-      to,
-      data,
-      gasLimit: (estimate * GAS_MARGIN_PERCENT) / 100n + extraGas,
-      maxFeePerGas,
-      maxPriorityFeePerGas,
-    });
+    const raw = await wallet.signTransaction({ type: 2, chainId, nonce, to, data, gasLimit: (estimate * GAS_MARGIN_PERCENT) / 100n + extraGas, ...fees });
     const id = store.recordTx({ nonce, kind, raw, hash: keccak256(raw) }, votes);
     this.#nextNonce = nonce + 1;
     this.#sentAt.set(id, Date.now());
-    const outcome = new Promise<"mined" | "reverted" | "dropped">((resolve) => this.#waiters.set(id, [resolve]));
-    await this.#broadcast(id, raw);
+    const outcome = new Promise<TxOutcome>((resolve) => this.#waiters.set(id, resolve));
+    await this.#broadcast({ id, nonce, kind, raw, hashes: [keccak256(raw)] });
     return { id, outcome };
   }
 
-  /** Broadcasts a journaled transaction; a failure here leaves it pending for the watcher to retry. */
-  async #broadcast(id: number, raw: string): Promise<void> {
+  async #currentFees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
+    const fees = await this.#options.provider().getFeeData();
+    const cap = this.#options.maxFeePerGas;
+    const maxFeePerGas = min(fees.maxFeePerGas ?? (fees.gasPrice ?? 1_000_000_000n) * 2n, cap);
+    return { maxFeePerGas, maxPriorityFeePerGas: min(fees.maxPriorityFeePerGas ?? 1_000_000n, maxFeePerGas) };
+  }
+
+  async #resyncNonce(): Promise<void> {
+    const onChain = await this.#options.provider().getTransactionCount(this.#options.wallet.address, "pending");
+    this.#nextNonce = Math.max(this.#nextNonce, onChain, (this.#options.store.highestNonce() ?? -1) + 1);
+  }
+
+  /** Broadcasts a journaled transaction; what a failure means decides what happens to it. */
+  async #broadcast(tx: StoredTx): Promise<void> {
     try {
-      await this.#options.provider.broadcastTransaction(raw);
+      await this.#options.provider().broadcastTransaction(tx.raw);
+      this.#unfunded.delete(tx.id);
     } catch (error) {
       const text = describe(error);
-      if (/already known|known transaction/i.test(text)) return;
+      if (/already known|known transaction|already imported/i.test(text)) return;
       if (/insufficient funds/i.test(text)) {
-        this.#options.log("error", `the burner ${this.#options.wallet.address} cannot pay for its transaction: fund it with L2 ETH`);
-      } else if (!/nonce too low|nonce has already been used/i.test(text)) {
-        this.#options.log("warn", `broadcasting transaction ${id} failed: ${text} (retrying)`);
+        if (!this.#unfunded.has(tx.id)) {
+          this.#options.log("error", `the burner ${this.#options.wallet.address} cannot pay for transaction ${tx.id}: send it L2 ETH`);
+        }
+        this.#unfunded.add(tx.id);
+      } else if (/nonce too low|nonce has already been used|nonce too high/i.test(text)) {
+        // Someone else used this burner's nonces: count again from the chain; the watcher drops what is lost.
+        await this.#resyncNonce();
+      } else if (/underpriced|fee too low|tip too low/i.test(text)) {
+        // Left for the watcher's next fee bump.
+      } else if (/gas limit|intrinsic gas|exceeds|oversized|too large/i.test(text)) {
+        await this.#cancel(tx, text);
+      } else {
+        this.#options.onUpstreamError?.();
+        this.#options.log("warn", `broadcasting transaction ${tx.id} failed: ${text} (retrying)`);
       }
-      // Nonce too low or unfunded: the watcher decides whether the nonce was used (then drops it).
     }
   }
 
+  /** Replaces a transaction the node refuses with a plain transfer to the burner itself, same nonce. */
+  async #cancel(tx: StoredTx, reason: string): Promise<void> {
+    const { wallet, store, chainId } = this.#options;
+    const raw = await wallet.signTransaction({ type: 2, chainId, nonce: tx.nonce, to: wallet.address, value: 0n, gasLimit: TRANSFER_GAS, ...(await this.#currentFees()) });
+    this.#options.log("error", `transaction ${tx.id} (${tx.kind}, nonce ${tx.nonce}) was refused (${reason}); cancelling its nonce, its votes will be sent again`);
+    const rescanFrom = store.forgetTx(tx.id, "dropped");
+    this.#settle(tx.id, "dropped");
+    const id = store.recordTx({ nonce: tx.nonce, kind: "cancel", raw, hash: keccak256(raw) });
+    this.#sentAt.set(id, Date.now());
+    this.#options.onVotesLost?.(rescanFrom);
+    await this.#options.provider().broadcastTransaction(raw).catch((error: unknown) => {
+      this.#options.log("warn", `broadcasting the cancellation failed: ${describe(error)} (retrying)`);
+    });
+  }
+
   async #checkPending(rebroadcastAll = false): Promise<void> {
-    const { provider, store, wallet } = this.#options;
+    const { store, wallet } = this.#options;
     const pending = store.pendingTxs();
     if (pending.length === 0) return;
+    const provider = this.#options.provider();
     const usedNonces = await provider.getTransactionCount(wallet.address, "latest");
     for (const tx of pending) {
-      const receipt = await this.#receiptOf(tx);
+      const receipt = await this.#receiptOf(provider, tx);
       if (receipt !== undefined) {
+        this.#suspectedDropped.delete(tx.id);
         if (receipt.status === 1) {
           store.markTx(tx.id, "mined");
           this.#settle(tx.id, "mined");
@@ -147,23 +182,27 @@ export class TxSender {
         continue;
       }
       if (tx.nonce < usedNonces) {
-        // The nonce is used, and by none of our hashes: this transaction can never be mined.
+        // Used, by none of our hashes; seen twice in a row, since a lagging upstream may miss a receipt.
+        if (!this.#suspectedDropped.has(tx.id)) {
+          this.#suspectedDropped.add(tx.id);
+          continue;
+        }
+        this.#suspectedDropped.delete(tx.id);
         const rescanFrom = store.forgetTx(tx.id, "dropped");
         this.#options.log("warn", `transaction ${tx.id} (${tx.kind}, nonce ${tx.nonce}) was replaced by another; its votes will be sent again`);
         this.#options.onVotesLost?.(rescanFrom);
         this.#settle(tx.id, "dropped");
-        if (this.#nextNonce <= tx.nonce) this.#nextNonce = usedNonces;
         continue;
       }
-      const sentAt = this.#sentAt.get(tx.id) ?? 0;
-      if (Date.now() - sentAt >= this.#options.feeBumpAfterMs) await this.#bump(tx);
-      else if (rebroadcastAll) await this.#broadcast(tx.id, tx.raw);
+      const waitedLongEnough = Date.now() - (this.#sentAt.get(tx.id) ?? 0) >= this.#options.feeBumpAfterMs;
+      if (tx.nonce === usedNonces && waitedLongEnough && !this.#unfunded.has(tx.id)) await this.#bump(tx);
+      else if (rebroadcastAll || this.#unfunded.has(tx.id)) await this.#broadcast(tx);
     }
   }
 
-  async #receiptOf(tx: StoredTx): Promise<TransactionReceipt | undefined> {
+  async #receiptOf(provider: Provider, tx: StoredTx): Promise<TransactionReceipt | undefined> {
     for (const hash of tx.hashes) {
-      const receipt = await this.#options.provider.getTransactionReceipt(hash);
+      const receipt = await provider.getTransactionReceipt(hash);
       if (receipt !== null) return receipt;
     }
     return undefined;
@@ -171,37 +210,54 @@ export class TxSender {
 
   async #bump(tx: StoredTx): Promise<void> {
     const previous = Transaction.from(tx.raw);
-    const fees = await this.#options.provider.getFeeData();
-    const raise = (old: bigint | null, now: bigint | null) => {
+    const fees = await this.#currentFees();
+    const cap = this.#options.maxFeePerGas;
+    const raise = (old: bigint | null, now: bigint) => {
       const bumped = ((old ?? 0n) * BUMP_NUMERATOR) / BUMP_DENOMINATOR + 1n;
-      return now !== null && now > bumped ? now : bumped;
+      return min(now > bumped ? now : bumped, cap);
     };
+    const maxFeePerGas = raise(previous.maxFeePerGas, fees.maxFeePerGas);
+    const maxPriorityFeePerGas = min(raise(previous.maxPriorityFeePerGas, fees.maxPriorityFeePerGas), maxFeePerGas);
+    this.#sentAt.set(tx.id, Date.now());
+    if (maxFeePerGas * BUMP_DENOMINATOR < (previous.maxFeePerGas ?? 0n) * 1100n) {
+      this.#options.log("warn", `transaction ${tx.id} (${tx.kind}, nonce ${tx.nonce}) is not mined and its fee is at the cap (MAX_FEE_PER_GAS_GWEI); waiting`);
+      await this.#broadcast(tx);
+      return;
+    }
     const raw = await this.#options.wallet.signTransaction({
       type: 2,
       chainId: previous.chainId,
       nonce: previous.nonce,
       to: previous.to,
+      value: previous.value,
       data: previous.data,
       gasLimit: previous.gasLimit,
-      maxFeePerGas: raise(previous.maxFeePerGas, fees.maxFeePerGas),
-      maxPriorityFeePerGas: raise(previous.maxPriorityFeePerGas, fees.maxPriorityFeePerGas),
+      maxFeePerGas,
+      maxPriorityFeePerGas,
     });
-    this.#options.store.replaceTx(tx.id, raw, keccak256(raw));
-    this.#sentAt.set(tx.id, Date.now());
-    this.#options.log("info", `transaction ${tx.id} (${tx.kind}, nonce ${tx.nonce}) not mined yet: sent again with 12.5% higher fees`);
-    await this.#broadcast(tx.id, raw);
+    const hash = keccak256(raw);
+    this.#options.store.replaceTx(tx.id, raw, hash);
+    this.#options.log("info", `transaction ${tx.id} (${tx.kind}, nonce ${tx.nonce}) not mined yet: sent again with higher fees`);
+    await this.#broadcast({ ...tx, raw, hashes: [...tx.hashes, hash] });
   }
 
-  #settle(id: number, status: "mined" | "reverted" | "dropped"): void {
+  #settle(id: number, outcome: TxOutcome): void {
     this.#sentAt.delete(id);
-    for (const resolve of this.#waiters.get(id) ?? []) resolve(status);
+    this.#unfunded.delete(id);
+    this.#waiters.get(id)?.(outcome);
     this.#waiters.delete(id);
   }
 }
 
+function min(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
+
 /** An error in one line without URLs (RPC URLs carry keys): ethers' short message where it has one. */
 export function describe(error: unknown): string {
-  const { shortMessage, message } = (error ?? {}) as { shortMessage?: unknown; message?: unknown };
-  const text = typeof shortMessage === "string" ? shortMessage : typeof message === "string" ? message : String(error);
+  const { shortMessage, message, error: inner } = (error ?? {}) as { shortMessage?: unknown; message?: unknown; error?: { message?: unknown } };
+  let text = typeof shortMessage === "string" ? shortMessage : typeof message === "string" ? message : String(error);
+  // ethers keeps the node's own JSON-RPC error apart ("could not coalesce error"): it says what happened.
+  if (typeof inner?.message === "string" && !text.includes(inner.message)) text = `${text}: ${inner.message}`;
   return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"',)]+/gi, "<url>").split("\n")[0];
 }

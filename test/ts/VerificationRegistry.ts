@@ -530,6 +530,14 @@ describe("VerificationRegistry", function () {
       expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Finalized));
     });
 
+    it("shows each job's callback gas limit as it was at the request, whatever the consumer sets later", async function () {
+      const { registry, mock } = await withConsumerContract(ConsumerMode.Record, 200_000n);
+      await mock.enableCallbacks(0n);
+      expect((await registry.getJob(1n)).callbackGasLimit).to.equal(200_000n);
+      await mock.requestEvm(HOLDER, TOKEN);
+      expect((await registry.getJob(2n)).callbackGasLimit).to.equal(0n);
+    });
+
     it("test_RevertWhen_FinalizerGivesTooLittleGasForTheCallback", async function () {
       const { registry, burnerA, burnerB } = await withConsumerContract(ConsumerMode.Record, 900_000n);
       await submit(registry, burnerA, 1n, [1n], 42n);

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 
 import { expect } from "chai";
 import { JsonRpcProvider, NonceManager, Wallet } from "ethers";
@@ -10,6 +11,7 @@ import { claimGameItem, solanaBytes32, verifyOnChainAndByApi } from "../../../sr
 import type { StackFile } from "../../../src/devnet/stack-file.js";
 import { startVerificationNetwork, type VerificationNetwork } from "../../../src/devnet/verification-network.js";
 import { BURNER_FILE } from "../../../src/node/burner.js";
+import { STATE_FILE } from "../../../src/node/main.js";
 import { eventually, startTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
@@ -110,8 +112,13 @@ describe("end to end: circuit nodes answer on-chain jobs on the local stack", fu
     const license3 = BigInt(stack.nodes![2].licenseIds[0]);
     await eventually(() => votesOn(jobId), (votes) => votes.includes(license3), 60_000);
 
-    // Restarted on the same cache, node 3 rescans past the job and must leave it alone.
+    // Restarted on the same cache, with its scan position erased so that it reads the job's block again,
+    // node 3 must leave the job alone.
     const restartBlock = await l2.getBlockNumber();
+    await network.nodes[2].stop();
+    const journal = new DatabaseSync(path.join(network.nodes[2].cacheDir, STATE_FILE));
+    journal.prepare("DELETE FROM meta WHERE key = 'cursor'").run();
+    journal.close();
     await network.restartNode(2);
     await eventually(async () => (await network.nodes[2].logLines()).filter((line) => line.includes("answering jobs")).length, (count) => count >= 3, 60_000);
     await new Promise((resolve) => setTimeout(resolve, 5_000)); // several passes over the job's block

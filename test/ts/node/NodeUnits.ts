@@ -72,6 +72,13 @@ describe("circuit node: units", function () {
         expect(store.pendingTxs()).to.deep.equal([]);
 
         store.setCursor(200);
+        // A rescan asked while a pass runs survives the pass's own cursor update, and is taken once.
+        store.requestRescan(150);
+        store.requestRescan(170);
+        store.setCursor(210);
+        expect(store.takeRescan()).to.equal(150);
+        expect(store.takeRescan()).to.equal(undefined);
+        store.setCursor(200);
         store.recordTx({ nonce: 6, kind: "heartbeat", raw: "0x04", hash: "0xdd" });
         expect(store.anchor("901:0xabc:0xgenesis")).to.equal(false);
         expect(store.cursor()).to.equal(200);
