@@ -1,5 +1,7 @@
 import { z } from "zod";
 
+import { parseEnvironment, urlOrigin } from "../common/environment.ts";
+
 const urlList = z
   .string()
   .transform((value) => value.split(",").map((url) => url.trim()).filter((url) => url.length > 0))
@@ -24,24 +26,15 @@ export type ApiConfig = Readonly<z.infer<typeof schema>>;
 
 /** Parses the API's configuration from the environment once; the result is frozen. */
 export function loadApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-    throw new Error(`invalid API configuration:\n  ${problems.join("\n  ")}`);
-  }
-  return Object.freeze(parsed.data);
+  return parseEnvironment(schema, env, "API configuration");
 }
 
 /** The configuration as it may be logged: URLs reduced to their origin (paths and queries carry API keys). */
 export function redactedConfig(config: ApiConfig): Record<string, unknown> {
-  const origin = (url: string) => {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}/…`;
-  };
   return {
     ...config,
-    EVM_RPC_URLS: config.EVM_RPC_URLS.map(origin),
-    SOLANA_RPC_URLS: config.SOLANA_RPC_URLS.map(origin),
-    REDIS_URL: config.REDIS_URL === undefined ? undefined : origin(config.REDIS_URL),
+    EVM_RPC_URLS: config.EVM_RPC_URLS.map(urlOrigin),
+    SOLANA_RPC_URLS: config.SOLANA_RPC_URLS.map(urlOrigin),
+    REDIS_URL: config.REDIS_URL === undefined ? undefined : urlOrigin(config.REDIS_URL),
   };
 }

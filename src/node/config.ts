@@ -1,6 +1,8 @@
 import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
 
+import { parseEnvironment, urlOrigin } from "../common/environment.ts";
+
 const urlList = (protocols: RegExp) =>
   z
     .string()
@@ -55,27 +57,18 @@ export type NodeConfig = Readonly<z.infer<typeof schema>>;
 
 /** Parses the node's configuration from the environment; every problem is listed at once. */
 export function loadNodeConfig(env: NodeJS.ProcessEnv): NodeConfig {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-    throw new Error(`invalid node configuration:\n  ${problems.join("\n  ")}`);
-  }
-  return Object.freeze(parsed.data);
+  return parseEnvironment(schema, env, "node configuration");
 }
 
 /** The configuration as it may be logged: URLs reduced to their origin (paths and queries carry API keys). */
 export function redactedNodeConfig(config: NodeConfig): Record<string, unknown> {
-  const origin = (url: string) => {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}/…`;
-  };
   return {
     ...config,
     MIN_BURNER_BALANCE_WEI: config.MIN_BURNER_BALANCE_WEI.toString(),
     MAX_GAS_PER_TX: config.MAX_GAS_PER_TX.toString(),
-    L2_RPC_URLS: config.L2_RPC_URLS.map(origin),
-    L2_WS_URL: config.L2_WS_URL === undefined ? undefined : origin(config.L2_WS_URL),
-    EVM_RPC_URLS: config.EVM_RPC_URLS.map(origin),
-    SOLANA_RPC_URLS: config.SOLANA_RPC_URLS.map(origin),
+    L2_RPC_URLS: config.L2_RPC_URLS.map(urlOrigin),
+    L2_WS_URL: config.L2_WS_URL === undefined ? undefined : urlOrigin(config.L2_WS_URL),
+    EVM_RPC_URLS: config.EVM_RPC_URLS.map(urlOrigin),
+    SOLANA_RPC_URLS: config.SOLANA_RPC_URLS.map(urlOrigin),
   };
 }
