@@ -11,6 +11,9 @@ import { startOpDevnet } from "../devnet/op-devnet.js";
 import { startVerificationNetwork } from "../devnet/verification-network.js";
 import { summarize, type TimingSummary } from "./bridge-timing.js";
 
+/** Explicit: an estimate made before a finalization in the same block (which frees collateral slots) can fall short. */
+const REQUEST_GAS_LIMIT = 400_000n;
+
 export interface NodeBenchResult {
   jobs: number;
   timings: TimingSummary[];
@@ -78,8 +81,8 @@ export async function measureNodeThroughput(options: { jobs: number; intervalMs:
       const sentAt = performance.now();
       const tx =
         index % 2 === 0
-          ? await registry.requestEvmBalance(evm.user_address, evm.contract_address)
-          : await registry.requestSvmBalance(solanaBytes32(svm.owner_address), solanaBytes32(svm.token_mint_address));
+          ? await registry.requestEvmBalance(evm.user_address, evm.contract_address, { gasLimit: REQUEST_GAS_LIMIT })
+          : await registry.requestSvmBalance(solanaBytes32(svm.owner_address), solanaBytes32(svm.token_mint_address), { gasLimit: REQUEST_GAS_LIMIT });
       requests.push(
         tx.wait().then((receipt) => {
           requestGas += receipt!.gasUsed;

@@ -5,6 +5,11 @@ import { GameItem__factory, VerificationRegistry__factory } from "../../typechai
 import type { StackFile } from "./stack-file.js";
 
 const FINALIZED = 2n;
+/**
+ * Explicit gas for job requests: an estimate is made against the latest block, and a finalization mined
+ * before the request (freeing a collateral slot, say) can make the request dearer than estimated.
+ */
+const REQUEST_GAS_LIMIT = 400_000n;
 
 export interface OnChainVerification {
   jobId: bigint;
@@ -28,8 +33,8 @@ export async function verifyOnChainAndByApi(stack: StackFile, l2: Provider, quer
   const started = performance.now();
   const tx =
     query.chain === "evm"
-      ? await registry.requestEvmBalance(query.user_address, query.contract_address)
-      : await registry.requestSvmBalance(solanaBytes32(query.owner_address), solanaBytes32(query.token_mint_address));
+      ? await registry.requestEvmBalance(query.user_address, query.contract_address, { gasLimit: REQUEST_GAS_LIMIT })
+      : await registry.requestSvmBalance(solanaBytes32(query.owner_address), solanaBytes32(query.token_mint_address), { gasLimit: REQUEST_GAS_LIMIT });
   const jobId = jobIdFrom(registry, (await tx.wait())!);
   const onChain = await waitForResult(registry, jobId, timeoutMs);
   const ms = performance.now() - started;
@@ -40,7 +45,7 @@ export async function verifyOnChainAndByApi(stack: StackFile, l2: Provider, quer
 export async function claimGameItem(stack: StackFile, l2: Provider, timeoutMs = 60_000): Promise<{ jobId: bigint; tokenId: bigint; verifiedBalance: bigint }> {
   const player = new NonceManager(new Wallet(stack.accounts!.demoHolder.privateKey, l2));
   const game = GameItem__factory.connect(stack.contracts!.l2!.GameItem, player);
-  await (await game.requestVerification()).wait();
+  await (await game.requestVerification({ gasLimit: REQUEST_GAS_LIMIT })).wait();
   const jobId = await game.jobOf(await player.getAddress());
   const registry = VerificationRegistry__factory.connect(stack.contracts!.l2!.VerificationRegistry, l2);
   await waitForResult(registry, jobId, timeoutMs);
