@@ -14,6 +14,9 @@ export const GAME_COLLATERAL = 10_000n * E18;
 /** L2 ETH each burner gets for gas. */
 export const BURNER_GAS_MONEY = parseEther("1");
 const DEPOSIT_GAS_LIMIT = 200_000;
+// Explicit L1 gas: the portal burns L1 gas to buy L2 gas at a price that rises with each deposit in the
+// same L1 block, so an estimate made before the previous deposit was mined can fall short.
+const DEPOSIT_L1_GAS_LIMIT = 1_500_000n;
 
 export interface NodeOperator {
   owner: DevAccount;
@@ -51,7 +54,9 @@ export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> 
   await (await l1Token.approve(contracts.l1StandardBridge, total)).wait();
   for (const { account, amount } of recipients) {
     await (
-      await bridge.getFunction("depositERC20To")(contracts.l1PrimaryToken, contracts.l2.PrimaryToken, account.address, amount, DEPOSIT_GAS_LIMIT, "0x")
+      await bridge.getFunction("depositERC20To")(contracts.l1PrimaryToken, contracts.l2.PrimaryToken, account.address, amount, DEPOSIT_GAS_LIMIT, "0x", {
+        gasLimit: DEPOSIT_L1_GAS_LIMIT,
+      })
     ).wait();
   }
   for (const { account, amount } of recipients) {
