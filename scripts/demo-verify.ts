@@ -4,9 +4,8 @@
 // claims the example game item as the demo holder.
 import path from "node:path";
 
-import { JsonRpcProvider } from "ethers";
-
 import { claimGameItem, verifyOnChainAndByApi, type DemoQuery } from "../src/devnet/demo-verify.js";
+import { devnetProvider } from "../src/devnet/op-devnet.js";
 import { readStackFile, stackFilePath } from "../src/devnet/stack-file.js";
 
 const projectRoot = path.resolve(import.meta.dirname, "..");
@@ -21,7 +20,7 @@ if (stack.api === undefined || stack.demo === undefined) {
   console.error("The running stack has no API or nodes (started with `npm run devnet`?): use `npm start`.");
   process.exit(1);
 }
-const l2 = new JsonRpcProvider(stack.l2!.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
+const l2 = devnetProvider(stack.l2!.rpcUrl, stack.l2!.chainId);
 const evm = stack.demo.evm[0];
 const svm = stack.demo.svm[0];
 const queries: Array<{ label: string; query: DemoQuery; seeded: string }> = [

@@ -1,17 +1,14 @@
 import { z } from "zod";
 
-import { parseEnvironment, urlOrigin } from "../common/environment.ts";
+import { parseEnvironment, urlList, urlOrigin } from "../common/environment.ts";
 
-const urlList = z
-  .string()
-  .transform((value) => value.split(",").map((url) => url.trim()).filter((url) => url.length > 0))
-  .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1));
+const httpUrls = urlList(/^https?$/);
 
 const schema = z.object({
   API_HOST: z.string().default("127.0.0.1"),
   API_PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
-  EVM_RPC_URLS: urlList,
-  SOLANA_RPC_URLS: urlList,
+  EVM_RPC_URLS: httpUrls,
+  SOLANA_RPC_URLS: httpUrls,
   API_KEYS_DB: z.string().min(1).default(".data/api-keys.sqlite"),
   RATE_LIMIT_CAPACITY: z.coerce.number().int().positive().default(60),
   RATE_LIMIT_REFILL_PER_SECOND: z.coerce.number().positive().default(10),

@@ -1,10 +1,7 @@
-import { createSolanaRpcFromTransport } from "@solana/kit";
 import type { FastifyInstance } from "fastify";
 
-import { EvmBalanceReader } from "../chains/evm/balance-reader.ts";
-import { JsonRpcPool } from "../chains/rpc/json-rpc-pool.ts";
-import { SolanaBalanceReader } from "../chains/solana/balance-reader.ts";
-import { createFailoverTransport } from "../chains/solana/failover-transport.ts";
+import { createSourceReaders } from "../chains/source-readers.ts";
+
 import { redactedConfig, type ApiConfig } from "./config.ts";
 import { ApiKeyStore } from "./keys/key-store.ts";
 import { ApiMetrics } from "./metrics.ts";
@@ -22,18 +19,12 @@ export interface RunningApi {
 /** Wires the API from its configuration: upstream pools, readers, key store, rate limits, server. */
 export async function startApi(config: ApiConfig, options: { rateLimitStore?: RateLimitStore } = {}): Promise<RunningApi> {
   const metrics = new ApiMetrics();
-  const common = { timeoutMs: config.UPSTREAM_TIMEOUT_MS };
-  const evmRpc = new JsonRpcPool({
-    urls: config.EVM_RPC_URLS,
-    ...common,
-    onUpstreamRequest: (outcome) => metrics.upstream.inc({ chain: "evm", outcome }),
+  const upstream = (chain: "evm" | "svm", urls: readonly string[]) => ({
+    urls,
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    onUpstreamRequest: (outcome: "ok" | "error") => metrics.upstream.inc({ chain, outcome }),
   });
-  const solanaTransport = createFailoverTransport({
-    urls: config.SOLANA_RPC_URLS,
-    ...common,
-    onUpstreamRequest: (outcome) => metrics.upstream.inc({ chain: "svm", outcome }),
-  });
-  const solanaRpc = createSolanaRpcFromTransport(solanaTransport);
+  const readers = createSourceReaders({ evm: upstream("evm", config.EVM_RPC_URLS), solana: upstream("svm", config.SOLANA_RPC_URLS) });
   const keys = new ApiKeyStore(config.API_KEYS_DB);
   const policy = { capacity: config.RATE_LIMIT_CAPACITY, refillPerSecond: config.RATE_LIMIT_REFILL_PER_SECOND };
   // Limits shared by several API processes live in Redis; one process keeps them in memory.
@@ -45,11 +36,11 @@ export async function startApi(config: ApiConfig, options: { rateLimitStore?: Ra
   const app = await buildApiServer({
     verifyKey: (key) => keys.verify(key),
     rateLimit: { store, policy },
-    evm: new EvmBalanceReader({ rpc: evmRpc }),
-    solana: new SolanaBalanceReader(solanaTransport),
+    evm: readers.evm,
+    solana: readers.solana,
     checkUpstreams: async () => ({
-      evm: await answers(() => evmRpc.request("eth_blockNumber", [])),
-      svm: await answers(() => solanaRpc.getHealth().send()),
+      evm: await answers(() => readers.evmRpc.request("eth_blockNumber", [])),
+      svm: await answers(() => readers.solana.checkHealth()),
     }),
     metrics,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,

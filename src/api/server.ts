@@ -122,13 +122,16 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
   const evmCache = new ResultCache<EvmBalance>(deps.cacheTtlMs ?? 2_000);
   const svmCache = new ResultCache<SolanaBalance>(deps.cacheTtlMs ?? 2_000);
   const { metrics } = deps;
-  /** The cached answer under `key`, or a fresh read stored under the key its own position gives. */
-  const readThrough = async <T>(cache: ResultCache<T>, chain: string, key: string, read: () => Promise<T>, storeKey: (value: T) => string) => {
-    const cached = cache.get(key);
+  /**
+   * The answer to `query` cached at the chain's `head` (block or slot), or a fresh read, stored under the
+   * position it was read at: an answer is reused only while the chain stands still.
+   */
+  const readThrough = async <T>(cache: ResultCache<T>, chain: string, head: bigint, query: string, read: () => Promise<T>, positionOf: (value: T) => bigint) => {
+    const cached = cache.get(`${head}:${query}`);
     metrics.cache.inc({ chain, result: cached === undefined ? "miss" : "hit" });
     if (cached !== undefined) return cached;
     const value = await read();
-    cache.set(storeKey(value), value);
+    cache.set(`${positionOf(value)}:${query}`, value);
     return value;
   };
 
@@ -180,11 +183,8 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
     async (request) => {
       const owner = parseEvmAddress("user_address", request.body.user_address);
       const asset = parseEvmAddress("contract_address", request.body.contract_address);
-      // Keyed by the block the answer was read at, so an answer is reused only while the chain stands still.
-      const block = await deps.evm.latestBlock();
-      const result = await readThrough(evmCache, "evm", `${block}:${asset}:${owner}`, () => deps.evm.balanceOf(asset, owner), (read) =>
-        `${read.blockNumber}:${asset}:${owner}`,
-      );
+      const head = await deps.evm.latestBlock();
+      const result = await readThrough(evmCache, "evm", head, `${asset}:${owner}`, () => deps.evm.balanceOf(asset, owner), (read) => read.blockNumber);
       return success("user_address", request.body.user_address, result.balance, result.queryResult);
     },
   );
@@ -203,11 +203,8 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
     async (request) => {
       const owner = parseSolanaAddress("owner_address", request.body.owner_address);
       const mint = parseSolanaAddress("token_mint_address", request.body.token_mint_address);
-      // Keyed by the finalized slot, like the EVM answers by block: reused only while it has not moved.
-      const slot = await deps.solana.latestSlot();
-      const result = await readThrough(svmCache, "svm", `${slot}:${mint}:${owner}`, () => deps.solana.balanceOf(owner, mint), (read) =>
-        `${read.slot}:${mint}:${owner}`,
-      );
+      const head = await deps.solana.latestSlot();
+      const result = await readThrough(svmCache, "svm", head, `${mint}:${owner}`, () => deps.solana.balanceOf(owner, mint), (read) => read.slot);
       return success("owner_address", owner, result.balance, result.queryResult);
     },
   );

@@ -2,12 +2,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-import { JsonRpcProvider, NonceManager, Wallet } from "ethers";
+import { NonceManager, Wallet } from "ethers";
 
 import { VerificationRegistry__factory } from "../../typechain-types/index.js";
 import { solanaBytes32 } from "../devnet/demo-verify.js";
+import { eventArgs } from "../devnet/events.js";
 import { deployOnDevnet } from "../devnet/local-stack.js";
-import { startOpDevnet } from "../devnet/op-devnet.js";
+import { devnetProvider, startOpDevnet } from "../devnet/op-devnet.js";
 import { startVerificationNetwork } from "../devnet/verification-network.js";
 import { summarize, type TimingSummary } from "./bridge-timing.js";
 
@@ -35,7 +36,7 @@ export async function measureNodeThroughput(options: { jobs: number; intervalMs:
   const suffix = path.basename(stateDir);
   const ids = { l1: `bench-l1-${suffix}`, l2: `bench-l2-${suffix}` };
   let network: Awaited<ReturnType<typeof startVerificationNetwork>> | undefined;
-  const l2 = new JsonRpcProvider(devnet.l2.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
+  const l2 = devnetProvider(devnet.l2.rpcUrl, devnet.l2.chainId);
   try {
     const deployment = await deployOnDevnet(devnet, ids);
     const { adminHandovers: _none, ...contracts } = deployment.l2;
@@ -48,13 +49,6 @@ export async function measureNodeThroughput(options: { jobs: number; intervalMs:
       contracts: { l1PrimaryToken: deployment.l1PrimaryToken, l1StandardBridge: devnet.l1Contracts.L1StandardBridge, l2: contracts },
       apiPort: 0,
       onProgress: (line) => console.log(line),
-      waitFor: async (what, read) => {
-        const deadline = Date.now() + 90_000;
-        while (!(await read())) {
-          if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-          await new Promise((resolve) => setTimeout(resolve, 250));
-        }
-      },
     });
     const consumer = new NonceManager(new Wallet(network.stack.accounts!.consumer.privateKey, l2));
     const registry = VerificationRegistry__factory.connect(contracts.VerificationRegistry, consumer);
@@ -86,10 +80,7 @@ export async function measureNodeThroughput(options: { jobs: number; intervalMs:
       requests.push(
         tx.wait().then((receipt) => {
           requestGas += receipt!.gasUsed;
-          for (const log of receipt!.logs) {
-            const event = registry.interface.parseLog(log);
-            if (event?.name === "VerificationRequested") requestedAt.set(event.args.jobId as bigint, sentAt);
-          }
+          requestedAt.set(eventArgs(receipt, "VerificationRequested").jobId as bigint, sentAt);
         }),
       );
       await new Promise((resolve) => setTimeout(resolve, options.intervalMs));

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 
 /** Parses `env` with `schema`; every problem is listed in one error, named after `what`. The result is frozen. */
 export function parseEnvironment<Schema extends z.ZodType>(schema: Schema, env: NodeJS.ProcessEnv, what: string): Readonly<z.infer<Schema>> {
@@ -14,4 +14,12 @@ export function parseEnvironment<Schema extends z.ZodType>(schema: Schema, env: 
 export function urlOrigin(url: string): string {
   const parsed = new URL(url);
   return `${parsed.protocol}//${parsed.host}/…`;
+}
+
+/** A comma-separated list of URLs, at least one, each with a protocol `protocols` accepts. */
+export function urlList(protocols: RegExp) {
+  return z
+    .string()
+    .transform((value) => value.split(",").map((url) => url.trim()).filter((url) => url.length > 0))
+    .pipe(z.array(z.url({ protocol: protocols })).min(1));
 }

@@ -2,6 +2,7 @@ import { address, getAddressEncoder } from "@solana/kit";
 import { hexlify, NonceManager, Wallet, type Provider } from "ethers";
 
 import { GameItem__factory, VerificationRegistry__factory } from "../../typechain-types/index.js";
+import { eventArgs } from "./events.js";
 import type { StackFile } from "./stack-file.js";
 
 const FINALIZED = 2n;
@@ -35,7 +36,7 @@ export async function verifyOnChainAndByApi(stack: StackFile, l2: Provider, quer
     query.chain === "evm"
       ? await registry.requestEvmBalance(query.user_address, query.contract_address, { gasLimit: REQUEST_GAS_LIMIT })
       : await registry.requestSvmBalance(solanaBytes32(query.owner_address), solanaBytes32(query.token_mint_address), { gasLimit: REQUEST_GAS_LIMIT });
-  const jobId = jobIdFrom(registry, (await tx.wait())!);
+  const jobId = eventArgs(await tx.wait(), "VerificationRequested").jobId as bigint;
   const onChain = await waitForResult(registry, jobId, timeoutMs);
   const ms = performance.now() - started;
   return { jobId, onChain, api: await askApi(stack, query), ms };
@@ -49,23 +50,12 @@ export async function claimGameItem(stack: StackFile, l2: Provider, timeoutMs = 
   const jobId = await game.jobOf(await player.getAddress());
   const registry = VerificationRegistry__factory.connect(stack.contracts!.l2!.VerificationRegistry, l2);
   await waitForResult(registry, jobId, timeoutMs);
-  const receipt = (await (await game.claim()).wait())!;
-  const claimed = receipt.logs.map((log) => game.interface.parseLog(log)).find((event) => event?.name === "ItemClaimed")!;
-  return { jobId, tokenId: claimed.args.tokenId as bigint, verifiedBalance: claimed.args.verifiedBalance as bigint };
+  const claimed = eventArgs(await (await game.claim()).wait(), "ItemClaimed");
+  return { jobId, tokenId: claimed.tokenId as bigint, verifiedBalance: claimed.verifiedBalance as bigint };
 }
 
 export function solanaBytes32(base58: string): string {
   return hexlify(Uint8Array.from(getAddressEncoder().encode(address(base58))));
-}
-
-function jobIdFrom(registry: ReturnType<typeof VerificationRegistry__factory.connect>, receipt: { logs: ReadonlyArray<{ address: string; topics: readonly string[]; data: string }> }): bigint {
-  const target = registry.target.toString().toLowerCase();
-  for (const log of receipt.logs) {
-    if (log.address.toLowerCase() !== target) continue;
-    const event = registry.interface.parseLog({ topics: [...log.topics], data: log.data });
-    if (event?.name === "VerificationRequested") return event.args.jobId as bigint;
-  }
-  throw new Error("the request transaction emitted no VerificationRequested event");
 }
 
 async function waitForResult(registry: ReturnType<typeof VerificationRegistry__factory.connect>, jobId: bigint, timeoutMs: number) {

@@ -82,7 +82,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           apiPort: options.apiPort ?? Number(process.env.API_PORT ?? 8787),
           nodeEnv: options.nodeEnv,
           onProgress: progress,
-          waitFor,
         });
         Object.assign(stack.contracts!.l2!, network.stack.contracts.l2);
         Object.assign(stack.accounts!, network.stack.accounts);
@@ -94,15 +93,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   } catch (error) {
     await stop();
     throw error;
-  }
-}
-
-/** Polls `read` every 250 ms until it holds; fails after 90 s naming what it waited for. */
-async function waitFor(what: string, read: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  while (!(await read())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 

@@ -1,8 +1,10 @@
 import { Contract, NonceManager, Wallet, parseEther, type Provider } from "ethers";
 
 import { NodeLicense__factory, NodeRegistry__factory, PrimaryToken__factory, VerificationRegistry__factory } from "../../typechain-types/index.js";
+import { waitFor } from "../common/wait-for.js";
 import { opArtifact } from "../op/artifacts.js";
 import type { DevAccount } from "./accounts.js";
+import { eventArgs } from "./events.js";
 
 const E18 = 10n ** 18n;
 /** Bridged to each node owner: enough for a license at the first price tier. */
@@ -30,8 +32,6 @@ export interface NetworkSetupInput {
   contracts: { l1PrimaryToken: string; l1StandardBridge: string; l2: { PrimaryToken: string; NodeLicense: string; NodeRegistry: string; VerificationRegistry: string } };
   operators: NodeOperator[];
   consumer: DevAccount;
-  /** Polls `read` until it holds (the deposit relay delivers deposits on the next L2 blocks). */
-  waitFor: (what: string, read: () => Promise<boolean>) => Promise<void>;
   onProgress: (line: string) => void;
 }
 
@@ -60,7 +60,8 @@ export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> 
     ).wait();
   }
   for (const { account, amount } of recipients) {
-    await input.waitFor(`bridged tokens for ${account.address}`, async () => (await l2Token.balanceOf(account.address)) >= amount);
+    // The deposit relay delivers deposits on the next L2 blocks.
+    await waitFor(`bridged tokens for ${account.address}`, async () => (await l2Token.balanceOf(account.address)) >= amount);
   }
 
   input.onProgress("Selling a license to each node owner and delegating it to the node's burner wallet…");
@@ -70,12 +71,7 @@ export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> 
     const license = NodeLicense__factory.connect(contracts.l2.NodeLicense, signer);
     const price = await license.quote(1n);
     await (await PrimaryToken__factory.connect(contracts.l2.PrimaryToken, signer).approve(contracts.l2.NodeLicense, price)).wait();
-    const receipt = await (await license.buy(1n, price)).wait();
-    const purchase = receipt!.logs
-      .filter((log) => log.address.toLowerCase() === contracts.l2.NodeLicense.toLowerCase())
-      .map((log) => license.interface.parseLog(log))
-      .find((event) => event?.name === "LicensesPurchased");
-    const licenseId = purchase!.args.firstId as bigint;
+    const licenseId = eventArgs(await (await license.buy(1n, price)).wait(), "LicensesPurchased").firstId as bigint;
     await (await NodeRegistry__factory.connect(contracts.l2.NodeRegistry, signer).delegate([licenseId], burner)).wait();
     await (await signer.sendTransaction({ to: burner, value: BURNER_GAS_MONEY })).wait();
     licenseIds.push(licenseId);

@@ -1,4 +1,4 @@
-import { JsonRpcProvider, NonceManager, Wallet } from "ethers";
+import { NonceManager, Wallet } from "ethers";
 import hre from "hardhat";
 
 import { devAccount } from "./accounts.js";
@@ -7,6 +7,7 @@ import { seedEvmDemo, seedSolanaDemo, type EvmDemoHoldings, type SolanaDemoHoldi
 import { installMulticall3 } from "./op/l2.js";
 import { startSolanaRpcServer, type SolanaRpcServer } from "./solana/litesvm-rpc-server.js";
 import { SolanaTokenLedger } from "./solana/token-ledger.js";
+import { devnetProvider } from "./op-devnet.js";
 
 export { ABOVE_2_53 } from "./demo-holdings.js";
 
@@ -24,7 +25,7 @@ export interface SourceFixtures {
 
 export async function startSourceFixtures(): Promise<SourceFixtures> {
   const anvil = await startAnvil({ chainId: 1, disableCodeSizeLimit: hre.globalOptions.coverage });
-  const provider = new JsonRpcProvider(anvil.rpcUrl, 1, { staticNetwork: true, cacheTimeout: -1 });
+  const provider = devnetProvider(anvil.rpcUrl, 1);
   await installMulticall3(provider);
   const deployer = new NonceManager(new Wallet(devAccount(0).privateKey, provider));
   const evm = await seedEvmDemo(deployer, devAccount(7).address, devAccount(8).address);

@@ -1,15 +1,17 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
 
-import { ContractFactory, JsonRpcProvider, NonceManager, Wallet } from "ethers";
+import { ContractFactory, NonceManager, Wallet } from "ethers";
 import hre from "hardhat";
 
 import { NodeRegistry__factory } from "../../typechain-types/index.js";
 import { loadApiConfig } from "../api/config.js";
 import { ApiKeyStore } from "../api/keys/key-store.js";
 import { startApi, type RunningApi } from "../api/main.js";
+import { waitFor } from "../common/wait-for.js";
 import { loadOrCreateBurner } from "../node/burner.js";
 import { devAccount, type DevAccount } from "./accounts.js";
+import { devnetProvider } from "./op-devnet.js";
 import { spawnCircuitNode, type CircuitNodeProcess } from "./circuit-nodes.js";
 import { demoSection, seedEvmDemo, seedSolanaDemo, type EvmDemoHoldings, type SolanaDemoHoldings } from "./demo-holdings.js";
 import { GAME_COLLATERAL, setUpNetwork, stakeCollateral } from "./network-setup.js";
@@ -27,8 +29,8 @@ export interface VerificationNetworkInput {
   projectRoot: string;
   /** Where node caches, logs and the API key database go (cleared first: each start is a new network). */
   workDir: string;
-  l1: { rpcUrl: string };
-  l2: { rpcUrl: string; wsUrl: string };
+  l1: { rpcUrl: string; chainId: number };
+  l2: { rpcUrl: string; wsUrl: string; chainId: number };
   deployer: DevAccount;
   contracts: { l1PrimaryToken: string; l1StandardBridge: string; l2: Record<"PrimaryToken" | "StakedToken" | "NodeLicense" | "NodeRegistry" | "VerificationRegistry", string> };
   /** Port of the API (0 = any free port). */
@@ -37,7 +39,6 @@ export interface VerificationNetworkInput {
   /** Extra environment for the nodes (tests shorten intervals). */
   nodeEnv?: Record<string, string>;
   onProgress: (line: string) => void;
-  waitFor: (what: string, read: () => Promise<boolean>) => Promise<void>;
 }
 
 export interface VerificationNetwork {
@@ -66,8 +67,8 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
   const { onProgress } = input;
   const nodeCount = input.nodeCount ?? NETWORK_ACCOUNTS.nodeOwners.length;
   await rm(input.workDir, { recursive: true, force: true });
-  const l1 = new JsonRpcProvider(input.l1.rpcUrl, undefined, { cacheTimeout: -1, staticNetwork: true });
-  const l2 = new JsonRpcProvider(input.l2.rpcUrl, undefined, { cacheTimeout: -1, staticNetwork: true });
+  const l1 = devnetProvider(input.l1.rpcUrl, input.l1.chainId);
+  const l2 = devnetProvider(input.l2.rpcUrl, input.l2.chainId);
   const cleanups: Array<() => Promise<void>> = [];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
@@ -97,7 +98,6 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       contracts: input.contracts,
       operators: owners.map((owner, index) => ({ owner, burner: burners[index] })),
       consumer,
-      waitFor: input.waitFor,
       onProgress,
     });
 
@@ -150,7 +150,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     });
     const nodeRegistry = NodeRegistry__factory.connect(input.contracts.l2.NodeRegistry, l2);
     for (const [index, burner] of burners.entries()) {
-      await input.waitFor(`the first heartbeat of node ${index + 1}`, async () => {
+      await waitFor(`the first heartbeat of node ${index + 1}`, async () => {
         if (nodes[index].child.exitCode !== null) throw new Error(`circuit node ${index + 1} exited; see ${nodes[index].logFile}`);
         return (await nodeRegistry.heartbeatOf(burner)).timestamp > 0n;
       });

@@ -1,13 +1,7 @@
 import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
 
-import { parseEnvironment, urlOrigin } from "../common/environment.ts";
-
-const urlList = (protocols: RegExp) =>
-  z
-    .string()
-    .transform((value) => value.split(",").map((url) => url.trim()).filter((url) => url.length > 0))
-    .pipe(z.array(z.url({ protocol: protocols })).min(1));
+import { parseEnvironment, urlList, urlOrigin } from "../common/environment.ts";
 
 const evmAddress = z.string().refine((value) => isAddress(value), "not an EVM address (0x + 40 hex digits, valid EIP-55 checksum if mixed case)");
 

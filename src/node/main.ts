@@ -4,10 +4,7 @@ import { formatEther, parseUnits, WebSocketProvider, type Provider } from "ether
 import { pino, type Logger } from "pino";
 
 import type { NodeLicense, NodeRegistry, VerificationRegistry } from "../../typechain-types/index.ts";
-import { EvmBalanceReader } from "../chains/evm/balance-reader.ts";
-import { JsonRpcPool } from "../chains/rpc/json-rpc-pool.ts";
-import { SolanaBalanceReader } from "../chains/solana/balance-reader.ts";
-import { createFailoverTransport } from "../chains/solana/failover-transport.ts";
+import { createSourceReaders } from "../chains/source-readers.ts";
 import { PollingLoop } from "../common/polling-loop.ts";
 import { BURNER_FILE, loadOrCreateBurner } from "./burner.ts";
 import { measureCapacity } from "./capacity.ts";
@@ -152,12 +149,10 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
   if (journal.anchor(`${chain.chainId}:${config.VERIFICATION_REGISTRY}:${chain.genesisHash}`)) {
     logger.warn("the journal in the cache directory belonged to another chain or registry: cleared");
   }
-  const upstream = { timeoutMs: config.UPSTREAM_TIMEOUT_MS };
-  const evmRpc = new JsonRpcPool({ urls: config.EVM_RPC_URLS, ...upstream });
-  const readers = {
-    evm: new EvmBalanceReader({ rpc: evmRpc }),
-    solana: new SolanaBalanceReader(createFailoverTransport({ urls: config.SOLANA_RPC_URLS, ...upstream })),
-  };
+  const { evmRpc, ...readers } = createSourceReaders({
+    evm: { urls: config.EVM_RPC_URLS, timeoutMs: config.UPSTREAM_TIMEOUT_MS },
+    solana: { urls: config.SOLANA_RPC_URLS, timeoutMs: config.UPSTREAM_TIMEOUT_MS },
+  });
   const capacity = await retry("the start-up benchmark of the source RPCs", () => measureCapacity({ evmRpc, solana: readers.solana }));
   logger.info(
     { capacity },

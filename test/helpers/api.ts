@@ -6,10 +6,7 @@ import { ApiKeyStore } from "../../src/api/keys/key-store.js";
 import { ApiMetrics } from "../../src/api/metrics.js";
 import { MemoryRateLimitStore, type TokenBucketPolicy } from "../../src/api/rate-limit/token-bucket.js";
 import { buildApiServer, type ApiServerDependencies } from "../../src/api/server.js";
-import { EvmBalanceReader } from "../../src/chains/evm/balance-reader.js";
-import { JsonRpcPool } from "../../src/chains/rpc/json-rpc-pool.js";
-import { SolanaBalanceReader } from "../../src/chains/solana/balance-reader.js";
-import { createFailoverTransport } from "../../src/chains/solana/failover-transport.js";
+import { createSourceReaders } from "../../src/chains/source-readers.js";
 import type { SourceFixtures } from "../../src/devnet/source-chains.js";
 
 export interface TestApi {
@@ -32,18 +29,15 @@ export async function startTestApi(
   const store = new MemoryRateLimitStore(policy);
   const metrics = new ApiMetrics();
   const timeoutMs = options.timeoutMs ?? 2_000;
+  const readers = createSourceReaders({
+    evm: { urls: options.evmUrls ?? [sources.anvil.rpcUrl], timeoutMs, backoffMs: 10, onUpstreamRequest: (outcome) => metrics.upstream.inc({ chain: "evm", outcome }) },
+    solana: { urls: options.solanaUrls ?? [sources.solanaRpc.url], timeoutMs, backoffMs: 10 },
+  });
   const app = await buildApiServer({
     verifyKey: (key) => keys.verify(key),
     rateLimit: { store, policy },
-    evm: new EvmBalanceReader({
-      rpc: new JsonRpcPool({
-        urls: options.evmUrls ?? [sources.anvil.rpcUrl],
-        timeoutMs,
-        backoffMs: 10,
-        onUpstreamRequest: (outcome) => metrics.upstream.inc({ chain: "evm", outcome }),
-      }),
-    }),
-    solana: new SolanaBalanceReader(createFailoverTransport({ urls: options.solanaUrls ?? [sources.solanaRpc.url], timeoutMs, backoffMs: 10 })),
+    evm: readers.evm,
+    solana: readers.solana,
     checkUpstreams: async () => ({ evm: true, svm: true }),
     metrics,
     ...options,

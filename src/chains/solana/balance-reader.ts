@@ -55,6 +55,11 @@ export class SolanaBalanceReader {
     this.#head = new HeadCache(() => this.#rpc.getSlot({ commitment: "finalized" }).send(), options.headTtlMs ?? 1_000);
   }
 
+  /** Resolves when the upstream reports itself healthy (`getHealth`); rejects otherwise (the API's `/readyz`). */
+  async checkHealth(): Promise<void> {
+    await this.#rpc.getHealth().send();
+  }
+
   /** The latest finalized slot, asked now (the node's start-up benchmark). */
   currentSlotUncached(): Promise<bigint> {
     return this.#rpc.getSlot({ commitment: "finalized" }).send();

@@ -1,12 +1,13 @@
 import { request as httpRequest } from "node:http";
 
 import { expect } from "chai";
-import { Contract, ContractFactory, getAddress, hexlify, JsonRpcProvider, randomBytes, Wallet } from "ethers";
+import { Contract, ContractFactory, getAddress, hexlify, randomBytes, Wallet } from "ethers";
 import hre from "hardhat";
 
 import { devAccount } from "../../../src/devnet/accounts.js";
 import { startTestApi, type TestApi } from "../../helpers/api.js";
 import { ABOVE_2_53, startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
+import { devnetProvider } from "../../../src/devnet/op-devnet.js";
 
 describe("API: POST /api/ccq-evm and /api/ccq-svm (DESIGN section 5) on a real server", function () {
   this.timeout(60_000);
@@ -68,7 +69,7 @@ describe("API: POST /api/ccq-evm and /api/ccq-svm (DESIGN section 5) on a real s
     });
 
     it("gives a fresh answer once the chain has moved: cached answers are keyed by block", async function () {
-      const provider = new JsonRpcProvider(sources.anvil.rpcUrl, 1, { staticNetwork: true, cacheTimeout: -1 });
+      const provider = devnetProvider(sources.anvil.rpcUrl, 1);
       try {
         const minter = new Wallet(devAccount(0).privateKey, provider);
         const artifact = await hre.artifacts.readArtifact("PlainERC20");

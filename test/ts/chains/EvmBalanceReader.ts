@@ -12,6 +12,7 @@ import { devAccount } from "../../../src/devnet/accounts.js";
 import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.js";
 import { installMulticall3 } from "../../../src/devnet/op/l2.js";
 import { MULTICALL3_ADDRESS } from "../../../src/op/predeploys.js";
+import { devnetProvider } from "../../../src/devnet/op-devnet.js";
 
 const ABOVE_2_53 = 2n ** 53n + 12_345n;
 
@@ -33,7 +34,7 @@ describe("source adapter: EVM balances", function () {
 
   before(async function () {
     anvil = await startAnvil({ chainId: 1, disableCodeSizeLimit: hre.globalOptions.coverage });
-    provider = new JsonRpcProvider(anvil.rpcUrl, 1, { staticNetwork: true, cacheTimeout: -1 });
+    provider = devnetProvider(anvil.rpcUrl, 1);
     await installMulticall3(provider);
     const deployer = new Wallet(devAccount(0).privateKey, provider);
     const deploy = async (name: string, args: unknown[]) => {

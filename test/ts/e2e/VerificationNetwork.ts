@@ -8,11 +8,13 @@ import { JsonRpcProvider, NonceManager, Wallet } from "ethers";
 import { NodeLicense__factory, VerificationRegistry__factory } from "../../../typechain-types/index.js";
 import { devAccount } from "../../../src/devnet/accounts.js";
 import { claimGameItem, solanaBytes32, verifyOnChainAndByApi } from "../../../src/devnet/demo-verify.js";
+import { eventArgs } from "../../../src/devnet/events.js";
 import type { StackFile } from "../../../src/devnet/stack-file.js";
 import { startVerificationNetwork, type VerificationNetwork } from "../../../src/devnet/verification-network.js";
 import { BURNER_FILE } from "../../../src/node/burner.js";
 import { STATE_FILE } from "../../../src/node/main.js";
 import { eventually, startTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
+import { devnetProvider } from "../../../src/devnet/op-devnet.js";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 const JOB_OPEN = 1n;
@@ -40,11 +42,6 @@ describe("end to end: circuit nodes answer on-chain jobs on the local stack", fu
       // Delegation is re-read at each heartbeat tick: often here, so a transfer shows within the test.
       nodeEnv: { HEARTBEAT_INTERVAL_SECONDS: "3", POLL_INTERVAL_MS: "500" },
       onProgress: () => undefined,
-      waitFor: async (what, read) => {
-        await eventually(read, Boolean, 90_000).catch(() => {
-          throw new Error(`timed out waiting for ${what}`);
-        });
-      },
     });
     stack = {
       l2: { chainId: devnet.l2.chainId, rpcUrl: devnet.l2.rpcUrl, wsUrl: devnet.l2.wsUrl },
@@ -54,7 +51,7 @@ describe("end to end: circuit nodes answer on-chain jobs on the local stack", fu
       demo: network.stack.demo,
       nodes: network.stack.nodes,
     };
-    l2 = new JsonRpcProvider(devnet.l2.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    l2 = devnetProvider(devnet.l2.rpcUrl, devnet.l2.chainId);
     registry = VerificationRegistry__factory.connect(l2Contracts.VerificationRegistry, l2);
   });
   after(async function () {
@@ -167,9 +164,8 @@ describe("end to end: circuit nodes answer on-chain jobs on the local stack", fu
     expect((await registry.collateralOf(stack.accounts!.consumer.address)).available).to.equal(before.available - fee);
     await l2.send("evm_increaseTime", [Number(await registry.jobTimeout()) + 1]);
     await l2.send("evm_mine", []);
-    const expiry = (await (await registry.connect(consumer).expireJob(jobId)).wait())!;
-    const expired = expiry.logs.map((log) => registry.interface.parseLog(log)).find((event) => event?.name === "JobExpired");
-    expect([...expired!.args]).to.deep.equal([jobId, stack.accounts!.consumer.address, fee]);
+    const expired = eventArgs(await (await registry.connect(consumer).expireJob(jobId)).wait(), "JobExpired");
+    expect([...expired]).to.deep.equal([jobId, stack.accounts!.consumer.address, fee]);
     expect((await registry.collateralOf(stack.accounts!.consumer.address)).available).to.equal(before.available);
     expect(await votesOn(jobId)).to.deep.equal([]);
   });

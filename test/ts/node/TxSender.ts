@@ -10,6 +10,7 @@ import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.js";
 import { NodeStateStore } from "../../../src/node/state-store.js";
 import { TxSender } from "../../../src/node/tx-sender.js";
 import { eventually } from "../../helpers/devnet.js";
+import { devnetProvider } from "../../../src/devnet/op-devnet.js";
 
 const CHAIN_ID = 31_337n;
 
@@ -27,7 +28,7 @@ describe("circuit node: transaction sender (nonces, journal, fee bumps, drops) o
 
   before(async function () {
     anvil = await startAnvil({ chainId: Number(CHAIN_ID) });
-    provider = new JsonRpcProvider(anvil.rpcUrl, undefined, { cacheTimeout: -1, staticNetwork: true });
+    provider = devnetProvider(anvil.rpcUrl, Number(CHAIN_ID));
   });
   after(async function () {
     provider?.destroy();
