@@ -9,6 +9,7 @@ import { deployOpL1, initializeOutputOracle, type OpL1Contracts } from "./op/l1.
 import { L2_PREDEPLOYS, MULTICALL3_ADDRESS } from "../op/predeploys.js";
 import { installL2Predeploys, installMulticall3 } from "./op/l2.js";
 import { OutputProposer } from "./op/output-proposer.js";
+import { startRpcFront, type RpcFront } from "./rpc-front.js";
 
 export const DEVNET_L1_CHAIN_ID = 900;
 export const DEVNET_L2_CHAIN_ID = 901;
@@ -32,6 +33,11 @@ export interface OpDevnetOptions {
   l1BlockTime?: number;
   /** How often the relay and the proposer look for work, in milliseconds. */
   pollIntervalMs?: number;
+  /**
+   * The least time between a transaction submission's arrival at a chain's URL and its answer
+   * (`src/devnet/rpc-front.ts`): longer than any wallet library's cache of nonce reads. Default 300 ms.
+   */
+  minSubmissionMs?: number;
   /** Lift the contract size limit on both chains (code coverage runs deploy instrumented, larger contracts). */
   disableCodeSizeLimit?: boolean;
   /** Progress lines, for a CLI to show. */
@@ -40,9 +46,21 @@ export interface OpDevnetOptions {
   onServiceError?: (service: "deposit relay" | "output proposer", error: unknown) => void;
 }
 
+/** One devnet chain as its clients see it. */
+export interface DevnetChain {
+  chainId: number;
+  /** The chain's JSON-RPC URL for every client: the front of `rpc-front.ts` before anvil. */
+  rpcUrl: string;
+  /** The chain's WebSocket URL (through the front, unchanged). */
+  wsUrl: string;
+  /** anvil itself, which only the devnet's own services (deployment, relay, proposer) talk to directly. */
+  node: AnvilInstance;
+}
+
 export interface OpDevnet {
-  l1: AnvilInstance;
-  l2: AnvilInstance;
+  l1: DevnetChain;
+  l2: DevnetChain;
+  /** Providers on anvil directly, for the devnet's own services and for tests that move time. */
   l1Provider: JsonRpcProvider;
   l2Provider: JsonRpcProvider;
   /** The OP contracts on L1 (proxies), with Multicall3. */
@@ -70,7 +88,10 @@ export function devnetProvider(rpcUrl: string, chainId: number): JsonRpcProvider
  * Starts a local two-chain OP Bedrock devnet: anvil L1 (chain 900) with the OP L1 contracts, anvil L2
  * (chain 901, `--optimism`, 30M gas) with the bridge predeploys, Multicall3 on both, and the two
  * services a sequencer and a proposer would run: the deposit relay (L1 deposits → L2 deposit
- * transactions) and the output proposer (L2 output roots → L1, so withdrawals can be proven).
+ * transactions) and the output proposer (L2 output roots → L1, so withdrawals can be proven). Clients
+ * reach each chain through a front that answers a submission no sooner than `minSubmissionMs`, as a
+ * remote node would (`rpc-front.ts`: without it, ethers v6's 250 ms cache of nonce reads makes a
+ * send-wait-send loop reuse spent nonces on a chain that mines at once).
  */
 export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet> {
   const progress = options.onProgress ?? (() => undefined);
@@ -78,9 +99,11 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
   const l2BlockTime = options.l2BlockTime ?? 2;
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const started: AnvilInstance[] = [];
+  const fronts: RpcFront[] = [];
   const providers: JsonRpcProvider[] = [];
   const stopChains = async () => {
     for (const provider of providers) provider.destroy();
+    await Promise.all(fronts.map((front) => front.stop()));
     await Promise.all(started.map((chain) => chain.stop()));
   };
 
@@ -105,9 +128,13 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
     for (const launch of launches) if (launch.status === "fulfilled") started.push(launch.value);
     const failedLaunch = launches.find((launch) => launch.status === "rejected");
     if (failedLaunch !== undefined) throw failedLaunch.reason;
-    const [l1, l2] = started;
-    const l1Provider = devnetProvider(l1.rpcUrl, DEVNET_L1_CHAIN_ID);
-    const l2Provider = devnetProvider(l2.rpcUrl, DEVNET_L2_CHAIN_ID);
+    const [l1Node, l2Node] = started;
+    const minSubmissionMs = options.minSubmissionMs ?? 300;
+    for (const node of started) fronts.push(await startRpcFront({ upstreamPort: node.port, minSubmissionMs }));
+    const l1: DevnetChain = { chainId: DEVNET_L1_CHAIN_ID, rpcUrl: fronts[0].rpcUrl, wsUrl: fronts[0].wsUrl, node: l1Node };
+    const l2: DevnetChain = { chainId: DEVNET_L2_CHAIN_ID, rpcUrl: fronts[1].rpcUrl, wsUrl: fronts[1].wsUrl, node: l2Node };
+    const l1Provider = devnetProvider(l1Node.rpcUrl, DEVNET_L1_CHAIN_ID);
+    const l2Provider = devnetProvider(l2Node.rpcUrl, DEVNET_L2_CHAIN_ID);
     providers.push(l1Provider, l2Provider);
     const accounts = {
       deployer: devAccount(DEVNET_ACCOUNTS.deployer),

@@ -23,7 +23,7 @@ export function runUntilStopped(stack: LocalStack): void {
     });
   }
   for (const chain of [stack.devnet.l1, stack.devnet.l2]) {
-    chain.process.once("exit", (code) => {
+    chain.node.process.once("exit", (code) => {
       if (stopping) return;
       console.error(`Chain ${chain.chainId} stopped unexpectedly (exit code ${code}); stopping the stack.`);
       void stop(1);

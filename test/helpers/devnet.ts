@@ -66,6 +66,32 @@ export async function startTestDevnet(options: Partial<OpDevnetOptions> & { depl
   }
 }
 
+let shared: Promise<TestDevnet> | undefined;
+
+/**
+ * One devnet, with the contracts deployed and a finalization period that needs L1 time to be moved (an
+ * hour), shared by the test files of user flows (bridge, wallet libraries) so that each does not start
+ * its own. Started by the first file that asks, stopped once after the whole run (a root `after` hook).
+ * Files that use it leave state that others could trip on to accounts of their own.
+ */
+export function sharedTestDevnet(): Promise<TestDevnet> {
+  shared ??= startTestDevnet({ deploy: true, finalizationPeriodSeconds: SHARED_FINALIZATION_PERIOD });
+  return shared;
+}
+
+// Registered when the test files load (hooks outside any `describe` belong to mocha's root suite).
+after(async function () {
+  if (shared === undefined) return;
+  this.timeout(60_000);
+  const net = await shared;
+  const errors = net.serviceErrors;
+  await net.stop();
+  if (errors.length > 0) throw new Error(`the shared devnet's relay or proposer failed: ${errors.join("; ")}`);
+});
+
+/** The shared devnet's finalization period: long enough that finalizing needs L1 time to be moved. */
+export const SHARED_FINALIZATION_PERIOD = 3_600n;
+
 /** Moves L1 time forward by `seconds` and mines a block there. */
 export async function advanceL1Time(devnet: OpDevnet, seconds: bigint): Promise<void> {
   await devnet.l1Provider.send("evm_increaseTime", [Number(seconds)]);

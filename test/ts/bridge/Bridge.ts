@@ -10,12 +10,12 @@ import { AbiCoder, Contract, parseEther, ZeroAddress } from "ethers";
 
 import { devAccount } from "../../../src/devnet/accounts.js";
 import { writeStackFile } from "../../../src/devnet/stack-file.js";
-import { advanceL1Time, eventually, startTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
+import { advanceL1Time, eventually, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
 
 const ERC20 = ["function balanceOf(address) view returns (uint256)", "function transfer(address, uint256) returns (bool)"];
 const E18 = 10n ** 18n;
 // Long enough that finalization needs L1 time to be moved, as on the live chain (7 days there).
-const FINALIZATION_PERIOD = 3_600n;
+const FINALIZATION_PERIOD = SHARED_FINALIZATION_PERIOD;
 
 async function rejectionOf(promise: Promise<unknown>): Promise<BridgeError> {
   const error = await promise.then(
@@ -33,17 +33,12 @@ describe("bridge: deposits and withdrawals through the OP standard bridge on the
   const user = devAccount(6);
 
   before(async function () {
-    net = await startTestDevnet({ deploy: true, finalizationPeriodSeconds: FINALIZATION_PERIOD });
+    net = await sharedTestDevnet();
     // The user gets primary tokens on L1 from the deployer, who holds the supply.
     const deployer = await net.devnet.l1Provider.getSigner(net.devnet.accounts.deployer.address);
     const token = new Contract(net.deployment!.l1PrimaryToken, ERC20, deployer);
     await (await token.getFunction("transfer")(user.address, 10_000n * E18)).wait();
     bridge = await Bridge.connect(net.bridgeNetwork, user.privateKey);
-  });
-  after(async function () {
-    const errors = net?.serviceErrors ?? [];
-    await net?.stop();
-    expect(errors, "the relay and the proposer never failed").to.deep.equal([]);
   });
 
   const l1Token = () => new Contract(net.deployment!.l1PrimaryToken, ERC20, net.devnet.l1Provider);

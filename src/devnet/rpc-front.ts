@@ -1,0 +1,135 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { connect, type AddressInfo, type Socket } from "node:net";
+
+/**
+ * The JSON-RPC methods that submit a transaction (`eth_sendRawTransactionSync` contains the first name
+ * and is matched by it).
+ */
+const SUBMISSION_METHODS = ["eth_sendRawTransaction", "eth_sendTransaction"];
+
+/** A transaction's calldata is hex, so a body naming a submission method is a submission. */
+function isSubmission(body: Buffer): boolean {
+  const text = body.toString("latin1");
+  return SUBMISSION_METHODS.some((method) => text.includes(`"${method}`));
+}
+
+/** Bodies above this are refused (anvil's own limit is lower; a contract deployment is well below). */
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+export interface RpcFrontOptions {
+  /** The anvil port behind the front (HTTP and WebSocket on one port). */
+  upstreamPort: number;
+  /**
+   * The least time, in milliseconds, between a submission's arrival and its answer. Wallet libraries
+   * read the sender's nonce before each transaction and some cache that read (ethers v6: 250 ms), so a
+   * chain that answers a submission and mines it within that time makes the next transaction reuse a
+   * spent nonce. A live RPC endpoint is never that fast; this one is made not to be either.
+   */
+  minSubmissionMs: number;
+}
+
+export interface RpcFront {
+  /** HTTP JSON-RPC URL of the front. */
+  rpcUrl: string;
+  /** WebSocket URL of the front (passed through to anvil as it is). */
+  wsUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The endpoint clients of a devnet chain use: every HTTP JSON-RPC request is forwarded to anvil and
+ * answered as anvil answers it, except that a transaction submission (also inside a batch) is answered
+ * no sooner than `minSubmissionMs` after it arrived. The transaction itself reaches anvil at once, so
+ * mining and every state read are unchanged; only the sender learns of its submission later, as it would
+ * from a remote node. WebSocket upgrades are piped to anvil byte for byte (subscriptions); submissions
+ * over a WebSocket are not slowed.
+ */
+export async function startRpcFront(options: RpcFrontOptions): Promise<RpcFront> {
+  const upstreamUrl = `http://127.0.0.1:${options.upstreamPort}`;
+  const sockets = new Set<Socket>();
+  const server = createServer((request, response) => {
+    forward(request, response, upstreamUrl, options.minSubmissionMs).catch(() => {
+      if (!response.headersSent) response.writeHead(502, { "content-type": "application/json" });
+      response.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "the devnet chain did not answer" } }));
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  server.on("upgrade", (request, clientSocket, head) => pipeUpgrade(request, clientSocket as Socket, head, options.upstreamPort, sockets));
+  await listen(server);
+  const { port } = server.address() as AddressInfo;
+  return {
+    rpcUrl: `http://127.0.0.1:${port}`,
+    wsUrl: `ws://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function forward(request: IncomingMessage, response: ServerResponse, upstreamUrl: string, minSubmissionMs: number): Promise<void> {
+  const arrivedAt = Date.now();
+  const body = await readBody(request);
+  if (body === undefined) {
+    response.writeHead(413).end();
+    return;
+  }
+  const upstream = await fetch(upstreamUrl + (request.url ?? "/"), {
+    method: request.method,
+    headers: { "content-type": request.headers["content-type"] ?? "application/json" },
+    body: request.method === "GET" || request.method === "HEAD" ? undefined : body,
+  });
+  const answer = Buffer.from(await upstream.arrayBuffer());
+  if (isSubmission(body)) {
+    const wait = arrivedAt + minSubmissionMs - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  response.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" });
+  response.end(answer);
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Replays the upgrade request to anvil and then pipes both directions unchanged. */
+function pipeUpgrade(request: IncomingMessage, clientSocket: Socket, head: Buffer, upstreamPort: number, sockets: Set<Socket>): void {
+  const upstream = connect(upstreamPort, "127.0.0.1");
+  sockets.add(upstream);
+  upstream.once("close", () => sockets.delete(upstream));
+  const closeBoth = () => {
+    clientSocket.destroy();
+    upstream.destroy();
+  };
+  upstream.once("error", closeBoth);
+  clientSocket.once("error", closeBoth);
+  upstream.once("connect", () => {
+    const headerLines = [];
+    for (let i = 0; i < request.rawHeaders.length; i += 2) headerLines.push(`${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}`);
+    upstream.write(`${request.method} ${request.url} HTTP/1.1\r\n${headerLines.join("\r\n")}\r\n\r\n`);
+    if (head.length > 0) upstream.write(head);
+    upstream.pipe(clientSocket).once("close", closeBoth);
+    clientSocket.pipe(upstream).once("close", closeBoth);
+  });
+}
+
+function listen(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
