@@ -32,13 +32,14 @@ try {
   for (const { label, query, seeded } of queries) {
     console.log(`\n${label}\n  opening a job as the consumer and waiting for the nodes…`);
     const result = await verifyOnChainAndByApi(stack, l2, query);
-    const same = result.onChain.balance === result.api.balance && result.onChain.queryResult.replace(/^0x/, "") === result.api.queryResult.replace(/^0x/, "");
+    const same = result.onChain.balance === result.api.balance && result.onChain.queryResultHash === result.api.queryResultHash;
     allMatch &&= same && String(result.onChain.balance) === seeded;
     console.log(`  job ${result.jobId} finalized in ${(result.ms / 1000).toFixed(1)} s (source block/slot ${result.onChain.sourceBlock})`);
     console.log(`  on-chain balance ${result.onChain.balance}`);
     console.log(`  API balance      ${result.api.balance}`);
     console.log(`  seeded balance   ${seeded}`);
-    console.log(`  QueryResult      ${same ? "identical" : "DIFFERENT"} (${(result.api.queryResult.replace(/^0x/, "").length / 2)} bytes)`);
+    console.log(`  QueryResult      the API's ${result.api.queryResult.replace(/^0x/, "").length / 2} bytes hash to ${result.api.queryResultHash}`);
+    console.log(`  on-chain hash    ${result.onChain.queryResultHash} (${same ? "identical" : "DIFFERENT"})`);
   }
   console.log("\nExample game: the demo holder asks for verification of its ERC-20 balance, then claims an item…");
   const claim = await claimGameItem(stack, l2);

@@ -134,13 +134,8 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
     const registry = verificationRegistryAt(config.VERIFICATION_REGISTRY, provider);
     const nodeRegistry = await registry.NODE_REGISTRY();
     addresses = { nodeRegistry, license: await nodeRegistryAt(nodeRegistry, provider).LICENSE() };
-    const [network, maxQueryResultBytes, jobTimeout, genesis] = await Promise.all([
-      provider.getNetwork(),
-      registry.MAX_QUERY_RESULT_LENGTH(),
-      registry.jobTimeout(),
-      provider.getBlock(0),
-    ]);
-    return { chainId: network.chainId, maxQueryResultBytes: Number(maxQueryResultBytes), jobTimeout: Number(jobTimeout), genesisHash: genesis?.hash };
+    const [network, jobTimeout, genesis] = await Promise.all([provider.getNetwork(), registry.jobTimeout(), provider.getBlock(0)]);
+    return { chainId: network.chainId, jobTimeout: Number(jobTimeout), genesisHash: genesis?.hash };
   });
 
   const journal = new NodeStateStore(path.join(config.NODE_CACHE_DIR, STATE_FILE));
@@ -259,7 +254,6 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
           licenses: () => delegation.delegated,
           maxSubmissionsPerTx: config.MAX_SUBMISSIONS_PER_TX,
           maxGasPerTx: config.MAX_GAS_PER_TX,
-          maxQueryResultBytes: chain.maxQueryResultBytes,
           confirmations: config.CONFIRMATIONS,
           logBlockRange: config.LOG_BLOCK_RANGE,
           maxJobsPerPass: config.MAX_JOBS_PER_PASS,
