@@ -73,12 +73,15 @@ export async function measureNodeThroughput(options: { jobs: number; intervalMs:
     })();
     for (let index = 0; index < options.jobs; index += 1) {
       const sentAt = performance.now();
-      const tx =
+      // Sent on the interval's clock, not after the previous send's answer: an RPC answers a submission
+      // only after a network round trip (the devnet's front too), and the pace is what is measured.
+      const sending =
         index % 2 === 0
-          ? await registry.requestEvmBalance(evm.user_address, evm.contract_address, { gasLimit: REQUEST_GAS_LIMIT })
-          : await registry.requestSvmBalance(solanaBytes32(svm.owner_address), solanaBytes32(svm.token_mint_address), { gasLimit: REQUEST_GAS_LIMIT });
+          ? registry.requestEvmBalance(evm.user_address, evm.contract_address, { gasLimit: REQUEST_GAS_LIMIT })
+          : registry.requestSvmBalance(solanaBytes32(svm.owner_address), solanaBytes32(svm.token_mint_address), { gasLimit: REQUEST_GAS_LIMIT });
       requests.push(
-        tx.wait().then((receipt) => {
+        sending.then(async (tx) => {
+          const receipt = await tx.wait();
           requestGas += receipt!.gasUsed;
           requestedAt.set(eventArgs(receipt, "VerificationRequested").jobId as bigint, sentAt);
         }),
