@@ -14,6 +14,7 @@ import { NodeMetrics, startHealthServer } from "./health.ts";
 import { runJobPass } from "./job-runner.ts";
 import { L2Endpoints } from "./l2-endpoints.ts";
 import { delegationInstructions, readDelegationStatus, type DelegationStatus } from "./licenses.ts";
+import { jobsToAnswerAgain } from "./skipped-votes.ts";
 import { NodeStateStore } from "./state-store.ts";
 import { describe, TxSender } from "./tx-sender.ts";
 
@@ -166,6 +167,15 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
     log,
     onUpstreamError: failover,
     onVotesLost: (block) => {
+      if (block !== undefined) journal.requestRescan(block);
+      jobLoop?.wake();
+    },
+    onMined: (tx, receipt) => {
+      if (tx.kind !== "submitResults") return;
+      const skipped = jobsToAnswerAgain(receipt, contracts().registry, burnerAddress);
+      if (skipped.length === 0) return;
+      logger.info(`jobs ${skipped.join(", ")}: a license voted meanwhile elsewhere or left this node; answering again with the others`);
+      const block = journal.forgetSkippedVotes(tx.id, skipped);
       if (block !== undefined) journal.requestRescan(block);
       jobLoop?.wake();
     },

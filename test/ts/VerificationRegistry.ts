@@ -763,6 +763,30 @@ describe("VerificationRegistry", function () {
       expect(await staked.balanceOf(outsider.address)).to.equal(50n);
     });
 
+    it("keeps a license's votes of an earlier epoch when it earns in a later one, and pays each epoch its own", async function () {
+      const { registry, nodeRegistry, staked, admin, consumer, alice, burnerA, burnerB } = await loadFixture(fixture);
+      await registry.connect(admin).fundEpochRewards(0n, 600n);
+      await registry.connect(admin).fundEpochRewards(1n, 300n);
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+      await submit(registry, burnerA, 1n, [1n], 1n);
+      await submit(registry, burnerB, 1n, [2n], 1n); // epoch 0: licenses 1 and 2 agree
+      await time.increase(EPOCH_DURATION);
+      for (const burner of [burnerA, burnerB]) await nodeRegistry.connect(burner)["heartbeat()"]();
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+      await submit(registry, burnerA, 2n, [1n], 1n);
+      await submit(registry, burnerB, 2n, [2n], 1n); // epoch 1: the same licenses again
+      // Epoch 0's vote moved out of license 1's account when it earned in epoch 1; both are readable.
+      expect(await registry.epochRewardInfo(0n, 1n)).to.deep.equal([600n, 2n, 1n]);
+      expect(await registry.epochRewardInfo(1n, 1n)).to.deep.equal([300n, 2n, 1n]);
+      await time.increase(EPOCH_DURATION);
+      await registry.connect(alice).claimRewards(0n, [1n]);
+      await registry.connect(alice).claimRewards(1n, [1n]);
+      expect(await staked.balanceOf(alice.address)).to.equal(300n + 150n);
+      for (const epoch of [0n, 1n]) {
+        await expect(registry.connect(alice).claimRewards(epoch, [1n])).to.be.revertedWithCustomError(registry, "VerificationRegistry_NothingToClaim");
+      }
+    });
+
     it("rolls an ended epoch's pool without agreeing votes into the current epoch", async function () {
       const { registry, admin, outsider } = await loadFixture(fixture);
       await registry.connect(admin).fundEpochRewards(0n, 500n);
