@@ -53,7 +53,7 @@ interface INodeRegistry {
     /// @notice Thrown when the liveness window is zero or above `MAX_LIVENESS_WINDOW`.
     error NodeRegistry_InvalidLivenessWindow(uint256 window);
 
-    /// @notice The role of the contract that records votes and outcomes (the verification registry).
+    /// @notice The role of the contract that records accepted votes (the verification registry).
     function RECORDER_ROLE() external view returns (bytes32);
 
     /// @notice The longest liveness window governance may set.

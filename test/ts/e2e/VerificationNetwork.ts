@@ -114,7 +114,9 @@ describe("end to end: circuit nodes answer on-chain jobs on the local stack", fu
     await (await PrimaryToken__factory.connect(contracts.PrimaryToken, ownerSigner).approve(contracts.NodeLicense, price)).wait();
     const second = eventArgs(await (await license.buy(1n, price)).wait(), "LicensesPurchased").firstId as bigint;
     await (await nodeRegistry.delegate([second], node1)).wait();
-    await eventually(async () => (await network.nodes[0].logLines()).some((line) => line.includes("voting for license(s)") && line.includes(`${second}`)), Boolean, 30_000);
+    // Node 1 runs both licenses before the first job (its delegation watcher logs the new one).
+    const votesFor = (line: string) => (line.startsWith("{") ? /voting for license\(s\) ([\d, ]+)/.exec((JSON.parse(line) as { msg: string }).msg)?.[1].split(", ") ?? [] : []);
+    await eventually(async () => (await network.nodes[0].logLines()).some((line) => votesFor(line).includes(String(second))), Boolean, 30_000);
 
     const consumer = new NonceManager(new Wallet(stack.accounts!.consumer.privateKey, l2));
     const [evm] = stack.demo!.evm;
@@ -150,7 +152,15 @@ describe("end to end: circuit nodes answer on-chain jobs on the local stack", fu
     }
     expect(hostileVotes).to.be.at.least(pausedRounds);
     for (const jobId of jobIds) {
-      await eventually(async () => (await registry.getResult(jobId)).status, (status) => status === 2n, 60_000);
+      try {
+        await eventually(async () => (await registry.getResult(jobId)).status, (status) => status === 2n, 60_000);
+      } catch (error) {
+        // What the nodes did, to tell why the job stayed open.
+        const votes = (await registry.queryFilter(registry.filters.VoteSubmitted(jobId))).map((event) => `${event.args.licenseId}:${event.args.operator}`);
+        const ignored = (await registry.queryFilter(registry.filters.SubmissionIgnored(jobId))).map((event) => `${event.args.operator}:${event.args.reason}`);
+        const logs = [...(await network.nodes[0].logLines()).slice(-25), "---", ...(await network.nodes[1].logLines()).slice(-15)];
+        throw new Error(`job ${jobId} not finalized; votes ${votes.join(", ")}; ignored ${ignored.join(", ")}\n${logs.join("\n")}\n${String(error)}`);
+      }
       expect((await registry.getResult(jobId)).balance).to.equal(BigInt(evm.balance));
     }
     // Whatever won each race, no batch of node 1 reverted.
