@@ -46,7 +46,7 @@ contract NodeRegistry is AccessControlDefaultAdminRules, INodeRegistry {
 
     mapping(address operator => Heartbeat heartbeat) internal _heartbeats;
 
-    mapping(uint256 licenseId => LicenseStats stats) internal _stats;
+    mapping(uint256 licenseId => uint256 count) internal _submissions;
 
     /*//////////////////////////////////////////////////////////////
                               CONSTRUCTOR
@@ -118,23 +118,9 @@ contract NodeRegistry is AccessControlDefaultAdminRules, INodeRegistry {
             if (operatorOf(licenseIds[i]) != operator) return false;
         }
         for (uint256 i = 0; i < licenseIds.length; ++i) {
-            ++_stats[licenseIds[i]].submissions;
+            ++_submissions[licenseIds[i]];
         }
         return true;
-    }
-
-    /// @inheritdoc INodeRegistry
-    function recordOutcomes(
-        uint256[] calldata agreedLicenseIds,
-        uint256[] calldata disagreedLicenseIds
-    ) external onlyRole(RECORDER_ROLE) {
-        for (uint256 i = 0; i < agreedLicenseIds.length; ++i) {
-            ++_stats[agreedLicenseIds[i]].agreed;
-        }
-        for (uint256 i = 0; i < disagreedLicenseIds.length; ++i) {
-            ++_stats[disagreedLicenseIds[i]].disagreed;
-        }
-        emit OutcomesRecorded(agreedLicenseIds, disagreedLicenseIds);
     }
 
     /// @inheritdoc INodeRegistry
@@ -185,8 +171,8 @@ contract NodeRegistry is AccessControlDefaultAdminRules, INodeRegistry {
     }
 
     /// @inheritdoc INodeRegistry
-    function statsOf(uint256 licenseId) external view returns (LicenseStats memory) {
-        return _stats[licenseId];
+    function submissionsOf(uint256 licenseId) external view returns (uint256) {
+        return _submissions[licenseId];
     }
 
     /*//////////////////////////////////////////////////////////////

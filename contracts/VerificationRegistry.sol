@@ -6,7 +6,7 @@ import { AccessControlDefaultAdminRules } from
 import { IERC20 } from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import { SafeERC20 } from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import { SafeCast } from "@openzeppelin/contracts/utils/math/SafeCast.sol";
-import { ReentrancyGuard } from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
+import { ReentrancyGuardTransient } from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 
 import { INodeLicense } from "./interfaces/INodeLicense.sol";
 import { INodeRegistry } from "./interfaces/INodeRegistry.sol";
@@ -15,14 +15,22 @@ import { IVerificationConsumer, IVerificationRegistry } from "./interfaces/IVeri
 
 /// @title VerificationRegistry
 /// @notice See {IVerificationRegistry}.
-/// @dev Gas layout. A job is six storage slots, all written by the requester: the two that votes update
-/// (the first candidate result and the vote list head) are initialised to non-zero sentinels, so a node's
-/// vote rewrites warm-priced existing slots instead of paying for fresh ones. Votes are packed 56 bits
-/// each (license id 48 bits, candidate index 8 bits): four in the head slot beside the vote and candidate
-/// counts, four per overflow slot after that, at most `MAX_VOTES_PER_JOB` in all, which bounds every loop
-/// over a job's votes. Agreement is on keccak256(balance, queryResult); the first distinct result is kept
-/// in the job, later distinct ones (disagreements) in a side mapping.
-contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard, IVerificationRegistry {
+/// @dev Gas layout. A job is three storage slots, all written by its request, and no vote or finalization
+/// writes a fresh one (fresh slots cost 22k gas, rewriting a written one 5k):
+/// - `head`: requester, a time (the deadline while the job is open, the finalization time once it is
+///   finalized), status, chain, quorum;
+/// - `body`: while open, the fee, the callback gas limit, the vote and candidate counts and the first two
+///   votes (56 bits each: license id 48 bits, candidate index 8 bits); once finalized, the source block
+///   (64 bits) and the balance (192 bits; a larger balance, which no real token has but a hostile
+///   contract can report, is kept whole in `_largeBalances`);
+/// - `commitment`: the job's subject keccak256(chain, owner, asset) until the first vote, then the first
+///   distinct answer keccak256(subject, balance, queryResultHash), then the finalized query result hash.
+/// Votes beyond two go four to an overflow word, at most `MAX_VOTES_PER_JOB` in all, which bounds every
+/// loop over a job's votes; distinct answers after the first live in a side mapping (disagreement only).
+/// Per license, the fee credit, the current epoch's agreeing votes and the agreed and disagreed counts
+/// share one slot; an epoch's votes move to a per-epoch slot only when the license first earns in a later
+/// epoch.
+contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuardTransient, IVerificationRegistry {
     using SafeCast for uint256;
     using SafeERC20 for IERC20;
     using SafeERC20 for IStakedToken;
@@ -31,27 +39,19 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
                                  TYPES
     //////////////////////////////////////////////////////////////*/
 
+    // Three slots, as laid out below; the linter's packing hint does not see that slot 0 is full.
     // solhint-disable-next-line gas-struct-packing
     struct Job {
         // slot 0
         address requester;
-        uint64 deadline;
+        uint64 time;
         JobStatus status;
         uint8 chain;
         uint8 quorum;
-        // slot 1
-        bytes32 owner;
+        // slot 1 (see the contract's notes)
+        uint256 body;
         // slot 2
-        bytes32 asset;
-        // slot 3
-        uint96 fee;
-        uint32 callbackGasLimit;
-        uint64 sourceBlock;
-        uint64 finalizedAt;
-        // slot 4: the first distinct result hash (a sentinel until the first vote)
-        bytes32 firstCandidate;
-        // slot 5: vote count (bits 0-7), candidate count (8-15), sentinel (16), votes 0-3 (from bit 24)
-        uint256 votesHead;
+        bytes32 commitment;
     }
 
     /// @dev A job's votes, unpacked in memory. `votes[i] = licenseId << 8 | candidateIndex`.
@@ -59,6 +59,31 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         uint256 voteCount;
         uint256 candidateCount;
         uint256[] votes;
+    }
+
+    /// @dev The parameters of new jobs and the job counter: one slot read and written per request.
+    struct Config {
+        uint96 requestFee;
+        uint64 nextJobId;
+        uint32 jobTimeout;
+        uint8 quorum;
+    }
+
+    /// @dev A consumer's collateral and callback gas limit: one slot read and written per request.
+    struct Consumer {
+        uint112 available;
+        uint112 reserved;
+        uint32 callbackGasLimit;
+    }
+
+    /// @dev A license's fee credit (staked tokens), its agreeing votes in `epoch`, and how all its votes
+    /// on finalized jobs turned out: one slot, written once per finalization the license voted on.
+    struct LicenseAccount {
+        uint96 fees;
+        uint32 epoch;
+        uint64 epochVotes;
+        uint32 agreed;
+        uint32 disagreed;
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -78,9 +103,6 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     uint256 public constant MAX_QUORUM = 8;
 
     /// @inheritdoc IVerificationRegistry
-    uint256 public constant MAX_QUERY_RESULT_LENGTH = 4096;
-
-    /// @inheritdoc IVerificationRegistry
     uint256 public constant MAX_CALLBACK_GAS_LIMIT = 1_000_000;
 
     /// @inheritdoc IVerificationRegistry
@@ -92,12 +114,19 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     /// @dev Gas kept back, beyond the 1/64 rule, for the code around the callback.
     uint256 internal constant _CALLBACK_GAS_BUFFER = 10_000;
 
-    bytes32 internal constant _NO_CANDIDATE = bytes32(uint256(1));
-    uint256 internal constant _HEAD_SENTINEL = 1 << 16;
-    uint256 internal constant _HEAD_VOTES_OFFSET = 24;
+    uint256 internal constant _FEE_MASK = (1 << 96) - 1;
+    uint256 internal constant _CALLBACK_SHIFT = 96;
+    uint256 internal constant _VOTE_COUNT_SHIFT = 128;
+    uint256 internal constant _CANDIDATE_COUNT_SHIFT = 136;
+    uint256 internal constant _BODY_VOTES_SHIFT = 144;
+    uint256 internal constant _BODY_VOTES = 2;
     uint256 internal constant _VOTE_BITS = 56;
     uint256 internal constant _VOTE_MASK = (1 << 56) - 1;
     uint256 internal constant _VOTES_PER_WORD = 4;
+    uint256 internal constant _SOURCE_BLOCK_MASK = (1 << 64) - 1;
+    uint256 internal constant _BALANCE_SHIFT = 64;
+    /// @dev A finalized body's balance field holding this means: the balance is in `_largeBalances`.
+    uint256 internal constant _LARGE_BALANCE = (1 << 192) - 1;
 
     /*//////////////////////////////////////////////////////////////
                                IMMUTABLES
@@ -124,20 +153,10 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
                                 STORAGE
     //////////////////////////////////////////////////////////////*/
 
-    /// @inheritdoc IVerificationRegistry
-    uint256 public requestFee;
-
-    /// @inheritdoc IVerificationRegistry
-    uint256 public quorum;
-
-    /// @inheritdoc IVerificationRegistry
-    uint256 public jobTimeout;
-
-    /// @inheritdoc IVerificationRegistry
-    uint256 public nextJobId = 1;
-
-    /// @notice Staked tokens burned for the fees of finalized jobs (equal to the primary tokens credited).
+    /// @notice Staked tokens burned for the fees of finalized jobs, as their licenses' owners claimed them.
     uint256 public totalFeesBurned;
+
+    Config internal _config;
 
     mapping(uint256 jobId => Job job) internal _jobs;
 
@@ -145,22 +164,19 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
 
     mapping(uint256 jobId => mapping(uint256 index => bytes32 resultHash)) internal _extraCandidates;
 
-    mapping(uint256 jobId => uint256 balance) internal _balances;
-
-    mapping(uint256 jobId => bytes queryResult) internal _queryResults;
+    mapping(uint256 jobId => uint256 balance) internal _largeBalances;
 
     mapping(bytes32 subject => uint256 jobId) internal _latestJobs;
 
-    mapping(address consumer => Collateral collateral) internal _collateral;
+    mapping(address consumer => Consumer record) internal _consumers;
 
-    mapping(address consumer => uint256 gasLimit) internal _callbackGasLimits;
-
-    mapping(uint256 licenseId => uint256 amount) internal _claimableFees;
+    mapping(uint256 licenseId => LicenseAccount account) internal _licenseAccounts;
 
     mapping(uint256 epoch => uint256 amount) internal _epochPools;
 
     mapping(uint256 epoch => uint256 votes) internal _epochTotalVotes;
 
+    /// @dev A license's agreeing votes of an epoch before the one in its account.
     mapping(uint256 epoch => mapping(uint256 licenseId => uint256 votes)) internal _epochVotes;
 
     /*//////////////////////////////////////////////////////////////
@@ -195,6 +211,7 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         _LICENSE = nodeRegistry.LICENSE();
         EPOCH_DURATION = epochDuration;
         EPOCHS_START = block.timestamp;
+        _config.nextJobId = 1;
         _setRequestFee(requestFee_);
         _setQuorum(quorum_);
         _setJobTimeout(jobTimeout_);
@@ -223,10 +240,10 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     /// @inheritdoc IVerificationRegistry
     function withdrawCollateral(uint256 amount) external nonReentrant {
         if (amount == 0) revert VerificationRegistry_ZeroAmount();
-        Collateral storage collateral = _collateral[msg.sender];
-        uint256 available = collateral.available;
+        Consumer storage consumer = _consumers[msg.sender];
+        uint256 available = consumer.available;
         if (available < amount) revert VerificationRegistry_InsufficientCollateral(msg.sender, available, amount);
-        collateral.available = uint128(available - amount);
+        consumer.available = uint112(available - amount);
         // Only back to the consumer: a withdrawal to another address would move staked tokens between
         // two ordinary accounts through this contract.
         STAKED_TOKEN.safeTransfer(msg.sender, amount);
@@ -236,8 +253,9 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     /// @inheritdoc IVerificationRegistry
     function setCallbackGasLimit(uint256 gasLimit) external {
         if (gasLimit > MAX_CALLBACK_GAS_LIMIT) revert VerificationRegistry_InvalidCallbackGasLimit(gasLimit);
-        uint256 oldLimit = _callbackGasLimits[msg.sender];
-        _callbackGasLimits[msg.sender] = gasLimit;
+        Consumer storage consumer = _consumers[msg.sender];
+        uint256 oldLimit = consumer.callbackGasLimit;
+        consumer.callbackGasLimit = uint32(gasLimit);
         emit CallbackGasLimitUpdated(msg.sender, oldLimit, gasLimit);
     }
 
@@ -256,14 +274,14 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         Job storage job = _jobs[jobId];
         JobStatus status = job.status;
         if (status != JobStatus.Open) revert VerificationRegistry_JobNotOpen(jobId, status);
-        if (block.timestamp <= job.deadline) revert VerificationRegistry_JobNotExpired(jobId, job.deadline);
+        if (block.timestamp <= job.time) revert VerificationRegistry_JobNotExpired(jobId, job.time);
 
         job.status = JobStatus.Expired;
-        uint256 fee = job.fee;
+        uint256 fee = job.body & _FEE_MASK;
         address requester = job.requester;
-        Collateral storage collateral = _collateral[requester];
-        collateral.reserved -= uint128(fee);
-        collateral.available += uint128(fee);
+        Consumer storage consumer = _consumers[requester];
+        consumer.reserved -= uint112(fee);
+        consumer.available += uint112(fee);
         emit JobExpired(jobId, requester, fee);
     }
 
@@ -284,14 +302,19 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         for (uint256 i = 0; i < licenseIds.length; ++i) {
             uint256 licenseId = licenseIds[i];
             _checkLicenseOwner(licenseId);
-            uint256 amount = _claimableFees[licenseId];
+            LicenseAccount storage account = _licenseAccounts[licenseId];
+            uint256 amount = account.fees;
             if (amount == 0) continue;
-            delete _claimableFees[licenseId];
+            account.fees = 0;
             total += amount;
             emit FeesClaimed(licenseId, msg.sender, amount);
         }
         if (total == 0) revert VerificationRegistry_NothingToClaim();
-        PRIMARY_TOKEN.safeTransfer(msg.sender, total);
+        // The fees' staked tokens, held here since their jobs finalized, are burned, and the primary tokens
+        // that backed them are staked again for the owner: one burn per claim, not one per job.
+        totalFeesBurned += total;
+        STAKED_TOKEN.burnForService(total, address(this));
+        _stakeFor(msg.sender, total);
     }
 
     /// @inheritdoc IVerificationRegistry
@@ -304,17 +327,15 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         for (uint256 i = 0; i < licenseIds.length; ++i) {
             uint256 licenseId = licenseIds[i];
             _checkLicenseOwner(licenseId);
-            uint256 votes = _epochVotes[epoch][licenseId];
+            uint256 votes = _takeEpochVotes(epoch, licenseId);
             if (votes == 0) continue;
-            delete _epochVotes[epoch][licenseId];
             // Rounded down: the pool never pays out more than it holds.
             uint256 amount = pool * votes / totalVotes;
             total += amount;
             emit RewardsClaimed(epoch, licenseId, msg.sender, amount);
         }
         if (total == 0) revert VerificationRegistry_NothingToClaim();
-        PRIMARY_TOKEN.forceApprove(address(STAKED_TOKEN), total);
-        STAKED_TOKEN.stakeFor(msg.sender, total);
+        _stakeFor(msg.sender, total);
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -362,46 +383,70 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     //////////////////////////////////////////////////////////////*/
 
     /// @inheritdoc IVerificationRegistry
+    function requestFee() external view returns (uint256) {
+        return _config.requestFee;
+    }
+
+    /// @inheritdoc IVerificationRegistry
+    function quorum() external view returns (uint256) {
+        return _config.quorum;
+    }
+
+    /// @inheritdoc IVerificationRegistry
+    function jobTimeout() external view returns (uint256) {
+        return _config.jobTimeout;
+    }
+
+    /// @inheritdoc IVerificationRegistry
+    function nextJobId() external view returns (uint256) {
+        return _config.nextJobId;
+    }
+
+    /// @inheritdoc IVerificationRegistry
     function collateralOf(address consumer) external view returns (Collateral memory) {
-        return _collateral[consumer];
+        Consumer storage record = _consumers[consumer];
+        return Collateral({ available: record.available, reserved: record.reserved });
     }
 
     /// @inheritdoc IVerificationRegistry
     function callbackGasLimitOf(address consumer) external view returns (uint256) {
-        return _callbackGasLimits[consumer];
+        return _consumers[consumer].callbackGasLimit;
     }
 
     /// @inheritdoc IVerificationRegistry
-    function getJob(uint256 jobId) external view returns (JobView memory) {
+    function getJob(uint256 jobId) external view returns (JobView memory view_) {
         Job storage job = _jobs[jobId];
-        return JobView({
-            requester: job.requester,
-            chain: job.chain,
-            status: job.status,
-            quorum: job.quorum,
-            deadline: job.deadline,
-            owner: job.owner,
-            asset: job.asset,
-            fee: job.fee,
-            voteCount: job.votesHead & 0xff,
-            callbackGasLimit: job.callbackGasLimit
-        });
+        view_.requester = job.requester;
+        view_.chain = job.chain;
+        view_.status = job.status;
+        view_.quorum = job.quorum;
+        if (view_.status == JobStatus.Finalized) return view_;
+        uint256 body = job.body;
+        view_.deadline = job.time;
+        view_.fee = body & _FEE_MASK;
+        view_.voteCount = (body >> _VOTE_COUNT_SHIFT) & 0xff;
+        view_.callbackGasLimit = uint32(body >> _CALLBACK_SHIFT);
     }
 
     /// @inheritdoc IVerificationRegistry
     function hasVoted(uint256 jobId, uint256 licenseId) external view returns (bool) {
-        VoteBook memory book = _loadVotes(jobId, _jobs[jobId].votesHead, 0);
+        Job storage job = _jobs[jobId];
+        if (job.status == JobStatus.Finalized) revert VerificationRegistry_JobNotOpen(jobId, JobStatus.Finalized);
+        VoteBook memory book = _loadVotes(jobId, job.body, 0);
         return _indexOfLicense(book, licenseId) != type(uint256).max;
     }
 
     /// @inheritdoc IVerificationRegistry
-    function getResult(uint256 jobId)
-        external
-        view
-        returns (JobStatus status, uint256 balance, bytes memory queryResult, uint64 sourceBlock, uint64 finalizedAt)
-    {
+    function getResult(uint256 jobId) public view returns (Result memory result) {
         Job storage job = _jobs[jobId];
-        return (job.status, _balances[jobId], _queryResults[jobId], job.sourceBlock, job.finalizedAt);
+        result.status = job.status;
+        if (result.status != JobStatus.Finalized) return result;
+        uint256 body = job.body;
+        uint256 balance = body >> _BALANCE_SHIFT;
+        result.balance = balance == _LARGE_BALANCE ? _largeBalances[jobId] : balance;
+        result.queryResultHash = job.commitment;
+        result.sourceBlock = uint64(body);
+        result.finalizedAt = job.time;
     }
 
     /// @inheritdoc IVerificationRegistry
@@ -412,13 +457,19 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     ) external view returns (uint256 balance, uint64 sourceBlock, uint64 finalizedAt, uint256 jobId) {
         jobId = _latestJobs[_subject(chain, owner, asset)];
         if (jobId == 0) revert VerificationRegistry_NoResult(chain, owner, asset);
-        Job storage job = _jobs[jobId];
-        return (_balances[jobId], job.sourceBlock, job.finalizedAt, jobId);
+        Result memory result = getResult(jobId);
+        return (result.balance, result.sourceBlock, result.finalizedAt, jobId);
+    }
+
+    /// @inheritdoc IVerificationRegistry
+    function voteStatsOf(uint256 licenseId) external view returns (VoteStats memory) {
+        LicenseAccount storage account = _licenseAccounts[licenseId];
+        return VoteStats({ agreed: account.agreed, disagreed: account.disagreed });
     }
 
     /// @inheritdoc IVerificationRegistry
     function claimableFees(uint256 licenseId) external view returns (uint256) {
-        return _claimableFees[licenseId];
+        return _licenseAccounts[licenseId].fees;
     }
 
     /// @inheritdoc IVerificationRegistry
@@ -426,7 +477,9 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         uint256 epoch,
         uint256 licenseId
     ) external view returns (uint256 pool, uint256 totalVotes, uint256 licenseVotes) {
-        return (_epochPools[epoch], _epochTotalVotes[epoch], _epochVotes[epoch][licenseId]);
+        LicenseAccount storage account = _licenseAccounts[licenseId];
+        licenseVotes = account.epoch == epoch ? account.epochVotes : _epochVotes[epoch][licenseId];
+        return (_epochPools[epoch], _epochTotalVotes[epoch], licenseVotes);
     }
 
     /// @inheritdoc IVerificationRegistry
@@ -444,34 +497,30 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     }
 
     function _creditCollateral(address consumer, uint256 amount, bool staked) private {
-        _collateral[consumer].available += amount.toUint128();
+        _consumers[consumer].available += amount.toUint112();
         emit CollateralDeposited(consumer, msg.sender, amount, staked);
     }
 
     function _request(uint8 chain, bytes32 owner, bytes32 asset) private returns (uint256 jobId) {
         if (owner == bytes32(0) || asset == bytes32(0)) revert VerificationRegistry_ZeroAddress();
-        uint256 fee = requestFee;
-        Collateral storage collateral = _collateral[msg.sender];
-        uint256 available = collateral.available;
-        if (available < fee) revert VerificationRegistry_InsufficientCollateral(msg.sender, available, fee);
-        collateral.available = uint128(available - fee);
-        collateral.reserved += uint128(fee);
+        Config memory config = _config;
+        uint256 fee = config.requestFee;
+        Consumer memory consumer = _consumers[msg.sender];
+        if (consumer.available < fee) revert VerificationRegistry_InsufficientCollateral(msg.sender, consumer.available, fee);
+        consumer.available -= uint112(fee);
+        consumer.reserved += uint112(fee);
+        _consumers[msg.sender] = consumer;
 
-        jobId = nextJobId++;
+        jobId = config.nextJobId;
+        _config.nextJobId = uint64(jobId + 1);
         _jobs[jobId] = Job({
             requester: msg.sender,
-            deadline: uint64(block.timestamp + jobTimeout),
+            time: uint64(block.timestamp + config.jobTimeout),
             status: JobStatus.Open,
             chain: chain,
-            quorum: uint8(quorum),
-            owner: owner,
-            asset: asset,
-            fee: uint96(fee),
-            callbackGasLimit: uint32(_callbackGasLimits[msg.sender]),
-            sourceBlock: 0,
-            finalizedAt: 0,
-            firstCandidate: _NO_CANDIDATE,
-            votesHead: _HEAD_SENTINEL
+            quorum: config.quorum,
+            body: fee | (uint256(consumer.callbackGasLimit) << _CALLBACK_SHIFT),
+            commitment: _subject(chain, owner, asset)
         });
         emit VerificationRequested(jobId, msg.sender, chain, owner, asset, fee);
     }
@@ -487,38 +536,59 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         if (status == JobStatus.None) revert VerificationRegistry_UnknownJob(jobId);
         uint256 newVotes = submission.licenseIds.length;
         if (newVotes == 0) revert VerificationRegistry_NoLicenses(jobId);
-        if (submission.queryResult.length > MAX_QUERY_RESULT_LENGTH) {
-            revert VerificationRegistry_QueryResultTooLong(submission.queryResult.length, MAX_QUERY_RESULT_LENGTH);
-        }
         // What other parties can cause (another node finalizing first, time running out, the job filling
-        // up, a license changing hands) skips this submission, never the whole batch.
+        // up, a license changing hands or voting through another operator) skips this submission, never
+        // the whole batch.
         if (status != JobStatus.Open) {
             return _ignore(jobId, status == JobStatus.Finalized ? IgnoreReason.JobFinalized : IgnoreReason.JobExpired);
         }
-        if (block.timestamp > job.deadline) return _ignore(jobId, IgnoreReason.DeadlinePassed);
-        VoteBook memory book = _loadVotes(jobId, job.votesHead, newVotes);
+        if (block.timestamp > job.time) return _ignore(jobId, IgnoreReason.DeadlinePassed);
+        uint256 body = job.body;
+        VoteBook memory book = _loadVotes(jobId, body, newVotes);
         if (book.voteCount + newVotes > MAX_VOTES_PER_JOB) return _ignore(jobId, IgnoreReason.VoteLimitReached);
+        if (_checkNewLicenses(book, submission)) return _ignore(jobId, IgnoreReason.AlreadyVoted);
         // Counts the submissions only if the caller is the live operator of every license.
         if (!NODE_REGISTRY.recordSubmissions(msg.sender, submission.licenseIds)) {
             return _ignore(jobId, IgnoreReason.LicenseNotLive);
         }
+        _recordVotes(job, book, body, submission);
+    }
 
-        bytes32 resultHash = keccak256(abi.encode(submission.balance, submission.queryResult));
-        uint256 candidate = _candidateIndex(jobId, job, book, resultHash);
+    /// @dev Adds the submission's votes to the job and finalizes it when its answer reached the quorum.
+    function _recordVotes(
+        Job storage job,
+        VoteBook memory book,
+        uint256 body,
+        Submission calldata submission
+    ) private {
+        bytes32 subject = _subject(job.chain, submission.owner, submission.asset);
+        bytes32 resultHash = keccak256(abi.encode(subject, submission.balance, submission.queryResultHash));
+        uint256 candidate = _candidateIndex(submission.jobId, job, book, subject, resultHash);
         uint256 firstNewVote = book.voteCount;
         _appendVotes(book, submission, candidate, resultHash);
-        _storeVotes(jobId, job, book, firstNewVote);
 
-        if (_countVotesFor(book, candidate) >= job.quorum) {
-            _finalize(jobId, job, book, candidate, submission);
-        }
+        if (_countVotesFor(book, candidate) >= job.quorum) _finalize(job, book, candidate, body, subject, submission);
+        else _storeVotes(submission.jobId, job, book, body, firstNewVote);
     }
 
     function _ignore(uint256 jobId, IgnoreReason reason) private {
         emit SubmissionIgnored(jobId, msg.sender, reason);
     }
 
-    /// @dev Adds one vote per license of `submission` for `candidate`; a license may vote once per job.
+    /// @dev Reverts when the submission names a license twice; returns whether one of its licenses has
+    /// already voted on the job (in an earlier transaction, possibly through another operator).
+    function _checkNewLicenses(VoteBook memory book, Submission calldata submission) private pure returns (bool voted) {
+        uint256[] calldata licenseIds = submission.licenseIds;
+        for (uint256 i = 0; i < licenseIds.length; ++i) {
+            uint256 licenseId = licenseIds[i];
+            for (uint256 j = 0; j < i; ++j) {
+                if (licenseIds[j] == licenseId) revert VerificationRegistry_DuplicateLicense(submission.jobId, licenseId);
+            }
+            if (_indexOfLicense(book, licenseId) != type(uint256).max) voted = true;
+        }
+    }
+
+    /// @dev Adds one vote per license of `submission` for `candidate`.
     function _appendVotes(
         VoteBook memory book,
         Submission calldata submission,
@@ -527,64 +597,70 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     ) private {
         for (uint256 i = 0; i < submission.licenseIds.length; ++i) {
             uint256 licenseId = submission.licenseIds[i];
-            if (_indexOfLicense(book, licenseId) != type(uint256).max) {
-                revert VerificationRegistry_AlreadyVoted(submission.jobId, licenseId);
-            }
             book.votes[book.voteCount++] = (uint256(licenseId.toUint48()) << 8) | candidate;
             emit VoteSubmitted(submission.jobId, licenseId, msg.sender, resultHash, submission.sourceBlock);
         }
     }
 
-    /// @dev The index of `resultHash` among the job's distinct results, adding it when new.
+    /// @dev The index of `resultHash` among the job's distinct answers, adding it when new. The first
+    /// answer replaces the job's subject in `commitment`, so it must be about that subject; later ones
+    /// carry their subject inside `resultHash`, so one about another subject is simply another answer.
     function _candidateIndex(
         uint256 jobId,
         Job storage job,
         VoteBook memory book,
+        bytes32 subject,
         bytes32 resultHash
     ) private returns (uint256 index) {
         if (book.candidateCount == 0) {
-            job.firstCandidate = resultHash;
+            if (job.commitment != subject) revert VerificationRegistry_WrongSubject(jobId);
+            job.commitment = resultHash;
             book.candidateCount = 1;
             return 0;
         }
-        if (job.firstCandidate == resultHash) return 0;
+        if (job.commitment == resultHash) return 0;
         for (index = 1; index < book.candidateCount; ++index) {
             if (_extraCandidates[jobId][index] == resultHash) return index;
         }
-        // A new distinct result; there are never more candidates than votes, so `index` fits 8 bits.
+        // A new distinct answer; there are never more candidates than votes, so `index` fits 8 bits.
         _extraCandidates[jobId][index] = resultHash;
         book.candidateCount = index + 1;
     }
 
     /// @dev Unpacks a job's votes into memory, with room for `extra` more.
-    function _loadVotes(uint256 jobId, uint256 head, uint256 extra) private view returns (VoteBook memory book) {
-        book.voteCount = head & 0xff;
-        book.candidateCount = (head >> 8) & 0xff;
+    function _loadVotes(uint256 jobId, uint256 body, uint256 extra) private view returns (VoteBook memory book) {
+        book.voteCount = (body >> _VOTE_COUNT_SHIFT) & 0xff;
+        book.candidateCount = (body >> _CANDIDATE_COUNT_SHIFT) & 0xff;
         book.votes = new uint256[](book.voteCount + extra);
-        uint256 word = head >> _HEAD_VOTES_OFFSET;
         for (uint256 i = 0; i < book.voteCount; ++i) {
-            uint256 slot = i % _VOTES_PER_WORD;
-            if (slot == 0 && i != 0) word = _overflowVotes[jobId][i / _VOTES_PER_WORD];
-            book.votes[i] = (word >> (slot * _VOTE_BITS)) & _VOTE_MASK;
+            if (i < _BODY_VOTES) {
+                book.votes[i] = (body >> (_BODY_VOTES_SHIFT + i * _VOTE_BITS)) & _VOTE_MASK;
+            } else {
+                uint256 position = i - _BODY_VOTES;
+                uint256 word = _overflowVotes[jobId][position / _VOTES_PER_WORD];
+                book.votes[i] = (word >> ((position % _VOTES_PER_WORD) * _VOTE_BITS)) & _VOTE_MASK;
+            }
         }
     }
 
-    /// @dev Packs the votes back: the head slot always (counts change), overflow words from `firstNew` on.
-    function _storeVotes(uint256 jobId, Job storage job, VoteBook memory book, uint256 firstNew) private {
-        uint256 wordCount = (book.voteCount + _VOTES_PER_WORD - 1) / _VOTES_PER_WORD;
-        for (uint256 w = firstNew / _VOTES_PER_WORD; w < wordCount; ++w) {
+    /// @dev Packs the votes back: the body always (counts change), overflow words from `firstNew` on.
+    function _storeVotes(uint256 jobId, Job storage job, VoteBook memory book, uint256 body, uint256 firstNew) private {
+        uint256 newBody = body & ((1 << _VOTE_COUNT_SHIFT) - 1);
+        newBody |= book.voteCount << _VOTE_COUNT_SHIFT | book.candidateCount << _CANDIDATE_COUNT_SHIFT;
+        for (uint256 i = 0; i < _BODY_VOTES && i < book.voteCount; ++i) {
+            newBody |= book.votes[i] << (_BODY_VOTES_SHIFT + i * _VOTE_BITS);
+        }
+        job.body = newBody;
+        if (book.voteCount <= _BODY_VOTES) return;
+        uint256 firstWord = firstNew <= _BODY_VOTES ? 0 : (firstNew - _BODY_VOTES) / _VOTES_PER_WORD;
+        uint256 lastWord = (book.voteCount - _BODY_VOTES - 1) / _VOTES_PER_WORD;
+        for (uint256 w = firstWord; w <= lastWord; ++w) {
             uint256 word;
             for (uint256 slot = 0; slot < _VOTES_PER_WORD; ++slot) {
-                uint256 i = w * _VOTES_PER_WORD + slot;
+                uint256 i = _BODY_VOTES + w * _VOTES_PER_WORD + slot;
                 if (i < book.voteCount) word |= book.votes[i] << (slot * _VOTE_BITS);
             }
-            if (w != 0) _overflowVotes[jobId][w] = word;
-            else job.votesHead = (word << _HEAD_VOTES_OFFSET) | _HEAD_SENTINEL | (book.candidateCount << 8) | book.voteCount;
-        }
-        if (firstNew >= _VOTES_PER_WORD) {
-            // Only overflow words changed above; the head still needs the new counts.
-            uint256 head = job.votesHead;
-            job.votesHead = (head & ~uint256(0xffff)) | (book.candidateCount << 8) | book.voteCount;
+            _overflowVotes[jobId][w] = word;
         }
     }
 
@@ -605,69 +681,105 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
                         PRIVATE: FINALIZATION
     //////////////////////////////////////////////////////////////*/
 
+    /// @dev Writes the result over what only an open job needed, credits the fee to the agreeing licenses
+    /// (its staked tokens stay here until they claim) and calls the consumer back.
     function _finalize(
-        uint256 jobId,
         Job storage job,
         VoteBook memory book,
         uint256 winner,
+        uint256 body,
+        bytes32 subject,
         Submission calldata submission
     ) private {
-        job.status = JobStatus.Finalized;
-        job.sourceBlock = submission.sourceBlock;
-        job.finalizedAt = uint64(block.timestamp);
-        _balances[jobId] = submission.balance;
-        _queryResults[jobId] = submission.queryResult;
+        uint256 jobId = submission.jobId;
+        uint256 fee = body & _FEE_MASK;
+        uint256 callbackGasLimit = uint32(body >> _CALLBACK_SHIFT);
+        address requester = job.requester;
 
-        bytes32 subject = _subject(job.chain, job.owner, job.asset);
+        job.status = JobStatus.Finalized;
+        job.time = uint64(block.timestamp);
+        job.commitment = submission.queryResultHash;
+        uint256 balance = submission.balance;
+        if (balance >= _LARGE_BALANCE) {
+            _largeBalances[jobId] = balance;
+            balance = _LARGE_BALANCE;
+        }
+        job.body = (balance << _BALANCE_SHIFT) | submission.sourceBlock;
+
         // A job requested earlier (so read earlier) and finalizing late never replaces a newer one. Job ids
         // order the reads; the reported source block does not, since the finalizing node alone picks it.
         if (_latestJobs[subject] < jobId) _latestJobs[subject] = jobId;
 
-        uint256 fee = job.fee;
-        _collateral[job.requester].reserved -= uint128(fee);
+        _consumers[requester].reserved -= uint112(fee);
         _settleVotes(book, winner, fee);
-        if (fee != 0) {
-            totalFeesBurned += fee;
-            // Burns the fee's staked tokens; their backing primary tokens come here for the claims.
-            STAKED_TOKEN.burnForService(fee, address(this));
-        }
 
         emit VerificationFulfilled(
-            jobId, job.chain, job.owner, job.asset, submission.balance, submission.queryResult, submission.sourceBlock
+            jobId,
+            job.chain,
+            submission.owner,
+            submission.asset,
+            submission.balance,
+            submission.queryResultHash,
+            submission.sourceBlock
         );
-        _callBack(jobId, job, submission);
+        _callBack(jobId, requester, callbackGasLimit, job.chain, submission);
     }
 
     /// @dev Splits the fee among the agreeing licenses (the first one takes the rounding remainder), counts
-    /// their epoch reward votes, and records every voter's outcome in the node registry.
+    /// their epoch reward votes, and counts every voter's outcome.
     function _settleVotes(VoteBook memory book, uint256 winner, uint256 fee) private {
         uint256 agreedCount = _countVotesFor(book, winner);
-        uint256[] memory agreed = new uint256[](agreedCount);
-        uint256[] memory disagreed = new uint256[](book.voteCount - agreedCount);
-        uint256 a;
-        uint256 d;
+        uint256 share = fee / agreedCount;
+        uint256 remainder = fee - share * agreedCount;
+        uint256 epoch = currentEpoch();
         for (uint256 i = 0; i < book.voteCount; ++i) {
             uint256 licenseId = book.votes[i] >> 8;
-            if (book.votes[i] & 0xff == winner) agreed[a++] = licenseId;
-            else disagreed[d++] = licenseId;
-        }
-
-        uint256 share = fee / agreedCount;
-        uint256 epoch = currentEpoch();
-        _claimableFees[agreed[0]] += fee - share * (agreedCount - 1);
-        for (uint256 i = 0; i < agreedCount; ++i) {
-            if (i != 0) _claimableFees[agreed[i]] += share;
-            ++_epochVotes[epoch][agreed[i]];
+            if (book.votes[i] & 0xff != winner) {
+                ++_licenseAccounts[licenseId].disagreed;
+                continue;
+            }
+            _credit(licenseId, share + remainder, epoch);
+            remainder = 0;
         }
         _epochTotalVotes[epoch] += agreedCount;
-        NODE_REGISTRY.recordOutcomes(agreed, disagreed);
+    }
+
+    /// @dev Adds `amount` to the license's fee credit, one agreeing vote in `epoch` and one agreed outcome,
+    /// first moving the votes of an earlier epoch out of its account.
+    function _credit(uint256 licenseId, uint256 amount, uint256 epoch) private {
+        LicenseAccount memory account = _licenseAccounts[licenseId];
+        if (account.epoch != epoch) {
+            if (account.epochVotes != 0) _epochVotes[account.epoch][licenseId] = account.epochVotes;
+            account.epoch = uint32(epoch);
+            account.epochVotes = 0;
+        }
+        account.fees += uint96(amount);
+        ++account.epochVotes;
+        ++account.agreed;
+        _licenseAccounts[licenseId] = account;
+    }
+
+    /// @dev Takes (and clears) a license's unclaimed agreeing votes of an ended epoch.
+    function _takeEpochVotes(uint256 epoch, uint256 licenseId) private returns (uint256 votes) {
+        LicenseAccount storage account = _licenseAccounts[licenseId];
+        if (account.epoch == epoch) {
+            votes = account.epochVotes;
+            account.epochVotes = 0;
+        } else {
+            votes = _epochVotes[epoch][licenseId];
+            delete _epochVotes[epoch][licenseId];
+        }
     }
 
     /// @dev Calls the consumer with exactly its gas limit and without copying return data (a hostile
     /// consumer can neither revert finalization nor bloat it); a failure only emits `CallbackFailed`.
-    function _callBack(uint256 jobId, Job storage job, Submission calldata submission) private {
-        uint256 gasLimit = job.callbackGasLimit;
-        address consumer = job.requester;
+    function _callBack(
+        uint256 jobId,
+        address consumer,
+        uint256 gasLimit,
+        uint8 chain,
+        Submission calldata submission
+    ) private {
         if (gasLimit == 0 || consumer.code.length == 0) return;
         // EIP-150 forwards at most 63/64 of the gas left; make sure that is at least the limit.
         if (gasleft() < gasLimit + gasLimit / 63 + _CALLBACK_GAS_BUFFER) {
@@ -675,7 +787,7 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         }
         bytes memory data = abi.encodeCall(
             IVerificationConsumer.onVerificationFulfilled,
-            (jobId, job.chain, job.owner, job.asset, submission.balance, submission.sourceBlock)
+            (jobId, chain, submission.owner, submission.asset, submission.balance, submission.sourceBlock)
         );
         bool success;
         // solhint-disable-next-line no-inline-assembly
@@ -689,6 +801,12 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
                           PRIVATE: HELPERS
     //////////////////////////////////////////////////////////////*/
 
+    /// @dev Stakes `amount` of the primary tokens held here for `account` (fees and rewards are paid so).
+    function _stakeFor(address account, uint256 amount) private {
+        PRIMARY_TOKEN.forceApprove(address(STAKED_TOKEN), amount);
+        STAKED_TOKEN.stakeFor(account, amount);
+    }
+
     function _checkLicenseOwner(uint256 licenseId) private view {
         if (_LICENSE.ownerOf(licenseId) != msg.sender) {
             revert VerificationRegistry_NotLicenseOwner(licenseId, msg.sender);
@@ -701,22 +819,22 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
 
     function _setRequestFee(uint256 fee) private {
         if (fee > type(uint96).max) revert VerificationRegistry_InvalidFee(fee);
-        uint256 oldFee = requestFee;
-        requestFee = fee;
+        uint256 oldFee = _config.requestFee;
+        _config.requestFee = uint96(fee);
         emit RequestFeeUpdated(oldFee, fee);
     }
 
     function _setQuorum(uint256 quorum_) private {
         if (quorum_ == 0 || quorum_ > MAX_QUORUM) revert VerificationRegistry_InvalidQuorum(quorum_);
-        uint256 oldQuorum = quorum;
-        quorum = quorum_;
+        uint256 oldQuorum = _config.quorum;
+        _config.quorum = uint8(quorum_);
         emit QuorumUpdated(oldQuorum, quorum_);
     }
 
     function _setJobTimeout(uint256 timeout) private {
         if (timeout < MIN_JOB_TIMEOUT || timeout > MAX_JOB_TIMEOUT) revert VerificationRegistry_InvalidJobTimeout(timeout);
-        uint256 oldTimeout = jobTimeout;
-        jobTimeout = timeout;
+        uint256 oldTimeout = _config.jobTimeout;
+        _config.jobTimeout = uint32(timeout);
         emit JobTimeoutUpdated(oldTimeout, timeout);
     }
 }

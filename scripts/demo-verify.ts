@@ -1,9 +1,12 @@
-// `npm run demo:verify` (with `npm start` running): opens on-chain verification jobs for two demo holdings
-// (the ERC-20 balance above 2^53 and the SPL owner with two token accounts), waits until the circuit
+// `npm run demo:verify` (with `npm start` running): opens on-chain verification jobs for three demo
+// holdings (the ERC-20 balance above 2^53, the SPL owner with two token accounts, and the owner of 1,000
+// token accounts, whose 165,000-byte QueryResult the registry keeps as its hash), waits until the circuit
 // nodes finalize them, and prints each stored result beside the API's answer for the same query; then
 // claims the example game item as the demo holder.
 import path from "node:path";
 
+import { GameItem__factory } from "../typechain-types/index.js";
+import { MANY_ACCOUNTS } from "../src/devnet/demo-holdings.js";
 import { claimGameItem, verifyOnChainAndByApi, type DemoQuery } from "../src/devnet/demo-verify.js";
 import { devnetProvider } from "../src/devnet/op-devnet.js";
 import { readStackFile, stackFilePath } from "../src/devnet/stack-file.js";
@@ -23,26 +26,40 @@ if (stack.api === undefined || stack.demo === undefined) {
 const l2 = devnetProvider(stack.l2!.rpcUrl, stack.l2!.chainId);
 const evm = stack.demo.evm[0];
 const svm = stack.demo.svm[0];
+const manyAccounts = stack.demo.svm.find((entry) => entry.note?.startsWith(`${MANY_ACCOUNTS} token accounts`));
+const svmQuery = (entry: typeof svm, label: string) => ({
+  label: `${label} ${entry.token_mint_address} of ${entry.owner_address}`,
+  query: { chain: "svm" as const, owner_address: entry.owner_address, token_mint_address: entry.token_mint_address },
+  seeded: entry.balance,
+});
 const queries: Array<{ label: string; query: DemoQuery; seeded: string }> = [
   { label: `ERC-20 ${evm.contract_address} of ${evm.user_address}`, query: { chain: "evm", user_address: evm.user_address, contract_address: evm.contract_address }, seeded: evm.balance },
-  { label: `SPL mint ${svm.token_mint_address} of ${svm.owner_address}`, query: { chain: "svm", owner_address: svm.owner_address, token_mint_address: svm.token_mint_address }, seeded: svm.balance },
+  svmQuery(svm, "SPL mint"),
+  ...(manyAccounts === undefined ? [] : [svmQuery(manyAccounts, `SPL mint (${MANY_ACCOUNTS} token accounts)`)]),
 ];
 let allMatch = true;
 try {
   for (const { label, query, seeded } of queries) {
     console.log(`\n${label}\n  opening a job as the consumer and waiting for the nodes…`);
     const result = await verifyOnChainAndByApi(stack, l2, query);
-    const same = result.onChain.balance === result.api.balance && result.onChain.queryResult.replace(/^0x/, "") === result.api.queryResult.replace(/^0x/, "");
+    const same = result.onChain.balance === result.api.balance && result.onChain.queryResultHash === result.api.queryResultHash;
     allMatch &&= same && String(result.onChain.balance) === seeded;
     console.log(`  job ${result.jobId} finalized in ${(result.ms / 1000).toFixed(1)} s (source block/slot ${result.onChain.sourceBlock})`);
     console.log(`  on-chain balance ${result.onChain.balance}`);
     console.log(`  API balance      ${result.api.balance}`);
     console.log(`  seeded balance   ${seeded}`);
-    console.log(`  QueryResult      ${same ? "identical" : "DIFFERENT"} (${(result.api.queryResult.replace(/^0x/, "").length / 2)} bytes)`);
+    console.log(`  QueryResult      the API's ${result.api.queryResult.replace(/^0x/, "").length / 2} bytes hash to ${result.api.queryResultHash}`);
+    console.log(`  on-chain hash    ${result.onChain.queryResultHash} (${same ? "identical" : "DIFFERENT"})`);
   }
   console.log("\nExample game: the demo holder asks for verification of its ERC-20 balance, then claims an item…");
-  const claim = await claimGameItem(stack, l2);
-  console.log(`  job ${claim.jobId} finalized with balance ${claim.verifiedBalance}; item #${claim.tokenId} minted to ${stack.accounts!.demoHolder.address}`);
+  const holder = stack.accounts!.demoHolder.address;
+  // One item per player: a second run of the demo on the same stack finds it claimed already.
+  if (await GameItem__factory.connect(stack.contracts!.l2!.GameItem, l2).hasClaimed(holder)) {
+    console.log(`  ${holder} claimed its item in an earlier run (one per player); restart the stack to see the claim again`);
+  } else {
+    const claim = await claimGameItem(stack, l2);
+    console.log(`  job ${claim.jobId} finalized with balance ${claim.verifiedBalance}; item #${claim.tokenId} minted to ${holder}`);
+  }
 } catch (error) {
   console.error(`demo:verify failed: ${(error as Error).message}`);
   process.exitCode = 1;

@@ -81,8 +81,9 @@ contract GameItem is ERC721 {
         if (hasClaimed[msg.sender]) revert GameItem_AlreadyClaimed(msg.sender);
         uint256 previous = jobOf[msg.sender];
         if (previous != 0) {
-            (IVerificationRegistry.JobStatus status,,,,) = REGISTRY.getResult(previous);
-            if (status == IVerificationRegistry.JobStatus.Open) revert GameItem_VerificationPending(msg.sender, previous);
+            if (REGISTRY.getResult(previous).status == IVerificationRegistry.JobStatus.Open) {
+                revert GameItem_VerificationPending(msg.sender, previous);
+            }
         }
         jobId = REGISTRY.requestEvmBalance(msg.sender, REQUIRED_ASSET);
         jobOf[msg.sender] = jobId;
@@ -96,15 +97,17 @@ contract GameItem is ERC721 {
         if (hasClaimed[msg.sender]) revert GameItem_AlreadyClaimed(msg.sender);
         uint256 jobId = jobOf[msg.sender];
         if (jobId == 0) revert GameItem_NotVerified(msg.sender);
-        (IVerificationRegistry.JobStatus status, uint256 balance,,, uint64 finalizedAt) = REGISTRY.getResult(jobId);
-        if (status == IVerificationRegistry.JobStatus.Open) revert GameItem_VerificationPending(msg.sender, jobId);
-        if (status != IVerificationRegistry.JobStatus.Finalized) revert GameItem_NotVerified(msg.sender);
-        if (block.timestamp - finalizedAt > MAX_RESULT_AGE) revert GameItem_ResultTooOld(finalizedAt, MAX_RESULT_AGE);
-        if (balance < MIN_BALANCE) revert GameItem_BalanceTooLow(balance, MIN_BALANCE);
+        IVerificationRegistry.Result memory result = REGISTRY.getResult(jobId);
+        if (result.status == IVerificationRegistry.JobStatus.Open) revert GameItem_VerificationPending(msg.sender, jobId);
+        if (result.status != IVerificationRegistry.JobStatus.Finalized) revert GameItem_NotVerified(msg.sender);
+        if (block.timestamp - result.finalizedAt > MAX_RESULT_AGE) {
+            revert GameItem_ResultTooOld(result.finalizedAt, MAX_RESULT_AGE);
+        }
+        if (result.balance < MIN_BALANCE) revert GameItem_BalanceTooLow(result.balance, MIN_BALANCE);
         hasClaimed[msg.sender] = true;
         tokenId = _nextTokenId++;
         // _mint, not _safeMint: no callback into the player, so nothing can re-enter.
         _mint(msg.sender, tokenId);
-        emit ItemClaimed(msg.sender, tokenId, balance);
+        emit ItemClaimed(msg.sender, tokenId, result.balance);
     }
 }

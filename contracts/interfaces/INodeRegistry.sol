@@ -23,14 +23,6 @@ interface INodeRegistry {
         uint32 capacity;
     }
 
-    /// @notice Per-license quality-of-service counters. `submissions` counts every accepted vote;
-    /// `agreed` and `disagreed` count votes on jobs that finalized, by whether they matched the result.
-    struct LicenseStats {
-        uint64 submissions;
-        uint64 agreed;
-        uint64 disagreed;
-    }
-
     /// @notice Emitted when `owner` delegates `licenseId` to `operator`.
     event Delegated(uint256 indexed licenseId, address indexed owner, address indexed operator);
 
@@ -39,9 +31,6 @@ interface INodeRegistry {
 
     /// @notice Emitted on every heartbeat.
     event HeartbeatRecorded(address indexed operator, uint256 timestamp, uint256 capacity);
-
-    /// @notice Emitted when the recorder settles the votes of a finished job.
-    event OutcomesRecorded(uint256[] agreedLicenseIds, uint256[] disagreedLicenseIds);
 
     /// @notice Emitted when governance changes the liveness window.
     event LivenessWindowUpdated(uint256 oldWindow, uint256 newWindow);
@@ -64,7 +53,7 @@ interface INodeRegistry {
     /// @notice Thrown when the liveness window is zero or above `MAX_LIVENESS_WINDOW`.
     error NodeRegistry_InvalidLivenessWindow(uint256 window);
 
-    /// @notice The role of the contract that records votes and outcomes (the verification registry).
+    /// @notice The role of the contract that records accepted votes (the verification registry).
     function RECORDER_ROLE() external view returns (bytes32);
 
     /// @notice The longest liveness window governance may set.
@@ -98,8 +87,9 @@ interface INodeRegistry {
     /// @notice Whether `licenseId` is delegated and its operator's last heartbeat is within the window.
     function isLive(uint256 licenseId) external view returns (bool);
 
-    /// @notice The quality-of-service counters of `licenseId`.
-    function statsOf(uint256 licenseId) external view returns (LicenseStats memory);
+    /// @notice The votes `licenseId` submitted that the recorder accepted. How finalized votes turned out
+    /// (agreed or disagreed) is counted where they are settled: `IVerificationRegistry.voteStatsOf`.
+    function submissionsOf(uint256 licenseId) external view returns (uint256);
 
     /// @notice Delegates the caller's `licenseIds` to `operator` (replacing earlier delegations).
     function delegate(uint256[] calldata licenseIds, address operator) external;
@@ -116,9 +106,6 @@ interface INodeRegistry {
     /// @notice Recorder only: if `operator` is the live operator of every one of `licenseIds`, counts one
     /// submission for each and returns true; otherwise changes nothing and returns false.
     function recordSubmissions(address operator, uint256[] calldata licenseIds) external returns (bool allLive);
-
-    /// @notice Recorder only: counts the settled votes of a finished job.
-    function recordOutcomes(uint256[] calldata agreedLicenseIds, uint256[] calldata disagreedLicenseIds) external;
 
     /// @notice Governance sets the liveness window.
     function setLivenessWindow(uint256 window) external;

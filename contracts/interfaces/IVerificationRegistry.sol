@@ -9,13 +9,16 @@ import { IStakedToken } from "./IStakedToken.sol";
 /// @title IVerificationRegistry
 /// @notice On-chain balance verification. A consumer keeps staked tokens here as collateral and opens a
 /// job ("how many units of asset A does owner O hold on chain C?"); the job's fee is reserved from its
-/// collateral. Circuit nodes submit the balance and the raw query result for their live licenses; when a
-/// quorum of distinct licenses agree on the same balance and query result, the job finalizes: the result
-/// is stored and readable here, the consumer may be called back, the fee's staked tokens are burned and
-/// their backing primary tokens become claimable for the agreeing licenses. A job nobody finalizes in time
-/// expires and its fee returns to the consumer's collateral. Governance funds per-epoch reward pools
-/// shared among licenses in proportion to their agreeing votes.
-/// @dev Chains: 0 = Ethereum, 1 = Solana. EVM addresses are left-padded into bytes32.
+/// collateral. Circuit nodes submit, for their live licenses, the balance and the keccak-256 of the raw
+/// query result (the API's QueryResult bytes, which stay off-chain); when a quorum of distinct licenses
+/// agree on the same (owner, asset, balance, query result hash), the job finalizes: the balance and the
+/// hash are stored and readable here, the consumer may be called back, and the fee is paid in staked
+/// tokens: the consumer's staked fee is credited to the agreeing licenses and, when their owner claims,
+/// burned, with its backing primary tokens staked again for the owner. A job nobody finalizes in time
+/// expires and its fee returns to the consumer's collateral. Governance funds per-epoch reward pools shared among licenses in
+/// proportion to their agreeing votes.
+/// @dev Chains: 0 = Ethereum, 1 = Solana. EVM addresses are left-padded into bytes32. A job's subject is
+/// keccak256(abi.encode(chain, owner, asset)).
 interface IVerificationRegistry {
     /*//////////////////////////////////////////////////////////////
                                  TYPES
@@ -27,7 +30,8 @@ interface IVerificationRegistry {
         JobExpired,
         DeadlinePassed,
         VoteLimitReached,
-        LicenseNotLive
+        LicenseNotLive,
+        AlreadyVoted
     }
 
     /// @notice A job's life cycle. `None` marks an id never issued.
@@ -39,19 +43,26 @@ interface IVerificationRegistry {
     }
 
     /// @notice One node answer for one job, voted by each of `licenseIds` (all delegated to the caller).
-    /// @param queryResult Exactly the API's QueryResult bytes: the 32-byte `balanceOf` word on Ethereum,
-    /// the concatenated token-account data on Solana (empty when the owner has no account).
+    /// @param owner The job's owner and `asset` its asset, as its `VerificationRequested` event states them
+    /// (the job keeps only their hash).
+    /// @param queryResultHash keccak256 of exactly the API's QueryResult bytes: the 32-byte `balanceOf`
+    /// word on Ethereum, the concatenated token-account data on Solana (the empty string's hash when the
+    /// owner has no account).
     /// @param sourceBlock The Ethereum block number or Solana slot the answer was read at.
     struct Submission {
         uint256 jobId;
         uint256[] licenseIds;
+        bytes32 owner;
+        bytes32 asset;
         uint256 balance;
-        bytes queryResult;
+        bytes32 queryResultHash;
         uint64 sourceBlock;
     }
 
     /// @notice A job as nodes and tools see it. `callbackGasLimit` is the requester's limit when the job was
-    /// opened, which its finalization will give the callback (nodes size their gas limits by it).
+    /// opened, which its finalization will give the callback (nodes size their gas limits by it). Once a
+    /// job finalizes its record holds the result instead of what only an open job needs: `deadline`,
+    /// `fee`, `voteCount` and `callbackGasLimit` then read zero (the events keep them).
     // solhint-disable-next-line gas-struct-packing
     struct JobView {
         address requester;
@@ -59,11 +70,24 @@ interface IVerificationRegistry {
         JobStatus status;
         uint8 quorum;
         uint64 deadline;
-        bytes32 owner;
-        bytes32 asset;
         uint256 fee;
         uint256 voteCount;
         uint32 callbackGasLimit;
+    }
+
+    /// @notice A job's outcome: all fields but `status` are zero until it is finalized.
+    struct Result {
+        JobStatus status;
+        uint256 balance;
+        bytes32 queryResultHash;
+        uint64 sourceBlock;
+        uint64 finalizedAt;
+    }
+
+    /// @notice How a license's votes on finalized jobs turned out: matching the result or not.
+    struct VoteStats {
+        uint256 agreed;
+        uint256 disagreed;
     }
 
     /// @notice A consumer's collateral: staked tokens free to use or withdraw, and reserved by open jobs.
@@ -88,15 +112,17 @@ interface IVerificationRegistry {
         uint256 indexed jobId, address indexed requester, uint8 chain, bytes32 owner, bytes32 asset, uint256 fee
     );
 
-    /// @notice Emitted for each license vote accepted on a job.
+    /// @notice Emitted for each license vote accepted on a job. `resultHash` is
+    /// keccak256(abi.encode(subject, balance, queryResultHash)): the answer licenses agree on.
     event VoteSubmitted(
         uint256 indexed jobId, uint256 indexed licenseId, address indexed operator, bytes32 resultHash, uint64 sourceBlock
     );
 
     /// @notice Emitted when a submission is skipped and the rest of the batch goes on: its job is no longer
     /// open (another node finalized it, it expired or its deadline passed), it has no room for more votes,
-    /// or one of its licenses is not (or no longer) live and delegated to the caller. None of these is
-    /// something the caller can rule out when it sends the batch.
+    /// one of its licenses is not (or no longer) live and delegated to the caller, or one of its licenses
+    /// already voted on the job in an earlier transaction (through another operator it was delegated to
+    /// meanwhile). None of these is something the caller can rule out when it sends the batch.
     event SubmissionIgnored(uint256 indexed jobId, address indexed operator, IgnoreReason reason);
 
     /// @notice Emitted when a job reaches quorum.
@@ -106,7 +132,7 @@ interface IVerificationRegistry {
         bytes32 owner,
         bytes32 asset,
         uint256 balance,
-        bytes queryResult,
+        bytes32 queryResultHash,
         uint64 sourceBlock
     );
 
@@ -119,7 +145,7 @@ interface IVerificationRegistry {
     /// @notice Emitted when a consumer changes the gas limit of its callbacks (0 = no callback).
     event CallbackGasLimitUpdated(address indexed consumer, uint256 oldLimit, uint256 newLimit);
 
-    /// @notice Emitted when the owner of `licenseId` claims its share of job fees, in primary tokens.
+    /// @notice Emitted when the owner of `licenseId` claims its share of job fees, paid in staked tokens.
     event FeesClaimed(uint256 indexed licenseId, address indexed owner, uint256 amount);
 
     /// @notice Emitted when `funder` adds `amount` primary tokens to `epoch`'s reward pool.
@@ -159,13 +185,14 @@ interface IVerificationRegistry {
     /// @notice Thrown when a submission names no license.
     error VerificationRegistry_NoLicenses(uint256 jobId);
 
-    /// @notice Thrown when `licenseId` already voted on `jobId`.
-    error VerificationRegistry_AlreadyVoted(uint256 jobId, uint256 licenseId);
+    /// @notice Thrown when one submission names `licenseId` twice.
+    error VerificationRegistry_DuplicateLicense(uint256 jobId, uint256 licenseId);
 
-    /// @notice Thrown when a query result is longer than `MAX_QUERY_RESULT_LENGTH` bytes.
-    error VerificationRegistry_QueryResultTooLong(uint256 length, uint256 maxLength);
+    /// @notice Thrown when the first vote on a job names another owner or asset than the job's request.
+    error VerificationRegistry_WrongSubject(uint256 jobId);
 
-    /// @notice Thrown when expiring a job that is not open.
+    /// @notice Thrown when expiring a job that is not open, or asking for the votes of a finalized job
+    /// (they are cleared when it finalizes; its `VoteSubmitted` events keep them).
     error VerificationRegistry_JobNotOpen(uint256 jobId, JobStatus status);
 
     /// @notice Thrown when expiring a job before its deadline has passed.
@@ -218,7 +245,8 @@ interface IVerificationRegistry {
     /// @notice The staked token collateral and fees are held in.
     function STAKED_TOKEN() external view returns (IStakedToken);
 
-    /// @notice The primary token fees are paid out in and reward pools are funded in.
+    /// @notice The primary token that backs fees (staked again for the licenses' owners when they claim)
+    /// and that reward pools are funded in.
     function PRIMARY_TOKEN() external view returns (IERC20);
 
     /// @notice The node registry that says which operator may vote for which license.
@@ -235,9 +263,6 @@ interface IVerificationRegistry {
 
     /// @notice The largest quorum governance may set.
     function MAX_QUORUM() external view returns (uint256);
-
-    /// @notice The longest query result accepted, in bytes.
-    function MAX_QUERY_RESULT_LENGTH() external view returns (uint256);
 
     /// @notice The largest callback gas limit a consumer may set.
     function MAX_CALLBACK_GAS_LIMIT() external view returns (uint256);
@@ -273,15 +298,13 @@ interface IVerificationRegistry {
     /// @notice The job `jobId` (all fields zero for an id never issued).
     function getJob(uint256 jobId) external view returns (JobView memory);
 
-    /// @notice Whether `licenseId` voted on `jobId`.
+    /// @notice Whether `licenseId` voted on `jobId`. Reverts with `VerificationRegistry_JobNotOpen` for a
+    /// finalized job, whose votes are cleared.
     function hasVoted(uint256 jobId, uint256 licenseId) external view returns (bool);
 
-    /// @notice The outcome of job `jobId`: balance, query result and source block or slot are set once it
-    /// is finalized; `finalizedAt` is the finalization time.
-    function getResult(uint256 jobId)
-        external
-        view
-        returns (JobStatus status, uint256 balance, bytes memory queryResult, uint64 sourceBlock, uint64 finalizedAt);
+    /// @notice The outcome of job `jobId`: balance, query result hash and source block or slot once it is
+    /// finalized; `finalizedAt` is the finalization time.
+    function getResult(uint256 jobId) external view returns (Result memory);
 
     /// @notice The most recently requested finalized job's result for (chain, owner, asset): of two
     /// finalized jobs, the one with the higher job id (requested later, so read later) wins, whatever
@@ -293,7 +316,11 @@ interface IVerificationRegistry {
         bytes32 asset
     ) external view returns (uint256 balance, uint64 sourceBlock, uint64 finalizedAt, uint256 jobId);
 
-    /// @notice The primary tokens of job fees claimable for `licenseId`.
+    /// @notice How `licenseId`'s votes on finalized jobs turned out (its accepted votes in all:
+    /// `INodeRegistry.submissionsOf`).
+    function voteStatsOf(uint256 licenseId) external view returns (VoteStats memory);
+
+    /// @notice The job fees claimable for `licenseId`, in staked tokens.
     function claimableFees(uint256 licenseId) external view returns (uint256);
 
     /// @notice The reward epoch now.
@@ -339,12 +366,16 @@ interface IVerificationRegistry {
                              NODE FUNCTIONS
     //////////////////////////////////////////////////////////////*/
 
-    /// @notice Submits answers for one or many jobs. Reverts on the caller's own errors (a license voting
-    /// twice, an unknown job, malformed input); skips with `SubmissionIgnored` what others can cause (the
-    /// job closed, filled up, or a license was transferred), so a race never fails the whole batch.
+    /// @notice Submits answers for one or many jobs. Reverts on the caller's own errors (a license named
+    /// twice in one submission, an unknown job, a first vote for another subject than the request's);
+    /// skips with `SubmissionIgnored` what others can cause (the job closed or filled up, a license was
+    /// transferred, or voted meanwhile through another operator), so a race never fails the whole batch.
     function submitResults(Submission[] calldata submissions) external;
 
-    /// @notice Pays the job fees accrued to `licenseIds` (all owned by the caller), in primary tokens.
+    /// @notice Pays the job fees accrued to `licenseIds` (all owned by the caller), in staked tokens: the
+    /// fees' staked tokens are burned and the primary tokens that backed them are staked for the caller,
+    /// so turning them into primary tokens goes through a redemption like any other staked tokens (a
+    /// consumer that votes on its own jobs with its own licenses gets no instant refund).
     function claimFees(uint256[] calldata licenseIds) external;
 
     /// @notice Pays the `epoch` rewards of `licenseIds` (all owned by the caller), in staked tokens.

@@ -1,6 +1,8 @@
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 import type { NetworkHelpers } from "@nomicfoundation/hardhat-network-helpers/types";
-import { toBeHex, type ContractTransactionResponse } from "ethers";
+import { toBeHex, zeroPadValue, type ContractTransactionResponse } from "ethers";
+
+import { queryResultHash } from "../common/query-result.js";
 
 import { deployTokenPair, deployVerificationContracts } from "../deploy/contracts.js";
 import { gasOf, type GasRow } from "./gas.js";
@@ -61,15 +63,24 @@ export async function measureVerificationGas(ethers: HardhatEthers, networkHelpe
   const vote = (jobId: bigint, licenseId: bigint) => ({
     jobId,
     licenseIds: [licenseId],
+    owner: zeroPadValue(holder, 32),
+    asset: zeroPadValue(token, 32),
     balance: 183n,
-    queryResult: toBeHex(183n, 32),
+    queryResultHash: queryResultHash(toBeHex(183n, 32)),
     sourceBlock: 1_000n,
   });
+  const [asA, asB, asC] = [registry.connect(operatorA), registry.connect(operatorB), registry.connect(operatorC)];
 
   await measure("VerificationRegistry.requestEvmBalance", request()); // job 1
-  await measure("VerificationRegistry.submitResults (1 job, first vote)", registry.connect(operatorA).submitResults([vote(1n, 12n)]));
-  await measure("VerificationRegistry.submitResults (1 job, second vote)", registry.connect(operatorB).submitResults([vote(1n, 13n)]));
-  await measure("VerificationRegistry.submitResults (finalizing vote, quorum 3)", registry.connect(operatorC).submitResults([vote(1n, 14n)]));
+  await measure("VerificationRegistry.submitResults (1 job, first vote)", asA.submitResults([vote(1n, 12n)]));
+  await measure("VerificationRegistry.submitResults (1 job, second vote)", asB.submitResults([vote(1n, 13n)]));
+  // The licenses' first earnings ever: their accounts, the epoch's vote total and the subject's latest
+  // result are fresh slots.
+  await measure("VerificationRegistry.submitResults (finalizing vote, quorum 3, licenses' first)", asC.submitResults([vote(1n, 14n)]));
+  await request(); // job 2: the same licenses again, in the same epoch
+  await asA.submitResults([vote(2n, 12n)]);
+  await asB.submitResults([vote(2n, 13n)]);
+  await measure("VerificationRegistry.submitResults (finalizing vote, quorum 3, warm epoch)", asC.submitResults([vote(2n, 14n)]));
 
   const firstBatchJob = (await registry.nextJobId());
   for (let i = 0; i < BATCH_SIZE; i++) await request();
@@ -90,9 +101,24 @@ export async function measureVerificationGas(ethers: HardhatEthers, networkHelpe
     BigInt(BATCH_SIZE),
   );
 
+  // Quorum 2, as the local network runs: one agreeing license fewer to pay.
+  await registry.connect(admin).setQuorum(2n);
+  const quorumTwoJob = await registry.nextJobId();
+  await request();
+  await asA.submitResults([vote(quorumTwoJob, 12n)]);
+  await measure("VerificationRegistry.submitResults (finalizing vote, quorum 2, warm epoch)", asB.submitResults([vote(quorumTwoJob, 13n)]));
+  await registry.connect(admin).setQuorum(3n);
+
   await measure("VerificationRegistry.claimFees (1 license)", registry.connect(owner).claimFees([12n]));
   await registry.connect(admin).fundEpochRewards(0n, 1_000n * E18);
   await networkHelpers.time.increase(7n * DAY);
+  // The first finalization of a new epoch moves each agreeing license's earlier epoch votes aside.
+  for (const operator of [operatorA, operatorB, operatorC]) await nodeRegistry.connect(operator)["heartbeat(uint32)"](120);
+  const nextEpochJob = await registry.nextJobId();
+  await request();
+  await asA.submitResults([vote(nextEpochJob, 12n)]);
+  await asB.submitResults([vote(nextEpochJob, 13n)]);
+  await measure("VerificationRegistry.submitResults (finalizing vote, quorum 3, first of an epoch)", asC.submitResults([vote(nextEpochJob, 14n)]));
   await measure("VerificationRegistry.claimRewards (1 license)", registry.connect(owner).claimRewards(0n, [12n]));
   return rows;
 }
@@ -108,6 +134,17 @@ export const GAS_TARGETS: Array<{ operation: string; atMost: bigint; reference: 
     operation: `VerificationRegistry.submitResults (batch of ${BATCH_SIZE}, first votes, per job)`,
     atMost: 45_000n,
     reference: "<= 45k per job at batch size 20",
+  },
+  { operation: "VerificationRegistry.requestEvmBalance", atMost: 120_000n, reference: "<= 120k (178.5k before the result commitment)" },
+  {
+    operation: "VerificationRegistry.submitResults (finalizing vote, quorum 3, warm epoch)",
+    atMost: 150_000n,
+    reference: "<= 150k in a warm epoch",
+  },
+  {
+    operation: "VerificationRegistry.submitResults (finalizing vote, quorum 3, first of an epoch)",
+    atMost: 250_000n,
+    reference: "<= 250k for the first of an epoch",
   },
 ];
 

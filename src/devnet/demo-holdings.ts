@@ -9,6 +9,12 @@ import type { StackFile } from "./stack-file.js";
 export const ABOVE_2_53 = 2n ** 53n + 12_345n;
 export const ERC721_TOKENS_HELD = 3n;
 export const SPL_ACCOUNT_AMOUNTS = [4_000_000n, 3_500_000n] as const;
+/**
+ * Token accounts of one owner for one mint: anyone can open token accounts for any wallet on Solana, so
+ * a QueryResult can be made this long (165,000 bytes) by a stranger. One holds MANY_ACCOUNTS_AMOUNT.
+ */
+export const MANY_ACCOUNTS = 1_000;
+export const MANY_ACCOUNTS_AMOUNT = 2_500_000n;
 
 export interface EvmDemoHoldings {
   erc20: string;
@@ -29,6 +35,8 @@ export interface SolanaDemoHoldings {
   nftOwner: Address;
   /** Holds no token account at all. */
   emptyOwner: Address;
+  /** Holds MANY_ACCOUNTS token accounts for `splMint`, all empty but one. */
+  manyAccountsOwner: Address;
 }
 
 /** Deploys the demo ERC-20 and ERC-721 (test-only contracts in contracts/mocks) with their holdings. */
@@ -58,7 +66,10 @@ export async function seedSolanaDemo(ledger: SolanaTokenLedger): Promise<SolanaD
   const nftOwner = (await ledger.newWallet()).address;
   const { mint: nftMint } = await ledger.createNft(nftOwner);
   const emptyOwner = (await ledger.newWallet()).address;
-  return { owner: owner.address, splMint, t22Mint, nftMint, nftOwner, emptyOwner };
+  const manyAccountsOwner = (await ledger.newWallet()).address;
+  await ledger.mintTo(splMint, await ledger.associatedAccount(manyAccountsOwner, splMint), MANY_ACCOUNTS_AMOUNT);
+  for (let i = 1; i < MANY_ACCOUNTS; i++) await ledger.extraAccount(manyAccountsOwner, splMint);
+  return { owner: owner.address, splMint, t22Mint, nftMint, nftOwner, emptyOwner, manyAccountsOwner };
 }
 
 /** The `demo` section of the stack file (DESIGN section 6): every holding with its expected balance. */
@@ -75,6 +86,13 @@ export function demoSection(evm: EvmDemoHoldings, svm: SolanaDemoHoldings): NonN
       { owner_address: svm.owner, token_mint_address: svm.t22Mint, kind: "token-2022", balance: String(ABOVE_2_53), note: "above 2^53" },
       { owner_address: svm.nftOwner, token_mint_address: svm.nftMint, kind: "nft", balance: "1", note: "supply 1, decimals 0" },
       { owner_address: svm.emptyOwner, token_mint_address: svm.splMint, kind: "spl", balance: "0", note: "no token account" },
+      {
+        owner_address: svm.manyAccountsOwner,
+        token_mint_address: svm.splMint,
+        kind: "spl",
+        balance: String(MANY_ACCOUNTS_AMOUNT),
+        note: `${MANY_ACCOUNTS} token accounts (a ${MANY_ACCOUNTS * 165}-byte QueryResult)`,
+      },
     ],
   };
 }

@@ -2,6 +2,7 @@ import { address, getAddressEncoder } from "@solana/kit";
 import { hexlify, NonceManager, Wallet, type Provider } from "ethers";
 
 import { GameItem__factory, VerificationRegistry__factory } from "../../typechain-types/index.js";
+import { queryResultHash } from "../common/query-result.ts";
 import { eventArgs } from "./events.js";
 import type { StackFile } from "./stack-file.js";
 
@@ -14,10 +15,10 @@ const REQUEST_GAS_LIMIT = 400_000n;
 
 export interface OnChainVerification {
   jobId: bigint;
-  /** What the registry stored once a quorum of nodes agreed. */
-  onChain: { balance: bigint; queryResult: string; sourceBlock: bigint };
-  /** The API's answer to the same query. */
-  api: { balance: bigint; queryResult: string };
+  /** What the registry stored once a quorum of nodes agreed: the balance and the QueryResult's hash. */
+  onChain: { balance: bigint; queryResultHash: string; sourceBlock: bigint };
+  /** The API's answer to the same query, with the hash of its QueryResult. */
+  api: { balance: bigint; queryResult: string; queryResultHash: string };
   /** From the request transaction's send to the finalized result being read. */
   ms: number;
 }
@@ -61,15 +62,15 @@ export function solanaBytes32(base58: string): string {
 async function waitForResult(registry: ReturnType<typeof VerificationRegistry__factory.connect>, jobId: bigint, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [status, balance, queryResult, sourceBlock] = await registry.getResult(jobId);
-    if (status === FINALIZED) return { balance, queryResult, sourceBlock };
+    const { status, balance, queryResultHash, sourceBlock } = await registry.getResult(jobId);
+    if (status === FINALIZED) return { balance, queryResultHash, sourceBlock };
     if (status !== 1n) throw new Error(`job ${jobId} ended with status ${status} (expired?)`);
     if (Date.now() > deadline) throw new Error(`job ${jobId} was not finalized within ${timeoutMs} ms: are the circuit nodes running?`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
-async function askApi(stack: StackFile, query: DemoQuery): Promise<{ balance: bigint; queryResult: string }> {
+async function askApi(stack: StackFile, query: DemoQuery): Promise<OnChainVerification["api"]> {
   const { chain, ...body } = query;
   const response = await fetch(`${stack.api!.baseUrl}/api/ccq-${chain}`, {
     method: "POST",
@@ -81,5 +82,5 @@ async function askApi(stack: StackFile, query: DemoQuery): Promise<{ balance: bi
   // The balance may exceed 2^53: read it from the raw text, not through JSON.parse's doubles.
   const balance = BigInt(/"balance":(\d+)/.exec(text)![1]);
   const queryResult = (JSON.parse(text) as { data: { asset: { QueryResult: string } } }).data.asset.QueryResult;
-  return { balance, queryResult };
+  return { balance, queryResult, queryResultHash: queryResultHash(queryResult) };
 }

@@ -2,6 +2,7 @@ import { getAddressDecoder } from "@solana/kit";
 import { dataSlice, getBytes } from "ethers";
 
 import type { EvmBalanceReader } from "../chains/evm/balance-reader.ts";
+import { queryResultHash } from "../common/query-result.ts";
 import { AssetNotFoundError } from "../chains/rpc/errors.ts";
 import type { SolanaBalanceReader } from "../chains/solana/balance-reader.ts";
 import { SOURCE_CHAIN } from "./contracts.ts";
@@ -18,6 +19,8 @@ export interface Answer {
   balance: bigint;
   /** The QueryResult as bytes (hex with 0x): the 32-byte word, or the Solana accounts' data. */
   queryResult: string;
+  /** Its keccak-256, which the vote carries (the registry keeps no bytes, so no answer is too long). */
+  queryResultHash: string;
   /** The Ethereum block or Solana slot the answer was read at. */
   sourceBlock: bigint;
 }
@@ -37,18 +40,22 @@ export async function answerJob(job: JobQuery, readers: { evm: EvmBalanceReader;
       const [owner, asset] = [evmAddressOf(job.owner), evmAddressOf(job.asset)];
       if (owner === undefined || asset === undefined) return { kind: "unanswerable", reason: "an address field has bits above 160" };
       const read = await readers.evm.balanceOf(asset, owner);
-      return { kind: "answer", answer: { balance: read.balance, queryResult: read.queryResult, sourceBlock: read.blockNumber } };
+      return { kind: "answer", answer: answerOf(read.balance, read.queryResult, read.blockNumber) };
     }
     if (job.chain === SOURCE_CHAIN.solana) {
       const decoder = getAddressDecoder();
       const read = await readers.solana.balanceOf(decoder.decode(getBytes(job.owner)), decoder.decode(getBytes(job.asset)));
-      return { kind: "answer", answer: { balance: read.balance, queryResult: `0x${read.queryResult}`, sourceBlock: read.slot } };
+      return { kind: "answer", answer: answerOf(read.balance, `0x${read.queryResult}`, read.slot) };
     }
     return { kind: "unanswerable", reason: `unknown source chain ${job.chain}` };
   } catch (error) {
     if (error instanceof AssetNotFoundError) return { kind: "unanswerable", reason: error.message };
     throw error;
   }
+}
+
+function answerOf(balance: bigint, queryResult: string, sourceBlock: bigint): Answer {
+  return { balance, queryResult, queryResultHash: queryResultHash(queryResult), sourceBlock };
 }
 
 function evmAddressOf(word: string): string | undefined {

@@ -8,12 +8,16 @@ import type { NodeStateStore, VoteIntent } from "./state-store.ts";
 import { describe, type TxSender } from "./tx-sender.ts";
 
 const JOB_OPEN = 1n;
-// Gas a finalizing vote needs beyond a plain one (the snapshot's finalizing vote costs about 447k in all),
-// plus what the contract keeps aside for the job's callback (its gas limit, 1/63 more, and a buffer).
-const FINALIZATION_GAS = 450_000n;
+// Gas a vote may need beyond the estimate in case it turns out to finalize its job (another node's vote
+// landing first): the job's own writes and the first result of its subject or epoch (fresh slots), plus
+// per settled vote its license's account and the move of an earlier epoch's votes, plus what the
+// contract keeps aside for the job's callback (its gas limit, 1/63 more, and a buffer). The query result
+// is a hash, so nothing here grows with the answer's size (measured: `npm run bench:gas`).
+const FINALIZATION_BASE_GAS = 100_000n;
+const FINALIZATION_GAS_PER_VOTE = 30_000n;
 const CALLBACK_GAS_BUFFER = 50_000n;
 // A plain vote's share of a batch's estimate, for sizing batches before estimating them.
-const VOTE_GAS = 150_000n;
+const VOTE_GAS = 60_000n;
 
 export interface JobRunnerOptions {
   provider: Provider;
@@ -27,7 +31,6 @@ export interface JobRunnerOptions {
   maxSubmissionsPerTx: number;
   /** Most gas one submitResults transaction may ask for (well below the block gas limit). */
   maxGasPerTx: bigint;
-  maxQueryResultBytes: number;
   /** Blocks below the head a job must be to be scanned (reorg safety). */
   confirmations: number;
   /** Most blocks per eth_getLogs (providers cap ranges). */
@@ -41,6 +44,8 @@ export interface JobRunnerOptions {
 interface PreparedSubmission {
   jobId: bigint;
   jobBlock: number;
+  owner: string;
+  asset: string;
   licenseIds: bigint[];
   answer: Answer;
   /** Gas to add to the estimate in case this vote is the one that finalizes the job. */
@@ -90,19 +95,14 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
         const voted = await Promise.all(todo.map((licenseId) => registry.hasVoted(jobId, licenseId)));
         todo = todo.filter((_, index) => !voted[index]);
         if (todo.length === 0) return undefined;
-        const outcome = await answerJob({ chain: Number(job.chain), owner: job.owner, asset: job.asset }, options.readers);
+        // The job keeps only a hash of what it asks; its request event says it.
+        const { owner, asset } = event.args;
+        const outcome = await answerJob({ chain: Number(job.chain), owner, asset }, options.readers);
         if (outcome.kind === "unanswerable") {
           options.log("warn", `job ${jobId}: not answered (${outcome.reason}); it will expire and refund its requester`);
           return undefined;
         }
-        if ((outcome.answer.queryResult.length - 2) / 2 > options.maxQueryResultBytes) {
-          options.log("warn", `job ${jobId}: the query result exceeds the registry's ${options.maxQueryResultBytes} bytes; not answered`);
-          return undefined;
-        }
-        // The limit stored with the job is the one its finalization gives the callback.
-        const callback = job.callbackGasLimit;
-        const finalizationGas = FINALIZATION_GAS + (callback === 0n ? 0n : callback + callback / 63n + CALLBACK_GAS_BUFFER);
-        return { jobId, jobBlock: event.blockNumber, licenseIds: todo, answer: outcome.answer, finalizationGas };
+        return { jobId, jobBlock: event.blockNumber, owner, asset, licenseIds: todo, answer: outcome.answer, finalizationGas: finalizationGasOf(job, todo.length) };
       } catch (error) {
         options.log("warn", `job ${jobId}: ${describe(error)} (retrying on the next pass)`);
         failedAt(event.blockNumber);
@@ -114,7 +114,15 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
   for (const batch of batches(prepared.filter((submission) => submission !== undefined), options)) {
     const votes: VoteIntent[] = batch.flatMap(({ jobId, jobBlock, licenseIds }) => licenseIds.map((licenseId) => ({ jobId, licenseId, jobBlock })));
     const data = registry.interface.encodeFunctionData("submitResults", [
-      batch.map(({ jobId, licenseIds, answer }) => ({ jobId, licenseIds, balance: answer.balance, queryResult: answer.queryResult, sourceBlock: answer.sourceBlock })),
+      batch.map(({ jobId, owner, asset, licenseIds, answer }) => ({
+        jobId,
+        licenseIds,
+        owner,
+        asset,
+        balance: answer.balance,
+        queryResultHash: answer.queryResultHash,
+        sourceBlock: answer.sourceBlock,
+      })),
     ]);
     const jobs = batch.map(({ jobId }) => jobId).join(", ");
     try {
@@ -131,6 +139,16 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
   const handledUpTo = retryFrom === undefined ? to : retryFrom - 1;
   if (handledUpTo >= from) store.setCursor(handledUpTo);
   return retryFrom === undefined && to < head;
+}
+
+/**
+ * The gas to add for a vote that may finalize `job`: its settlement writes one account per vote (the job's
+ * votes so far and this node's), and the callback gets the limit stored with the job.
+ */
+export function finalizationGasOf(job: { voteCount: bigint; callbackGasLimit: bigint }, newVotes: number): bigint {
+  const callback = job.callbackGasLimit;
+  const callbackGas = callback === 0n ? 0n : callback + callback / 63n + CALLBACK_GAS_BUFFER;
+  return FINALIZATION_BASE_GAS + FINALIZATION_GAS_PER_VOTE * (job.voteCount + BigInt(newVotes)) + callbackGas;
 }
 
 /** Splits submissions into transactions of at most `maxSubmissionsPerTx` answers and `maxGasPerTx` gas. */

@@ -14,6 +14,7 @@ import { NodeMetrics, startHealthServer } from "./health.ts";
 import { runJobPass } from "./job-runner.ts";
 import { L2Endpoints } from "./l2-endpoints.ts";
 import { delegationInstructions, readDelegationStatus, type DelegationStatus } from "./licenses.ts";
+import { jobsToAnswerAgain } from "./skipped-votes.ts";
 import { NodeStateStore } from "./state-store.ts";
 import { describe, TxSender } from "./tx-sender.ts";
 
@@ -134,13 +135,8 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
     const registry = verificationRegistryAt(config.VERIFICATION_REGISTRY, provider);
     const nodeRegistry = await registry.NODE_REGISTRY();
     addresses = { nodeRegistry, license: await nodeRegistryAt(nodeRegistry, provider).LICENSE() };
-    const [network, maxQueryResultBytes, jobTimeout, genesis] = await Promise.all([
-      provider.getNetwork(),
-      registry.MAX_QUERY_RESULT_LENGTH(),
-      registry.jobTimeout(),
-      provider.getBlock(0),
-    ]);
-    return { chainId: network.chainId, maxQueryResultBytes: Number(maxQueryResultBytes), jobTimeout: Number(jobTimeout), genesisHash: genesis?.hash };
+    const [network, jobTimeout, genesis] = await Promise.all([provider.getNetwork(), registry.jobTimeout(), provider.getBlock(0)]);
+    return { chainId: network.chainId, jobTimeout: Number(jobTimeout), genesisHash: genesis?.hash };
   });
 
   const journal = new NodeStateStore(path.join(config.NODE_CACHE_DIR, STATE_FILE));
@@ -171,6 +167,15 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
     log,
     onUpstreamError: failover,
     onVotesLost: (block) => {
+      if (block !== undefined) journal.requestRescan(block);
+      jobLoop?.wake();
+    },
+    onMined: (tx, receipt) => {
+      if (tx.kind !== "submitResults") return;
+      const skipped = jobsToAnswerAgain(receipt, contracts().registry, burnerAddress);
+      if (skipped.length === 0) return;
+      logger.info(`jobs ${skipped.join(", ")}: a license voted meanwhile elsewhere or left this node; answering again with the others`);
+      const block = journal.forgetSkippedVotes(tx.id, skipped);
       if (block !== undefined) journal.requestRescan(block);
       jobLoop?.wake();
     },
@@ -259,7 +264,6 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
           licenses: () => delegation.delegated,
           maxSubmissionsPerTx: config.MAX_SUBMISSIONS_PER_TX,
           maxGasPerTx: config.MAX_GAS_PER_TX,
-          maxQueryResultBytes: chain.maxQueryResultBytes,
           confirmations: config.CONFIRMATIONS,
           logBlockRange: config.LOG_BLOCK_RANGE,
           maxJobsPerPass: config.MAX_JOBS_PER_PASS,

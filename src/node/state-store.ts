@@ -146,6 +146,22 @@ export class NodeStateStore {
     });
   }
 
+  /**
+   * The votes of mined transaction `id` on `jobIds`, which the registry skipped: forgotten, so those jobs
+   * are answered again. Returns the earliest job block among them, to rescan from.
+   */
+  forgetSkippedVotes(id: number, jobIds: bigint[]): number | undefined {
+    return this.#transaction(() => {
+      let earliest: number | undefined;
+      for (const jobId of jobIds) {
+        const row = this.#db.prepare("SELECT MIN(job_block) AS block FROM votes WHERE tx_id = ? AND job_id = ?").get(id, String(jobId)) as { block: number | null };
+        if (row.block !== null) earliest = Math.min(earliest ?? row.block, Number(row.block));
+        this.#db.prepare("DELETE FROM votes WHERE tx_id = ? AND job_id = ?").run(id, String(jobId));
+      }
+      return earliest;
+    });
+  }
+
   /** Votes journaled for `jobId` (tests and diagnostics). */
   votesFor(jobId: bigint): bigint[] {
     const rows = this.#db.prepare("SELECT license_id FROM votes WHERE job_id = ? ORDER BY license_id").all(String(jobId)) as Array<{ license_id: string }>;

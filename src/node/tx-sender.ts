@@ -20,6 +20,8 @@ export interface TxSenderOptions {
    * forgotten; the job scan must go back to this L2 block.
    */
   onVotesLost?: (earliestJobBlock: number | undefined) => void;
+  /** A journaled transaction was mined and succeeded (its logs may still say some of its work was skipped). */
+  onMined?: (tx: StoredTx, receipt: TransactionReceipt) => void;
   onReverted?: (tx: StoredTx) => void;
   onUpstreamError?: () => void;
   log: (level: "info" | "warn" | "error", message: string) => void;
@@ -173,6 +175,7 @@ export class TxSender {
         this.#suspectedDropped.delete(tx.id);
         if (receipt.status === 1) {
           store.markTx(tx.id, "mined");
+          this.#options.onMined?.(tx, receipt);
           this.#settle(tx.id, "mined");
         } else {
           this.#options.onReverted?.(tx);

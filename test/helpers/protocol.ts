@@ -34,9 +34,11 @@ export function addressToBytes32(address: string): string {
   return zeroPadValue(address, 32);
 }
 
-/** The hash votes agree on: keccak256(abi.encode(balance, queryResult)). */
-export function resultHash(ethers: HardhatEthers, balance: bigint, queryResult: string): string {
-  return ethers.keccak256(AbiCoder.defaultAbiCoder().encode(["uint256", "bytes"], [balance, queryResult]));
+/** The answer votes agree on: keccak256(abi.encode(subject, balance, keccak256(queryResult))). */
+export function resultHash(ethers: HardhatEthers, chain: number, subject: { owner: string; asset: string }, balance: bigint, queryResult: string): string {
+  const coder = AbiCoder.defaultAbiCoder();
+  const subjectHash = ethers.keccak256(coder.encode(["uint8", "bytes32", "bytes32"], [chain, subject.owner, subject.asset]));
+  return ethers.keccak256(coder.encode(["bytes32", "uint256", "bytes32"], [subjectHash, balance, ethers.keccak256(queryResult)]));
 }
 
 /**

@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { network } from "hardhat";
 
 import ProtocolModule from "../../deploy/modules/Protocol.js";
+import { queryResultHash } from "../../src/common/query-result.js";
 import { addressToBytes32, balanceWord } from "../helpers/protocol.js";
 
 const { ethers, ignition, networkHelpers } = await network.create();
@@ -53,14 +54,23 @@ describe("end to end: the five contracts deployed by the Protocol module", funct
       .to.emit(registry, "VerificationRequested")
       .withArgs(1n, consumer.address, 0, addressToBytes32(holder), addressToBytes32(token), fee);
 
+    // Each node votes the balance and the hash of the QueryResult it read (the bytes stay off-chain).
     const answer = (licenseId: bigint) => [
-      { jobId: 1n, licenseIds: [licenseId], balance: 183n, queryResult: balanceWord(183n), sourceBlock: 4242n },
+      {
+        jobId: 1n,
+        licenseIds: [licenseId],
+        owner: addressToBytes32(holder),
+        asset: addressToBytes32(token),
+        balance: 183n,
+        queryResultHash: queryResultHash(balanceWord(183n)),
+        sourceBlock: 4242n,
+      },
     ];
     const stakedSupplyBefore = await staked.totalSupply();
     await registry.connect(burnerA).submitResults(answer(1n));
     await expect(registry.connect(burnerB).submitResults(answer(2n)))
       .to.emit(registry, "VerificationFulfilled")
-      .withArgs(1n, 0, addressToBytes32(holder), addressToBytes32(token), 183n, balanceWord(183n), 4242n);
+      .withArgs(1n, 0, addressToBytes32(holder), addressToBytes32(token), 183n, queryResultHash(balanceWord(183n)), 4242n);
     await expect(registry.connect(burnerC).submitResults(answer(3n)))
       .to.emit(registry, "SubmissionIgnored")
       .withArgs(1n, burnerC.address, 0); // IgnoreReason.JobFinalized
@@ -69,22 +79,26 @@ describe("end to end: the five contracts deployed by the Protocol module", funct
     const [balance, sourceBlock, , jobId] = await registry.latestBalance(0, addressToBytes32(holder), addressToBytes32(token));
     expect([balance, sourceBlock, jobId]).to.deep.equal([183n, 4242n, 1n]);
 
-    // The fee's staked tokens are burned; their backing is paid to the agreeing licenses' owners.
-    expect(await staked.totalSupply()).to.equal(stakedSupplyBefore - fee);
+    // The fee is credited to the agreeing licenses; each owner's claim burns its share of staked tokens
+    // and stakes their backing again for the owner: the fee is paid in staked tokens.
     for (const [index, owner] of [alice, bob].entries()) {
       const before = await primary.balanceOf(owner.address);
       await registry.connect(owner).claimFees([BigInt(index + 1)]);
-      expect(await primary.balanceOf(owner.address)).to.equal(before + fee / 2n);
+      expect(await staked.balanceOf(owner.address)).to.equal(fee / 2n);
+      expect(await primary.balanceOf(owner.address)).to.equal(before);
     }
+    expect(await staked.totalSupply()).to.equal(stakedSupplyBefore);
+    expect(await registry.totalFeesBurned()).to.equal(fee);
     await expect(registry.connect(carol).claimFees([3n])).to.be.revertedWithCustomError(registry, "VerificationRegistry_NothingToClaim");
-    expect(await nodeRegistry.statsOf(1n)).to.deep.equal([1n, 1n, 0n]);
+    expect(await nodeRegistry.submissionsOf(1n)).to.equal(1n);
+    expect(await registry.voteStatsOf(1n)).to.deep.equal([1n, 0n]);
 
     // After the epoch, the agreeing licenses share its reward pool, paid in staked tokens.
     await networkHelpers.time.increase(7n * DAY);
     await registry.connect(alice).claimRewards(0n, [1n]);
     await registry.connect(bob).claimRewards(0n, [2n]);
-    expect(await staked.balanceOf(alice.address)).to.equal(150n * E18);
-    expect(await staked.balanceOf(bob.address)).to.equal(150n * E18);
+    expect(await staked.balanceOf(alice.address)).to.equal(fee / 2n + 150n * E18);
+    expect(await staked.balanceOf(bob.address)).to.equal(fee / 2n + 150n * E18);
 
     // The staked token is still exactly backed.
     expect(await primary.balanceOf(await staked.getAddress())).to.equal(

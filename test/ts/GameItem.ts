@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 
+import { queryResultHash } from "../../src/common/query-result.js";
 import { balanceWord, deployProtocol, E18, JobStatus, REQUEST_FEE } from "../helpers/protocol.js";
 
 const { ethers, networkHelpers } = await network.create();
@@ -27,7 +28,17 @@ async function answer(f: Fixture, jobId: bigint, balance: bigint) {
   for (const node of f.nodes.slice(0, 2)) {
     await f.registry
       .connect(node.burner)
-      .submitResults([{ jobId, licenseIds: [node.licenseId], balance, queryResult: balanceWord(balance), sourceBlock: 1n }]);
+      .submitResults([
+        {
+          jobId,
+          licenseIds: [node.licenseId],
+          owner: ethers.zeroPadValue(f.player.address, 32),
+          asset: ethers.zeroPadValue(f.requiredAsset, 32),
+          balance,
+          queryResultHash: queryResultHash(balanceWord(balance)),
+          sourceBlock: 1n,
+        },
+      ]);
   }
 }
 
@@ -44,8 +55,8 @@ describe("GameItem (example integration)", function () {
     const jobId = await f.game.jobOf(f.player.address);
     const job = await f.registry.getJob(jobId);
     expect(job.requester).to.equal(await f.game.getAddress());
-    expect(job.owner).to.equal(ethers.zeroPadValue(f.player.address, 32));
-    expect(job.asset).to.equal(ethers.zeroPadValue(f.requiredAsset, 32));
+    const opened = await f.registry.queryFilter(f.registry.filters.VerificationRequested(jobId));
+    expect([opened[0].args.owner, opened[0].args.asset]).to.deep.equal([ethers.zeroPadValue(f.player.address, 32), ethers.zeroPadValue(f.requiredAsset, 32)]);
     expect((await f.registry.collateralOf(await f.game.getAddress())).available).to.equal(collateralBefore.available - REQUEST_FEE);
 
     await answer(f, jobId, MIN_BALANCE);

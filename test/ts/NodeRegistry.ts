@@ -197,7 +197,7 @@ describe("NodeRegistry", function () {
       const { nodeRegistry, outsider, burnerA } = await withRecorder();
       await nodeRegistry.connect(outsider).recordSubmissions(burnerA.address, [1n]);
       await nodeRegistry.connect(outsider).recordSubmissions(burnerA.address, [1n]);
-      expect(await nodeRegistry.statsOf(1n)).to.deep.equal([2n, 0n, 0n]);
+      expect(await nodeRegistry.submissionsOf(1n)).to.equal(2n);
     });
 
     it("recordSubmissions returns false and counts nothing unless every license is live under the operator", async function () {
@@ -210,26 +210,14 @@ describe("NodeRegistry", function () {
       expect(await recorder.recordSubmissions.staticCall(burnerB.address, [2n])).to.equal(true);
       await time.increase(LIVENESS_WINDOW + 1n);
       expect(await recorder.recordSubmissions.staticCall(burnerB.address, [2n])).to.equal(false);
-      expect((await nodeRegistry.statsOf(1n)).submissions).to.equal(0n);
-      expect((await nodeRegistry.statsOf(2n)).submissions).to.equal(0n);
-    });
-
-    it("recordOutcomes counts agreeing and disagreeing votes", async function () {
-      const { nodeRegistry, outsider } = await withRecorder();
-      await expect(nodeRegistry.connect(outsider).recordOutcomes([1n, 2n], [3n]))
-        .to.emit(nodeRegistry, "OutcomesRecorded")
-        .withArgs([1n, 2n], [3n]);
-      expect(await nodeRegistry.statsOf(1n)).to.deep.equal([0n, 1n, 0n]);
-      expect(await nodeRegistry.statsOf(3n)).to.deep.equal([0n, 0n, 1n]);
+      expect(await nodeRegistry.submissionsOf(1n)).to.equal(0n);
+      expect(await nodeRegistry.submissionsOf(2n)).to.equal(0n);
     });
 
     it("test_RevertWhen_CallerIsNotRecorder", async function () {
       const { nodeRegistry, burnerA } = await loadFixture(fixture);
       const role = await nodeRegistry.RECORDER_ROLE();
       await expect(nodeRegistry.connect(burnerA).recordSubmissions(burnerA.address, [1n]))
-        .to.be.revertedWithCustomError(nodeRegistry, "AccessControlUnauthorizedAccount")
-        .withArgs(burnerA.address, role);
-      await expect(nodeRegistry.connect(burnerA).recordOutcomes([1n], []))
         .to.be.revertedWithCustomError(nodeRegistry, "AccessControlUnauthorizedAccount")
         .withArgs(burnerA.address, role);
     });

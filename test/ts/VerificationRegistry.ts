@@ -15,6 +15,8 @@ import {
   resultHash,
   type Protocol,
 } from "../helpers/protocol.js";
+import { queryResultHash } from "../../src/common/query-result.js";
+import { finalizationGasOf } from "../../src/node/job-runner.js";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;
@@ -34,6 +36,7 @@ enum IgnoreReason {
   DeadlinePassed,
   VoteLimitReached,
   LicenseNotLive,
+  AlreadyVoted,
 }
 
 type Signer = Protocol["alice"];
@@ -42,6 +45,19 @@ const HOLDER = "0x1111111111111111111111111111111111111111";
 const TOKEN = "0x2222222222222222222222222222222222222222";
 const SOL_OWNER = ethers.id("solana owner");
 const SOL_MINT = ethers.id("solana mint");
+
+/** What a job asks about, as votes name it. */
+interface Subject {
+  owner: string;
+  asset: string;
+}
+const EVM_SUBJECT: Subject = { owner: addressToBytes32(HOLDER), asset: addressToBytes32(TOKEN) };
+const SOL_SUBJECT: Subject = { owner: SOL_OWNER, asset: SOL_MINT };
+
+/** A vote on the job about `subject` (the EVM holding by default) with `balance` and its QueryResult word. */
+function submission(jobId: bigint, licenseIds: bigint[], balance: bigint, sourceBlock = 100n, queryResult = balanceWord(balance), subject = EVM_SUBJECT) {
+  return { jobId, licenseIds, ...subject, balance, queryResultHash: queryResultHash(queryResult), sourceBlock };
+}
 
 /** One submission of `balance` (with its matching QueryResult word) for `licenseIds` by `operator`. */
 function submit(
@@ -52,8 +68,9 @@ function submit(
   balance: bigint,
   sourceBlock = 100n,
   queryResult = balanceWord(balance),
+  subject = EVM_SUBJECT,
 ) {
-  return registry.connect(operator).submitResults([{ jobId, licenseIds, balance, queryResult, sourceBlock }]);
+  return registry.connect(operator).submitResults([submission(jobId, licenseIds, balance, sourceBlock, queryResult, subject)]);
 }
 
 /** The fixture plus one open EVM job (id 1) requested by the consumer. */
@@ -181,7 +198,7 @@ describe("VerificationRegistry", function () {
   describe("submissions and quorum", function () {
     it("a single vote below quorum is recorded, counted and leaves the job open", async function () {
       const { registry, nodeRegistry, burnerA } = await withJob();
-      const hash = resultHash(ethers, 183n, balanceWord(183n));
+      const hash = resultHash(ethers, 0, EVM_SUBJECT, 183n, balanceWord(183n));
       await expect(submit(registry, burnerA, 1n, [1n], 183n, 77n))
         .to.emit(registry, "VoteSubmitted")
         .withArgs(1n, 1n, burnerA.address, hash, 77n);
@@ -189,31 +206,35 @@ describe("VerificationRegistry", function () {
       expect(await registry.hasVoted(1n, 1n)).to.equal(true);
       expect(await registry.hasVoted(1n, 2n)).to.equal(false);
       expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Open));
-      expect((await nodeRegistry.statsOf(1n)).submissions).to.equal(1n);
+      expect(await nodeRegistry.submissionsOf(1n)).to.equal(1n);
     });
 
-    it("finalizes at quorum: stores the result, burns the fee, credits the agreeing licenses", async function () {
-      const { registry, staked, primary, nodeRegistry, consumer, burnerA, burnerB } = await withJob();
-      const supplyBefore = await staked.totalSupply();
+    it("finalizes at quorum: stores the balance and the query result hash, credits the fee to the agreeing licenses", async function () {
+      const { registry, staked, nodeRegistry, consumer, burnerA, burnerB } = await withJob();
+      const registryStaked = await staked.balanceOf(await registry.getAddress());
       await submit(registry, burnerA, 1n, [1n], 183n, 90n);
       const tx = submit(registry, burnerB, 1n, [2n], 183n, 95n);
       await expect(tx)
         .to.emit(registry, "VerificationFulfilled")
-        .withArgs(1n, 0, addressToBytes32(HOLDER), addressToBytes32(TOKEN), 183n, balanceWord(183n), 95n)
-        .and.to.emit(staked, "BurnedForService")
-        .withArgs(await registry.getAddress(), await registry.getAddress(), REQUEST_FEE);
+        .withArgs(1n, 0, addressToBytes32(HOLDER), addressToBytes32(TOKEN), 183n, queryResultHash(balanceWord(183n)), 95n)
+        .and.not.to.emit(staked, "BurnedForService");
 
       const finalizedAt = BigInt(await time.latest());
-      expect(await registry.getResult(1n)).to.deep.equal([BigInt(JobStatus.Finalized), 183n, balanceWord(183n), 95n, finalizedAt]);
+      expect(await registry.getResult(1n)).to.deep.equal([BigInt(JobStatus.Finalized), 183n, queryResultHash(balanceWord(183n)), 95n, finalizedAt]);
       expect(await registry.latestBalance(0, addressToBytes32(HOLDER), addressToBytes32(TOKEN))).to.deep.equal([183n, 95n, finalizedAt, 1n]);
-      expect(await staked.totalSupply()).to.equal(supplyBefore - REQUEST_FEE);
-      expect(await registry.totalFeesBurned()).to.equal(REQUEST_FEE);
+      // The fee's staked tokens stay here, credited to the licenses, until their owners claim.
+      expect(await staked.balanceOf(await registry.getAddress())).to.equal(registryStaked);
+      expect(await registry.totalFeesBurned()).to.equal(0n);
       expect(await registry.collateralOf(consumer.address)).to.deep.equal([1_000n * E18 - REQUEST_FEE, 0n]);
       expect(await registry.claimableFees(1n)).to.equal(REQUEST_FEE / 2n);
       expect(await registry.claimableFees(2n)).to.equal(REQUEST_FEE / 2n);
-      expect(await primary.balanceOf(await registry.getAddress())).to.equal(REQUEST_FEE);
-      expect(await nodeRegistry.statsOf(2n)).to.deep.equal([1n, 1n, 0n]);
+      expect(await nodeRegistry.submissionsOf(2n)).to.equal(1n);
+      expect(await registry.voteStatsOf(2n)).to.deep.equal([1n, 0n]);
       expect(await registry.epochRewardInfo(0n, 1n)).to.deep.equal([0n, 2n, 1n]);
+      // A finalized job keeps its result, not what only an open job needed.
+      const job = await registry.getJob(1n);
+      expect([job.status, job.fee, job.voteCount, job.deadline]).to.deep.equal([BigInt(JobStatus.Finalized), 0n, 0n, 0n]);
+      await expect(registry.hasVoted(1n, 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen");
     });
 
     it("a disagreeing first vote does not block a later quorum, and is recorded as disagreeing", async function () {
@@ -223,8 +244,9 @@ describe("VerificationRegistry", function () {
       expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Open));
       await expect(submit(registry, burnerC, 1n, [3n], 183n)).to.emit(registry, "VerificationFulfilled");
       expect((await registry.getResult(1n)).balance).to.equal(183n);
-      expect(await nodeRegistry.statsOf(1n)).to.deep.equal([1n, 0n, 1n]);
-      expect(await nodeRegistry.statsOf(3n)).to.deep.equal([1n, 1n, 0n]);
+      expect(await registry.voteStatsOf(1n)).to.deep.equal([0n, 1n]);
+      expect(await registry.voteStatsOf(3n)).to.deep.equal([1n, 0n]);
+      expect(await nodeRegistry.submissionsOf(1n)).to.equal(1n);
       expect(await registry.claimableFees(1n)).to.equal(0n);
     });
 
@@ -233,6 +255,18 @@ describe("VerificationRegistry", function () {
       await submit(registry, burnerA, 1n, [1n], 183n, 100n, balanceWord(183n));
       await submit(registry, burnerB, 1n, [2n], 183n, 100n, "0x");
       expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Open));
+    });
+
+    it("a later vote about another owner or asset is another answer; a first one is refused", async function () {
+      const { registry, burnerA, burnerB, burnerC } = await withJob();
+      const other = { owner: addressToBytes32(TOKEN), asset: addressToBytes32(HOLDER) };
+      await expect(submit(registry, burnerA, 1n, [1n], 183n, 100n, balanceWord(183n), other))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_WrongSubject")
+        .withArgs(1n);
+      await submit(registry, burnerA, 1n, [1n], 183n);
+      await submit(registry, burnerB, 1n, [2n], 183n, 100n, balanceWord(183n), other);
+      expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Open));
+      await expect(submit(registry, burnerC, 1n, [3n], 183n)).to.emit(registry, "VerificationFulfilled");
     });
 
     it("one operator may vote with several licenses; each counts once", async function () {
@@ -245,7 +279,7 @@ describe("VerificationRegistry", function () {
     it("submits many jobs in one transaction", async function () {
       const { registry, consumer, burnerA, burnerB } = await withJob();
       for (let i = 0; i < 4; i++) await registry.connect(consumer).requestSvmBalance(SOL_OWNER, SOL_MINT);
-      const batch = [1n, 2n, 3n, 4n, 5n].map((jobId) => ({ jobId, licenseIds: [0n], balance: jobId, queryResult: balanceWord(jobId), sourceBlock: 7n }));
+      const batch = [1n, 2n, 3n, 4n, 5n].map((jobId) => submission(jobId, [0n], jobId, 7n, balanceWord(jobId), jobId === 1n ? EVM_SUBJECT : SOL_SUBJECT));
       await registry.connect(burnerA).submitResults(batch.map((s) => ({ ...s, licenseIds: [1n] })));
       await registry.connect(burnerB).submitResults(batch.map((s) => ({ ...s, licenseIds: [2n] })));
       for (const { jobId } of batch) expect((await registry.getResult(jobId)).balance).to.equal(jobId);
@@ -257,12 +291,12 @@ describe("VerificationRegistry", function () {
       await submit(registry, burnerA, 1n, [1n], 1n);
       await submit(registry, burnerB, 1n, [2n], 1n); // job 1 finalized
       const late = registry.connect(burnerC).submitResults([
-        { jobId: 1n, licenseIds: [3n], balance: 1n, queryResult: balanceWord(1n), sourceBlock: 1n },
-        { jobId: 2n, licenseIds: [3n], balance: 2n, queryResult: balanceWord(2n), sourceBlock: 1n },
+        submission(1n, [3n], 1n, 1n),
+        submission(2n, [3n], 2n, 1n),
       ]);
       await expect(late).to.emit(registry, "SubmissionIgnored").withArgs(1n, burnerC.address, IgnoreReason.JobFinalized);
       expect(await registry.hasVoted(2n, 3n)).to.equal(true);
-      expect(await registry.hasVoted(1n, 3n)).to.equal(false);
+      expect(await registry.voteStatsOf(3n)).to.deep.equal([0n, 0n]);
     });
 
     it("ignores a submission after the deadline, even from a live node", async function () {
@@ -294,21 +328,21 @@ describe("VerificationRegistry", function () {
         .withArgs(1n, burnerA.address, IgnoreReason.JobExpired);
     });
 
-    it("test_RevertWhen_LicenseVotesTwice (also within one submission)", async function () {
+    it("skips a second vote by a license (from an earlier transaction) without reverting the batch", async function () {
       const { registry, burnerA } = await withJob();
       await submit(registry, burnerA, 1n, [1n], 1n);
-      await expect(submit(registry, burnerA, 1n, [1n], 1n))
-        .to.be.revertedWithCustomError(registry, "VerificationRegistry_AlreadyVoted")
-        .withArgs(1n, 1n);
-      await expect(submit(registry, burnerA, 1n, [1n], 2n))
-        .to.be.revertedWithCustomError(registry, "VerificationRegistry_AlreadyVoted")
-        .withArgs(1n, 1n);
+      for (const balance of [1n, 2n]) {
+        await expect(submit(registry, burnerA, 1n, [1n], balance))
+          .to.emit(registry, "SubmissionIgnored")
+          .withArgs(1n, burnerA.address, IgnoreReason.AlreadyVoted);
+      }
+      expect((await registry.getJob(1n)).voteCount).to.equal(1n);
     });
 
     it("test_RevertWhen_DuplicateLicenseInOneSubmission", async function () {
       const { registry, burnerA } = await withJob();
       await expect(submit(registry, burnerA, 1n, [1n, 1n], 1n))
-        .to.be.revertedWithCustomError(registry, "VerificationRegistry_AlreadyVoted")
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_DuplicateLicense")
         .withArgs(1n, 1n);
     });
 
@@ -326,17 +360,13 @@ describe("VerificationRegistry", function () {
         .to.emit(registry, "SubmissionIgnored")
         .withArgs(1n, burnerB.address, IgnoreReason.LicenseNotLive);
       expect((await registry.getJob(1n)).voteCount).to.equal(0n);
-      expect((await nodeRegistry.statsOf(2n)).submissions).to.equal(0n);
+      expect(await nodeRegistry.submissionsOf(2n)).to.equal(0n);
     });
 
-    it("test_RevertWhen_UnknownJob / NoLicenses / QueryResultTooLong", async function () {
+    it("test_RevertWhen_UnknownJob / NoLicenses", async function () {
       const { registry, burnerA } = await withJob();
       await expect(submit(registry, burnerA, 9n, [1n], 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_UnknownJob").withArgs(9n);
       await expect(submit(registry, burnerA, 1n, [], 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_NoLicenses").withArgs(1n);
-      const long = `0x${"ab".repeat(4097)}`;
-      await expect(submit(registry, burnerA, 1n, [1n], 1n, 1n, long))
-        .to.be.revertedWithCustomError(registry, "VerificationRegistry_QueryResultTooLong")
-        .withArgs(4097n, 4096n);
     });
 
     it("stores votes beyond the head slot and refuses more than MAX_VOTES_PER_JOB", async function () {
@@ -352,7 +382,7 @@ describe("VerificationRegistry", function () {
       // A full job is skipped, not reverted: the other jobs of the same batch still count.
       await registry.connect(outsider).stakeCollateral(outsider.address, REQUEST_FEE);
       await registry.connect(outsider).requestEvmBalance(HOLDER, TOKEN); // job 2
-      const batch = [1n, 2n].map((jobId) => ({ jobId, licenseIds: [ids[16]], balance: 0n, queryResult: balanceWord(0n), sourceBlock: 1n }));
+      const batch = [1n, 2n].map((jobId) => submission(jobId, [ids[16]], 0n, 1n));
       await expect(registry.connect(outsider).submitResults(batch))
         .to.emit(registry, "SubmissionIgnored")
         .withArgs(1n, outsider.address, IgnoreReason.VoteLimitReached);
@@ -374,11 +404,49 @@ describe("VerificationRegistry", function () {
       expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Open));
       await expect(submit(registry, outsider, 1n, [ids[13]], 7n)).to.emit(registry, "VerificationFulfilled");
 
-      for (const id of ids.slice(0, 6)) expect(await nodeRegistry.statsOf(id)).to.deep.equal([1n, 0n, 1n]);
+      for (const id of ids.slice(0, 6)) expect(await registry.voteStatsOf(id)).to.deep.equal([0n, 1n]);
       for (const id of ids.slice(6)) {
-        expect(await nodeRegistry.statsOf(id)).to.deep.equal([1n, 1n, 0n]);
+        expect(await registry.voteStatsOf(id)).to.deep.equal([1n, 0n]);
+        expect(await nodeRegistry.submissionsOf(id)).to.equal(1n);
         expect(await registry.claimableFees(id)).to.equal(REQUEST_FEE / 8n);
       }
+    });
+  });
+
+  describe("audit findings (each failed before the result commitment)", function () {
+    it("a license owner re-delegating to vote elsewhere and back skips only that job of its node's batch", async function () {
+      const { registry, nodeRegistry, consumer, alice, burnerA, outsider } = await withJob();
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN); // job 2
+      // Alice lends license 1 to another operator for one vote on job 1, then gives it back to burnerA,
+      // whose node prepared its batch while license 1 had not voted anywhere.
+      await nodeRegistry.connect(alice).delegate([1n], outsider.address);
+      await nodeRegistry.connect(outsider)["heartbeat()"]();
+      await submit(registry, outsider, 1n, [1n], 183n);
+      await nodeRegistry.connect(alice).delegate([1n], burnerA.address);
+      await nodeRegistry.connect(burnerA)["heartbeat()"]();
+      const batch = registry.connect(burnerA).submitResults([submission(1n, [1n], 183n), submission(2n, [1n], 183n)]);
+      await expect(batch).to.emit(registry, "SubmissionIgnored").withArgs(1n, burnerA.address, IgnoreReason.AlreadyVoted);
+      expect(await registry.hasVoted(2n, 1n)).to.equal(true);
+      expect((await registry.getJob(1n)).voteCount).to.equal(1n);
+    });
+
+    it("a QueryResult of 1,000 Solana token accounts (165,000 bytes) finalizes for the gas of a 32-byte one, within a node's allowance", async function () {
+      const { registry, consumer, burnerA, burnerB } = await withJob();
+      await registry.connect(consumer).requestSvmBalance(SOL_OWNER, SOL_MINT); // job 2
+      const thousandAccounts = `0x${"ab".repeat(165 * 1000)}`;
+      const gasOfFinalization = async (jobId: bigint, queryResult: string, subject: Subject) => {
+        await submit(registry, burnerA, jobId, [1n], 1000n, 7n, queryResult, subject);
+        const job = await registry.getJob(jobId);
+        const receipt = await (await submit(registry, burnerB, jobId, [2n], 1000n, 7n, queryResult, subject)).wait();
+        expect((await registry.getResult(jobId)).queryResultHash).to.equal(queryResultHash(queryResult));
+        return { gasUsed: receipt!.gasUsed, allowance: finalizationGasOf(job, 1) };
+      };
+      const word = await gasOfFinalization(1n, balanceWord(1000n), EVM_SUBJECT);
+      const accounts = await gasOfFinalization(2n, thousandAccounts, SOL_SUBJECT);
+      // Same storage either way; only the first-time slots of the first finalization differ.
+      expect(accounts.gasUsed).to.be.lessThanOrEqual(word.gasUsed + 25_000n);
+      // The node adds this much for a vote that turns out to finalize: more than the whole finalizing vote.
+      expect(accounts.gasUsed).to.be.lessThan(accounts.allowance);
     });
   });
 
@@ -416,7 +484,21 @@ describe("VerificationRegistry", function () {
       await expect(registry.latestBalance(1, SOL_OWNER, SOL_MINT))
         .to.be.revertedWithCustomError(registry, "VerificationRegistry_NoResult")
         .withArgs(1, SOL_OWNER, SOL_MINT);
-      expect(await registry.getResult(42n)).to.deep.equal([BigInt(JobStatus.None), 0n, "0x", 0n, 0n]);
+      expect(await registry.getResult(42n)).to.deep.equal([BigInt(JobStatus.None), 0n, ethers.ZeroHash, 0n, 0n]);
+    });
+
+    it("stores every balance exactly, up to 2^256 - 1 (a hostile token may report any word)", async function () {
+      const { registry, consumer, burnerA, burnerB } = await withJob();
+      const balances = [2n ** 192n - 2n, 2n ** 192n - 1n, 2n ** 192n, 2n ** 256n - 1n, 0n];
+      for (let i = 1; i < balances.length; i++) await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+      for (const [i, balance] of balances.entries()) {
+        const jobId = BigInt(i + 1);
+        await submit(registry, burnerA, jobId, [1n], balance, 9n);
+        await submit(registry, burnerB, jobId, [2n], balance, 9n);
+        const result = await registry.getResult(jobId);
+        expect([result.balance, result.sourceBlock, result.queryResultHash]).to.deep.equal([balance, 9n, queryResultHash(balanceWord(balance))]);
+      }
+      expect((await registry.latestBalance(0, addressToBytes32(HOLDER), addressToBytes32(TOKEN)))[0]).to.equal(0n);
     });
   });
 
@@ -484,7 +566,7 @@ describe("VerificationRegistry", function () {
     it("the callee gets its full gas limit even when the finalizer sends the least gas that works", async function () {
       const { registry, mock, burnerA, burnerB } = await withConsumerContract(ConsumerMode.Record, 200_000n);
       await submit(registry, burnerA, 1n, [1n], 42n);
-      const batch = [{ jobId: 1n, licenseIds: [2n], balance: 42n, queryResult: balanceWord(42n), sourceBlock: 1n }];
+      const batch = [submission(1n, [2n], 42n, 1n)];
       const leastGas = await registry.connect(burnerB).submitResults.estimateGas(batch);
       await registry.connect(burnerB).submitResults(batch, { gasLimit: leastGas });
       expect(await mock.callbackCount()).to.equal(1n);
@@ -541,8 +623,7 @@ describe("VerificationRegistry", function () {
     it("test_RevertWhen_FinalizerGivesTooLittleGasForTheCallback", async function () {
       const { registry, burnerA, burnerB } = await withConsumerContract(ConsumerMode.Record, 900_000n);
       await submit(registry, burnerA, 1n, [1n], 42n);
-      const submission = [{ jobId: 1n, licenseIds: [2n], balance: 42n, queryResult: balanceWord(42n), sourceBlock: 1n }];
-      await expect(registry.connect(burnerB).submitResults(submission, { gasLimit: 600_000n }))
+      await expect(registry.connect(burnerB).submitResults([submission(1n, [2n], 42n, 1n)], { gasLimit: 600_000n }))
         .to.be.revertedWithCustomError(registry, "VerificationRegistry_InsufficientGasForCallback")
         .withArgs(1n, 900_000n);
     });
@@ -556,15 +637,23 @@ describe("VerificationRegistry", function () {
   });
 
   describe("fees", function () {
-    it("the licenses' current owners claim the fee shares in primary tokens", async function () {
-      const { registry, primary, alice, burnerA, burnerB } = await withJob();
+    it("the licenses' current owners claim the fee shares in staked tokens: burned, and their backing staked for the owner", async function () {
+      const { registry, primary, staked, alice, burnerA, burnerB } = await withJob();
       await submit(registry, burnerA, 1n, [1n], 1n);
       await submit(registry, burnerB, 1n, [2n], 1n);
-      const before = await primary.balanceOf(alice.address);
+      const [primaryBefore, stakedBefore, supplyBefore] = [await primary.balanceOf(alice.address), await staked.balanceOf(alice.address), await staked.totalSupply()];
+      const registryAddress = await registry.getAddress();
       await expect(registry.connect(alice).claimFees([1n]))
         .to.emit(registry, "FeesClaimed")
-        .withArgs(1n, alice.address, REQUEST_FEE / 2n);
-      expect(await primary.balanceOf(alice.address)).to.equal(before + REQUEST_FEE / 2n);
+        .withArgs(1n, alice.address, REQUEST_FEE / 2n)
+        .and.to.emit(staked, "BurnedForService")
+        .withArgs(registryAddress, registryAddress, REQUEST_FEE / 2n);
+      expect(await staked.balanceOf(alice.address)).to.equal(stakedBefore + REQUEST_FEE / 2n);
+      expect(await primary.balanceOf(alice.address)).to.equal(primaryBefore);
+      // Burned and staked again: the supply is unchanged, and nothing stays with the registry.
+      expect(await staked.totalSupply()).to.equal(supplyBefore);
+      expect(await primary.balanceOf(registryAddress)).to.equal(0n);
+      expect(await registry.totalFeesBurned()).to.equal(REQUEST_FEE / 2n);
       await expect(registry.connect(alice).claimFees([1n])).to.be.revertedWithCustomError(registry, "VerificationRegistry_NothingToClaim");
       await expect(registry.connect(alice).claimFees([2n]))
         .to.be.revertedWithCustomError(registry, "VerificationRegistry_NotLicenseOwner")
@@ -572,16 +661,38 @@ describe("VerificationRegistry", function () {
     });
 
     it("fees travel with the license: its owner at claim time is paid", async function () {
-      const { registry, primary, license, alice, outsider, burnerA, burnerB } = await withJob();
+      const { registry, staked, license, alice, outsider, burnerA, burnerB } = await withJob();
       await submit(registry, burnerA, 1n, [1n], 1n);
       await submit(registry, burnerB, 1n, [2n], 1n);
       await license.connect(alice).transferFrom(alice.address, outsider.address, 1n);
       await expect(registry.connect(alice).claimFees([1n]))
         .to.be.revertedWithCustomError(registry, "VerificationRegistry_NotLicenseOwner")
         .withArgs(1n, alice.address);
-      const before = await primary.balanceOf(outsider.address);
+      const before = await staked.balanceOf(outsider.address);
       await registry.connect(outsider).claimFees([1n]);
-      expect(await primary.balanceOf(outsider.address)).to.equal(before + REQUEST_FEE / 2n);
+      expect(await staked.balanceOf(outsider.address)).to.equal(before + REQUEST_FEE / 2n);
+    });
+
+    it("a consumer voting on its own job with its own license gets its share back only as staked tokens", async function () {
+      const { registry, primary, staked, license, nodeRegistry, admin, consumer, burnerA, burnerB } = await loadFixture(fixture);
+      await registry.connect(admin).setQuorum(3n);
+      await license.connect(consumer).buy(1n, ethers.MaxUint256); // id 4, run by the consumer itself
+      await nodeRegistry.connect(consumer).delegate([4n], consumer.address);
+      await nodeRegistry.connect(consumer)["heartbeat()"]();
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+      await submit(registry, burnerA, 1n, [1n], 5n);
+      await submit(registry, burnerB, 1n, [2n], 5n);
+      await expect(submit(registry, consumer, 1n, [4n], 5n)).to.emit(registry, "VerificationFulfilled");
+      const primaryBefore = await primary.balanceOf(consumer.address);
+      const stakedBefore = await staked.balanceOf(consumer.address);
+      await registry.connect(consumer).claimFees([4n]);
+      const share = REQUEST_FEE / 3n;
+      expect(await staked.balanceOf(consumer.address)).to.equal(stakedBefore + share);
+      // No primary token comes back at once: turning the share into primary tokens takes a redemption,
+      // which pays at most the schedule's rate (below 100%) after its unlock period.
+      expect(await primary.balanceOf(consumer.address)).to.equal(primaryBefore);
+      const quickest = await staked.previewRedemption(share, (await staked.rateSchedule()).minPeriod);
+      expect(quickest).to.be.lessThan(share);
     });
 
     it("splits an uneven fee exactly: the first agreeing license takes the remainder", async function () {
@@ -595,14 +706,15 @@ describe("VerificationRegistry", function () {
       expect([await registry.claimableFees(2n), await registry.claimableFees(1n), await registry.claimableFees(3n)]).to.deep.equal([4n, 3n, 3n]);
     });
 
-    it("a zero fee finalizes without burning", async function () {
-      const { registry, staked, admin, consumer, burnerA, burnerB } = await loadFixture(fixture);
+    it("a zero fee finalizes and leaves nothing to claim", async function () {
+      const { registry, staked, admin, alice, consumer, burnerA, burnerB } = await loadFixture(fixture);
       await registry.connect(admin).setRequestFee(0n);
       await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
       const supply = await staked.totalSupply();
       await submit(registry, burnerA, 1n, [1n], 1n);
       await expect(submit(registry, burnerB, 1n, [2n], 1n)).to.emit(registry, "VerificationFulfilled");
       expect(await staked.totalSupply()).to.equal(supply);
+      await expect(registry.connect(alice).claimFees([1n])).to.be.revertedWithCustomError(registry, "VerificationRegistry_NothingToClaim");
     });
   });
 
@@ -649,6 +761,30 @@ describe("VerificationRegistry", function () {
       await time.increase(EPOCH_DURATION);
       await registry.connect(outsider).claimRewards(0n, [1n]);
       expect(await staked.balanceOf(outsider.address)).to.equal(50n);
+    });
+
+    it("keeps a license's votes of an earlier epoch when it earns in a later one, and pays each epoch its own", async function () {
+      const { registry, nodeRegistry, staked, admin, consumer, alice, burnerA, burnerB } = await loadFixture(fixture);
+      await registry.connect(admin).fundEpochRewards(0n, 600n);
+      await registry.connect(admin).fundEpochRewards(1n, 300n);
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+      await submit(registry, burnerA, 1n, [1n], 1n);
+      await submit(registry, burnerB, 1n, [2n], 1n); // epoch 0: licenses 1 and 2 agree
+      await time.increase(EPOCH_DURATION);
+      for (const burner of [burnerA, burnerB]) await nodeRegistry.connect(burner)["heartbeat()"]();
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+      await submit(registry, burnerA, 2n, [1n], 1n);
+      await submit(registry, burnerB, 2n, [2n], 1n); // epoch 1: the same licenses again
+      // Epoch 0's vote moved out of license 1's account when it earned in epoch 1; both are readable.
+      expect(await registry.epochRewardInfo(0n, 1n)).to.deep.equal([600n, 2n, 1n]);
+      expect(await registry.epochRewardInfo(1n, 1n)).to.deep.equal([300n, 2n, 1n]);
+      await time.increase(EPOCH_DURATION);
+      await registry.connect(alice).claimRewards(0n, [1n]);
+      await registry.connect(alice).claimRewards(1n, [1n]);
+      expect(await staked.balanceOf(alice.address)).to.equal(300n + 150n);
+      for (const epoch of [0n, 1n]) {
+        await expect(registry.connect(alice).claimRewards(epoch, [1n])).to.be.revertedWithCustomError(registry, "VerificationRegistry_NothingToClaim");
+      }
     });
 
     it("rolls an ended epoch's pool without agreeing votes into the current epoch", async function () {

@@ -27,27 +27,32 @@ contract VerificationGasSnapshotTest is ProtocolFixture {
             nodeRegistry.heartbeat(100);
         }
 
-        // The consumer has collateral and two open jobs: job 1 has two votes, job 2 none.
+        // The consumer has collateral; job 1 is finalized (so the licenses and the epoch have earned
+        // before: the warm case), job 2 has two votes, job 3 none.
         primary.transfer(consumer, 1_000e18);
         vm.startPrank(consumer);
         primary.approve(address(registry), type(uint256).max);
         registry.stakeCollateral(consumer, 1_000e18);
-        registry.requestEvmBalance(address(0x1234), address(primary));
-        registry.requestEvmBalance(address(0x1234), address(primary));
+        for (uint256 i = 0; i < 3; ++i) registry.requestEvmBalance(HOLDER, address(primary));
         vm.stopPrank();
-        _vote(0, 1);
-        _vote(1, 1);
+        for (uint256 i = 0; i < 3; ++i) _vote(i, 1);
+        _vote(0, 2);
+        _vote(1, 2);
     }
 
-    function _submission(uint256 jobId, uint256 licenseId) internal pure returns (IVerificationRegistry.Submission[] memory batch) {
+    address internal constant HOLDER = address(0x1234);
+
+    function _submission(uint256 jobId, uint256 licenseId) internal view returns (IVerificationRegistry.Submission[] memory batch) {
         uint256[] memory ids = new uint256[](1);
         ids[0] = licenseId;
         batch = new IVerificationRegistry.Submission[](1);
         batch[0] = IVerificationRegistry.Submission({
             jobId: jobId,
             licenseIds: ids,
+            owner: bytes32(uint256(uint160(HOLDER))),
+            asset: bytes32(uint256(uint160(address(primary)))),
             balance: 183,
-            queryResult: abi.encode(uint256(183)),
+            queryResultHash: keccak256(abi.encode(uint256(183))),
             sourceBlock: 1000
         });
     }
@@ -79,18 +84,36 @@ contract VerificationGasSnapshotTest is ProtocolFixture {
     }
 
     function test_Gas_SubmitFirstVote() public {
-        IVerificationRegistry.Submission[] memory batch = _submission(2, 1);
+        IVerificationRegistry.Submission[] memory batch = _submission(3, 1);
         vm.prank(operators[0]);
         registry.submitResults(batch);
         vm.snapshotGasLastCall("VerificationRegistry", "submitResults(first vote)");
     }
 
     function test_Gas_SubmitFinalizingVote() public {
-        IVerificationRegistry.Submission[] memory batch = _submission(1, 3);
+        IVerificationRegistry.Submission[] memory batch = _submission(2, 3);
         vm.prank(operators[2]);
         registry.submitResults(batch);
         vm.snapshotGasLastCall("VerificationRegistry", "submitResults(finalizing vote, quorum 3)");
-        (IVerificationRegistry.JobStatus status,,,,) = registry.getResult(1);
-        assertTrue(status == IVerificationRegistry.JobStatus.Finalized, "job 1 finalized");
+        assertTrue(registry.getResult(2).status == IVerificationRegistry.JobStatus.Finalized, "job 2 finalized");
+    }
+
+    /// @dev The first finalization of an epoch also moves each agreeing license's earlier epoch votes out
+    /// of its account and opens the epoch's vote total.
+    function test_Gas_SubmitFinalizingVoteFirstOfEpoch() public {
+        vm.warp(block.timestamp + 7 days);
+        for (uint256 i = 0; i < 3; ++i) {
+            vm.prank(operators[i]);
+            nodeRegistry.heartbeat(100);
+        }
+        vm.prank(consumer);
+        uint256 jobId = registry.requestEvmBalance(HOLDER, address(primary));
+        _vote(0, jobId);
+        _vote(1, jobId);
+        IVerificationRegistry.Submission[] memory batch = _submission(jobId, 3);
+        vm.prank(operators[2]);
+        registry.submitResults(batch);
+        vm.snapshotGasLastCall("VerificationRegistry", "submitResults(finalizing vote, quorum 3, first of an epoch)");
+        assertTrue(registry.getResult(jobId).status == IVerificationRegistry.JobStatus.Finalized, "job finalized");
     }
 }

@@ -19,6 +19,7 @@ contract VerificationHandler {
     Vm internal constant vm = Vm(VM_ADDRESS);
     uint256 internal constant LICENSES = 5;
     uint256 internal constant NO_OPERATOR = type(uint256).max;
+    bytes32 internal constant ASSET = bytes32(uint256(0x5000));
 
     NodeLicense public immutable license;
     NodeRegistry public immutable nodeRegistry;
@@ -115,7 +116,7 @@ contract VerificationHandler {
         vm.prank(consumer);
         uint256 jobId = solana
             ? registry.requestSvmBalance(subject, bytes32(uint256(0x5000)))
-            : registry.requestEvmBalance(address(uint160(uint256(subject))), address(0x5000));
+            : registry.requestEvmBalance(address(uint160(uint256(subject))), address(uint160(uint256(ASSET))));
         jobIds.push(jobId);
         chainOf[jobId] = solana ? 1 : 0;
         ownerOf[jobId] = solana ? subject : bytes32(uint256(uint160(uint256(subject))));
@@ -142,16 +143,19 @@ contract VerificationHandler {
         vm.prank(operators[operatorIndex]);
         try registry.submitResults(_submission(jobId, licenseIds, answer, sourceBlock)) {
             if (!open) return _checkUnchanged(jobId);
-            if (alreadyVoted) doubleVoteAccepted = true;
+            // A license that voted earlier (through this or another operator) skips the submission.
+            if (alreadyVoted) {
+                calls["submit.alreadyVoted"]++;
+                return _checkUnchanged(jobId);
+            }
             calls["submit"]++;
             for (uint256 i = 0; i < licenseIds.length; ++i) votedInModel[jobId][licenseIds[i]] = true;
             votesInModel[jobId] += licenseIds.length;
             tally[jobId][answer] += licenseIds.length;
             _checkFinalization(jobId, answer);
         } catch {
-            // The only refusal the model allows for an open job is a second vote by a license.
-            if (open && !alreadyVoted) unexpectedOutcome = true;
-            calls["submit.refused"]++;
+            // Nothing another party did may revert a well-formed submission.
+            unexpectedOutcome = true;
         }
     }
 
@@ -169,8 +173,8 @@ contract VerificationHandler {
         try registry.submitResults(_submission(jobId, ids, 183, 1)) {
             if (registry.getJob(jobId).voteCount != votesBefore) doubleVoteAccepted = true;
         } catch {
-            // Reverts only for a license that already voted on the job before its transfer.
-            if (!votedInModel[jobId][licenseId]) unexpectedOutcome = true;
+            // Skipped, never reverted, also for a license that voted on the job before its transfer.
+            unexpectedOutcome = true;
         }
     }
 
@@ -269,23 +273,27 @@ contract VerificationHandler {
         uint256[] memory licenseIds,
         uint256 answer,
         uint64 sourceBlock
-    ) internal pure returns (IVerificationRegistry.Submission[] memory batch) {
+    ) internal view returns (IVerificationRegistry.Submission[] memory batch) {
         batch = new IVerificationRegistry.Submission[](1);
         batch[0] = IVerificationRegistry.Submission({
             jobId: jobId,
             licenseIds: licenseIds,
+            owner: ownerOf[jobId],
+            asset: ASSET,
             balance: answer,
-            queryResult: abi.encode(answer),
+            queryResultHash: keccak256(abi.encode(answer)),
             sourceBlock: sourceBlock
         });
     }
 
     /// @dev After accepted votes: the job is finalized exactly when some answer reached the quorum.
     function _checkFinalization(uint256 jobId, uint256 answer) internal {
-        (IVerificationRegistry.JobStatus status, uint256 balance,,,) = registry.getResult(jobId);
-        bool finalized = status == IVerificationRegistry.JobStatus.Finalized;
+        IVerificationRegistry.Result memory result = registry.getResult(jobId);
+        bool finalized = result.status == IVerificationRegistry.JobStatus.Finalized;
         bool reached = tally[jobId][answer] >= quorum;
-        if (finalized && (!reached || balance != answer)) finalizedBelowQuorum = true;
+        if (finalized && (!reached || result.balance != answer || result.queryResultHash != keccak256(abi.encode(answer)))) {
+            finalizedBelowQuorum = true;
+        }
         if (reached && !finalized) quorumWithoutFinalization = true;
         if (finalized) {
             endedInModel[jobId] = true;
@@ -295,9 +303,12 @@ contract VerificationHandler {
         }
     }
 
-    /// @dev A submission to a job that is no longer open must change nothing.
+    /// @dev A skipped submission must change nothing (a finalized job keeps no vote count to compare).
     function _checkUnchanged(uint256 jobId) internal {
         calls["submit.ignored"]++;
-        if (registry.getJob(jobId).voteCount != votesInModel[jobId]) unexpectedOutcome = true;
+        IVerificationRegistry.JobView memory job = registry.getJob(jobId);
+        if (job.status != IVerificationRegistry.JobStatus.Finalized && job.voteCount != votesInModel[jobId]) {
+            unexpectedOutcome = true;
+        }
     }
 }

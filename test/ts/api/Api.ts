@@ -7,6 +7,7 @@ import hre from "hardhat";
 import { devAccount } from "../../../src/devnet/accounts.js";
 import { startTestApi, type TestApi } from "../../helpers/api.js";
 import { ABOVE_2_53, startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
+import { MANY_ACCOUNTS, MANY_ACCOUNTS_AMOUNT } from "../../../src/devnet/demo-holdings.js";
 import { devnetProvider } from "../../../src/devnet/op-devnet.js";
 
 describe("API: POST /api/ccq-evm and /api/ccq-svm (DESIGN section 5) on a real server", function () {
@@ -126,6 +127,19 @@ describe("API: POST /api/ccq-evm and /api/ccq-svm (DESIGN section 5) on a real s
       expect(body.data.owner_address).to.equal(sources.svm.owner);
       expect(body.data.asset.balance).to.equal(7_500_000);
       expect(body.data.asset.QueryResult).to.match(/^[0-9a-f]{660}$/);
+    });
+
+    it("answers an owner of 1,000 token accounts for one mint: the data of every account", async function () {
+      const response = await post("/api/ccq-svm", { owner_address: sources.svm.manyAccountsOwner, token_mint_address: sources.svm.splMint });
+      expect(response.status).to.equal(200);
+      const body = (await response.json()) as { data: { asset: { balance: number; QueryResult: string } } };
+      expect(body.data.asset.balance).to.equal(Number(MANY_ACCOUNTS_AMOUNT));
+      const accounts = body.data.asset.QueryResult.match(/.{330}/g)!;
+      expect(accounts).to.have.length(MANY_ACCOUNTS);
+      expect(accounts.join("")).to.equal(body.data.asset.QueryResult);
+      // Each 165-byte account names the mint and the owner; one holds the amount, the rest are empty.
+      const amounts = accounts.map((account) => Buffer.from(account.slice(128, 144), "hex").readBigUInt64LE());
+      expect(amounts.filter((amount) => amount !== 0n)).to.deep.equal([MANY_ACCOUNTS_AMOUNT]);
     });
 
     it("answers a Token-2022 balance above 2^53 exactly, an NFT, and an owner with no account", async function () {

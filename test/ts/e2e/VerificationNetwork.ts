@@ -3,9 +3,9 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 
 import { expect } from "chai";
-import { JsonRpcProvider, NonceManager, Wallet } from "ethers";
+import { JsonRpcProvider, NonceManager, Wallet, ZeroHash, zeroPadValue } from "ethers";
 
-import { NodeLicense__factory, VerificationRegistry__factory } from "../../../typechain-types/index.js";
+import { NodeLicense__factory, NodeRegistry__factory, PrimaryToken__factory, VerificationRegistry__factory } from "../../../typechain-types/index.js";
 import { devAccount } from "../../../src/devnet/accounts.js";
 import { claimGameItem, solanaBytes32, verifyOnChainAndByApi } from "../../../src/devnet/demo-verify.js";
 import { eventArgs } from "../../../src/devnet/events.js";
@@ -73,7 +73,8 @@ describe("end to end: circuit nodes answer on-chain jobs on the local stack", fu
       const result = await verifyOnChainAndByApi(stack, l2, query);
       expect(result.onChain.balance, `${entry.kind} ${entry.note}`).to.equal(BigInt(entry.balance));
       expect(result.api.balance, `${entry.kind} ${entry.note}`).to.equal(BigInt(entry.balance));
-      expect(result.onChain.queryResult.replace(/^0x/, ""), `${entry.kind} ${entry.note}`).to.equal(result.api.queryResult.replace(/^0x/, ""));
+      // The registry keeps the hash of the QueryResult the API serves.
+      expect(result.onChain.queryResultHash, `${entry.kind} ${entry.note}`).to.equal(result.api.queryResultHash);
       expect((await votesOn(result.jobId)).length).to.be.at.least(2);
     }
   });
@@ -94,6 +95,83 @@ describe("end to end: circuit nodes answer on-chain jobs on the local stack", fu
     expect(first.onChain.balance).to.equal(BigInt(evm.balance));
     expect(second.onChain.balance).to.equal(BigInt(svm.balance));
     expect(await votesOn(second.jobId)).to.not.include(BigInt(stack.nodes![2].licenseIds[0]));
+  });
+
+  it("keeps finalizing jobs while a hostile owner lends one of a node's two licenses away to vote and takes it back", async function () {
+    // Node 3 is down (previous test): every job needs node 1 and node 2. Node 1's owner buys a second
+    // license for it, then around each job lends the first one to an operator of its own, votes a wrong
+    // answer with it there, and delegates it back: in the first rounds while node 1 is paused (so the
+    // wrong vote lands first, for sure), in the later ones racing node 1's batch for the same job.
+    const owner = stack.accounts!.nodeOwner1;
+    const [lent] = stack.nodes![0].licenseIds.map(BigInt);
+    const node1 = stack.nodes![0].burner;
+    const ownerSigner = new NonceManager(new Wallet(owner.privateKey, l2));
+    const hostileOperator = new NonceManager(new Wallet(devAccount(5).privateKey, l2));
+    const contracts = stack.contracts!.l2!;
+    const license = NodeLicense__factory.connect(contracts.NodeLicense, ownerSigner);
+    const nodeRegistry = NodeRegistry__factory.connect(contracts.NodeRegistry, ownerSigner);
+    const price = await license.quote(1n);
+    await (await PrimaryToken__factory.connect(contracts.PrimaryToken, ownerSigner).approve(contracts.NodeLicense, price)).wait();
+    const second = eventArgs(await (await license.buy(1n, price)).wait(), "LicensesPurchased").firstId as bigint;
+    await (await nodeRegistry.delegate([second], node1)).wait();
+    // Node 1 runs both licenses before the first job (its delegation watcher logs the new one).
+    const votesFor = (line: string) => (line.startsWith("{") ? /voting for license\(s\) ([\d, ]+)/.exec((JSON.parse(line) as { msg: string }).msg)?.[1].split(", ") ?? [] : []);
+    await eventually(async () => (await network.nodes[0].logLines()).some((line) => votesFor(line).includes(String(second))), Boolean, 30_000);
+
+    const consumer = new NonceManager(new Wallet(stack.accounts!.consumer.privateKey, l2));
+    const [evm] = stack.demo!.evm;
+    const jobIds: bigint[] = [];
+    let hostileVotes = 0;
+    const requestedFrom = await l2.getBlockNumber();
+    const rounds = 4;
+    const pausedRounds = 2;
+    for (let round = 0; round < rounds; round += 1) {
+      if (round < pausedRounds) network.nodes[0].child.kill("SIGSTOP");
+      const requested = await (await registry.connect(consumer).requestEvmBalance(evm.user_address, evm.contract_address)).wait();
+      const jobId = eventArgs(requested, "VerificationRequested").jobId as bigint;
+      jobIds.push(jobId);
+      // The dance, sent at once so that it lands in one block, as close to node 1's batch as it can.
+      const wrong = {
+        jobId,
+        licenseIds: [lent],
+        owner: zeroPadValue(evm.user_address, 32),
+        asset: zeroPadValue(evm.contract_address, 32),
+        balance: BigInt(evm.balance) + 1n,
+        queryResultHash: ZeroHash,
+        sourceBlock: 1n,
+      };
+      const dance = [
+        await nodeRegistry.delegate([lent], await hostileOperator.getAddress()),
+        await NodeRegistry__factory.connect(contracts.NodeRegistry, hostileOperator)["heartbeat()"](),
+        await registry.connect(hostileOperator).submitResults([wrong], { gasLimit: 500_000n }),
+        await nodeRegistry.delegate([lent], node1),
+      ];
+      const receipts = await Promise.all(dance.map((tx) => tx.wait().catch(() => undefined)));
+      if (receipts[2]?.logs.some((log) => registry.interface.parseLog(log)?.name === "VoteSubmitted")) hostileVotes += 1;
+      if (round < pausedRounds) network.nodes[0].child.kill("SIGCONT");
+    }
+    expect(hostileVotes).to.be.at.least(pausedRounds);
+    for (const jobId of jobIds) {
+      try {
+        await eventually(async () => (await registry.getResult(jobId)).status, (status) => status === 2n, 60_000);
+      } catch (error) {
+        // What the nodes did, to tell why the job stayed open.
+        const votes = (await registry.queryFilter(registry.filters.VoteSubmitted(jobId))).map((event) => `${event.args.licenseId}:${event.args.operator}`);
+        const ignored = (await registry.queryFilter(registry.filters.SubmissionIgnored(jobId))).map((event) => `${event.args.operator}:${event.args.reason}`);
+        const logs = [...(await network.nodes[0].logLines()).slice(-25), "---", ...(await network.nodes[1].logLines()).slice(-15)];
+        throw new Error(`job ${jobId} not finalized; votes ${votes.join(", ")}; ignored ${ignored.join(", ")}\n${logs.join("\n")}\n${String(error)}`);
+      }
+      expect((await registry.getResult(jobId)).balance).to.equal(BigInt(evm.balance));
+    }
+    // Whatever won each race, no batch of node 1 reverted.
+    const node1Transactions = [];
+    for (let block = requestedFrom; block <= (await l2.getBlockNumber()); block += 1) {
+      for (const tx of (await l2.getBlock(block, true))!.prefetchedTransactions) {
+        if (tx.from.toLowerCase() === node1.toLowerCase() && tx.to?.toLowerCase() === contracts.VerificationRegistry.toLowerCase()) node1Transactions.push(tx.hash);
+      }
+    }
+    for (const hash of node1Transactions) expect((await l2.getTransactionReceipt(hash))!.status, hash).to.equal(1);
+    console.log(`      (the hostile operator's vote landed on ${hostileVotes} of ${jobIds.length} jobs)`);
   });
 
   it("never submits twice for a job and license, across a restart", async function () {

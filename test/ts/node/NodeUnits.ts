@@ -3,9 +3,16 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { expect } from "chai";
+import type { TransactionReceipt } from "ethers";
+
+import { VerificationRegistry__factory } from "../../../typechain-types/index.js";
 
 import { BURNER_FILE, loadOrCreateBurner } from "../../../src/node/burner.js";
 import { loadNodeConfig, redactedNodeConfig } from "../../../src/node/config.js";
+import { queryResultHash } from "../../../src/common/query-result.js";
+import { IGNORE_REASON } from "../../../src/node/contracts.js";
+import { finalizationGasOf } from "../../../src/node/job-runner.js";
+import { jobsToAnswerAgain } from "../../../src/node/skipped-votes.js";
 import { NodeStateStore } from "../../../src/node/state-store.js";
 import { describe as describeError } from "../../../src/node/tx-sender.js";
 
@@ -91,6 +98,43 @@ describe("circuit node: units", function () {
     });
   });
 
+  describe("skipped submissions", function () {
+    it("answers again the jobs skipped because a license voted elsewhere or left, and only those", function () {
+      const registry = VerificationRegistry__factory.connect("0x00000000000000000000000000000000000000aa", null);
+      const me = "0x00000000000000000000000000000000000000b1";
+      const skipped = (jobId: bigint, operator: string, reason: number) => {
+        const { data, topics } = registry.interface.encodeEventLog("SubmissionIgnored", [jobId, operator, reason]);
+        return { address: "0x00000000000000000000000000000000000000AA", data, topics };
+      };
+      const receipt = {
+        to: "0x00000000000000000000000000000000000000aa",
+        logs: [
+          skipped(7n, me, IGNORE_REASON.alreadyVoted),
+          skipped(8n, me, IGNORE_REASON.jobFinalized),
+          skipped(9n, me, IGNORE_REASON.licenseNotLive),
+          skipped(10n, "0x00000000000000000000000000000000000000b2", IGNORE_REASON.alreadyVoted),
+        ],
+      } as unknown as TransactionReceipt;
+      expect(jobsToAnswerAgain(receipt, registry, me)).to.deep.equal([7n, 9n]);
+
+      const store = new NodeStateStore(path.join(dir, "state.sqlite"));
+      try {
+        const id = store.recordTx({ nonce: 1, kind: "submitResults", raw: "0x01", hash: "0xaa" }, [
+          { jobId: 7n, licenseId: 1n, jobBlock: 30 },
+          { jobId: 7n, licenseId: 2n, jobBlock: 30 },
+          { jobId: 8n, licenseId: 1n, jobBlock: 20 },
+          { jobId: 9n, licenseId: 1n, jobBlock: 40 },
+        ]);
+        expect(store.forgetSkippedVotes(id, [7n, 9n])).to.equal(30);
+        expect(store.votesFor(7n)).to.deep.equal([]);
+        expect(store.votesFor(9n)).to.deep.equal([]);
+        expect(store.votesFor(8n)).to.deep.equal([1n]);
+      } finally {
+        store.close();
+      }
+    });
+  });
+
   describe("configuration and logging", function () {
     const env = {
       OWNERS_ALLOWLIST: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
@@ -113,6 +157,24 @@ describe("circuit node: units", function () {
       expect(JSON.stringify(redactedNodeConfig(config))).to.not.include("SECRET");
       const error = Object.assign(new Error("long text"), { shortMessage: "could not reach https://l2.example/v1/SECRET (timeout)" });
       expect(describeError(error)).to.equal("could not reach <url> (timeout)");
+    });
+  });
+
+  describe("answers and their gas", function () {
+    it("hashes a QueryResult in either of the API's spellings, and refuses what is not hex bytes", function () {
+      const word = `0x${"00".repeat(31)}b7`;
+      expect(queryResultHash(word)).to.equal(queryResultHash(word.slice(2)));
+      // The empty Solana QueryResult (no account) is the hash of no bytes.
+      expect(queryResultHash("")).to.equal("0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470");
+      for (const bad of ["0xabc", "zz", "0x0g"]) expect(() => queryResultHash(bad)).to.throw(/hex bytes/);
+    });
+
+    it("sizes a possibly finalizing vote's extra gas from the job: its votes and its callback, not the answer's length", function () {
+      const plain = finalizationGasOf({ voteCount: 1n, callbackGasLimit: 0n }, 1);
+      expect(finalizationGasOf({ voteCount: 3n, callbackGasLimit: 0n }, 1)).to.be.greaterThan(plain);
+      const withCallback = finalizationGasOf({ voteCount: 1n, callbackGasLimit: 630_000n }, 1);
+      // The callback's limit, the 1/63 the EIP-150 rule keeps back, and a buffer.
+      expect(withCallback - plain).to.be.greaterThanOrEqual(630_000n + 10_000n);
     });
   });
 });
