@@ -15,18 +15,22 @@ import { IVerificationConsumer, IVerificationRegistry } from "./interfaces/IVeri
 
 /// @title VerificationRegistry
 /// @notice See {IVerificationRegistry}.
-/// @dev Gas layout. A job is three storage slots, all written by its request, and no vote or finalization
-/// writes a fresh one (fresh slots cost 22k gas, rewriting a written one 5k):
+/// @dev Gas layout. A job is three storage slots, all written by its request, so its first two votes and,
+/// when they agree, its finalization write no fresh one of their own (fresh slots cost 22k gas, rewriting a
+/// written one 5k; docs/verification.md lists the fresh slots that remain):
 /// - `head`: requester, a time (the deadline while the job is open, the finalization time once it is
 ///   finalized), status, chain, quorum;
 /// - `body`: while open, the fee, the callback gas limit, the vote and candidate counts and the first two
 ///   votes (56 bits each: license id 48 bits, candidate index 8 bits); once finalized, the source block
 ///   (64 bits) and the balance (192 bits; a larger balance, which no real token has but a hostile
 ///   contract can report, is kept whole in `_largeBalances`);
-/// - `commitment`: the job's subject keccak256(chain, owner, asset) until the first vote, then the first
-///   distinct answer keccak256(subject, balance, queryResultHash), then the finalized query result hash.
-/// Votes beyond two go four to an overflow word, at most `MAX_VOTES_PER_JOB` in all, which bounds every
-/// loop over a job's votes; distinct answers after the first live in a side mapping (disagreement only).
+/// - `commitment`: while the job is open, the high 128 bits of its subject keccak256(chain, owner, asset),
+///   which every vote is checked against, and from the first vote on the low 128 bits of its first distinct
+///   answer keccak256(subject, balance, queryResultHash); once finalized, the query result hash. 128 bits
+///   each: matching either with another subject or answer takes a second preimage, about 2^128 hashes.
+/// Distinct answers after the first (disagreement only) live in `_candidates` until finalization clears
+/// them. Votes beyond two go four to an overflow word, at most `MAX_VOTES_PER_JOB` in all, which bounds
+/// every loop over a job's votes and answers.
 /// Per license, the fee credit, the current epoch's agreeing votes and the agreed and disagreed counts
 /// share one slot; an epoch's votes move to a per-epoch slot only when the license first earns in a later
 /// epoch.
@@ -127,6 +131,8 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     uint256 internal constant _BALANCE_SHIFT = 64;
     /// @dev A finalized body's balance field holding this means: the balance is in `_largeBalances`.
     uint256 internal constant _LARGE_BALANCE = (1 << 192) - 1;
+    /// @dev An open job's `commitment`: subject in the high half, first answer in the low half.
+    uint256 internal constant _LOW_HALF = (1 << 128) - 1;
 
     /*//////////////////////////////////////////////////////////////
                                IMMUTABLES
@@ -162,7 +168,8 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
 
     mapping(uint256 jobId => mapping(uint256 word => uint256 packedVotes)) internal _overflowVotes;
 
-    mapping(uint256 jobId => mapping(uint256 index => bytes32 resultHash)) internal _extraCandidates;
+    /// @dev A job's distinct answers after the first (whose digest is in its `commitment`).
+    mapping(uint256 jobId => mapping(uint256 index => bytes32 resultHash)) internal _candidates;
 
     mapping(uint256 jobId => uint256 balance) internal _largeBalances;
 
@@ -207,6 +214,9 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         if (epochDuration == 0) revert VerificationRegistry_InvalidEpochDuration();
         STAKED_TOKEN = stakedToken;
         PRIMARY_TOKEN = stakedToken.PRIMARY_TOKEN();
+        // Collateral (112 bits) and a license's fee credit (96 bits) are sums of staked tokens, so they fit as
+        // long as every token that could ever be staked does: the primary token's supply is fixed.
+        if (PRIMARY_TOKEN.totalSupply() > type(uint96).max) revert VerificationRegistry_SupplyTooLarge();
         NODE_REGISTRY = nodeRegistry;
         _LICENSE = nodeRegistry.LICENSE();
         EPOCH_DURATION = epochDuration;
@@ -520,7 +530,7 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
             chain: chain,
             quorum: config.quorum,
             body: fee | (uint256(consumer.callbackGasLimit) << _CALLBACK_SHIFT),
-            commitment: _subject(chain, owner, asset)
+            commitment: bytes32(_subjectDigest(_subject(chain, owner, asset)))
         });
         emit VerificationRequested(jobId, msg.sender, chain, owner, asset, fee);
     }
@@ -543,6 +553,11 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
             return _ignore(jobId, status == JobStatus.Finalized ? IgnoreReason.JobFinalized : IgnoreReason.JobExpired);
         }
         if (block.timestamp > job.time) return _ignore(jobId, IgnoreReason.DeadlinePassed);
+        // Every vote, not only the first, must be about what the job asks: an answer about another owner or
+        // asset could otherwise reach quorum and be stored (and called back) as this job's result.
+        bytes32 subject = _subject(job.chain, submission.owner, submission.asset);
+        uint256 commitment = uint256(job.commitment);
+        if (commitment & ~_LOW_HALF != _subjectDigest(subject)) revert VerificationRegistry_WrongSubject(jobId);
         uint256 body = job.body;
         VoteBook memory book = _loadVotes(jobId, body, newVotes);
         if (book.voteCount + newVotes > MAX_VOTES_PER_JOB) return _ignore(jobId, IgnoreReason.VoteLimitReached);
@@ -551,7 +566,7 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         if (!NODE_REGISTRY.recordSubmissions(msg.sender, submission.licenseIds)) {
             return _ignore(jobId, IgnoreReason.LicenseNotLive);
         }
-        _recordVotes(job, book, body, submission);
+        _recordVotes(job, book, body, subject, commitment, submission);
     }
 
     /// @dev Adds the submission's votes to the job and finalizes it when its answer reached the quorum.
@@ -559,16 +574,28 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         Job storage job,
         VoteBook memory book,
         uint256 body,
+        bytes32 subject,
+        uint256 commitment,
         Submission calldata submission
     ) private {
-        bytes32 subject = _subject(job.chain, submission.owner, submission.asset);
+        uint256 jobId = submission.jobId;
         bytes32 resultHash = keccak256(abi.encode(subject, submission.balance, submission.queryResultHash));
-        uint256 candidate = _candidateIndex(submission.jobId, job, book, subject, resultHash);
+        uint256 candidate = _candidateIndex(jobId, book, commitment, resultHash);
+        bool newCandidate = candidate == book.candidateCount;
+        if (newCandidate) ++book.candidateCount;
         uint256 firstNewVote = book.voteCount;
         _appendVotes(book, submission, candidate, resultHash);
 
-        if (_countVotesFor(book, candidate) >= job.quorum) _finalize(job, book, candidate, body, subject, submission);
-        else _storeVotes(submission.jobId, job, book, body, firstNewVote);
+        if (_countVotesFor(book, candidate) >= job.quorum) {
+            // An open job's later answers are cleared (a refund, not a cost); a new winner was never stored.
+            _clearCandidates(jobId, newCandidate ? candidate : book.candidateCount);
+            _finalize(job, book, candidate, body, subject, submission);
+        } else {
+            // A new answer is stored only when the job stays open: a finalizing one is never read again.
+            if (newCandidate && candidate == 0) job.commitment = bytes32(commitment | (uint256(resultHash) & _LOW_HALF));
+            else if (newCandidate) _candidates[jobId][candidate] = resultHash;
+            _storeVotes(jobId, job, book, body, firstNewVote);
+        }
     }
 
     function _ignore(uint256 jobId, IgnoreReason reason) private {
@@ -602,29 +629,26 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         }
     }
 
-    /// @dev The index of `resultHash` among the job's distinct answers, adding it when new. The first
-    /// answer replaces the job's subject in `commitment`, so it must be about that subject; later ones
-    /// carry their subject inside `resultHash`, so one about another subject is simply another answer.
+    /// @dev The index of `resultHash` among the job's distinct answers, or `book.candidateCount` when it is
+    /// new (there are never more answers than votes, so an index fits the vote's 8 bits).
     function _candidateIndex(
         uint256 jobId,
-        Job storage job,
         VoteBook memory book,
-        bytes32 subject,
+        uint256 commitment,
         bytes32 resultHash
-    ) private returns (uint256 index) {
-        if (book.candidateCount == 0) {
-            if (job.commitment != subject) revert VerificationRegistry_WrongSubject(jobId);
-            job.commitment = resultHash;
-            book.candidateCount = 1;
-            return 0;
-        }
-        if (job.commitment == resultHash) return 0;
+    ) private view returns (uint256 index) {
+        if (book.candidateCount == 0) return 0;
+        if (commitment & _LOW_HALF == uint256(resultHash) & _LOW_HALF) return 0;
         for (index = 1; index < book.candidateCount; ++index) {
-            if (_extraCandidates[jobId][index] == resultHash) return index;
+            if (_candidates[jobId][index] == resultHash) return index;
         }
-        // A new distinct answer; there are never more candidates than votes, so `index` fits 8 bits.
-        _extraCandidates[jobId][index] = resultHash;
-        book.candidateCount = index + 1;
+    }
+
+    /// @dev Clears the stored answers after the first (which lives in the job's `commitment`).
+    function _clearCandidates(uint256 jobId, uint256 storedCount) private {
+        for (uint256 i = 1; i < storedCount; ++i) {
+            delete _candidates[jobId][i];
+        }
     }
 
     /// @dev Unpacks a job's votes into memory, with room for `extra` more.
@@ -750,7 +774,7 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         LicenseAccount memory account = _licenseAccounts[licenseId];
         if (account.epoch != epoch) {
             if (account.epochVotes != 0) _epochVotes[account.epoch][licenseId] = account.epochVotes;
-            account.epoch = uint32(epoch);
+            account.epoch = epoch.toUint32();
             account.epochVotes = 0;
         }
         account.fees += uint96(amount);
@@ -815,6 +839,11 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
 
     function _subject(uint8 chain, bytes32 owner, bytes32 asset) private pure returns (bytes32) {
         return keccak256(abi.encode(chain, owner, asset));
+    }
+
+    /// @dev The high half of a subject, as an open job's `commitment` holds it.
+    function _subjectDigest(bytes32 subject) private pure returns (uint256) {
+        return uint256(subject) & ~_LOW_HALF;
     }
 
     function _setRequestFee(uint256 fee) private {

@@ -188,7 +188,7 @@ interface IVerificationRegistry {
     /// @notice Thrown when one submission names `licenseId` twice.
     error VerificationRegistry_DuplicateLicense(uint256 jobId, uint256 licenseId);
 
-    /// @notice Thrown when the first vote on a job names another owner or asset than the job's request.
+    /// @notice Thrown when a vote on an open job names another owner or asset than the job's request.
     error VerificationRegistry_WrongSubject(uint256 jobId);
 
     /// @notice Thrown when expiring a job that is not open, or asking for the votes of a finalized job
@@ -234,6 +234,10 @@ interface IVerificationRegistry {
 
     /// @notice Thrown when the epoch duration is zero.
     error VerificationRegistry_InvalidEpochDuration();
+
+    /// @notice Thrown at deployment when the primary token's supply does not fit 96 bits (the registry's
+    /// per-license fee credit and collateral are packed on that assumption).
+    error VerificationRegistry_SupplyTooLarge();
 
     /*//////////////////////////////////////////////////////////////
                               CONSTANT VIEWS
@@ -367,7 +371,7 @@ interface IVerificationRegistry {
     //////////////////////////////////////////////////////////////*/
 
     /// @notice Submits answers for one or many jobs. Reverts on the caller's own errors (a license named
-    /// twice in one submission, an unknown job, a first vote for another subject than the request's);
+    /// twice in one submission, an unknown job, a vote on an open job about another subject than its request's);
     /// skips with `SubmissionIgnored` what others can cause (the job closed or filled up, a license was
     /// transferred, or voted meanwhile through another operator), so a race never fails the whole batch.
     function submitResults(Submission[] calldata submissions) external;

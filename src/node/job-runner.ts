@@ -8,13 +8,15 @@ import type { NodeStateStore, VoteIntent } from "./state-store.ts";
 import { describe, type TxSender } from "./tx-sender.ts";
 
 const JOB_OPEN = 1n;
-// Gas a vote may need beyond the estimate in case it turns out to finalize its job (another node's vote
+// Gas a vote may need beyond the estimate in case it turns out to finalize its job (other nodes' votes
 // landing first): the job's own writes and the first result of its subject or epoch (fresh slots), plus
 // per settled vote its license's account and the move of an earlier epoch's votes, plus what the
 // contract keeps aside for the job's callback (its gas limit, 1/63 more, and a buffer). The query result
 // is a hash, so nothing here grows with the answer's size (measured: `npm run bench:gas`).
 const FINALIZATION_BASE_GAS = 100_000n;
-const FINALIZATION_GAS_PER_VOTE = 30_000n;
+const FINALIZATION_GAS_PER_VOTE = 32_000n;
+/** The registry's MAX_VOTES_PER_JOB: the most votes a finalization can settle. */
+export const MAX_VOTES_PER_JOB = 16n;
 const CALLBACK_GAS_BUFFER = 50_000n;
 // A plain vote's share of a batch's estimate, for sizing batches before estimating them.
 const VOTE_GAS = 60_000n;
@@ -102,7 +104,7 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
           options.log("warn", `job ${jobId}: not answered (${outcome.reason}); it will expire and refund its requester`);
           return undefined;
         }
-        return { jobId, jobBlock: event.blockNumber, owner, asset, licenseIds: todo, answer: outcome.answer, finalizationGas: finalizationGasOf(job, todo.length) };
+        return { jobId, jobBlock: event.blockNumber, owner, asset, licenseIds: todo, answer: outcome.answer, finalizationGas: finalizationGasOf(job) };
       } catch (error) {
         options.log("warn", `job ${jobId}: ${describe(error)} (retrying on the next pass)`);
         failedAt(event.blockNumber);
@@ -142,13 +144,15 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
 }
 
 /**
- * The gas to add for a vote that may finalize `job`: its settlement writes one account per vote (the job's
- * votes so far and this node's), and the callback gets the limit stored with the job.
+ * The gas to add for a vote that may finalize `job`: its settlement writes one account per vote the job
+ * holds then, and the callback gets the limit stored with the job. The votes are counted at the most a job
+ * can hold, not as read: other nodes' votes can land between the read and this transaction, and a limit
+ * too low would revert the whole batch (unused gas is not charged).
  */
-export function finalizationGasOf(job: { voteCount: bigint; callbackGasLimit: bigint }, newVotes: number): bigint {
+export function finalizationGasOf(job: { callbackGasLimit: bigint }): bigint {
   const callback = job.callbackGasLimit;
   const callbackGas = callback === 0n ? 0n : callback + callback / 63n + CALLBACK_GAS_BUFFER;
-  return FINALIZATION_BASE_GAS + FINALIZATION_GAS_PER_VOTE * (job.voteCount + BigInt(newVotes)) + callbackGas;
+  return FINALIZATION_BASE_GAS + FINALIZATION_GAS_PER_VOTE * MAX_VOTES_PER_JOB + callbackGas;
 }
 
 /** Splits submissions into transactions of at most `maxSubmissionsPerTx` answers and `maxGasPerTx` gas. */

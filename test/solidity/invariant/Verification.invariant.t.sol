@@ -20,6 +20,12 @@ contract VerificationInvariantTest is ProtocolFixture {
         license.airdrop(handler.owners(0), 5);
         handler.delegateAll();
 
+        // The handler funds reward pools.
+        registry.grantRole(registry.REWARDS_FUNDER_ROLE(), address(handler));
+        primary.transfer(address(handler), 10_000_000e18);
+        vm.prank(address(handler));
+        primary.approve(address(registry), type(uint256).max);
+
         // The consumer has collateral for many jobs.
         primary.transfer(consumer, 1_000_000e18);
         vm.startPrank(consumer);
@@ -27,7 +33,7 @@ contract VerificationInvariantTest is ProtocolFixture {
         registry.stakeCollateral(consumer, 1_000_000e18);
         vm.stopPrank();
 
-        bytes4[] memory selectors = new bytes4[](9);
+        bytes4[] memory selectors = new bytes4[](14);
         selectors[0] = VerificationHandler.warp.selector;
         selectors[1] = VerificationHandler.request.selector;
         selectors[2] = VerificationHandler.submit.selector;
@@ -37,6 +43,11 @@ contract VerificationInvariantTest is ProtocolFixture {
         selectors[6] = VerificationHandler.claimFees.selector;
         selectors[7] = VerificationHandler.submitWithTransferredLicense.selector;
         selectors[8] = VerificationHandler.cycleCollateral.selector;
+        selectors[9] = VerificationHandler.submitWrongSubject.selector;
+        selectors[10] = VerificationHandler.warpToNextEpoch.selector;
+        selectors[11] = VerificationHandler.fundRewards.selector;
+        selectors[12] = VerificationHandler.claimRewards.selector;
+        selectors[13] = VerificationHandler.rollOverRewards.selector;
         targetContract(address(handler));
         targetSelector(FuzzSelector({ addr: address(handler), selectors: selectors }));
     }
@@ -47,6 +58,7 @@ contract VerificationInvariantTest is ProtocolFixture {
         assertTrue(!handler.finalizedBelowQuorum(), "a job finalized below quorum or with another answer");
         assertTrue(!handler.quorumWithoutFinalization(), "a job reached quorum without finalizing");
         assertTrue(!handler.unexpectedOutcome(), "a submission or expiry outcome differs from the model");
+        assertTrue(!handler.wrongSubjectAccepted(), "a vote about another owner or asset was accepted");
     }
 
     /// @custom:invariant A license never counts twice in one job.
@@ -55,9 +67,33 @@ contract VerificationInvariantTest is ProtocolFixture {
         for (uint256 i = 0; i < handler.jobCount(); ++i) {
             uint256 jobId = handler.jobIds(i);
             IVerificationRegistry.JobView memory job = registry.getJob(jobId);
-            // A finalized job's record holds its result, not its votes.
+            // A finalized job's record holds its result, not its votes (counted below).
             if (job.status == IVerificationRegistry.JobStatus.Finalized) continue;
             assertEq(job.voteCount, handler.votesInModel(jobId), "vote count differs from the model");
+        }
+        // Every accepted vote counts once as a submission, and once as agreed or disagreed when its job
+        // finalizes.
+        uint256 submissions;
+        uint256 outcomes;
+        for (uint256 licenseId = 1; licenseId <= 5; ++licenseId) {
+            submissions += nodeRegistry.submissionsOf(licenseId);
+            IVerificationRegistry.VoteStats memory stats = registry.voteStatsOf(licenseId);
+            outcomes += stats.agreed + stats.disagreed;
+        }
+        assertEq(submissions, handler.acceptedVotes(), "recorded submissions differ from accepted votes");
+        assertEq(outcomes, handler.votesOnFinalizedJobs(), "vote outcomes differ from the votes of finalized jobs");
+    }
+
+    /// @custom:invariant Reward claims pay each license exactly its share of its epoch's pool (checked in
+    /// the handler), never more than the pool in all, and the registry holds the pools' unpaid rest.
+    function invariant_RewardsWithinPools() public view {
+        assertTrue(!handler.rewardMismatch(), "a reward claim or roll-over differs from the model");
+        for (uint256 epoch = 0; epoch <= handler.lastFundedEpoch(); ++epoch) {
+            // Claims need agreeing votes and a roll-over none, so a claimed pool never moved.
+            assertLe(handler.claimedInModel(epoch), handler.poolInModel(epoch), "an epoch paid more than its pool");
+            (uint256 pool, uint256 totalVotes,) = registry.epochRewardInfo(epoch, 0);
+            assertEq(totalVotes, handler.epochVotesInModel(epoch), "epoch votes differ from the model");
+            assertEq(pool, handler.poolInModel(epoch), "epoch pool differs from the model");
         }
     }
 
@@ -86,9 +122,13 @@ contract VerificationInvariantTest is ProtocolFixture {
         }
         assertEq(unclaimed + handler.feesClaimed(), handler.feesOfFinalizedJobs(), "credited fees differ from the fees of finalized jobs");
         assertEq(registry.totalFeesBurned(), handler.feesClaimed(), "burned fees differ from claimed fees");
-        assertEq(primary.balanceOf(address(registry)), 0, "the registry keeps primary tokens");
+        assertEq(
+            primary.balanceOf(address(registry)),
+            handler.rewardsFunded() - handler.rewardsClaimed(),
+            "the registry keeps primary tokens beyond the unpaid reward pools"
+        );
         uint256 ownersStaked = staked.balanceOf(handler.owners(0)) + staked.balanceOf(handler.owners(1));
-        assertEq(ownersStaked, handler.feesClaimed(), "claimed fees were not paid in staked tokens");
+        assertEq(ownersStaked, handler.feesClaimed() + handler.rewardsClaimed(), "fees and rewards were not paid in staked tokens");
         assertEq(primary.balanceOf(handler.owners(0)) + primary.balanceOf(handler.owners(1)), 0, "fees paid in primary tokens");
     }
 

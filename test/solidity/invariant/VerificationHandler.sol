@@ -11,8 +11,9 @@ import { bound } from "../utils/Bound.sol";
 import { Vm, VM_ADDRESS } from "../utils/Vm.sol";
 
 /// @notice Drives the license, node registry and verification registry through random requests, votes
-/// (honest and wrong answers, single- and multi-license operators), license transfers and
-/// re-delegations, heartbeats, expiries, fee claims and time warps. It keeps its own model of who is
+/// (honest and wrong answers, answers about another owner or asset, single- and multi-license operators),
+/// license transfers and re-delegations, heartbeats, expiries, fee claims, reward funding, claims and
+/// roll-overs, and time warps within and across epochs. It keeps its own model of who is
 /// delegated, who voted what and which jobs are open, predicts each call's outcome from it, and raises a
 /// flag when the contracts disagree.
 contract VerificationHandler {
@@ -42,6 +43,7 @@ contract VerificationHandler {
     mapping(uint256 jobId => uint256 fee) public feeOf;
     mapping(uint256 jobId => bool ended) public endedInModel;
     mapping(uint256 jobId => mapping(uint256 licenseId => bool voted)) public votedInModel;
+    mapping(uint256 jobId => mapping(uint256 licenseId => uint256 answer)) public answerInModel;
     mapping(uint256 jobId => uint256 count) public votesInModel;
     mapping(uint256 jobId => mapping(uint256 answer => uint256 count)) public tally;
     mapping(uint256 jobId => uint8 chain) public chainOf;
@@ -50,6 +52,17 @@ contract VerificationHandler {
     mapping(uint8 chain => mapping(bytes32 owner => uint256 jobId)) public latestJob;
     uint256 public feesOfFinalizedJobs;
     uint256 public feesClaimed;
+    /// @dev Accepted votes in all, and those on jobs that finalized (each counted agreed or disagreed).
+    uint256 public acceptedVotes;
+    uint256 public votesOnFinalizedJobs;
+    // Epoch rewards: pools as funded and rolled over, agreeing votes, and what claims paid.
+    uint256 public rewardsFunded;
+    uint256 public rewardsClaimed;
+    mapping(uint256 epoch => uint256 amount) public poolInModel;
+    mapping(uint256 epoch => uint256 amount) public claimedInModel;
+    mapping(uint256 epoch => uint256 votes) public epochVotesInModel;
+    mapping(uint256 epoch => mapping(uint256 licenseId => uint256 votes)) public licenseEpochVotesInModel;
+    uint256 public lastFundedEpoch;
     /// @dev Staked tokens the consumer holds outside the registry: withdrawn minus deposited again.
     uint256 public consumerStakedBalance;
 
@@ -58,6 +71,8 @@ contract VerificationHandler {
     bool public quorumWithoutFinalization;
     bool public doubleVoteAccepted;
     bool public unexpectedOutcome;
+    bool public wrongSubjectAccepted;
+    bool public rewardMismatch;
 
     mapping(bytes32 action => uint256 count) public calls;
 
@@ -98,13 +113,14 @@ contract VerificationHandler {
 
     function warp(uint256 seconds_) external {
         calls["warp"]++;
-        currentTime += bound(seconds_, 0, 2 hours);
-        vm.warp(currentTime);
-        // Nodes keep beating, as running nodes do; liveness lapses are unit-tested.
-        for (uint256 i = 0; i < operators.length; ++i) {
-            vm.prank(operators[i]);
-            nodeRegistry.heartbeat(1);
-        }
+        _warpTo(currentTime + bound(seconds_, 0, 2 hours));
+    }
+
+    /// @dev Moves to the start of the next reward epoch (open jobs time out on the way).
+    function warpToNextEpoch() external {
+        calls["warpToNextEpoch"]++;
+        uint256 duration = registry.EPOCH_DURATION();
+        _warpTo(registry.EPOCHS_START() + (registry.currentEpoch() + 1) * duration);
     }
 
     function request(uint256 ownerSeed, bool solana) external useTime {
@@ -149,13 +165,43 @@ contract VerificationHandler {
                 return _checkUnchanged(jobId);
             }
             calls["submit"]++;
-            for (uint256 i = 0; i < licenseIds.length; ++i) votedInModel[jobId][licenseIds[i]] = true;
+            for (uint256 i = 0; i < licenseIds.length; ++i) {
+                votedInModel[jobId][licenseIds[i]] = true;
+                answerInModel[jobId][licenseIds[i]] = answer;
+            }
             votesInModel[jobId] += licenseIds.length;
+            acceptedVotes += licenseIds.length;
             tally[jobId][answer] += licenseIds.length;
             _checkFinalization(jobId, answer);
         } catch {
             // Nothing another party did may revert a well-formed submission.
             unexpectedOutcome = true;
+        }
+    }
+
+    /// @dev An operator answers an open job about the other owner or another asset: whether its licenses
+    /// voted already or not, it is refused (and nothing changes); a closed job skips it as any other.
+    function submitWrongSubject(uint256 jobSeed, uint256 operatorSeed, bool otherAsset) external useTime {
+        if (jobIds.length == 0) return;
+        uint256 jobId = jobIds[jobSeed % jobIds.length];
+        uint256 operatorIndex = operatorSeed % operators.length;
+        uint256[] memory licenseIds = _licensesOf(operatorIndex);
+        if (licenseIds.length == 0) return;
+        IVerificationRegistry.Submission[] memory batch = _submission(jobId, licenseIds, 183, 1);
+        // Owners are 1 and 2, so this is the other one: a subject other jobs ask about.
+        if (otherAsset) batch[0].asset = bytes32(uint256(0x5001));
+        else batch[0].owner = bytes32(uint256(batch[0].owner) ^ 3);
+        bool open = !endedInModel[jobId] && currentTime <= deadlineOf[jobId];
+
+        vm.prank(operators[operatorIndex]);
+        try registry.submitResults(batch) {
+            if (open) wrongSubjectAccepted = true;
+            _checkUnchanged(jobId);
+        } catch (bytes memory reason) {
+            if (!open || bytes4(reason) != IVerificationRegistry.VerificationRegistry_WrongSubject.selector) {
+                unexpectedOutcome = true;
+            }
+            calls["submitWrongSubject.refused"]++;
         }
     }
 
@@ -243,9 +289,73 @@ contract VerificationHandler {
         feesClaimed += claimable;
     }
 
+    /// @dev The funder adds to the pool of the current epoch or one of the next two.
+    function fundRewards(uint256 amount, uint256 epochsAhead) external useTime {
+        calls["fundRewards"]++;
+        amount = bound(amount, 1, 1_000e18);
+        uint256 epoch = registry.currentEpoch() + epochsAhead % 3;
+        registry.fundEpochRewards(epoch, amount);
+        poolInModel[epoch] += amount;
+        rewardsFunded += amount;
+        if (epoch > lastFundedEpoch) lastFundedEpoch = epoch;
+    }
+
+    /// @dev A license's owner claims its reward of an ended epoch: exactly its share of the pool, rounded
+    /// down, in staked tokens, once; nothing for a license without agreeing votes.
+    function claimRewards(uint256 epochSeed, uint256 licenseSeed) external useTime {
+        uint256 current = registry.currentEpoch();
+        if (current == 0) return;
+        uint256 epoch = epochSeed % current;
+        uint256 licenseId = 1 + licenseSeed % LICENSES;
+        uint256 votes = licenseEpochVotesInModel[epoch][licenseId];
+        uint256 expected = votes == 0 ? 0 : poolInModel[epoch] * votes / epochVotesInModel[epoch];
+        uint256[] memory ids = new uint256[](1);
+        ids[0] = licenseId;
+        address owner = license.ownerOf(licenseId);
+        uint256 before = registry.STAKED_TOKEN().balanceOf(owner);
+        vm.prank(owner);
+        try registry.claimRewards(epoch, ids) {
+            calls["claimRewards"]++;
+            if (registry.STAKED_TOKEN().balanceOf(owner) - before != expected || expected == 0) rewardMismatch = true;
+            licenseEpochVotesInModel[epoch][licenseId] = 0;
+            claimedInModel[epoch] += expected;
+            rewardsClaimed += expected;
+        } catch (bytes memory reason) {
+            if (expected != 0 || bytes4(reason) != IVerificationRegistry.VerificationRegistry_NothingToClaim.selector) {
+                rewardMismatch = true;
+            }
+        }
+    }
+
+    /// @dev Anyone moves the pool of an ended epoch nobody earned to the current epoch.
+    function rollOverRewards(uint256 epochSeed) external useTime {
+        uint256 current = registry.currentEpoch();
+        if (current == 0) return;
+        uint256 epoch = epochSeed % current;
+        bool allowed = poolInModel[epoch] != 0 && epochVotesInModel[epoch] == 0;
+        try registry.rollOverEpochRewards(epoch) {
+            if (!allowed) rewardMismatch = true;
+            calls["rollOverRewards"]++;
+            poolInModel[current] += poolInModel[epoch];
+            poolInModel[epoch] = 0;
+        } catch {
+            if (allowed) rewardMismatch = true;
+        }
+    }
+
     /*//////////////////////////////////////////////////////////////
                                 HELPERS
     //////////////////////////////////////////////////////////////*/
+
+    function _warpTo(uint256 time) internal {
+        currentTime = time;
+        vm.warp(currentTime);
+        // Nodes keep beating, as running nodes do; liveness lapses are unit-tested.
+        for (uint256 i = 0; i < operators.length; ++i) {
+            vm.prank(operators[i]);
+            nodeRegistry.heartbeat(1);
+        }
+    }
 
     function _delegate(uint256 licenseId, uint256 operatorIndex) internal {
         uint256[] memory ids = new uint256[](1);
@@ -298,8 +408,20 @@ contract VerificationHandler {
         if (finalized) {
             endedInModel[jobId] = true;
             feesOfFinalizedJobs += feeOf[jobId];
+            votesOnFinalizedJobs += votesInModel[jobId];
+            _countEpochVotes(jobId, answer);
             uint256 latest = latestJob[chainOf[jobId]][ownerOf[jobId]];
             if (jobId > latest) latestJob[chainOf[jobId]][ownerOf[jobId]] = jobId;
+        }
+    }
+
+    /// @dev The licenses that agreed with a finalized job's answer earn one reward vote each in this epoch.
+    function _countEpochVotes(uint256 jobId, uint256 answer) internal {
+        uint256 epoch = registry.currentEpoch();
+        for (uint256 licenseId = 1; licenseId <= LICENSES; ++licenseId) {
+            if (!votedInModel[jobId][licenseId] || answerInModel[jobId][licenseId] != answer) continue;
+            ++licenseEpochVotesInModel[epoch][licenseId];
+            ++epochVotesInModel[epoch];
         }
     }
 

@@ -11,7 +11,7 @@ import { BURNER_FILE, loadOrCreateBurner } from "../../../src/node/burner.js";
 import { loadNodeConfig, redactedNodeConfig } from "../../../src/node/config.js";
 import { queryResultHash } from "../../../src/common/query-result.js";
 import { IGNORE_REASON } from "../../../src/node/contracts.js";
-import { finalizationGasOf } from "../../../src/node/job-runner.js";
+import { finalizationGasOf, MAX_VOTES_PER_JOB } from "../../../src/node/job-runner.js";
 import { jobsToAnswerAgain } from "../../../src/node/skipped-votes.js";
 import { NodeStateStore } from "../../../src/node/state-store.js";
 import { describe as describeError } from "../../../src/node/tx-sender.js";
@@ -169,10 +169,11 @@ describe("circuit node: units", function () {
       for (const bad of ["0xabc", "zz", "0x0g"]) expect(() => queryResultHash(bad)).to.throw(/hex bytes/);
     });
 
-    it("sizes a possibly finalizing vote's extra gas from the job: its votes and its callback, not the answer's length", function () {
-      const plain = finalizationGasOf({ voteCount: 1n, callbackGasLimit: 0n }, 1);
-      expect(finalizationGasOf({ voteCount: 3n, callbackGasLimit: 0n }, 1)).to.be.greaterThan(plain);
-      const withCallback = finalizationGasOf({ voteCount: 1n, callbackGasLimit: 630_000n }, 1);
+    it("sizes a possibly finalizing vote's extra gas from the job's callback and the most votes it can settle, not the answer's length", function () {
+      const plain = finalizationGasOf({ callbackGasLimit: 0n });
+      // Each of the job's possible votes may write a fresh license account and move an epoch's votes.
+      expect(plain).to.be.greaterThanOrEqual(MAX_VOTES_PER_JOB * 30_000n);
+      const withCallback = finalizationGasOf({ callbackGasLimit: 630_000n });
       // The callback's limit, the 1/63 the EIP-150 rule keeps back, and a buffer.
       expect(withCallback - plain).to.be.greaterThanOrEqual(630_000n + 10_000n);
     });
