@@ -113,10 +113,7 @@ contract NodeRegistry is AccessControlDefaultAdminRules, INodeRegistry {
         address operator,
         uint256[] calldata licenseIds
     ) external onlyRole(RECORDER_ROLE) returns (bool allLive) {
-        if (operator == address(0) || !_beatRecently(operator)) return false;
-        for (uint256 i = 0; i < licenseIds.length; ++i) {
-            if (operatorOf(licenseIds[i]) != operator) return false;
-        }
+        if (!_isLiveOperatorOf(operator, licenseIds)) return false;
         for (uint256 i = 0; i < licenseIds.length; ++i) {
             ++_submissions[licenseIds[i]];
         }
@@ -171,6 +168,11 @@ contract NodeRegistry is AccessControlDefaultAdminRules, INodeRegistry {
     }
 
     /// @inheritdoc INodeRegistry
+    function isLiveOperatorOf(address operator, uint256[] calldata licenseIds) external view returns (bool) {
+        return _isLiveOperatorOf(operator, licenseIds);
+    }
+
+    /// @inheritdoc INodeRegistry
     function submissionsOf(uint256 licenseId) external view returns (uint256) {
         return _submissions[licenseId];
     }
@@ -194,6 +196,14 @@ contract NodeRegistry is AccessControlDefaultAdminRules, INodeRegistry {
     function _heartbeat(uint32 capacity) private {
         _heartbeats[msg.sender] = Heartbeat({ timestamp: uint64(block.timestamp), capacity: capacity });
         emit HeartbeatRecorded(msg.sender, block.timestamp, capacity);
+    }
+
+    function _isLiveOperatorOf(address operator, uint256[] calldata licenseIds) private view returns (bool) {
+        if (operator == address(0) || !_beatRecently(operator)) return false;
+        for (uint256 i = 0; i < licenseIds.length; ++i) {
+            if (operatorOf(licenseIds[i]) != operator) return false;
+        }
+        return true;
     }
 
     /// @dev Whether `operator`'s last heartbeat is within the liveness window.

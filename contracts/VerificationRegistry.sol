@@ -101,6 +101,9 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     bytes32 public constant REWARDS_FUNDER_ROLE = keccak256("REWARDS_FUNDER_ROLE");
 
     /// @inheritdoc IVerificationRegistry
+    bytes32 public constant ATTESTATION_ROLE = keccak256("ATTESTATION_ROLE");
+
+    /// @inheritdoc IVerificationRegistry
     uint256 public constant MAX_VOTES_PER_JOB = 16;
 
     /// @inheritdoc IVerificationRegistry
@@ -131,6 +134,10 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     uint256 internal constant _BALANCE_SHIFT = 64;
     /// @dev A finalized body's balance field holding this means: the balance is in `_largeBalances`.
     uint256 internal constant _LARGE_BALANCE = (1 << 192) - 1;
+    /// @dev A recorded attestation's slot: balance (128 bits), source block (64), issue time (64); a balance
+    /// field holding `_LARGE_ATTESTED_BALANCE` means the balance is in `_largeAttestedBalances`.
+    uint256 internal constant _ATTESTED_BALANCE_SHIFT = 128;
+    uint256 internal constant _LARGE_ATTESTED_BALANCE = (1 << 128) - 1;
     /// @dev An open job's `commitment`: subject in the high half, first answer in the low half.
     uint256 internal constant _LOW_HALF = (1 << 128) - 1;
 
@@ -175,6 +182,11 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
 
     mapping(bytes32 subject => uint256 jobId) internal _latestJobs;
 
+    /// @dev The latest recorded attestation per subject, one packed slot (see `_ATTESTED_BALANCE_SHIFT`).
+    mapping(bytes32 subject => uint256 packed) internal _attestedResults;
+
+    mapping(bytes32 subject => uint256 balance) internal _largeAttestedBalances;
+
     mapping(address consumer => Consumer record) internal _consumers;
 
     mapping(uint256 licenseId => LicenseAccount account) internal _licenseAccounts;
@@ -215,7 +227,9 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         STAKED_TOKEN = stakedToken;
         PRIMARY_TOKEN = stakedToken.PRIMARY_TOKEN();
         // Collateral (112 bits) and a license's fee credit (96 bits) are sums of staked tokens, so they fit as
-        // long as every token that could ever be staked does: the primary token's supply is fixed.
+        // long as every token that could ever be staked does. The primary supply is fixed at 10^27 (about
+        // 2^90) on L1, and the L2 token holds at most what the bridge locked there; this check refuses a
+        // token that could not be ours.
         if (PRIMARY_TOKEN.totalSupply() > type(uint96).max) revert VerificationRegistry_SupplyTooLarge();
         NODE_REGISTRY = nodeRegistry;
         _LICENSE = nodeRegistry.LICENSE();
@@ -293,6 +307,33 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         consumer.reserved -= uint112(fee);
         consumer.available += uint112(fee);
         emit JobExpired(jobId, requester, fee);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                    EXTERNAL FUNCTIONS: ATTESTATIONS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @inheritdoc IVerificationRegistry
+    function recordAttestedResult(
+        address payer,
+        AttestedResult calldata result,
+        uint256[] calldata licenseIds
+    ) external onlyRole(ATTESTATION_ROLE) nonReentrant {
+        bytes32 subject = _subject(result.chain, result.owner, result.asset);
+        uint256 stored = _attestedResults[subject];
+        uint64 storedIssuedAt = uint64(stored);
+        if (stored != 0 && result.issuedAt <= storedIssuedAt) {
+            revert VerificationRegistry_AttestationNotNewer(result.issuedAt, storedIssuedAt);
+        }
+        uint256 fee = _payAttestationFee(payer, licenseIds);
+        uint256 balance = result.balance;
+        if (balance >= _LARGE_ATTESTED_BALANCE) {
+            _largeAttestedBalances[subject] = balance;
+            balance = _LARGE_ATTESTED_BALANCE;
+        }
+        _attestedResults[subject] =
+            (balance << _ATTESTED_BALANCE_SHIFT) | (uint256(result.sourceBlock) << 64) | result.issuedAt;
+        _emitAttestationRecorded(payer, result, fee);
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -465,10 +506,19 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         bytes32 owner,
         bytes32 asset
     ) external view returns (uint256 balance, uint64 sourceBlock, uint64 finalizedAt, uint256 jobId) {
-        jobId = _latestJobs[_subject(chain, owner, asset)];
+        bytes32 subject = _subject(chain, owner, asset);
+        jobId = _latestJobs[subject];
+        if (jobId != 0) {
+            Result memory result = getResult(jobId);
+            (balance, sourceBlock, finalizedAt) = (result.balance, result.sourceBlock, result.finalizedAt);
+        }
+        uint256 attested = _attestedResults[subject];
+        if (attested != 0 && (jobId == 0 || uint64(attested) > finalizedAt)) {
+            balance = attested >> _ATTESTED_BALANCE_SHIFT;
+            if (balance == _LARGE_ATTESTED_BALANCE) balance = _largeAttestedBalances[subject];
+            return (balance, uint64(attested >> 64), uint64(attested), 0);
+        }
         if (jobId == 0) revert VerificationRegistry_NoResult(chain, owner, asset);
-        Result memory result = getResult(jobId);
-        return (result.balance, result.sourceBlock, result.finalizedAt, jobId);
     }
 
     /// @inheritdoc IVerificationRegistry
@@ -819,6 +869,48 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
             success := call(gasLimit, consumer, 0, add(data, 0x20), mload(data), 0, 0)
         }
         if (!success) emit CallbackFailed(jobId, consumer);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                        PRIVATE: ATTESTATIONS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @dev Moves the request fee from `payer`'s free collateral to the signing licenses' fee credits (its
+    /// staked tokens stay here until they claim, as for a finalized job's voters). Signatures earn no epoch
+    /// reward points: the pools reward the job path's votes, and most attestations are only checked in
+    /// views, never recorded, so points for the recorded few would pay whichever signers someone recorded.
+    function _payAttestationFee(address payer, uint256[] calldata licenseIds) private returns (uint256 fee) {
+        Config memory config = _config;
+        // The verifier leaves the quorum to this check, which reads it with the fee.
+        if (licenseIds.length < config.quorum) {
+            revert VerificationRegistry_QuorumNotReached(licenseIds.length, config.quorum);
+        }
+        fee = config.requestFee;
+        Consumer storage consumer = _consumers[payer];
+        uint256 available = consumer.available;
+        if (available < fee) revert VerificationRegistry_InsufficientCollateral(payer, available, fee);
+        consumer.available = uint112(available - fee);
+        uint256 share = fee / licenseIds.length;
+        uint256 remainder = fee - share * licenseIds.length;
+        for (uint256 i = 0; i < licenseIds.length; ++i) {
+            // Only the fee field: 96 bits hold every staked token there can be (see the constructor).
+            _licenseAccounts[licenseIds[i]].fees += uint96(share + remainder);
+            remainder = 0;
+        }
+    }
+
+    function _emitAttestationRecorded(address payer, AttestedResult calldata result, uint256 fee) private {
+        emit AttestationRecorded(
+            payer,
+            result.chain,
+            result.owner,
+            result.asset,
+            result.balance,
+            result.queryResultHash,
+            result.sourceBlock,
+            result.issuedAt,
+            fee
+        );
     }
 
     /*//////////////////////////////////////////////////////////////

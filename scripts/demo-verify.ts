@@ -2,11 +2,14 @@
 // holdings (the ERC-20 balance above 2^53, the SPL owner with two token accounts, and the owner of 1,000
 // token accounts, whose 165,000-byte QueryResult the registry keeps as its hash), waits until the circuit
 // nodes finalize them, and prints each stored result beside the API's answer for the same query; then
-// claims the example game item as the demo holder.
+// asks the API for a quorum-signed attestation of the same holding, checks it with the deployed verifier
+// and records it (time and gas of each path side by side); then claims the example game item as the demo
+// holder.
 import path from "node:path";
 
 import { GameItem__factory } from "../typechain-types/index.js";
 import { MANY_ACCOUNTS } from "../src/devnet/demo-holdings.js";
+import { attestAndRecord } from "../src/devnet/demo-attest.js";
 import { claimGameItem, verifyOnChainAndByApi, type DemoQuery } from "../src/devnet/demo-verify.js";
 import { devnetProvider } from "../src/devnet/op-devnet.js";
 import { readStackFile, stackFilePath } from "../src/devnet/stack-file.js";
@@ -50,6 +53,14 @@ try {
     console.log(`  seeded balance   ${seeded}`);
     console.log(`  QueryResult      the API's ${result.api.queryResult.replace(/^0x/, "").length / 2} bytes hash to ${result.api.queryResultHash}`);
     console.log(`  on-chain hash    ${result.onChain.queryResultHash} (${same ? "identical" : "DIFFERENT"})`);
+    console.log(`  job path         ${(result.ms / 1000).toFixed(1)} s; gas: request ${result.gas.request}, node transactions ${result.gas.nodes}`);
+    const attested = await attestAndRecord(stack, l2, query);
+    allMatch &&= attested.valid && attested.attestation.balance === result.api.balance && attested.latest.balance === attested.attestation.balance;
+    console.log(
+      `  attested path    ${attested.apiMs.toFixed(0)} ms for the API's signed answer (licenses ${attested.licenseIds.join(", ")}), ` +
+        `${attested.valid ? "valid" : "NOT VALID"} on-chain (a free view call); recording it: ${attested.recordGas} gas, ` +
+        `then latestBalance ${attested.latest.balance}`,
+    );
   }
   console.log("\nExample game: the demo holder asks for verification of its ERC-20 balance, then claims an item…");
   const holder = stack.accounts!.demoHolder.address;

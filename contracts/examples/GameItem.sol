@@ -3,13 +3,17 @@ pragma solidity ^0.8.28;
 
 import { ERC721 } from "@openzeppelin/contracts/token/ERC721/ERC721.sol";
 
+import { IAttestationVerifier } from "../interfaces/IAttestationVerifier.sol";
 import { IVerificationRegistry } from "../interfaces/IVerificationRegistry.sol";
 
 /// @title GameItem (example integration)
-/// @notice A game item that only holders of a verified balance can claim. A player asks for a check
-/// (`requestVerification`): this contract opens a verification job for the player's wallet and
-/// `REQUIRED_ASSET` on Ethereum, paying the job fee from its own collateral in the registry. Once circuit
-/// nodes have finalized the job, a player holding at least `MIN_BALANCE` claims one item (`claim`).
+/// @notice A game item that only holders of a verified balance can claim, in either of the network's two
+/// ways. The job path: a player asks for a check (`requestVerification`), this contract opens a
+/// verification job for the player's wallet and `REQUIRED_ASSET` on Ethereum, paying the job fee from its
+/// own collateral in the registry, and once circuit nodes have finalized it, a player holding at least
+/// `MIN_BALANCE` claims one item (`claim`). The attested path: the player fetches a quorum-signed
+/// attestation of its balance from the API (`?attest=true`) and claims with it in one transaction
+/// (`claimWithAttestation`), which the verifier checks in a view call.
 /// @dev The example reads the result of the player's own job (`getResult`), so no one else's older job
 /// can stand in for it, and requires it to be fresh (`MAX_RESULT_AGE`). Each open job costs the game a
 /// fee; a player has at most one open job at a time. A real game would also charge or gate requests, since
@@ -17,6 +21,9 @@ import { IVerificationRegistry } from "../interfaces/IVerificationRegistry.sol";
 contract GameItem is ERC721 {
     /// @notice The verification registry jobs are opened in (this contract must hold collateral there).
     IVerificationRegistry public immutable REGISTRY;
+
+    /// @notice The attestation verifier that checks attested claims.
+    IAttestationVerifier public immutable VERIFIER;
 
     /// @notice The ERC-20 or ERC-721 on Ethereum that players must hold.
     address public immutable REQUIRED_ASSET;
@@ -56,20 +63,24 @@ contract GameItem is ERC721 {
     /// @notice Thrown when the player's verification result is older than `MAX_RESULT_AGE`.
     error GameItem_ResultTooOld(uint256 finalizedAt, uint256 maxAge);
 
+    /// @notice Thrown when an attestation is not about the caller's balance of `REQUIRED_ASSET` on Ethereum.
+    error GameItem_WrongAttestation();
+
     /// @notice Thrown when the verified balance is below `MIN_BALANCE`.
     error GameItem_BalanceTooLow(uint256 balance, uint256 minBalance);
 
-    /// @param registry The verification registry.
+    /// @param verifier The attestation verifier (the verification registry is its `REGISTRY`).
     /// @param requiredAsset The ERC-20 or ERC-721 on Ethereum that players must hold.
     /// @param minBalance The smallest balance that earns an item.
-    /// @param maxResultAge How long a finalized result may be used to claim, in seconds.
-    constructor(IVerificationRegistry registry, address requiredAsset, uint256 minBalance, uint256 maxResultAge)
+    /// @param maxResultAge How long a finalized result or an attestation may be used to claim, in seconds.
+    constructor(IAttestationVerifier verifier, address requiredAsset, uint256 minBalance, uint256 maxResultAge)
         ERC721("Verified Holder Item", "ITEM")
     {
-        if (address(registry) == address(0) || requiredAsset == address(0) || minBalance == 0 || maxResultAge == 0) {
+        if (address(verifier) == address(0) || requiredAsset == address(0) || minBalance == 0 || maxResultAge == 0) {
             revert GameItem_ZeroArgument();
         }
-        REGISTRY = registry;
+        VERIFIER = verifier;
+        REGISTRY = verifier.REGISTRY();
         REQUIRED_ASSET = requiredAsset;
         MIN_BALANCE = minBalance;
         MAX_RESULT_AGE = maxResultAge;
@@ -103,11 +114,33 @@ contract GameItem is ERC721 {
         if (block.timestamp - result.finalizedAt > MAX_RESULT_AGE) {
             revert GameItem_ResultTooOld(result.finalizedAt, MAX_RESULT_AGE);
         }
-        if (result.balance < MIN_BALANCE) revert GameItem_BalanceTooLow(result.balance, MIN_BALANCE);
+        tokenId = _mintItem(result.balance);
+    }
+
+    /// @notice Mints the caller's item on a quorum-signed attestation, at most `MAX_RESULT_AGE` old, that
+    /// the caller holds at least `MIN_BALANCE` of `REQUIRED_ASSET` on Ethereum. Costs the game nothing: the
+    /// check is a view call (the API's key paid for the answer). Reverts with the verifier's reason when
+    /// the attestation is not valid.
+    /// @return tokenId The item minted.
+    function claimWithAttestation(
+        IAttestationVerifier.BalanceAttestation calldata attestation,
+        IAttestationVerifier.NodeSignature[] calldata signatures
+    ) external returns (uint256 tokenId) {
+        if (hasClaimed[msg.sender]) revert GameItem_AlreadyClaimed(msg.sender);
+        if (
+            attestation.chain != 0 || attestation.owner != bytes32(uint256(uint160(msg.sender)))
+                || attestation.asset != bytes32(uint256(uint160(REQUIRED_ASSET)))
+        ) revert GameItem_WrongAttestation();
+        VERIFIER.checkAttestation(attestation, signatures, MAX_RESULT_AGE);
+        tokenId = _mintItem(attestation.balance);
+    }
+
+    function _mintItem(uint256 balance) private returns (uint256 tokenId) {
+        if (balance < MIN_BALANCE) revert GameItem_BalanceTooLow(balance, MIN_BALANCE);
         hasClaimed[msg.sender] = true;
         tokenId = _nextTokenId++;
         // _mint, not _safeMint: no callback into the player, so nothing can re-enter.
         _mint(msg.sender, tokenId);
-        emit ItemClaimed(msg.sender, tokenId, result.balance);
+        emit ItemClaimed(msg.sender, tokenId, balance);
     }
 }

@@ -87,6 +87,10 @@ interface INodeRegistry {
     /// @notice Whether `licenseId` is delegated and its operator's last heartbeat is within the window.
     function isLive(uint256 licenseId) external view returns (bool);
 
+    /// @notice Whether `operator` is live and the operator of every one of `licenseIds` (one call for a
+    /// signer's licenses: what an attestation signature needs).
+    function isLiveOperatorOf(address operator, uint256[] calldata licenseIds) external view returns (bool);
+
     /// @notice The votes `licenseId` submitted that the recorder accepted. How finalized votes turned out
     /// (agreed or disagreed) is counted where they are settled: `IVerificationRegistry.voteStatsOf`.
     function submissionsOf(uint256 licenseId) external view returns (uint256);

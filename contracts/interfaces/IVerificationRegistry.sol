@@ -90,6 +90,19 @@ interface IVerificationRegistry {
         uint256 disagreed;
     }
 
+    /// @notice A balance attested by a quorum of nodes, as the attestation verifier records it (the fields
+    /// of `IAttestationVerifier.BalanceAttestation`, in its order; calldata only, stored packed).
+    // solhint-disable-next-line gas-struct-packing
+    struct AttestedResult {
+        uint8 chain;
+        bytes32 owner;
+        bytes32 asset;
+        uint256 balance;
+        bytes32 queryResultHash;
+        uint64 sourceBlock;
+        uint64 issuedAt;
+    }
+
     /// @notice A consumer's collateral: staked tokens free to use or withdraw, and reserved by open jobs.
     struct Collateral {
         uint128 available;
@@ -134,6 +147,20 @@ interface IVerificationRegistry {
         uint256 balance,
         bytes32 queryResultHash,
         uint64 sourceBlock
+    );
+
+    /// @notice Emitted when the attestation verifier records a verified attestation for `payer`, who paid
+    /// `fee` to the signing licenses.
+    event AttestationRecorded(
+        address indexed payer,
+        uint8 chain,
+        bytes32 owner,
+        bytes32 asset,
+        uint256 balance,
+        bytes32 queryResultHash,
+        uint64 sourceBlock,
+        uint64 issuedAt,
+        uint256 fee
     );
 
     /// @notice Emitted when an expired job's fee returns to the requester's collateral.
@@ -232,6 +259,12 @@ interface IVerificationRegistry {
     /// @notice Thrown when a fee does not fit the job record (above 2^96 - 1).
     error VerificationRegistry_InvalidFee(uint256 fee);
 
+    /// @notice Thrown when a recorded attestation's signing licenses are fewer than the current quorum.
+    error VerificationRegistry_QuorumNotReached(uint256 licenses, uint256 quorum);
+
+    /// @notice Thrown when recording an attestation issued no later than the one stored for its subject.
+    error VerificationRegistry_AttestationNotNewer(uint64 issuedAt, uint64 storedIssuedAt);
+
     /// @notice Thrown when the epoch duration is zero.
     error VerificationRegistry_InvalidEpochDuration();
 
@@ -245,6 +278,9 @@ interface IVerificationRegistry {
 
     /// @notice The role allowed to fund epoch reward pools.
     function REWARDS_FUNDER_ROLE() external view returns (bytes32);
+
+    /// @notice The role of the attestation verifier, allowed to record verified attestations.
+    function ATTESTATION_ROLE() external view returns (bytes32);
 
     /// @notice The staked token collateral and fees are held in.
     function STAKED_TOKEN() external view returns (IStakedToken);
@@ -310,9 +346,10 @@ interface IVerificationRegistry {
     /// finalized; `finalizedAt` is the finalization time.
     function getResult(uint256 jobId) external view returns (Result memory);
 
-    /// @notice The most recently requested finalized job's result for (chain, owner, asset): of two
-    /// finalized jobs, the one with the higher job id (requested later, so read later) wins, whatever
-    /// order they finalized in. Its source block is the one the finalizing node reported.
+    /// @notice The latest result for (chain, owner, asset). Of two finalized jobs, the one with the higher
+    /// job id (requested later, so read later) wins, whatever order they finalized in; its source block is
+    /// the one the finalizing node reported. A recorded attestation issued after that job finalized wins
+    /// over it: then `finalizedAt` is the attestation's issue time and `jobId` is 0.
     /// @dev Reverts with `VerificationRegistry_NoResult` when there is none: a missing result is not a zero.
     function latestBalance(
         uint8 chain,
@@ -365,6 +402,13 @@ interface IVerificationRegistry {
 
     /// @notice Expires job `jobId` after its deadline and returns its fee to the requester's collateral.
     function expireJob(uint256 jobId) external;
+
+    /// @notice Records a verified attestation (ATTESTATION_ROLE: the attestation verifier, which checks all
+    /// but the quorum, checked here with the fee): charges the request fee to `payer`'s free collateral,
+    /// credits it to `licenseIds` (the signing licenses, equal shares, the first taking the rounding
+    /// remainder; no epoch reward points), and stores the result for `latestBalance` if it was issued after
+    /// the one stored for its subject.
+    function recordAttestedResult(address payer, AttestedResult calldata result, uint256[] calldata licenseIds) external;
 
     /*//////////////////////////////////////////////////////////////
                              NODE FUNCTIONS

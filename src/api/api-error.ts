@@ -1,4 +1,5 @@
 import { AssetNotFoundError } from "../chains/rpc/errors.ts";
+import { QuorumNotReachedError } from "./attestation-hub/rounds.ts";
 
 /** An error with the HTTP status and the message the client sees (DESIGN section 5). */
 export class ApiError extends Error {
@@ -20,6 +21,8 @@ export class ApiError extends Error {
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof AssetNotFoundError) return new ApiError(404, "No token found at the given address");
+  // Never an unsigned 200 that looks attested: the client retries shortly.
+  if (error instanceof QuorumNotReachedError) return new ApiError(503, error.message, { "retry-after": "1" });
   const fastify = error as { code?: string; statusCode?: number; validation?: unknown; message?: string };
   if (fastify.validation !== undefined) return new ApiError(400, `Invalid request: ${fastify.message}`);
   switch (fastify.code) {

@@ -1,8 +1,14 @@
+import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
 
 import { parseEnvironment, urlList, urlOrigin } from "../common/environment.ts";
 
 const httpUrls = urlList(/^https?$/);
+const evmAddress = z
+  .string()
+  .refine((value) => isAddress(value), "not an EVM address")
+  .transform((value) => getAddress(value));
+const ATTESTATION_REQUIRED = ["ATTESTATION_L2_RPC_URL", "ATTESTATION_NODE_REGISTRY", "ATTESTATION_VERIFICATION_REGISTRY", "ATTESTATION_VERIFIER"] as const;
 
 const schema = z.object({
   API_HOST: z.string().default("127.0.0.1"),
@@ -17,9 +23,44 @@ const schema = z.object({
   CACHE_TTL_MS: z.coerce.number().int().min(0).default(2_000),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(4_096),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  // The attestation hub: on when the four below are set (all or none), off otherwise (?attest=true → 501).
+  ATTESTATION_L2_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  ATTESTATION_NODE_REGISTRY: evmAddress.optional(),
+  ATTESTATION_VERIFICATION_REGISTRY: evmAddress.optional(),
+  ATTESTATION_VERIFIER: evmAddress.optional(),
+  /** Ethereum blocks below the head an attested answer is pinned to (reorg safety). */
+  ATTESTATION_EVM_CONFIRMATIONS: z.coerce.number().int().min(0).max(1_000).default(3),
+  /** How long an attested query waits for the quorum before answering 503. */
+  ATTESTATION_DEADLINE_MS: z.coerce.number().int().positive().max(60_000).default(3_000),
+  /** How often each connected node's licenses are read again. */
+  ATTESTATION_RECHECK_MS: z.coerce.number().int().positive().default(10_000),
+  /** The hub's name in the login challenge nodes sign. */
+  ATTESTATION_HUB_NAME: z.string().min(1).max(100).default("avn-attestation-hub"),
+}).superRefine((config, context) => {
+  const set = ATTESTATION_REQUIRED.filter((name) => config[name] !== undefined);
+  if (set.length > 0 && set.length < ATTESTATION_REQUIRED.length) {
+    const missing = ATTESTATION_REQUIRED.filter((name) => config[name] === undefined);
+    context.addIssue({ code: "custom", path: [missing[0]], message: `the attestation hub needs ${missing.join(", ")} too (or none of ${ATTESTATION_REQUIRED.join(", ")})` });
+  }
 });
 
 export type ApiConfig = Readonly<z.infer<typeof schema>>;
+
+/** The hub's settings when it is configured, else undefined. */
+export function attestationSettings(config: ApiConfig) {
+  const { ATTESTATION_L2_RPC_URL: l2RpcUrl, ATTESTATION_NODE_REGISTRY: nodeRegistry, ATTESTATION_VERIFICATION_REGISTRY: verificationRegistry, ATTESTATION_VERIFIER: attestationVerifier } = config;
+  if (l2RpcUrl === undefined || nodeRegistry === undefined || verificationRegistry === undefined || attestationVerifier === undefined) return undefined;
+  return {
+    l2RpcUrl,
+    nodeRegistry,
+    verificationRegistry,
+    attestationVerifier,
+    hubName: config.ATTESTATION_HUB_NAME,
+    deadlineMs: config.ATTESTATION_DEADLINE_MS,
+    evmConfirmations: config.ATTESTATION_EVM_CONFIRMATIONS,
+    recheckMs: config.ATTESTATION_RECHECK_MS,
+  };
+}
 
 /** Parses the API's configuration from the environment once; the result is frozen. */
 export function loadApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
@@ -33,5 +74,6 @@ export function redactedConfig(config: ApiConfig): Record<string, unknown> {
     EVM_RPC_URLS: config.EVM_RPC_URLS.map(urlOrigin),
     SOLANA_RPC_URLS: config.SOLANA_RPC_URLS.map(urlOrigin),
     REDIS_URL: config.REDIS_URL === undefined ? undefined : urlOrigin(config.REDIS_URL),
+    ATTESTATION_L2_RPC_URL: config.ATTESTATION_L2_RPC_URL === undefined ? undefined : urlOrigin(config.ATTESTATION_L2_RPC_URL),
   };
 }

@@ -1,8 +1,13 @@
 import type { FastifyInstance } from "fastify";
 
-import { createSourceReaders } from "../chains/source-readers.ts";
+import { pino } from "pino";
 
-import { redactedConfig, type ApiConfig } from "./config.ts";
+import { createSourceReaders } from "../chains/source-readers.ts";
+import { createFailoverTransport } from "../chains/solana/failover-transport.ts";
+import { PinnedReaders } from "../node/pinned-readers.ts";
+import { AttestationHub } from "./attestation-hub/hub.ts";
+
+import { attestationSettings, redactedConfig, type ApiConfig } from "./config.ts";
 import { ApiKeyStore } from "./keys/key-store.ts";
 import { ApiMetrics } from "./metrics.ts";
 import { RedisRateLimitStore } from "./rate-limit/redis-store.ts";
@@ -31,6 +36,14 @@ export async function startApi(config: ApiConfig, options: { rateLimitStore?: Ra
   const store =
     options.rateLimitStore ??
     (config.REDIS_URL === undefined ? new MemoryRateLimitStore(policy) : await RedisRateLimitStore.connect(config.REDIS_URL, policy));
+  // The hub reads NodeRegistry on the L2; its pinned reads use their own Solana transport (same URLs).
+  const hubSettings = attestationSettings(config);
+  const hub =
+    hubSettings === undefined ? undefined : await AttestationHub.create({ ...hubSettings, metrics, logger: pino({ level: config.LOG_LEVEL }).child({ component: "attestation-hub" }) });
+  const attestation =
+    hub === undefined
+      ? undefined
+      : { hub, pinned: new PinnedReaders(readers.evmRpc, createFailoverTransport(upstream("svm", config.SOLANA_RPC_URLS))), evm: readers.evm, solana: readers.solana };
   const answers = async (probe: () => Promise<unknown>) => probe().then(() => true, () => false);
 
   const app = await buildApiServer({
@@ -43,6 +56,7 @@ export async function startApi(config: ApiConfig, options: { rateLimitStore?: Ra
       svm: await answers(() => readers.solana.checkHealth()),
     }),
     metrics,
+    attestation,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     cacheTtlMs: config.CACHE_TTL_MS,
     logger: { level: config.LOG_LEVEL },

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 /** The API's Prometheus metrics, in a registry of their own (several servers can run in one process). */
 export class ApiMetrics {
@@ -26,6 +26,36 @@ export class ApiMetrics {
     name: "api_cache_lookups_total",
     help: "Result cache lookups by chain and result",
     labelNames: ["chain", "result"] as const,
+    registers: [this.registry],
+  });
+  readonly attestationRounds = new Counter({
+    name: "api_attestation_rounds_total",
+    help: "Attested queries by chain and outcome (quorum, timeout, unavailable)",
+    labelNames: ["chain", "outcome"] as const,
+    registers: [this.registry],
+  });
+  readonly attestationLatency = new Histogram({
+    name: "api_attestation_round_duration_seconds",
+    help: "Time from fan-out to quorum of attested queries, by chain",
+    labelNames: ["chain"] as const,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+  readonly attestationAnswers = new Counter({
+    name: "api_attestation_answers_total",
+    help: "Circuit node answers to attestation rounds by outcome (agreed, disagreed, late, silent, refused, invalid, unlicensed)",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry],
+  });
+  readonly attestationNodes = new Gauge({
+    name: "api_attestation_nodes_connected",
+    help: "Circuit nodes admitted to the attestation hub",
+    registers: [this.registry],
+  });
+  readonly attestationRefusedConnections = new Counter({
+    name: "api_attestation_connections_refused_total",
+    help: "Hub connections refused or dropped, by reason (auth, not-operator, licenses-lost, protocol)",
+    labelNames: ["reason"] as const,
     registers: [this.registry],
   });
 

@@ -5,6 +5,8 @@ import type { EvmBalance, EvmBalanceReader } from "../chains/evm/balance-reader.
 import type { SolanaBalance, SolanaBalanceReader } from "../chains/solana/balance-reader.ts";
 import { SourceError } from "../chains/rpc/errors.ts";
 import { parseEvmAddress, parseSolanaAddress } from "./addresses.ts";
+import { ATTESTATION_RESPONSES, attestationSchema, attestQuerySchema } from "./attestation-hub/openapi.ts";
+import { attestEvm, attestSvm, type AttestationService } from "./attestation-hub/attested-query.ts";
 import { ApiError, toApiError } from "./api-error.ts";
 import type { ApiMetrics } from "./metrics.ts";
 import { RateLimitStoreError } from "./rate-limit/redis-store.ts";
@@ -20,6 +22,8 @@ export interface ApiServerDependencies {
   /** Whether each upstream answers now (`/readyz`). */
   checkUpstreams: () => Promise<Record<string, boolean>>;
   metrics: ApiMetrics;
+  /** The attestation hub and its readers; without it `?attest=true` answers 501. */
+  attestation?: AttestationService;
   bodyLimitBytes?: number;
   cacheTtlMs?: number;
   /** pino options or false; keys and URLs never reach the log either way. */
@@ -45,6 +49,7 @@ const ERROR_RESPONSES = {
   404: { description: "Well-formed address with no token there", ...errorSchema },
   429: { description: "Rate limit exceeded; see Retry-After", ...errorSchema },
   500: { description: "Unexpected failure, upstream down after retries and failover", ...errorSchema },
+  ...ATTESTATION_RESPONSES,
 } as const;
 const successSchema = (ownerField: string, queryResultPattern: string) => ({
   description: SUCCESS_MESSAGE,
@@ -65,6 +70,8 @@ const successSchema = (ownerField: string, queryResultPattern: string) => ({
           },
           required: ["balance", "QueryResult"],
         },
+        // Only with ?attest=true; absent properties are not written, so other answers stay byte-for-byte.
+        attestation: attestationSchema,
       },
       required: [ownerField, "asset"],
     },
@@ -164,18 +171,25 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
   });
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
-    if (apiError.status >= 500) request.log.error({ failure: describeFailure(error) }, "request failed");
+    if (apiError.status === 503) request.log.warn({ reason: apiError.message }, "attestation not gathered");
+    else if (apiError.status >= 500) request.log.error({ failure: describeFailure(error) }, "request failed");
     return sendError(reply, apiError);
   });
   app.setNotFoundHandler((_request, reply) => sendError(reply, new ApiError(404, "Not found")));
 
-  app.post<{ Body: { user_address: string; contract_address: string } }>(
+  const attestation = () => {
+    if (deps.attestation === undefined) throw new ApiError(501, "Attested answers are not enabled on this server");
+    return deps.attestation;
+  };
+
+  app.post<{ Body: { user_address: string; contract_address: string }; Querystring: { attest?: string } }>(
     "/api/ccq-evm",
     {
       config: { requiresApiKey: true },
       schema: {
         summary: "ERC-20 / ERC-721 balance of a wallet on Ethereum",
         security: [{ apiKey: [] }],
+        querystring: attestQuerySchema,
         body: bodySchema(["user_address", "contract_address"]),
         response: { 200: successSchema("user_address", "^0x[0-9a-f]{64}$"), ...ERROR_RESPONSES },
       },
@@ -183,19 +197,24 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
     async (request) => {
       const owner = parseEvmAddress("user_address", request.body.user_address);
       const asset = parseEvmAddress("contract_address", request.body.contract_address);
+      if (request.query.attest === "true") {
+        const attested = await attestEvm(attestation(), owner, asset);
+        return success("user_address", request.body.user_address, attested.balance, attested.queryResult, attested.attestation);
+      }
       const head = await deps.evm.latestBlock();
       const result = await readThrough(evmCache, "evm", head, `${asset}:${owner}`, () => deps.evm.balanceOf(asset, owner), (read) => read.blockNumber);
       return success("user_address", request.body.user_address, result.balance, result.queryResult);
     },
   );
 
-  app.post<{ Body: { owner_address: string; token_mint_address: string } }>(
+  app.post<{ Body: { owner_address: string; token_mint_address: string }; Querystring: { attest?: string } }>(
     "/api/ccq-svm",
     {
       config: { requiresApiKey: true },
       schema: {
         summary: "SPL token / Solana NFT balance of a wallet on Solana",
         security: [{ apiKey: [] }],
+        querystring: attestQuerySchema,
         body: bodySchema(["owner_address", "token_mint_address"]),
         response: { 200: successSchema("owner_address", "^([0-9a-f]{2})*$"), ...ERROR_RESPONSES },
       },
@@ -203,12 +222,17 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
     async (request) => {
       const owner = parseSolanaAddress("owner_address", request.body.owner_address);
       const mint = parseSolanaAddress("token_mint_address", request.body.token_mint_address);
+      if (request.query.attest === "true") {
+        const attested = await attestSvm(attestation(), owner, mint);
+        return success("owner_address", owner, attested.balance, attested.queryResult, attested.attestation);
+      }
       const head = await deps.solana.latestSlot();
       const result = await readThrough(svmCache, "svm", head, `${mint}:${owner}`, () => deps.solana.balanceOf(owner, mint), (read) => read.slot);
       return success("owner_address", owner, result.balance, result.queryResult);
     },
   );
 
+  deps.attestation?.hub.register(app);
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {
     const upstreams = await deps.checkUpstreams();
@@ -222,8 +246,9 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
   return app;
 }
 
-function success(ownerField: string, owner: string, balance: bigint, queryResult: string) {
-  return { status: 200, message: SUCCESS_MESSAGE, data: { [ownerField]: owner, asset: { balance, QueryResult: queryResult } } };
+function success(ownerField: string, owner: string, balance: bigint, queryResult: string, attestation?: unknown) {
+  const data = { [ownerField]: owner, asset: { balance, QueryResult: queryResult } };
+  return { status: 200, message: SUCCESS_MESSAGE, data: attestation === undefined ? data : { ...data, attestation } };
 }
 
 /**

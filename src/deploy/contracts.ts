@@ -54,7 +54,8 @@ export interface VerificationOptions {
 /**
  * Deploys NodeLicense, NodeRegistry and VerificationRegistry on top of a token pair and wires them as the
  * Protocol Ignition module does: the verification registry gets the staked token's PROTOCOL_ROLE and the
- * node registry's RECORDER_ROLE, the admin gets REWARDS_FUNDER_ROLE.
+ * node registry's RECORDER_ROLE, the admin gets REWARDS_FUNDER_ROLE, and the attestation verifier gets the
+ * verification registry's ATTESTATION_ROLE.
  */
 export async function deployVerificationContracts(
   ethers: HardhatEthers,
@@ -92,5 +93,7 @@ export async function deployVerificationContracts(
   await staked.grantRole(await staked.PROTOCOL_ROLE(), registryAddress);
   await nodeRegistry.grantRole(await nodeRegistry.RECORDER_ROLE(), registryAddress);
   await registry.grantRole(await registry.REWARDS_FUNDER_ROLE(), options.admin);
-  return { license, nodeRegistry, registry };
+  const attestationVerifier = await ethers.deployContract("AttestationVerifier", [registryAddress]);
+  await registry.grantRole(await registry.ATTESTATION_ROLE(), await attestationVerifier.getAddress());
+  return { license, nodeRegistry, registry, attestationVerifier };
 }

@@ -30,6 +30,7 @@ export interface L2Deployment {
   NodeLicense: string;
   NodeRegistry: string;
   VerificationRegistry: string;
+  AttestationVerifier: string;
   /** Contracts whose admin role awaits acceptance by the `admin` parameter. */
   adminHandovers: AdminHandover[];
 }
@@ -68,6 +69,7 @@ export async function deployL2(
     NodeLicense: await deployed.license.getAddress(),
     NodeRegistry: await deployed.nodeRegistry.getAddress(),
     VerificationRegistry: await deployed.verificationRegistry.getAddress(),
+    AttestationVerifier: await deployed.attestationVerifier.getAddress(),
   };
   const admin = String(parameters.L2.admin);
   const [deployer] = await connection.ethers.getSigners();

@@ -21,6 +21,8 @@ export interface OnChainVerification {
   api: { balance: bigint; queryResult: string; queryResultHash: string };
   /** From the request transaction's send to the finalized result being read. */
   ms: number;
+  /** Gas of the consumer's request, and of the node transactions that carried the job's votes. */
+  gas: { request: bigint; nodes: bigint };
 }
 
 export type DemoQuery = { chain: "evm"; user_address: string; contract_address: string } | { chain: "svm"; owner_address: string; token_mint_address: string };
@@ -37,10 +39,19 @@ export async function verifyOnChainAndByApi(stack: StackFile, l2: Provider, quer
     query.chain === "evm"
       ? await registry.requestEvmBalance(query.user_address, query.contract_address, { gasLimit: REQUEST_GAS_LIMIT })
       : await registry.requestSvmBalance(solanaBytes32(query.owner_address), solanaBytes32(query.token_mint_address), { gasLimit: REQUEST_GAS_LIMIT });
-  const jobId = eventArgs(await tx.wait(), "VerificationRequested").jobId as bigint;
+  const receipt = await tx.wait();
+  const jobId = eventArgs(receipt, "VerificationRequested").jobId as bigint;
   const onChain = await waitForResult(registry, jobId, timeoutMs);
   const ms = performance.now() - started;
-  return { jobId, onChain, api: await askApi(stack, query), ms };
+  return { jobId, onChain, api: await askApi(stack, query), ms, gas: { request: receipt!.gasUsed, nodes: await nodeGasOf(registry, jobId, receipt!.blockNumber) } };
+}
+
+/** The gas of the transactions that carried votes on `jobId` (a node's batch may carry other jobs too). */
+async function nodeGasOf(registry: ReturnType<typeof VerificationRegistry__factory.connect>, jobId: bigint, fromBlock: number): Promise<bigint> {
+  const votes = await registry.queryFilter(registry.filters.VoteSubmitted(jobId), fromBlock);
+  const hashes = [...new Set(votes.map((vote) => vote.transactionHash))];
+  const receipts = await Promise.all(hashes.map((hash) => registry.runner!.provider!.getTransactionReceipt(hash)));
+  return receipts.reduce((sum, receipt) => sum + receipt!.gasUsed, 0n);
 }
 
 /** The example game: the demo holder asks for verification, the nodes answer, the holder claims its item. */

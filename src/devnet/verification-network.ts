@@ -5,6 +5,7 @@ import { ContractFactory, NonceManager, Wallet } from "ethers";
 import hre from "hardhat";
 
 import { NodeRegistry__factory } from "../../typechain-types/index.js";
+import { HUB_PATH } from "../node/hub-protocol.js";
 import { loadApiConfig } from "../api/config.js";
 import { ApiKeyStore } from "../api/keys/key-store.js";
 import { startApi, type RunningApi } from "../api/main.js";
@@ -32,12 +33,14 @@ export interface VerificationNetworkInput {
   l1: { rpcUrl: string; chainId: number };
   l2: { rpcUrl: string; wsUrl: string; chainId: number };
   deployer: DevAccount;
-  contracts: { l1PrimaryToken: string; l1StandardBridge: string; l2: Record<"PrimaryToken" | "StakedToken" | "NodeLicense" | "NodeRegistry" | "VerificationRegistry", string> };
+  contracts: { l1PrimaryToken: string; l1StandardBridge: string; l2: Record<"PrimaryToken" | "StakedToken" | "NodeLicense" | "NodeRegistry" | "VerificationRegistry" | "AttestationVerifier", string> };
   /** Port of the API (0 = any free port). */
   apiPort: number;
   nodeCount?: number;
   /** Extra environment for the nodes (tests shorten intervals). */
   nodeEnv?: Record<string, string>;
+  /** Extra environment for the API (benchmarks lift the demo key's rate limit). */
+  apiEnv?: Record<string, string>;
   onProgress: (line: string) => void;
 }
 
@@ -103,8 +106,9 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
 
     onProgress("Deploying the example game item and funding its collateral…");
     const artifact = await hre.artifacts.readArtifact("GameItem");
+    // The game takes the attestation verifier (it reads the registry from it): both claim paths.
     const game = await new ContractFactory(artifact.abi, artifact.bytecode, new Wallet(input.deployer.privateKey, l2)).deploy(
-      input.contracts.l2.VerificationRegistry,
+      input.contracts.l2.AttestationVerifier,
       evmDemo.erc20,
       GAME_MIN_BALANCE,
       GAME_MAX_RESULT_AGE,
@@ -113,7 +117,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     const gameItem = await game.getAddress();
     await stakeCollateral(l2, consumer, input.contracts.l2, gameItem, GAME_COLLATERAL);
 
-    onProgress("Starting the API with a demo key…");
+    onProgress("Starting the API with a demo key and its attestation hub…");
     const keysFile = path.join(input.workDir, "api-keys.sqlite");
     const keys = new ApiKeyStore(keysFile);
     const apiKey = keys.create("demo").key;
@@ -125,8 +129,18 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
         SOLANA_RPC_URLS: solana.url,
         API_KEYS_DB: keysFile,
         LOG_LEVEL: "warn",
+        // The attestation hub: nodes connect out to it; it reads their licenses on the L2.
+        ATTESTATION_L2_RPC_URL: input.l2.rpcUrl,
+        ATTESTATION_NODE_REGISTRY: input.contracts.l2.NodeRegistry,
+        ATTESTATION_VERIFICATION_REGISTRY: input.contracts.l2.VerificationRegistry,
+        ATTESTATION_VERIFIER: input.contracts.l2.AttestationVerifier,
+        ATTESTATION_EVM_CONFIRMATIONS: "1",
+        // Heart-beats come every minute at most; a transferred license is noticed within this.
+        ATTESTATION_RECHECK_MS: "5000",
+        ...input.apiEnv,
       }),
     );
+    const hubUrl = `${api.url.replace(/^http/, "ws")}${HUB_PATH}`;
     cleanups.push(() => api.close());
 
     onProgress(`Starting ${nodeCount} circuit nodes (logs in ${path.relative(process.cwd(), path.join(input.workDir, "logs"))})…`);
@@ -139,6 +153,8 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       SOLANA_RPC_URLS: solana.url,
       POLL_INTERVAL_MS: "1000",
       CONFIRMATIONS: "0", // anvil never reorganizes
+      ATTESTATION_HUB_URL: hubUrl,
+      ATTESTATION_VERIFIER: input.contracts.l2.AttestationVerifier,
       LOG_LEVEL: "info",
       ...input.nodeEnv,
     });
@@ -155,6 +171,11 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
         return (await nodeRegistry.heartbeatOf(burner)).timestamp > 0n;
       });
     }
+    // Attested answers need the nodes admitted by the hub (they connect once their first heartbeat is mined).
+    await waitFor("the nodes' connections to the attestation hub", async () => {
+      const { nodes: admitted } = (await (await fetch(`${api.url}/attest/nodes`)).json()) as { nodes: Array<{ burner: string; connected: boolean }> };
+      return burners.every((burner) => admitted.some((node) => node.connected && node.burner === burner));
+    });
 
     return {
       solana,

@@ -45,6 +45,17 @@ const schema = z.object({
   NODE_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
   NODE_HEALTH_HOST: z.string().default("127.0.0.1"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Optional: the API's attestation hub (ws:// or wss://…/attest/ws). Without it the node does not attest. */
+  ATTESTATION_HUB_URL: z.url({ protocol: /^wss?$/ }).optional(),
+  /** The AttestationVerifier contract: the EIP-712 domain's verifying contract (required with the hub URL). */
+  ATTESTATION_VERIFIER: evmAddress.transform((value) => getAddress(value)).optional(),
+  /** Refuse to sign an Ethereum position more than this many blocks below the node's own head. */
+  ATTESTATION_MAX_BLOCK_LAG: z.coerce.number().int().min(0).default(64),
+  /** Refuse to sign an issue time further than this from the node's own clock. */
+  ATTESTATION_MAX_CLOCK_SKEW_SECONDS: z.coerce.number().int().positive().default(30),
+}).refine((config) => config.ATTESTATION_HUB_URL === undefined || config.ATTESTATION_VERIFIER !== undefined, {
+  path: ["ATTESTATION_VERIFIER"],
+  message: "required when ATTESTATION_HUB_URL is set (the EIP-712 domain the node signs under)",
 });
 
 export type NodeConfig = Readonly<z.infer<typeof schema>>;
@@ -64,5 +75,6 @@ export function redactedNodeConfig(config: NodeConfig): Record<string, unknown> 
     L2_WS_URL: config.L2_WS_URL === undefined ? undefined : urlOrigin(config.L2_WS_URL),
     EVM_RPC_URLS: config.EVM_RPC_URLS.map(urlOrigin),
     SOLANA_RPC_URLS: config.SOLANA_RPC_URLS.map(urlOrigin),
+    ATTESTATION_HUB_URL: config.ATTESTATION_HUB_URL === undefined ? undefined : urlOrigin(config.ATTESTATION_HUB_URL),
   };
 }

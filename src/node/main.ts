@@ -11,6 +11,7 @@ import { measureCapacity } from "./capacity.ts";
 import { redactedNodeConfig, type NodeConfig } from "./config.ts";
 import { nodeLicenseAt, nodeRegistryAt, verificationRegistryAt } from "./contracts.ts";
 import { NodeMetrics, startHealthServer } from "./health.ts";
+import { startAttesting } from "./hub-client.ts";
 import { runJobPass } from "./job-runner.ts";
 import { L2Endpoints } from "./l2-endpoints.ts";
 import { delegationInstructions, readDelegationStatus, type DelegationStatus } from "./licenses.ts";
@@ -292,6 +293,9 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
 
   // New jobs wake the loop at once when a WebSocket is configured; polling stays the fallback.
   if (config.L2_WS_URL !== undefined) cleanups.push(subscribeToJobs(config.L2_WS_URL, chain.chainId, config.VERIFICATION_REGISTRY, () => loop.wake(), logger));
+  // Attestations: one outbound WebSocket to the API's hub, when configured.
+  const hub = startAttesting(config, { wallet: burner.wallet, chainId: chain.chainId, evmRpc, evm: readers.evm, licenses: () => delegation.delegated, logger, metrics });
+  if (hub !== undefined) cleanups.push(hub);
   heartbeatLoop.start();
   loop.start();
   phase = "running";

@@ -57,7 +57,7 @@ export async function deployProtocol(ethers: HardhatEthers) {
     forfeitRecipient: rewardsPool.address,
   });
   const { primary, staked } = tokens;
-  const { license, nodeRegistry, registry } = await deployVerificationContracts(ethers, tokens, {
+  const { license, nodeRegistry, registry, attestationVerifier } = await deployVerificationContracts(ethers, tokens, {
     admin: admin.address,
     treasury: treasury.address,
     maxSupply: MAX_SUPPLY,
@@ -97,6 +97,7 @@ export async function deployProtocol(ethers: HardhatEthers) {
     license,
     nodeRegistry,
     registry,
+    attestationVerifier,
     admin,
     treasury,
     rewardsPool,

@@ -23,6 +23,11 @@ describe("end to end: the five contracts deployed by the Protocol module", funct
     const registryAddress = await registry.getAddress();
     const fee = await registry.requestFee();
     expect(await registry.quorum()).to.equal(2n);
+    // The attestation verifier is deployed against this registry and alone may record attestations in it.
+    const verifier = await ethers.getContractAt("AttestationVerifier", await deployed.attestationVerifier.getAddress());
+    expect(await verifier.REGISTRY()).to.equal(registryAddress);
+    expect(await verifier.NODE_REGISTRY()).to.equal(await nodeRegistry.getAddress());
+    expect(await registry.hasRole(await registry.ATTESTATION_ROLE(), await verifier.getAddress())).to.equal(true);
 
     // Owners buy one license each and delegate it to their node's burner wallet, which heart-beats.
     const nodes = [

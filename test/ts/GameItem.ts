@@ -1,7 +1,9 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 
+import type { BalanceAttestation } from "../../src/common/attestation.js";
 import { queryResultHash } from "../../src/common/query-result.js";
+import { attestationOf, domainOf, signAll } from "../helpers/attestations.js";
 import { balanceWord, deployProtocol, E18, JobStatus, REQUEST_FEE } from "../helpers/protocol.js";
 
 const { ethers, networkHelpers } = await network.create();
@@ -14,7 +16,7 @@ const MAX_RESULT_AGE = 3_600n;
 async function fixture() {
   const protocol = await deployProtocol(ethers);
   const requiredAsset = ethers.Wallet.createRandom().address; // an ERC-20 on Ethereum, as jobs name it
-  const game = await ethers.deployContract("GameItem", [await protocol.registry.getAddress(), requiredAsset, MIN_BALANCE, MAX_RESULT_AGE]);
+  const game = await ethers.deployContract("GameItem", [await protocol.attestationVerifier.getAddress(), requiredAsset, MIN_BALANCE, MAX_RESULT_AGE]);
   // The game pays job fees from its own collateral: the consumer stakes primary tokens into it.
   await protocol.registry.connect(protocol.consumer).stakeCollateral(await game.getAddress(), 100n * E18);
   const [player] = [protocol.outsider];
@@ -97,15 +99,58 @@ describe("GameItem (example integration)", function () {
 
   it("refuses zero constructor arguments", async function () {
     const f = await loadFixture(fixture);
-    const registry = await f.registry.getAddress();
+    const verifier = await f.attestationVerifier.getAddress();
     const factory = await ethers.getContractFactory("GameItem");
     for (const args of [
       [ethers.ZeroAddress, f.requiredAsset, MIN_BALANCE, MAX_RESULT_AGE],
-      [registry, ethers.ZeroAddress, MIN_BALANCE, MAX_RESULT_AGE],
-      [registry, f.requiredAsset, 0n, MAX_RESULT_AGE],
-      [registry, f.requiredAsset, MIN_BALANCE, 0n],
+      [verifier, ethers.ZeroAddress, MIN_BALANCE, MAX_RESULT_AGE],
+      [verifier, f.requiredAsset, 0n, MAX_RESULT_AGE],
+      [verifier, f.requiredAsset, MIN_BALANCE, 0n],
     ]) {
       await expect(factory.deploy(...(args as [string, string, bigint, bigint]))).to.be.revertedWithCustomError(factory, "GameItem_ZeroArgument");
     }
+  });
+});
+
+describe("GameItem (example integration): the attested path", function () {
+  /** An attestation of the player's balance of the required asset, signed by the first two nodes. */
+  async function attested(f: Fixture, fields: Partial<BalanceAttestation> = {}, nodes = f.nodes.slice(0, 2)) {
+    const attestation = await attestationOf(ethers, {
+      owner: ethers.zeroPadValue(f.player.address, 32),
+      asset: ethers.zeroPadValue(f.requiredAsset, 32),
+      balance: MIN_BALANCE,
+      ...fields,
+    });
+    const signatures = await signAll(await domainOf(ethers, await f.attestationVerifier.getAddress()), attestation, nodes.map(({ burner, licenseId }) => ({ burner, licenseIds: [licenseId] })));
+    return [attestation, signatures] as const;
+  }
+
+  it("mints one item on a quorum-signed attestation, in one transaction, without a job or a fee", async function () {
+    const f = await loadFixture(fixture);
+    const collateralBefore = await f.registry.collateralOf(await f.game.getAddress());
+    const [attestation, signatures] = await attested(f);
+    await expect(f.game.connect(f.player).claimWithAttestation(attestation, signatures)).to.emit(f.game, "ItemClaimed").withArgs(f.player.address, 1n, MIN_BALANCE);
+    expect(await f.registry.collateralOf(await f.game.getAddress())).to.deep.equal(collateralBefore);
+    // One item per player, whichever path it comes through.
+    await expect(f.game.connect(f.player).claimWithAttestation(attestation, signatures)).to.be.revertedWithCustomError(f.game, "GameItem_AlreadyClaimed");
+    await expect(f.game.connect(f.player).requestVerification()).to.be.revertedWithCustomError(f.game, "GameItem_AlreadyClaimed");
+  });
+
+  it("refuses an attestation about another wallet, asset or chain, below the minimum, short of the quorum, or too old", async function () {
+    const f = await loadFixture(fixture);
+    const claim = (pair: Awaited<ReturnType<typeof attested>>) => f.game.connect(f.player).claimWithAttestation(...pair);
+    for (const fields of [{ owner: ethers.zeroPadValue(f.consumer.address, 32) }, { asset: ethers.zeroPadValue(f.player.address, 32) }, { chain: 1 as const }]) {
+      await expect(claim(await attested(f, fields))).to.be.revertedWithCustomError(f.game, "GameItem_WrongAttestation");
+    }
+    await expect(claim(await attested(f, { balance: MIN_BALANCE - 1n })))
+      .to.be.revertedWithCustomError(f.game, "GameItem_BalanceTooLow")
+      .withArgs(MIN_BALANCE - 1n, MIN_BALANCE);
+    await expect(claim(await attested(f, {}, f.nodes.slice(0, 1))))
+      .to.be.revertedWithCustomError(f.attestationVerifier, "AttestationVerifier_QuorumNotReached")
+      .withArgs(1n, 2n);
+    const old = await attested(f);
+    await time.increase(MAX_RESULT_AGE + 1n);
+    for (const node of f.nodes) await f.nodeRegistry.connect(node.burner)["heartbeat()"]();
+    await expect(claim(old)).to.be.revertedWithCustomError(f.attestationVerifier, "AttestationVerifier_StaleAttestation");
   });
 });

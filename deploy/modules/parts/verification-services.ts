@@ -9,7 +9,8 @@ const E18 = 10n ** 18n;
  * The node licenses (sold for `primary`), the node registry and the verification registry, wired to
  * `staked`: the verification registry gets the staked token's PROTOCOL_ROLE (the allowlist of contracts
  * that may hold staked tokens: collateral escrow, fee burns) and the node registry's RECORDER_ROLE (vote
- * statistics); `rewardsFunder` gets REWARDS_FUNDER_ROLE. The grants are made by the deployment's account
+ * statistics); `rewardsFunder` gets REWARDS_FUNDER_ROLE; the attestation verifier (no admin of its own) gets
+ * the verification registry's ATTESTATION_ROLE, to record verified attestations there. The grants are made by the deployment's account
  * 0, which therefore must hold the admin role of `staked` and is the initial admin of the three new
  * contracts; a deployment for governance then hands the admin role over (`src/deploy/admin-handover.ts`).
  */
@@ -62,5 +63,9 @@ export function verificationServices(
   const funderRole = m.staticCall(verificationRegistry, "REWARDS_FUNDER_ROLE");
   m.call(verificationRegistry, "grantRole", [funderRole, rewardsFunder], { id: "VerificationRegistry_grantFunderRole" });
 
-  return { license, nodeRegistry, verificationRegistry };
+  const attestationVerifier = m.contract("AttestationVerifier", [verificationRegistry]);
+  const attestationRole = m.staticCall(verificationRegistry, "ATTESTATION_ROLE");
+  m.call(verificationRegistry, "grantRole", [attestationRole, attestationVerifier], { id: "VerificationRegistry_grantAttestationRole" });
+
+  return { license, nodeRegistry, verificationRegistry, attestationVerifier };
 }

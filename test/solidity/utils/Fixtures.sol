@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.28;
 
+import { AttestationVerifier } from "../../../contracts/AttestationVerifier.sol";
+import { IAttestationVerifier } from "../../../contracts/interfaces/IAttestationVerifier.sol";
 import { INodeLicense } from "../../../contracts/interfaces/INodeLicense.sol";
 import { IStakedToken } from "../../../contracts/interfaces/IStakedToken.sol";
 import { NodeLicense } from "../../../contracts/NodeLicense.sol";
@@ -34,6 +36,7 @@ abstract contract ProtocolFixture is TokenFixture {
     NodeLicense internal license;
     NodeRegistry internal nodeRegistry;
     VerificationRegistry internal registry;
+    AttestationVerifier internal verifier;
 
     function _deployProtocol(uint256 livenessWindow, uint256 requestFee, uint256 quorum) internal {
         _deployTokens(address(0xFEE));
@@ -44,5 +47,21 @@ abstract contract ProtocolFixture is TokenFixture {
         registry = new VerificationRegistry(staked, nodeRegistry, 7 days, requestFee, quorum, 1 hours, address(this), 0);
         staked.grantRole(staked.PROTOCOL_ROLE(), address(registry));
         nodeRegistry.grantRole(nodeRegistry.RECORDER_ROLE(), address(registry));
+        verifier = new AttestationVerifier(registry);
+        registry.grantRole(registry.ATTESTATION_ROLE(), address(verifier));
+    }
+
+    /// @dev One node's signature over `attestation` with the operator key `privateKey`, for `licenseIds`.
+    function _signAttestation(
+        IAttestationVerifier.BalanceAttestation memory attestation,
+        uint256 privateKey,
+        uint256[] memory licenseIds
+    ) internal view returns (IAttestationVerifier.NodeSignature memory) {
+        (uint8 v, bytes32 r, bytes32 s) = vm.sign(privateKey, verifier.hashAttestation(attestation));
+        return IAttestationVerifier.NodeSignature({
+            signer: vm.addr(privateKey),
+            licenseIds: licenseIds,
+            signature: abi.encodePacked(r, s, v)
+        });
     }
 }

@@ -7,6 +7,7 @@ import { JsonRpcProvider, NonceManager, Wallet, ZeroHash, zeroPadValue } from "e
 
 import { NodeLicense__factory, NodeRegistry__factory, PrimaryToken__factory, VerificationRegistry__factory } from "../../../typechain-types/index.js";
 import { devAccount } from "../../../src/devnet/accounts.js";
+import { attestAndRecord } from "../../../src/devnet/demo-attest.js";
 import { claimGameItem, solanaBytes32, verifyOnChainAndByApi } from "../../../src/devnet/demo-verify.js";
 import { eventArgs } from "../../../src/devnet/events.js";
 import type { StackFile } from "../../../src/devnet/stack-file.js";
@@ -76,6 +77,22 @@ describe("end to end: circuit nodes answer on-chain jobs on the local stack", fu
       // The registry keeps the hash of the QueryResult the API serves.
       expect(result.onChain.queryResultHash, `${entry.kind} ${entry.note}`).to.equal(result.api.queryResultHash);
       expect((await votesOn(result.jobId)).length).to.be.at.least(2);
+    }
+  });
+
+  it("answers ?attest=true for every demo holding with an attestation the deployed verifier accepts, and recording it sets latestBalance", async function () {
+    const queries = [
+      ...stack.demo!.evm.map((entry) => ({ entry, query: { chain: "evm" as const, user_address: entry.user_address, contract_address: entry.contract_address } })),
+      ...stack.demo!.svm.map((entry) => ({ entry, query: { chain: "svm" as const, owner_address: entry.owner_address, token_mint_address: entry.token_mint_address } })),
+    ];
+    for (const { entry, query } of queries) {
+      const attested = await attestAndRecord(stack, l2, query);
+      const label = `${entry.kind} ${entry.note}`;
+      expect(attested.valid, label).to.equal(true);
+      expect(attested.attestation.balance, label).to.equal(BigInt(entry.balance));
+      expect(attested.licenseIds.length, label).to.be.at.least(Number(await registry.quorum()));
+      // Recorded after the job of the previous test finalized: the attestation is now the latest result.
+      expect(attested.latest, label).to.deep.equal({ balance: BigInt(entry.balance), jobId: 0n });
     }
   });
 

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import { INodeRegistry } from "./INodeRegistry.sol";
+import { IVerificationRegistry } from "./IVerificationRegistry.sol";
+
+/// @title IAttestationVerifier
+/// @notice Verifies balance attestations: one EIP-712 struct (`BalanceAttestation`) signed by circuit nodes,
+/// the burner wallets of live node licenses. An attestation is valid when its signatures come from
+/// distinct licenses, each live and delegated to its signer on the node registry, as many as the
+/// verification registry's current quorum, and it is no older than the caller's maximum age. Any contract
+/// checks one in a single view call (`isAttestationValid`); `recordAttestation` also stores its balance
+/// where `IVerificationRegistry.latestBalance` reads it, paying the request fee from the caller's
+/// collateral to the signing licenses as a finalized job pays its voters.
+/// @dev EIP-712 domain: name "Asset Verification Network", version "1", the chain id, this contract.
+/// Chains: 0 = Ethereum, 1 = Solana; owner and asset are encoded as the verification registry encodes
+/// them (EVM addresses left-padded into bytes32).
+interface IAttestationVerifier {
+    /*//////////////////////////////////////////////////////////////
+                                 TYPES
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice What a quorum of nodes signs (pinned: integrations and outside tools rely on these names).
+    /// @param queryResultHash keccak-256 of the API's QueryResult bytes.
+    /// @param sourceBlock The Ethereum block, or the minimum Solana slot, the answer holds at.
+    /// @param issuedAt The issue time, in seconds.
+    // The field order is the pinned EIP-712 type's; the struct lives in calldata, never in storage.
+    // solhint-disable-next-line gas-struct-packing
+    struct BalanceAttestation {
+        uint8 chain;
+        bytes32 owner;
+        bytes32 asset;
+        uint256 balance;
+        bytes32 queryResultHash;
+        uint64 sourceBlock;
+        uint64 issuedAt;
+    }
+
+    /// @notice One node's signature over an attestation, for the licenses delegated to it.
+    struct NodeSignature {
+        address signer;
+        uint256[] licenseIds;
+        bytes signature;
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                                 ERRORS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Thrown when a constructor address is zero.
+    error AttestationVerifier_ZeroAddress();
+
+    /// @notice Thrown when the attestation names a chain other than 0 (Ethereum) or 1 (Solana).
+    error AttestationVerifier_UnknownChain(uint8 chain);
+
+    /// @notice Thrown when the attestation was issued more than `maxAge` seconds ago.
+    error AttestationVerifier_StaleAttestation(uint64 issuedAt, uint256 maxAge);
+
+    /// @notice Thrown when the attestation's issue time is more than `MAX_CLOCK_SKEW` ahead of the block.
+    error AttestationVerifier_IssuedInFuture(uint64 issuedAt);
+
+    /// @notice Thrown when signature `index` is not 65 bytes or does not recover to any address.
+    error AttestationVerifier_MalformedSignature(uint256 index);
+
+    /// @notice Thrown when signature `index` has a high `s` (the malleable twin of a valid signature).
+    error AttestationVerifier_MalleableSignature(uint256 index);
+
+    /// @notice Thrown when signature `index` recovers to another address than its `signer`: a wrong
+    /// signer, another struct, or a struct signed for another chain id or verifying contract.
+    error AttestationVerifier_WrongSigner(uint256 index, address recovered);
+
+    /// @notice Thrown when signature `index` names no license.
+    error AttestationVerifier_NoLicenses(uint256 index);
+
+    /// @notice Thrown when the signatures name more than `MAX_LICENSES` licenses in all.
+    error AttestationVerifier_TooManyLicenses(uint256 count);
+
+    /// @notice Thrown when a license appears twice among the signatures.
+    error AttestationVerifier_DuplicateLicense(uint256 licenseId);
+
+    /// @notice Thrown when `licenseId` is not delegated to `signer` (never, no longer, or voided by a transfer).
+    error AttestationVerifier_LicenseNotDelegated(uint256 licenseId, address signer);
+
+    /// @notice Thrown when `licenseId` is delegated to its signer but the signer's heartbeat has lapsed.
+    error AttestationVerifier_LicenseNotLive(uint256 licenseId);
+
+    /// @notice Thrown when the signatures cover fewer distinct live licenses than the current quorum.
+    error AttestationVerifier_QuorumNotReached(uint256 licenses, uint256 quorum);
+
+    /*//////////////////////////////////////////////////////////////
+                              CONSTANT VIEWS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice keccak256 of the `BalanceAttestation` type string.
+    function BALANCE_ATTESTATION_TYPEHASH() external view returns (bytes32);
+
+    /// @notice The most licenses one attestation's signatures may name (bounds the duplicate check).
+    function MAX_LICENSES() external view returns (uint256);
+
+    /// @notice How far ahead of the block time an issue time may be (node clocks and block times differ).
+    function MAX_CLOCK_SKEW() external view returns (uint256);
+
+    /// @notice The maximum age of an attestation `recordAttestation` accepts, in seconds.
+    function MAX_RECORD_AGE() external view returns (uint256);
+
+    /// @notice The node registry that says which license is live and delegated to whom.
+    function NODE_REGISTRY() external view returns (INodeRegistry);
+
+    /// @notice The verification registry whose quorum counts, and where recorded results live.
+    function REGISTRY() external view returns (IVerificationRegistry);
+
+    /*//////////////////////////////////////////////////////////////
+                                 VIEWS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice The EIP-712 digest nodes sign for `attestation`.
+    function hashAttestation(BalanceAttestation calldata attestation) external view returns (bytes32);
+
+    /// @notice Whether `signatures` make `attestation` valid now with at most `maxAge` seconds of age:
+    /// distinct licenses, each live and delegated to its signer, reaching the current quorum. Never reverts
+    /// on a bad attestation (see `checkAttestation` for the reason).
+    function isAttestationValid(
+        BalanceAttestation calldata attestation,
+        NodeSignature[] calldata signatures,
+        uint256 maxAge
+    ) external view returns (bool);
+
+    /// @notice Like `isAttestationValid`, but reverts with the reason an attestation is not valid.
+    function checkAttestation(
+        BalanceAttestation calldata attestation,
+        NodeSignature[] calldata signatures,
+        uint256 maxAge
+    ) external view;
+
+    /*//////////////////////////////////////////////////////////////
+                               FUNCTIONS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Verifies `attestation` (at most `MAX_RECORD_AGE` old), charges the request fee to the caller's
+    /// collateral in the verification registry, credits it to the signing licenses, and stores the
+    /// balance where `latestBalance` reads it. Reverts with the verification's reason, or with the
+    /// registry's when the caller's collateral is short or a result issued as late or later is stored.
+    function recordAttestation(BalanceAttestation calldata attestation, NodeSignature[] calldata signatures) external;
+}

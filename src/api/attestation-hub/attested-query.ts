@@ -1,0 +1,56 @@
+import type { EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
+import type { SolanaBalanceReader } from "../../chains/solana/balance-reader.ts";
+import { attestationToJson, AttestedChain, type AttestationJson } from "../../common/attestation.ts";
+import { queryResultHash } from "../../common/query-result.ts";
+import type { PinnedReaders } from "../../node/pinned-readers.ts";
+import type { AttestationHub } from "./hub.ts";
+import type { AttestQuery } from "../../node/hub-protocol.ts";
+import { QuorumNotReachedError } from "./rounds.ts";
+
+/** What the API needs for `?attest=true`: the hub, the heads to pin from, and its own pinned readers. */
+export interface AttestationService {
+  hub: AttestationHub;
+  pinned: PinnedReaders;
+  evm: Pick<EvmBalanceReader, "latestBlock">;
+  solana: Pick<SolanaBalanceReader, "latestSlot">;
+}
+
+export interface AttestedAnswer {
+  balance: bigint;
+  queryResult: string;
+  attestation: AttestationJson;
+}
+
+/** An attested ERC-20 / ERC-721 balance at the block `evmConfirmations` below the head. */
+export async function attestEvm(service: AttestationService, owner: string, asset: string): Promise<AttestedAnswer> {
+  const head = await service.evm.latestBlock();
+  const confirmations = BigInt(service.hub.evmConfirmations);
+  const sourceBlock = head > confirmations ? head - confirmations : 0n;
+  return attest(service, { chain: AttestedChain.ethereum, owner, asset, sourceBlock, issuedAt: now() }, () => service.pinned.evmAt(sourceBlock).balanceOf(asset, owner));
+}
+
+/** An attested SPL / Token-2022 balance, read at the latest finalized slot or later. */
+export async function attestSvm(service: AttestationService, owner: string, mint: string): Promise<AttestedAnswer> {
+  const sourceBlock = await service.solana.latestSlot();
+  return attest(service, { chain: AttestedChain.solana, owner, asset: mint, sourceBlock, issuedAt: now() }, () => service.pinned.solanaFrom(sourceBlock).balanceOf(owner, mint));
+}
+
+/**
+ * Fans the query out and, meanwhile, reads the same position itself: its own read decides a 404 and
+ * gives the answer's QueryResult bytes (the nodes sign only their hash), and the attested struct must
+ * match it, so the body and its attestation never tell two stories.
+ */
+async function attest(service: AttestationService, query: AttestQuery, read: () => Promise<{ balance: bigint; queryResult: string }>): Promise<AttestedAnswer> {
+  const gathering = service.hub.gather(query);
+  gathering.catch(() => undefined); // awaited below, unless the own read fails first
+  const own = await read();
+  const { attestation, signatures } = await gathering;
+  if (attestation.balance !== own.balance || attestation.queryResultHash !== queryResultHash(own.queryResult).toLowerCase()) {
+    throw new QuorumNotReachedError("The nodes' attested answer differs from the API's own read (the source moved); retry");
+  }
+  return { balance: own.balance, queryResult: own.queryResult, attestation: attestationToJson(service.hub.domain, attestation, signatures) };
+}
+
+function now(): bigint {
+  return BigInt(Math.floor(Date.now() / 1000));
+}

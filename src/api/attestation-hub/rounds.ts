@@ -1,0 +1,182 @@
+import { randomBytes } from "node:crypto";
+
+import {
+  attestationDigest,
+  recoverAttestationSigner,
+  type AttestationDomain,
+  type BalanceAttestation,
+  type NodeSignature,
+} from "../../common/attestation.ts";
+import type { ApiMetrics } from "../metrics.ts";
+import { encodeSubject } from "../../node/attestation-subject.ts";
+import type { LicenseChecker } from "./license-checker.ts";
+import type { AnswerOutcome, NodeStats } from "./node-stats.ts";
+import type { AttestQuery, NodeMessage } from "../../node/hub-protocol.ts";
+import type { NodeSession } from "./sessions.ts";
+
+/** Not enough licenses connected, or no quorum within the deadline: the API answers 503 with Retry-After. */
+export class QuorumNotReachedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "QuorumNotReachedError";
+  }
+}
+
+export interface Attested {
+  attestation: BalanceAttestation;
+  signatures: NodeSignature[];
+}
+
+interface Group {
+  attestation: BalanceAttestation;
+  signatures: Map<string, NodeSignature>;
+  licenses: Set<bigint>;
+}
+
+interface RoundsOptions {
+  domain: AttestationDomain;
+  checker: LicenseChecker;
+  stats: NodeStats;
+  metrics: ApiMetrics;
+  /** The admitted sessions now. */
+  sessions: () => NodeSession[];
+}
+
+interface Round {
+  id: string;
+  query: AttestQuery;
+  expected: Pick<BalanceAttestation, "chain" | "owner" | "asset" | "sourceBlock" | "issuedAt">;
+  asked: Set<string>;
+  answered: Set<string>;
+  groups: Map<string, Group>;
+  quorum: bigint;
+  winner?: string;
+  settle: (result: Attested | Error) => void;
+}
+
+/**
+ * Attestation rounds: one query fanned out to every admitted node, its signed answers grouped by the
+ * struct they sign, done as soon as one struct is signed for `quorum` distinct live licenses. A
+ * signature counts only when it recovers to the session's burner, signs the very question asked (chain,
+ * owner, asset, pinned position, issue time) and its licenses are delegated to that burner and live
+ * now. Each round is kept until its deadline so that late answers are still classified; nodes asked but
+ * never heard from are then counted silent.
+ */
+export class AttestationRounds {
+  readonly #rounds = new Map<string, Round>();
+  private readonly options: RoundsOptions;
+
+  constructor(options: RoundsOptions) {
+    this.options = options;
+  }
+
+  async gather(query: AttestQuery, deadlineMs: number): Promise<Attested> {
+    const { checker, stats, sessions } = this.options;
+    const chain = query.chain === 0 ? "evm" : "svm";
+    const started = performance.now();
+    // The L2 not answering is a reason to retry, like a missing quorum, not an internal error.
+    const quorum = await checker.quorum().catch(() => {
+      this.options.metrics.attestationRounds.inc({ chain, outcome: "unavailable" });
+      throw new QuorumNotReachedError("Attestation unavailable: the L2 registry could not be read");
+    });
+    const nodes = sessions();
+    const connectedLicenses = new Set(nodes.flatMap((node) => node.licenseIds));
+    if (BigInt(connectedLicenses.size) < quorum) {
+      this.options.metrics.attestationRounds.inc({ chain, outcome: "unavailable" });
+      throw new QuorumNotReachedError(`Attestation unavailable: ${connectedLicenses.size} live license(s) connected, quorum is ${quorum}`);
+    }
+    const { owner, asset } = encodeSubject(query);
+    const id = randomBytes(12).toString("hex");
+    const result = new Promise<Attested | Error>((resolve) => {
+      const round: Round = {
+        id,
+        query,
+        expected: { chain: query.chain, owner, asset, sourceBlock: query.sourceBlock, issuedAt: query.issuedAt },
+        asked: new Set(nodes.map((node) => node.burner)),
+        answered: new Set(),
+        groups: new Map(),
+        quorum,
+        settle: resolve,
+      };
+      this.#rounds.set(id, round);
+      setTimeout(() => {
+        resolve(new QuorumNotReachedError(`Attestation quorum not reached within ${deadlineMs} ms`));
+        this.#finish(round);
+      }, deadlineMs).unref();
+    });
+    const message = { type: "attest" as const, id, chain: query.chain, owner: query.owner, asset: query.asset, sourceBlock: query.sourceBlock.toString(), issuedAt: query.issuedAt.toString() };
+    for (const node of nodes) {
+      stats.asked(node.burner);
+      node.send(message);
+    }
+    const outcome = await result;
+    if (outcome instanceof Error) {
+      this.options.metrics.attestationRounds.inc({ chain, outcome: "timeout" });
+      throw outcome;
+    }
+    this.options.metrics.attestationRounds.inc({ chain, outcome: "quorum" });
+    this.options.metrics.attestationLatency.observe({ chain }, (performance.now() - started) / 1000);
+    return outcome;
+  }
+
+  /** A node's answer to round `message.id`, from the hub's sessions. */
+  async answer(session: NodeSession, message: Extract<NodeMessage, { type: "attestation" | "refusal" }>): Promise<void> {
+    const round = this.#rounds.get(message.id);
+    if (round === undefined || !round.asked.has(session.burner) || round.answered.has(session.burner)) return;
+    round.answered.add(session.burner);
+    if (message.type === "refusal") return this.#count(session.burner, "refused");
+    const attestation: BalanceAttestation = {
+      chain: Number(message.message.chain) as 0 | 1,
+      owner: message.message.owner.toLowerCase(),
+      asset: message.message.asset.toLowerCase(),
+      balance: BigInt(message.message.balance),
+      queryResultHash: message.message.queryResultHash.toLowerCase(),
+      sourceBlock: BigInt(message.message.sourceBlock),
+      issuedAt: BigInt(message.message.issuedAt),
+    };
+    const { expected } = round;
+    const asked =
+      attestation.chain === expected.chain &&
+      attestation.owner === expected.owner &&
+      attestation.asset === expected.asset &&
+      attestation.sourceBlock === expected.sourceBlock &&
+      attestation.issuedAt === expected.issuedAt;
+    if (!asked || recoverAttestationSigner(this.options.domain, attestation, message.signature) !== session.burner) return this.#count(session.burner, "invalid");
+    const digest = attestationDigest(this.options.domain, attestation);
+    if (round.winner !== undefined) return this.#count(session.burner, digest === round.winner ? "late" : "disagreed");
+    const reported = [...new Set(message.licenseIds.map(BigInt))];
+    const licenseIds = await this.options.checker.countable(session.burner, reported).catch(() => [] as bigint[]);
+    if (licenseIds.length === 0) return this.#count(session.burner, "unlicensed");
+    if (round.winner !== undefined) return this.#count(session.burner, digest === round.winner ? "late" : "disagreed");
+    let group = round.groups.get(digest);
+    if (group === undefined) {
+      group = { attestation, signatures: new Map(), licenses: new Set() };
+      round.groups.set(digest, group);
+    }
+    // A license counts once, for the first signer that brought it (the verifier refuses duplicates).
+    const fresh = licenseIds.filter((id) => !group.licenses.has(id));
+    if (fresh.length === 0) return;
+    for (const id of fresh) group.licenses.add(id);
+    group.signatures.set(session.burner, { signer: session.burner, licenseIds: fresh.sort((a, b) => (a < b ? -1 : 1)), signature: message.signature });
+    if (BigInt(group.licenses.size) < round.quorum) return;
+
+    round.winner = digest;
+    for (const [groupDigest, other] of round.groups) {
+      for (const signer of other.signatures.keys()) this.#count(signer, groupDigest === digest ? "agreed" : "disagreed");
+    }
+    // Sorted by signer: one canonical order for the verifier and for clients comparing answers.
+    const signatures = [...group.signatures.values()].sort((a, b) => (BigInt(a.signer) < BigInt(b.signer) ? -1 : 1));
+    round.settle({ attestation: group.attestation, signatures });
+  }
+
+  #count(burner: string, outcome: AnswerOutcome): void {
+    this.options.stats.answered(burner, outcome);
+    this.options.metrics.attestationAnswers.inc({ outcome });
+  }
+
+  /** At the deadline: nodes asked but never heard from are silent; signers of a round without quorum are left unjudged. */
+  #finish(round: Round): void {
+    this.#rounds.delete(round.id);
+    for (const burner of round.asked) if (!round.answered.has(burner)) this.#count(burner, "silent");
+  }
+}

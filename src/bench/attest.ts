@@ -1,0 +1,105 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import { address, getAddressDecoder } from "@solana/kit";
+import { getAddress, hexlify, randomBytes } from "ethers";
+
+import { AttestationVerifier__factory } from "../../typechain-types/index.js";
+import { attestationFromJson, type AttestationJson } from "../common/attestation.js";
+import { deployOnDevnet } from "../devnet/local-stack.js";
+import { devnetProvider, startOpDevnet } from "../devnet/op-devnet.js";
+import { startVerificationNetwork, type VerificationNetwork } from "../devnet/verification-network.js";
+import { summarize, type TimingSummary } from "./bridge-timing.js";
+
+export interface AttestBenchResult {
+  timings: TimingSummary[];
+  /** Answers checked with the deployed AttestationVerifier's isAttestationValid. */
+  verifiedOnChain: number;
+}
+
+type Query = { path: "/api/ccq-evm" | "/api/ccq-svm"; body: Record<string, string> };
+
+/**
+ * On a fresh devnet with the verification network of `npm start` (three circuit nodes connected to the
+ * API's hub, quorum 2): `queries` distinct attested queries (half Ethereum, half Solana: fresh owners of
+ * the demo tokens, so no cache anywhere answers them) sent one after another, timed from request to
+ * answer; the same with one node killed (SIGKILL); and the same queries unattested, for comparison.
+ * Every attested answer must be a 200 with a quorum; one per chain and phase is checked on-chain.
+ */
+export async function measureAttestedLatency(options: { queries: number; projectRoot: string; log?: (line: string) => void }): Promise<AttestBenchResult> {
+  const log = options.log ?? (() => undefined);
+  const stateDir = await mkdtemp(path.join(tmpdir(), "bench-attest-"));
+  const devnet = await startOpDevnet({ stateDir });
+  const suffix = path.basename(stateDir);
+  const ids = { l1: `bench-l1-${suffix}`, l2: `bench-l2-${suffix}` };
+  const l2 = devnetProvider(devnet.l2.rpcUrl, devnet.l2.chainId);
+  let network: VerificationNetwork | undefined;
+  try {
+    const deployment = await deployOnDevnet(devnet, ids);
+    const { adminHandovers: _none, ...contracts } = deployment.l2;
+    network = await startVerificationNetwork({
+      projectRoot: options.projectRoot,
+      workDir: path.join(stateDir, "network"),
+      l1: devnet.l1,
+      l2: devnet.l2,
+      deployer: devnet.accounts.deployer,
+      contracts: { l1PrimaryToken: deployment.l1PrimaryToken, l1StandardBridge: devnet.l1Contracts.L1StandardBridge, l2: contracts },
+      apiPort: 0,
+      // Latency is measured, not the demo key's rate limit (60 burst, 10/s).
+      apiEnv: { RATE_LIMIT_CAPACITY: "1000000", RATE_LIMIT_REFILL_PER_SECOND: "1000000" },
+      onProgress: log,
+    });
+    const verifier = AttestationVerifier__factory.connect(contracts.AttestationVerifier, l2);
+    const { api, apiKey, evmDemo, svmDemo } = network;
+    const ask = async (query: Query, attest: boolean) => {
+      const started = performance.now();
+      const response = await fetch(`${api.url}${query.path}${attest ? "?attest=true" : ""}`, {
+        method: "POST",
+        headers: { authorization: apiKey, "content-type": "application/json" },
+        body: JSON.stringify(query.body),
+      });
+      const text = await response.text();
+      const ms = performance.now() - started;
+      if (response.status !== 200) throw new Error(`${query.path}${attest ? "?attest=true" : ""} answered ${response.status}: ${text}`);
+      return { ms, attestation: attest ? (JSON.parse(text) as { data: { attestation: AttestationJson } }).data.attestation : undefined };
+    };
+    const distinctQueries = (count: number): Query[] =>
+      Array.from({ length: count }, (_, index): Query =>
+        index % 2 === 0
+          ? { path: "/api/ccq-evm", body: { user_address: getAddress(hexlify(randomBytes(20))), contract_address: evmDemo.erc20 } }
+          : { path: "/api/ccq-svm", body: { owner_address: address(getAddressDecoder().decode(randomBytes(32))), token_mint_address: svmDemo.splMint } },
+      );
+    let verifiedOnChain = 0;
+    const run = async (label: string, attest: boolean) => {
+      const samples: Record<string, number[]> = { "/api/ccq-evm": [], "/api/ccq-svm": [] };
+      const checked = new Set<string>();
+      for (const query of distinctQueries(options.queries)) {
+        const { ms, attestation } = await ask(query, attest);
+        samples[query.path].push(ms);
+        if (attestation !== undefined && !checked.has(query.path)) {
+          checked.add(query.path);
+          const { attestation: struct, signatures } = attestationFromJson(attestation);
+          if (!(await verifier.isAttestationValid(struct, signatures, 3_600n))) throw new Error(`the deployed verifier refused an attested ${query.path} answer`);
+          verifiedOnChain += 1;
+        }
+      }
+      const all = [...samples["/api/ccq-evm"], ...samples["/api/ccq-svm"]];
+      return [summarize(`${label}, both chains`, all), summarize(`${label}, ccq-evm`, samples["/api/ccq-evm"]), summarize(`${label}, ccq-svm`, samples["/api/ccq-svm"])];
+    };
+
+    log(`Warming up, then ${options.queries} distinct attested queries with three nodes…`);
+    for (const query of distinctQueries(10)) await ask(query, true);
+    const timings = [...(await run("attested, 3 nodes", true)), ...(await run("unattested, same kind of queries", false))];
+    log("Killing one node (SIGKILL)…");
+    await network.nodes[2].stop("SIGKILL");
+    timings.push(...(await run("attested, 2 nodes (one killed)", true)));
+    return { timings, verifiedOnChain };
+  } finally {
+    l2.destroy();
+    await network?.stop();
+    await devnet.stop();
+    await rm(stateDir, { recursive: true, force: true });
+    for (const id of Object.values(ids)) await rm(path.join(options.projectRoot, "deploy", "deployments", id), { recursive: true, force: true });
+  }
+}

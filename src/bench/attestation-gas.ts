@@ -1,0 +1,136 @@
+import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
+import { getBytes, toBeHex, zeroPadValue } from "ethers";
+
+import { attestationDomain, signAttestation, type BalanceAttestation } from "../common/attestation.js";
+import { queryResultHash } from "../common/query-result.js";
+import { deployTokenPair, deployVerificationContracts } from "../deploy/contracts.js";
+import { gasOf, type GasRow } from "./gas.js";
+
+const E18 = 10n ** 18n;
+const DAY = 24n * 60n * 60n;
+
+/** The attested path's gas targets (issue 13), by operation name. */
+export const ATTESTATION_GAS_TARGETS: Array<{ operation: string; atMost: bigint; reference: string }> = [
+  { operation: "AttestationVerifier.isAttestationValid (execution)", atMost: 30_000n, reference: "<= 30k execution gas" },
+  { operation: "AttestationVerifier.recordAttestation (subject recorded before)", atMost: 110_000n, reference: "<= 110k gas used" },
+];
+
+/**
+ * Measures, at quorum 2 of 3 on one fresh deployment, what a verified balance costs by each path: the job
+ * path (request, first vote, finalizing vote, warm epoch) and the attested path (the view check's
+ * execution gas: the call's gas less the transaction base and calldata; a recording's whole transaction,
+ * for a subject recorded before and for a new one).
+ */
+export async function measureAttestationGas(ethers: HardhatEthers): Promise<GasRow[]> {
+  const [admin, owner, operatorA, operatorB, operatorC, consumer] = await ethers.getSigners();
+  const tokens = await deployTokenPair(ethers, { supplyRecipient: admin.address, admin: admin.address, forfeitRecipient: admin.address });
+  const { license, nodeRegistry, registry, attestationVerifier } = await deployVerificationContracts(ethers, tokens, {
+    admin: admin.address,
+    treasury: admin.address,
+    maxSupply: 1_000n,
+    priceTiers: [{ upToSupply: 1_000n, price: E18 }],
+    livenessWindow: 600n,
+    epochDuration: 7n * DAY,
+    requestFee: E18,
+    quorum: 2n,
+    jobTimeout: 3600n,
+  });
+  for (const payer of [owner, consumer]) {
+    await tokens.primary.transfer(payer.address, 100_000n * E18);
+    for (const spender of [license, registry]) await tokens.primary.connect(payer).approve(await spender.getAddress(), ethers.MaxUint256);
+  }
+  await registry.connect(consumer).stakeCollateral(consumer.address, 10_000n * E18);
+  await license.connect(owner).buy(3n, ethers.MaxUint256);
+  const operators = [operatorA, operatorB, operatorC];
+  for (const [index, operator] of operators.entries()) {
+    await nodeRegistry.connect(owner).delegate([BigInt(index + 1)], operator.address);
+    await nodeRegistry.connect(operator)["heartbeat(uint32)"](120);
+  }
+
+  const holder = ethers.Wallet.createRandom().address;
+  const token = await tokens.primary.getAddress();
+  const vote = (jobId: bigint, licenseId: bigint) => ({
+    jobId,
+    licenseIds: [licenseId],
+    owner: zeroPadValue(holder, 32),
+    asset: zeroPadValue(token, 32),
+    balance: 183n,
+    queryResultHash: queryResultHash(toBeHex(183n, 32)),
+    sourceBlock: 1_000n,
+  });
+  // The job path, warm: job 1 makes the licenses and the epoch earn first; job 2 is measured.
+  const jobPath = async () => {
+    const jobId = await registry.nextJobId();
+    const request = await gasOf(registry.connect(consumer).requestEvmBalance(holder, token));
+    const votes = (await gasOf(registry.connect(operatorA).submitResults([vote(jobId, 1n)]))) + (await gasOf(registry.connect(operatorB).submitResults([vote(jobId, 2n)])));
+    return { request, votes };
+  };
+  await jobPath();
+  const job = await jobPath();
+  const jobRows: GasRow[] = [
+    { operation: "job path: requestEvmBalance", gasUsed: job.request },
+    { operation: "job path: node votes (first + finalizing)", gasUsed: job.votes },
+    { operation: "job path: per verified balance", gasUsed: job.request + job.votes },
+  ];
+
+  const { chainId } = await ethers.provider.getNetwork();
+  const domain = attestationDomain(chainId, await attestationVerifier.getAddress());
+  const attest = async (subjectHolder: string, issuedAt: bigint) => {
+    const attestation: BalanceAttestation = {
+      chain: 0,
+      owner: zeroPadValue(subjectHolder, 32),
+      asset: zeroPadValue(token, 32),
+      balance: 183n,
+      queryResultHash: queryResultHash(toBeHex(183n, 32)),
+      sourceBlock: 1_000n,
+      issuedAt,
+    };
+    const signatures = await Promise.all(
+      operators.slice(0, 2).map(async (operator, index) => ({
+        signer: operator.address,
+        licenseIds: [BigInt(index + 1)],
+        signature: await signAttestation(operator, domain, attestation),
+      })),
+    );
+    return { attestation, signatures };
+  };
+  const now = async () => BigInt((await ethers.provider.getBlock("latest"))!.timestamp);
+
+  const check = await attest(holder, await now());
+  const data = attestationVerifier.interface.encodeFunctionData("isAttestationValid", [check.attestation, check.signatures, 3600n]);
+  const callGas = await ethers.provider.estimateGas({ to: await attestationVerifier.getAddress(), data });
+  const rows: GasRow[] = [{ operation: "AttestationVerifier.isAttestationValid (execution)", gasUsed: callGas - intrinsicGas(data) }];
+
+  const newSubject = await attest(ethers.Wallet.createRandom().address, await now());
+  rows.push({
+    operation: "AttestationVerifier.recordAttestation (new subject)",
+    gasUsed: await gasOf(attestationVerifier.connect(consumer).recordAttestation(newSubject.attestation, newSubject.signatures)),
+  });
+  const recorded = await attest(holder, await now());
+  await attestationVerifier.connect(consumer).recordAttestation(recorded.attestation, recorded.signatures);
+  const again = await attest(holder, (await now()) + 1n);
+  rows.push({
+    operation: "AttestationVerifier.recordAttestation (subject recorded before)",
+    gasUsed: await gasOf(attestationVerifier.connect(consumer).recordAttestation(again.attestation, again.signatures)),
+  });
+  return [...jobRows, ...rows];
+}
+
+/** The transaction base cost and calldata cost of `data` (EIP-2028 prices), which execution gas leaves out. */
+function intrinsicGas(data: string): bigint {
+  let gas = 21_000n;
+  for (const byte of getBytes(data)) gas += byte === 0 ? 4n : 16n;
+  return gas;
+}
+
+/** Formats the attested path's rows with their targets. */
+export function formatAttestationTable(rows: GasRow[]): string {
+  const width = Math.max(...rows.map((row) => row.operation.length));
+  const lines = [`${"operation (quorum 2 of 3, one run)".padEnd(width)}  ${"gas".padStart(8)}  target`];
+  for (const row of rows) {
+    const target = ATTESTATION_GAS_TARGETS.find((candidate) => candidate.operation === row.operation);
+    const verdict = target === undefined ? "" : `${row.gasUsed <= target.atMost ? "met" : "MISSED"}: ${target.reference}`;
+    lines.push(`${row.operation.padEnd(width)}  ${row.gasUsed.toString().padStart(8)}  ${verdict}`);
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,155 @@
+import { getAddress, isHexString, Signature, TypedDataEncoder, verifyTypedData, type TypedDataDomain } from "ethers";
+
+/**
+ * The balance attestation: one EIP-712 struct for both source chains, signed by circuit nodes and verified
+ * by the `AttestationVerifier` contract. The names and types are pinned (integrations and outside tools
+ * rely on them) and a test checks them against the contract's type hash and digest, so the two cannot
+ * drift. Node, API, tests and the web app all use this module.
+ */
+export const BALANCE_ATTESTATION_TYPE =
+  "BalanceAttestation(uint8 chain,bytes32 owner,bytes32 asset,uint256 balance,bytes32 queryResultHash,uint64 sourceBlock,uint64 issuedAt)";
+
+export const BALANCE_ATTESTATION_TYPES = {
+  BalanceAttestation: [
+    { name: "chain", type: "uint8" },
+    { name: "owner", type: "bytes32" },
+    { name: "asset", type: "bytes32" },
+    { name: "balance", type: "uint256" },
+    { name: "queryResultHash", type: "bytes32" },
+    { name: "sourceBlock", type: "uint64" },
+    { name: "issuedAt", type: "uint64" },
+  ],
+} as const;
+
+/** The EIP-712 domain's name and version (the contract's constructor gets the same two). */
+export const ATTESTATION_DOMAIN_NAME = "Asset Verification Network";
+export const ATTESTATION_DOMAIN_VERSION = "1";
+
+/** The source chain of an attestation, as the registry numbers them. */
+export const AttestedChain = { ethereum: 0, solana: 1 } as const;
+export type AttestedChain = (typeof AttestedChain)[keyof typeof AttestedChain];
+
+export interface BalanceAttestation {
+  chain: AttestedChain;
+  /** bytes32: an EVM address left-padded, or a Solana public key's 32 bytes. */
+  owner: string;
+  /** bytes32: the ERC-20 / ERC-721 contract left-padded, or the mint's 32 bytes. */
+  asset: string;
+  balance: bigint;
+  /** keccak-256 of the QueryResult bytes. */
+  queryResultHash: string;
+  /** The Ethereum block, or the minimum Solana slot, the answer holds at. */
+  sourceBlock: bigint;
+  /** Seconds since the epoch. */
+  issuedAt: bigint;
+}
+
+export interface AttestationDomain {
+  name: string;
+  version: string;
+  chainId: bigint;
+  verifyingContract: string;
+}
+
+/** One node's signature, for the licenses delegated to it that it signs with. */
+export interface NodeSignature {
+  signer: string;
+  licenseIds: bigint[];
+  signature: string;
+}
+
+/** An attestation as the API serves it: `domain` and `message` go to viem's or ethers' typed-data verification as they are. */
+export interface AttestationJson {
+  domain: { name: string; version: string; chainId: number; verifyingContract: string };
+  message: { chain: string; owner: string; asset: string; balance: string; queryResultHash: string; sourceBlock: string; issuedAt: string };
+  signatures: Array<{ signer: string; licenseIds: string[]; signature: string }>;
+}
+
+export function attestationDomain(chainId: bigint, verifyingContract: string): AttestationDomain {
+  return { name: ATTESTATION_DOMAIN_NAME, version: ATTESTATION_DOMAIN_VERSION, chainId, verifyingContract: getAddress(verifyingContract) };
+}
+
+/** The EIP-712 digest a node signs and the contract recovers signers from. */
+export function attestationDigest(domain: AttestationDomain, attestation: BalanceAttestation): string {
+  return TypedDataEncoder.hash(domain as TypedDataDomain, mutableTypes(), attestation);
+}
+
+/** Signs `attestation` with an ethers signer (a node's burner wallet); returns the 65-byte signature. */
+export async function signAttestation(
+  signer: { signTypedData: (domain: TypedDataDomain, types: Record<string, Array<{ name: string; type: string }>>, value: Record<string, unknown>) => Promise<string> },
+  domain: AttestationDomain,
+  attestation: BalanceAttestation,
+): Promise<string> {
+  return signer.signTypedData(domain as TypedDataDomain, mutableTypes(), { ...attestation });
+}
+
+/**
+ * The address that signed `attestation` under `domain`, or undefined when the signature is malformed or
+ * malleable (a high-s value, which the contract refuses too).
+ */
+export function recoverAttestationSigner(domain: AttestationDomain, attestation: BalanceAttestation, signature: string): string | undefined {
+  if (!isHexString(signature, 65)) return undefined;
+  try {
+    const parsed = Signature.from(signature);
+    if (BigInt(parsed.s) > SECP256K1_HALF_N) return undefined;
+    return verifyTypedData(domain as TypedDataDomain, mutableTypes(), attestation, signature);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether two attestations are the same struct (same digest under any one domain). */
+export function sameAttestation(a: BalanceAttestation, b: BalanceAttestation): boolean {
+  return (
+    a.chain === b.chain &&
+    a.owner.toLowerCase() === b.owner.toLowerCase() &&
+    a.asset.toLowerCase() === b.asset.toLowerCase() &&
+    a.balance === b.balance &&
+    a.queryResultHash.toLowerCase() === b.queryResultHash.toLowerCase() &&
+    a.sourceBlock === b.sourceBlock &&
+    a.issuedAt === b.issuedAt
+  );
+}
+
+/** The API's JSON form: integers of the message as decimal strings, the domain's chain id as a number. */
+export function attestationToJson(domain: AttestationDomain, attestation: BalanceAttestation, signatures: NodeSignature[]): AttestationJson {
+  return {
+    domain: { name: domain.name, version: domain.version, chainId: Number(domain.chainId), verifyingContract: domain.verifyingContract },
+    message: {
+      chain: String(attestation.chain),
+      owner: attestation.owner,
+      asset: attestation.asset,
+      balance: attestation.balance.toString(),
+      queryResultHash: attestation.queryResultHash,
+      sourceBlock: attestation.sourceBlock.toString(),
+      issuedAt: attestation.issuedAt.toString(),
+    },
+    signatures: signatures.map(({ signer, licenseIds, signature }) => ({ signer, licenseIds: licenseIds.map(String), signature })),
+  };
+}
+
+/** Parses the API's JSON form back (for clients, tests and the contract call's arguments). */
+export function attestationFromJson(json: AttestationJson): { domain: AttestationDomain; attestation: BalanceAttestation; signatures: NodeSignature[] } {
+  const chain = Number(json.message.chain);
+  if (chain !== AttestedChain.ethereum && chain !== AttestedChain.solana) throw new Error(`unknown attested chain ${json.message.chain}`);
+  return {
+    domain: { name: json.domain.name, version: json.domain.version, chainId: BigInt(json.domain.chainId), verifyingContract: getAddress(json.domain.verifyingContract) },
+    attestation: {
+      chain,
+      owner: json.message.owner,
+      asset: json.message.asset,
+      balance: BigInt(json.message.balance),
+      queryResultHash: json.message.queryResultHash,
+      sourceBlock: BigInt(json.message.sourceBlock),
+      issuedAt: BigInt(json.message.issuedAt),
+    },
+    signatures: json.signatures.map(({ signer, licenseIds, signature }) => ({ signer: getAddress(signer), licenseIds: licenseIds.map(BigInt), signature })),
+  };
+}
+
+const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
+
+/** ethers wants mutable arrays; the pinned definition above stays `as const`. */
+function mutableTypes(): Record<string, Array<{ name: string; type: string }>> {
+  return { BalanceAttestation: BALANCE_ATTESTATION_TYPES.BalanceAttestation.map((field) => ({ ...field })) };
+}

@@ -1,0 +1,132 @@
+import type { Wallet } from "ethers";
+import type { Logger } from "pino";
+
+import { createFailoverTransport } from "../chains/solana/failover-transport.ts";
+import type { JsonRpcPool } from "../chains/rpc/json-rpc-pool.ts";
+import type { EvmBalanceReader } from "../chains/evm/balance-reader.ts";
+import { attestationDomain } from "../common/attestation.ts";
+import { challengeText, type HubMessage } from "./hub-protocol.ts";
+import { AttestationSigner } from "./attestation-signer.ts";
+import type { NodeConfig } from "./config.ts";
+import type { NodeMetrics } from "./health.ts";
+import { PinnedReaders } from "./pinned-readers.ts";
+
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 30_000;
+
+export interface HubClientOptions {
+  url: string;
+  chainId: bigint;
+  wallet: Pick<Wallet, "address" | "signMessage" | "signTypedData">;
+  signer: Pick<AttestationSigner, "answer">;
+  logger: Logger;
+  /** Told when the hub admits the node or the connection closes, and of each request's outcome. */
+  onAdmitted?: (admitted: boolean) => void;
+  onAnswered?: (outcome: "signed" | "refused") => void;
+  /** Reconnect delays (tests shorten them). */
+  firstRetryMs?: number;
+  maxRetryMs?: number;
+}
+
+/**
+ * The node's one outbound WebSocket to the API's attestation hub (the node opens no port). It answers the
+ * login challenge with its burner key, after checking that the challenge names its own L2 chain, then
+ * answers attestation requests through `signer`. A closed connection is opened again with exponential
+ * backoff (0.5 s doubling to 30 s, reset once admitted), like the node's L2 subscription. Returns stop.
+ */
+export function connectToHub(options: HubClientOptions): () => Promise<void> {
+  const logger = options.logger.child({ component: "hub-client" });
+  const firstRetryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
+  let retryMs = firstRetryMs;
+  let stopped = false;
+  let socket: WebSocket | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const connect = () => {
+    if (stopped) return;
+    const ws = new WebSocket(options.url);
+    socket = ws;
+    const send = (message: unknown) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(message));
+    ws.addEventListener("error", () => undefined); // followed by "close"
+    ws.addEventListener("message", (event) => {
+      let message: HubMessage;
+      try {
+        message = JSON.parse(String(event.data)) as HubMessage;
+      } catch {
+        return;
+      }
+      if (message.type === "challenge") {
+        if (message.chainId !== options.chainId.toString()) {
+          logger.error(`the hub's challenge names L2 chain ${message.chainId}, this node is on ${options.chainId}: not logging in`);
+          return ws.close(1000);
+        }
+        void options.wallet
+          .signMessage(challengeText(message.hub, message.chainId, message.nonce))
+          .then((signature) => send({ type: "hello", burner: options.wallet.address, signature }));
+      } else if (message.type === "welcome") {
+        retryMs = firstRetryMs;
+        options.onAdmitted?.(true);
+        logger.info(`admitted by the attestation hub for license(s) ${message.licenseIds.join(", ")}`);
+      } else if (message.type === "attest") {
+        void options.signer.answer(message).then(
+          (reply) => {
+            options.onAnswered?.(reply.type === "attestation" ? "signed" : "refused");
+            send(reply);
+          },
+          (error: unknown) => {
+            logger.warn(`attestation ${message.id} failed: ${(error as Error)?.name ?? "error"}`);
+            options.onAnswered?.("refused");
+            send({ type: "refusal", id: message.id, reason: "internal error" });
+          },
+        );
+      }
+    });
+    ws.addEventListener("close", (event) => {
+      options.onAdmitted?.(false);
+      if (stopped) return;
+      logger.warn(`the attestation hub connection closed (${event.code}${event.reason ? `: ${event.reason}` : ""}); reconnecting in ${retryMs / 1000} s`);
+      timer = setTimeout(connect, retryMs);
+      retryMs = Math.min(options.maxRetryMs ?? MAX_RETRY_MS, retryMs * 2);
+    });
+  };
+  connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    socket?.close(1000);
+  };
+}
+
+/** Wires the hub client from the node's configuration; undefined when no hub URL is configured. */
+export function startAttesting(
+  config: NodeConfig,
+  node: {
+    wallet: Wallet;
+    chainId: bigint;
+    evmRpc: JsonRpcPool;
+    evm: Pick<EvmBalanceReader, "latestBlock">;
+    licenses: () => readonly bigint[];
+    logger: Logger;
+    metrics: NodeMetrics;
+  },
+): (() => Promise<void>) | undefined {
+  if (config.ATTESTATION_HUB_URL === undefined || config.ATTESTATION_VERIFIER === undefined) return undefined;
+  const pinned = new PinnedReaders(node.evmRpc, createFailoverTransport({ urls: config.SOLANA_RPC_URLS, timeoutMs: config.UPSTREAM_TIMEOUT_MS }));
+  const signer = new AttestationSigner({
+    wallet: node.wallet,
+    domain: attestationDomain(node.chainId, config.ATTESTATION_VERIFIER),
+    pinned,
+    evmHead: () => node.evm.latestBlock(),
+    licenses: node.licenses,
+    maxBlockLag: config.ATTESTATION_MAX_BLOCK_LAG,
+    maxClockSkewSeconds: config.ATTESTATION_MAX_CLOCK_SKEW_SECONDS,
+  });
+  return connectToHub({
+    url: config.ATTESTATION_HUB_URL,
+    chainId: node.chainId,
+    wallet: node.wallet,
+    signer,
+    logger: node.logger,
+    onAdmitted: (admitted) => node.metrics.hubConnected.set(admitted ? 1 : 0),
+    onAnswered: (outcome) => node.metrics.attestations.inc({ outcome }),
+  });
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import { IAttestationVerifier } from "../../../contracts/interfaces/IAttestationVerifier.sol";
+
+import { ProtocolFixture } from "../utils/Fixtures.sol";
+
+/// @notice Gas of the attested path at quorum 2 of 3, recorded into `snapshots/AttestationVerifier.json`
+/// like VerificationGasSnapshot.t.sol: the view check, and a recording in the warm case (the subject and
+/// the signing licenses' epoch have a result and credit already).
+contract AttestationGasSnapshotTest is ProtocolFixture {
+    uint256[3] internal keys = [uint256(0xA11CE), 0xB0B, 0xCA401];
+    address internal owner = address(0x0A11);
+    address internal consumer = address(0xC0);
+
+    function setUp() public {
+        vm.warp(1_700_000_000);
+        _deployProtocol(600, 1e18, 2);
+        license.airdrop(owner, 3);
+        for (uint256 i = 0; i < 3; ++i) {
+            uint256[] memory ids = new uint256[](1);
+            ids[0] = i + 1;
+            vm.prank(owner);
+            nodeRegistry.delegate(ids, vm.addr(keys[i]));
+            vm.prank(vm.addr(keys[i]));
+            nodeRegistry.heartbeat(1);
+        }
+        primary.transfer(consumer, 1_000e18);
+        vm.startPrank(consumer);
+        primary.approve(address(registry), type(uint256).max);
+        registry.stakeCollateral(consumer, 1_000e18);
+        vm.stopPrank();
+        // A first recording, so the measured one is the warm case.
+        IAttestationVerifier.BalanceAttestation memory first = _attestation(100);
+        IAttestationVerifier.NodeSignature[] memory signatures = _quorumSignatures(first);
+        vm.prank(consumer);
+        verifier.recordAttestation(first, signatures);
+        vm.warp(block.timestamp + 10);
+        for (uint256 i = 0; i < 3; ++i) {
+            vm.prank(vm.addr(keys[i]));
+            nodeRegistry.heartbeat(1);
+        }
+    }
+
+    function _attestation(uint256 balance) internal view returns (IAttestationVerifier.BalanceAttestation memory) {
+        return IAttestationVerifier.BalanceAttestation({
+            chain: 0,
+            owner: bytes32(uint256(uint160(address(0x1234)))),
+            asset: bytes32(uint256(uint160(address(primary)))),
+            balance: balance,
+            queryResultHash: keccak256(abi.encode(balance)),
+            sourceBlock: 1000,
+            issuedAt: uint64(block.timestamp)
+        });
+    }
+
+    function _quorumSignatures(IAttestationVerifier.BalanceAttestation memory attestation)
+        internal
+        view
+        returns (IAttestationVerifier.NodeSignature[] memory signatures)
+    {
+        signatures = new IAttestationVerifier.NodeSignature[](2);
+        for (uint256 i = 0; i < 2; ++i) {
+            uint256[] memory ids = new uint256[](1);
+            ids[0] = i + 1;
+            signatures[i] = _signAttestation(attestation, keys[i], ids);
+        }
+    }
+
+    function test_Gas_IsAttestationValid() public {
+        IAttestationVerifier.BalanceAttestation memory attestation = _attestation(183);
+        IAttestationVerifier.NodeSignature[] memory signatures = _quorumSignatures(attestation);
+        bool valid = verifier.isAttestationValid(attestation, signatures, 1 hours);
+        vm.snapshotGasLastCall("AttestationVerifier", "isAttestationValid(quorum 2 of 3)");
+        assertTrue(valid, "not valid");
+    }
+
+    function test_Gas_RecordAttestation() public {
+        IAttestationVerifier.BalanceAttestation memory attestation = _attestation(183);
+        IAttestationVerifier.NodeSignature[] memory signatures = _quorumSignatures(attestation);
+        vm.prank(consumer);
+        verifier.recordAttestation(attestation, signatures);
+        vm.snapshotGasLastCall("AttestationVerifier", "recordAttestation(quorum 2 of 3, warm)");
+        (uint256 balance,,,) = registry.latestBalance(0, attestation.owner, attestation.asset);
+        assertEq(balance, 183, "not recorded");
+    }
+}

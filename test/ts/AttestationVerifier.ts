@@ -1,0 +1,280 @@
+import { expect } from "chai";
+import { Signature } from "ethers";
+import { network } from "hardhat";
+import { verifyTypedData as viemVerifyTypedData } from "viem";
+
+import {
+  attestationDigest,
+  attestationDomain,
+  attestationFromJson,
+  attestationToJson,
+  BALANCE_ATTESTATION_TYPE,
+  BALANCE_ATTESTATION_TYPES,
+  recoverAttestationSigner,
+  type BalanceAttestation,
+  type NodeSignature,
+} from "../../src/common/attestation.js";
+import { attestationOf, domainOf, signAll } from "../helpers/attestations.js";
+import { deployProtocol, LIVENESS_WINDOW, REQUEST_FEE } from "../helpers/protocol.js";
+
+const { ethers, networkHelpers } = await network.create();
+const { loadFixture, time } = networkHelpers;
+
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const MAX_AGE = 3_600n;
+
+async function fixture() {
+  const protocol = await deployProtocol(ethers);
+  const verifierAddress = await protocol.attestationVerifier.getAddress();
+  const domain = await domainOf(ethers, verifierAddress);
+  const nodes = protocol.nodes.map(({ burner, licenseId }) => ({ burner, licenseIds: [licenseId] }));
+  return { ...protocol, verifierAddress, domain, nodes };
+}
+
+type Fixture = Awaited<ReturnType<typeof fixture>>;
+
+/** An attestation signed by the first two nodes (quorum 2 of 3). */
+async function quorumSigned(f: Fixture, fields: Partial<BalanceAttestation> = {}) {
+  const attestation = await attestationOf(ethers, fields);
+  const signatures = await signAll(f.domain, attestation, f.nodes.slice(0, 2));
+  return { attestation, signatures };
+}
+
+/** Expects both answers of the verifier: `false` from the view, and `error` from the checking call. */
+async function expectInvalid(f: Fixture, attestation: BalanceAttestation, signatures: NodeSignature[], error: string, args?: unknown[]) {
+  expect(await f.attestationVerifier.isAttestationValid(attestation, signatures, MAX_AGE)).to.equal(false);
+  const check = expect(f.attestationVerifier.checkAttestation(attestation, signatures, MAX_AGE)).to.be.revertedWithCustomError(f.attestationVerifier, error);
+  if (args) await check.withArgs(...args);
+  else await check;
+}
+
+describe("AttestationVerifier", function () {
+  describe("one definition on both sides", function () {
+    it("has the TypeScript struct's type hash, domain and digest", async function () {
+      const f = await loadFixture(fixture);
+      expect(await f.attestationVerifier.BALANCE_ATTESTATION_TYPEHASH()).to.equal(ethers.id(BALANCE_ATTESTATION_TYPE));
+      expect(ethers.TypedDataEncoder.from({ BalanceAttestation: [...BALANCE_ATTESTATION_TYPES.BalanceAttestation] }).encodeType("BalanceAttestation")).to.equal(BALANCE_ATTESTATION_TYPE);
+      const domain = await f.attestationVerifier.eip712Domain();
+      expect([domain.name, domain.version, domain.chainId, domain.verifyingContract]).to.deep.equal([f.domain.name, f.domain.version, f.domain.chainId, f.verifierAddress]);
+      const attestation = await attestationOf(ethers, { chain: 1, balance: 2n ** 255n, sourceBlock: 2n ** 64n - 1n });
+      expect(await f.attestationVerifier.hashAttestation(attestation)).to.equal(attestationDigest(f.domain, attestation));
+    });
+
+    it("serves JSON that viem's and ethers' typed-data verification accept as it is, and parses back", async function () {
+      const f = await loadFixture(fixture);
+      const { attestation, signatures } = await quorumSigned(f, { balance: 2n ** 70n });
+      const json = JSON.parse(JSON.stringify(attestationToJson(f.domain, attestation, signatures)));
+      expect(json.message.balance).to.equal((2n ** 70n).toString());
+      for (const { signer, signature } of json.signatures) {
+        expect(ethers.verifyTypedData(json.domain, { BalanceAttestation: [...BALANCE_ATTESTATION_TYPES.BalanceAttestation] }, json.message, signature)).to.equal(signer);
+        const viemValid = await viemVerifyTypedData({
+          address: signer,
+          domain: json.domain,
+          types: BALANCE_ATTESTATION_TYPES,
+          primaryType: "BalanceAttestation",
+          message: json.message,
+          signature,
+        });
+        expect(viemValid).to.equal(true);
+      }
+      const parsed = attestationFromJson(json);
+      expect(parsed.attestation).to.deep.equal(attestation);
+      expect(await f.attestationVerifier.isAttestationValid(parsed.attestation, parsed.signatures, MAX_AGE)).to.equal(true);
+    });
+
+    it("recovers signers in TypeScript as the contract does: none for a malleable or malformed signature", async function () {
+      const f = await loadFixture(fixture);
+      const { attestation, signatures } = await quorumSigned(f);
+      expect(recoverAttestationSigner(f.domain, attestation, signatures[0].signature)).to.equal(signatures[0].signer);
+      expect(recoverAttestationSigner(f.domain, attestation, malleable(signatures[0].signature))).to.equal(undefined);
+      expect(recoverAttestationSigner(f.domain, attestation, "0x1234")).to.equal(undefined);
+    });
+  });
+
+  describe("deployment", function () {
+    it("reads the node registry from the verification registry, and refuses none", async function () {
+      const f = await loadFixture(fixture);
+      expect(await f.attestationVerifier.REGISTRY()).to.equal(await f.registry.getAddress());
+      expect(await f.attestationVerifier.NODE_REGISTRY()).to.equal(await f.nodeRegistry.getAddress());
+      const factory = await ethers.getContractFactory("AttestationVerifier");
+      await expect(factory.deploy(ethers.ZeroAddress)).to.be.revertedWithCustomError(factory, "AttestationVerifier_ZeroAddress");
+    });
+  });
+
+  describe("isAttestationValid", function () {
+    it("accepts distinct live licenses reaching the quorum, one signer with several licenses included", async function () {
+      const f = await loadFixture(fixture);
+      const { attestation, signatures } = await quorumSigned(f);
+      expect(await f.attestationVerifier.isAttestationValid(attestation, signatures, MAX_AGE)).to.equal(true);
+      await f.attestationVerifier.checkAttestation(attestation, signatures, MAX_AGE);
+      // Alice's burner runs a second license: alone it now covers the quorum of 2.
+      await f.license.connect(f.alice).buy(1n, ethers.MaxUint256); // id 4
+      await f.nodeRegistry.connect(f.alice).delegate([4n], f.burnerA.address);
+      const [both] = await signAll(f.domain, attestation, [{ burner: f.burnerA, licenseIds: [1n, 4n] }]);
+      expect(await f.attestationVerifier.isAttestationValid(attestation, [both], MAX_AGE)).to.equal(true);
+    });
+
+    it("fails short of the quorum, and with no signature at all", async function () {
+      const f = await loadFixture(fixture);
+      const { attestation, signatures } = await quorumSigned(f);
+      await expectInvalid(f, attestation, signatures.slice(0, 1), "AttestationVerifier_QuorumNotReached", [1n, 2n]);
+      await expectInvalid(f, attestation, [], "AttestationVerifier_QuorumNotReached", [0n, 2n]);
+      // The quorum is the registry's current one.
+      await f.registry.connect(f.admin).setQuorum(3n);
+      await expectInvalid(f, attestation, signatures, "AttestationVerifier_QuorumNotReached", [2n, 3n]);
+    });
+
+    it("fails on a duplicate license, within one signature or across two", async function () {
+      const f = await loadFixture(fixture);
+      const attestation = await attestationOf(ethers);
+      const [twice] = await signAll(f.domain, attestation, [{ burner: f.burnerA, licenseIds: [1n, 1n] }]);
+      await expectInvalid(f, attestation, [twice], "AttestationVerifier_DuplicateLicense", [1n]);
+      const [a] = await signAll(f.domain, attestation, [{ burner: f.burnerA, licenseIds: [1n] }]);
+      await expectInvalid(f, attestation, [a, a], "AttestationVerifier_DuplicateLicense", [1n]);
+    });
+
+    it("fails on a license not delegated to its signer, transferred, or whose signer stopped beating", async function () {
+      const f = await loadFixture(fixture);
+      const attestation = await attestationOf(ethers);
+      // Burner A claims bob's license 2.
+      const claimed = await signAll(f.domain, attestation, [
+        { burner: f.burnerA, licenseIds: [1n] },
+        { burner: f.burnerA, licenseIds: [2n] },
+      ]);
+      await expectInvalid(f, attestation, claimed, "AttestationVerifier_LicenseNotDelegated", [2n, f.burnerA.address]);
+      // Bob sells license 2: its delegation is void.
+      const { signatures } = await quorumSigned(f, attestation);
+      await f.license.connect(f.bob).transferFrom(f.bob.address, f.outsider.address, 2n);
+      await expectInvalid(f, attestation, signatures, "AttestationVerifier_LicenseNotDelegated", [2n, f.burnerB.address]);
+      // Liveness: past the window without a heartbeat (the attestation itself stays young enough).
+      const fresh = await loadFixture(fixture);
+      const young = await quorumSigned(fresh, { issuedAt: BigInt(await time.latest()) + LIVENESS_WINDOW });
+      await time.increase(LIVENESS_WINDOW + 1n);
+      await fresh.nodeRegistry.connect(fresh.burnerA)["heartbeat()"]();
+      await expectInvalid(fresh, young.attestation, young.signatures, "AttestationVerifier_LicenseNotLive", [2n]);
+    });
+
+    it("fails on a wrong signer, another struct, or a struct signed for another chain id or contract", async function () {
+      const f = await loadFixture(fixture);
+      const { attestation, signatures } = await quorumSigned(f);
+      const byOutsider = await signAll(f.domain, attestation, [{ burner: f.outsider, licenseIds: [1n] }]);
+      await expectInvalid(f, attestation, [{ ...byOutsider[0], signer: f.burnerA.address }, signatures[1]], "AttestationVerifier_WrongSigner", [0n, f.outsider.address]);
+      await expectInvalid(f, { ...attestation, balance: 184n }, signatures, "AttestationVerifier_WrongSigner");
+      for (const domain of [attestationDomain(f.domain.chainId + 1n, f.verifierAddress), attestationDomain(f.domain.chainId, f.outsider.address)]) {
+        const foreign = await signAll(domain, attestation, f.nodes.slice(0, 2));
+        await expectInvalid(f, attestation, foreign, "AttestationVerifier_WrongSigner");
+      }
+    });
+
+    it("fails on a malleable (high-s) twin and on malformed signatures", async function () {
+      const f = await loadFixture(fixture);
+      const { attestation, signatures } = await quorumSigned(f);
+      await expectInvalid(f, attestation, [{ ...signatures[0], signature: malleable(signatures[0].signature) }, signatures[1]], "AttestationVerifier_MalleableSignature", [0n]);
+      for (const bad of [signatures[1].signature.slice(0, 130), `${signatures[1].signature}00`, `0x${"00".repeat(65)}`]) {
+        await expectInvalid(f, attestation, [signatures[0], { ...signatures[1], signature: bad }], "AttestationVerifier_MalformedSignature", [1n]);
+      }
+    });
+
+    it("fails when stale, issued ahead of the clock, without licenses, with too many, or for an unknown chain", async function () {
+      const f = await loadFixture(fixture);
+      const now = BigInt(await time.latest());
+      const stale = await quorumSigned(f, { issuedAt: now - MAX_AGE - 1n });
+      await expectInvalid(f, stale.attestation, stale.signatures, "AttestationVerifier_StaleAttestation", [now - MAX_AGE - 1n, MAX_AGE]);
+      const skew = await f.attestationVerifier.MAX_CLOCK_SKEW();
+      const ahead = await quorumSigned(f, { issuedAt: now + skew + 10n });
+      await expectInvalid(f, ahead.attestation, ahead.signatures, "AttestationVerifier_IssuedInFuture");
+      // Within the skew it is fine: node clocks run ahead of the last block.
+      const slightlyAhead = await quorumSigned(f, { issuedAt: now + 5n });
+      expect(await f.attestationVerifier.isAttestationValid(slightlyAhead.attestation, slightlyAhead.signatures, MAX_AGE)).to.equal(true);
+      const { attestation, signatures } = await quorumSigned(f);
+      await expectInvalid(f, attestation, [signatures[0], { ...signatures[1], licenseIds: [] }], "AttestationVerifier_NoLicenses", [1n]);
+      const many = Array.from({ length: 17 }, (_, i) => BigInt(i + 1));
+      await expectInvalid(f, attestation, [{ ...signatures[0], licenseIds: many }], "AttestationVerifier_TooManyLicenses", [17n]);
+      const unknown = await quorumSigned(f, { chain: 2 as 0 });
+      await expectInvalid(f, unknown.attestation, unknown.signatures, "AttestationVerifier_UnknownChain", [2n]);
+    });
+  });
+
+  describe("recordAttestation", function () {
+    it("charges the caller's collateral, pays the signing licenses, and becomes the latest balance", async function () {
+      const f = await loadFixture(fixture);
+      const { attestation, signatures } = await quorumSigned(f, { balance: 2n ** 200n });
+      const before = await f.registry.collateralOf(f.consumer.address);
+      await expect(f.attestationVerifier.connect(f.consumer).recordAttestation(attestation, signatures))
+        .to.emit(f.registry, "AttestationRecorded")
+        .withArgs(f.consumer.address, 0, attestation.owner, attestation.asset, 2n ** 200n, attestation.queryResultHash, attestation.sourceBlock, attestation.issuedAt, REQUEST_FEE);
+      expect((await f.registry.collateralOf(f.consumer.address)).available).to.equal(before.available - REQUEST_FEE);
+      expect(await f.registry.claimableFees(1n)).to.equal(REQUEST_FEE / 2n);
+      expect(await f.registry.claimableFees(2n)).to.equal(REQUEST_FEE / 2n);
+      expect(await f.registry.claimableFees(3n)).to.equal(0n); // carol's node did not sign
+      // Signatures earn no epoch reward points (docs/attestations.md says why).
+      expect((await f.registry.epochRewardInfo(0n, 1n)).licenseVotes).to.equal(0n);
+      // Signatures are not votes on jobs: the vote statistics stay as they were.
+      expect(await f.registry.voteStatsOf(1n)).to.deep.equal([0n, 0n]);
+      const latest = await f.registry.latestBalance(0, attestation.owner, attestation.asset);
+      expect([latest.balance, latest.sourceBlock, latest.finalizedAt, latest.jobId]).to.deep.equal([2n ** 200n, attestation.sourceBlock, attestation.issuedAt, 0n]);
+      // Paid like a job's fee: claiming burns the staked fee and stakes its backing for the owner.
+      await expect(f.registry.connect(f.alice).claimFees([1n])).to.emit(f.registry, "FeesClaimed").withArgs(1n, f.alice.address, REQUEST_FEE / 2n);
+    });
+
+    it("refuses an attestation not newer than the stored one, without charging", async function () {
+      const f = await loadFixture(fixture);
+      const first = await quorumSigned(f, { balance: 5n });
+      await f.attestationVerifier.connect(f.consumer).recordAttestation(first.attestation, first.signatures);
+      const collateral = await f.registry.collateralOf(f.consumer.address);
+      const same = await quorumSigned(f, { balance: 6n, issuedAt: first.attestation.issuedAt });
+      await expect(f.attestationVerifier.connect(f.consumer).recordAttestation(same.attestation, same.signatures))
+        .to.be.revertedWithCustomError(f.registry, "VerificationRegistry_AttestationNotNewer")
+        .withArgs(first.attestation.issuedAt, first.attestation.issuedAt);
+      expect(await f.registry.collateralOf(f.consumer.address)).to.deep.equal(collateral);
+      const later = await quorumSigned(f, { balance: 7n, issuedAt: first.attestation.issuedAt + 1n });
+      await f.attestationVerifier.connect(f.consumer).recordAttestation(later.attestation, later.signatures);
+      expect((await f.registry.latestBalance(0, later.attestation.owner, later.attestation.asset)).balance).to.equal(7n);
+    });
+
+    it("keeps latestBalance on whichever of a finalized job and a recorded attestation came later", async function () {
+      const f = await loadFixture(fixture);
+      const { attestation, signatures } = await quorumSigned(f, { balance: 5n });
+      await f.attestationVerifier.connect(f.consumer).recordAttestation(attestation, signatures);
+      // A job for the same holding finalizes after the attestation was issued: it is the latest.
+      await f.registry.connect(f.consumer).requestEvmBalance(ethers.dataSlice(attestation.owner, 12), ethers.dataSlice(attestation.asset, 12));
+      await time.increase(5n);
+      for (const node of f.nodes.slice(0, 2)) {
+        await f.registry.connect(node.burner).submitResults([{ jobId: 1n, licenseIds: node.licenseIds, owner: attestation.owner, asset: attestation.asset, balance: 9n, queryResultHash: ethers.ZeroHash, sourceBlock: 1n }]);
+      }
+      expect((await f.registry.latestBalance(0, attestation.owner, attestation.asset)).jobId).to.equal(1n);
+      // A newer attestation wins again.
+      const newer = await quorumSigned(f, { balance: 11n, issuedAt: BigInt(await time.latest()) + 1n });
+      await time.increase(2n);
+      for (const node of f.nodes) await f.nodeRegistry.connect(node.burner)["heartbeat()"]();
+      await f.attestationVerifier.connect(f.consumer).recordAttestation(newer.attestation, newer.signatures);
+      const latest = await f.registry.latestBalance(0, attestation.owner, attestation.asset);
+      expect([latest.balance, latest.jobId]).to.deep.equal([11n, 0n]);
+    });
+
+    it("refuses a caller without enough collateral, an invalid attestation, and anyone but the verifier at the registry", async function () {
+      const f = await loadFixture(fixture);
+      const { attestation, signatures } = await quorumSigned(f);
+      await expect(f.attestationVerifier.connect(f.outsider).recordAttestation(attestation, signatures)).to.be.revertedWithCustomError(f.registry, "VerificationRegistry_InsufficientCollateral");
+      await expect(f.attestationVerifier.connect(f.consumer).recordAttestation(attestation, signatures.slice(0, 1)))
+        .to.be.revertedWithCustomError(f.registry, "VerificationRegistry_QuorumNotReached")
+        .withArgs(1n, 2n);
+      await expect(f.attestationVerifier.connect(f.consumer).recordAttestation(attestation, [])).to.be.revertedWithCustomError(f.registry, "VerificationRegistry_QuorumNotReached");
+      const result = { ...attestation };
+      await expect(f.registry.connect(f.consumer).recordAttestedResult(f.consumer.address, result, [1n, 2n])).to.be.revertedWithCustomError(f.registry, "AccessControlUnauthorizedAccount");
+      // An attestation older than the recording limit verifies for a caller who accepts its age, but is not recorded.
+      const limit = await f.attestationVerifier.MAX_RECORD_AGE();
+      const old = await quorumSigned(f, { issuedAt: BigInt(await time.latest()) - limit - 1n });
+      expect(await f.attestationVerifier.isAttestationValid(old.attestation, old.signatures, limit * 2n)).to.equal(true);
+      await expect(f.attestationVerifier.connect(f.consumer).recordAttestation(old.attestation, old.signatures)).to.be.revertedWithCustomError(f.attestationVerifier, "AttestationVerifier_StaleAttestation");
+    });
+  });
+});
+
+/** The high-s twin of a 65-byte signature: same signer to a raw ecrecover, refused by the verifier. */
+function malleable(signature: string): string {
+  const parsed = Signature.from(signature);
+  const s = SECP256K1_N - BigInt(parsed.s);
+  const v = parsed.v === 27 ? 28 : 27;
+  return ethers.concat([parsed.r, ethers.toBeHex(s, 32), ethers.toBeHex(v, 1)]);
+}

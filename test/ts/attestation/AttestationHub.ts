@@ -1,0 +1,219 @@
+import { expect } from "chai";
+import { verifyTypedData, Wallet } from "ethers";
+
+import { challengeText } from "../../../src/node/hub-protocol.js";
+import { attestationFromJson, BALANCE_ATTESTATION_TYPES, signAttestation, type AttestationJson } from "../../../src/common/attestation.js";
+import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
+import type { AttestationSigner } from "../../../src/node/attestation-signer.js";
+import { attestationDomain } from "../../../src/common/attestation.js";
+import { connectNode, honestSigner, L2_CHAIN_ID, startAttestationL2, startHubApi, until, type AttestationL2, type LicensedNode } from "./fixture.js";
+
+type Answer = { status: number; data: { asset: { balance: number; QueryResult: string }; attestation: AttestationJson } };
+const types = { BalanceAttestation: BALANCE_ATTESTATION_TYPES.BalanceAttestation.map((field) => ({ ...field })) };
+
+describe("attestation hub: nodes connect out, a quorum of live licenses signs (issue 13)", function () {
+  this.timeout(120_000);
+  let sources: SourceFixtures;
+  let l2: AttestationL2;
+  let hubApi: Awaited<ReturnType<typeof startHubApi>>;
+  const disconnects: Array<() => Promise<void>> = [];
+
+  before(async function () {
+    sources = await startSourceFixtures();
+    l2 = await startAttestationL2();
+    hubApi = await startHubApi(sources, l2, l2.verifier);
+  });
+  afterEach(async function () {
+    for (const disconnect of disconnects.splice(0)) await disconnect();
+    await until("every node gone", () => hubApi.hub.stats.list().every((node) => !node.connected));
+  });
+  after(async function () {
+    await hubApi?.api.close();
+    await l2?.stop();
+    await sources?.stop();
+  });
+
+  const post = (path: string, body: unknown) =>
+    fetch(`${hubApi.api.baseUrl}${path}`, { method: "POST", headers: { authorization: hubApi.api.apiKey, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const evmQuery = () => ({ user_address: sources.evm.holder, contract_address: sources.evm.erc20 });
+  const svmQuery = () => ({ owner_address: sources.svm.owner, token_mint_address: sources.svm.splMint });
+  const statsOf = (node: LicensedNode) => hubApi.hub.stats.get(node.burner.address)!;
+  const join = async (entries: Array<[LicensedNode, Pick<AttestationSigner, "answer">?]>) => {
+    for (const [node, signer] of entries) disconnects.push(connectNode(hubApi.hubUrl, node, signer ?? honestSigner(sources, node, l2.verifier)));
+    await until(`${entries.length} node(s) admitted`, () => hubApi.hub.stats.list().filter((node) => node.connected).length === entries.length);
+  };
+  /** A node that signs, with its real key, a balance one above what it read. */
+  const malicious = (node: LicensedNode): Pick<AttestationSigner, "answer"> => {
+    const honest = honestSigner(sources, node, l2.verifier);
+    return {
+      async answer(request) {
+        const reply = await honest.answer(request);
+        if (reply.type !== "attestation") return reply;
+        const { attestation } = attestationFromJson({ domain: { name: "", version: "", chainId: 0, verifyingContract: l2.verifier }, message: reply.message, signatures: [] });
+        const forged = { ...attestation, balance: attestation.balance + 1n };
+        return { ...reply, message: { ...reply.message, balance: forged.balance.toString() }, signature: await signAttestation(node.burner, attestationDomain(L2_CHAIN_ID, l2.verifier), forged) };
+      },
+    };
+  };
+  const silent: Pick<AttestationSigner, "answer"> = { answer: () => new Promise(() => undefined) };
+  /** A raw WebSocket login: `answer` builds the hello from the challenge; resolves with how the hub closed it. */
+  const rawLogin = (answer: (challenge: { hub: string; chainId: string; nonce: string }) => Promise<unknown>, onWelcome?: (ws: WebSocket) => void) =>
+    new Promise<{ code: number; reason: string }>((resolve) => {
+      const ws = new WebSocket(hubApi.hubUrl);
+      ws.addEventListener("message", (event) => {
+        const message = JSON.parse(String(event.data)) as { type: string; hub: string; chainId: string; nonce: string };
+        if (message.type === "challenge") void answer(message).then((hello) => ws.send(JSON.stringify(hello)));
+        if (message.type === "welcome") onWelcome?.(ws);
+      });
+      ws.addEventListener("close", (event) => resolve({ code: event.code, reason: event.reason }));
+    });
+  const helloOf = async (wallet: Wallet, challenge: { hub: string; chainId: string; nonce: string }) => ({
+    type: "hello",
+    burner: wallet.address,
+    signature: await wallet.signMessage(challengeText(challenge.hub, challenge.chainId, challenge.nonce)),
+  });
+  const expectValidOnChain = async (json: AttestationJson, valid = true) => {
+    const { attestation, signatures } = attestationFromJson(json);
+    expect(await l2.contracts.attestationVerifier.isAttestationValid(attestation, signatures, 3_600n)).to.equal(valid);
+  };
+
+  it("test_RevertWhen_BurnerOperatesNoLicense: refuses the login (4403)", async function () {
+    const outsider = new Wallet(Wallet.createRandom().privateKey);
+    const closed = await rawLogin((challenge) => helloOf(outsider, challenge));
+    expect(closed.code).to.equal(4403);
+    expect(hubApi.hub.stats.get(outsider.address)).to.equal(undefined);
+  });
+
+  it("test_RevertWhen_ChallengeAnswerForged: another key, another hub's or chain's challenge, or a replayed answer is refused (4401)", async function () {
+    const [nodeA] = l2.nodes;
+    const forger = new Wallet(Wallet.createRandom().privateKey);
+    const forged = await rawLogin(async (challenge) => ({ ...(await helloOf(forger, challenge)), burner: nodeA.burner.address }));
+    expect(forged.code).to.equal(4401);
+    const otherHub = await rawLogin((challenge) => helloOf(nodeA.burner, { ...challenge, hub: "another-hub" }));
+    expect(otherHub.code).to.equal(4401);
+    const otherChain = await rawLogin((challenge) => helloOf(nodeA.burner, { ...challenge, chainId: "1" }));
+    expect(otherChain.code).to.equal(4401);
+    // A genuine answer, recorded, is worth nothing on the next connection (a fresh nonce).
+    let recorded: unknown;
+    const genuine = await rawLogin(
+      async (challenge) => (recorded = await helloOf(nodeA.burner, challenge)),
+      (ws) => ws.close(1000),
+    );
+    expect(genuine.code).to.equal(1000);
+    const replayed = await rawLogin(async () => recorded);
+    expect(replayed.code).to.equal(4401);
+  });
+
+  it("answers ?attest=true on both chains with a struct signed by a quorum of live licenses, matching the body and valid on-chain", async function () {
+    await join(l2.nodes.slice(0, 3).map((node) => [node]));
+    for (const [path, body] of [["/api/ccq-evm", evmQuery()], ["/api/ccq-svm", svmQuery()]] as const) {
+      const plainText = await (await post(path, body)).text();
+      const plain = JSON.parse(plainText) as Answer;
+      const response = await post(`${path}?attest=true`, body);
+      expect(response.status).to.equal(200);
+      const text = await response.text();
+      const answer = JSON.parse(text) as Answer;
+      // The body is the unattested answer with data.attestation added (balances compared exactly, not as floats).
+      const exactBalance = (raw: string) => /"balance":(\d+)/.exec(raw)![1];
+      expect(exactBalance(text)).to.equal(exactBalance(plainText));
+      expect(answer.data.asset.QueryResult).to.equal(plain.data.asset.QueryResult);
+      const { domain, message, signatures } = answer.data.attestation;
+      expect(domain).to.deep.equal({ name: "Asset Verification Network", version: "1", chainId: Number(L2_CHAIN_ID), verifyingContract: l2.verifier });
+      expect(message.balance).to.equal(exactBalance(plainText));
+      expect(message.chain).to.equal(path === "/api/ccq-evm" ? "0" : "1");
+      const licenses = signatures.flatMap((signature) => signature.licenseIds);
+      expect(new Set(licenses).size).to.be.at.least(2);
+      for (const signature of signatures) expect(verifyTypedData(domain, types, message, signature.signature)).to.equal(signature.signer);
+      await expectValidOnChain(answer.data.attestation);
+      // The same struct with any other balance is refused by the contract.
+      await expectValidOnChain({ ...answer.data.attestation, message: { ...message, balance: (BigInt(message.balance) + 1n).toString() } }, false);
+    }
+    const listed = (await (await fetch(`${hubApi.api.baseUrl}/attest/nodes`)).json()) as { nodes: Array<{ burner: string; connected: boolean; asked: number }> };
+    expect(listed.nodes.filter((node) => node.connected).map((node) => node.burner)).to.have.members(l2.nodes.slice(0, 3).map((node) => node.burner.address));
+  });
+
+  it("test_RevertWhen_OneNodeSignsAWrongBalance: it cannot reach quorum alone and is counted as disagreeing", async function () {
+    const [nodeA, nodeB, nodeC] = l2.nodes;
+    const before = statsOf(nodeC)?.answers.disagreed ?? 0;
+    await join([[nodeA], [nodeB], [nodeC, malicious(nodeC)]]);
+    const response = await post("/api/ccq-evm?attest=true", evmQuery());
+    expect(response.status).to.equal(200);
+    const { attestation } = ((await response.json()) as Answer).data;
+    expect(attestation.signatures.map((signature) => signature.signer)).to.not.include(nodeC.burner.address);
+    await until("the wrong signer counted", () => statsOf(nodeC).answers.disagreed === before + 1);
+    expect(await hubApi.metrics.registry.getSingleMetricAsString("api_attestation_answers_total")).to.match(/outcome="disagreed"} [1-9]/);
+
+    // Alone with one honest node (quorum 2), its struct never gathers a quorum: 503, not a 200.
+    for (const disconnect of disconnects.splice(0)) await disconnect();
+    await until("nodes gone", () => hubApi.hub.stats.list().every((node) => !node.connected));
+    await join([[nodeA], [nodeC, malicious(nodeC)]]);
+    const refused = await post("/api/ccq-evm?attest=true", evmQuery());
+    expect(refused.status).to.equal(503);
+    expect(refused.headers.get("retry-after")).to.equal("1");
+  });
+
+  it("a silent node costs only its share: the other two reach quorum at once, it is counted silent", async function () {
+    const [nodeA, nodeB, nodeC] = l2.nodes;
+    await join([[nodeA], [nodeB], [nodeC, silent]]);
+    const started = performance.now();
+    const response = await post("/api/ccq-svm?attest=true", svmQuery());
+    expect(response.status).to.equal(200);
+    expect(performance.now() - started).to.be.below(hubApi.hub.deadlineMs);
+    const signers = ((await response.json()) as Answer).data.attestation.signatures.map((signature) => signature.signer);
+    expect(signers).to.have.members([nodeA.burner.address, nodeB.burner.address]);
+    await until("the silent node counted at the deadline", () => statsOf(nodeC).answers.silent >= 1, hubApi.hub.deadlineMs + 2_000);
+  });
+
+  it("test_RevertWhen_QuorumCannotBeGathered: 503 with Retry-After and the envelope, at once or at the deadline", async function () {
+    const [nodeA, , nodeC] = l2.nodes;
+    await join([[nodeA]]);
+    const tooFew = await post("/api/ccq-evm?attest=true", evmQuery());
+    expect(tooFew.status).to.equal(503);
+    expect(tooFew.headers.get("retry-after")).to.equal("1");
+    expect(await tooFew.json()).to.deep.equal({ status: 503, message: "Attestation unavailable: 1 live license(s) connected, quorum is 2" });
+
+    disconnects.push(connectNode(hubApi.hubUrl, nodeC, silent));
+    await until("two admitted", () => hubApi.hub.stats.list().filter((node) => node.connected).length === 2);
+    const started = performance.now();
+    const late = await post("/api/ccq-svm?attest=true", svmQuery());
+    expect(late.status).to.equal(503);
+    expect(performance.now() - started).to.be.at.least(hubApi.hub.deadlineMs - 50);
+    expect(await late.json()).to.deep.equal({ status: 503, message: `Attestation quorum not reached within ${hubApi.hub.deadlineMs} ms` });
+  });
+
+  it("the node's client logs in again with backoff when the hub closes its connection", async function () {
+    const [nodeA] = l2.nodes;
+    await join([[nodeA]]);
+    const first = statsOf(nodeA).connectedSince;
+    // A second login of the same burner replaces the node's connection (closed by the hub)…
+    let replacedBy: WebSocket | undefined;
+    const raw = rawLogin(
+      (challenge) => helloOf(nodeA.burner, challenge),
+      (ws) => (replacedBy = ws),
+    );
+    await until("the raw login admitted", () => replacedBy !== undefined);
+    // …and the client, seeing its socket closed, logs in again and takes it back.
+    expect((await raw).code).to.equal(4409);
+    await until("the client back", () => statsOf(nodeA).connected && statsOf(nodeA).connectedSince !== first);
+    const response = await post("/api/ccq-evm?attest=true", evmQuery());
+    expect(response.status).to.equal(503); // one license connected, quorum 2: refused at once
+  });
+
+  it("test_RevertGiven_LicenseTransferredMidSession: the node is dropped (4410) and no longer counted", async function () {
+    const nodeD = l2.nodes[3];
+    let admitted = false;
+    const closed = rawLogin(
+      (challenge) => helloOf(nodeD.burner, challenge),
+      () => (admitted = true),
+    );
+    await until("node D admitted", () => admitted);
+    expect(statsOf(nodeD).connected).to.equal(true);
+    const [, treasury] = await l2.ethers.getSigners();
+    await (await l2.contracts.license.connect(nodeD.owner).transferFrom(nodeD.owner.address, treasury.address, nodeD.licenseId)).wait();
+    await hubApi.hub.recheck();
+    expect((await closed).code).to.equal(4410);
+    expect(statsOf(nodeD).connected).to.equal(false);
+    // Logging in again is now refused outright.
+    expect((await rawLogin((challenge) => helloOf(nodeD.burner, challenge))).code).to.equal(4403);
+  });
+});

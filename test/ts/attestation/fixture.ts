@@ -1,0 +1,132 @@
+import { Wallet } from "ethers";
+import hre from "hardhat";
+import { pino } from "pino";
+
+import { AttestationHub } from "../../../src/api/attestation-hub/hub.js";
+import { HUB_PATH } from "../../../src/node/hub-protocol.js";
+import { ApiMetrics } from "../../../src/api/metrics.js";
+import { createSourceReaders } from "../../../src/chains/source-readers.js";
+import { createFailoverTransport } from "../../../src/chains/solana/failover-transport.js";
+import { attestationDomain } from "../../../src/common/attestation.js";
+import { deployTokenPair, deployVerificationContracts } from "../../../src/deploy/contracts.js";
+import { devAccount } from "../../../src/devnet/accounts.js";
+import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.js";
+import type { SourceFixtures } from "../../../src/devnet/source-chains.js";
+import { AttestationSigner } from "../../../src/node/attestation-signer.js";
+import { connectToHub } from "../../../src/node/hub-client.js";
+import { PinnedReaders } from "../../../src/node/pinned-readers.js";
+import { startTestApi, type TestApi } from "../../helpers/api.js";
+
+export const L2_CHAIN_ID = 900n; // the devnetL1 network entry of hardhat.config.ts, pointed at this anvil
+export const QUORUM = 2n;
+const E18 = 10n ** 18n;
+/** anvil accounts: 0 deploys, 1 is the treasury, 2–5 own one license each, 6–9 are their burners. */
+const OWNERS = [2, 3, 4, 5];
+const BURNERS = [6, 7, 8, 9];
+
+export interface LicensedNode {
+  owner: Wallet;
+  burner: Wallet;
+  licenseId: bigint;
+}
+
+/**
+ * An L2 of its own (anvil, chain 900) with PrimaryToken, StakedToken, NodeLicense, NodeRegistry and
+ * VerificationRegistry deployed by the same helpers as the other tests (quorum 2), four licenses bought
+ * by four owners and delegated to four burners that heart-beat.
+ */
+export async function startAttestationL2() {
+  const anvil = await startAnvil({ chainId: Number(L2_CHAIN_ID), disableCodeSizeLimit: hre.globalOptions.coverage });
+  const connection = await hre.network.create({ network: "devnetL1", override: { url: anvil.rpcUrl } });
+  const { ethers } = connection;
+  const [admin, treasury] = await ethers.getSigners();
+  const tokens = await deployTokenPair(ethers, { supplyRecipient: treasury.address, admin: admin.address, forfeitRecipient: treasury.address });
+  const contracts = await deployVerificationContracts(ethers, tokens, {
+    admin: admin.address,
+    treasury: treasury.address,
+    maxSupply: 100n,
+    priceTiers: [{ upToSupply: 100n, price: 100n * E18 }],
+    livenessWindow: 600n,
+    epochDuration: 7n * 86_400n,
+    requestFee: 10n * E18,
+    quorum: QUORUM,
+    jobTimeout: 3_600n,
+  });
+  const nodes: LicensedNode[] = [];
+  for (const [index, ownerIndex] of OWNERS.entries()) {
+    const owner = new Wallet(devAccount(ownerIndex).privateKey, ethers.provider);
+    const burner = new Wallet(devAccount(BURNERS[index]).privateKey, ethers.provider);
+    await (await tokens.primary.connect(treasury).transfer(owner.address, 100n * E18)).wait();
+    await (await tokens.primary.connect(owner).approve(await contracts.license.getAddress(), 100n * E18)).wait();
+    await (await contracts.license.connect(owner).buy(1n, 100n * E18)).wait();
+    const licenseId = BigInt(index + 1);
+    await (await contracts.nodeRegistry.connect(owner).delegate([licenseId], burner.address)).wait();
+    await (await contracts.nodeRegistry.connect(burner)["heartbeat(uint32)"](100)).wait();
+    nodes.push({ owner, burner, licenseId });
+  }
+  return {
+    anvil,
+    ethers,
+    contracts,
+    nodes,
+    nodeRegistry: await contracts.nodeRegistry.getAddress(),
+    verifier: await contracts.attestationVerifier.getAddress(),
+    verificationRegistry: await contracts.registry.getAddress(),
+    async stop() {
+      await connection.close();
+      await anvil.stop();
+    },
+  };
+}
+export type AttestationL2 = Awaited<ReturnType<typeof startAttestationL2>>;
+
+/** The API with its hub over the source fixtures and `l2`; `verifier` is the EIP-712 verifying contract. */
+export async function startHubApi(sources: SourceFixtures, l2: AttestationL2, verifier: string, options: { deadlineMs?: number; confirmations?: number } = {}) {
+  const metrics = new ApiMetrics();
+  const hub = await AttestationHub.create({
+    l2RpcUrl: l2.anvil.rpcUrl,
+    nodeRegistry: l2.nodeRegistry,
+    verificationRegistry: l2.verificationRegistry,
+    attestationVerifier: verifier,
+    hubName: "test-hub",
+    deadlineMs: options.deadlineMs ?? 1_500,
+    evmConfirmations: options.confirmations ?? 0,
+    recheckMs: 60_000, // tests call recheck() themselves
+    metrics,
+    logger: pino({ level: "silent" }),
+  });
+  const readers = createSourceReaders({ evm: { urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 }, solana: { urls: [sources.solanaRpc.url], timeoutMs: 2_000 } });
+  const pinned = new PinnedReaders(readers.evmRpc, createFailoverTransport({ urls: [sources.solanaRpc.url], timeoutMs: 2_000 }));
+  const api: TestApi = await startTestApi(sources, { metrics, attestation: { hub, pinned, evm: readers.evm, solana: readers.solana } });
+  return { api, hub, metrics, hubUrl: `${api.baseUrl.replace(/^http/, "ws")}${HUB_PATH}` };
+}
+
+/** An honest node's signer: reads the sources itself at the pinned position. */
+export function honestSigner(sources: SourceFixtures, node: LicensedNode, verifier: string, licenses: () => readonly bigint[] = () => [node.licenseId]) {
+  const readers = createSourceReaders({ evm: { urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 }, solana: { urls: [sources.solanaRpc.url], timeoutMs: 2_000 } });
+  return new AttestationSigner({
+    wallet: node.burner,
+    domain: attestationDomain(L2_CHAIN_ID, verifier),
+    pinned: new PinnedReaders(readers.evmRpc, createFailoverTransport({ urls: [sources.solanaRpc.url], timeoutMs: 2_000 })),
+    evmHead: () => readers.evm.latestBlock(),
+    licenses,
+    maxBlockLag: 64,
+    maxClockSkewSeconds: 30,
+  });
+}
+
+/** A node process's hub client, in this process: the real WebSocket client with `signer`. */
+export function connectNode(hubUrl: string, node: LicensedNode, signer: Pick<AttestationSigner, "answer">) {
+  return connectToHub({ url: hubUrl, chainId: L2_CHAIN_ID, wallet: node.burner, signer, logger: pino({ level: "silent" }), firstRetryMs: 100, maxRetryMs: 200 });
+}
+
+/** Polls `check` every 50 ms until it holds, or fails after `timeoutMs`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export type { AnvilInstance };
