@@ -1,15 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-
 import { address, getAddressDecoder } from "@solana/kit";
 import { getAddress, hexlify, randomBytes } from "ethers";
 
 import { AttestationVerifier__factory } from "../../typechain-types/index.js";
 import { attestationFromJson, type AttestationJson } from "../common/attestation.js";
-import { deployOnDevnet } from "../devnet/local-stack.js";
-import { devnetProvider, startOpDevnet } from "../devnet/op-devnet.js";
-import { startVerificationNetwork, type VerificationNetwork } from "../devnet/verification-network.js";
+import { withBenchNetwork } from "./bench-network.js";
 import { summarize, type TimingSummary } from "./bridge-timing.js";
 
 export interface AttestBenchResult {
@@ -29,27 +23,9 @@ type Query = { path: "/api/ccq-evm" | "/api/ccq-svm"; body: Record<string, strin
  */
 export async function measureAttestedLatency(options: { queries: number; projectRoot: string; log?: (line: string) => void }): Promise<AttestBenchResult> {
   const log = options.log ?? (() => undefined);
-  const stateDir = await mkdtemp(path.join(tmpdir(), "bench-attest-"));
-  const devnet = await startOpDevnet({ stateDir });
-  const suffix = path.basename(stateDir);
-  const ids = { l1: `bench-l1-${suffix}`, l2: `bench-l2-${suffix}` };
-  const l2 = devnetProvider(devnet.l2.rpcUrl, devnet.l2.chainId);
-  let network: VerificationNetwork | undefined;
-  try {
-    const deployment = await deployOnDevnet(devnet, ids);
-    const { adminHandovers: _none, ...contracts } = deployment.l2;
-    network = await startVerificationNetwork({
-      projectRoot: options.projectRoot,
-      workDir: path.join(stateDir, "network"),
-      l1: devnet.l1,
-      l2: devnet.l2,
-      deployer: devnet.accounts.deployer,
-      contracts: { l1PrimaryToken: deployment.l1PrimaryToken, l1StandardBridge: devnet.l1Contracts.L1StandardBridge, l2: contracts },
-      apiPort: 0,
-      // Latency is measured, not the demo key's rate limit (60 burst, 10/s).
-      apiEnv: { RATE_LIMIT_CAPACITY: "1000000", RATE_LIMIT_REFILL_PER_SECOND: "1000000" },
-      onProgress: log,
-    });
+  // Latency is measured, not the demo key's rate limit (60 burst, 10/s).
+  const apiEnv = { RATE_LIMIT_CAPACITY: "1000000", RATE_LIMIT_REFILL_PER_SECOND: "1000000" };
+  return withBenchNetwork({ name: "attest", projectRoot: options.projectRoot, apiEnv, onProgress: log }, async ({ l2, contracts, network }) => {
     const verifier = AttestationVerifier__factory.connect(contracts.AttestationVerifier, l2);
     const { api, apiKey, evmDemo, svmDemo } = network;
     const ask = async (query: Query, attest: boolean) => {
@@ -95,11 +71,5 @@ export async function measureAttestedLatency(options: { queries: number; project
     await network.nodes[2].stop("SIGKILL");
     timings.push(...(await run("attested, 2 nodes (one killed)", true)));
     return { timings, verifiedOnChain };
-  } finally {
-    l2.destroy();
-    await network?.stop();
-    await devnet.stop();
-    await rm(stateDir, { recursive: true, force: true });
-    for (const id of Object.values(ids)) await rm(path.join(options.projectRoot, "deploy", "deployments", id), { recursive: true, force: true });
-  }
+  });
 }

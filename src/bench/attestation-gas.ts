@@ -3,11 +3,8 @@ import { getBytes, toBeHex, zeroPadValue } from "ethers";
 
 import { attestationDomain, signAttestation, type BalanceAttestation } from "../common/attestation.js";
 import { queryResultHash } from "../common/query-result.js";
-import { deployTokenPair, deployVerificationContracts } from "../deploy/contracts.js";
 import { gasOf, type GasRow } from "./gas.js";
-
-const E18 = 10n ** 18n;
-const DAY = 24n * 60n * 60n;
+import { deployGasBenchProtocol, formatTargetTable } from "./verification-gas.js";
 
 /** The attested path's gas targets (issue 13), by operation name. */
 export const ATTESTATION_GAS_TARGETS: Array<{ operation: string; atMost: bigint; reference: string }> = [
@@ -22,33 +19,16 @@ export const ATTESTATION_GAS_TARGETS: Array<{ operation: string; atMost: bigint;
  * for a subject recorded before and for a new one).
  */
 export async function measureAttestationGas(ethers: HardhatEthers): Promise<GasRow[]> {
-  const [admin, owner, operatorA, operatorB, operatorC, consumer] = await ethers.getSigners();
-  const tokens = await deployTokenPair(ethers, { supplyRecipient: admin.address, admin: admin.address, forfeitRecipient: admin.address });
-  const { license, nodeRegistry, registry, attestationVerifier } = await deployVerificationContracts(ethers, tokens, {
-    admin: admin.address,
-    treasury: admin.address,
-    maxSupply: 1_000n,
-    priceTiers: [{ upToSupply: 1_000n, price: E18 }],
-    livenessWindow: 600n,
-    epochDuration: 7n * DAY,
-    requestFee: E18,
-    quorum: 2n,
-    jobTimeout: 3600n,
-  });
-  for (const payer of [owner, consumer]) {
-    await tokens.primary.transfer(payer.address, 100_000n * E18);
-    for (const spender of [license, registry]) await tokens.primary.connect(payer).approve(await spender.getAddress(), ethers.MaxUint256);
-  }
-  await registry.connect(consumer).stakeCollateral(consumer.address, 10_000n * E18);
+  const { primary, license, nodeRegistry, registry, attestationVerifier, owner, operators, consumer } = await deployGasBenchProtocol(ethers, 2n);
+  const [operatorA, operatorB] = operators;
   await license.connect(owner).buy(3n, ethers.MaxUint256);
-  const operators = [operatorA, operatorB, operatorC];
   for (const [index, operator] of operators.entries()) {
     await nodeRegistry.connect(owner).delegate([BigInt(index + 1)], operator.address);
     await nodeRegistry.connect(operator)["heartbeat(uint32)"](120);
   }
 
   const holder = ethers.Wallet.createRandom().address;
-  const token = await tokens.primary.getAddress();
+  const token = await primary.getAddress();
   const vote = (jobId: bigint, licenseId: bigint) => ({
     jobId,
     licenseIds: [licenseId],
@@ -125,12 +105,5 @@ function intrinsicGas(data: string): bigint {
 
 /** Formats the attested path's rows with their targets. */
 export function formatAttestationTable(rows: GasRow[]): string {
-  const width = Math.max(...rows.map((row) => row.operation.length));
-  const lines = [`${"operation (quorum 2 of 3, one run)".padEnd(width)}  ${"gas".padStart(8)}  target`];
-  for (const row of rows) {
-    const target = ATTESTATION_GAS_TARGETS.find((candidate) => candidate.operation === row.operation);
-    const verdict = target === undefined ? "" : `${row.gasUsed <= target.atMost ? "met" : "MISSED"}: ${target.reference}`;
-    lines.push(`${row.operation.padEnd(width)}  ${row.gasUsed.toString().padStart(8)}  ${verdict}`);
-  }
-  return lines.join("\n");
+  return formatTargetTable(rows, ATTESTATION_GAS_TARGETS, "operation (quorum 2 of 3, one run)");
 }

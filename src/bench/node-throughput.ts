@@ -1,15 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-
 import { NonceManager, Wallet } from "ethers";
 
 import { VerificationRegistry__factory } from "../../typechain-types/index.js";
 import { solanaBytes32 } from "../devnet/demo-verify.js";
 import { eventArgs } from "../devnet/events.js";
-import { deployOnDevnet } from "../devnet/local-stack.js";
-import { devnetProvider, startOpDevnet } from "../devnet/op-devnet.js";
-import { startVerificationNetwork } from "../devnet/verification-network.js";
+import { withBenchNetwork } from "./bench-network.js";
 import { summarize, type TimingSummary } from "./bridge-timing.js";
 
 /** Explicit: an estimate made before a finalization in the same block (which frees collateral slots) can fall short. */
@@ -31,25 +25,7 @@ export interface NodeBenchResult {
  * finalized jobs per minute, and the gas the nodes spent per finalized job.
  */
 export async function measureNodeThroughput(options: { jobs: number; intervalMs: number; projectRoot: string }): Promise<NodeBenchResult> {
-  const stateDir = await mkdtemp(path.join(tmpdir(), "bench-node-"));
-  const devnet = await startOpDevnet({ stateDir });
-  const suffix = path.basename(stateDir);
-  const ids = { l1: `bench-l1-${suffix}`, l2: `bench-l2-${suffix}` };
-  let network: Awaited<ReturnType<typeof startVerificationNetwork>> | undefined;
-  const l2 = devnetProvider(devnet.l2.rpcUrl, devnet.l2.chainId);
-  try {
-    const deployment = await deployOnDevnet(devnet, ids);
-    const { adminHandovers: _none, ...contracts } = deployment.l2;
-    network = await startVerificationNetwork({
-      projectRoot: options.projectRoot,
-      workDir: path.join(stateDir, "network"),
-      l1: devnet.l1,
-      l2: devnet.l2,
-      deployer: devnet.accounts.deployer,
-      contracts: { l1PrimaryToken: deployment.l1PrimaryToken, l1StandardBridge: devnet.l1Contracts.L1StandardBridge, l2: contracts },
-      apiPort: 0,
-      onProgress: (line) => console.log(line),
-    });
+  return withBenchNetwork({ name: "node", projectRoot: options.projectRoot, onProgress: (line) => console.log(line) }, async ({ l2, contracts, network }) => {
     const consumer = new NonceManager(new Wallet(network.stack.accounts!.consumer.privateKey, l2));
     const registry = VerificationRegistry__factory.connect(contracts.VerificationRegistry, consumer);
     const [evm] = network.stack.demo!.evm;
@@ -117,11 +93,5 @@ export async function measureNodeThroughput(options: { jobs: number; intervalMs:
       requestGasPerJob: Number(requestGas) / options.jobs,
       submissionTransactions: submissions,
     };
-  } finally {
-    l2.destroy();
-    await network?.stop();
-    await devnet.stop();
-    await rm(stateDir, { recursive: true, force: true });
-    for (const id of Object.values(ids)) await rm(path.join(options.projectRoot, "deploy", "deployments", id), { recursive: true, force: true });
-  }
+  });
 }

@@ -12,19 +12,15 @@ const DAY = 24n * 60n * 60n;
 export const BATCH_SIZE = 20;
 
 /**
- * Deploys the five contracts on the connected network and measures the gas of the node and consumer
- * operations as whole mined transactions (21,000 base cost included). Rows named "… per job" divide a
- * batch's gas by its size.
+ * The contracts the gas benchmarks measure, deployed on the connected network at `quorum` (fee 1 token,
+ * liveness window 600 s, epochs of 7 days). The admin, the license owner and the consumer hold and have
+ * approved primary tokens; the consumer has 10,000 staked tokens of collateral.
  */
-export async function measureVerificationGas(ethers: HardhatEthers, networkHelpers: NetworkHelpers): Promise<GasRow[]> {
-  const [admin, owner, operatorA, operatorB, operatorC, consumer, freshOperator, batchOperator] = await ethers.getSigners();
-  const tokens = await deployTokenPair(ethers, {
-    supplyRecipient: admin.address,
-    admin: admin.address,
-    forfeitRecipient: admin.address,
-  });
+export async function deployGasBenchProtocol(ethers: HardhatEthers, quorum: bigint) {
+  const [admin, owner, operatorA, operatorB, operatorC, consumer] = await ethers.getSigners();
+  const tokens = await deployTokenPair(ethers, { supplyRecipient: admin.address, admin: admin.address, forfeitRecipient: admin.address });
   const { primary } = tokens;
-  const { license, nodeRegistry, registry } = await deployVerificationContracts(ethers, tokens, {
+  const contracts = await deployVerificationContracts(ethers, tokens, {
     admin: admin.address,
     treasury: admin.address,
     maxSupply: 1_000n,
@@ -32,14 +28,26 @@ export async function measureVerificationGas(ethers: HardhatEthers, networkHelpe
     livenessWindow: 600n,
     epochDuration: 7n * DAY,
     requestFee: E18,
-    quorum: 3n,
+    quorum,
     jobTimeout: 3600n,
   });
   for (const payer of [owner, consumer, admin]) {
     if (payer !== admin) await primary.transfer(payer.address, 100_000n * E18);
-    for (const spender of [license, registry]) await primary.connect(payer).approve(await spender.getAddress(), ethers.MaxUint256);
+    for (const spender of [contracts.license, contracts.registry]) await primary.connect(payer).approve(await spender.getAddress(), ethers.MaxUint256);
   }
-  await registry.connect(consumer).stakeCollateral(consumer.address, 10_000n * E18);
+  await contracts.registry.connect(consumer).stakeCollateral(consumer.address, 10_000n * E18);
+  return { ...contracts, primary, admin, owner, operators: [operatorA, operatorB, operatorC], consumer };
+}
+
+/**
+ * Deploys the contracts on the connected network and measures the gas of the node and consumer
+ * operations as whole mined transactions (21,000 base cost included). Rows named "… per job" divide a
+ * batch's gas by its size.
+ */
+export async function measureVerificationGas(ethers: HardhatEthers, networkHelpers: NetworkHelpers): Promise<GasRow[]> {
+  const { primary, license, nodeRegistry, registry, admin, owner, operators, consumer } = await deployGasBenchProtocol(ethers, 3n);
+  const [operatorA, operatorB, operatorC] = operators;
+  const [freshOperator, batchOperator] = (await ethers.getSigners()).slice(6, 8);
   await license.connect(owner).buy(14n, ethers.MaxUint256); // ids 1..14
 
   const rows: GasRow[] = [];
@@ -148,12 +156,12 @@ export const GAS_TARGETS: Array<{ operation: string; atMost: bigint; reference: 
   },
 ];
 
-/** Formats rows as a table, with the target and whether it is met where the issue sets one. */
-export function formatTargetTable(rows: GasRow[]): string {
-  const width = Math.max(...rows.map((row) => row.operation.length));
-  const lines = [`${"operation".padEnd(width)}  ${"gas".padStart(8)}  target`];
+/** Formats rows as a table, with the target and whether it is met where `targets` set one. */
+export function formatTargetTable(rows: GasRow[], targets = GAS_TARGETS, heading = "operation"): string {
+  const width = Math.max(heading.length, ...rows.map((row) => row.operation.length));
+  const lines = [`${heading.padEnd(width)}  ${"gas".padStart(8)}  target`];
   for (const row of rows) {
-    const target = GAS_TARGETS.find((candidate) => candidate.operation === row.operation);
+    const target = targets.find((candidate) => candidate.operation === row.operation);
     const verdict = target === undefined ? "" : `${row.gasUsed <= target.atMost ? "met" : "MISSED"}: ${target.reference}`;
     lines.push(`${row.operation.padEnd(width)}  ${row.gasUsed.toString().padStart(8)}  ${verdict}`);
   }

@@ -115,35 +115,45 @@ export function sameAttestation(a: BalanceAttestation, b: BalanceAttestation): b
 export function attestationToJson(domain: AttestationDomain, attestation: BalanceAttestation, signatures: NodeSignature[]): AttestationJson {
   return {
     domain: { name: domain.name, version: domain.version, chainId: Number(domain.chainId), verifyingContract: domain.verifyingContract },
-    message: {
-      chain: String(attestation.chain),
-      owner: attestation.owner,
-      asset: attestation.asset,
-      balance: attestation.balance.toString(),
-      queryResultHash: attestation.queryResultHash,
-      sourceBlock: attestation.sourceBlock.toString(),
-      issuedAt: attestation.issuedAt.toString(),
-    },
+    message: attestationMessageToJson(attestation),
     signatures: signatures.map(({ signer, licenseIds, signature }) => ({ signer, licenseIds: licenseIds.map(String), signature })),
   };
 }
 
 /** Parses the API's JSON form back (for clients, tests and the contract call's arguments). */
 export function attestationFromJson(json: AttestationJson): { domain: AttestationDomain; attestation: BalanceAttestation; signatures: NodeSignature[] } {
-  const chain = Number(json.message.chain);
-  if (chain !== AttestedChain.ethereum && chain !== AttestedChain.solana) throw new Error(`unknown attested chain ${json.message.chain}`);
   return {
     domain: { name: json.domain.name, version: json.domain.version, chainId: BigInt(json.domain.chainId), verifyingContract: getAddress(json.domain.verifyingContract) },
-    attestation: {
-      chain,
-      owner: json.message.owner,
-      asset: json.message.asset,
-      balance: BigInt(json.message.balance),
-      queryResultHash: json.message.queryResultHash,
-      sourceBlock: BigInt(json.message.sourceBlock),
-      issuedAt: BigInt(json.message.issuedAt),
-    },
+    attestation: attestationMessageFromJson(json.message),
     signatures: json.signatures.map(({ signer, licenseIds, signature }) => ({ signer: getAddress(signer), licenseIds: licenseIds.map(BigInt), signature })),
+  };
+}
+
+/** The struct as JSON (the API's `message`, and what a node sends the hub): integers as decimal strings. */
+export function attestationMessageToJson(attestation: BalanceAttestation): AttestationJson["message"] {
+  return {
+    chain: String(attestation.chain),
+    owner: attestation.owner,
+    asset: attestation.asset,
+    balance: attestation.balance.toString(),
+    queryResultHash: attestation.queryResultHash,
+    sourceBlock: attestation.sourceBlock.toString(),
+    issuedAt: attestation.issuedAt.toString(),
+  };
+}
+
+/** Parses a struct's JSON; the bytes32 fields in lower-case hex, one spelling to compare (the digest ignores case). */
+export function attestationMessageFromJson(message: AttestationJson["message"]): BalanceAttestation {
+  const chain = Number(message.chain);
+  if (chain !== AttestedChain.ethereum && chain !== AttestedChain.solana) throw new Error(`unknown attested chain ${message.chain}`);
+  return {
+    chain,
+    owner: message.owner.toLowerCase(),
+    asset: message.asset.toLowerCase(),
+    balance: BigInt(message.balance),
+    queryResultHash: message.queryResultHash.toLowerCase(),
+    sourceBlock: BigInt(message.sourceBlock),
+    issuedAt: BigInt(message.issuedAt),
   };
 }
 

@@ -2,7 +2,7 @@ import { NonceManager, Wallet, type Provider } from "ethers";
 
 import { AttestationVerifier__factory, VerificationRegistry__factory } from "../../typechain-types/index.js";
 import { attestationFromJson, type AttestationJson, type BalanceAttestation } from "../common/attestation.ts";
-import type { DemoQuery } from "./demo-verify.js";
+import { postToApi, type DemoQuery } from "./demo-verify.js";
 import type { StackFile } from "./stack-file.js";
 
 /** The age an attestation may have for the demo's checks, in seconds. */
@@ -28,16 +28,9 @@ export interface AttestedVerification {
  * the job path, and that the end-to-end tests assert for every demo holding.
  */
 export async function attestAndRecord(stack: StackFile, l2: Provider, query: DemoQuery): Promise<AttestedVerification> {
-  const { chain, ...body } = query;
   const started = performance.now();
-  const response = await fetch(`${stack.api!.baseUrl}/api/ccq-${chain}?attest=true`, {
-    method: "POST",
-    headers: { authorization: stack.api!.apiKey, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
+  const text = await postToApi(stack, query, "?attest=true");
   const apiMs = performance.now() - started;
-  if (response.status !== 200) throw new Error(`the API answered ${response.status}: ${text}`);
   const json = (JSON.parse(text) as { data: { attestation?: AttestationJson } }).data.attestation;
   if (json === undefined) throw new Error("the API's answer carries no attestation");
   const { attestation, signatures } = attestationFromJson(json);

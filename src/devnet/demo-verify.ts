@@ -81,15 +81,21 @@ async function waitForResult(registry: ReturnType<typeof VerificationRegistry__f
   }
 }
 
-async function askApi(stack: StackFile, query: DemoQuery): Promise<OnChainVerification["api"]> {
+/** Posts `query` to the stack's API with its demo key (`search`: a query string such as `?attest=true`); the answer's text, which must be a 200. */
+export async function postToApi(stack: StackFile, query: DemoQuery, search = ""): Promise<string> {
   const { chain, ...body } = query;
-  const response = await fetch(`${stack.api!.baseUrl}/api/ccq-${chain}`, {
+  const response = await fetch(`${stack.api!.baseUrl}/api/ccq-${chain}${search}`, {
     method: "POST",
     headers: { authorization: stack.api!.apiKey, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`the API answered ${response.status}: ${text}`);
+  return text;
+}
+
+async function askApi(stack: StackFile, query: DemoQuery): Promise<OnChainVerification["api"]> {
+  const text = await postToApi(stack, query);
   // The balance may exceed 2^53: read it from the raw text, not through JSON.parse's doubles.
   const balance = BigInt(/"balance":(\d+)/.exec(text)![1]);
   const queryResult = (JSON.parse(text) as { data: { asset: { QueryResult: string } } }).data.asset.QueryResult;

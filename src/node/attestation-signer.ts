@@ -2,7 +2,7 @@ import { address } from "@solana/kit";
 import type { Wallet } from "ethers";
 
 import { AssetNotFoundError } from "../chains/rpc/errors.ts";
-import { AttestedChain, signAttestation, type AttestationDomain, type BalanceAttestation } from "../common/attestation.ts";
+import { attestationMessageToJson, AttestedChain, signAttestation, type AttestationDomain, type BalanceAttestation } from "../common/attestation.ts";
 import { queryResultHash } from "../common/query-result.ts";
 import { encodeSubject } from "./attestation-subject.ts";
 import type { HubMessage } from "./hub-protocol.ts";
@@ -78,15 +78,7 @@ export class AttestationSigner {
     return {
       type: "attestation",
       id: request.id,
-      message: {
-        chain: String(attestation.chain),
-        owner: attestation.owner,
-        asset: attestation.asset,
-        balance: attestation.balance.toString(),
-        queryResultHash: attestation.queryResultHash,
-        sourceBlock: attestation.sourceBlock.toString(),
-        issuedAt: attestation.issuedAt.toString(),
-      },
+      message: attestationMessageToJson(attestation),
       licenseIds: licenses.map(String),
       signature,
     };

@@ -4,26 +4,13 @@ pragma solidity 0.8.28;
 import { IAttestationVerifier } from "../../contracts/interfaces/IAttestationVerifier.sol";
 
 import { bound } from "./utils/Bound.sol";
-import { ProtocolFixture } from "./utils/Fixtures.sol";
+import { AttestationFixture } from "./utils/Fixtures.sol";
 
 /// @notice Fuzz tests of the attestation verifier: a quorum's signatures verify the struct they signed and
 /// nothing else, whichever field changes and to whatever value.
-contract AttestationVerifierFuzzTest is ProtocolFixture {
-    uint256[3] internal keys = [uint256(0xA11CE), 0xB0B, 0xCA401];
-    address internal owner = address(0x0A11);
-
+contract AttestationVerifierFuzzTest is AttestationFixture {
     function setUp() public {
-        vm.warp(1_700_000_000);
-        _deployProtocol(600, 1e18, 2);
-        license.airdrop(owner, 3);
-        for (uint256 i = 0; i < 3; ++i) {
-            uint256[] memory ids = new uint256[](1);
-            ids[0] = i + 1;
-            vm.prank(owner);
-            nodeRegistry.delegate(ids, vm.addr(keys[i]));
-            vm.prank(vm.addr(keys[i]));
-            nodeRegistry.heartbeat(1);
-        }
+        _deployWithNodes();
     }
 
     function _attestation(uint256 balance, bytes32 queryResultHash, uint64 sourceBlock)
@@ -40,19 +27,6 @@ contract AttestationVerifierFuzzTest is ProtocolFixture {
             sourceBlock: sourceBlock,
             issuedAt: uint64(block.timestamp)
         });
-    }
-
-    function _quorumSignatures(IAttestationVerifier.BalanceAttestation memory attestation)
-        internal
-        view
-        returns (IAttestationVerifier.NodeSignature[] memory signatures)
-    {
-        signatures = new IAttestationVerifier.NodeSignature[](2);
-        for (uint256 i = 0; i < 2; ++i) {
-            uint256[] memory ids = new uint256[](1);
-            ids[0] = i + 1;
-            signatures[i] = _signAttestation(attestation, keys[i], ids);
-        }
     }
 
     /// @dev Whatever it says, a struct signed by a quorum verifies.

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 
 import {
   attestationDigest,
+  attestationMessageFromJson,
   recoverAttestationSigner,
   type AttestationDomain,
   type BalanceAttestation,
@@ -125,15 +126,8 @@ export class AttestationRounds {
     if (round === undefined || !round.asked.has(session.burner) || round.answered.has(session.burner)) return;
     round.answered.add(session.burner);
     if (message.type === "refusal") return this.#count(session.burner, "refused");
-    const attestation: BalanceAttestation = {
-      chain: Number(message.message.chain) as 0 | 1,
-      owner: message.message.owner.toLowerCase(),
-      asset: message.message.asset.toLowerCase(),
-      balance: BigInt(message.message.balance),
-      queryResultHash: message.message.queryResultHash.toLowerCase(),
-      sourceBlock: BigInt(message.message.sourceBlock),
-      issuedAt: BigInt(message.message.issuedAt),
-    };
+    // The frame was validated on arrival (chain "0" or "1", hex and decimal fields), so this parses.
+    const attestation = attestationMessageFromJson(message.message);
     const { expected } = round;
     const asked =
       attestation.chain === expected.chain &&

@@ -3,28 +3,16 @@ pragma solidity 0.8.28;
 
 import { IAttestationVerifier } from "../../../contracts/interfaces/IAttestationVerifier.sol";
 
-import { ProtocolFixture } from "../utils/Fixtures.sol";
+import { AttestationFixture } from "../utils/Fixtures.sol";
 
 /// @notice Gas of the attested path at quorum 2 of 3, recorded into `snapshots/AttestationVerifier.json`
 /// like VerificationGasSnapshot.t.sol: the view check, and a recording in the warm case (the subject and
 /// the signing licenses' epoch have a result and credit already).
-contract AttestationGasSnapshotTest is ProtocolFixture {
-    uint256[3] internal keys = [uint256(0xA11CE), 0xB0B, 0xCA401];
-    address internal owner = address(0x0A11);
+contract AttestationGasSnapshotTest is AttestationFixture {
     address internal consumer = address(0xC0);
 
     function setUp() public {
-        vm.warp(1_700_000_000);
-        _deployProtocol(600, 1e18, 2);
-        license.airdrop(owner, 3);
-        for (uint256 i = 0; i < 3; ++i) {
-            uint256[] memory ids = new uint256[](1);
-            ids[0] = i + 1;
-            vm.prank(owner);
-            nodeRegistry.delegate(ids, vm.addr(keys[i]));
-            vm.prank(vm.addr(keys[i]));
-            nodeRegistry.heartbeat(1);
-        }
+        _deployWithNodes();
         primary.transfer(consumer, 1_000e18);
         vm.startPrank(consumer);
         primary.approve(address(registry), type(uint256).max);
@@ -36,10 +24,7 @@ contract AttestationGasSnapshotTest is ProtocolFixture {
         vm.prank(consumer);
         verifier.recordAttestation(first, signatures);
         vm.warp(block.timestamp + 10);
-        for (uint256 i = 0; i < 3; ++i) {
-            vm.prank(vm.addr(keys[i]));
-            nodeRegistry.heartbeat(1);
-        }
+        _beatAll();
     }
 
     function _attestation(uint256 balance) internal view returns (IAttestationVerifier.BalanceAttestation memory) {
@@ -52,19 +37,6 @@ contract AttestationGasSnapshotTest is ProtocolFixture {
             sourceBlock: 1000,
             issuedAt: uint64(block.timestamp)
         });
-    }
-
-    function _quorumSignatures(IAttestationVerifier.BalanceAttestation memory attestation)
-        internal
-        view
-        returns (IAttestationVerifier.NodeSignature[] memory signatures)
-    {
-        signatures = new IAttestationVerifier.NodeSignature[](2);
-        for (uint256 i = 0; i < 2; ++i) {
-            uint256[] memory ids = new uint256[](1);
-            ids[0] = i + 1;
-            signatures[i] = _signAttestation(attestation, keys[i], ids);
-        }
     }
 
     function test_Gas_IsAttestationValid() public {

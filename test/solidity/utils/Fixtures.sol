@@ -65,3 +65,45 @@ abstract contract ProtocolFixture is TokenFixture {
         });
     }
 }
+
+/// @notice The protocol at quorum 2 with three circuit nodes whose operator keys the tests hold: licenses
+/// 1-3, owned by `nodeOwner`, delegated to the operators of `operatorKeys`, which heart-beat. Block time
+/// starts at a realistic timestamp, so that attestations can be aged.
+abstract contract AttestationFixture is ProtocolFixture {
+    uint256[3] internal operatorKeys = [uint256(0xA11CE), 0xB0B, 0xCA401];
+    address internal nodeOwner = address(0x0A11);
+
+    function _deployWithNodes() internal {
+        vm.warp(1_700_000_000);
+        _deployProtocol(600, 1e18, 2);
+        license.airdrop(nodeOwner, 3);
+        for (uint256 i = 0; i < 3; ++i) {
+            uint256[] memory ids = new uint256[](1);
+            ids[0] = i + 1;
+            vm.prank(nodeOwner);
+            nodeRegistry.delegate(ids, vm.addr(operatorKeys[i]));
+        }
+        _beatAll();
+    }
+
+    function _beatAll() internal {
+        for (uint256 i = 0; i < 3; ++i) {
+            vm.prank(vm.addr(operatorKeys[i]));
+            nodeRegistry.heartbeat(1);
+        }
+    }
+
+    /// @dev The signatures of the first two nodes (the quorum), each for its one license.
+    function _quorumSignatures(IAttestationVerifier.BalanceAttestation memory attestation)
+        internal
+        view
+        returns (IAttestationVerifier.NodeSignature[] memory signatures)
+    {
+        signatures = new IAttestationVerifier.NodeSignature[](2);
+        for (uint256 i = 0; i < 2; ++i) {
+            uint256[] memory ids = new uint256[](1);
+            ids[0] = i + 1;
+            signatures[i] = _signAttestation(attestation, operatorKeys[i], ids);
+        }
+    }
+}

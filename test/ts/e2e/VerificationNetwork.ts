@@ -61,15 +61,18 @@ describe("end to end: circuit nodes answer on-chain jobs on the local stack", fu
     await test?.stop();
   });
 
+  /** Every demo holding of both chains, with the query that asks for it. */
+  const demoQueries = () => [
+    ...stack.demo!.evm.map((entry) => ({ entry, query: { chain: "evm" as const, user_address: entry.user_address, contract_address: entry.contract_address } })),
+    ...stack.demo!.svm.map((entry) => ({ entry, query: { chain: "svm" as const, owner_address: entry.owner_address, token_mint_address: entry.token_mint_address } })),
+  ];
+
   /** Every license vote cast on `jobId`, by license id. */
   const votesOn = async (jobId: bigint) =>
     (await registry.queryFilter(registry.filters.VoteSubmitted(jobId))).map((event) => event.args.licenseId);
 
   it("finalizes jobs for EVM and Solana demo holdings with the API's answer and the seeded balance", async function () {
-    const queries = [
-      ...stack.demo!.evm.map((entry) => ({ entry, query: { chain: "evm" as const, user_address: entry.user_address, contract_address: entry.contract_address } })),
-      ...stack.demo!.svm.map((entry) => ({ entry, query: { chain: "svm" as const, owner_address: entry.owner_address, token_mint_address: entry.token_mint_address } })),
-    ];
+    const queries = demoQueries();
     for (const { entry, query } of queries) {
       const result = await verifyOnChainAndByApi(stack, l2, query);
       expect(result.onChain.balance, `${entry.kind} ${entry.note}`).to.equal(BigInt(entry.balance));
@@ -81,10 +84,7 @@ describe("end to end: circuit nodes answer on-chain jobs on the local stack", fu
   });
 
   it("answers ?attest=true for every demo holding with an attestation the deployed verifier accepts, and recording it sets latestBalance", async function () {
-    const queries = [
-      ...stack.demo!.evm.map((entry) => ({ entry, query: { chain: "evm" as const, user_address: entry.user_address, contract_address: entry.contract_address } })),
-      ...stack.demo!.svm.map((entry) => ({ entry, query: { chain: "svm" as const, owner_address: entry.owner_address, token_mint_address: entry.token_mint_address } })),
-    ];
+    const queries = demoQueries();
     for (const { entry, query } of queries) {
       const attested = await attestAndRecord(stack, l2, query);
       const label = `${entry.kind} ${entry.note}`;
