@@ -10,6 +10,7 @@ FROM node:22-slim AS build
 WORKDIR /build
 COPY package.json package-lock.json ./
 COPY packages/bridge/package.json packages/bridge/
+COPY apps/web/package.json apps/web/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY hardhat.config.ts tsconfig.json ./
 COPY contracts contracts
@@ -20,6 +21,7 @@ FROM node:22-slim AS dependencies
 WORKDIR /build
 COPY package.json package-lock.json ./
 COPY packages/bridge/package.json packages/bridge/
+COPY apps/web/package.json apps/web/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM node:22-slim

@@ -1,17 +1,20 @@
 // `npm start`: the whole network on this machine until Ctrl-C: the OP-stack devnet (L1 chain 900, L2
 // chain 901), every contract deployed with the devnet parameters, demo holdings on the EVM source (the
 // local L1) and a LiteSVM Solana endpoint, three circuit nodes with delegated licenses (quorum 2), and
-// the API with a demo key. Writes .devnet/stack.json (DESIGN section 6) and prints a short guide.
+// the API with a demo key, and the web app. Writes .devnet/stack.json (DESIGN section 6) and prints a
+// short guide.
 import path from "node:path";
 
 import { startLocalStackFromCli } from "../src/devnet/run-until-stopped.js";
 
 const projectRoot = path.resolve(import.meta.dirname, "..");
-const { stack, stackFile } = await startLocalStackFromCli(projectRoot, true, true);
+const { stack, stackFile } = await startLocalStackFromCli(projectRoot, true, true, Number(process.env.WEB_PORT ?? 8788));
 const l2 = stack.contracts?.l2 ?? {};
 const api = stack.api!;
 const [evm] = stack.demo!.evm;
 const [svm] = stack.demo!.svm;
+const accounts = stack.accounts!;
+const nodeOwner = stack.nodes![0];
 const curl = (route: string, body: Record<string, string>) =>
   `curl -s ${api.baseUrl}/api/${route} -H 'Authorization: ${api.apiKey}' -H 'Content-Type: application/json' \\\n        -d '${JSON.stringify(body)}'`;
 console.log(`
@@ -24,6 +27,15 @@ Local stack is up.
   GameItem example (L2)                   ${l2.GameItem}
   Circuit nodes                           ${stack.nodes!.map((node) => `${node.burner} (license ${node.licenseIds.join(", ")})`).join("\n                                          ")}
   Stack file                              ${path.relative(process.cwd(), stackFile)} (addresses, dev keys, demo holdings)
+
+Web app                                 ${stack.web!.url}
+  Import a development key into a browser wallet (MetaMask: Import account), then open the app; the
+  wallet is asked to add the devnet chains (L1 ${stack.l1!.chainId}, L2 ${stack.l2!.chainId}, RPC URLs above) when a page needs them.
+  License owner   ${accounts.nodeOwner1.address}  key ${accounts.nodeOwner1.privateKey}
+                  holds license ${nodeOwner.licenseIds.join(", ")}, delegated to node ${nodeOwner.burner}; Delegate, Licenses, Network
+  Token holder    ${accounts.tokenHolder.address}  key ${accounts.tokenHolder.privateKey}
+                  primary tokens on L1 and L2 and ETH on both; Bridge, Stake, Licenses
+  (anvil's public development keys: never use them on a real network)
 
 Try:
   ${curl("ccq-evm", { user_address: evm.user_address, contract_address: evm.contract_address })}

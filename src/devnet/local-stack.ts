@@ -7,6 +7,9 @@ import { deployL1, deployL2, DEVNET_IGNITION_CONFIG, type L2Deployment } from ".
 import { startOpDevnet, type OpDevnet } from "./op-devnet.js";
 import { startVerificationNetwork, type VerificationNetwork } from "./verification-network.js";
 import { removeStackFile, stackFilePath, writeStackFile, type StackFile } from "./stack-file.js";
+import { webConfigFromStack } from "../web/web-config.ts";
+import { ensureWebBuild, webPaths } from "../web/web-build.ts";
+import { startWebServer, type RunningWebServer } from "../web/web-server.ts";
 
 export interface LocalStackOptions {
   projectRoot: string;
@@ -21,6 +24,11 @@ export interface LocalStackOptions {
   apiPort?: number;
   /** Extra environment for the circuit nodes. */
   nodeEnv?: Record<string, string>;
+  /**
+   * Serve the web app (needs `deployContracts`) on this port (default 8788, the `WEB_PORT` environment
+   * variable, 0 for any free port); building it first unless its build is current. Off when absent.
+   */
+  webPort?: number;
   onProgress?: (line: string) => void;
   onServiceError?: (service: string, error: unknown) => void;
 }
@@ -28,6 +36,7 @@ export interface LocalStackOptions {
 export interface LocalStack {
   devnet: OpDevnet;
   network?: VerificationNetwork;
+  web?: RunningWebServer;
   stack: StackFile;
   stackFile: string;
   /** Stops everything and removes the stack file. */
@@ -53,8 +62,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   const devnet = await startOpDevnet({ stateDir, onProgress: progress, onServiceError: options.onServiceError });
   let network: VerificationNetwork | undefined;
+  let web: RunningWebServer | undefined;
   const stop = async () => {
     await removeStackFile(stackFile);
+    await web?.close();
     await network?.stop();
     await devnet.stop();
   };
@@ -87,9 +98,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         Object.assign(stack.accounts!, network.stack.accounts);
         Object.assign(stack, { solana: network.stack.solana, api: network.stack.api, nodes: network.stack.nodes, demo: network.stack.demo });
       }
+      if (options.webPort !== undefined) {
+        await ensureWebBuild(options.projectRoot, progress);
+        web = await startWebServer({ distDir: webPaths(options.projectRoot).distDir, config: webConfigFromStack(stack), port: options.webPort });
+        stack.web = { url: web.url };
+        progress(`Web app at ${web.url}`);
+      }
     }
     await writeStackFile(stackFile, stack);
-    return { devnet, network, stack, stackFile, stop };
+    return { devnet, network, web, stack, stackFile, stop };
   } catch (error) {
     await stop();
     throw error;

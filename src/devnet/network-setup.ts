@@ -13,6 +13,9 @@ export const OWNER_TOKENS = 5_000n * E18;
 export const CONSUMER_TOKENS = 50_000n * E18;
 export const CONSUMER_COLLATERAL = 10_000n * E18;
 export const GAME_COLLATERAL = 10_000n * E18;
+/** What the demo token holder gets: primary tokens on L1 to bridge, and some already on L2 to stake. */
+export const TOKEN_HOLDER_L1_TOKENS = 100_000n * E18;
+export const TOKEN_HOLDER_L2_TOKENS = 20_000n * E18;
 /** L2 ETH each burner gets for gas. */
 export const BURNER_GAS_MONEY = parseEther("1");
 const DEPOSIT_GAS_LIMIT = 200_000;
@@ -32,6 +35,8 @@ export interface NetworkSetupInput {
   contracts: { l1PrimaryToken: string; l1StandardBridge: string; l2: { PrimaryToken: string; NodeLicense: string; NodeRegistry: string; VerificationRegistry: string } };
   operators: NodeOperator[];
   consumer: DevAccount;
+  /** A token holder for the web app's pages: primary tokens on both chains. */
+  tokenHolder?: DevAccount;
   onProgress: (line: string) => void;
 }
 
@@ -50,6 +55,10 @@ export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> 
 
   input.onProgress("Bridging primary tokens from L1 to the node owners and the consumer (OP standard bridge)…");
   const recipients = [...input.operators.map(({ owner }) => ({ account: owner, amount: OWNER_TOKENS })), { account: input.consumer, amount: CONSUMER_TOKENS }];
+  if (input.tokenHolder !== undefined) {
+    recipients.push({ account: input.tokenHolder, amount: TOKEN_HOLDER_L2_TOKENS });
+    await (await l1Token.transfer(input.tokenHolder.address, TOKEN_HOLDER_L1_TOKENS)).wait();
+  }
   const total = recipients.reduce((sum, { amount }) => sum + amount, 0n);
   await (await l1Token.approve(contracts.l1StandardBridge, total)).wait();
   for (const { account, amount } of recipients) {

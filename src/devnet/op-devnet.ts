@@ -153,6 +153,9 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
     await l2Provider.send("evm_setIntervalMining", [l2BlockTime]);
     const l2Start = await l2Provider.getBlock("latest");
     if (l2Start === null) throw new Error("the L2 has no latest block");
+    // The oracle refuses a starting timestamp later than the L1 block that initializes it, and the L1's
+    // latest block (mined every 2 s) can be older than the L2 block just made: mine one now first.
+    await l1Provider.send("evm_mine", []);
     await initializeOutputOracle(l1Deployer, opL1, {
       proposer: accounts.opProposer.address,
       challenger: accounts.deployer.address,

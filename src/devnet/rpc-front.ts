@@ -13,6 +13,17 @@ function isSubmission(body: Buffer): boolean {
   return SUBMISSION_METHODS.some((method) => text.includes(`"${method}`));
 }
 
+/**
+ * Cross-origin headers, as anvil itself sends them (`--allow-origin *`): a web page served from another
+ * origin (the web app) reads the chain directly, as dApps do with public RPC endpoints.
+ */
+const CORS_HEADERS = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "POST, GET, OPTIONS",
+  "access-control-allow-headers": "content-type",
+  "access-control-max-age": "600",
+};
+
 /** Bodies above this are refused (anvil's own limit is lower; a contract deployment is well below). */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -41,7 +52,7 @@ export interface RpcFront {
  * answered as anvil answers it, except that a transaction submission (also inside a batch) is answered
  * no sooner than `minSubmissionMs` after it arrived. The transaction itself reaches anvil at once, so
  * mining and every state read are unchanged; only the sender learns of its submission later, as it would
- * from a remote node. WebSocket upgrades are piped to anvil byte for byte (subscriptions); submissions
+ * from a remote node. Browsers may call it from any origin, as anvil allows. WebSocket upgrades are piped to anvil byte for byte (subscriptions); submissions
  * over a WebSocket are not slowed.
  */
 export async function startRpcFront(options: RpcFrontOptions): Promise<RpcFront> {
@@ -49,7 +60,7 @@ export async function startRpcFront(options: RpcFrontOptions): Promise<RpcFront>
   const sockets = new Set<Socket>();
   const server = createServer((request, response) => {
     forward(request, response, upstreamUrl, options.minSubmissionMs).catch(() => {
-      if (!response.headersSent) response.writeHead(502, { "content-type": "application/json" });
+      if (!response.headersSent) response.writeHead(502, { ...CORS_HEADERS, "content-type": "application/json" });
       response.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "the devnet chain did not answer" } }));
     });
   });
@@ -73,6 +84,11 @@ export async function startRpcFront(options: RpcFrontOptions): Promise<RpcFront>
 
 async function forward(request: IncomingMessage, response: ServerResponse, upstreamUrl: string, minSubmissionMs: number): Promise<void> {
   const arrivedAt = Date.now();
+  if (request.method === "OPTIONS") {
+    // A browser's preflight before its cross-origin POST.
+    response.writeHead(204, CORS_HEADERS).end();
+    return;
+  }
   const body = await readBody(request);
   if (body === undefined) {
     response.writeHead(413).end();
@@ -88,7 +104,7 @@ async function forward(request: IncomingMessage, response: ServerResponse, upstr
     const wait = arrivedAt + minSubmissionMs - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
-  response.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" });
+  response.writeHead(upstream.status, { ...CORS_HEADERS, "content-type": upstream.headers.get("content-type") ?? "application/json" });
   response.end(answer);
 }
 

@@ -41,12 +41,18 @@ export function failedToStart(error: unknown): never {
  * What `npm start` and `npm run devnet` share: start the stack with progress on the console, keep it
  * running until stopped, or report why it could not start and exit 1.
  */
-export async function startLocalStackFromCli(projectRoot: string, deployContracts: boolean, runNetwork = false): Promise<LocalStack> {
+export async function startLocalStackFromCli(
+  projectRoot: string,
+  deployContracts: boolean,
+  runNetwork = false,
+  webPort?: number,
+): Promise<LocalStack> {
   try {
     const stack = await startLocalStack({
       projectRoot,
       deployContracts,
       runNetwork,
+      webPort,
       onProgress: (line) => console.log(line),
       onServiceError: (service, error) =>
         console.error(`${service}: ${error instanceof Error ? error.message : String(error)} (retrying)`),

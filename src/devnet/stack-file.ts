@@ -12,6 +12,8 @@ export interface StackFile {
   l2?: { chainId: number; rpcUrl: string; wsUrl: string };
   solana?: { rpcUrl: string };
   api?: { baseUrl: string; apiKey: string };
+  /** The web app served for this stack. */
+  web?: { url: string };
   contracts?: { l1?: Record<string, string>; l2?: Record<string, string> };
   accounts?: Record<string, DevAccount>;
   nodes?: Array<{ burner: string; owner: string; licenseIds: number[] }>;

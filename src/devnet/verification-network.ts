@@ -21,7 +21,7 @@ import { SolanaTokenLedger } from "./solana/token-ledger.js";
 import type { StackFile } from "./stack-file.js";
 
 /** anvil development accounts by role (0 deploys, 9 proposes outputs: see DEVNET_ACCOUNTS). */
-export const NETWORK_ACCOUNTS = { nodeOwners: [1, 2, 3], consumer: 4, demoHolder: 7, demoEmpty: 8 } as const;
+export const NETWORK_ACCOUNTS = { nodeOwners: [1, 2, 3], consumer: 4, tokenHolder: 5, demoHolder: 7, demoEmpty: 8 } as const;
 /** The example game: a verified balance of at least this much of the demo ERC-20 earns an item. */
 export const GAME_MIN_BALANCE = 1n;
 export const GAME_MAX_RESULT_AGE = 3_600n;
@@ -94,6 +94,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     const cacheDirs = owners.map((_, index) => path.join(input.workDir, "nodes", `node-${index + 1}`));
     const burners = await Promise.all(cacheDirs.map(async (dir) => (await loadOrCreateBurner(dir)).wallet.address));
     const consumer = devAccount(NETWORK_ACCOUNTS.consumer);
+    const tokenHolder = devAccount(NETWORK_ACCOUNTS.tokenHolder);
     const licenseIds = await setUpNetwork({
       l1,
       l2,
@@ -101,6 +102,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       contracts: input.contracts,
       operators: owners.map((owner, index) => ({ owner, burner: burners[index] })),
       consumer,
+      tokenHolder,
       onProgress,
     });
 
@@ -192,6 +194,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
         contracts: { l2: { GameItem: gameItem } },
         accounts: {
           consumer,
+          tokenHolder,
           demoHolder: devAccount(NETWORK_ACCOUNTS.demoHolder),
           ...Object.fromEntries(owners.map((owner, index) => [`nodeOwner${index + 1}`, owner])),
         },

@@ -47,6 +47,22 @@ describe("devnet: the RPC front before anvil", function () {
     expect(batch.ms).to.be.at.least(MIN_MS - 5);
   });
 
+  it("lets a web page of another origin call it: the preflight is allowed and answers carry the CORS header", async function () {
+    const preflight = await fetch(front.rpcUrl, {
+      method: "OPTIONS",
+      headers: { origin: "http://127.0.0.1:8788", "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+    });
+    expect(preflight.status).to.equal(204);
+    expect(preflight.headers.get("access-control-allow-origin")).to.equal("*");
+    expect(preflight.headers.get("access-control-allow-headers")).to.contain("content-type");
+    const answer = await fetch(front.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "http://127.0.0.1:8788" },
+      body: JSON.stringify(nonce(8, "latest")),
+    });
+    expect(answer.headers.get("access-control-allow-origin")).to.equal("*");
+  });
+
   it("passes anvil's errors through unchanged", async function () {
     const { json } = await call({ jsonrpc: "2.0", id: 7, method: "eth_noSuchMethod", params: [] });
     expect((json as { error: { code: number } }).error.code).to.equal(-32601);

@@ -11,13 +11,13 @@ import { attestAndRecord } from "../../../src/devnet/demo-attest.js";
 import { claimGameItem, solanaBytes32, verifyOnChainAndByApi } from "../../../src/devnet/demo-verify.js";
 import { eventArgs } from "../../../src/devnet/events.js";
 import type { StackFile } from "../../../src/devnet/stack-file.js";
-import { startVerificationNetwork, type VerificationNetwork } from "../../../src/devnet/verification-network.js";
+import type { VerificationNetwork } from "../../../src/devnet/verification-network.js";
 import { BURNER_FILE } from "../../../src/node/burner.js";
 import { STATE_FILE } from "../../../src/node/main.js";
 import { eventually, startTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
+import { startTestVerificationNetwork } from "../../helpers/network.js";
 import { devnetProvider } from "../../../src/devnet/op-devnet.js";
 
-const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 const JOB_OPEN = 1n;
 
 describe("end to end: circuit nodes answer on-chain jobs on the local stack", function () {
@@ -30,30 +30,11 @@ describe("end to end: circuit nodes answer on-chain jobs on the local stack", fu
 
   before(async function () {
     test = await startTestDevnet({ deploy: true });
-    const { devnet, deployment } = test;
-    const { adminHandovers: _none, ...l2Contracts } = deployment!.l2;
-    network = await startVerificationNetwork({
-      projectRoot,
-      workDir: path.join(test.stateDir, "network"),
-      l1: devnet.l1,
-      l2: devnet.l2,
-      deployer: devnet.accounts.deployer,
-      contracts: { l1PrimaryToken: deployment!.l1PrimaryToken, l1StandardBridge: devnet.l1Contracts.L1StandardBridge, l2: l2Contracts },
-      apiPort: 0,
-      // Delegation is re-read at each heartbeat tick: often here, so a transfer shows within the test.
-      nodeEnv: { HEARTBEAT_INTERVAL_SECONDS: "3", POLL_INTERVAL_MS: "500" },
-      onProgress: () => undefined,
-    });
-    stack = {
-      l2: { chainId: devnet.l2.chainId, rpcUrl: devnet.l2.rpcUrl, wsUrl: devnet.l2.wsUrl },
-      contracts: { l2: { ...l2Contracts, ...network.stack.contracts.l2 } },
-      accounts: { ...devnet.accounts, ...network.stack.accounts },
-      api: network.stack.api,
-      demo: network.stack.demo,
-      nodes: network.stack.nodes,
-    };
+    const { devnet } = test;
+    // Delegation is re-read at each heartbeat tick: often here, so a transfer shows within the test.
+    ({ network, stack } = await startTestVerificationNetwork(test, "network", { HEARTBEAT_INTERVAL_SECONDS: "3", POLL_INTERVAL_MS: "500" }));
     l2 = devnetProvider(devnet.l2.rpcUrl, devnet.l2.chainId);
-    registry = VerificationRegistry__factory.connect(l2Contracts.VerificationRegistry, l2);
+    registry = VerificationRegistry__factory.connect(stack.contracts!.l2!.VerificationRegistry, l2);
   });
   after(async function () {
     l2?.destroy();

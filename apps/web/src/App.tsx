@@ -1,0 +1,91 @@
+import { lazy, Suspense, useEffect, useRef } from "react";
+import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation } from "react-router";
+
+import { useAppSettings } from "./app-context";
+import { ConnectWallet } from "./components/ConnectWallet";
+
+// Each page is its own chunk: a visitor of one page does not download the others.
+const DelegatePage = lazy(() => import("./pages/DelegatePage"));
+const BridgePage = lazy(() => import("./pages/BridgePage"));
+const StakePage = lazy(() => import("./pages/StakePage"));
+const LicensesPage = lazy(() => import("./pages/LicensesPage"));
+const NetworkPage = lazy(() => import("./pages/NetworkPage"));
+
+export const PAGES = [
+  { path: "/delegate", title: "Delegate", element: <DelegatePage /> },
+  { path: "/bridge", title: "Bridge", element: <BridgePage /> },
+  { path: "/stake", title: "Stake", element: <StakePage /> },
+  { path: "/licenses", title: "Licenses", element: <LicensesPage /> },
+  { path: "/network", title: "Network", element: <NetworkPage /> },
+] as const;
+
+export function App() {
+  return (
+    <BrowserRouter>
+      <Layout />
+    </BrowserRouter>
+  );
+}
+
+function Layout() {
+  const { config } = useAppSettings();
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="site-header">
+        <div className="brand">
+          Asset Verification Network <span className="network-name">{config.name}</span>
+        </div>
+        <nav aria-label="Pages">
+          <ul>
+            {PAGES.map((page) => (
+              <li key={page.path}>
+                <NavLink to={page.path}>{page.title}</NavLink>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <ConnectWallet />
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Suspense fallback={<p role="status">Loading…</p>}>
+          <Routes>
+            <Route path="/" element={<Navigate to="/delegate" replace />} />
+            {PAGES.map((page) => (
+              <Route key={page.path} path={page.path} element={<Titled title={page.title}>{page.element}</Titled>} />
+            ))}
+            <Route path="*" element={<NotFound />} />
+          </Routes>
+        </Suspense>
+      </main>
+    </>
+  );
+}
+
+/** Sets the document title and moves focus to the page on navigation, so screen readers announce it. */
+function Titled({ title, children }: { title: string; children: React.ReactNode }) {
+  const location = useLocation();
+  const first = useRef(true);
+  useEffect(() => {
+    document.title = `${title} · Asset Verification Network`;
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    document.getElementById("main")?.focus();
+  }, [title, location.pathname]);
+  return <>{children}</>;
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Page not found</h1>
+      <p>
+        Go to <NavLink to="/delegate">Delegate</NavLink>.
+      </p>
+    </section>
+  );
+}

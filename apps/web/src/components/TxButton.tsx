@@ -1,0 +1,109 @@
+import type { ReactNode } from "react";
+import type { Hash, TransactionReceipt } from "viem";
+import { useConnection, useSwitchChain } from "wagmi";
+
+import { useAppSettings } from "../app-context";
+import { describeError } from "../lib/errors";
+import { useTransaction, type TxState } from "../lib/transactions";
+
+export interface TxButtonProps {
+  /** The chain the transaction goes to: the button offers to switch the wallet there first. */
+  chainId: number;
+  children: ReactNode;
+  /** Sends the transaction (usually `simulateAndWrite`) and returns its hash. */
+  send: () => Promise<Hash>;
+  onMined?: (receipt: TransactionReceipt) => void;
+  disabled?: boolean;
+  /** Why the button is disabled, said next to it. */
+  disabledReason?: string;
+  variant?: "primary" | "secondary";
+}
+
+/**
+ * A button that sends one transaction and shows where it stands: waiting for the wallet, pending with
+ * its hash, mined, or failed with a readable reason (a rejection, or the contract's decoded custom
+ * error). On the wrong chain it offers to switch first.
+ */
+export function TxButton({ chainId, children, send, onMined, disabled, disabledReason, variant = "primary" }: TxButtonProps) {
+  const { status: connection, chainId: walletChainId } = useConnection();
+  const { chains } = useAppSettings();
+  const switcher = useSwitchChain();
+  const { state, attempts, run } = useTransaction();
+  const busy = state.status === "signing" || state.status === "pending" || switcher.isPending;
+  const chainName = [chains.l1, chains.l2].find((chain) => chain.id === chainId)?.name ?? `chain ${chainId}`;
+
+  if (connection !== "connected") {
+    return (
+      <div className="tx">
+        <button type="button" className={variant} disabled>
+          {children}
+        </button>
+        <p className="hint">Connect a wallet first.</p>
+      </div>
+    );
+  }
+  if (walletChainId !== chainId) {
+    return (
+      <div className="tx">
+        <button type="button" className={variant} disabled={busy} onClick={() => switcher.switchChain({ chainId })}>
+          Switch to {chainName}
+        </button>
+        {switcher.error !== null && (
+          <p className="error" role="alert">
+            {describeError(switcher.error)}
+          </p>
+        )}
+      </div>
+    );
+  }
+  return (
+    <div className="tx" data-attempts={attempts}>
+      <button
+        type="button"
+        className={variant}
+        disabled={disabled === true || busy}
+        aria-busy={busy}
+        onClick={async () => {
+          const receipt = await run(chainId, send);
+          if (receipt !== undefined) onMined?.(receipt);
+        }}
+      >
+        {children}
+      </button>
+      {disabled === true && disabledReason !== undefined && <p className="hint">{disabledReason}</p>}
+      <TxStatus state={state} />
+    </div>
+  );
+}
+
+/** The state of a transaction in words, announced to screen readers as it changes. */
+export function TxStatus({ state }: { state: TxState }) {
+  switch (state.status) {
+    case "idle":
+      return <p className="tx-status" role="status" aria-live="polite" />;
+    case "signing":
+      return (
+        <p className="tx-status" role="status" aria-live="polite">
+          Confirm in your wallet…
+        </p>
+      );
+    case "pending":
+      return (
+        <p className="tx-status" role="status" aria-live="polite">
+          Pending: <code>{state.hash}</code>
+        </p>
+      );
+    case "mined":
+      return (
+        <p className="tx-status success" role="status" aria-live="polite" data-tx-hash={state.hash}>
+          Mined in block {state.receipt.blockNumber.toString()}.
+        </p>
+      );
+    case "failed":
+      return (
+        <p className="tx-status error" role="alert">
+          Failed: {state.message}
+        </p>
+      );
+  }
+}

@@ -1,0 +1,61 @@
+import { getAddress, isAddress, zeroAddress, type Address } from "viem";
+import { z } from "zod";
+
+/**
+ * What the web app needs to know about a deployment: its two chains and the addresses of the contracts
+ * it talks to. The server hands it out as `/config.json` (built from `.devnet/stack.json` locally, from
+ * `networks/<name>.json` for the test networks); the app refuses to start on a file that fails this
+ * schema and says which field is wrong. Shared by the app and the server that writes the file, so the
+ * two cannot disagree on its shape.
+ */
+const address = z
+  .string()
+  .refine((value) => isAddress(value, { strict: false }), "must be a 0x-prefixed 20-byte address")
+  .refine((value) => value.toLowerCase() !== zeroAddress, "is the zero address: this deployment's file is not filled in")
+  .transform((value) => getAddress(value));
+
+const chain = z.object({
+  chainId: z.number().int().positive(),
+  name: z.string().min(1),
+  rpcUrl: z.url(),
+  /** A block explorer's base URL, where the network has one. */
+  explorerUrl: z.url().optional(),
+  /** The first block worth scanning for this deployment's events (its deployment block). */
+  fromBlock: z.number().int().nonnegative().default(0),
+});
+
+export const networkConfigSchema = z.object({
+  /** A human name for the deployment ("Local devnet", "Test network"). */
+  name: z.string().min(1),
+  l1: chain,
+  l2: chain.extend({ wsUrl: z.url().optional() }),
+  contracts: z.object({
+    l1: z.object({
+      PrimaryToken: address,
+      OptimismPortal: address,
+      L2OutputOracle: address,
+      L1StandardBridge: address,
+    }),
+    l2: z.object({
+      PrimaryToken: address,
+      StakedToken: address,
+      NodeLicense: address,
+      NodeRegistry: address,
+      VerificationRegistry: address,
+    }),
+  }),
+});
+
+export type NetworkConfig = z.infer<typeof networkConfigSchema>;
+export type NetworkConfigInput = z.input<typeof networkConfigSchema>;
+
+/** Parses a configuration file's JSON, or throws one readable message naming every wrong field. */
+export function parseNetworkConfig(json: unknown): NetworkConfig {
+  const parsed = networkConfigSchema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(file)"} ${issue.message}`);
+  throw new Error(`The network configuration is not usable: ${problems.join("; ")}`);
+}
+
+/** The address type the app's contract calls take. */
+export type { Address };

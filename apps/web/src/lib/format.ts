@@ -1,0 +1,38 @@
+import { formatUnits } from "viem";
+
+/** A token amount in whole units, with up to `digits` decimals, grouped for reading. */
+export function formatAmount(value: bigint, decimals = 18, digits = 4): string {
+  const [whole, fraction = ""] = formatUnits(value, decimals).split(".");
+  const grouped = BigInt(whole).toLocaleString("en-US");
+  const trimmed = fraction.slice(0, digits).replace(/0+$/, "");
+  return trimmed === "" ? grouped : `${grouped}.${trimmed}`;
+}
+
+/** A duration in seconds as "2 d 3 h", "5 min 10 s" or "42 s". */
+export function formatDuration(seconds: bigint | number): string {
+  let left = Number(seconds);
+  if (left <= 0) return "0 s";
+  const parts: string[] = [];
+  for (const [unit, size] of [["d", 86_400], ["h", 3_600], ["min", 60], ["s", 1]] as const) {
+    const count = Math.floor(left / size);
+    if (count > 0) parts.push(`${count} ${unit}`);
+    left -= count * size;
+    if (parts.length === 2) break;
+  }
+  return parts.join(" ");
+}
+
+/** A rate scaled by 1e18 (the staked token's redemption rate) as a percentage ("87.5 %"). */
+export function formatRate(rate: bigint): string {
+  return `${(Number(rate / 10n ** 12n) / 1e4).toLocaleString("en-US", { maximumFractionDigits: 2 })} %`;
+}
+
+/** `0x1234…abcd`. */
+export function shortAddress(address: string): string {
+  return `${address.slice(0, 6)}…${address.slice(-4)}`;
+}
+
+/** A unix time in seconds as a local date and time. */
+export function formatTime(seconds: bigint | number): string {
+  return new Date(Number(seconds) * 1000).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "medium" });
+}

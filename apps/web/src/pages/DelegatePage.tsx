@@ -1,0 +1,305 @@
+import { keepPreviousData } from "@tanstack/react-query";
+import { useRef, useState } from "react";
+import { getAddress, isAddress, zeroAddress, type Address } from "viem";
+import { useConfig, useConnection, useReadContract, useReadContracts } from "wagmi";
+
+import { useAppSettings } from "../app-context";
+import { ChainNotice } from "../components/ChainNotice";
+import { TxButton } from "../components/TxButton";
+import { nodeRegistryAbi } from "../generated/abis";
+import { useOwnedLicenses } from "../hooks/useOwnedLicenses";
+import { formatDuration, formatTime } from "../lib/format";
+import { simulateAndWrite } from "../lib/transactions";
+
+/** One owned license as the registry sees it. */
+interface LicenseRow {
+  id: bigint;
+  /** The live delegation's operator, or undefined (none, or voided by a transfer). */
+  operator: Address | undefined;
+  /** A delegation record exists (possibly void): `undelegate` accepts it. */
+  hasRecord: boolean;
+  live: boolean;
+}
+
+/**
+ * The delegation page (specification 4.5.3): connect the license-holding wallet, select licenses, click
+ * Delegate, enter the node's burner address, review what will be signed, and click Delegate again to
+ * send one `delegate` for all of them. Undelegate removes the selected delegations.
+ */
+export default function DelegatePage() {
+  const { address } = useConnection();
+  const { licenseIds, error } = useOwnedLicenses(address);
+  // The last complete list stays on screen while a changed one loads (a license bought, delegated or
+  // sold), so the open form and its transaction's outcome are not swept away by a reload.
+  const rows = useLastDefined(useLicenseRows(licenseIds), address);
+  const [selected, setSelected] = useState<bigint[]>([]);
+  const [delegating, setDelegating] = useState(false);
+  const chosen = selected.filter((id) => rows?.some((row) => row.id === id) === true);
+
+  return (
+    <section>
+      <h1>Delegate</h1>
+      <p className="hint">
+        A circuit node signs with its own burner wallet. Delegating your licenses to that wallet lets the node work for them, while
+        the licenses stay in your wallet.
+      </p>
+      <ChainNotice expected="l2" />
+      {address === undefined ? (
+        <p>Connect the wallet that holds your node licenses.</p>
+      ) : error !== null ? (
+        <p className="error" role="alert">
+          Could not read your licenses: {error.message}
+        </p>
+      ) : rows === undefined ? (
+        <p role="status">Loading your licenses…</p>
+      ) : rows.length === 0 ? (
+        <p>This wallet holds no node license. Buy one on the Licenses page.</p>
+      ) : (
+        <>
+          <LicenseTable rows={rows} selected={chosen} onChange={setSelected} />
+          {delegating ? (
+            <DelegateForm licenseIds={chosen} owner={address} onDone={() => setDelegating(false)} />
+          ) : (
+            <div className="panel">
+              <button type="button" disabled={chosen.length === 0} onClick={() => setDelegating(true)}>
+                Delegate
+              </button>{" "}
+              <UndelegateButton rows={rows.filter((row) => chosen.includes(row.id))} />
+              {chosen.length === 0 && <p className="hint">Select the licenses to delegate or undelegate.</p>}
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+/** `value`, or while it is undefined the last defined value seen for the same `key`. */
+function useLastDefined<T>(value: T | undefined, key: unknown): T | undefined {
+  const last = useRef<{ key: unknown; value: T } | undefined>(undefined);
+  if (value !== undefined) last.current = { key, value };
+  const remembered = last.current;
+  return value ?? (remembered !== undefined && remembered.key === key ? remembered.value : undefined);
+}
+
+/** Operator, delegation record and liveness of each license, re-read every few seconds. */
+function useLicenseRows(licenseIds: bigint[] | undefined): LicenseRow[] | undefined {
+  const { config, chains } = useAppSettings();
+  const registry = { address: config.contracts.l2.NodeRegistry, abi: nodeRegistryAbi, chainId: chains.l2.id } as const;
+  const ids = licenseIds ?? [];
+  const reads = useReadContracts({
+    contracts: ids.flatMap((id) => [
+      { ...registry, functionName: "operatorOf", args: [id] } as const,
+      { ...registry, functionName: "delegationOf", args: [id] } as const,
+      { ...registry, functionName: "isLive", args: [id] } as const,
+    ]),
+    allowFailure: false,
+    query: { enabled: ids.length > 0, refetchInterval: 5_000, placeholderData: keepPreviousData },
+  });
+  if (licenseIds === undefined) return undefined;
+  if (licenseIds.length === 0) return [];
+  if (reads.data === undefined) return undefined;
+  const data = reads.data as unknown[];
+  // While a changed list loads, the previous answer covers the previous ids only.
+  if (data.length !== ids.length * 3) return undefined;
+  return ids.map((id, index) => {
+    const operator = data[index * 3] as Address;
+    const record = data[index * 3 + 1] as { operator: Address };
+    return { id, operator: operator === zeroAddress ? undefined : operator, hasRecord: record.operator !== zeroAddress, live: data[index * 3 + 2] as boolean };
+  });
+}
+
+function LicenseTable({ rows, selected, onChange }: { rows: LicenseRow[]; selected: bigint[]; onChange: (ids: bigint[]) => void }) {
+  const toggle = (id: bigint, on: boolean) => onChange(on ? [...selected, id] : selected.filter((other) => other !== id));
+  return (
+    <div className="table-wrap" tabIndex={0}>
+      <table>
+        <caption>Your licenses</caption>
+        <thead>
+          <tr>
+            <th scope="col">Select</th>
+            <th scope="col">License</th>
+            <th scope="col">Operator (burner)</th>
+            <th scope="col">Live</th>
+            <th scope="col">Last heartbeat</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={row.id.toString()} data-testid="license-row" data-license-id={row.id.toString()}>
+              <td>
+                <input
+                  type="checkbox"
+                  id={`license-${row.id}`}
+                  checked={selected.includes(row.id)}
+                  onChange={(event) => toggle(row.id, event.target.checked)}
+                />
+              </td>
+              <td>
+                <label htmlFor={`license-${row.id}`}>License {row.id.toString()}</label>
+              </td>
+              <td data-testid="operator">{row.operator === undefined ? (row.hasRecord ? "None (void after a transfer)" : "None") : <code>{row.operator}</code>}</td>
+              <td>{row.live ? <span className="badge live">Live</span> : <span className="badge down">Not live</span>}</td>
+              <td>{row.operator === undefined ? "—" : <LastHeartbeat operator={row.operator} />}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** When `operator` last sent a heartbeat, and how long ago. */
+function LastHeartbeat({ operator }: { operator: Address }) {
+  const heartbeat = useHeartbeat(operator);
+  if (heartbeat === undefined) return <>…</>;
+  if (heartbeat === 0n) return <>Never</>;
+  const age = BigInt(Math.floor(Date.now() / 1000)) - heartbeat;
+  return (
+    <>
+      {formatTime(heartbeat)} ({formatDuration(age > 0n ? age : 0n)} ago)
+    </>
+  );
+}
+
+/** The time of `operator`'s last heartbeat (0 = never), or undefined while loading. */
+function useHeartbeat(operator: Address | undefined): bigint | undefined {
+  const { config, chains } = useAppSettings();
+  const read = useReadContract({
+    address: config.contracts.l2.NodeRegistry,
+    abi: nodeRegistryAbi,
+    chainId: chains.l2.id,
+    functionName: "heartbeatOf",
+    args: operator === undefined ? undefined : [operator],
+    query: { enabled: operator !== undefined, refetchInterval: 5_000 },
+  });
+  return read.data === undefined ? undefined : BigInt(read.data.timestamp);
+}
+
+/** Reads a burner address as typed: valid, checksum-correct when mixed-case, returned checksummed. */
+export function checkBurnerAddress(input: string): { address?: Address; problem?: string } {
+  const text = input.trim();
+  if (text === "") return {};
+  if (!isAddress(text, { strict: false })) return { problem: "Not an address: 0x followed by 40 hexadecimal digits." };
+  // A mixed-case address carries an EIP-55 checksum; a wrong one means a typo.
+  if (text !== text.toLowerCase() && text.slice(2) !== text.slice(2).toUpperCase() && !isAddress(text, { strict: true })) {
+    return { problem: "The address's checksum does not match: check it for a typo." };
+  }
+  const address = getAddress(text);
+  if (address === zeroAddress) return { problem: "The zero address cannot run a node." };
+  return { address };
+}
+
+function DelegateForm({ licenseIds, owner, onDone }: { licenseIds: bigint[]; owner: Address; onDone: () => void }) {
+  const { config, chains } = useAppSettings();
+  const wagmiConfig = useConfig();
+  const [input, setInput] = useState("");
+  const { address: burner, problem } = checkBurnerAddress(input);
+  const heartbeat = useHeartbeat(burner);
+  return (
+    <div className="panel">
+      <h2>Delegate {licenseIds.length === 1 ? "license" : "licenses"} {licenseIds.join(", ")}</h2>
+      <div className="field">
+        <label htmlFor="burner">Burner wallet address</label>
+        <input
+          id="burner"
+          value={input}
+          onChange={(event) => setInput(event.target.value)}
+          placeholder="0x…"
+          autoComplete="off"
+          spellCheck={false}
+          aria-invalid={problem !== undefined}
+          aria-describedby="burner-help"
+        />
+        <p className="hint" id="burner-help">
+          The address your circuit node prints when it starts (its burner wallet), not your own wallet.
+        </p>
+        {problem !== undefined && (
+          <p className="error" role="alert">
+            {problem}
+          </p>
+        )}
+        {burner !== undefined && burner === owner && (
+          <p className="warning" role="alert">
+            This is the wallet holding the licenses. A node should sign with a separate burner wallet.
+          </p>
+        )}
+        {burner !== undefined && heartbeat === 0n && (
+          <p className="warning" role="alert" data-testid="no-heartbeat-warning">
+            This address has never sent a heartbeat. Check that it is your node's burner; the licenses will not be live until the node runs.
+          </p>
+        )}
+      </div>
+      {burner !== undefined && (
+        <div data-testid="signing-preview">
+          <h3>What you will sign</h3>
+          <dl className="facts">
+            <dt>Network</dt>
+            <dd>
+              {chains.l2.name} (chain {chains.l2.id})
+            </dd>
+            <dt>Contract</dt>
+            <dd>
+              NodeRegistry <code>{config.contracts.l2.NodeRegistry}</code>
+            </dd>
+            <dt>Call</dt>
+            <dd>
+              <code>
+                delegate([{licenseIds.join(", ")}], {burner})
+              </code>
+            </dd>
+            <dt>Effect</dt>
+            <dd>
+              {burner} operates {licenseIds.length === 1 ? "license" : "licenses"} {licenseIds.join(", ")} until you undelegate or the
+              license changes hands.
+            </dd>
+          </dl>
+        </div>
+      )}
+      <TxButton
+        chainId={chains.l2.id}
+        disabled={burner === undefined || licenseIds.length === 0}
+        disabledReason={burner === undefined ? "Enter the burner wallet address." : "Select at least one license."}
+        send={() =>
+          simulateAndWrite(wagmiConfig, {
+            address: config.contracts.l2.NodeRegistry,
+            abi: nodeRegistryAbi,
+            functionName: "delegate",
+            args: [licenseIds, burner!],
+            chainId: chains.l2.id,
+          })
+        }
+      >
+        Delegate
+      </TxButton>
+      <button type="button" className="secondary" onClick={onDone}>
+        Close
+      </button>
+    </div>
+  );
+}
+
+function UndelegateButton({ rows }: { rows: LicenseRow[] }) {
+  const { config, chains } = useAppSettings();
+  const wagmiConfig = useConfig();
+  const notDelegated = rows.filter((row) => !row.hasRecord).map((row) => row.id);
+  return (
+    <TxButton
+      chainId={chains.l2.id}
+      variant="secondary"
+      disabled={rows.length === 0 || notDelegated.length > 0}
+      disabledReason={notDelegated.length > 0 ? `License ${notDelegated.join(", ")} is not delegated.` : undefined}
+      send={() =>
+        simulateAndWrite(wagmiConfig, {
+          address: config.contracts.l2.NodeRegistry,
+          abi: nodeRegistryAbi,
+          functionName: "undelegate",
+          args: [rows.map((row) => row.id)],
+          chainId: chains.l2.id,
+        })
+      }
+    >
+      Undelegate
+    </TxButton>
+  );
+}

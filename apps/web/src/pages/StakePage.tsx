@@ -1,0 +1,121 @@
+import { useState } from "react";
+import { useConfig, useConnection, useReadContract } from "wagmi";
+
+import { useAppSettings } from "../app-context";
+import { ApproveButton } from "../components/ApproveButton";
+import { ChainNotice } from "../components/ChainNotice";
+import { TxButton } from "../components/TxButton";
+import { stakedTokenAbi } from "../generated/abis";
+import { usePrimaryFunds } from "../hooks/usePrimaryFunds";
+import { parseTokenAmount } from "../lib/amounts";
+import { formatAmount } from "../lib/format";
+import { simulateAndWrite } from "../lib/transactions";
+import { RedeemForm } from "./stake/RedeemForm";
+import { Redemptions } from "./stake/Redemptions";
+
+/** Staking primary tokens 1:1, requesting redemptions, and completing or cancelling them (all on L2). */
+export default function StakePage() {
+  const { config, chains } = useAppSettings();
+  const { address: owner, status } = useConnection();
+  const staked = config.contracts.l2.StakedToken;
+  const { balance: primaryBalance, allowance } = usePrimaryFunds(staked);
+  const stakedBalance = useReadContract({
+    address: staked,
+    abi: stakedTokenAbi,
+    chainId: chains.l2.id,
+    functionName: "balanceOf",
+    args: [owner!],
+    query: { enabled: owner !== undefined },
+  }).data;
+
+  return (
+    <section>
+      <h1>Stake</h1>
+      <ChainNotice expected="l2" />
+      <p className="hint">
+        Staked tokens are backed 1:1 by primary tokens and cannot be transferred. Getting primary tokens back takes a redemption: the longer
+        the unlock period you choose, the larger the share you receive.
+      </p>
+
+      <h2>Your balances</h2>
+      {status !== "connected" ? (
+        <p className="hint">Connect a wallet to see your balances.</p>
+      ) : (
+        <div className="grid">
+          <div className="panel">
+            <div>Primary tokens</div>
+            <div className="stat" data-testid="primary-balance">
+              {primaryBalance === undefined ? "…" : formatAmount(primaryBalance)}
+            </div>
+          </div>
+          <div className="panel">
+            <div>Staked tokens</div>
+            <div className="stat" data-testid="staked-balance">
+              {stakedBalance === undefined ? "…" : formatAmount(stakedBalance)}
+            </div>
+          </div>
+        </div>
+      )}
+
+      <StakeForm primaryBalance={primaryBalance} allowance={allowance} />
+      <RedeemForm stakedBalance={stakedBalance} />
+      <Redemptions />
+    </section>
+  );
+}
+
+/** Step 1 approves the staked-token contract for the amount, step 2 stakes it. */
+function StakeForm({ primaryBalance, allowance }: { primaryBalance: bigint | undefined; allowance: bigint | undefined }) {
+  const { config, chains } = useAppSettings();
+  const wagmiConfig = useConfig();
+  const [text, setText] = useState("");
+  const { value: amount, error } = parseTokenAmount(text);
+  const staked = config.contracts.l2.StakedToken;
+  // Said next to the Stake button; the contract would refuse these anyway, less readably.
+  const blocker =
+    amount === undefined
+      ? "Enter an amount to stake."
+      : primaryBalance !== undefined && amount > primaryBalance
+        ? `You hold ${formatAmount(primaryBalance)} primary tokens.`
+        : allowance === undefined || allowance < amount
+          ? "Approve the amount first."
+          : undefined;
+
+  return (
+    <section className="panel" aria-labelledby="stake-heading">
+      <h2 id="stake-heading">Stake primary tokens</h2>
+      <div className="field">
+        <label htmlFor="stake-amount">Amount to stake</label>
+        <input
+          id="stake-amount"
+          inputMode="decimal"
+          autoComplete="off"
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+          aria-invalid={error !== undefined}
+          aria-describedby="stake-amount-hint stake-amount-error"
+        />
+        <p className="hint" id="stake-amount-hint">
+          You receive the same amount of staked tokens, without fee or lock.
+        </p>
+        {error !== undefined && (
+          <p className="error" id="stake-amount-error">
+            {error}
+          </p>
+        )}
+      </div>
+      <ApproveButton spender={staked} amount={amount} allowance={allowance} />
+      <TxButton
+        chainId={chains.l2.id}
+        disabled={blocker !== undefined}
+        disabledReason={blocker}
+        onMined={() => setText("")}
+        send={() =>
+          simulateAndWrite(wagmiConfig, { address: staked, abi: stakedTokenAbi, functionName: "stake", args: [amount!], chainId: chains.l2.id })
+        }
+      >
+        Stake
+      </TxButton>
+    </section>
+  );
+}

@@ -1,0 +1,233 @@
+import { useQuery } from "@tanstack/react-query";
+import type { Address, Hash, PublicClient, TransactionReceipt } from "viem";
+import { chainConfig, extractWithdrawalMessageLogs, getWithdrawals, type GetWithdrawalStatusReturnType } from "viem/op-stack";
+import { useConfig } from "wagmi";
+
+import { useAppSettings, type AppSettings } from "../../app-context";
+import { TxButton } from "../../components/TxButton";
+import { l2OutputOracleAbi, l2StandardBridgeAbi, optimismPortalAbi } from "../../generated/abis";
+import { describeError } from "../../lib/errors";
+import { formatAmount, formatDuration, shortAddress } from "../../lib/format";
+import { L2_STANDARD_BRIDGE, LEGACY_ETH, opPublicClients, opTargetChain, opWalletL1, type OpTargetChain } from "./shared";
+
+/** Statuses move on their own (outputs get posted, challenge periods run out), so they are polled. */
+const STATUS_REFRESH_MS = 5_000;
+const LIST_REFRESH_MS = 15_000;
+const MESSAGE_PASSER = chainConfig.contracts.l2ToL1MessagePasser.address;
+
+interface WithdrawalStart {
+  l2Hash: Hash;
+  /** The `WithdrawalInitiated` log's index in its block: tells several withdrawals of one transaction apart. */
+  logIndex: number;
+  l2Block: bigint;
+  l2Token: Address;
+  amount: bigint;
+}
+
+/**
+ * The connected account's withdrawals, found from chain data alone (the L2 bridge's `WithdrawalInitiated`
+ * events by `from`, an indexed argument), so a reload or another device shows the same list.
+ */
+export function Withdrawals({ account }: { account: Address }) {
+  const wagmiConfig = useConfig();
+  const settings = useAppSettings();
+  const { config, chains } = settings;
+  const list = useQuery({
+    queryKey: ["bridge", "withdrawals", chains.l2.id, account],
+    refetchInterval: LIST_REFRESH_MS,
+    queryFn: async (): Promise<WithdrawalStart[]> => {
+      const logs = await opPublicClients(wagmiConfig, settings).l2.getContractEvents({
+        address: L2_STANDARD_BRIDGE,
+        abi: l2StandardBridgeAbi,
+        eventName: "WithdrawalInitiated",
+        args: { from: account },
+        fromBlock: BigInt(config.l2.fromBlock),
+        toBlock: "latest",
+      });
+      return logs
+        .map((log) => ({ l2Hash: log.transactionHash, logIndex: log.logIndex, l2Block: log.blockNumber, l2Token: log.args.l2Token!, amount: log.args.amount! }))
+        .reverse(); // newest first
+    },
+  });
+
+  return (
+    <section aria-labelledby="withdrawals-heading">
+      <h2 id="withdrawals-heading">Withdrawals</h2>
+      <p className="hint">
+        A withdrawal takes three steps: start it on L2, prove it on L1 once the L2 state root that includes it is posted there, and finalize it
+        on L1 after the challenge period.
+      </p>
+      {list.isPending ? (
+        <p role="status">Loading your withdrawals…</p>
+      ) : list.isError ? (
+        <p className="error" role="alert">
+          Could not load your withdrawals: {describeError(list.error)}
+        </p>
+      ) : (
+        <div className="table-wrap" tabIndex={0}>
+          <table>
+            <caption>Your withdrawals</caption>
+            <thead>
+              <tr>
+                <th scope="col">Started on L2</th>
+                <th scope="col">Asset</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Status</th>
+                <th scope="col">Next step</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.length === 0 ? (
+                <tr>
+                  <td colSpan={5}>No withdrawals from this account yet.</td>
+                </tr>
+              ) : (
+                list.data.map((start) => <WithdrawalRow key={`${start.l2Hash}-${start.logIndex}`} start={start} />)
+              )}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function assetName(token: Address, { config }: AppSettings): string {
+  if (token.toLowerCase() === LEGACY_ETH.toLowerCase()) return "ETH";
+  if (token.toLowerCase() === config.contracts.l2.PrimaryToken.toLowerCase()) return "Primary token";
+  return `Token ${shortAddress(token)}`;
+}
+
+function WithdrawalRow({ start }: { start: WithdrawalStart }) {
+  const wagmiConfig = useConfig();
+  const settings = useAppSettings();
+  const { chains } = settings;
+
+  // The L2 receipt narrowed to this withdrawal's message: viem's status and prove actions read the first
+  // withdrawal of a receipt, and one transaction may start several.
+  const message = useQuery({
+    queryKey: ["bridge", "withdrawal-message", chains.l2.id, start.l2Hash, start.logIndex],
+    staleTime: Infinity,
+    queryFn: async () => {
+      const receipt = await opPublicClients(wagmiConfig, settings).l2.getTransactionReceipt({ hash: start.l2Hash });
+      return narrowToWithdrawal(receipt, start.logIndex);
+    },
+  });
+
+  const status = useQuery({
+    queryKey: ["bridge", "withdrawal-status", chains.l2.id, start.l2Hash, start.logIndex],
+    enabled: message.data !== undefined,
+    refetchInterval: (query) => (query.state.data?.status === "finalized" ? false : STATUS_REFRESH_MS),
+    queryFn: async (): Promise<{ status: GetWithdrawalStatusReturnType; secondsLeft?: number }> => {
+      const { receipt, withdrawal } = message.data!;
+      const { l1 } = opPublicClients(wagmiConfig, settings);
+      const targetChain = opTargetChain(settings);
+      const current = await l1.getWithdrawalStatus({ receipt, targetChain });
+      if (current !== "waiting-to-finalize" && current !== "ready-to-finalize") return { status: current };
+      // viem times the challenge period by this computer's clock; the portal times it by L1 blocks.
+      const secondsLeft = await challengeSecondsLeft(l1, targetChain, chains.l1.id, withdrawal.withdrawalHash);
+      return secondsLeft > 0 ? { status: "waiting-to-finalize", secondsLeft } : { status: "ready-to-finalize" };
+    },
+  });
+
+  const refresh = () => void status.refetch();
+  let words: string;
+  let action: React.ReactNode = <span className="hint">Nothing to do yet.</span>;
+  if (message.isError) words = `Could not read the L2 transaction: ${describeError(message.error)}`;
+  // A failed refresh keeps the last status known (and its action): only a status never read is an error.
+  else if (status.data === undefined) words = status.isError ? `Could not read the status: ${describeError(status.error)}` : "Checking…";
+  else {
+    const { receipt, withdrawal } = message.data!;
+    switch (status.data.status) {
+      case "waiting-to-prove":
+        words = "Waiting for the state root";
+        break;
+      case "ready-to-prove":
+        words = "Ready to prove";
+        action = (
+          <TxButton
+            chainId={chains.l1.id}
+            onMined={refresh}
+            send={async () => {
+              const { l1, l2 } = opPublicClients(wagmiConfig, settings);
+              const targetChain = opTargetChain(settings);
+              // The status says the output is posted, so this returns at once with it.
+              const { output } = await l1.waitToProve({ receipt, targetChain });
+              const proof = await l2.buildProveWithdrawal({ output, withdrawal });
+              const wallet = await opWalletL1(wagmiConfig, settings);
+              return wallet.proveWithdrawal({ ...proof, targetChain, account: wallet.account, chain: chains.l1 });
+            }}
+          >
+            Prove
+          </TxButton>
+        );
+        break;
+      case "waiting-to-finalize":
+        words = `In the challenge period: ${formatDuration(status.data.secondsLeft ?? 0)} left`;
+        break;
+      case "ready-to-finalize":
+        words = "Ready to finalize";
+        action = (
+          <TxButton
+            chainId={chains.l1.id}
+            onMined={refresh}
+            send={async () => {
+              const wallet = await opWalletL1(wagmiConfig, settings);
+              return wallet.finalizeWithdrawal({ withdrawal, targetChain: opTargetChain(settings), account: wallet.account, chain: chains.l1 });
+            }}
+          >
+            Finalize
+          </TxButton>
+        );
+        break;
+      case "finalized":
+        words = "Done";
+        action = <span>Funds are on L1.</span>;
+        break;
+    }
+  }
+
+  return (
+    <tr data-testid="withdrawal">
+      <td>
+        <code title={start.l2Hash}>{shortAddress(start.l2Hash)}</code>
+        <br />
+        <span className="hint">block {start.l2Block.toString()}</span>
+      </td>
+      <td>{assetName(start.l2Token, settings)}</td>
+      <td>{formatAmount(start.amount)}</td>
+      <td data-testid="withdrawal-status">{words}</td>
+      <td>{action}</td>
+    </tr>
+  );
+}
+
+/**
+ * Seconds until the portal accepts the finalization of a proved withdrawal, by the L1 chain's own clock
+ * (its latest block), as the portal checks it: it finalizes once `block.timestamp - provenAt` exceeds
+ * the output oracle's `FINALIZATION_PERIOD_SECONDS`. A test network's clock can differ from the
+ * computer's (a devnet's time is moved forward), so the wall clock is not used.
+ */
+async function challengeSecondsLeft(l1: PublicClient, targetChain: OpTargetChain, l1ChainId: number, withdrawalHash: Hash): Promise<number> {
+  const [[, provenAt], period, block] = await Promise.all([
+    l1.readContract({ address: targetChain.contracts.portal[l1ChainId]!.address, abi: optimismPortalAbi, functionName: "provenWithdrawals", args: [withdrawalHash] }),
+    l1.readContract({ address: targetChain.contracts.l2OutputOracle[l1ChainId]!.address, abi: l2OutputOracleAbi, functionName: "FINALIZATION_PERIOD_SECONDS" }),
+    l1.getBlock({ blockTag: "latest" }),
+  ]);
+  return Number(provenAt + period + 1n - block.timestamp);
+}
+
+/**
+ * The bridge sends its message right after emitting `WithdrawalInitiated`, so this withdrawal's message
+ * is the first `MessagePassed` log after that event. Returns the receipt with only that log, and the
+ * withdrawal it describes.
+ */
+function narrowToWithdrawal(receipt: TransactionReceipt, eventLogIndex: number) {
+  const passed = extractWithdrawalMessageLogs({ logs: receipt.logs }).find(
+    (log) => log.logIndex > eventLogIndex && log.address.toLowerCase() === MESSAGE_PASSER.toLowerCase(),
+  );
+  if (passed === undefined) throw new Error(`Transaction ${receipt.transactionHash} holds no withdrawal message after the bridge event.`);
+  const logs = receipt.logs.filter((log) => log.logIndex === passed.logIndex);
+  const [withdrawal] = getWithdrawals({ logs });
+  return { receipt: { ...receipt, logs }, withdrawal: withdrawal! };
+}

@@ -1,0 +1,212 @@
+import { useQuery } from "@tanstack/react-query";
+import type { PublicClient } from "viem";
+import { useConfig, useConnection, useReadContract, useReadContracts } from "wagmi";
+
+import { useAppSettings } from "../../app-context";
+import { TxButton } from "../../components/TxButton";
+import { verificationRegistryAbi } from "../../generated/abis";
+import { useOwnedLicenses } from "../../hooks/useOwnedLicenses";
+import { describeError } from "../../lib/errors";
+import { formatAmount } from "../../lib/format";
+import { simulateAndWrite } from "../../lib/transactions";
+
+/** Fees accrue as jobs finalize, so the figures re-read every few seconds. */
+const REFRESH = { refetchInterval: 5_000 } as const;
+
+/** The connected wallet's job fees and epoch rewards, with the transactions that claim them. */
+export function ClaimsSection({ client }: { client: PublicClient }) {
+  const { address } = useConnection();
+  const { licenseIds, error } = useOwnedLicenses(address);
+
+  return (
+    <section aria-labelledby="claims-heading" className="panel">
+      <h2 id="claims-heading">Your fees and rewards</h2>
+      {address === undefined ? (
+        <p className="hint">Connect a wallet to see what its licenses have earned.</p>
+      ) : error !== null ? (
+        <p className="error" role="alert">
+          Could not read your licenses: {describeError(error)}
+        </p>
+      ) : licenseIds === undefined ? (
+        <p role="status">Loading your licenses…</p>
+      ) : licenseIds.length === 0 ? (
+        <p className="hint">This wallet holds no license.</p>
+      ) : (
+        <>
+          <Fees licenseIds={licenseIds} />
+          <Rewards licenseIds={licenseIds} client={client} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function Fees({ licenseIds }: { licenseIds: bigint[] }) {
+  const { config, chains } = useAppSettings();
+  const wagmiConfig = useConfig();
+  const verification = { address: config.contracts.l2.VerificationRegistry, abi: verificationRegistryAbi, chainId: chains.l2.id } as const;
+  const fees = useReadContracts({
+    allowFailure: false,
+    contracts: licenseIds.map((id) => ({ ...verification, functionName: "claimableFees", args: [id] }) as const),
+    query: REFRESH,
+  });
+  const total = fees.data?.reduce((sum, fee) => sum + fee, 0n);
+  // Only licenses with a credit: claiming one without is wasted gas (and a list of none reverts NothingToClaim).
+  const withFees = licenseIds.filter((_, index) => (fees.data?.[index] ?? 0n) > 0n);
+
+  return (
+    <>
+      <h3>Job fees</h3>
+      {fees.error !== null && (
+        <p className="error" role="alert">
+          {describeError(fees.error)}
+        </p>
+      )}
+      <p>
+        Claimable: <span data-testid="claimable-fees">{total === undefined ? "…" : formatAmount(total)}</span> staked tokens
+      </p>
+      {fees.data !== undefined && (
+        <div className="table-wrap" tabIndex={0}>
+          <table>
+            <caption>Claimable fees per license</caption>
+            <thead>
+              <tr>
+                <th scope="col">License</th>
+                <th scope="col">Claimable (staked tokens)</th>
+              </tr>
+            </thead>
+            <tbody>
+              {licenseIds.map((id, index) => (
+                <tr key={id.toString()}>
+                  <td>#{id.toString()}</td>
+                  <td>{formatAmount(fees.data[index] ?? 0n)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <TxButton
+        chainId={chains.l2.id}
+        disabled={withFees.length === 0}
+        disabledReason="No license of this wallet has fees to claim."
+        send={() => simulateAndWrite(wagmiConfig, { ...verification, functionName: "claimFees", args: [withFees] })}
+      >
+        Claim fees
+      </TxButton>
+      <p className="hint">Fees are paid in staked tokens to the licenses' owner at claim time.</p>
+    </>
+  );
+}
+
+/**
+ * Rewards of ended epochs. The views give, per epoch and license, the pool, the epoch's agreeing votes
+ * and the license's unclaimed ones (zeroed by a claim); the contract pays pool × votes / total, rounded
+ * down, per license. Which epochs have a pool is read from the funding and roll-over events, so the page
+ * does not have to ask every epoch since deployment.
+ */
+function Rewards({ licenseIds, client }: { licenseIds: bigint[]; client: PublicClient }) {
+  const { config, chains } = useAppSettings();
+  const wagmiConfig = useConfig();
+  const verification = { address: config.contracts.l2.VerificationRegistry, abi: verificationRegistryAbi, chainId: chains.l2.id } as const;
+  const current = useReadContract({ ...verification, functionName: "currentEpoch", query: { refetchInterval: 10_000 } });
+  const funded = useQuery({
+    queryKey: ["network", "funded-epochs", verification.address, config.l2.fromBlock],
+    queryFn: async () => {
+      const filter = { address: verification.address, abi: verificationRegistryAbi, fromBlock: BigInt(config.l2.fromBlock), strict: true } as const;
+      const [fundings, rollOvers] = await Promise.all([
+        client.getContractEvents({ ...filter, eventName: "EpochRewardsFunded" }),
+        client.getContractEvents({ ...filter, eventName: "EpochRewardsRolledOver" }),
+      ]);
+      const epochs = new Set([...fundings.map((log) => log.args.epoch), ...rollOvers.map((log) => log.args.toEpoch)]);
+      return [...epochs].sort((a, b) => (a < b ? -1 : 1));
+    },
+    refetchInterval: 30_000,
+  });
+  // Only ended epochs can be claimed (claimRewards reverts EpochNotEnded otherwise).
+  const epochs = current.data === undefined ? [] : (funded.data ?? []).filter((epoch) => epoch < current.data);
+  const pairs = epochs.flatMap((epoch) => licenseIds.map((licenseId) => ({ epoch, licenseId })));
+  const info = useReadContracts({
+    allowFailure: false,
+    contracts: pairs.map(({ epoch, licenseId }) => ({ ...verification, functionName: "epochRewardInfo", args: [epoch, licenseId] }) as const),
+    query: { ...REFRESH, enabled: pairs.length > 0 },
+  });
+
+  const rows = epochs
+    .map((epoch) => {
+      let pool = 0n;
+      let totalVotes = 0n;
+      let votes = 0n;
+      let amount = 0n;
+      const claimable: bigint[] = [];
+      pairs.forEach((pair, index) => {
+        const entry = info.data?.[index];
+        if (pair.epoch !== epoch || entry === undefined) return;
+        const [epochPool, epochVotes, licenseVotes] = entry;
+        pool = epochPool;
+        totalVotes = epochVotes;
+        // A license's votes are part of the epoch's total, so the total is positive whenever they are.
+        if (licenseVotes === 0n || epochVotes === 0n) return;
+        votes += licenseVotes;
+        amount += (epochPool * licenseVotes) / epochVotes; // per license, as the contract rounds
+        claimable.push(pair.licenseId);
+      });
+      return { epoch, pool, totalVotes, votes, amount, claimable };
+    })
+    .filter((row) => row.votes > 0n);
+  const failure = current.error ?? funded.error ?? info.error;
+
+  return (
+    <>
+      <h3>Epoch rewards</h3>
+      {failure !== null && (
+        <p className="error" role="alert">
+          {describeError(failure)}
+        </p>
+      )}
+      {rows.length === 0 ? (
+        <p className="hint">{info.isLoading || funded.isLoading ? "Loading…" : "No unclaimed rewards in ended epochs."}</p>
+      ) : (
+        <div className="table-wrap" tabIndex={0}>
+          <table>
+            <caption>Unclaimed epoch rewards</caption>
+            <thead>
+              <tr>
+                <th scope="col">Epoch</th>
+                <th scope="col">Pool (primary tokens)</th>
+                <th scope="col">Your agreeing votes / all</th>
+                <th scope="col">Claimable (paid staked)</th>
+                <th scope="col">
+                  <span className="hint">Action</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.epoch.toString()} data-testid="reward-row" data-epoch={row.epoch.toString()}>
+                  <td>{row.epoch.toString()}</td>
+                  <td>{formatAmount(row.pool)}</td>
+                  <td>
+                    {row.votes.toString()} / {row.totalVotes.toString()}
+                  </td>
+                  <td>{formatAmount(row.amount)}</td>
+                  <td>
+                    <TxButton
+                      chainId={chains.l2.id}
+                      variant="secondary"
+                      disabled={row.amount === 0n}
+                      disabledReason="The pool is too small for a share of your votes."
+                      send={() => simulateAndWrite(wagmiConfig, { ...verification, functionName: "claimRewards", args: [row.epoch, row.claimable] })}
+                    >
+                      Claim rewards
+                    </TxButton>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,152 @@
+import { keepPreviousData } from "@tanstack/react-query";
+import { getAddress, zeroAddress, type Address } from "viem";
+import { useBlock, useReadContract, useReadContracts } from "wagmi";
+
+import { useAppSettings } from "../../app-context";
+import { nodeLicenseAbi, nodeRegistryAbi, verificationRegistryAbi } from "../../generated/abis";
+import { describeError } from "../../lib/errors";
+import { formatDuration, formatTime } from "../../lib/format";
+
+/** Liveness follows heartbeats and the block clock, so the table re-reads every few seconds. */
+const REFRESH = { refetchInterval: 3_000 } as const;
+
+interface NodeRow {
+  operator: Address;
+  licenseIds: bigint[];
+  live: boolean;
+  agreed: bigint;
+  disagreed: bigint;
+}
+
+const licenseList = (ids: bigint[]) => ids.map((id) => `#${id}`).join(", ");
+
+/** Every minted license, grouped by the operator (node burner wallet) it is delegated to. */
+export function NodesSection() {
+  const { config, chains } = useAppSettings();
+  const chainId = chains.l2.id;
+  const registry = { address: config.contracts.l2.NodeRegistry, abi: nodeRegistryAbi, chainId } as const;
+  const verification = { address: config.contracts.l2.VerificationRegistry, abi: verificationRegistryAbi, chainId } as const;
+
+  const minted = useReadContract({ address: config.contracts.l2.NodeLicense, abi: nodeLicenseAbi, chainId, functionName: "totalMinted", query: REFRESH });
+  // Ids are 1..totalMinted: NodeLicense mints consecutive ids from totalMinted + 1 and never burns.
+  const ids = Array.from({ length: Number(minted.data ?? 0n) }, (_, index) => BigInt(index + 1));
+  // Keeping the previous data while a newly minted license changes the query keeps the table from blinking.
+  const perLicense = { allowFailure: false, query: { ...REFRESH, enabled: ids.length > 0, placeholderData: keepPreviousData } } as const;
+  const operators = useReadContracts({ ...perLicense, contracts: ids.map((id) => ({ ...registry, functionName: "operatorOf", args: [id] }) as const) });
+  const live = useReadContracts({ ...perLicense, contracts: ids.map((id) => ({ ...registry, functionName: "isLive", args: [id] }) as const) });
+  const stats = useReadContracts({ ...perLicense, contracts: ids.map((id) => ({ ...verification, functionName: "voteStatsOf", args: [id] }) as const) });
+
+  // Group by operator; operatorOf is zero for a license never delegated, undelegated, or transferred since.
+  const nodes = new Map<Address, NodeRow>();
+  const undelegated: bigint[] = [];
+  const ready = minted.data !== undefined && (ids.length === 0 || (operators.data !== undefined && live.data !== undefined && stats.data !== undefined));
+  // While placeholder data is shown the three lists may be shorter than ids: use the licenses all three cover.
+  const known = Math.min(operators.data?.length ?? 0, live.data?.length ?? 0, stats.data?.length ?? 0);
+  if (ready) {
+    ids.slice(0, known).forEach((id, index) => {
+      const operator = operators.data![index]!;
+      if (operator === zeroAddress) return void undelegated.push(id);
+      const key = getAddress(operator);
+      const node = nodes.get(key) ?? { operator: key, licenseIds: [], live: true, agreed: 0n, disagreed: 0n };
+      node.licenseIds.push(id);
+      // One heartbeat covers all of an operator's licenses, so they are live together; "every" guards the edge.
+      node.live &&= live.data![index] === true;
+      node.agreed += stats.data![index]!.agreed;
+      node.disagreed += stats.data![index]!.disagreed;
+      nodes.set(key, node);
+    });
+  }
+  const rows = [...nodes.values()];
+  const heartbeats = useReadContracts({
+    allowFailure: false,
+    contracts: rows.map((node) => ({ ...registry, functionName: "heartbeatOf", args: [node.operator] }) as const),
+    query: { ...REFRESH, enabled: rows.length > 0 },
+  });
+  // Ages are measured against the chain's clock, not the browser's (a devnet's time can be moved).
+  const block = useBlock({ chainId, query: REFRESH });
+  const now = block.data?.timestamp;
+
+  const error = minted.error ?? operators.error ?? live.error ?? stats.error;
+  const liveCount = rows.filter((node) => node.live).length;
+
+  return (
+    <section aria-labelledby="nodes-heading">
+      <h2 id="nodes-heading">Nodes</h2>
+      {error !== null && (
+        <p className="error" role="alert">
+          Could not read the nodes: {describeError(error)}
+        </p>
+      )}
+      {minted.data !== undefined && (
+        <p className="hint">
+          {minted.data.toString()} licenses minted; {rows.length} nodes, {liveCount} live. Refreshed every 3 s.
+        </p>
+      )}
+      <div className="table-wrap" tabIndex={0}>
+        <table>
+          <caption>Nodes</caption>
+          <thead>
+            <tr>
+              <th scope="col">Operator</th>
+              <th scope="col">Licenses</th>
+              <th scope="col">Status</th>
+              <th scope="col">Last heartbeat</th>
+              <th scope="col">Capacity (jobs/min)</th>
+              <th scope="col">Agreed</th>
+              <th scope="col">Disagreed</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((node, index) => {
+              const heartbeat = heartbeats.data?.[index];
+              return (
+                <tr key={node.operator} data-testid="node-row" data-operator={node.operator}>
+                  <td>
+                    <code>{node.operator}</code>
+                  </td>
+                  <td>{licenseList(node.licenseIds)}</td>
+                  <td>
+                    <span className={`badge ${node.live ? "live" : "down"}`}>{node.live ? "Live" : "Not live"}</span>
+                  </td>
+                  <td>
+                    {heartbeat === undefined ? (
+                      "…"
+                    ) : heartbeat.timestamp === 0n ? (
+                      "Never"
+                    ) : (
+                      <>
+                        <time dateTime={new Date(Number(heartbeat.timestamp) * 1000).toISOString()}>{formatTime(heartbeat.timestamp)}</time>
+                        {now !== undefined && <span className="hint"> ({formatDuration(now > heartbeat.timestamp ? now - heartbeat.timestamp : 0n)} ago)</span>}
+                      </>
+                    )}
+                  </td>
+                  <td>{heartbeat === undefined ? "…" : heartbeat.capacity === 0 ? "Not reported" : heartbeat.capacity}</td>
+                  <td>{node.agreed.toString()}</td>
+                  <td>{node.disagreed.toString()}</td>
+                </tr>
+              );
+            })}
+            {undelegated.length > 0 && (
+              <tr data-testid="undelegated-row">
+                <td>Not delegated</td>
+                <td>{licenseList(undelegated)}</td>
+                <td>
+                  <span className="badge down">Not live</span>
+                </td>
+                <td colSpan={4} className="hint">
+                  No operator: never delegated, undelegated, or transferred since the delegation.
+                </td>
+              </tr>
+            )}
+            {ready && ids.length === 0 && (
+              <tr>
+                <td colSpan={7}>No license has been minted yet.</td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      {!ready && error === null && <p role="status">Loading nodes…</p>}
+    </section>
+  );
+}

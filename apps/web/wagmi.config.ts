@@ -1,0 +1,21 @@
+// ABIs for the web app, generated from the compiled artifacts (never written by hand): the project's
+// contracts from Hardhat's `artifacts/` (run `npm run build` at the root first) and the OP standard
+// bridges, the portal and the output oracle from the pinned `@eth-optimism/contracts-bedrock` release the devnet runs.
+import { defineConfig } from "@wagmi/cli";
+import { foundry, hardhat } from "@wagmi/cli/plugins";
+
+export default defineConfig({
+  out: "src/generated/abis.ts",
+  plugins: [
+    hardhat({
+      project: "../..",
+      include: ["PrimaryToken.json", "StakedToken.json", "NodeLicense.json", "NodeRegistry.json", "VerificationRegistry.json"],
+      commands: { build: false, clean: false, rebuild: false },
+    }),
+    foundry({
+      artifacts: "../../node_modules/@eth-optimism/contracts-bedrock/forge-artifacts",
+      include: ["L1StandardBridge.json", "L2StandardBridge.json", "OptimismPortal.json", "L2OutputOracle.json"],
+      forge: { build: false, clean: false, rebuild: false },
+    }),
+  ],
+});

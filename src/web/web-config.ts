@@ -1,0 +1,41 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+
+import { parseNetworkConfig, type NetworkConfig } from "@avn/web/network-config";
+
+import type { StackFile } from "../devnet/stack-file.ts";
+
+/**
+ * The web app's network configuration for the local stack, from what the stack file knows: its two
+ * chains and the addresses deployed on them. Checked by the app's own schema, so the server never
+ * serves a file the app would refuse.
+ */
+export function webConfigFromStack(stack: StackFile): NetworkConfig {
+  const l1 = stack.contracts?.l1 ?? {};
+  const l2 = stack.contracts?.l2 ?? {};
+  return parseNetworkConfig({
+    name: "Local devnet",
+    l1: { chainId: stack.l1?.chainId, name: "Devnet L1", rpcUrl: stack.l1?.rpcUrl },
+    l2: { chainId: stack.l2?.chainId, name: "Devnet L2", rpcUrl: stack.l2?.rpcUrl, wsUrl: stack.l2?.wsUrl },
+    contracts: {
+      l1: { PrimaryToken: l1.PrimaryToken, OptimismPortal: l1.OptimismPortal, L2OutputOracle: l1.L2OutputOracle, L1StandardBridge: l1.L1StandardBridge },
+      l2: {
+        PrimaryToken: l2.PrimaryToken,
+        StakedToken: l2.StakedToken,
+        NodeLicense: l2.NodeLicense,
+        NodeRegistry: l2.NodeRegistry,
+        VerificationRegistry: l2.VerificationRegistry,
+      },
+    },
+  });
+}
+
+/** A committed network file of the web app (`apps/web/networks/<name>.json`), checked. */
+export async function namedWebConfig(projectRoot: string, name: string): Promise<NetworkConfig> {
+  if (!/^[a-z0-9-]+$/.test(name)) throw new Error(`"${name}" is not a network file name (lower-case letters, digits and dashes)`);
+  const file = path.join(projectRoot, "apps", "web", "networks", `${name}.json`);
+  const text = await readFile(file, "utf8").catch(() => {
+    throw new Error(`no network file ${path.relative(projectRoot, file)}`);
+  });
+  return parseNetworkConfig(JSON.parse(text));
+}

@@ -1,0 +1,43 @@
+import path from "node:path";
+
+import type { StackFile } from "../../src/devnet/stack-file.js";
+import { startVerificationNetwork, type VerificationNetwork } from "../../src/devnet/verification-network.js";
+import type { TestDevnet } from "./devnet.js";
+
+const projectRoot = path.resolve(import.meta.dirname, "..", "..");
+
+/**
+ * The verification network of `npm start` (demo holdings, three licensed nodes, the API) on a test devnet
+ * that has the contracts deployed, with `nodeEnv` for the nodes (tests shorten their intervals), and the
+ * stack file's view of it all.
+ */
+export async function startTestVerificationNetwork(
+  test: TestDevnet,
+  workDirName: string,
+  nodeEnv: Record<string, string>,
+): Promise<{ network: VerificationNetwork; stack: StackFile }> {
+  const { devnet, deployment } = test;
+  if (deployment === undefined) throw new Error("the test devnet has no contracts deployed (start it with deploy: true)");
+  const { adminHandovers: _none, ...l2Contracts } = deployment.l2;
+  const network = await startVerificationNetwork({
+    projectRoot,
+    workDir: path.join(test.stateDir, workDirName),
+    l1: devnet.l1,
+    l2: devnet.l2,
+    deployer: devnet.accounts.deployer,
+    contracts: { l1PrimaryToken: deployment.l1PrimaryToken, l1StandardBridge: devnet.l1Contracts.L1StandardBridge, l2: l2Contracts },
+    apiPort: 0,
+    nodeEnv,
+    onProgress: () => undefined,
+  });
+  const stack: StackFile = {
+    l1: { chainId: devnet.l1.chainId, rpcUrl: devnet.l1.rpcUrl },
+    l2: { chainId: devnet.l2.chainId, rpcUrl: devnet.l2.rpcUrl, wsUrl: devnet.l2.wsUrl },
+    contracts: { l1: { ...devnet.l1Contracts, PrimaryToken: deployment.l1PrimaryToken }, l2: { ...l2Contracts, ...network.stack.contracts.l2 } },
+    accounts: { ...devnet.accounts, ...network.stack.accounts },
+    api: network.stack.api,
+    demo: network.stack.demo,
+    nodes: network.stack.nodes,
+  };
+  return { network, stack };
+}

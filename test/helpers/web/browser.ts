@@ -1,0 +1,101 @@
+import { access, mkdir } from "node:fs/promises";
+import path from "node:path";
+
+import AxeBuilder from "@axe-core/playwright";
+import { chromium, type Browser, type Locator, type Page } from "playwright-core";
+
+/** The Chromium the tests drive: Debian's package by default (Playwright cannot download browsers here). */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+/** Where screenshots go: kept after the run as test artifacts (git-ignored). */
+export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, "..", "..", "..", "test-results", "web");
+
+export const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
+
+/** Launches headless Chromium, or returns undefined (saying why) when the binary is not installed. */
+export async function launchChromium(): Promise<Browser | undefined> {
+  try {
+    await access(CHROMIUM_PATH);
+  } catch {
+    console.log(`      (no Chromium at ${CHROMIUM_PATH}: set CHROMIUM_PATH or install Debian's chromium package; browser tests skipped)`);
+    return undefined;
+  }
+  // Root (as in CI containers) cannot use Chromium's sandbox.
+  const args = process.getuid?.() === 0 ? ["--no-sandbox"] : [];
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args });
+}
+
+/**
+ * Clicks the transaction button `name` inside `scope` and waits for that send's outcome. Returns the
+ * status text; throws with it unless the transaction was mined (pass `expectFailure` to get a
+ * failure's text instead).
+ */
+export async function sendTransaction(
+  scope: Page | Locator,
+  name: string,
+  options: { expectFailure?: boolean; timeoutMs?: number; mayLeave?: boolean } = {},
+): Promise<string> {
+  const button = scope.getByRole("button", { name, exact: true });
+  // A filter's inner locator is matched relative to the outer one, so it is built from the page.
+  const page = "page" in scope ? scope.page() : scope;
+  const tx = scope.locator(".tx").filter({ has: page.getByRole("button", { name, exact: true }) });
+  const before = Number((await tx.getAttribute("data-attempts")) ?? "0");
+  await button.click();
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  for (;;) {
+    // Read without waiting: a button the page removes after its click is a failure to report, not to wait out.
+    // With `mayLeave`, the page replaces the button once its transaction is mined (a row's next step, a
+    // list without the row): the caller checks the effect on-chain.
+    if ((await tx.count()) === 0) {
+      if (options.mayLeave === true) return "left the page";
+      throw new Error(`"${name}": its button left the page before showing an outcome`);
+    }
+    const attempts = Number((await tx.getAttribute("data-attempts")) ?? "0");
+    if (attempts > before) {
+      const failure = tx.locator(".tx-status.error");
+      const success = tx.locator(".tx-status.success");
+      if ((await failure.count()) > 0) {
+        const text = (await failure.textContent()) ?? "";
+        if (options.expectFailure === true) return text;
+        throw new Error(`"${name}" failed: ${text}`);
+      }
+      if ((await success.count()) > 0) {
+        const text = (await success.textContent()) ?? "";
+        if (options.expectFailure === true) throw new Error(`"${name}" was expected to fail, but: ${text}`);
+        return text;
+      }
+    }
+    if (Date.now() > deadline) throw new Error(`"${name}": no outcome within ${options.timeoutMs ?? 60_000} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Waits until `locator`'s text matches `pattern`, and returns that text. */
+export async function waitForText(locator: Locator, pattern: RegExp, timeoutMs = 30_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "";
+  for (;;) {
+    if ((await locator.count()) > 0) {
+      last = (await locator.first().textContent()) ?? "";
+      if (pattern.test(last)) return last;
+    }
+    if (Date.now() > deadline) throw new Error(`text ${pattern} not seen within ${timeoutMs} ms (last: "${last}")`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
+/** The serious and critical accessibility violations axe finds on the page, one line each. */
+export async function seriousAccessibilityViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes.map((node) => node.target.join(" ")).slice(0, 3).join(", ")}`);
+}
+
+/** Saves a full-page screenshot as `<name>.png` in the artifacts folder and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}

@@ -1,0 +1,202 @@
+import type { Page } from "playwright-core";
+import { BaseError, createWalletClient, defineChain, http, numberToHex, type Hex, type TransactionRequest } from "viem";
+import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+
+/** A chain the test wallet knows: its id and where it sends transactions and reads. */
+export interface TestWalletChain {
+  chainId: number;
+  rpcUrl: string;
+}
+
+interface RpcAnswer {
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+/** How an injected EIP-1193 provider reports a rejection by its user (EIP-1193 code 4001). */
+const USER_REJECTED = { code: 4001, message: "User rejected the request." };
+const UNKNOWN_CHAIN = 4902;
+const SIGNING_METHODS = new Set(["eth_sendTransaction", "personal_sign", "eth_signTypedData_v4"]);
+
+/**
+ * A browser wallet for tests: injected into a page before its scripts run, announced through EIP-6963
+ * like MetaMask, answering EIP-1193 requests with a development key held in the test process. Reads go
+ * to the current chain's RPC; transactions are signed and sent by viem's local account; chain switches
+ * and additions behave like a real wallet's (an unknown chain is error 4902 until it is added). The
+ * test can make it reject the next signature, as a user would.
+ */
+export class TestWallet {
+  readonly account: PrivateKeyAccount;
+  readonly knownChains = new Map<number, TestWalletChain>();
+  /** Every `wallet_addEthereumChain` request the page made, as sent. */
+  readonly addChainRequests: Array<Record<string, unknown>> = [];
+  private chainId: number;
+  private connected = false;
+  private rejectNextSignature = false;
+  private readonly pages = new Set<Page>();
+
+  constructor(privateKey: Hex, chains: TestWalletChain[], initialChainId: number) {
+    this.account = privateKeyToAccount(privateKey);
+    for (const chain of chains) this.knownChains.set(chain.chainId, chain);
+    this.chainId = initialChainId;
+  }
+
+  get address(): string {
+    return this.account.address;
+  }
+
+  get currentChainId(): number {
+    return this.chainId;
+  }
+
+  /** The next signing request (transaction or message) is rejected as if its user clicked Reject. */
+  rejectNext(): void {
+    this.rejectNextSignature = true;
+  }
+
+  /** Injects the wallet into `page`: every document the page loads finds it announced. */
+  async install(page: Page): Promise<void> {
+    this.pages.add(page);
+    page.once("close", () => this.pages.delete(page));
+    await page.exposeFunction("__testWalletRequest", (method: string, params: unknown[]) => this.handle(method, params));
+    await page.addInitScript({
+      content: injectedProviderSource({
+        uuid: "5d0b6c0e-2f7e-4c55-9d0e-7e2a0a0f0b6e",
+        name: "Test Wallet",
+        rdns: "org.avn.testwallet",
+        icon: "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' fill='%231d4ed8'/%3E%3C/svg%3E",
+      }),
+    });
+  }
+
+  private async emit(event: string, value: unknown): Promise<void> {
+    for (const page of this.pages) {
+      await page.evaluate(`window.__testWalletEmit(${JSON.stringify(event)}, ${JSON.stringify(value)})`);
+    }
+  }
+
+  private async handle(method: string, params: unknown[]): Promise<RpcAnswer> {
+    try {
+      if (SIGNING_METHODS.has(method) && this.rejectNextSignature) {
+        this.rejectNextSignature = false;
+        return { error: USER_REJECTED };
+      }
+      switch (method) {
+        case "eth_requestAccounts":
+          this.connected = true;
+          return { result: [this.account.address] };
+        case "eth_accounts":
+          return { result: this.connected ? [this.account.address] : [] };
+        case "eth_chainId":
+          return { result: numberToHex(this.chainId) };
+        case "net_version":
+          return { result: String(this.chainId) };
+        case "wallet_requestPermissions":
+        case "wallet_getPermissions":
+          this.connected ||= method === "wallet_requestPermissions";
+          return { result: this.connected ? [{ parentCapability: "eth_accounts" }] : [] };
+        case "wallet_revokePermissions":
+          this.connected = false;
+          return { result: null };
+        case "wallet_switchEthereumChain": {
+          const chainId = Number((params[0] as { chainId: string }).chainId);
+          if (!this.knownChains.has(chainId)) return { error: { code: UNKNOWN_CHAIN, message: `Unrecognized chain ID ${chainId}.` } };
+          await this.switchTo(chainId);
+          return { result: null };
+        }
+        case "wallet_addEthereumChain": {
+          const request = params[0] as { chainId: string; rpcUrls: string[] };
+          this.addChainRequests.push(request as unknown as Record<string, unknown>);
+          const chainId = Number(request.chainId);
+          this.knownChains.set(chainId, { chainId, rpcUrl: request.rpcUrls[0] });
+          // MetaMask switches to a chain it has just added.
+          await this.switchTo(chainId);
+          return { result: null };
+        }
+        case "eth_sendTransaction":
+          return { result: await this.sendTransaction(params[0] as Record<string, Hex | undefined>) };
+        case "personal_sign":
+          return { result: await this.account.signMessage({ message: { raw: params[0] as Hex } }) };
+        case "eth_signTypedData_v4":
+          return { result: await this.account.signTypedData(JSON.parse(params[1] as string)) };
+        default:
+          return this.forward(method, params);
+      }
+    } catch (error) {
+      return { error: { code: -32603, message: error instanceof BaseError ? error.shortMessage : (error as Error).message } };
+    }
+  }
+
+  private async switchTo(chainId: number): Promise<void> {
+    if (chainId === this.chainId) return;
+    this.chainId = chainId;
+    await this.emit("chainChanged", numberToHex(chainId));
+  }
+
+  private currentChain(): TestWalletChain {
+    return this.knownChains.get(this.chainId)!;
+  }
+
+  private async sendTransaction(request: Record<string, Hex | undefined>): Promise<Hex> {
+    const chain = this.currentChain();
+    const client = createWalletClient({
+      account: this.account,
+      chain: defineChain({ id: chain.chainId, name: `chain ${chain.chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [chain.rpcUrl] } } }),
+      transport: http(chain.rpcUrl),
+    });
+    const transaction: TransactionRequest = {
+      to: request.to,
+      data: request.data ?? request.input,
+      value: request.value === undefined ? undefined : BigInt(request.value),
+      gas: request.gas === undefined ? undefined : BigInt(request.gas),
+    };
+    return client.sendTransaction(transaction as never);
+  }
+
+  private async forward(method: string, params: unknown[]): Promise<RpcAnswer> {
+    const response = await fetch(this.currentChain().rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+    const body = (await response.json()) as RpcAnswer;
+    return body.error === undefined ? { result: body.result } : { error: body.error };
+  }
+}
+
+/**
+ * Runs in the page before its own scripts: the EIP-1193 provider and its EIP-6963 announcement. Plain
+ * JavaScript source rather than a function handed to Playwright: the test runner's TypeScript loader may
+ * wrap a function's body in helpers (`__name`) that do not exist in the page.
+ */
+function injectedProviderSource(info: { uuid: string; name: string; rdns: string; icon: string }): string {
+  return `(() => {
+  const info = ${JSON.stringify(info)};
+  const listeners = new Map();
+  const provider = {
+    async request({ method, params }) {
+      const answer = await window.__testWalletRequest(method, params ?? []);
+      if (answer.error !== undefined) {
+        const error = new Error(answer.error.message);
+        error.code = answer.error.code;
+        error.data = answer.error.data;
+        throw error;
+      }
+      return answer.result;
+    },
+    on(event, listener) {
+      if (!listeners.has(event)) listeners.set(event, new Set());
+      listeners.get(event).add(listener);
+      return provider;
+    },
+    removeListener(event, listener) {
+      listeners.get(event)?.delete(listener);
+      return provider;
+    },
+  };
+  window.__testWalletEmit = (event, value) => listeners.get(event)?.forEach((listener) => listener(value));
+  const announce = () => window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) }));
+  window.addEventListener("eip6963:requestProvider", announce);
+  announce();
+})();`;
+}

@@ -1,0 +1,353 @@
+import path from "node:path";
+
+import { expect } from "chai";
+import { Contract, JsonRpcProvider, NonceManager, Wallet, getAddress } from "ethers";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Hex } from "viem";
+
+import { formatAmount, formatRate } from "../../../apps/web/src/lib/format.ts";
+import { NodeLicense__factory, NodeRegistry__factory, PrimaryToken__factory, StakedToken__factory, VerificationRegistry__factory } from "../../../typechain-types/index.js";
+import { devAccount } from "../../../src/devnet/accounts.js";
+import { devnetProvider } from "../../../src/devnet/op-devnet.js";
+import type { StackFile } from "../../../src/devnet/stack-file.js";
+import { NETWORK_ACCOUNTS, type VerificationNetwork } from "../../../src/devnet/verification-network.js";
+import { ensureWebBuild, webPaths } from "../../../src/web/web-build.ts";
+import { webConfigFromStack } from "../../../src/web/web-config.ts";
+import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
+import { advanceL1Time, eventually, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
+import { launchChromium, screenshot, seriousAccessibilityViolations, sendTransaction, VIEWPORTS, waitForText } from "../../helpers/web/browser.js";
+import { startTestVerificationNetwork } from "../../helpers/network.js";
+import { TestWallet } from "../../helpers/web/test-wallet.js";
+
+const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
+const E18 = 10n ** 18n;
+const PAGES = ["delegate", "bridge", "stake", "licenses", "network"] as const;
+
+/**
+ * The web app in a real Chromium against the shared devnet with the verification network running (three
+ * circuit nodes), through a test wallet that announces itself by EIP-6963 and signs with the token
+ * holder's development key: the app's real wallet code runs, and every effect is checked on-chain.
+ */
+describe("web app: delegation, licenses, staking, bridge and the dashboard in Chromium", function () {
+  this.timeout(900_000);
+  let browser: Browser | undefined;
+  let net: TestDevnet;
+  let network: VerificationNetwork;
+  let web: RunningWebServer;
+  let stack: StackFile;
+  let l1: JsonRpcProvider;
+  let l2: JsonRpcProvider;
+  const contexts: BrowserContext[] = [];
+  const holder = devAccount(NETWORK_ACCOUNTS.tokenHolder);
+
+  before(async function () {
+    browser = await launchChromium();
+    if (browser === undefined) this.skip();
+    net = await sharedTestDevnet();
+    // Heartbeats every 3 s: a stopped node is the only one left not live once time moves past the window.
+    ({ network, stack } = await startTestVerificationNetwork(net, "web-network", { HEARTBEAT_INTERVAL_SECONDS: "3", POLL_INTERVAL_MS: "500" }));
+    await ensureWebBuild(projectRoot);
+    web = await startWebServer({ distDir: webPaths(projectRoot).distDir, config: webConfigFromStack(stack), port: 0 });
+    l1 = devnetProvider(net.devnet.l1.rpcUrl, net.devnet.l1.chainId);
+    l2 = devnetProvider(net.devnet.l2.rpcUrl, net.devnet.l2.chainId);
+  });
+
+  after(async function () {
+    await browser?.close();
+    await web?.close();
+    await network?.stop();
+    l1?.destroy();
+    l2?.destroy();
+  });
+
+  // A failed test leaves a screenshot of each page it had open, to see what the user would have seen;
+  // then each test's browser contexts are closed.
+  afterEach(async function () {
+    if (this.currentTest?.state === "failed") {
+      const title = this.currentTest.title.split(/[^a-z0-9]+/i).slice(0, 4).join("-").toLowerCase();
+      let index = 0;
+      for (const context of contexts) for (const page of context.pages()) await screenshot(page, `failed-${title}-${index++}`).catch(() => undefined);
+    }
+    for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
+  });
+
+  const l2Address = (name: string) => stack.contracts!.l2![name];
+  const l1Address = (name: string) => stack.contracts!.l1![name];
+  const chainsOf = () => [
+    { chainId: net.devnet.l1.chainId, rpcUrl: net.devnet.l1.rpcUrl },
+    { chainId: net.devnet.l2.chainId, rpcUrl: net.devnet.l2.rpcUrl },
+  ];
+
+  /** A wallet holding the token holder's key that knows both devnet chains and starts on `chainId`. */
+  const holderWallet = (chainId = net.devnet.l2.chainId) => new TestWallet(holder.privateKey as Hex, chainsOf(), chainId);
+
+  /** Opens `route` in a new browser context with `wallet` injected, and connects it through the page. */
+  async function openConnected(route: string, wallet: TestWallet, viewport: { width: number; height: number } = VIEWPORTS.desktop): Promise<Page> {
+    const context = await browser!.newContext({ viewport });
+    contexts.push(context);
+    const page = await context.newPage();
+    await wallet.install(page);
+    await page.goto(`${web.url}${route}`);
+    await connect(page);
+    return page;
+  }
+
+  /** Connects the page's wallet unless wagmi has reconnected it on its own (after a reload). */
+  async function connect(page: Page): Promise<void> {
+    const connected = page.getByTestId("connected-address");
+    const button = page.getByRole("button", { name: "Connect Test Wallet" });
+    await connected.or(button).first().waitFor();
+    // The button may go while it is clicked, when wagmi's own reconnection wins the race.
+    if (!(await connected.isVisible())) await button.click({ timeout: 5_000 }).catch(() => undefined);
+    await connected.waitFor();
+  }
+
+  /** The node row of `operator` on the Network page, and whether its status cell reads exactly `status`. */
+  const nodeStatus = (page: Page, operator: string, status: "Live" | "Not live") =>
+    eventually(
+      () => page.locator(`[data-testid="node-row"][data-operator="${operator}"]`).getByRole("cell", { name: status, exact: true }).count(),
+      (count) => count === 1,
+      30_000,
+    );
+
+  const ownedLicenses = async (owner: string) => {
+    const license = NodeLicense__factory.connect(l2Address("NodeLicense"), l2);
+    const count = await license.balanceOf(owner);
+    const ids: bigint[] = [];
+    for (let index = 0n; index < count; index++) ids.push(await license.tokenOfOwnerByIndex(owner, index));
+    return ids.sort((a, b) => (a < b ? -1 : 1));
+  };
+
+  it("connects through EIP-6963 and, on the wrong network, switches the wallet to the L2 with the add-network request", async function () {
+    // A wallet that knows only the L1, as a fresh MetaMask knows only the networks it ships with.
+    const wallet = new TestWallet(holder.privateKey as Hex, [chainsOf()[0]], net.devnet.l1.chainId);
+    const page = await openConnected("/delegate", wallet);
+    const notice = page.getByTestId("wrong-network");
+    await waitForText(notice, /This page acts on Devnet L2 \(chain 901\)/);
+    await notice.getByRole("button", { name: "Switch to Devnet L2" }).click();
+    await notice.waitFor({ state: "detached" });
+    expect(wallet.currentChainId).to.equal(net.devnet.l2.chainId);
+    expect(wallet.addChainRequests).to.have.length(1);
+    expect(Number(wallet.addChainRequests[0].chainId)).to.equal(net.devnet.l2.chainId);
+    expect(wallet.addChainRequests[0].rpcUrls).to.deep.equal([net.devnet.l2.rpcUrl]);
+  });
+
+  it("buys three licenses at the shown price", async function () {
+    const license = NodeLicense__factory.connect(l2Address("NodeLicense"), l2);
+    const token = PrimaryToken__factory.connect(l2Address("PrimaryToken"), l2);
+    const page = await openConnected("/licenses", holderWallet());
+    await page.getByLabel("Quantity").fill("3");
+    const quote = await license.quote(3n);
+    const shown = await waitForText(page.getByTestId("license-total"), new RegExp(`^${formatAmount(quote).replace(/[.,]/g, "\\$&")} primary tokens$`));
+    expect(shown).to.equal(`${formatAmount(quote)} primary tokens`);
+    const [licensesBefore, tokensBefore] = [await license.balanceOf(holder.address), await token.balanceOf(holder.address)];
+    await sendTransaction(page, "Approve");
+    await sendTransaction(page, "Buy");
+    expect(await license.balanceOf(holder.address)).to.equal(licensesBefore + 3n);
+    expect(await token.balanceOf(holder.address)).to.equal(tokensBefore - quote);
+    // The page lists them once bought.
+    const ids = await ownedLicenses(holder.address);
+    await waitForText(page.getByText(`License #${ids[ids.length - 1]}`), /License/);
+  });
+
+  it("delegates two licenses to a burner in one transaction, then undelegates them", async function () {
+    const registry = NodeRegistry__factory.connect(l2Address("NodeRegistry"), l2);
+    const [first, second] = await ownedLicenses(holder.address);
+    const burner = Wallet.createRandom().address;
+    const page = await openConnected("/delegate", holderWallet());
+    for (const id of [first, second]) await page.getByLabel(`License ${id}`, { exact: true }).check();
+    await page.getByRole("button", { name: "Delegate", exact: true }).click();
+    const input = page.getByLabel("Burner wallet address");
+    // A typo in a checksummed address is caught; the lower-case form is accepted and shown checksummed.
+    const typo = burner.slice(0, 2) + [...burner.slice(2)].map((char) => (/[a-f]/.test(char) ? char.toUpperCase() : /[A-F]/.test(char) ? char.toLowerCase() : char)).join("");
+    if (typo !== burner.toLowerCase() && typo !== burner.toUpperCase()) {
+      await input.fill(typo);
+      await waitForText(page.getByRole("alert").filter({ hasText: "checksum" }), /checksum does not match/);
+    }
+    await input.fill(burner.toLowerCase());
+    await page.getByTestId("no-heartbeat-warning").waitFor();
+    const preview = await waitForText(page.getByTestId("signing-preview"), new RegExp(burner));
+    expect(preview).to.contain(`delegate([${first}, ${second}], ${getAddress(burner)})`);
+    await sendTransaction(page, "Delegate");
+    expect(await registry.operatorOf(first)).to.equal(burner);
+    expect(await registry.operatorOf(second)).to.equal(burner);
+    await waitForText(page.locator(`[data-license-id="${first}"] [data-testid="operator"]`), new RegExp(burner));
+
+    await page.getByRole("button", { name: "Close" }).click();
+    await sendTransaction(page, "Undelegate");
+    expect(await registry.operatorOf(first)).to.equal("0x0000000000000000000000000000000000000000");
+    expect(await registry.operatorOf(second)).to.equal("0x0000000000000000000000000000000000000000");
+  });
+
+  it("shows a rejected signature and a reverting transaction as readable messages and stays usable", async function () {
+    const registry = NodeRegistry__factory.connect(l2Address("NodeRegistry"), l2);
+    const [, kept, given] = await ownedLicenses(holder.address);
+    const wallet = holderWallet();
+    const page = await openConnected("/delegate", wallet);
+    await page.getByLabel(`License ${given}`, { exact: true }).check();
+    await page.getByRole("button", { name: "Delegate", exact: true }).click();
+    const burner = network.stack.nodes![0].burner;
+    await page.getByLabel("Burner wallet address").fill(burner);
+
+    wallet.rejectNext();
+    const rejected = await sendTransaction(page, "Delegate", { expectFailure: true });
+    expect(rejected).to.equal("Failed: You rejected the request in your wallet.");
+
+    // The license changes hands behind the page's back: the contract refuses, and the page says why.
+    const owner = new NonceManager(new Wallet(holder.privateKey, l2));
+    const license = new Contract(l2Address("NodeLicense"), ["function transferFrom(address,address,uint256)"], owner);
+    await (await license.getFunction("transferFrom")(holder.address, devAccount(6).address, given)).wait();
+    const reverted = await sendTransaction(page, "Delegate", { expectFailure: true });
+    expect(reverted).to.contain("not license owner");
+    expect(reverted).to.contain(`NodeRegistry_NotLicenseOwner: ${given}, ${holder.address}`);
+    // Decoded, not a raw selector or revert data (addresses, 40 hex digits, are fine).
+    expect(reverted).not.to.match(/0x[0-9a-f]{8}(?![0-9a-f])|signature:/i);
+
+    // Still usable: delegate the other license to the same burner.
+    await page.getByLabel(`License ${given}`, { exact: true }).uncheck();
+    await page.getByRole("button", { name: "Close" }).click();
+    await page.getByLabel(`License ${kept}`, { exact: true }).check();
+    await page.getByRole("button", { name: "Delegate", exact: true }).click();
+    await page.getByLabel("Burner wallet address").fill(burner);
+    await sendTransaction(page, "Delegate");
+    expect(await registry.operatorOf(kept)).to.equal(getAddress(burner));
+  });
+
+  it("deposits ETH and primary tokens from L1 that arrive on L2", async function () {
+    const l2Token = PrimaryToken__factory.connect(l2Address("PrimaryToken"), l2);
+    const page = await openConnected("/bridge", holderWallet(net.devnet.l1.chainId));
+    await page.getByLabel("Deposit: L1 → L2").check();
+
+    const ethBefore = await l2.getBalance(holder.address);
+    await page.getByLabel("ETH", { exact: true }).check();
+    await page.getByLabel("Amount").fill("1.5");
+    await sendTransaction(page, "Deposit");
+    await waitForText(page.getByRole("status").filter({ hasText: "Arrived on L2" }), /Arrived on L2/, 60_000);
+    expect(await l2.getBalance(holder.address)).to.equal(ethBefore + 15n * E18 / 10n);
+
+    const tokensBefore = await l2Token.balanceOf(holder.address);
+    await page.getByLabel("Primary token", { exact: true }).check();
+    await page.getByLabel("Amount").fill("250");
+    await sendTransaction(page, "Approve");
+    await sendTransaction(page, "Deposit");
+    await eventually(() => l2Token.balanceOf(holder.address), (balance) => balance === tokensBefore + 250n * E18, 60_000);
+    await waitForText(page.getByRole("status").filter({ hasText: "Arrived on L2" }), /Arrived on L2/, 60_000);
+  });
+
+  it("withdraws primary tokens to L1 through prove and finalize, found again after a reload and on a second device", async function () {
+    const l1Token = PrimaryToken__factory.connect(l1Address("PrimaryToken"), l1);
+    const page = await openConnected("/bridge", holderWallet(net.devnet.l2.chainId));
+    await page.getByLabel("Withdraw: L2 → L1").check();
+    await page.getByLabel("Primary token", { exact: true }).check();
+    await page.getByLabel("Amount").fill("40");
+    await sendTransaction(page, "Withdraw");
+
+    // From chain data, not this page's memory: a reload and another browser find it.
+    await page.reload();
+    await connect(page);
+    const row = page.getByTestId("withdrawal").first();
+    await waitForText(row, /40/, 30_000);
+    const elsewhere = await openConnected("/bridge", holderWallet(net.devnet.l1.chainId), VIEWPORTS.phone);
+    await waitForText(elsewhere.getByTestId("withdrawal").first(), /40/, 30_000);
+
+    await waitForText(row, /Ready to prove/, 120_000);
+    await row.getByRole("button", { name: "Switch to Devnet L1" }).click().catch(() => undefined);
+    await sendTransaction(row, "Prove", { timeoutMs: 120_000, mayLeave: true });
+    await waitForText(row, /challenge period/, 30_000);
+    await advanceL1Time(net.devnet, SHARED_FINALIZATION_PERIOD + 1n);
+    await waitForText(row, /Ready to finalize/, 60_000);
+    const before = await l1Token.balanceOf(holder.address);
+    await sendTransaction(row, "Finalize", { timeoutMs: 120_000, mayLeave: true });
+    await eventually(() => l1Token.balanceOf(holder.address), (balance) => balance === before + 40n * E18, 30_000);
+    await waitForText(row, /Done/, 30_000);
+  });
+
+  it("stakes, requests redemptions at two unlock periods with the contract's preview, completes one and cancels the other", async function () {
+    const staked = StakedToken__factory.connect(l2Address("StakedToken"), l2);
+    const token = PrimaryToken__factory.connect(l2Address("PrimaryToken"), l2);
+    const page = await openConnected("/stake", holderWallet());
+    const stakedBefore = await staked.balanceOf(holder.address);
+    await page.getByLabel("Amount to stake").fill("300");
+    await sendTransaction(page, "Approve");
+    await sendTransaction(page, "Stake");
+    expect(await staked.balanceOf(holder.address)).to.equal(stakedBefore + 300n * E18);
+
+    const [minPeriod, maxPeriod] = [await staked.minUnlockPeriod(), await staked.maxUnlockPeriod()];
+    const periods = [minPeriod, maxPeriod];
+    for (const period of periods) {
+      const amount = 100n * E18;
+      await page.getByLabel("Amount to redeem").fill("100");
+      await page.getByLabel("Unlock period (days)").fill(String(Number(period) / 86_400));
+      const expected = await staked.previewRedemption(amount, period);
+      const rate = await staked.redemptionRate(period);
+      const shown = await waitForText(page.getByTestId("redemption-preview"), new RegExp(`pays ${formatAmount(expected).replace(/[.,]/g, "\\$&")} primary`));
+      expect(shown).to.contain(formatRate(rate));
+      await sendTransaction(page, "Request redemption");
+    }
+    const rows = page.getByTestId("redemption");
+    await eventually(() => rows.count(), (count) => count === 2);
+    expect(await staked.pendingRedemptionCount(holder.address)).to.equal(2n);
+
+    // Time passes on L2 past the shorter unlock.
+    await l2.send("evm_increaseTime", [Number(minPeriod) + 1]);
+    await l2.send("evm_mine", []);
+    const primaryBefore = await token.balanceOf(holder.address);
+    const [shorter, longer] = [...(await staked.pendingRedemptionIds(holder.address, 0n, 10n))].sort((a, b) => (a < b ? -1 : 1));
+    const { primaryAmount } = await staked.getRedemption(shorter);
+    const rowOf = (id: bigint) => page.locator(`[data-testid="redemption"][data-redemption-id="${id}"]`);
+    await eventually(async () => rowOf(shorter).getByRole("button", { name: "Complete" }).isEnabled(), (enabled) => enabled, 30_000);
+    const stakedNow = await staked.balanceOf(holder.address);
+    // A completed or cancelled redemption leaves the list; the page says what happened above it.
+    await sendTransaction(rowOf(shorter), "Complete", { mayLeave: true });
+    await waitForText(page.getByRole("status").filter({ hasText: `Redemption #${shorter} completed` }), /completed/);
+    expect(await token.balanceOf(holder.address)).to.equal(primaryBefore + primaryAmount);
+    await eventually(() => rows.count(), (count) => count === 1);
+    await sendTransaction(rowOf(longer), "Cancel", { mayLeave: true });
+    await waitForText(page.getByRole("status").filter({ hasText: `Redemption #${longer} cancelled` }), /cancelled/);
+    expect(await staked.balanceOf(holder.address)).to.equal(stakedNow + 100n * E18);
+    expect(await staked.pendingRedemptionCount(holder.address)).to.equal(0n);
+  });
+
+  it("shows the three nodes live, a new job as it is answered, and a node as not live once its heartbeats stop", async function () {
+    const page = await openConnected("/network", holderWallet());
+    const rows = page.getByTestId("node-row");
+    const burners = network.stack.nodes!.map((node) => getAddress(node.burner));
+    for (const burner of burners) await nodeStatus(page, burner, "Live");
+    expect(await rows.count()).to.be.at.least(3);
+
+    // A job opened on-chain appears over the WebSocket and turns fulfilled when the nodes answer it.
+    const consumer = new NonceManager(new Wallet(devAccount(NETWORK_ACCOUNTS.consumer).privateKey, l2));
+    const registry = VerificationRegistry__factory.connect(l2Address("VerificationRegistry"), consumer);
+    const demo = network.stack.demo!.evm[0];
+    const jobId = await registry.nextJobId();
+    await (await registry.requestEvmBalance(demo.user_address, demo.contract_address)).wait();
+    await waitForText(page.locator(`[data-testid="job-row"][data-job-id="${jobId}"]`), /fulfilled/i, 60_000);
+
+    // Node 3 stops; once the liveness window passes, only it is not live (the others beat every 3 s).
+    await network.nodes[2].stop();
+    const window = await NodeRegistry__factory.connect(l2Address("NodeRegistry"), l2).livenessWindow();
+    await l2.send("evm_increaseTime", [Number(window) + 1]);
+    await l2.send("evm_mine", []);
+    await nodeStatus(page, burners[2], "Not live");
+    for (const burner of burners.slice(0, 2)) await nodeStatus(page, burner, "Live");
+  });
+
+  it("renders every page at desktop and phone width with no serious accessibility violation and no sideways scrolling", async function () {
+    const problems: string[] = [];
+    for (const [width, viewport] of Object.entries(VIEWPORTS)) {
+      for (const name of PAGES) {
+        const page = await openConnected(`/${name}`, holderWallet(), viewport);
+        await page.getByRole("heading", { level: 1 }).waitFor();
+        // Let the first chain reads land, so the screenshot and axe see the page as a user does.
+        await page.waitForTimeout(2_000);
+        await screenshot(page, `${name}-${width}`);
+        for (const violation of await seriousAccessibilityViolations(page)) problems.push(`${name} at ${width} width: ${violation}`);
+        // A source string: the test runner's TypeScript loader may wrap functions in helpers the page lacks.
+        const overflow = (await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")) as number;
+        if (overflow > 1) problems.push(`${name} at ${width} width scrolls sideways by ${overflow} px`);
+        await page.context().close();
+      }
+    }
+    expect(problems).to.deep.equal([]);
+  });
+});
