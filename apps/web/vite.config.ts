@@ -10,6 +10,8 @@ export default defineConfig({
     outDir: "dist",
     emptyOutDir: true,
     sourcemap: true,
+    // dist/.vite/manifest.json: which chunks each page loads (`npm run size:web` sums them).
+    manifest: true,
     // Each page is its own chunk (React.lazy in App.tsx); the shared wallet code is one vendor chunk.
     chunkSizeWarningLimit: 800,
   },

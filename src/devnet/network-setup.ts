@@ -53,7 +53,7 @@ export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> 
   const bridge = new Contract(contracts.l1StandardBridge, opArtifact("L1StandardBridge").abi, deployerL1);
   const l2Token = PrimaryToken__factory.connect(contracts.l2.PrimaryToken, l2);
 
-  input.onProgress("Bridging primary tokens from L1 to the node owners and the consumer (OP standard bridge)…");
+  input.onProgress("Bridging primary tokens from L1 to the node owners, the consumer and the token holder (OP standard bridge)…");
   const recipients = [...input.operators.map(({ owner }) => ({ account: owner, amount: OWNER_TOKENS })), { account: input.consumer, amount: CONSUMER_TOKENS }];
   if (input.tokenHolder !== undefined) {
     recipients.push({ account: input.tokenHolder, amount: TOKEN_HOLDER_L2_TOKENS });
