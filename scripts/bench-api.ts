@@ -3,8 +3,9 @@
 import { benchmarkApi } from "../src/bench/api.js";
 
 const { load, burst } = await benchmarkApi(Number(process.env.BENCH_SECONDS ?? 5));
-const [evm, bare] = load;
+const [evm, bare, svm] = load;
 console.log("| route | req/s | p50 ms | p99 ms | non-2xx |\n|---|---:|---:|---:|---:|");
 for (const row of load) console.log(`| ${row.label} | ${row.requestsPerSecond.toFixed(0)} | ${row.p50Ms} | ${row.p99Ms} | ${row.non2xx} |`);
-console.log(`\nccq-evm (cached) / bare Fastify throughput: ${(evm.requestsPerSecond / bare.requestsPerSecond).toFixed(2)}`);
+console.log(`\nccq-evm (cached) / bare Fastify throughput: ${(evm.requestsPerSecond / bare.requestsPerSecond).toFixed(2)} (target ≥ 0.5)`);
+console.log(`ccq-svm (cached) / bare Fastify throughput: ${(svm.requestsPerSecond / bare.requestsPerSecond).toFixed(2)} (target ≥ 0.5)`);
 console.log(`${burst.queries} concurrent distinct ccq-evm queries: ${burst.upstreamRequests} upstream HTTP requests (target ≤ 20), ${burst.ms.toFixed(0)} ms`);

@@ -21,16 +21,36 @@ export function parseEvmAddress(field: string, value: string): string {
 
 /** A Solana address: base58 that decodes to exactly 32 bytes. */
 export function parseSolanaAddress(field: string, value: string): string {
+  if (validSolanaAddresses.has(value)) return value;
   if (!isSolanaAddress(value) || getAddressEncoder().encode(value).length !== 32) {
     throw new ApiError(400, `${field} must be a base58 Solana address of 32 bytes`);
   }
+  remember(validSolanaAddresses, value);
   return value;
 }
 
+/**
+ * Addresses already found valid: a mixed-case EVM address's checksum costs a keccak, a Solana address's
+ * check a base58 decoding, and clients send the same few addresses again and again. Only valid ones are
+ * kept (a flood of bad input fills nothing); bounded, and started over when full.
+ */
+const validChecksums = new Set<string>();
+const validSolanaAddresses = new Set<string>();
+const MAX_REMEMBERED = 10_000;
+
+function remember(set: Set<string>, value: string): void {
+  if (set.size >= MAX_REMEMBERED) set.clear();
+  set.add(value);
+}
+
 function hasValidChecksum(value: string): boolean {
+  if (validChecksums.has(value)) return true;
+  let valid: boolean;
   try {
-    return getAddress(value) === value; // ethers throws on a mixed-case address with a bad checksum
+    valid = getAddress(value) === value; // ethers throws on a mixed-case address with a bad checksum
   } catch {
-    return false;
+    valid = false;
   }
+  if (valid) remember(validChecksums, value);
+  return valid;
 }

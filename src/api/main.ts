@@ -8,6 +8,7 @@ import { PinnedReaders } from "../node/pinned-readers.ts";
 import { AttestationHub } from "./attestation-hub/hub.ts";
 
 import { attestationSettings, redactedConfig, type ApiConfig } from "./config.ts";
+import { CachedKeyVerifier } from "./keys/key-cache.ts";
 import { ApiKeyStore } from "./keys/key-store.ts";
 import { ApiMetrics } from "./metrics.ts";
 import { RedisRateLimitStore } from "./rate-limit/redis-store.ts";
@@ -31,6 +32,7 @@ export async function startApi(config: ApiConfig, options: { rateLimitStore?: Ra
   });
   const readers = createSourceReaders({ evm: upstream("evm", config.EVM_RPC_URLS), solana: upstream("svm", config.SOLANA_RPC_URLS) });
   const keys = new ApiKeyStore(config.API_KEYS_DB);
+  const keyVerifier = new CachedKeyVerifier(keys);
   const policy = { capacity: config.RATE_LIMIT_CAPACITY, refillPerSecond: config.RATE_LIMIT_REFILL_PER_SECOND };
   // Limits shared by several API processes live in Redis; one process keeps them in memory.
   const store =
@@ -47,7 +49,7 @@ export async function startApi(config: ApiConfig, options: { rateLimitStore?: Ra
   const answers = async (probe: () => Promise<unknown>) => probe().then(() => true, () => false);
 
   const app = await buildApiServer({
-    verifyKey: (key) => keys.verify(key),
+    verifyKey: (key) => keyVerifier.verify(key),
     rateLimit: { store, policy },
     evm: readers.evm,
     solana: readers.solana,
@@ -69,6 +71,7 @@ export async function startApi(config: ApiConfig, options: { rateLimitStore?: Ra
     async close() {
       await app.close(); // waits for in-flight requests
       await store.close();
+      keyVerifier.close();
       keys.close();
     },
   };

@@ -62,4 +62,28 @@ export class ApiMetrics {
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
+
+  // The request path's label sets, resolved once each: prom-client hashes the labels on every call.
+  readonly #requestCounters = new Map<string, { inc(): void }>();
+  readonly #latencyHistograms = new Map<string, { observe(value: number): void }>();
+  readonly #cacheCounters = new Map<string, { inc(): void }>();
+
+  /** Counts one answered request and its latency (called once per request: kept cheap). */
+  recordRequest(route: string, status: number, seconds: number): void {
+    const key = `${route} ${status}`;
+    let counter = this.#requestCounters.get(key);
+    if (counter === undefined) this.#requestCounters.set(key, (counter = this.requests.labels(route, String(status))));
+    counter.inc();
+    let histogram = this.#latencyHistograms.get(route);
+    if (histogram === undefined) this.#latencyHistograms.set(route, (histogram = this.latency.labels(route)));
+    histogram.observe(seconds);
+  }
+
+  /** Counts one result-cache lookup. */
+  recordCacheLookup(chain: string, hit: boolean): void {
+    const key = `${chain} ${hit}`;
+    let counter = this.#cacheCounters.get(key);
+    if (counter === undefined) this.#cacheCounters.set(key, (counter = this.cache.labels(chain, hit ? "hit" : "miss")));
+    counter.inc();
+  }
 }

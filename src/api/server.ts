@@ -135,30 +135,34 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
    */
   const readThrough = async <T>(cache: ResultCache<T>, chain: string, head: bigint, query: string, read: () => Promise<T>, positionOf: (value: T) => bigint) => {
     const cached = cache.get(`${head}:${query}`);
-    metrics.cache.inc({ chain, result: cached === undefined ? "miss" : "hit" });
+    metrics.recordCacheLookup(chain, cached !== undefined);
     if (cached !== undefined) return cached;
     const value = await read();
     cache.set(`${positionOf(value)}:${query}`, value);
     return value;
   };
 
-  app.addHook("onRequest", async (request, reply) => {
+  // A callback hook, not an async one: see onResponse below.
+  app.addHook("onRequest", (request, reply, done) => {
     // Decided on the matched route, not the raw URL: the router also matches encoded spellings of a
     // path (`/%61pi/…`) and absolute-form request targets, which must not get past the key check.
-    if (request.routeOptions.config.requiresApiKey !== true) return;
+    if (request.routeOptions.config.requiresApiKey !== true) return done();
     const key = presentedKey(request);
     const keyId = key === undefined ? undefined : deps.verifyKey(key);
-    if (keyId === undefined) throw new ApiError(401, key === undefined ? "Missing API key" : "Unknown API key");
-    const decision = await deps.rateLimit.store.take(keyId);
-    const headers = rateLimitHeaders(decision, deps.rateLimit.policy);
-    if (!decision.allowed) throw new ApiError(429, "Rate limit exceeded", headers);
-    reply.headers(headers);
-    if (hasForeignCharset(request.headers["content-type"])) throw new ApiError(400, "Content-Type must be application/json in UTF-8");
+    if (keyId === undefined) return done(new ApiError(401, key === undefined ? "Missing API key" : "Unknown API key"));
+    deps.rateLimit.store.take(keyId).then((decision) => {
+      const headers = rateLimitHeaders(decision, deps.rateLimit.policy);
+      if (!decision.allowed) return done(new ApiError(429, "Rate limit exceeded", headers));
+      reply.headers(headers);
+      if (hasForeignCharset(request.headers["content-type"])) return done(new ApiError(400, "Content-Type must be application/json in UTF-8"));
+      done();
+    }, done);
   });
-  app.addHook("onResponse", async (request, reply) => {
-    const route = request.routeOptions.url ?? "unmatched";
-    metrics.requests.inc({ route, status: String(reply.statusCode) });
-    metrics.latency.observe({ route }, reply.elapsedTime / 1000);
+  // The per-request hooks below take a callback rather than return a promise: each async hook costs
+  // the request path a promise and a turn of the microtask queue.
+  app.addHook("onResponse", (request, reply, done) => {
+    metrics.recordRequest(request.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
   // Graceful shutdown: requests in flight finish; their connections then close instead of idling in
   // keep-alive until the timeout (Node closes only the connections that are idle when close starts).
@@ -166,8 +170,9 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
   app.addHook("preClose", async () => {
     closing = true;
   });
-  app.addHook("onSend", async (_request, reply) => {
+  app.addHook("onSend", (_request, reply, payload, done) => {
     if (closing) reply.header("connection", "close");
+    done(null, payload);
   });
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);

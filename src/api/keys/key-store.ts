@@ -25,6 +25,7 @@ function hashKey(key: string): string {
 export class ApiKeyStore {
   readonly #db: DatabaseSync;
   #verifyStatement: ReturnType<DatabaseSync["prepare"]> | undefined;
+  #stampStatement: ReturnType<DatabaseSync["prepare"]> | undefined;
 
   constructor(file: string) {
     if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
@@ -38,6 +39,7 @@ export class ApiKeyStore {
         created_at TEXT NOT NULL,
         revoked_at TEXT
       ) STRICT;
+      CREATE INDEX IF NOT EXISTS api_keys_revoked_at ON api_keys (revoked_at);
     `);
   }
 
@@ -78,6 +80,16 @@ export class ApiKeyStore {
       | { id: string }
       | undefined;
     return row?.id;
+  }
+
+  /**
+   * Changes whenever a key is revoked, by this process or another one on the same database: the number
+   * of revoked keys and the latest revocation time. Read often by each API process (`CachedKeyVerifier`).
+   */
+  revocationStamp(): string {
+    this.#stampStatement ??= this.#db.prepare("SELECT count(*) AS revoked, max(revoked_at) AS latest FROM api_keys WHERE revoked_at IS NOT NULL");
+    const row = this.#stampStatement.get() as { revoked: number; latest: string | null };
+    return `${row.revoked}:${row.latest ?? ""}`;
   }
 
   close(): void {

@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,6 +12,17 @@ import { runKeysCli } from "../../../src/api/keys/cli.js";
 import { ApiKeyStore } from "../../../src/api/keys/key-store.js";
 import { startApi } from "../../../src/api/main.js";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
+
+const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
+
+/** A port free right now on the loopback interface. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 describe("API process: keys CLI, configuration, graceful shutdown", function () {
   this.timeout(60_000);
@@ -68,6 +80,65 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
     });
     after(async function () {
       await sources?.stop();
+    });
+
+    it("sees a new key at once and a revocation within one second in each of two running API processes", async function () {
+      const database = path.join(dir, "shared-keys.sqlite");
+      const store = new ApiKeyStore(database);
+      const first = store.create("first");
+      store.close();
+      const ports = [await freePort(), await freePort()];
+      const children: ChildProcess[] = ports.map((port) =>
+        spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "scripts/api.ts"], {
+          cwd: projectRoot,
+          env: { ...process.env, API_PORT: String(port), EVM_RPC_URLS: sources.anvil.rpcUrl, SOLANA_RPC_URLS: sources.solanaRpc.url, API_KEYS_DB: database, LOG_LEVEL: "silent" },
+          stdio: "ignore",
+        }),
+      );
+      const ask = async (port: number, key: string) =>
+        (
+          await fetch(`http://127.0.0.1:${port}/api/ccq-evm`, {
+            method: "POST",
+            headers: { authorization: key, "content-type": "application/json" },
+            body: JSON.stringify({ user_address: sources.evm.holder, contract_address: sources.evm.erc20 }),
+          })
+        ).status;
+      try {
+        for (const port of ports) {
+          for (let attempt = 0; ; attempt++) {
+            const up = await fetch(`http://127.0.0.1:${port}/healthz`).then((response) => response.ok, () => false);
+            if (up) break;
+            if (attempt > 300) throw new Error(`the API on port ${port} did not start`);
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+          // Twice: the second answer comes from the process's key cache.
+          expect(await ask(port, first.key)).to.equal(200);
+          expect(await ask(port, first.key)).to.equal(200);
+        }
+        // A key created while both run works at once in both (unknown keys are never cached).
+        const creator = new ApiKeyStore(database);
+        const second = creator.create("second");
+        creator.close();
+        for (const port of ports) expect(await ask(port, second.key)).to.equal(200);
+
+        const out: string[] = [];
+        expect(runKeysCli(["revoke", first.record.id], database, (line) => out.push(line), () => undefined)).to.equal(0);
+        const revokedAt = Date.now();
+        const refusedAfter = await Promise.all(
+          ports.map(async (port) => {
+            while ((await ask(port, first.key)) !== 401) {
+              if (Date.now() - revokedAt > 5_000) throw new Error(`port ${port} still accepts the revoked key`);
+            }
+            return Date.now() - revokedAt;
+          }),
+        );
+        for (const ms of refusedAfter) expect(ms).to.be.below(1_000);
+        // The other key is untouched by the revocation.
+        for (const port of ports) expect(await ask(port, second.key)).to.equal(200);
+      } finally {
+        for (const child of children) child.kill("SIGTERM");
+        await Promise.all(children.map((child) => (child.exitCode !== null ? undefined : new Promise((resolve) => child.once("exit", resolve)))));
+      }
     });
 
     it("finishes the request in flight, then stops accepting connections", async function () {
