@@ -50,19 +50,25 @@ export async function sendTransaction(
       if (options.mayLeave === true) return "left the page";
       throw new Error(`"${name}": its button left the page before showing an outcome`);
     }
-    const attempts = Number((await tx.getAttribute("data-attempts")) ?? "0");
+    // Short reads: the button may leave the page between two of them (its row gone once mined).
+    const quick = { timeout: 1_000 };
+    const attempts = Number((await tx.getAttribute("data-attempts", quick).catch(() => null)) ?? "0");
     if (attempts > before) {
       const failure = tx.locator(".tx-status.error");
       const success = tx.locator(".tx-status.success");
       if ((await failure.count()) > 0) {
-        const text = (await failure.textContent()) ?? "";
-        if (options.expectFailure === true) return text;
-        throw new Error(`"${name}" failed: ${text}`);
+        const text = await failure.textContent(quick).catch(() => null);
+        if (text !== null) {
+          if (options.expectFailure === true) return text;
+          throw new Error(`"${name}" failed: ${text}`);
+        }
       }
       if ((await success.count()) > 0) {
-        const text = (await success.textContent()) ?? "";
-        if (options.expectFailure === true) throw new Error(`"${name}" was expected to fail, but: ${text}`);
-        return text;
+        const text = await success.textContent(quick).catch(() => null);
+        if (text !== null) {
+          if (options.expectFailure === true) throw new Error(`"${name}" was expected to fail, but: ${text}`);
+          return text;
+        }
       }
     }
     if (Date.now() > deadline) throw new Error(`"${name}": no outcome within ${options.timeoutMs ?? 60_000} ms`);

@@ -63,10 +63,7 @@ export function TxButton({ chainId, children, send, onMined, disabled, disabledR
         className={variant}
         disabled={disabled === true || busy}
         aria-busy={busy}
-        onClick={async () => {
-          const receipt = await run(chainId, send);
-          if (receipt !== undefined) onMined?.(receipt);
-        }}
+        onClick={() => void run(chainId, send, onMined)}
       >
         {children}
       </button>

@@ -37,7 +37,7 @@ export function useTransaction() {
   const [attempts, setAttempts] = useState(0);
 
   const run = useCallback(
-    async (chainId: number, send: () => Promise<Hash>): Promise<TransactionReceipt | undefined> => {
+    async (chainId: number, send: () => Promise<Hash>, onMined?: (receipt: TransactionReceipt) => void): Promise<TransactionReceipt | undefined> => {
       setState({ status: "signing" });
       setAttempts((count) => count + 1);
       let hash: Hash | undefined;
@@ -50,6 +50,9 @@ export function useTransaction() {
           return undefined;
         }
         setState({ status: "mined", hash, receipt });
+        // Before the reads refresh: what the caller does on success (remember an approval, say what
+        // happened) must not race the re-rendering that fresh reads cause.
+        onMined?.(receipt);
         await queryClient.invalidateQueries();
         return receipt;
       } catch (error) {
