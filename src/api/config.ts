@@ -1,3 +1,5 @@
+import { availableParallelism } from "node:os";
+
 import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
 
@@ -15,7 +17,12 @@ const schema = z.object({
   API_PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
   EVM_RPC_URLS: httpUrls,
   SOLANA_RPC_URLS: httpUrls,
+  /** A SQLite file (embedded default) or `postgres://…` (a server several API instances share). */
   API_KEYS_DB: z.string().min(1).default(".data/api-keys.sqlite"),
+  /** Worker processes sharing the port; unset: one per core (one with the attestation hub). */
+  API_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
+  /** How often each process writes its usage counters (a crash loses at most this much counting). */
+  USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(300_000).default(5_000),
   RATE_LIMIT_CAPACITY: z.coerce.number().int().positive().default(60),
   RATE_LIMIT_REFILL_PER_SECOND: z.coerce.number().positive().default(10),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
@@ -42,6 +49,10 @@ const schema = z.object({
     const missing = ATTESTATION_REQUIRED.filter((name) => config[name] === undefined);
     context.addIssue({ code: "custom", path: [missing[0]], message: `the attestation hub needs ${missing.join(", ")} too (or none of ${ATTESTATION_REQUIRED.join(", ")})` });
   }
+  // Nodes keep one WebSocket to one process; an attested query reaching another worker would find none.
+  if (set.length > 0 && config.API_WORKERS !== undefined && config.API_WORKERS > 1) {
+    context.addIssue({ code: "custom", path: ["API_WORKERS"], message: "the attestation hub runs in one process: API_WORKERS must be 1 (or unset) when ATTESTATION_* is set" });
+  }
 });
 
 export type ApiConfig = Readonly<z.infer<typeof schema>>;
@@ -62,6 +73,12 @@ export function attestationSettings(config: ApiConfig) {
   };
 }
 
+/** How many API processes to run: `API_WORKERS`, else one per core, but one when the attestation hub is on. */
+export function apiWorkerCount(config: ApiConfig, cores = availableParallelism()): number {
+  if (config.API_WORKERS !== undefined) return config.API_WORKERS;
+  return attestationSettings(config) === undefined ? cores : 1;
+}
+
 /** Parses the API's configuration from the environment once; the result is frozen. */
 export function loadApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
   return parseEnvironment(schema, env, "API configuration");
@@ -74,6 +91,8 @@ export function redactedConfig(config: ApiConfig): Record<string, unknown> {
     EVM_RPC_URLS: config.EVM_RPC_URLS.map(urlOrigin),
     SOLANA_RPC_URLS: config.SOLANA_RPC_URLS.map(urlOrigin),
     REDIS_URL: config.REDIS_URL === undefined ? undefined : urlOrigin(config.REDIS_URL),
+    // A PostgreSQL URL carries a password; a file path carries nothing secret.
+    API_KEYS_DB: /^postgres(?:ql)?:\/\//i.test(config.API_KEYS_DB) ? urlOrigin(config.API_KEYS_DB) : config.API_KEYS_DB,
     ATTESTATION_L2_RPC_URL: config.ATTESTATION_L2_RPC_URL === undefined ? undefined : urlOrigin(config.ATTESTATION_L2_RPC_URL),
   };
 }

@@ -1,47 +1,90 @@
 import type { FastifyInstance } from "fastify";
 
+import { AggregatorRegistry } from "prom-client";
 import { pino } from "pino";
 
 import { createSourceReaders } from "../chains/source-readers.ts";
 import { createFailoverTransport } from "../chains/solana/failover-transport.ts";
 import { PinnedReaders } from "../node/pinned-readers.ts";
 import { AttestationHub } from "./attestation-hub/hub.ts";
-
+import { PrimaryClient } from "./cluster/ipc.ts";
+import { clusterMetricsExposition, PrimaryRateLimitStore } from "./cluster/worker-services.ts";
 import { attestationSettings, redactedConfig, type ApiConfig } from "./config.ts";
-import { CachedKeyVerifier } from "./keys/key-cache.ts";
-import { ApiKeyStore } from "./keys/key-store.ts";
+import { ApiKeys } from "./keys/api-keys.ts";
+import { KeyVerifier } from "./keys/key-verifier.ts";
 import { ApiMetrics } from "./metrics.ts";
 import { RedisRateLimitStore } from "./rate-limit/redis-store.ts";
 import { MemoryRateLimitStore, type RateLimitStore } from "./rate-limit/token-bucket.ts";
 import { buildApiServer } from "./server.ts";
+import { UsageMeter } from "./usage/usage-meter.ts";
+import { UsageStore } from "./usage/usage-store.ts";
 
 export interface RunningApi {
   app: FastifyInstance;
   url: string;
-  /** Stops accepting connections, finishes the requests in flight, then closes the stores. */
+  /** Stops accepting connections, finishes the requests in flight, writes the usage counters, then closes the stores. */
   close(): Promise<void>;
 }
 
-/** Wires the API from its configuration: upstream pools, readers, key store, rate limits, server. */
-export async function startApi(config: ApiConfig, options: { rateLimitStore?: RateLimitStore } = {}): Promise<RunningApi> {
+export interface StartApiOptions {
+  rateLimitStore?: RateLimitStore;
+  /**
+   * This process is a worker of a cluster (`API_WORKERS` > 1): its primary migrated the key database,
+   * holds the shared rate-limit buckets (unless in Redis) and sums the workers' metrics.
+   */
+  clusterWorker?: boolean;
+}
+
+/**
+ * Connections waiting to be accepted (the kernel caps it at net.core.somaxconn, 4096 on current Linux).
+ * The server accepts one connection per event-loop turn, so a client opening a thousand at once overflows
+ * Node's default of 511: the kernel drops the SYNs beyond it, their clients send them again a second
+ * later, and their queries trickle in one by one instead of sharing the reader's batches.
+ */
+const LISTEN_BACKLOG = 4_096;
+
+/** Wires the API from its configuration: upstream pools, readers, key store, usage, rate limits, server. */
+export async function startApi(config: ApiConfig, options: StartApiOptions = {}): Promise<RunningApi> {
+  const log = pino({ level: config.LOG_LEVEL });
+  const primary = options.clusterWorker === true ? new PrimaryClient() : undefined;
   const metrics = new ApiMetrics();
+  if (primary !== undefined) {
+    // The primary asks each worker for its metrics (prom-client's cluster protocol) and sums them.
+    AggregatorRegistry.setRegistries([metrics.registry]);
+    new AggregatorRegistry();
+    metrics.exposition = clusterMetricsExposition(primary);
+  }
   const upstream = (chain: "evm" | "svm", urls: readonly string[]) => ({
     urls,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     onUpstreamRequest: (outcome: "ok" | "error") => metrics.upstream.inc({ chain, outcome }),
   });
   const readers = createSourceReaders({ evm: upstream("evm", config.EVM_RPC_URLS), solana: upstream("svm", config.SOLANA_RPC_URLS) });
-  const keys = new ApiKeyStore(config.API_KEYS_DB);
-  const keyVerifier = new CachedKeyVerifier(keys);
+  const keyLog = log.child({ component: "api-keys" });
+  const keys = await ApiKeys.open(config.API_KEYS_DB, {
+    migrate: primary === undefined,
+    onIdleConnectionError: (error) => keyLog.warn({ type: error.name }, "key database connection lost while idle; reconnecting on the next query"),
+  });
+  const keyVerifier = await KeyVerifier.create(keys, {
+    onPollError: (error) => keyLog.warn({ type: (error as Error)?.name }, "key database unreachable; remembered keys forgotten"),
+  });
+  const usage = new UsageMeter(new UsageStore(keys.db), {
+    flushMs: config.USAGE_FLUSH_MS,
+    onFlushError: (error) => keyLog.warn({ type: (error as Error)?.name }, "usage counters not written; kept for the next flush"),
+  });
   const policy = { capacity: config.RATE_LIMIT_CAPACITY, refillPerSecond: config.RATE_LIMIT_REFILL_PER_SECOND };
-  // Limits shared by several API processes live in Redis; one process keeps them in memory.
+  // Limits shared by several API hosts live in Redis; a cluster's workers share the primary's; one
+  // process keeps them in memory.
   const store =
     options.rateLimitStore ??
-    (config.REDIS_URL === undefined ? new MemoryRateLimitStore(policy) : await RedisRateLimitStore.connect(config.REDIS_URL, policy));
+    (config.REDIS_URL !== undefined
+      ? await RedisRateLimitStore.connect(config.REDIS_URL, policy)
+      : primary !== undefined
+        ? new PrimaryRateLimitStore(primary)
+        : new MemoryRateLimitStore(policy));
   // The hub reads NodeRegistry on the L2; its pinned reads use their own Solana transport (same URLs).
   const hubSettings = attestationSettings(config);
-  const hub =
-    hubSettings === undefined ? undefined : await AttestationHub.create({ ...hubSettings, metrics, logger: pino({ level: config.LOG_LEVEL }).child({ component: "attestation-hub" }) });
+  const hub = hubSettings === undefined ? undefined : await AttestationHub.create({ ...hubSettings, metrics, logger: log.child({ component: "attestation-hub" }) });
   const attestation =
     hub === undefined
       ? undefined
@@ -49,7 +92,8 @@ export async function startApi(config: ApiConfig, options: { rateLimitStore?: Ra
   const answers = async (probe: () => Promise<unknown>) => probe().then(() => true, () => false);
 
   const app = await buildApiServer({
-    verifyKey: (key) => keyVerifier.verify(key),
+    keys: keyVerifier,
+    usage,
     rateLimit: { store, policy },
     evm: readers.evm,
     solana: readers.solana,
@@ -64,15 +108,17 @@ export async function startApi(config: ApiConfig, options: { rateLimitStore?: Ra
     logger: { level: config.LOG_LEVEL },
   });
   app.log.info({ config: redactedConfig(config) }, "API configuration");
-  const url = await app.listen({ host: config.API_HOST, port: config.API_PORT });
+  const url = await app.listen({ host: config.API_HOST, port: config.API_PORT, backlog: LISTEN_BACKLOG });
   return {
     app,
     url,
     async close() {
       await app.close(); // waits for in-flight requests
+      await usage.close(); // writes what they counted
       await store.close();
       keyVerifier.close();
-      keys.close();
+      await keys.close();
+      primary?.close();
     },
   };
 }

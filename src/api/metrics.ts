@@ -3,6 +3,11 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 /** The API's Prometheus metrics, in a registry of their own (several servers can run in one process). */
 export class ApiMetrics {
   readonly registry = new Registry();
+  /**
+   * The text `/metrics` answers: this registry's metrics, or in a worker of an API cluster every
+   * worker's metrics summed by the primary.
+   */
+  exposition: () => Promise<string> = () => this.registry.metrics();
   readonly requests = new Counter({
     name: "api_requests_total",
     help: "HTTP requests by route and status",

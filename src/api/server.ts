@@ -8,14 +8,32 @@ import { parseEvmAddress, parseSolanaAddress } from "./addresses.ts";
 import { ATTESTATION_RESPONSES, attestationSchema, attestQuerySchema } from "./attestation-hub/openapi.ts";
 import { attestEvm, attestSvm, type AttestationService } from "./attestation-hub/attested-query.ts";
 import { ApiError, toApiError } from "./api-error.ts";
+import {
+  answerItems,
+  ATTEST_NOT_SUPPORTED,
+  BATCH_BODY_LIMIT_BYTES,
+  BATCH_ERROR_RESPONSES,
+  BATCH_SUCCESS_MESSAGE,
+  batchBodyValidationSchema,
+  batchQuerySchema,
+  batchSuccessSchema,
+  documentedBatchSchema,
+  QUOTA_EXCEEDED_ENTRY,
+  QUOTA_EXCEEDED_MESSAGE,
+  RATE_LIMITED_ENTRY,
+  validateItem,
+  type BatchEntry,
+  type ItemValidator,
+} from "./batch.ts";
+import type { VerifiedKey } from "./keys/api-keys.ts";
 import type { ApiMetrics } from "./metrics.ts";
 import { RateLimitStoreError } from "./rate-limit/redis-store.ts";
 import { rateLimitHeaders, type RateLimitStore, type TokenBucketPolicy } from "./rate-limit/token-bucket.ts";
 import { ResultCache } from "./result-cache.ts";
 
 export interface ApiServerDependencies {
-  /** Resolves an API key to its id, or undefined for an unknown or revoked key. */
-  verifyKey: (key: string) => string | undefined;
+  /** Resolves an API key to its id and quota, or undefined for an unknown or revoked key (KeyVerifier). */
+  keys: KeyCheck;
   rateLimit: { store: RateLimitStore; policy: TokenBucketPolicy };
   evm: EvmBalanceReader;
   solana: SolanaBalanceReader;
@@ -28,12 +46,36 @@ export interface ApiServerDependencies {
   cacheTtlMs?: number;
   /** pino options or false; keys and URLs never reach the log either way. */
   logger?: boolean | Record<string, unknown>;
+  /**
+   * Usage metering and monthly quotas (UsageMeter): told once per answered request of a key to a single
+   * route (`endpoint` is the route template, `status` the HTTP status, 429 included) and once per item of
+   * a batch (the batch route's template and the item's status). Requests refused with 401 have no key and
+   * are not told. Without it, no usage is counted and no quota applies.
+   */
+  usage?: UsageRecorder;
+}
+
+export interface KeyCheck {
+  /** The key if it is remembered as live: the request path's synchronous fast path. */
+  cached(key: string): VerifiedKey | undefined;
+  /** The key as the key store knows it: undefined when unknown or revoked. */
+  verify(key: string): Promise<VerifiedKey | undefined>;
+}
+
+export interface UsageRecorder {
+  record(keyId: string, endpoint: string, status: number): void;
+  /** Requests `key` may still make this month: Infinity without a quota, 0 or less when over it. */
+  remainingQuota(key: VerifiedKey): number;
 }
 
 declare module "fastify" {
   interface FastifyContextConfig {
     /** The route answers only requests with a valid API key, within the key's rate limit. */
     requiresApiKey?: boolean;
+  }
+  interface FastifyRequest {
+    /** The request's API key once verified (`onRequest`); undefined before, and without one. */
+    apiKey: VerifiedKey | undefined;
   }
 }
 
@@ -47,34 +89,36 @@ const ERROR_RESPONSES = {
   400: { description: "Malformed body, missing or malformed field, wrong Content-Type", ...errorSchema },
   401: { description: "Missing or unknown API key (checked first)", ...errorSchema },
   404: { description: "Well-formed address with no token there", ...errorSchema },
-  429: { description: "Rate limit exceeded; see Retry-After", ...errorSchema },
+  429: { description: `"${RATE_LIMITED_ENTRY.message}" or "${QUOTA_EXCEEDED_MESSAGE}"; see Retry-After`, ...errorSchema },
   500: { description: "Unexpected failure, upstream down after retries and failover", ...errorSchema },
   ...ATTESTATION_RESPONSES,
 } as const;
+/** A single answer's `data`; a batch entry's `data` is the same without the attestation. */
+const successDataSchema = (ownerField: string, queryResultPattern: string, attested: boolean) => ({
+  type: "object",
+  properties: {
+    [ownerField]: { type: "string" },
+    asset: {
+      type: "object",
+      properties: {
+        // fast-json-stringify writes BigInt integers exactly, also above 2^53.
+        balance: { type: "integer" },
+        QueryResult: { type: "string", pattern: queryResultPattern },
+      },
+      required: ["balance", "QueryResult"],
+    },
+    // Only with ?attest=true; absent properties are not written, so other answers stay byte-for-byte.
+    ...(attested ? { attestation: attestationSchema } : {}),
+  },
+  required: [ownerField, "asset"],
+});
 const successSchema = (ownerField: string, queryResultPattern: string) => ({
   description: SUCCESS_MESSAGE,
   type: "object",
   properties: {
     status: { type: "integer" },
     message: { type: "string" },
-    data: {
-      type: "object",
-      properties: {
-        [ownerField]: { type: "string" },
-        asset: {
-          type: "object",
-          properties: {
-            // fast-json-stringify writes BigInt integers exactly, also above 2^53.
-            balance: { type: "integer" },
-            QueryResult: { type: "string", pattern: queryResultPattern },
-          },
-          required: ["balance", "QueryResult"],
-        },
-        // Only with ?attest=true; absent properties are not written, so other answers stay byte-for-byte.
-        attestation: attestationSchema,
-      },
-      required: [ownerField, "asset"],
-    },
+    data: successDataSchema(ownerField, queryResultPattern, true),
   },
   required: ["status", "message", "data"],
 });
@@ -103,10 +147,11 @@ function hasForeignCharset(contentType: string | undefined): boolean {
 }
 
 /**
- * The verification API (DESIGN section 5): `POST /api/ccq-evm` and `POST /api/ccq-svm`, behind API keys
- * and per-key token-bucket rate limits, plus `/healthz`, `/readyz`, `/metrics` and `/openapi.json`.
- * Authentication runs on request arrival, before the body is read, so a missing or unknown key is a
- * 401 whatever else is wrong.
+ * The verification API (DESIGN section 5): `POST /api/ccq-evm` and `POST /api/ccq-svm`, and their batch
+ * forms `POST /api/ccq-evm/batch` and `POST /api/ccq-svm/batch` (up to 100 items at one position, see
+ * batch.ts), behind API keys and per-key token-bucket rate limits, plus `/healthz`, `/readyz`, `/metrics`
+ * and `/openapi.json`. Authentication runs on request arrival, before the body is read, so a missing or
+ * unknown key is a 401 whatever else is wrong.
  */
 export async function buildApiServer(deps: ApiServerDependencies): Promise<FastifyInstance> {
   const app = Fastify({
@@ -142,26 +187,61 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
     return value;
   };
 
+  // Kept for usage, quotas and the batch routes' further tokens. A primitive default, so Fastify sets it
+  // up in the request's constructor rather than adding a property per request.
+  app.decorateRequest("apiKey", undefined);
+  const { usage } = deps;
+  /**
+   * A verified key's request goes on when its key has quota left this month, then when its bucket has a
+   * token. One token per request, before the body is read, also on the batch routes: a key with no token
+   * left gets its 429 without the server parsing its body, and a batch refused as a whole (not an
+   * array…) costs one token like any refused request. A batch takes its further items' tokens once it
+   * knows how many there are (see admitBatchItems).
+   */
+  const admit = (request: FastifyRequest, reply: FastifyReply, key: VerifiedKey, done: (error?: Error) => void) => {
+    request.apiKey = key;
+    if (usage !== undefined && usage.remainingQuota(key) <= 0) return done(quotaExceeded());
+    deps.rateLimit.store.take(key.id).then((decision) => {
+      const headers = rateLimitHeaders(decision, deps.rateLimit.policy);
+      if (!decision.allowed) return done(new ApiError(429, RATE_LIMITED_ENTRY.message, headers));
+      reply.headers(headers);
+      if (hasForeignCharset(request.headers["content-type"])) return done(new ApiError(400, "Content-Type must be application/json in UTF-8"));
+      done();
+    }, done);
+  };
   // A callback hook, not an async one: see onResponse below.
   app.addHook("onRequest", (request, reply, done) => {
     // Decided on the matched route, not the raw URL: the router also matches encoded spellings of a
     // path (`/%61pi/…`) and absolute-form request targets, which must not get past the key check.
     if (request.routeOptions.config.requiresApiKey !== true) return done();
     const key = presentedKey(request);
-    const keyId = key === undefined ? undefined : deps.verifyKey(key);
-    if (keyId === undefined) return done(new ApiError(401, key === undefined ? "Missing API key" : "Unknown API key"));
-    deps.rateLimit.store.take(keyId).then((decision) => {
-      const headers = rateLimitHeaders(decision, deps.rateLimit.policy);
-      if (!decision.allowed) return done(new ApiError(429, "Rate limit exceeded", headers));
-      reply.headers(headers);
-      if (hasForeignCharset(request.headers["content-type"])) return done(new ApiError(400, "Content-Type must be application/json in UTF-8"));
-      done();
+    if (key === undefined) return done(new ApiError(401, "Missing API key"));
+    // A remembered live key goes on in this turn; any other key is asked of the key store.
+    const remembered = deps.keys.cached(key);
+    if (remembered !== undefined) return admit(request, reply, remembered, done);
+    deps.keys.verify(key).then((verified) => {
+      if (verified === undefined) return done(new ApiError(401, "Unknown API key"));
+      admit(request, reply, verified, done);
     }, done);
   });
+  /** A batch's item statuses, once it is answered with its entries: usage counts its items, not it. */
+  const batchItemStatuses = new WeakMap<FastifyRequest, number[]>();
   // The per-request hooks below take a callback rather than return a promise: each async hook costs
   // the request path a promise and a turn of the microtask queue.
   app.addHook("onResponse", (request, reply, done) => {
-    metrics.recordRequest(request.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);
+    const route = request.routeOptions.url ?? "unmatched";
+    metrics.recordRequest(route, reply.statusCode, reply.elapsedTime / 1000);
+    const keyId = request.apiKey?.id;
+    if (usage !== undefined && keyId !== undefined) {
+      try {
+        const items = reply.statusCode === 200 ? batchItemStatuses.get(request) : undefined;
+        if (items === undefined) usage.record(keyId, route, reply.statusCode);
+        else for (const status of items) usage.record(keyId, route, status);
+      } catch (error) {
+        // The answer is sent; a failing meter must not turn into an unhandled error here.
+        request.log.error({ failure: describeFailure(error) }, "usage not recorded");
+      }
+    }
     done();
   });
   // Graceful shutdown: requests in flight finish; their connections then close instead of idling in
@@ -237,6 +317,124 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
     },
   );
 
+  /**
+   * Which items of a batch go on, as `onRequest` decided for the first: those within the key's monthly
+   * quota, then of those, as many as the bucket has tokens for (the first item's token is taken already;
+   * the others' in one atomic take). The rest are refused with the single route's 429 entry: quota first,
+   * as for a single request. The RateLimit headers then describe the bucket after the batch; no
+   * Retry-After on this 200, even when its tail was refused (each refused item says 429 itself).
+   */
+  const admitBatchItems = async (request: FastifyRequest, reply: FastifyReply, items: number): Promise<(index: number) => BatchEntry | undefined> => {
+    const withinQuota = Math.min(items, usage?.remainingQuota(request.apiKey!) ?? Infinity);
+    let withinRateLimit = withinQuota;
+    if (withinQuota > 1) {
+      const decision = await deps.rateLimit.store.take(request.apiKey!.id, withinQuota - 1);
+      reply.headers(rateLimitHeaders({ ...decision, allowed: true, granted: decision.granted + 1, retryAfterMs: 0 }, deps.rateLimit.policy));
+      withinRateLimit = 1 + decision.granted;
+    }
+    return (index) => (index >= withinQuota ? QUOTA_EXCEEDED_ENTRY : index >= withinRateLimit ? RATE_LIMITED_ENTRY : undefined);
+  };
+  const refuseAttest = (query: { attest?: string }) => {
+    if (query.attest !== undefined && query.attest !== "false") throw new ApiError(400, ATTEST_NOT_SUPPORTED);
+  };
+  const logItemFailure = (request: FastifyRequest) => (error: unknown) =>
+    request.log.error({ failure: describeFailure(error) }, "batch item failed");
+  const batchAnswer = (request: FastifyRequest, positionField: string, position: bigint, results: BatchEntry[]) => {
+    batchItemStatuses.set(request, results.map((entry) => entry.status));
+    return { status: 200, message: BATCH_SUCCESS_MESSAGE, data: { [positionField]: position, results } };
+  };
+  const batchRouteOptions = (summary: string, description: string, itemSchema: object, positionField: string, positionDescription: string, dataSchema: object) => {
+    const schema = {
+      summary,
+      description,
+      security: [{ apiKey: [] }],
+      querystring: batchQuerySchema,
+      body: batchBodyValidationSchema,
+      response: { 200: batchSuccessSchema(positionField, positionDescription, dataSchema), ...BATCH_ERROR_RESPONSES },
+    };
+    return {
+      bodyLimit: BATCH_BODY_LIMIT_BYTES,
+      config: {
+        requiresApiKey: true,
+        // /openapi.json shows the item shape that each item is checked against (see batchBodyValidationSchema).
+        swaggerTransform: ({ url }: { url: string }) => ({ schema: documentedBatchSchema(schema, itemSchema), url }),
+      },
+      schema,
+    };
+  };
+
+  const evmItemSchema = bodySchema(["user_address", "contract_address"]);
+  app.post<{ Body: unknown[]; Querystring: { attest?: string } }>(
+    "/api/ccq-evm/batch",
+    batchRouteOptions(
+      "Up to 100 ERC-20 / ERC-721 balances on Ethereum, all at one block",
+      "Each item is answered as POST /api/ccq-evm would answer it; data.blockNumber is the block every item was read at.",
+      evmItemSchema,
+      "blockNumber",
+      "The Ethereum block every item was read at",
+      successDataSchema("user_address", "^0x[0-9a-f]{64}$", false),
+    ),
+    async (request, reply) => {
+      refuseAttest(request.query);
+      const items = request.body;
+      const refusal = await admitBatchItems(request, reply, items.length);
+      const validate = request.compileValidationSchema(evmItemSchema) as ItemValidator;
+      const block = await deps.evm.latestBlock();
+      const results = await answerItems(items, refusal, {
+        parse: (item) => {
+          validateItem(validate, item);
+          const body = item as { user_address: string; contract_address: string };
+          const owner = parseEvmAddress("user_address", body.user_address);
+          const asset = parseEvmAddress("contract_address", body.contract_address);
+          const key = `${asset}:${owner}`;
+          return { key, query: { owner, asset, key } };
+        },
+        read: ({ owner, asset, key }) =>
+          readThrough(evmCache, "evm", block, key, () => deps.evm.balanceOf(asset, owner, block), (read) => read.blockNumber),
+        // The owner as the item spelled it, as the single route echoes it.
+        answer: (item, _query, value) => success("user_address", (item as { user_address: string }).user_address, value.balance, value.queryResult),
+        onFailure: logItemFailure(request),
+      });
+      return batchAnswer(request, "blockNumber", block, results);
+    },
+  );
+
+  const svmItemSchema = bodySchema(["owner_address", "token_mint_address"]);
+  app.post<{ Body: unknown[]; Querystring: { attest?: string } }>(
+    "/api/ccq-svm/batch",
+    batchRouteOptions(
+      "Up to 100 SPL token / Solana NFT balances on Solana, all at or after one finalized slot",
+      "Each item is answered as POST /api/ccq-svm would answer it; every item was read at data.slot or later.",
+      svmItemSchema,
+      "slot",
+      "The finalized Solana slot every item was read at or after (minContextSlot)",
+      successDataSchema("owner_address", "^([0-9a-f]{2})*$", false),
+    ),
+    async (request, reply) => {
+      refuseAttest(request.query);
+      const items = request.body;
+      const refusal = await admitBatchItems(request, reply, items.length);
+      const validate = request.compileValidationSchema(svmItemSchema) as ItemValidator;
+      const slot = await deps.solana.latestSlot();
+      const results = await answerItems(items, refusal, {
+        parse: (item) => {
+          validateItem(validate, item);
+          const body = item as { owner_address: string; token_mint_address: string };
+          const owner = parseSolanaAddress("owner_address", body.owner_address);
+          const mint = parseSolanaAddress("token_mint_address", body.token_mint_address);
+          const key = `${mint}:${owner}`;
+          return { key, query: { owner, mint, key } };
+        },
+        // A cached answer serves only when it was read at the pinned slot itself: the single route's rule.
+        read: ({ owner, mint, key }) =>
+          readThrough(svmCache, "svm", slot, key, () => deps.solana.balanceOf(owner, mint, { minContextSlot: slot }), (read) => read.slot),
+        answer: (_item, query, value) => success("owner_address", query.owner, value.balance, value.queryResult),
+        onFailure: logItemFailure(request),
+      });
+      return batchAnswer(request, "slot", slot, results);
+    },
+  );
+
   deps.attestation?.hub.register(app);
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {
@@ -245,7 +443,7 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
     return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not ready", upstreams });
   });
   app.get("/metrics", { schema: { hide: true } }, async (_request, reply) =>
-    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+    reply.type(metrics.registry.contentType).send(await metrics.exposition()),
   );
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   return app;
@@ -264,6 +462,13 @@ function describeFailure(error: unknown): Record<string, unknown> {
   if (error instanceof SourceError || error instanceof RateLimitStoreError) return { type: error.name, message: error.message };
   const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
   return { type: typeof name === "string" ? name : typeof error, ...(code === undefined ? {} : { code: String(code) }) };
+}
+
+/** Over its monthly quota, a key can try again when the next calendar month (UTC) begins. */
+function quotaExceeded(now = Date.now()): ApiError {
+  const today = new Date(now);
+  const nextMonth = Date.UTC(today.getUTCFullYear(), today.getUTCMonth() + 1, 1);
+  return new ApiError(429, QUOTA_EXCEEDED_MESSAGE, { "retry-after": String(Math.ceil((nextMonth - now) / 1000)) });
 }
 
 function sendError(reply: FastifyReply, error: ApiError): FastifyReply {

@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -7,8 +9,8 @@ import autocannon from "autocannon";
 import { getAddress, hexlify, randomBytes } from "ethers";
 import Fastify from "fastify";
 
-import { loadApiConfig } from "../api/config.js";
-import { ApiKeyStore } from "../api/keys/key-store.js";
+import { apiWorkerCount, loadApiConfig } from "../api/config.js";
+import { ApiKeys } from "../api/keys/api-keys.js";
 import { startApi, type RunningApi } from "../api/main.js";
 import { startSourceFixtures, type SourceFixtures } from "../devnet/source-chains.js";
 
@@ -33,6 +35,32 @@ async function load(label: string, url: string, body: string, headers: Record<st
   return { label, requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx };
 }
 
+/** Rounds of the interleaved comparison. */
+const LOAD_ROUNDS = 5;
+
+/**
+ * Loads each target for `secondsPerRound` in turn, `rounds` times over, and sums per target: requests
+ * per second over all its rounds, the median round's p50 and the worst round's p99.
+ */
+async function interleavedLoad(
+  targets: Array<{ label: string; url: string; body: string; headers: Record<string, string> }>,
+  rounds: number,
+  secondsPerRound: number,
+): Promise<LoadResult[]> {
+  const runs = targets.map((): LoadResult[] => []);
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [index, target] of targets.entries()) runs[index].push(await load(target.label, target.url, target.body, target.headers, secondsPerRound));
+  }
+  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  return targets.map((target, index) => ({
+    label: target.label,
+    requestsPerSecond: runs[index].reduce((sum, run) => sum + run.requestsPerSecond, 0) / rounds,
+    p50Ms: median(runs[index].map((run) => run.p50Ms)),
+    p99Ms: Math.max(...runs[index].map((run) => run.p99Ms)),
+    non2xx: runs[index].reduce((sum, run) => sum + run.non2xx, 0),
+  }));
+}
+
 async function upstreamRequests(api: RunningApi, chain: string): Promise<number> {
   const text = await (await fetch(`${api.url}/metrics`)).text();
   let total = 0;
@@ -43,15 +71,21 @@ async function upstreamRequests(api: RunningApi, chain: string): Promise<number>
 /**
  * The API under load on local source chains, side by side in one run: the ccq-evm route answering from
  * its cache beside a bare Fastify route returning the same JSON; 1,000 concurrent distinct queries and
- * the upstream HTTP requests they cost; the ccq-svm route with and without its cache.
+ * the upstream HTTP requests they cost; the ccq-svm route with and without its cache; one ccq-evm batch
+ * of 100 distinct queries and the upstream HTTP requests it costs; the cached ccq-evm route of `npm run api`
+ * with its default worker count (one process per core).
  */
-export async function benchmarkApi(durationSeconds = 5): Promise<{ load: LoadResult[]; burst: { queries: number; upstreamRequests: number; ms: number } }> {
+export async function benchmarkApi(durationSeconds = 5): Promise<{
+  load: LoadResult[];
+  burst: { queries: number; upstreamRequests: number; ms: number };
+  batch: { items: number; upstreamRequests: number; ms: number };
+}> {
   const sources: SourceFixtures = await startSourceFixtures();
   const dir = await mkdtemp(path.join(tmpdir(), "bench-api-"));
   const database = path.join(dir, "keys.sqlite");
-  const store = new ApiKeyStore(database);
-  const { key } = store.create("bench");
-  store.close();
+  const store = await ApiKeys.open(database);
+  const { key } = await store.create("bench");
+  await store.close();
   const config = (cacheTtlMs: number) =>
     loadApiConfig({
       API_PORT: "0",
@@ -80,11 +114,39 @@ export async function benchmarkApi(durationSeconds = 5): Promise<{ load: LoadRes
     await load("warm-up", `${cached.url}/api/ccq-evm`, evmBody, auth, warmUp);
     await load("warm-up", `${cached.url}/api/ccq-svm`, svmBody, auth, warmUp);
     await load("warm-up", `${bareUrl}/bare`, evmBody, {}, warmUp);
-    const results: LoadResult[] = [];
-    results.push(await load("ccq-evm, cached result", `${cached.url}/api/ccq-evm`, evmBody, auth, durationSeconds));
-    results.push(await load("bare Fastify route, same JSON", `${bareUrl}/bare`, evmBody, {}, durationSeconds));
-    results.push(await load("ccq-svm, cached result", `${cached.url}/api/ccq-svm`, svmBody, auth, durationSeconds));
+    // The three routes compared are measured in interleaved rounds (evm, bare, svm, evm, bare, svm, …)
+    // and summed: throughput on this shared machine drifts by a quarter within seconds, and a drift
+    // then lands on every route alike instead of on whichever was measured during it.
+    const results: LoadResult[] = await interleavedLoad(
+      [
+        { label: "ccq-evm, cached result", url: `${cached.url}/api/ccq-evm`, body: evmBody, headers: auth },
+        { label: "bare Fastify route, same JSON", url: `${bareUrl}/bare`, body: evmBody, headers: {} },
+        { label: "ccq-svm, cached result", url: `${cached.url}/api/ccq-svm`, body: svmBody, headers: auth },
+      ],
+      LOAD_ROUNDS,
+      // Twice the single routes' time in all (2 s rounds by default): a round much shorter than that is
+      // mostly autocannon starting its worker and opening connections.
+      (2 * durationSeconds) / LOAD_ROUNDS,
+    );
     results.push(await load("ccq-svm, no cache (2 upstream reads each)", `${uncached.url}/api/ccq-svm`, svmBody, auth, durationSeconds));
+
+    // `npm run api` as an operator starts it: API_WORKERS unset, so one worker per core on one port.
+    const workers = apiWorkerCount(config(600_000));
+    const clustered = await spawnApiProcess({
+      EVM_RPC_URLS: sources.anvil.rpcUrl,
+      SOLANA_RPC_URLS: sources.solanaRpc.url,
+      API_KEYS_DB: database,
+      RATE_LIMIT_CAPACITY: "1000000000",
+      RATE_LIMIT_REFILL_PER_SECOND: "1000000000",
+      CACHE_TTL_MS: "600000",
+      LOG_LEVEL: "silent",
+    });
+    try {
+      await load("warm-up", `${clustered.url}/api/ccq-evm`, evmBody, auth, warmUp);
+      results.push(await load(`ccq-evm, cached result, npm run api with ${workers} workers`, `${clustered.url}/api/ccq-evm`, evmBody, auth, durationSeconds));
+    } finally {
+      await clustered.stop();
+    }
 
     // The burst comes from another process, so that the client's work does not slow the server's
     // event loop (in one process, requests would trickle in and batch poorly).
@@ -94,7 +156,26 @@ export async function benchmarkApi(durationSeconds = 5): Promise<{ load: LoadRes
     if (statuses.some((status) => status !== 200)) throw new Error("the burst got non-200 answers");
     const answers = statuses;
     const burst = { queries: answers.length, upstreamRequests: (await upstreamRequests(uncached, "evm")) - before, ms };
-    return { load: results, burst };
+
+    // One batch of 100 distinct queries (fresh owners: nothing cached) once the head read above has
+    // expired (1 s), so its count includes the block-number read: the whole cost of a batch.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const beforeBatch = await upstreamRequests(uncached, "evm");
+    const items = Array.from({ length: 100 }, () => ({ user_address: getAddress(hexlify(randomBytes(20))), contract_address: sources.evm.erc20 }));
+    const started = performance.now();
+    const response = await fetch(`${uncached.url}/api/ccq-evm/batch`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify(items),
+    });
+    const answer = (await response.json()) as { data?: { results?: Array<{ status: number }> } };
+    const batchMs = performance.now() - started;
+    const entries = answer.data?.results ?? [];
+    if (response.status !== 200 || entries.length !== items.length || entries.some((entry) => entry.status !== 200)) {
+      throw new Error("the batch got non-200 answers");
+    }
+    const batch = { items: entries.length, upstreamRequests: (await upstreamRequests(uncached, "evm")) - beforeBatch, ms: batchMs };
+    return { load: results, burst, batch };
   } finally {
     await bare.close();
     await cached.close();
@@ -102,6 +183,35 @@ export async function benchmarkApi(durationSeconds = 5): Promise<{ load: LoadRes
     await sources.stop();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** `scripts/api.ts` in a process of its own (as `npm run api` starts it) on a free port, once it answers. */
+async function spawnApiProcess(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+  const script = path.resolve(import.meta.dirname, "..", "..", "scripts", "api.ts");
+  const environment: Record<string, string | undefined> = { ...process.env, ...env, API_HOST: "127.0.0.1", API_PORT: String(port) };
+  delete environment.API_WORKERS; // the default: one per core
+  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", script], { env: environment, stdio: ["ignore", "ignore", "inherit"] });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; ; attempt += 1) {
+    if (await fetch(`${url}/healthz`).then((response) => response.ok, () => false)) break;
+    if (attempt > 300 || child.exitCode !== null) {
+      child.kill("SIGKILL");
+      throw new Error("npm run api did not start");
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
 }
 
 /** Sends one ccq-evm query per owner, all at once, from a child Node process; returns statuses and wall time. */

@@ -153,8 +153,13 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
     await l2Provider.send("evm_setIntervalMining", [l2BlockTime]);
     const l2Start = await l2Provider.getBlock("latest");
     if (l2Start === null) throw new Error("the L2 has no latest block");
-    // The oracle refuses a starting timestamp later than the L1 block that initializes it, and the L1's
-    // latest block (mined every 2 s) can be older than the L2 block just made: mine one now first.
+    // The oracle refuses a starting timestamp later than the L1 block that initializes it. The L1's
+    // latest block (mined every 2 s) can be older than the L2 block just made, and the L2's clock can
+    // even run seconds ahead of the wall clock (anvil gives each of the many blocks the predeploys made
+    // within one second a later second): mine an L1 block now, no earlier than the L2's start.
+    const l1Latest = await l1Provider.getBlock("latest");
+    const initializedAt = Math.max(l2Start.timestamp, Math.floor(Date.now() / 1000));
+    if (l1Latest !== null && l1Latest.timestamp < initializedAt) await l1Provider.send("evm_setNextBlockTimestamp", [initializedAt]);
     await l1Provider.send("evm_mine", []);
     await initializeOutputOracle(l1Deployer, opL1, {
       proposer: accounts.opProposer.address,

@@ -7,7 +7,7 @@ import hre from "hardhat";
 import { NodeRegistry__factory } from "../../typechain-types/index.js";
 import { HUB_PATH } from "../node/hub-protocol.js";
 import { loadApiConfig } from "../api/config.js";
-import { ApiKeyStore } from "../api/keys/key-store.js";
+import { ApiKeys } from "../api/keys/api-keys.js";
 import { startApi, type RunningApi } from "../api/main.js";
 import { waitFor } from "../common/wait-for.js";
 import { loadOrCreateBurner } from "../node/burner.js";
@@ -121,9 +121,9 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
 
     onProgress("Starting the API with a demo key and its attestation hub…");
     const keysFile = path.join(input.workDir, "api-keys.sqlite");
-    const keys = new ApiKeyStore(keysFile);
-    const apiKey = keys.create("demo").key;
-    keys.close();
+    const keys = await ApiKeys.open(keysFile);
+    const apiKey = (await keys.create("demo")).key;
+    await keys.close();
     const api = await startApi(
       loadApiConfig({
         API_PORT: String(input.apiPort),

@@ -7,23 +7,25 @@ export class RateLimitStoreError extends Error {
   override name = "RateLimitStoreError";
 }
 
-import { decide, type RateLimitDecision, type RateLimitStore, type TokenBucketPolicy } from "./token-bucket.ts";
+import { decide, tokenCount, type RateLimitDecision, type RateLimitStore, type TokenBucketPolicy } from "./token-bucket.ts";
 
 // One atomic step of the token bucket in Redis, on Redis's own clock (TIME) so that several API
-// processes agree: refill by elapsed time, take a token if there is one, keep the state until the
-// bucket would be full again. Returns the milli-tokens available before this request.
-const TAKE_TOKEN = `
+// processes agree: refill by elapsed time, take up to ARGV[3] tokens (as many as there are), keep the
+// state until the bucket would be full again. Returns the milli-tokens available before this request;
+// `decide` derives the same grant from it (one formula, two places: keep them alike).
+const TAKE_TOKENS = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local capacity = tonumber(ARGV[1])
 local perMs = tonumber(ARGV[2])
+local wanted = tonumber(ARGV[3])
 local state = redis.call('HMGET', KEYS[1], 'milli', 'at')
 local available = capacity
 if state[1] then
   available = math.min(capacity, tonumber(state[1]) + math.floor(math.max(0, now - tonumber(state[2])) * perMs))
 end
-local after = available
-if available >= 1000 then after = available - 1000 end
+local granted = math.min(wanted, math.floor(available / 1000))
+local after = available - granted * 1000
 redis.call('HSET', KEYS[1], 'milli', after, 'at', now)
 redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - after) / perMs) + 1000)
 return available
@@ -49,17 +51,18 @@ export class RedisRateLimitStore implements RateLimitStore {
     return new RedisRateLimitStore(policy, client, prefix);
   }
 
-  async take(key: string): Promise<RateLimitDecision> {
+  async take(key: string, count?: number): Promise<RateLimitDecision> {
+    const tokens = tokenCount(count);
     let answer: unknown;
     try {
-      answer = await this.#client.eval(TAKE_TOKEN, {
+      answer = await this.#client.eval(TAKE_TOKENS, {
         keys: [`${this.#prefix}${key}`],
-        arguments: [String(this.#policy.capacity * 1000), String(this.#policy.refillPerSecond)],
+        arguments: [String(this.#policy.capacity * 1000), String(this.#policy.refillPerSecond), String(tokens)],
       });
     } catch (error) {
       throw new RateLimitStoreError("the rate-limit store (Redis) did not answer", { cause: error });
     }
-    return decide(this.#policy, Number(answer));
+    return decide(this.#policy, Number(answer), tokens);
   }
 
   async close(): Promise<void> {

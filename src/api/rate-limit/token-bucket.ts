@@ -1,7 +1,11 @@
-/** The outcome of taking one token, with what the RateLimit headers need. */
+/** The outcome of taking up to n tokens, with what the RateLimit headers need. */
 export interface RateLimitDecision {
+  /** Whether at least one token was granted (for a single request: whether it may proceed). */
   allowed: boolean;
+  /** Tokens granted, from 0 to the number asked for: as many as the bucket held, never more. */
+  granted: number;
   limit: number;
+  /** Whole tokens left after this decision. */
   remaining: number;
   /** Milliseconds until a token is available (0 when allowed). */
   retryAfterMs: number;
@@ -18,8 +22,20 @@ export interface TokenBucketPolicy {
 
 /** Where buckets live: one process (memory) or shared by several (Redis). */
 export interface RateLimitStore {
-  take(key: string): Promise<RateLimitDecision>;
+  /**
+   * Takes up to `count` tokens (default 1, a single request) from `key`'s bucket in one atomic step:
+   * as many as it holds, never more, so a batch of n items gets the first `granted` of them through
+   * and several processes can never together grant more than the bucket held.
+   */
+  take(key: string, count?: number): Promise<RateLimitDecision>;
   close(): Promise<void>;
+}
+
+/** `count` as a store takes it: a whole number of tokens, at least one. */
+export function tokenCount(count: number | undefined): number {
+  const tokens = count ?? 1;
+  if (!Number.isSafeInteger(tokens) || tokens < 1) throw new RangeError(`a rate-limit take needs a whole number of tokens ≥ 1, not ${count}`);
+  return tokens;
 }
 
 /**
@@ -27,23 +43,25 @@ export interface RateLimitStore {
  * its last use; the bucket refills continuously up to `capacity`. Tokens are counted in thousandths so
  * that the state is integer (exact in Redis and in property tests).
  */
-export function takeToken(policy: TokenBucketPolicy, state: { milliTokens: number; at: number } | undefined, now: number) {
+export function takeToken(policy: TokenBucketPolicy, state: { milliTokens: number; at: number } | undefined, now: number, count = 1) {
   const capacity = policy.capacity * 1000;
   const elapsed = state === undefined ? 0 : Math.max(0, now - state.at);
   // milli-tokens per millisecond = tokens per second
   const available = state === undefined ? capacity : Math.min(capacity, state.milliTokens + Math.floor(elapsed * policy.refillPerSecond));
-  const decision = decide(policy, available);
-  return { decision, state: { milliTokens: decision.allowed ? available - 1000 : available, at: now } };
+  const decision = decide(policy, available, count);
+  return { decision, state: { milliTokens: available - decision.granted * 1000, at: now } };
 }
 
-/** The decision for a bucket holding `available` milli-tokens before this request. */
-export function decide(policy: TokenBucketPolicy, available: number): RateLimitDecision {
+/** The decision for a bucket holding `available` milli-tokens before a request for `count` tokens. */
+export function decide(policy: TokenBucketPolicy, available: number, count = 1): RateLimitDecision {
   const capacity = policy.capacity * 1000;
   const perMs = policy.refillPerSecond;
-  const allowed = available >= 1000;
-  const after = allowed ? available - 1000 : available;
+  const granted = Math.min(count, Math.floor(available / 1000));
+  const allowed = granted > 0;
+  const after = available - granted * 1000;
   return {
     allowed,
+    granted,
     limit: policy.capacity,
     remaining: Math.floor(after / 1000),
     retryAfterMs: allowed ? 0 : Math.ceil((1000 - available) / perMs),
@@ -69,8 +87,8 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.#sweep.unref();
   }
 
-  async take(key: string): Promise<RateLimitDecision> {
-    const { decision, state } = takeToken(this.#policy, this.#buckets.get(key), this.#now());
+  async take(key: string, count?: number): Promise<RateLimitDecision> {
+    const { decision, state } = takeToken(this.#policy, this.#buckets.get(key), this.#now(), tokenCount(count));
     this.#buckets.set(key, state);
     return decision;
   }

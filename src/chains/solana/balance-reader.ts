@@ -70,17 +70,31 @@ export class SolanaBalanceReader {
     return this.#head.get();
   }
 
-  balanceOf(owner: string, mint: string): Promise<SolanaBalance> {
-    const key = `${owner}:${mint}`;
+  /**
+   * What `owner` holds of `mint`. With `minContextSlot`, both reads are at that slot or later (the RPC
+   * refuses to answer from an older state, and a lagging upstream is failed over): the API's batch
+   * endpoint pins all its items to one finalized slot this way. Reads with the same lower bound (or both
+   * without one) in flight share one read; an unbounded read is not shared with a bounded one, since it
+   * may come from an upstream behind the bound.
+   */
+  balanceOf(owner: string, mint: string, options: { minContextSlot?: bigint } = {}): Promise<SolanaBalance> {
+    const { minContextSlot } = options;
+    const key = minContextSlot === undefined ? `${owner}:${mint}` : `${owner}:${mint}@${minContextSlot}`;
     const existing = this.#inFlight.get(key);
     if (existing !== undefined) return existing;
-    const promise = this.#read(address(owner), address(mint)).finally(() => this.#inFlight.delete(key));
+    const promise = this.#read(address(owner), address(mint), minContextSlot).finally(() => this.#inFlight.delete(key));
     this.#inFlight.set(key, promise);
     return promise;
   }
 
-  async #read(owner: Address, mint: Address): Promise<SolanaBalance> {
-    const mintInfo = await this.#rpc.getAccountInfo(mint, { encoding: "base64", commitment: "finalized" }).send();
+  async #read(owner: Address, mint: Address, minContextSlot: bigint | undefined): Promise<SolanaBalance> {
+    const mintInfo = await this.#rpc
+      .getAccountInfo(mint, { encoding: "base64", commitment: "finalized", ...(minContextSlot === undefined ? {} : { minContextSlot }) })
+      .send();
+    // Trust, but check: an upstream that ignored minContextSlot must not pass off an older state.
+    if (minContextSlot !== undefined && mintInfo.context.slot < minContextSlot) {
+      throw new SourceError(`the upstream answered from slot ${mintInfo.context.slot}, before the requested slot ${minContextSlot}`);
+    }
     const mintAccount = mintInfo.value;
     if (mintAccount === null) throw new AssetNotFoundError(`no mint account at ${mint}`);
     if (!isTokenMint(mintAccount.owner, getBase64Encoder().encode(mintAccount.data[0]))) {

@@ -1,17 +1,19 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer } from "node:http";
+import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { expect } from "chai";
 
-import { loadApiConfig, redactedConfig } from "../../../src/api/config.js";
+import { apiWorkerCount, loadApiConfig, redactedConfig } from "../../../src/api/config.js";
+import { ApiKeys } from "../../../src/api/keys/api-keys.js";
 import { runKeysCli } from "../../../src/api/keys/cli.js";
-import { ApiKeyStore } from "../../../src/api/keys/key-store.js";
+import { UsageStore } from "../../../src/api/usage/usage-store.js";
 import { startApi } from "../../../src/api/main.js";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
+import { startPostgres } from "../../helpers/postgres.js";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 
@@ -24,6 +26,14 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+const urls = { EVM_RPC_URLS: "http://127.0.0.1:1", SOLANA_RPC_URLS: "http://127.0.0.1:2" };
+const hub = {
+  ATTESTATION_L2_RPC_URL: "http://127.0.0.1:3",
+  ATTESTATION_NODE_REGISTRY: "0x0000000000000000000000000000000000010001",
+  ATTESTATION_VERIFICATION_REGISTRY: "0x0000000000000000000000000000000000010002",
+  ATTESTATION_VERIFIER: "0x0000000000000000000000000000000000010003",
+};
+
 describe("API process: keys CLI, configuration, graceful shutdown", function () {
   this.timeout(60_000);
   let dir: string;
@@ -35,30 +45,52 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("creates a key shown once, stores only its hash, lists and revokes it", async function () {
+  it("creates a key shown once, stores only its hash, lists, sets quotas, revokes it and reports usage", async function () {
     const database = path.join(dir, "keys.sqlite");
     const out: string[] = [];
     const err: string[] = [];
-    const cli = (...args: string[]) => runKeysCli(args, database, (line) => out.push(line), (line) => err.push(line));
-    expect(cli("create", "game studio")).to.equal(0);
+    const cli = (...args: string[]) =>
+      runKeysCli(args, database, { print: (line) => out.push(line), printError: (line) => err.push(line), now: () => new Date("2026-11-24T10:00:00Z") });
+    expect(await cli("create", "game studio", "--quota", "1000")).to.equal(0);
     const key = /(avn_[A-Za-z0-9_-]{43})/.exec(out.join("\n"))![1];
     const id = /Created key ([0-9a-f-]{36})/.exec(out.join("\n"))![1];
+    expect(out.join("\n")).to.include("1,000/month");
     out.length = 0;
-    expect(cli("list")).to.equal(0);
-    expect(out.join("\n")).to.include(id).and.include("live").and.not.include(key);
+    expect(await cli("list")).to.equal(0);
+    expect(out.join("\n")).to.include(id).and.include("live").and.include("1,000/month").and.not.include(key);
     const files = await Promise.all([database, `${database}-wal`].map((file) => readFile(file).catch(() => Buffer.alloc(0))));
     expect(Buffer.concat(files).includes(key)).to.equal(false);
 
-    const store = new ApiKeyStore(database);
-    expect(store.verify(key)).to.equal(id);
-    expect(cli("revoke", id)).to.equal(0);
-    expect(store.verify(key)).to.equal(undefined);
-    store.close();
-    expect(cli("revoke", id)).to.equal(1);
+    expect(await cli("quota", id, "none")).to.equal(0);
+    expect(out.at(-1)).to.equal(`Key ${id}: no quota`);
+    expect(await cli("quota", id, "12x")).to.equal(1);
+    expect(err.at(-1)).to.match(/not a quota: 12x/);
+
+    const store = await ApiKeys.open(database);
+    expect(await store.verify(key)).to.deep.equal({ id, monthlyQuota: null });
+    await new UsageStore(store.db).add([
+      { keyId: id, day: "2026-11-02", endpoint: "/api/ccq-evm", statusClass: "2xx", requests: 41 },
+      { keyId: id, day: "2026-10-31", endpoint: "/api/ccq-evm", statusClass: "2xx", requests: 1 },
+    ]);
+    out.length = 0;
+    expect(await cli("usage", id)).to.equal(0);
+    expect(out.join("\n")).to.include("since 2026-11-01").and.match(/2026-11-02 .*\/api\/ccq-evm .*2xx +41/).and.not.include("2026-10-31");
+    expect(out.at(-1)).to.equal("Total: 41 request(s)");
+    expect(await cli("usage", "--from", "2026-10-01")).to.equal(0);
+    expect(out.at(-1)).to.equal("Total: 42 request(s)");
+    expect(await cli("usage", "no-such-key")).to.equal(1);
+    expect(await cli("usage", "--from", "last week")).to.equal(1);
+
+    expect(await cli("revoke", id)).to.equal(0);
+    expect(await store.verify(key)).to.equal(undefined);
+    await store.close();
+    expect(await cli("revoke", id)).to.equal(1);
     expect(err.at(-1)).to.equal(`No live key with id ${id}`);
-    expect(cli("create")).to.equal(1);
-    expect(cli("create", "   ")).to.equal(1);
+    expect(await cli("create")).to.equal(1);
+    expect(await cli("create", "   ")).to.equal(1);
     expect(err.at(-1)).to.equal("error: a key name must have 1 to 100 characters");
+    expect(await cli("create", "x", "--color", "red")).to.equal(1);
+    expect(err.at(-1)).to.include("Unknown option '--color'");
   });
 
   it("refuses an invalid configuration naming each problem, and logs URLs by origin only", function () {
@@ -71,6 +103,17 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
     expect(config.EVM_RPC_URLS).to.have.length(2);
     expect(config.API_PORT).to.equal(8787);
     expect(JSON.stringify(redactedConfig(config))).to.not.match(/SECRET/);
+    const postgres = loadApiConfig({ ...urls, API_KEYS_DB: "postgres://avn:SECRET-5@db.example:5432/keys" });
+    expect(JSON.stringify(redactedConfig(postgres))).to.not.match(/SECRET/);
+    expect(JSON.stringify(redactedConfig(postgres))).to.include("db.example:5432");
+  });
+
+  it("runs one worker per core by default, one with the attestation hub, and refuses several with it", function () {
+    expect(apiWorkerCount(loadApiConfig(urls), 8)).to.equal(8);
+    expect(apiWorkerCount(loadApiConfig({ ...urls, API_WORKERS: "3" }), 8)).to.equal(3);
+    expect(apiWorkerCount(loadApiConfig({ ...urls, ...hub }), 8)).to.equal(1);
+    expect(() => loadApiConfig({ ...urls, ...hub, API_WORKERS: "2" })).to.throw(/API_WORKERS: the attestation hub runs in one process/);
+    expect(() => loadApiConfig({ ...urls, API_WORKERS: "0" })).to.throw(/API_WORKERS/);
   });
 
   describe("graceful shutdown", function () {
@@ -82,62 +125,157 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
       await sources?.stop();
     });
 
-    it("sees a new key at once and a revocation within one second in each of two running API processes", async function () {
-      const database = path.join(dir, "shared-keys.sqlite");
-      const store = new ApiKeyStore(database);
-      const first = store.create("first");
-      store.close();
-      const ports = [await freePort(), await freePort()];
-      const children: ChildProcess[] = ports.map((port) =>
-        spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "scripts/api.ts"], {
-          cwd: projectRoot,
-          env: { ...process.env, API_PORT: String(port), EVM_RPC_URLS: sources.anvil.rpcUrl, SOLANA_RPC_URLS: sources.solanaRpc.url, API_KEYS_DB: database, LOG_LEVEL: "silent" },
-          stdio: "ignore",
-        }),
-      );
-      const ask = async (port: number, key: string) =>
-        (
-          await fetch(`http://127.0.0.1:${port}/api/ccq-evm`, {
-            method: "POST",
-            headers: { authorization: key, "content-type": "application/json" },
-            body: JSON.stringify({ user_address: sources.evm.holder, contract_address: sources.evm.erc20 }),
-          })
-        ).status;
+    /** `scripts/api.ts` as `npm run api` runs it, on a free port, once it answers. */
+    const spawnApi = async (env: Record<string, string>) => {
+      const port = await freePort();
+      const logs: string[] = [];
+      const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "scripts/api.ts"], {
+        cwd: projectRoot,
+        env: { ...process.env, API_PORT: String(port), EVM_RPC_URLS: sources.anvil.rpcUrl, SOLANA_RPC_URLS: sources.solanaRpc.url, LOG_LEVEL: "silent", API_WORKERS: "1", ...env },
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      child.stdout!.setEncoding("utf8").on("data", (chunk: string) => logs.push(...chunk.split("\n").filter(Boolean)));
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      // A cluster answers once its first worker listens; its primary says when every worker does.
+      const clusterListening = () => logs.some((line) => line.includes("worker processes"));
+      const waitsForCluster = env.API_WORKERS !== undefined && env.API_WORKERS !== "1";
+      for (let attempt = 0; ; attempt++) {
+        const up = await fetch(`http://127.0.0.1:${port}/healthz`).then((response) => response.ok, () => false);
+        if (up && (!waitsForCluster || clusterListening())) break;
+        if (attempt > 300 || child.exitCode !== null) throw new Error(`the API on port ${port} did not start`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return {
+        port,
+        logs,
+        /** SIGTERM, as an orchestrator stops it: finish, write usage, exit 0. */
+        stop: async () => {
+          if (child.exitCode === null) child.kill("SIGTERM");
+          return exited;
+        },
+      };
+    };
+    type RunningApiProcess = Awaited<ReturnType<typeof spawnApi>>;
+    /** One request on a connection of its own, so a cluster's primary hands each to the next worker. */
+    const ask = (port: number, key: string, path = "/api/ccq-evm") =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const body = JSON.stringify({ user_address: sources.evm.holder, contract_address: sources.evm.erc20 });
+        const request = httpRequest(
+          { host: "127.0.0.1", port, path, method: "POST", agent: false, headers: { authorization: key, "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+          (response) => {
+            let text = "";
+            response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+            response.on("end", () => resolve({ status: response.statusCode!, body: text }));
+          },
+        );
+        request.on("error", reject).end(body);
+      });
+    const statusOf = async (port: number, key: string) => (await ask(port, key)).status;
+    const usageOf = async (location: string, keyId: string) => {
+      const keys = await ApiKeys.open(location);
       try {
-        for (const port of ports) {
-          for (let attempt = 0; ; attempt++) {
-            const up = await fetch(`http://127.0.0.1:${port}/healthz`).then((response) => response.ok, () => false);
-            if (up) break;
-            if (attempt > 300) throw new Error(`the API on port ${port} did not start`);
-            await new Promise((resolve) => setTimeout(resolve, 100));
+        return Object.fromEntries((await new UsageStore(keys.db).report({ keyId })).map((row) => [`${row.endpoint} ${row.statusClass}`, row.requests]));
+      } finally {
+        await keys.close();
+      }
+    };
+
+    /** Two API processes on one key database: keys, revocations and usage as one service. */
+    const twoProcessesOnOneDatabase = async (location: string) => {
+      const admin = await ApiKeys.open(location);
+      const first = await admin.create("first");
+      const apis: RunningApiProcess[] = [];
+      try {
+        apis.push(...(await Promise.all([spawnApi({ API_KEYS_DB: location }), spawnApi({ API_KEYS_DB: location })])));
+        // What each key's usage must say: every answer but the 401s (no key, nothing to meter). The
+        // revocation loop below may run into the rate limit: its 429s are answers too.
+        const answered = new Map<string, Record<string, number>>();
+        const send = async (api: RunningApiProcess, key: { key: string; record: { id: string } }) => {
+          const status = await statusOf(api.port, key.key);
+          if (status !== 401) {
+            const counts = answered.get(key.record.id) ?? {};
+            const counter = `/api/ccq-evm ${status === 429 ? "429" : `${String(status)[0]}xx`}`;
+            counts[counter] = (counts[counter] ?? 0) + 1;
+            answered.set(key.record.id, counts);
           }
+          return status;
+        };
+        for (const api of apis) {
           // Twice: the second answer comes from the process's key cache.
-          expect(await ask(port, first.key)).to.equal(200);
-          expect(await ask(port, first.key)).to.equal(200);
+          expect(await send(api, first)).to.equal(200);
+          expect(await send(api, first)).to.equal(200);
         }
         // A key created while both run works at once in both (unknown keys are never cached).
-        const creator = new ApiKeyStore(database);
-        const second = creator.create("second");
-        creator.close();
-        for (const port of ports) expect(await ask(port, second.key)).to.equal(200);
+        const second = await admin.create("second");
+        for (const api of apis) expect(await send(api, second)).to.equal(200);
 
-        const out: string[] = [];
-        expect(runKeysCli(["revoke", first.record.id], database, (line) => out.push(line), () => undefined)).to.equal(0);
+        expect(await runKeysCli(["revoke", first.record.id], location, { print: () => undefined, printError: () => undefined })).to.equal(0);
         const revokedAt = Date.now();
         const refusedAfter = await Promise.all(
-          ports.map(async (port) => {
-            while ((await ask(port, first.key)) !== 401) {
-              if (Date.now() - revokedAt > 5_000) throw new Error(`port ${port} still accepts the revoked key`);
+          apis.map(async (api) => {
+            while ((await send(api, first)) !== 401) {
+              if (Date.now() - revokedAt > 5_000) throw new Error(`port ${api.port} still accepts the revoked key`);
             }
             return Date.now() - revokedAt;
           }),
         );
         for (const ms of refusedAfter) expect(ms).to.be.below(1_000);
         // The other key is untouched by the revocation.
-        for (const port of ports) expect(await ask(port, second.key)).to.equal(200);
+        for (const api of apis) for (let i = 0; i < 5; i += 1) expect(await send(api, second)).to.equal(200);
+
+        // Stopped gracefully, each process writes what it counted: together exactly what was answered.
+        expect(await Promise.all(apis.map((api) => api.stop()))).to.deep.equal([0, 0]);
+        expect(await usageOf(location, second.record.id)).to.deep.equal(answered.get(second.record.id));
+        expect(answered.get(second.record.id)).to.deep.equal({ "/api/ccq-evm 2xx": 12 });
+        expect(await usageOf(location, first.record.id)).to.deep.equal(answered.get(first.record.id));
       } finally {
-        for (const child of children) child.kill("SIGTERM");
-        await Promise.all(children.map((child) => (child.exitCode !== null ? undefined : new Promise((resolve) => child.once("exit", resolve)))));
+        await Promise.all(apis.map((api) => api.stop()));
+        await admin.close();
+      }
+    };
+
+    it("two API processes on one SQLite file see a new key at once, a revocation within one second, and count usage exactly", async function () {
+      await twoProcessesOnOneDatabase(path.join(dir, "shared-keys.sqlite"));
+    });
+
+    it("two API processes on one PostgreSQL server see a new key at once, a revocation within one second, and count usage exactly", async function () {
+      this.timeout(120_000);
+      const server = await startPostgres();
+      if (server === undefined) {
+        console.log("      (skipped: no PostgreSQL server on this machine; the Debian package postgresql provides one)");
+        this.skip();
+      }
+      try {
+        await twoProcessesOnOneDatabase(await server.createDatabase());
+      } finally {
+        await server.stop();
+      }
+    });
+
+    it("API_WORKERS=2: both workers answer on one port and share one rate limit, metrics and usage", async function () {
+      const location = path.join(dir, "workers.sqlite");
+      const admin = await ApiKeys.open(location);
+      const { key, record } = await admin.create("workers");
+      await admin.close();
+      const api = await spawnApi({ API_KEYS_DB: location, API_WORKERS: "2", RATE_LIMIT_CAPACITY: "10", RATE_LIMIT_REFILL_PER_SECOND: "0.01", LOG_LEVEL: "info" });
+      try {
+        // 30 requests at once, each on its own connection: exactly the bucket's 10 pass, whichever worker
+        // each one reaches (two buckets of 10 would let up to 20 through).
+        const statuses = await Promise.all(Array.from({ length: 30 }, () => statusOf(api.port, key)));
+        expect(statuses.filter((status) => status === 200)).to.have.length(10);
+        expect(statuses.filter((status) => status === 429)).to.have.length(20);
+        const servedBy = new Set(api.logs.map((line) => JSON.parse(line) as { pid: number; msg: string }).filter((line) => line.msg === "request completed").map((line) => line.pid));
+        expect(servedBy.size, "requests answered by two worker processes").to.equal(2);
+        // /metrics sums both workers, whichever answers.
+        for (let i = 0; i < 4; i += 1) {
+          const metrics = await (await fetch(`http://127.0.0.1:${api.port}/metrics`, { headers: { connection: "close" } })).text();
+          expect(metrics).to.match(/api_requests_total\{route="\/api\/ccq-evm",status="200"\} 10\n/);
+          expect(metrics).to.match(/api_requests_total\{route="\/api\/ccq-evm",status="429"\} 20\n/);
+        }
+        expect(await api.stop()).to.equal(0);
+        expect(await usageOf(location, record.id)).to.deep.equal({ "/api/ccq-evm 2xx": 10, "/api/ccq-evm 429": 20 });
+      } finally {
+        await api.stop();
       }
     });
 
@@ -155,9 +293,9 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
       });
       await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
       const database = path.join(dir, "shutdown.sqlite");
-      const store = new ApiKeyStore(database);
-      const { key } = store.create("shutdown");
-      store.close();
+      const store = await ApiKeys.open(database);
+      const { key } = await store.create("shutdown");
+      await store.close();
       const api = await startApi(
         loadApiConfig({
           API_PORT: "0",

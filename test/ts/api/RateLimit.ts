@@ -14,7 +14,7 @@ describe("API rate limits: token buckets per key", function () {
     try {
       for (let i = 0; i < 3; i += 1) expect((await store.take("a")).allowed).to.equal(true);
       const refused = await store.take("a");
-      expect(refused).to.deep.equal({ allowed: false, limit: 3, remaining: 0, retryAfterMs: 500, resetMs: 1_500 });
+      expect(refused).to.deep.equal({ allowed: false, granted: 0, limit: 3, remaining: 0, retryAfterMs: 500, resetMs: 1_500 });
       expect(rateLimitHeaders(refused, policy)).to.deep.equal({
         "RateLimit-Limit": "3",
         "RateLimit-Remaining": "0",
@@ -35,6 +35,30 @@ describe("API rate limits: token buckets per key", function () {
     }
   });
 
+  it("takes up to n tokens at once: as many as the bucket holds, never more", async function () {
+    let now = 1_000_000;
+    const policy = { capacity: 5, refillPerSecond: 2 };
+    const store = new MemoryRateLimitStore(policy, () => now);
+    try {
+      expect(await store.take("a", 3)).to.deep.equal({ allowed: true, granted: 3, limit: 5, remaining: 2, retryAfterMs: 0, resetMs: 1_500 });
+      const partial = await store.take("a", 4);
+      expect(partial).to.deep.equal({ allowed: true, granted: 2, limit: 5, remaining: 0, retryAfterMs: 0, resetMs: 2_500 });
+      expect(rateLimitHeaders(partial, policy)).to.not.have.property("Retry-After");
+      now += 1_250; // 2.5 tokens back: 2 can be taken, half a token stays
+      expect(await store.take("a", 100)).to.include({ allowed: true, granted: 2, remaining: 0 });
+      const refused = await store.take("a", 2);
+      expect(refused).to.include({ allowed: false, granted: 0, remaining: 0, retryAfterMs: 250 });
+      expect((await store.take("a")).allowed, "take(key) is take-up-to-1").to.equal(false);
+      for (const count of [0, -1, 1.5, Number.NaN]) {
+        let thrown: unknown;
+        await store.take("a", count).catch((error: unknown) => (thrown = error));
+        expect(thrown, String(count)).to.be.instanceOf(RangeError);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
   it("shares one bucket per key between API processes through a real redis-server", async function () {
     const redis = await startRedis();
     if (redis === undefined) this.skip();
@@ -46,6 +70,32 @@ describe("API rate limits: token buckets per key", function () {
       const refused = decisions.find((decision) => !decision.allowed)!;
       expect(refused.retryAfterMs).to.be.within(1, 100_000);
       expect((await second.take("other")).allowed).to.equal(true);
+    } finally {
+      await first.close();
+      await second.close();
+      await redis!.stop();
+    }
+  });
+
+  it("takes up to n tokens at once in Redis, atomically: concurrent takes never grant more than the bucket held", async function () {
+    const redis = await startRedis();
+    if (redis === undefined) this.skip();
+    const policy = { capacity: 50, refillPerSecond: 0.001 };
+    const [first, second] = await Promise.all([RedisRateLimitStore.connect(redis!.url, policy), RedisRateLimitStore.connect(redis!.url, policy)]);
+    try {
+      const decisions = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? first : second).take("batch", 7)));
+      // 12 × 7 = 84 asked of 50: exactly 50 granted, in sevens until one partial grant, then none.
+      expect(decisions.reduce((sum, decision) => sum + decision.granted, 0)).to.equal(50);
+      const grants = decisions.map((decision) => decision.granted).sort((a, b) => b - a);
+      expect(grants).to.deep.equal([7, 7, 7, 7, 7, 7, 7, 1, 0, 0, 0, 0]);
+      for (const decision of decisions) expect(decision.allowed).to.equal(decision.granted > 0);
+      const partial = decisions.find((decision) => decision.granted === 1)!;
+      expect(partial).to.include({ remaining: 0, retryAfterMs: 0 });
+      const refused = await first.take("batch", 3);
+      expect(refused).to.include({ allowed: false, granted: 0, remaining: 0 });
+      expect(refused.retryAfterMs).to.be.within(900_000, 1_000_000);
+      expect(await second.take("fresh", 60)).to.include({ granted: 50, remaining: 0 });
+      expect((await first.take("fresh")).allowed, "take(key) is take-up-to-1").to.equal(false);
     } finally {
       await first.close();
       await second.close();

@@ -120,6 +120,24 @@ describe("source adapter: EVM balances", function () {
     expect(counts.error).to.equal(0);
   });
 
+  it("sends a trickle of queries (one every millisecond) as one upstream request per batch window, not one per query", async function () {
+    const { reader: evm, counts } = reader([anvil.rpcUrl], {}, 60_000);
+    await evm.latestBlock(); // the head is known: every request counted below is an aggregate3
+    const before = counts.ok;
+    const started = performance.now();
+    const pending: Array<Promise<unknown>> = [];
+    for (let index = 0; index < 100; index += 1) {
+      pending.push(evm.balanceOf(erc20, getAddress(hexlify(randomBytes(20)))));
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await Promise.all(pending);
+    const elapsedMs = performance.now() - started;
+    // anvil answers an aggregate3 within a few milliseconds, so without the window every query that
+    // arrives while none is waiting would go out alone; with it, one request per 10 ms window at most.
+    expect(counts.ok - before).to.be.at.most(Math.ceil(elapsedMs / 10) + 1);
+    expect(counts.ok - before).to.be.below(50);
+  });
+
   it("fails over from an upstream that is down, slow or answers garbage", async function () {
     const slow = await fakeUpstream(() => undefined); // never answers
     const garbage = await fakeUpstream((_request, response) => response.writeHead(200).end("<html>not json</html>"));

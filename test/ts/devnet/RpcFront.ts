@@ -76,10 +76,15 @@ describe("devnet: the RPC front before anvil", function () {
     });
     const messages: string[] = [];
     socket.onmessage = (event) => messages.push(String(event.data));
+    const waitFor = async (seen: (message: string) => boolean) => {
+      const deadline = Date.now() + 5_000;
+      while (!messages.some(seen) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
     socket.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["newHeads"] }));
+    // Mine only once anvil has answered the subscription: a block mined before it exists is not delivered.
+    await waitFor((message) => (JSON.parse(message) as { id?: number }).id === 1);
     await call({ jsonrpc: "2.0", id: 8, method: "evm_mine", params: [] });
-    const deadline = Date.now() + 5_000;
-    while (!messages.some((message) => message.includes("eth_subscription")) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor((message) => message.includes("eth_subscription"));
     socket.close();
     expect(messages.some((message) => message.includes("eth_subscription"))).to.equal(true);
   });

@@ -1,0 +1,84 @@
+import type { ApiKeys, VerifiedKey } from "./api-keys.ts";
+
+/** How often the store is asked whether any key changed (by this process or another one). */
+export const REVISION_POLL_MS = 250;
+/** Live keys remembered at most; past it the memory starts over (the store answers the rest). */
+const MAX_CACHED_KEYS = 10_000;
+
+/**
+ * The key check of the request path without a hash and a database query per request: a live key,
+ * once verified against the store, is remembered in memory (the key itself is in this process's memory
+ * anyway, as the request's header). Unknown keys are never remembered, so a new key works at once and
+ * guessing fills nothing. Revocations and quota changes are the changes that must reach a remembered key:
+ * every `REVISION_POLL_MS` the store's revision (one row, shared by every process on the same database)
+ * is compared with the last one, and any change forgets every key, so a key revoked anywhere stops
+ * working everywhere within that interval plus one request.
+ */
+export class KeyVerifier {
+  readonly #store: Pick<ApiKeys, "verify" | "revision">;
+  readonly #live = new Map<string, VerifiedKey>();
+  #revision: string | undefined;
+  readonly #timer: NodeJS.Timeout;
+  #polling = false;
+  readonly #onPollError: (error: unknown) => void;
+
+  private constructor(store: Pick<ApiKeys, "verify" | "revision">, revision: string, pollMs: number, onPollError: (error: unknown) => void) {
+    this.#store = store;
+    this.#revision = revision;
+    this.#onPollError = onPollError;
+    this.#timer = setInterval(() => void this.#poll(), pollMs);
+    this.#timer.unref();
+  }
+
+  static async create(
+    store: Pick<ApiKeys, "verify" | "revision">,
+    options: { pollMs?: number; onPollError?: (error: unknown) => void } = {},
+  ): Promise<KeyVerifier> {
+    return new KeyVerifier(store, await store.revision(), options.pollMs ?? REVISION_POLL_MS, options.onPollError ?? (() => undefined));
+  }
+
+  /** The remembered live key `key`, without asking the store; undefined when not remembered. */
+  cached(key: string): VerifiedKey | undefined {
+    return this.#live.get(key);
+  }
+
+  /** The live key `key`, or undefined for an unknown or revoked one. */
+  async verify(key: string): Promise<VerifiedKey | undefined> {
+    const cached = this.#live.get(key);
+    if (cached !== undefined) return cached;
+    const revisionBefore = this.#revision;
+    const verified = await this.#store.verify(key);
+    // A change seen while the store was asked may be older than the answer: remember only answers
+    // given under the revision that is still current.
+    if (verified !== undefined && this.#revision === revisionBefore) {
+      if (this.#live.size >= MAX_CACHED_KEYS) this.#live.clear();
+      this.#live.set(key, verified);
+    }
+    return verified;
+  }
+
+  async #poll(): Promise<void> {
+    if (this.#polling) return;
+    this.#polling = true;
+    try {
+      const revision = await this.#store.revision();
+      if (revision !== this.#revision) {
+        this.#revision = revision;
+        this.#live.clear();
+      }
+    } catch (error) {
+      // A store that cannot answer cannot tell of revocations either: forget every key, so requests
+      // go to the store (and fail there) rather than live on what may be stale.
+      this.#revision = undefined;
+      this.#live.clear();
+      this.#onPollError(error);
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+    this.#live.clear();
+  }
+}
