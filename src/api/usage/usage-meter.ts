@@ -1,5 +1,5 @@
 import type { VerifiedKey } from "../keys/api-keys.ts";
-import { REFUSED_STATUS_CLASS, statusClassOf, type UsageRow } from "./usage-store.ts";
+import { countsAgainstQuota, statusClassOf, type UsageRow } from "./usage-store.ts";
 
 /** Where the meter writes its counters and reads the month's totals (the `UsageStore`). */
 export interface UsageSink {
@@ -67,7 +67,7 @@ export class UsageMeter {
     const statusClass = statusClassOf(status);
     const counter = `${keyId}\n${day}\n${endpoint}\n${statusClass}`;
     this.#pending.set(counter, (this.#pending.get(counter) ?? 0) + 1);
-    if (statusClass !== REFUSED_STATUS_CLASS) {
+    if (countsAgainstQuota(statusClass)) {
       this.#rollMonth(monthOfDay(day));
       this.#unsettled.set(keyId, (this.#unsettled.get(keyId) ?? 0) + 1);
     }

@@ -16,6 +16,16 @@ export interface UsageRow {
 /** Requests refused by the rate limit or the monthly quota: counted, but not against the quota. */
 export const REFUSED_STATUS_CLASS = "429";
 
+/**
+ * What a key's monthly quota counts: its answered requests, 2xx and 4xx (a bad request costs the service
+ * as much as a good one), but neither refusals (429) nor the service's own failures (5xx).
+ */
+const NOT_AGAINST_QUOTA = [REFUSED_STATUS_CLASS, "5xx"];
+
+export function countsAgainstQuota(statusClass: string): boolean {
+  return !NOT_AGAINST_QUOTA.includes(statusClass);
+}
+
 export function statusClassOf(status: number): string {
   return status === 429 ? REFUSED_STATUS_CLASS : `${Math.floor(status / 100)}xx`;
 }
@@ -66,7 +76,7 @@ export class UsageStore {
         .where("key_id", "in", keyIds.slice(start, start + KEYS_PER_QUERY))
         .where("day", ">=", `${month}-01`)
         .where("day", "<", nextMonthStart(month))
-        .where("status_class", "<>", REFUSED_STATUS_CLASS)
+        .where("status_class", "not in", NOT_AGAINST_QUOTA)
         .groupBy("key_id")
         .execute();
       for (const row of rows) totals.set(row.key_id, Number(row.requests));

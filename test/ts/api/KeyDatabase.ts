@@ -60,7 +60,7 @@ function keyDatabaseBehaviour(newLocation: () => Promise<string>, inParallel: bo
     }
   });
 
-  it("adds usage written by two processes exactly and totals a month without refusals or other months", async function () {
+  it("adds usage written by two processes exactly and totals a month without refusals, failures of the service or other months", async function () {
     const location = await newLocation();
     // One after the other: in one thread, a second SQLite connection migrating would wait on the first.
     const a = await ApiKeys.open(location);
@@ -75,7 +75,7 @@ function keyDatabaseBehaviour(newLocation: () => Promise<string>, inParallel: bo
           (index % 2 === 0 ? storeA : storeB).add([row("2026-11-03", "2xx", 3), row("2026-11-03", "4xx", 1), row("2026-11-03", "429", 2)]),
         ),
       );
-      await storeB.add([row("2026-10-31", "2xx", 1_000), row("2026-12-01", "2xx", 500), row("2026-11-30", "5xx", 7, "k2")]);
+      await storeB.add([row("2026-10-31", "2xx", 1_000), row("2026-12-01", "2xx", 500), row("2026-11-30", "4xx", 7, "k2"), row("2026-11-30", "5xx", 3, "k2")]);
       const report = await storeA.report({ keyId: "k1", fromDay: "2026-11-01" });
       expect(report.map((entry) => [entry.day, entry.statusClass, entry.requests])).to.deep.equal([
         ["2026-11-03", "2xx", 60],
@@ -134,10 +134,11 @@ function keyDatabaseBehaviour(newLocation: () => Promise<string>, inParallel: bo
       for (let i = 0; i < 4; i += 1) meterA.record(key.id, "/api/ccq-evm", 200);
       meterA.record(key.id, "/api/ccq-evm", 429);
       for (let i = 0; i < 5; i += 1) meterB.record(key.id, "/api/ccq-svm", 404);
+      meterB.record(key.id, "/api/ccq-svm", 500);
       expect(meterA.remainingQuota(key) <= 0).to.equal(false);
       await all([() => meterA.flush(), () => meterB.flush()]);
       await meterA.flush(); // reads back B's counts too
-      expect(meterA.monthlyUsed(key.id)).to.equal(9, "refusals (429) do not count against the quota");
+      expect(meterA.monthlyUsed(key.id)).to.equal(9, "refusals (429) and the service's failures (5xx) do not count against the quota");
       expect(meterA.remainingQuota(key) <= 0).to.equal(false);
       meterA.record(key.id, "/api/ccq-evm", 200);
       expect(meterA.remainingQuota(key)).to.equal(0, "unflushed requests count at once");
@@ -150,6 +151,7 @@ function keyDatabaseBehaviour(newLocation: () => Promise<string>, inParallel: bo
         ["/api/ccq-evm", "2xx", 5],
         ["/api/ccq-evm", "429", 1],
         ["/api/ccq-svm", "4xx", 5],
+        ["/api/ccq-svm", "5xx", 1],
       ]);
       expect(rows.every((row) => row.day === "2026-11-24")).to.equal(true);
     } finally {
@@ -228,6 +230,15 @@ describe("Key database", function () {
       await meter.close();
       expect(written.flat().map((row) => row.requests)).to.deep.equal([2]);
     });
+    it("says a PostgreSQL server cannot be reached, without its password", async function () {
+      const error = await ApiKeys.open("postgres://avn:SECRET-PASSWORD@127.0.0.1:1/keys").then(
+        () => undefined,
+        (failure: unknown) => failure as Error,
+      );
+      expect(error?.message).to.match(/^the key database could not be opened: .*ECONNREFUSED/);
+      expect(error?.message).to.not.include("SECRET");
+    });
+
     it("counts each request under its UTC day, and starts a key's month over when the month changes", async function () {
       const written: UsageRow[] = [];
       const sink: UsageSink = {

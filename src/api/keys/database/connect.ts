@@ -106,8 +106,10 @@ export async function migrateKeyDatabase(db: Kysely<KeyDatabaseSchema>, dialect:
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {
-    const failed = results?.find((result) => result.status === "Error")?.migrationName ?? "unknown";
-    // The driver's message names the SQL problem; it never holds the connection string.
-    throw new Error(`key database migration ${failed} failed: ${(error as Error).message ?? String(error)}`, { cause: error });
+    // The driver's message names the SQL or connection problem; it never holds the connection string.
+    const message = (error as Error).message ?? String(error);
+    const failed = results?.find((result) => result.status === "Error")?.migrationName;
+    // Without a failed migration, the database was not reached (or its migration table not read).
+    throw new Error(failed === undefined ? `the key database could not be opened: ${message}` : `key database migration ${failed} failed: ${message}`, { cause: error });
   }
 }
