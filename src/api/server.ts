@@ -23,6 +23,7 @@ import {
   RATE_LIMITED_ENTRY,
   validateItem,
   type BatchEntry,
+  type BatchItemHandling,
   type ItemValidator,
 } from "./batch.ts";
 import type { VerifiedKey } from "./keys/api-keys.ts";
@@ -334,106 +335,107 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
     }
     return (index) => (index >= withinQuota ? QUOTA_EXCEEDED_ENTRY : index >= withinRateLimit ? RATE_LIMITED_ENTRY : undefined);
   };
-  const refuseAttest = (query: { attest?: string }) => {
-    if (query.attest !== undefined && query.attest !== "false") throw new ApiError(400, ATTEST_NOT_SUPPORTED);
-  };
-  const logItemFailure = (request: FastifyRequest) => (error: unknown) =>
-    request.log.error({ failure: describeFailure(error) }, "batch item failed");
-  const batchAnswer = (request: FastifyRequest, positionField: string, position: bigint, results: BatchEntry[]) => {
-    batchItemStatuses.set(request, results.map((entry) => entry.status));
-    return { status: 200, message: BATCH_SUCCESS_MESSAGE, data: { [positionField]: position, results } };
-  };
-  const batchRouteOptions = (summary: string, description: string, itemSchema: object, positionField: string, positionDescription: string, dataSchema: object) => {
+  /**
+   * Registers a batch route: every batch runs the same steps (attest refused, items admitted, one
+   * position read, the items answered at it); `spec` says how its chain pins that position and how an
+   * item is checked, read and answered.
+   */
+  const batchRoute = <Query, Value>(spec: {
+    url: string;
+    summary: string;
+    description: string;
+    /** The single route's body schema, which each item is checked against. */
+    itemSchema: object;
+    positionField: string;
+    positionDescription: string;
+    /** A 200 entry's `data` (the single route's, without the attestation). */
+    dataSchema: object;
+    /** The position (block, slot) every item of a batch is read at. */
+    position: () => Promise<bigint>;
+    /** How items are handled at `position`; `validate` throws the single route's 400 for a bad item. */
+    items: (position: bigint, validate: (item: unknown) => void) => Omit<BatchItemHandling<Query, Value>, "onFailure">;
+  }) => {
     const schema = {
-      summary,
-      description,
+      summary: spec.summary,
+      description: spec.description,
       security: [{ apiKey: [] }],
       querystring: batchQuerySchema,
       body: batchBodyValidationSchema,
-      response: { 200: batchSuccessSchema(positionField, positionDescription, dataSchema), ...BATCH_ERROR_RESPONSES },
+      response: { 200: batchSuccessSchema(spec.positionField, spec.positionDescription, spec.dataSchema), ...BATCH_ERROR_RESPONSES },
     };
-    return {
+    const options = {
       bodyLimit: BATCH_BODY_LIMIT_BYTES,
       config: {
         requiresApiKey: true,
         // /openapi.json shows the item shape that each item is checked against (see batchBodyValidationSchema).
-        swaggerTransform: ({ url }: { url: string }) => ({ schema: documentedBatchSchema(schema, itemSchema), url }),
+        swaggerTransform: ({ url }: { url: string }) => ({ schema: documentedBatchSchema(schema, spec.itemSchema), url }),
       },
       schema,
     };
+    app.post<{ Body: unknown[]; Querystring: { attest?: string } }>(spec.url, options, async (request, reply) => {
+      if (request.query.attest !== undefined && request.query.attest !== "false") throw new ApiError(400, ATTEST_NOT_SUPPORTED);
+      const items = request.body;
+      const refusal = await admitBatchItems(request, reply, items.length);
+      const validator = request.compileValidationSchema(spec.itemSchema) as ItemValidator;
+      const position = await spec.position();
+      const results = await answerItems(items, refusal, {
+        ...spec.items(position, (item) => validateItem(validator, item)),
+        onFailure: (error) => request.log.error({ failure: describeFailure(error) }, "batch item failed"),
+      });
+      batchItemStatuses.set(request, results.map((entry) => entry.status));
+      return { status: 200, message: BATCH_SUCCESS_MESSAGE, data: { [spec.positionField]: position, results } };
+    });
   };
 
-  const evmItemSchema = bodySchema(["user_address", "contract_address"]);
-  app.post<{ Body: unknown[]; Querystring: { attest?: string } }>(
-    "/api/ccq-evm/batch",
-    batchRouteOptions(
-      "Up to 100 ERC-20 / ERC-721 balances on Ethereum, all at one block",
-      "Each item is answered as POST /api/ccq-evm would answer it; data.blockNumber is the block every item was read at.",
-      evmItemSchema,
-      "blockNumber",
-      "The Ethereum block every item was read at",
-      successDataSchema("user_address", "^0x[0-9a-f]{64}$", false),
-    ),
-    async (request, reply) => {
-      refuseAttest(request.query);
-      const items = request.body;
-      const refusal = await admitBatchItems(request, reply, items.length);
-      const validate = request.compileValidationSchema(evmItemSchema) as ItemValidator;
-      const block = await deps.evm.latestBlock();
-      const results = await answerItems(items, refusal, {
-        parse: (item) => {
-          validateItem(validate, item);
-          const body = item as { user_address: string; contract_address: string };
-          const owner = parseEvmAddress("user_address", body.user_address);
-          const asset = parseEvmAddress("contract_address", body.contract_address);
-          const key = `${asset}:${owner}`;
-          return { key, query: { owner, asset, key } };
-        },
-        read: ({ owner, asset, key }) =>
-          readThrough(evmCache, "evm", block, key, () => deps.evm.balanceOf(asset, owner, block), (read) => read.blockNumber),
-        // The owner as the item spelled it, as the single route echoes it.
-        answer: (item, _query, value) => success("user_address", (item as { user_address: string }).user_address, value.balance, value.queryResult),
-        onFailure: logItemFailure(request),
-      });
-      return batchAnswer(request, "blockNumber", block, results);
-    },
-  );
+  batchRoute({
+    url: "/api/ccq-evm/batch",
+    summary: "Up to 100 ERC-20 / ERC-721 balances on Ethereum, all at one block",
+    description: "Each item is answered as POST /api/ccq-evm would answer it; data.blockNumber is the block every item was read at.",
+    itemSchema: bodySchema(["user_address", "contract_address"]),
+    positionField: "blockNumber",
+    positionDescription: "The Ethereum block every item was read at",
+    dataSchema: successDataSchema("user_address", "^0x[0-9a-f]{64}$", false),
+    position: () => deps.evm.latestBlock(),
+    items: (block, validate) => ({
+      parse: (item) => {
+        validate(item);
+        const body = item as { user_address: string; contract_address: string };
+        const owner = parseEvmAddress("user_address", body.user_address);
+        const asset = parseEvmAddress("contract_address", body.contract_address);
+        const key = `${asset}:${owner}`;
+        return { key, query: { owner, asset, key } };
+      },
+      read: ({ owner, asset, key }) =>
+        readThrough(evmCache, "evm", block, key, () => deps.evm.balanceOf(asset, owner, block), (read) => read.blockNumber),
+      // The owner as the item spelled it, as the single route echoes it.
+      answer: (item, _query, value) => success("user_address", (item as { user_address: string }).user_address, value.balance, value.queryResult),
+    }),
+  });
 
-  const svmItemSchema = bodySchema(["owner_address", "token_mint_address"]);
-  app.post<{ Body: unknown[]; Querystring: { attest?: string } }>(
-    "/api/ccq-svm/batch",
-    batchRouteOptions(
-      "Up to 100 SPL token / Solana NFT balances on Solana, all at or after one finalized slot",
-      "Each item is answered as POST /api/ccq-svm would answer it; every item was read at data.slot or later.",
-      svmItemSchema,
-      "slot",
-      "The finalized Solana slot every item was read at or after (minContextSlot)",
-      successDataSchema("owner_address", "^([0-9a-f]{2})*$", false),
-    ),
-    async (request, reply) => {
-      refuseAttest(request.query);
-      const items = request.body;
-      const refusal = await admitBatchItems(request, reply, items.length);
-      const validate = request.compileValidationSchema(svmItemSchema) as ItemValidator;
-      const slot = await deps.solana.latestSlot();
-      const results = await answerItems(items, refusal, {
-        parse: (item) => {
-          validateItem(validate, item);
-          const body = item as { owner_address: string; token_mint_address: string };
-          const owner = parseSolanaAddress("owner_address", body.owner_address);
-          const mint = parseSolanaAddress("token_mint_address", body.token_mint_address);
-          const key = `${mint}:${owner}`;
-          return { key, query: { owner, mint, key } };
-        },
-        // A cached answer serves only when it was read at the pinned slot itself: the single route's rule.
-        read: ({ owner, mint, key }) =>
-          readThrough(svmCache, "svm", slot, key, () => deps.solana.balanceOf(owner, mint, { minContextSlot: slot }), (read) => read.slot),
-        answer: (_item, query, value) => success("owner_address", query.owner, value.balance, value.queryResult),
-        onFailure: logItemFailure(request),
-      });
-      return batchAnswer(request, "slot", slot, results);
-    },
-  );
+  batchRoute({
+    url: "/api/ccq-svm/batch",
+    summary: "Up to 100 SPL token / Solana NFT balances on Solana, all at or after one finalized slot",
+    description: "Each item is answered as POST /api/ccq-svm would answer it; every item was read at data.slot or later.",
+    itemSchema: bodySchema(["owner_address", "token_mint_address"]),
+    positionField: "slot",
+    positionDescription: "The finalized Solana slot every item was read at or after (minContextSlot)",
+    dataSchema: successDataSchema("owner_address", "^([0-9a-f]{2})*$", false),
+    position: () => deps.solana.latestSlot(),
+    items: (slot, validate) => ({
+      parse: (item) => {
+        validate(item);
+        const body = item as { owner_address: string; token_mint_address: string };
+        const owner = parseSolanaAddress("owner_address", body.owner_address);
+        const mint = parseSolanaAddress("token_mint_address", body.token_mint_address);
+        const key = `${mint}:${owner}`;
+        return { key, query: { owner, mint, key } };
+      },
+      // A cached answer serves only when it was read at the pinned slot itself: the single route's rule.
+      read: ({ owner, mint, key }) =>
+        readThrough(svmCache, "svm", slot, key, () => deps.solana.balanceOf(owner, mint, { minContextSlot: slot }), (read) => read.slot),
+      answer: (_item, query, value) => success("owner_address", query.owner, value.balance, value.queryResult),
+    }),
+  });
 
   deps.attestation?.hub.register(app);
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));

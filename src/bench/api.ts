@@ -1,7 +1,5 @@
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -10,6 +8,7 @@ import { getAddress, hexlify, randomBytes } from "ethers";
 import Fastify from "fastify";
 
 import { apiWorkerCount, loadApiConfig } from "../api/config.js";
+import { freePort } from "../common/free-port.js";
 import { ApiKeys } from "../api/keys/api-keys.js";
 import { startApi, type RunningApi } from "../api/main.js";
 import { startSourceFixtures, type SourceFixtures } from "../devnet/source-chains.js";
@@ -187,10 +186,7 @@ export async function benchmarkApi(durationSeconds = 5): Promise<{
 
 /** `scripts/api.ts` in a process of its own (as `npm run api` starts it) on a free port, once it answers. */
 async function spawnApiProcess(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise((resolve) => probe.close(resolve));
+  const port = await freePort();
   const script = path.resolve(import.meta.dirname, "..", "..", "scripts", "api.ts");
   const environment: Record<string, string | undefined> = { ...process.env, ...env, API_HOST: "127.0.0.1", API_PORT: String(port) };
   delete environment.API_WORKERS; // the default: one per core

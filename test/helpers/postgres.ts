@@ -1,11 +1,12 @@
 import { spawn, spawnSync, type SpawnOptions } from "node:child_process";
 import { chownSync, existsSync, readdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
 import pg from "pg";
+
+import { freePort } from "../../src/common/free-port.js";
 
 export interface TestPostgres {
   /** `postgres://…` of a fresh, empty database on the server. */
@@ -29,15 +30,6 @@ function serverUser(): { uid: number; gid: number } | undefined {
   const gid = id("-g");
   if (!Number.isInteger(uid) || uid <= 0) throw new Error("running as root and no postgres user to run the server as");
   return { uid, gid };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -30,6 +30,9 @@ function hashKey(key: string): string {
   return createHash("sha256").update(key, "utf8").digest("hex");
 }
 
+/** A stored quota as a number: PostgreSQL answers a `bigint` column as a string. */
+const quotaOf = (stored: number | string | null): number | null => (stored === null ? null : Number(stored));
+
 function checkQuota(quota: number | null): void {
   if (quota !== null && (!Number.isSafeInteger(quota) || quota < 0)) throw new Error("a monthly quota must be a whole number of requests, 0 or more");
 }
@@ -76,7 +79,7 @@ export class ApiKeys {
       name: row.name,
       createdAt: row.created_at,
       revokedAt: row.revoked_at,
-      monthlyQuota: row.monthly_quota === null ? null : Number(row.monthly_quota),
+      monthlyQuota: quotaOf(row.monthly_quota),
     }));
   }
 
@@ -104,7 +107,7 @@ export class ApiKeys {
       .where("key_hash", "=", hashKey(key))
       .where("revoked_at", "is", null)
       .executeTakeFirst();
-    return row === undefined ? undefined : { id: row.id, monthlyQuota: row.monthly_quota === null ? null : Number(row.monthly_quota) };
+    return row === undefined ? undefined : { id: row.id, monthlyQuota: quotaOf(row.monthly_quota) };
   }
 
   /**

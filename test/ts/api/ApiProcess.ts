@@ -12,19 +12,11 @@ import { ApiKeys } from "../../../src/api/keys/api-keys.js";
 import { runKeysCli } from "../../../src/api/keys/cli.js";
 import { UsageStore } from "../../../src/api/usage/usage-store.js";
 import { startApi } from "../../../src/api/main.js";
+import { freePort } from "../../../src/common/free-port.js";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
 import { startPostgres } from "../../helpers/postgres.js";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
-
-/** A port free right now on the loopback interface. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const urls = { EVM_RPC_URLS: "http://127.0.0.1:1", SOLANA_RPC_URLS: "http://127.0.0.1:2" };
 const hub = {

@@ -16,6 +16,7 @@ import { devAccount } from "../../../src/devnet/accounts.js";
 import { devnetProvider } from "../../../src/devnet/op-devnet.js";
 import { ABOVE_2_53, startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
 import { startTestApi, type TestApi } from "../../helpers/api.js";
+import { eventually } from "../../helpers/devnet.js";
 
 /** One JSON-RPC call as an upstream saw it. */
 interface SeenCall {
@@ -85,9 +86,6 @@ const MULTICALL3 = new Interface([
 /** The calls inside an aggregate3 eth_call's calldata. */
 const aggregatedCalls = (call: SeenCall) => (MULTICALL3.decodeFunctionData("aggregate3", (call.params[0] as { data: string }).data)[0] as unknown[]).length;
 const randomOwner = () => getAddress(hexlify(randomBytes(20)));
-const waitFor = async (condition: () => boolean, ms = 2_000) => {
-  for (const started = Date.now(); !condition() && Date.now() - started < ms; ) await new Promise((resolve) => setTimeout(resolve, 10));
-};
 
 describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server", function () {
   this.timeout(90_000);
@@ -475,7 +473,7 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
       const step = async (response: Promise<Response>, status: number, calls: Array<[string, number]>) => {
         expect((await response).status).to.equal(status);
         expected.push(...calls.map(([endpoint, itemStatus]): [string, string, number] => [keyId, endpoint, itemStatus]));
-        await waitFor(() => recorded.length >= expected.length);
+        await eventually(async () => recorded.length, (length) => length >= expected.length, 2_000);
         expect(recorded).to.deep.equal(expected);
       };
       await step(post(metered, "/api/ccq-evm", item), 200, [["/api/ccq-evm", 200]]);
@@ -507,7 +505,7 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
     try {
       expect((await post(metered, "/api/ccq-evm/batch", {})).status).to.equal(400);
       expect((await post(metered, "/api/ccq-svm/batch?attest=true", [{}])).status).to.equal(400);
-      await waitFor(() => recorded.length >= 2);
+      await eventually(async () => recorded.length, (length) => length >= 2, 2_000);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(recorded).to.deep.equal([
         ["/api/ccq-evm/batch", 400],

@@ -3,6 +3,7 @@ import { expect } from "chai";
 import { UsageStore } from "../../../src/api/usage/usage-store.js";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
 import { startTestApi, type TestApi } from "../../helpers/api.js";
+import { eventually } from "../../helpers/devnet.js";
 
 /** Seconds from `now` to the first instant of the next calendar month (UTC). */
 function secondsToNextMonth(now: number): number {
@@ -46,12 +47,12 @@ describe("API: monthly quotas per key, on a real server with a real key database
 
     // Refusals do not count against the quota: one more allowed request is exactly one more answer.
     expect(await api.keys.setMonthlyQuota(record.id, 4)).to.equal(true);
-    await waitFor(async () => (await post("/api/ccq-evm", evmItem(), key)).status === 200);
+    await eventually(async () => (await post("/api/ccq-evm", evmItem(), key)).status, (status) => status === 200, 3_000);
     const again = await post("/api/ccq-evm", evmItem(), key);
     expect(await again.json()).to.deep.equal({ status: 429, message: "Monthly quota exceeded" });
 
     expect(await api.keys.setMonthlyQuota(record.id, null)).to.equal(true);
-    await waitFor(async () => (await post("/api/ccq-evm", evmItem(), key)).status === 200);
+    await eventually(async () => (await post("/api/ccq-evm", evmItem(), key)).status, (status) => status === 200, 3_000);
 
     await api.meter!.flush();
     const rows = await new UsageStore(api.keys.db).report({ keyId: record.id });
@@ -85,11 +86,3 @@ describe("API: monthly quotas per key, on a real server with a real key database
     expect((await post("/api/ccq-evm", evmItem(), api.apiKey)).status).to.equal(200);
   });
 });
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -10,8 +10,8 @@ export interface KeyDatabaseSchema {
     key_hash: string;
     created_at: string;
     revoked_at: string | null;
-    /** Requests allowed per calendar month (UTC); null: no quota. */
-    monthly_quota: number | null;
+    /** Requests allowed per calendar month (UTC); null: no quota. A string from PostgreSQL (`bigint`). */
+    monthly_quota: number | string | null;
   };
   /** One row (id 1) whose revision grows with every change a running API must see (revocation, quota). */
   api_key_revision: {
