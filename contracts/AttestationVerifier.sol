@@ -11,10 +11,12 @@ import { IVerificationRegistry } from "./interfaces/IVerificationRegistry.sol";
 /// @title AttestationVerifier
 /// @notice See {IAttestationVerifier}.
 /// @dev Holds no state and no privilege of its own beyond the verification registry's ATTESTATION_ROLE,
-/// which lets it record a verified attestation there. Every check runs in one pass over the signatures:
-/// recover each signer, ask the node registry once per signer whether it is the live operator of all its
-/// licenses, and compare each license with those before it (at most `MAX_LICENSES`, so the quadratic
-/// duplicate check stays small).
+/// which lets it record a verified attestation there. One pass over the signatures recovers each signer and
+/// compares each license with those before it (at most `MAX_LICENSES`, so the quadratic duplicate check
+/// stays small); then one call to the node registry checks every delegation and heartbeat and returns the
+/// quorum, which the registry keeps in the slot it reads the liveness window from. That is the whole
+/// cost of a check beyond the two signature recoveries: one contract, one parameter slot, and one slot
+/// per signer and per license.
 contract AttestationVerifier is EIP712, IAttestationVerifier {
     /*//////////////////////////////////////////////////////////////
                                  TYPES
@@ -42,7 +44,7 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
         Failure failure;
         uint256 arg0;
         uint256 arg1;
-        uint256[] licenseIds;
+        uint256[] delegations;
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -94,8 +96,7 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
 
     /// @inheritdoc IAttestationVerifier
     function recordAttestation(BalanceAttestation calldata attestation, NodeSignature[] calldata signatures) external {
-        // The registry checks the quorum itself, with the fee it reads from the same slot: one read less.
-        Outcome memory outcome = _verify(attestation, signatures, MAX_RECORD_AGE, false);
+        Outcome memory outcome = _verify(attestation, signatures, MAX_RECORD_AGE);
         if (outcome.failure != Failure.None) _revertWith(outcome);
         REGISTRY.recordAttestedResult(
             msg.sender,
@@ -108,7 +109,7 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
                 sourceBlock: attestation.sourceBlock,
                 issuedAt: attestation.issuedAt
             }),
-            outcome.licenseIds
+            _licenseIdsOf(outcome.delegations)
         );
     }
 
@@ -118,20 +119,8 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
 
     /// @inheritdoc IAttestationVerifier
     function hashAttestation(BalanceAttestation calldata attestation) public view returns (bytes32) {
-        return _hashTypedDataV4(
-            keccak256(
-                abi.encode(
-                    BALANCE_ATTESTATION_TYPEHASH,
-                    attestation.chain,
-                    attestation.owner,
-                    attestation.asset,
-                    attestation.balance,
-                    attestation.queryResultHash,
-                    attestation.sourceBlock,
-                    attestation.issuedAt
-                )
-            )
-        );
+        // Every field is a static type, so the struct's ABI encoding is its EIP-712 encoding.
+        return _hashTypedDataV4(keccak256(abi.encode(BALANCE_ATTESTATION_TYPEHASH, attestation)));
     }
 
     /// @inheritdoc IAttestationVerifier
@@ -140,7 +129,7 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
         NodeSignature[] calldata signatures,
         uint256 maxAge
     ) external view returns (bool) {
-        return _verify(attestation, signatures, maxAge, true).failure == Failure.None;
+        return _verify(attestation, signatures, maxAge).failure == Failure.None;
     }
 
     /// @inheritdoc IAttestationVerifier
@@ -149,7 +138,7 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
         NodeSignature[] calldata signatures,
         uint256 maxAge
     ) external view {
-        Outcome memory outcome = _verify(attestation, signatures, maxAge, true);
+        Outcome memory outcome = _verify(attestation, signatures, maxAge);
         if (outcome.failure != Failure.None) _revertWith(outcome);
     }
 
@@ -160,8 +149,7 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
     function _verify(
         BalanceAttestation calldata attestation,
         NodeSignature[] calldata signatures,
-        uint256 maxAge,
-        bool checkQuorum
+        uint256 maxAge
     ) private view returns (Outcome memory outcome) {
         if (attestation.chain > _LAST_CHAIN) return _fail(Failure.UnknownChain, attestation.chain, 0);
         uint256 issuedAt = attestation.issuedAt;
@@ -171,56 +159,83 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
         }
         if (issuedAt > block.timestamp + MAX_CLOCK_SKEW) return _fail(Failure.IssuedInFuture, issuedAt, 0);
 
-        uint256 total;
-        for (uint256 i = 0; i < signatures.length; ++i) {
-            total += signatures[i].licenseIds.length;
-        }
-        if (total > MAX_LICENSES) return _fail(Failure.TooManyLicenses, total, 0);
-        outcome.licenseIds = new uint256[](total);
+        // Each license named, packed with its signer as `licenseId << 160 | signer`: room for the most an
+        // attestation may name, shrunk to those named, and checked by the node registry in one call.
+        uint256[] memory delegations = new uint256[](MAX_LICENSES);
 
         bytes32 digest = hashAttestation(attestation);
         uint256 count;
         for (uint256 i = 0; i < signatures.length; ++i) {
             NodeSignature calldata signature = signatures[i];
-            (Failure failure, uint256 arg) = _checkSigner(digest, signature);
+            address signer = signature.signer;
+            (Failure failure, uint256 arg) = _checkSigner(digest, signer, signature.signature);
             if (failure != Failure.None) return _fail(failure, i, arg);
-            uint256[] calldata licenseIds = signature.licenseIds;
-            if (licenseIds.length == 0) return _fail(Failure.NoLicenses, i, 0);
-            for (uint256 j = 0; j < licenseIds.length; ++j) {
-                uint256 licenseId = licenseIds[j];
-                for (uint256 k = 0; k < count; ++k) {
-                    if (outcome.licenseIds[k] == licenseId) return _fail(Failure.DuplicateLicense, licenseId, 0);
+            uint256[] calldata signed = signature.licenseIds;
+            if (signed.length == 0) return _fail(Failure.NoLicenses, i, 0);
+            if (count + signed.length > MAX_LICENSES) return _fail(Failure.TooManyLicenses, count + signed.length, 0);
+            for (uint256 j = 0; j < signed.length; ++j) {
+                uint256 licenseId = signed[j];
+                // No license id reaches 2^96 (the supply is far smaller); refusing one keeps the packing exact.
+                if (licenseId > type(uint96).max) {
+                    return _fail(Failure.LicenseNotDelegated, licenseId, uint256(uint160(signer)));
                 }
-                outcome.licenseIds[count++] = licenseId;
+                for (uint256 k = 0; k < count; ++k) {
+                    if (delegations[k] >> 160 == licenseId) return _fail(Failure.DuplicateLicense, licenseId, 0);
+                }
+                delegations[count] = (licenseId << 160) | uint160(signer);
+                ++count;
             }
-            if (!NODE_REGISTRY.isLiveOperatorOf(signature.signer, licenseIds)) return _notLive(signature);
         }
-        if (!checkQuorum) return outcome;
-        uint256 quorum = REGISTRY.quorum();
+        // solhint-disable-next-line no-inline-assembly
+        assembly ("memory-safe") {
+            mstore(delegations, count)
+        }
+        (bool allLive, uint256 quorum) = NODE_REGISTRY.checkDelegations(delegations);
+        if (!allLive) return _notLive(signatures);
         if (count < quorum) return _fail(Failure.QuorumNotReached, count, quorum);
+        outcome.delegations = delegations;
     }
 
     /// @dev Recovers the signature's address and compares it with its signer (a malleable high-s twin or a
     /// malformed signature fails before any comparison).
-    function _checkSigner(bytes32 digest, NodeSignature calldata signature) private pure returns (Failure, uint256) {
-        (address recovered, ECDSA.RecoverError error,) = ECDSA.tryRecoverCalldata(digest, signature.signature);
+    function _checkSigner(
+        bytes32 digest,
+        address signer,
+        bytes calldata signature
+    ) private pure returns (Failure, uint256) {
+        (address recovered, ECDSA.RecoverError error,) = ECDSA.tryRecoverCalldata(digest, signature);
         if (error == ECDSA.RecoverError.InvalidSignatureS) return (Failure.MalleableSignature, 0);
         if (error != ECDSA.RecoverError.NoError) return (Failure.MalformedSignature, 0);
-        if (recovered != signature.signer) return (Failure.WrongSigner, uint256(uint160(recovered)));
+        if (recovered != signer) return (Failure.WrongSigner, uint256(uint160(recovered)));
         return (Failure.None, 0);
     }
 
-    /// @dev Says which of a signer's licenses is not live for it: one delegated elsewhere (or to no one), or
-    /// else one whose operator's heartbeat lapsed (only on this failure path, so the valid path asks the
-    /// node registry once per signer).
-    function _notLive(NodeSignature calldata signature) private view returns (Outcome memory) {
-        uint256[] calldata licenseIds = signature.licenseIds;
-        for (uint256 j = 0; j < licenseIds.length; ++j) {
-            if (NODE_REGISTRY.operatorOf(licenseIds[j]) != signature.signer) {
-                return _fail(Failure.LicenseNotDelegated, licenseIds[j], uint256(uint160(signature.signer)));
+    /// @dev Says which license is not live for its signer: one delegated elsewhere (or to no one), or else the
+    /// first license of a signer whose heartbeat lapsed. Only on this failure path, so the valid path asks
+    /// the node registry once.
+    function _notLive(NodeSignature[] calldata signatures) private view returns (Outcome memory) {
+        for (uint256 i = 0; i < signatures.length; ++i) {
+            uint256[] calldata licenseIds = signatures[i].licenseIds;
+            for (uint256 j = 0; j < licenseIds.length; ++j) {
+                if (NODE_REGISTRY.operatorOf(licenseIds[j]) != signatures[i].signer) {
+                    return _fail(Failure.LicenseNotDelegated, licenseIds[j], uint256(uint160(signatures[i].signer)));
+                }
             }
         }
-        return _fail(Failure.LicenseNotLive, licenseIds[0], 0);
+        for (uint256 i = 0; i < signatures.length; ++i) {
+            uint256 licenseId = signatures[i].licenseIds[0];
+            if (!NODE_REGISTRY.isLive(licenseId)) return _fail(Failure.LicenseNotLive, licenseId, 0);
+        }
+        // Unreachable while the registry answers consistently; a failure is still reported as one.
+        return _fail(Failure.LicenseNotLive, signatures[0].licenseIds[0], 0);
+    }
+
+    /// @dev The license ids of `licenseId << 160 | signer` entries.
+    function _licenseIdsOf(uint256[] memory delegations) private pure returns (uint256[] memory licenseIds) {
+        licenseIds = new uint256[](delegations.length);
+        for (uint256 i = 0; i < delegations.length; ++i) {
+            licenseIds[i] = delegations[i] >> 160;
+        }
     }
 
     function _fail(Failure failure, uint256 arg0, uint256 arg1) private pure returns (Outcome memory outcome) {

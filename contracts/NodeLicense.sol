@@ -10,12 +10,14 @@ import { ERC721Enumerable } from "@openzeppelin/contracts/token/ERC721/extension
 import { IERC165 } from "@openzeppelin/contracts/utils/introspection/IERC165.sol";
 
 import { INodeLicense } from "./interfaces/INodeLicense.sol";
+import { INodeRegistry } from "./interfaces/INodeRegistry.sol";
 
 /// @title NodeLicense
 /// @notice See {INodeLicense}.
 /// @dev Enumerable so that a node can list the licenses of the wallets it serves with
-/// `tokenOfOwnerByIndex`. Each license counts its transfers; the registry records the count at
-/// delegation, so a delegation is void after any transfer, even one that later returns the license.
+/// `tokenOfOwnerByIndex`. Every change of hands after the mint tells the node registry, which deletes the
+/// license's delegation there and then: checking a delegation then reads one slot of the registry and
+/// nothing of this contract (the hot path of every vote and every attestation check).
 contract NodeLicense is ERC721Enumerable, AccessControlDefaultAdminRules, INodeLicense {
     using SafeERC20 for IERC20;
 
@@ -51,7 +53,8 @@ contract NodeLicense is ERC721Enumerable, AccessControlDefaultAdminRules, INodeL
 
     PriceTier[] internal _priceTiers;
 
-    mapping(uint256 licenseId => uint256 count) internal _transferCounts;
+    /// @inheritdoc INodeLicense
+    INodeRegistry public nodeRegistry;
 
     /*//////////////////////////////////////////////////////////////
                               CONSTRUCTOR
@@ -115,18 +118,17 @@ contract NodeLicense is ERC721Enumerable, AccessControlDefaultAdminRules, INodeL
     }
 
     /// @inheritdoc INodeLicense
+    function setNodeRegistry(INodeRegistry registry) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        if (address(registry) == address(0)) revert NodeLicense_ZeroAddress();
+        // Once only: a registry whose delegations stopped hearing of transfers could be hijacked through them.
+        if (address(nodeRegistry) != address(0)) revert NodeLicense_NodeRegistryAlreadySet(nodeRegistry);
+        nodeRegistry = registry;
+        emit NodeRegistrySet(registry);
+    }
+
+    /// @inheritdoc INodeLicense
     function priceTiers() external view returns (PriceTier[] memory) {
         return _priceTiers;
-    }
-
-    /// @inheritdoc INodeLicense
-    function transferCount(uint256 licenseId) external view returns (uint256) {
-        return _transferCounts[licenseId];
-    }
-
-    /// @inheritdoc INodeLicense
-    function ownerAndTransferCount(uint256 licenseId) external view returns (address owner, uint256 count) {
-        return (_requireOwned(licenseId), _transferCounts[licenseId]);
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -165,11 +167,13 @@ contract NodeLicense is ERC721Enumerable, AccessControlDefaultAdminRules, INodeL
                           INTERNAL FUNCTIONS
     //////////////////////////////////////////////////////////////*/
 
-    /// @dev Every ownership change (mint included) moves the license's transfer count.
+    /// @dev Every change of hands after the mint voids the license's delegation (a fresh license has none).
+    /// The registry is trusted code of this protocol that only deletes a slot and emits an event.
     function _update(address to, uint256 tokenId, address auth) internal override returns (address from) {
         from = super._update(to, tokenId, auth);
-        unchecked {
-            ++_transferCounts[tokenId];
+        if (from != address(0)) {
+            INodeRegistry registry = nodeRegistry;
+            if (address(registry) != address(0)) registry.voidDelegation(tokenId);
         }
     }
 

@@ -3,21 +3,18 @@ pragma solidity 0.8.28;
 
 import { AccessControlDefaultAdminRules } from
     "@openzeppelin/contracts/access/extensions/AccessControlDefaultAdminRules.sol";
-import { SafeCast } from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 
 import { INodeLicense } from "./interfaces/INodeLicense.sol";
 import { INodeRegistry } from "./interfaces/INodeRegistry.sol";
 
 /// @title NodeRegistry
 /// @notice See {INodeRegistry}.
-/// @dev A delegation is one storage slot: the operator and the license's transfer count at delegation
-/// time. The license contract bumps the count on every transfer, so `operatorOf` is zero as soon as the
-/// license changes hands, even if it later comes back. Keeping delegation to one fresh slot per license
-/// is what makes delegating cheap; for the same reason there is no per-operator index, and
-/// `delegatedLicenses` pages over license ids instead.
+/// @dev A delegation is one storage slot: the operator. The license contract tells this registry of every
+/// change of hands, and the delegation is deleted there and then, so `operatorOf` reads that one slot and
+/// nothing else (the hot path of every vote and every attestation check). Keeping delegation to one fresh
+/// slot per license is what makes delegating cheap; for the same reason there is no per-operator index,
+/// and `delegatedLicenses` pages over license ids instead.
 contract NodeRegistry is AccessControlDefaultAdminRules, INodeRegistry {
-    using SafeCast for uint256;
-
     /*//////////////////////////////////////////////////////////////
                                CONSTANTS
     //////////////////////////////////////////////////////////////*/
@@ -27,6 +24,9 @@ contract NodeRegistry is AccessControlDefaultAdminRules, INodeRegistry {
 
     /// @inheritdoc INodeRegistry
     uint256 public constant MAX_LIVENESS_WINDOW = 7 days;
+
+    /// @inheritdoc INodeRegistry
+    uint256 public constant MAX_QUORUM = 8;
 
     /*//////////////////////////////////////////////////////////////
                                IMMUTABLES
@@ -39,10 +39,11 @@ contract NodeRegistry is AccessControlDefaultAdminRules, INodeRegistry {
                                 STORAGE
     //////////////////////////////////////////////////////////////*/
 
-    /// @inheritdoc INodeRegistry
-    uint256 public livenessWindow;
+    // The two network parameters share one slot: every liveness check of an attestation reads both.
+    uint64 internal _livenessWindow;
+    uint8 internal _quorum;
 
-    mapping(uint256 licenseId => Delegation delegation) internal _delegations;
+    mapping(uint256 licenseId => address operator) internal _operators;
 
     mapping(address operator => Heartbeat heartbeat) internal _heartbeats;
 
@@ -54,17 +55,20 @@ contract NodeRegistry is AccessControlDefaultAdminRules, INodeRegistry {
 
     /// @param license The license collection.
     /// @param livenessWindow_ The initial liveness window, in seconds.
+    /// @param quorum_ The initial quorum: distinct live licenses an answer needs.
     /// @param admin The governance account.
     /// @param adminTransferDelay The delay of the two-step admin transfer, in seconds.
     constructor(
         INodeLicense license,
         uint256 livenessWindow_,
+        uint256 quorum_,
         address admin,
         uint48 adminTransferDelay
     ) AccessControlDefaultAdminRules(adminTransferDelay, admin) {
         if (address(license) == address(0)) revert NodeRegistry_ZeroAddress();
         LICENSE = license;
         _setLivenessWindow(livenessWindow_);
+        _setQuorum(quorum_);
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -75,11 +79,13 @@ contract NodeRegistry is AccessControlDefaultAdminRules, INodeRegistry {
     function delegate(uint256[] calldata licenseIds, address operator) external {
         if (operator == address(0)) revert NodeRegistry_ZeroAddress();
         if (licenseIds.length == 0) revert NodeRegistry_NoLicenses();
+        // A delegation is only safe while the license contract voids it on transfer, which it does for
+        // the registry it names.
+        if (LICENSE.nodeRegistry() != this) revert NodeRegistry_NotLicenseRegistry();
         for (uint256 i = 0; i < licenseIds.length; ++i) {
             uint256 licenseId = licenseIds[i];
-            (address owner, uint256 count) = LICENSE.ownerAndTransferCount(licenseId);
-            if (owner != msg.sender) revert NodeRegistry_NotLicenseOwner(licenseId, msg.sender);
-            _delegations[licenseId] = Delegation({ operator: operator, licenseTransferCount: count.toUint96() });
+            if (LICENSE.ownerOf(licenseId) != msg.sender) revert NodeRegistry_NotLicenseOwner(licenseId, msg.sender);
+            _operators[licenseId] = operator;
             emit Delegated(licenseId, msg.sender, operator);
         }
     }
@@ -90,12 +96,20 @@ contract NodeRegistry is AccessControlDefaultAdminRules, INodeRegistry {
         for (uint256 i = 0; i < licenseIds.length; ++i) {
             uint256 licenseId = licenseIds[i];
             if (LICENSE.ownerOf(licenseId) != msg.sender) revert NodeRegistry_NotLicenseOwner(licenseId, msg.sender);
-            address operator = _delegations[licenseId].operator;
+            address operator = _operators[licenseId];
             if (operator == address(0)) revert NodeRegistry_NotDelegated(licenseId);
-            // Also clears a record voided by a transfer: the new owner may tidy up after the old one.
-            delete _delegations[licenseId];
+            delete _operators[licenseId];
             emit Undelegated(licenseId, msg.sender, operator);
         }
+    }
+
+    /// @inheritdoc INodeRegistry
+    function voidDelegation(uint256 licenseId) external {
+        if (msg.sender != address(LICENSE)) revert NodeRegistry_NotLicense(msg.sender);
+        address operator = _operators[licenseId];
+        if (operator == address(0)) return;
+        delete _operators[licenseId];
+        emit DelegationVoided(licenseId, operator);
     }
 
     /// @inheritdoc INodeRegistry
@@ -126,8 +140,18 @@ contract NodeRegistry is AccessControlDefaultAdminRules, INodeRegistry {
     }
 
     /// @inheritdoc INodeRegistry
-    function delegationOf(uint256 licenseId) external view returns (Delegation memory) {
-        return _delegations[licenseId];
+    function setQuorum(uint256 quorum_) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _setQuorum(quorum_);
+    }
+
+    /// @inheritdoc INodeRegistry
+    function livenessWindow() external view returns (uint256) {
+        return _livenessWindow;
+    }
+
+    /// @inheritdoc INodeRegistry
+    function quorum() external view returns (uint256) {
+        return _quorum;
     }
 
     /// @inheritdoc INodeRegistry
@@ -173,6 +197,24 @@ contract NodeRegistry is AccessControlDefaultAdminRules, INodeRegistry {
     }
 
     /// @inheritdoc INodeRegistry
+    function checkDelegations(uint256[] calldata delegations) external view returns (bool allLive, uint256 currentQuorum) {
+        currentQuorum = _quorum;
+        uint256 window = _livenessWindow;
+        address checked; // the operator last found live (a signer's licenses come one after the other)
+        for (uint256 i = 0; i < delegations.length; ++i) {
+            uint256 delegation = delegations[i];
+            address operator = address(uint160(delegation));
+            if (operator == address(0) || _operators[delegation >> 160] != operator) return (false, currentQuorum);
+            if (operator != checked) {
+                uint256 lastBeat = _heartbeats[operator].timestamp;
+                if (lastBeat == 0 || block.timestamp > lastBeat + window) return (false, currentQuorum);
+                checked = operator;
+            }
+        }
+        allLive = true;
+    }
+
+    /// @inheritdoc INodeRegistry
     function submissionsOf(uint256 licenseId) external view returns (uint256) {
         return _submissions[licenseId];
     }
@@ -183,10 +225,7 @@ contract NodeRegistry is AccessControlDefaultAdminRules, INodeRegistry {
 
     /// @inheritdoc INodeRegistry
     function operatorOf(uint256 licenseId) public view returns (address) {
-        Delegation memory delegation = _delegations[licenseId];
-        if (delegation.operator == address(0)) return address(0);
-        if (LICENSE.transferCount(licenseId) != delegation.licenseTransferCount) return address(0);
-        return delegation.operator;
+        return _operators[licenseId];
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -209,13 +248,20 @@ contract NodeRegistry is AccessControlDefaultAdminRules, INodeRegistry {
     /// @dev Whether `operator`'s last heartbeat is within the liveness window.
     function _beatRecently(address operator) private view returns (bool) {
         uint256 lastBeat = _heartbeats[operator].timestamp;
-        return lastBeat != 0 && block.timestamp <= lastBeat + livenessWindow;
+        return lastBeat != 0 && block.timestamp <= lastBeat + _livenessWindow;
     }
 
     function _setLivenessWindow(uint256 window) private {
         if (window == 0 || window > MAX_LIVENESS_WINDOW) revert NodeRegistry_InvalidLivenessWindow(window);
-        uint256 oldWindow = livenessWindow;
-        livenessWindow = window;
+        uint256 oldWindow = _livenessWindow;
+        _livenessWindow = uint64(window);
         emit LivenessWindowUpdated(oldWindow, window);
+    }
+
+    function _setQuorum(uint256 quorum_) private {
+        if (quorum_ == 0 || quorum_ > MAX_QUORUM) revert NodeRegistry_InvalidQuorum(quorum_);
+        uint256 oldQuorum = _quorum;
+        _quorum = uint8(quorum_);
+        emit QuorumUpdated(oldQuorum, quorum_);
     }
 }

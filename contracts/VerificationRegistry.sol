@@ -70,7 +70,6 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         uint96 requestFee;
         uint64 nextJobId;
         uint32 jobTimeout;
-        uint8 quorum;
     }
 
     /// @dev A consumer's collateral and callback gas limit: one slot read and written per request.
@@ -105,9 +104,6 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
 
     /// @inheritdoc IVerificationRegistry
     uint256 public constant MAX_VOTES_PER_JOB = 16;
-
-    /// @inheritdoc IVerificationRegistry
-    uint256 public constant MAX_QUORUM = 8;
 
     /// @inheritdoc IVerificationRegistry
     uint256 public constant MAX_CALLBACK_GAS_LIMIT = 1_000_000;
@@ -206,7 +202,6 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     /// @param nodeRegistry The node registry (this contract needs its RECORDER_ROLE).
     /// @param epochDuration The length of a reward epoch, in seconds.
     /// @param requestFee_ The initial fee per job, in staked tokens.
-    /// @param quorum_ The initial quorum.
     /// @param jobTimeout_ The initial job time limit, in seconds.
     /// @param admin The governance account.
     /// @param adminTransferDelay The delay of the two-step admin transfer, in seconds.
@@ -215,7 +210,6 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         INodeRegistry nodeRegistry,
         uint256 epochDuration,
         uint256 requestFee_,
-        uint256 quorum_,
         uint256 jobTimeout_,
         address admin,
         uint48 adminTransferDelay
@@ -237,7 +231,6 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         EPOCHS_START = block.timestamp;
         _config.nextJobId = 1;
         _setRequestFee(requestFee_);
-        _setQuorum(quorum_);
         _setJobTimeout(jobTimeout_);
     }
 
@@ -420,11 +413,6 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     }
 
     /// @inheritdoc IVerificationRegistry
-    function setQuorum(uint256 quorum_) external onlyRole(DEFAULT_ADMIN_ROLE) {
-        _setQuorum(quorum_);
-    }
-
-    /// @inheritdoc IVerificationRegistry
     function setJobTimeout(uint256 timeout) external onlyRole(DEFAULT_ADMIN_ROLE) {
         _setJobTimeout(timeout);
     }
@@ -436,11 +424,6 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     /// @inheritdoc IVerificationRegistry
     function requestFee() external view returns (uint256) {
         return _config.requestFee;
-    }
-
-    /// @inheritdoc IVerificationRegistry
-    function quorum() external view returns (uint256) {
-        return _config.quorum;
     }
 
     /// @inheritdoc IVerificationRegistry
@@ -578,7 +561,8 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
             time: uint64(block.timestamp + config.jobTimeout),
             status: JobStatus.Open,
             chain: chain,
-            quorum: config.quorum,
+            // The node registry holds the network's quorum; a job keeps the one of its request.
+            quorum: uint8(NODE_REGISTRY.quorum()),
             body: fee | (uint256(consumer.callbackGasLimit) << _CALLBACK_SHIFT),
             commitment: bytes32(_subjectDigest(_subject(chain, owner, asset)))
         });
@@ -880,12 +864,7 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     /// reward points: the pools reward the job path's votes, and most attestations are only checked in
     /// views, never recorded, so points for the recorded few would pay whichever signers someone recorded.
     function _payAttestationFee(address payer, uint256[] calldata licenseIds) private returns (uint256 fee) {
-        Config memory config = _config;
-        // The verifier leaves the quorum to this check, which reads it with the fee.
-        if (licenseIds.length < config.quorum) {
-            revert VerificationRegistry_QuorumNotReached(licenseIds.length, config.quorum);
-        }
-        fee = config.requestFee;
+        fee = _config.requestFee;
         Consumer storage consumer = _consumers[payer];
         uint256 available = consumer.available;
         if (available < fee) revert VerificationRegistry_InsufficientCollateral(payer, available, fee);
@@ -943,13 +922,6 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         uint256 oldFee = _config.requestFee;
         _config.requestFee = uint96(fee);
         emit RequestFeeUpdated(oldFee, fee);
-    }
-
-    function _setQuorum(uint256 quorum_) private {
-        if (quorum_ == 0 || quorum_ > MAX_QUORUM) revert VerificationRegistry_InvalidQuorum(quorum_);
-        uint256 oldQuorum = _config.quorum;
-        _config.quorum = uint8(quorum_);
-        emit QuorumUpdated(oldQuorum, quorum_);
     }
 
     function _setJobTimeout(uint256 timeout) private {

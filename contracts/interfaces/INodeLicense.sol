@@ -4,6 +4,8 @@ pragma solidity ^0.8.28;
 import { IERC20 } from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import { IERC721Enumerable } from "@openzeppelin/contracts/token/ERC721/extensions/IERC721Enumerable.sol";
 
+import { INodeRegistry } from "./INodeRegistry.sol";
+
 /// @title INodeLicense
 /// @notice Transferable ERC-721 node licenses. A license is the right to run a circuit node (through a
 /// delegated operator, see INodeRegistry). Licenses are sold for the primary token at a price that rises
@@ -29,8 +31,14 @@ interface INodeLicense is IERC721Enumerable {
     /// @notice Emitted when governance changes the treasury.
     event TreasuryUpdated(address oldTreasury, address newTreasury);
 
+    /// @notice Emitted once, when governance names the node registry that hears of every transfer.
+    event NodeRegistrySet(INodeRegistry nodeRegistry);
+
     /// @notice Thrown when an address that must be set is zero.
     error NodeLicense_ZeroAddress();
+
+    /// @notice Thrown when the node registry is set a second time (it is set once, for good).
+    error NodeLicense_NodeRegistryAlreadySet(INodeRegistry nodeRegistry);
 
     /// @notice Thrown when a purchase or airdrop quantity is zero or above `MAX_PER_MINT`.
     error NodeLicense_InvalidQuantity(uint256 quantity, uint256 maxPerMint);
@@ -69,12 +77,12 @@ interface INodeLicense is IERC721Enumerable {
     /// @notice What buying `quantity` licenses now costs in total.
     function quote(uint256 quantity) external view returns (uint256 totalPrice);
 
-    /// @notice How many times license `licenseId` changed hands, its mint included (0 for an unminted id).
-    /// The node registry voids a delegation as soon as this moves.
-    function transferCount(uint256 licenseId) external view returns (uint256);
+    /// @notice The node registry told of every change of hands (zero until governance sets it, once). It
+    /// voids the license's delegation, so a new owner always delegates afresh.
+    function nodeRegistry() external view returns (INodeRegistry);
 
-    /// @notice `ownerOf` and `transferCount` in one call (the node registry's hot path).
-    function ownerAndTransferCount(uint256 licenseId) external view returns (address owner, uint256 count);
+    /// @notice Governance names the node registry, once; the registry accepts delegations only after.
+    function setNodeRegistry(INodeRegistry registry) external;
 
     /// @notice Buys `quantity` licenses for the caller, paying at most `maxTotalPrice` primary tokens (the
     /// price rises with supply, so the limit protects against being front-run). Requires an allowance.

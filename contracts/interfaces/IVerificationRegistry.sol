@@ -187,9 +187,6 @@ interface IVerificationRegistry {
     /// @notice Emitted when governance changes the fee of new jobs.
     event RequestFeeUpdated(uint256 oldFee, uint256 newFee);
 
-    /// @notice Emitted when governance changes the quorum of new jobs.
-    event QuorumUpdated(uint256 oldQuorum, uint256 newQuorum);
-
     /// @notice Emitted when governance changes the time limit of new jobs.
     event JobTimeoutUpdated(uint256 oldTimeout, uint256 newTimeout);
 
@@ -247,9 +244,6 @@ interface IVerificationRegistry {
     /// @notice Thrown when rolling over an epoch that has agreeing votes or no pool.
     error VerificationRegistry_CannotRollOver(uint256 epoch);
 
-    /// @notice Thrown when a quorum is zero or above `MAX_QUORUM`.
-    error VerificationRegistry_InvalidQuorum(uint256 quorum);
-
     /// @notice Thrown when a job timeout is outside [MIN_JOB_TIMEOUT, MAX_JOB_TIMEOUT].
     error VerificationRegistry_InvalidJobTimeout(uint256 timeout);
 
@@ -258,9 +252,6 @@ interface IVerificationRegistry {
 
     /// @notice Thrown when a fee does not fit the job record (above 2^96 - 1).
     error VerificationRegistry_InvalidFee(uint256 fee);
-
-    /// @notice Thrown when a recorded attestation's signing licenses are fewer than the current quorum.
-    error VerificationRegistry_QuorumNotReached(uint256 licenses, uint256 quorum);
 
     /// @notice Thrown when recording an attestation issued no later than the one stored for its subject.
     error VerificationRegistry_AttestationNotNewer(uint64 issuedAt, uint64 storedIssuedAt);
@@ -301,9 +292,6 @@ interface IVerificationRegistry {
     /// @notice The most votes one job accepts (bounds every loop over a job's votes).
     function MAX_VOTES_PER_JOB() external view returns (uint256);
 
-    /// @notice The largest quorum governance may set.
-    function MAX_QUORUM() external view returns (uint256);
-
     /// @notice The largest callback gas limit a consumer may set.
     function MAX_CALLBACK_GAS_LIMIT() external view returns (uint256);
 
@@ -319,9 +307,6 @@ interface IVerificationRegistry {
 
     /// @notice The fee, in staked tokens, reserved by each new job.
     function requestFee() external view returns (uint256);
-
-    /// @notice The number of agreeing licenses new jobs need.
-    function quorum() external view returns (uint256);
 
     /// @notice The time, in seconds, nodes have to finalize a new job.
     function jobTimeout() external view returns (uint256);
@@ -403,8 +388,8 @@ interface IVerificationRegistry {
     /// @notice Expires job `jobId` after its deadline and returns its fee to the requester's collateral.
     function expireJob(uint256 jobId) external;
 
-    /// @notice Records a verified attestation (ATTESTATION_ROLE: the attestation verifier, which checks all
-    /// but the quorum, checked here with the fee): charges the request fee to `payer`'s free collateral,
+    /// @notice Records a verified attestation (ATTESTATION_ROLE: the attestation verifier, which checked the
+    /// signatures, the licenses and the quorum): charges the request fee to `payer`'s free collateral,
     /// credits it to `licenseIds` (the signing licenses, equal shares, the first taking the rounding
     /// remainder; no epoch reward points), and stores the result for `latestBalance` if it was issued after
     /// the one stored for its subject.
@@ -441,9 +426,6 @@ interface IVerificationRegistry {
 
     /// @notice Sets the fee of new jobs.
     function setRequestFee(uint256 fee) external;
-
-    /// @notice Sets the quorum of new jobs.
-    function setQuorum(uint256 quorum) external;
 
     /// @notice Sets the time limit of new jobs.
     function setJobTimeout(uint256 timeout) external;

@@ -10,7 +10,7 @@ const evmAddress = z
   .string()
   .refine((value) => isAddress(value), "not an EVM address")
   .transform((value) => getAddress(value));
-const ATTESTATION_REQUIRED = ["ATTESTATION_L2_RPC_URL", "ATTESTATION_NODE_REGISTRY", "ATTESTATION_VERIFICATION_REGISTRY", "ATTESTATION_VERIFIER"] as const;
+const ATTESTATION_REQUIRED = ["ATTESTATION_L2_RPC_URL", "ATTESTATION_NODE_REGISTRY", "ATTESTATION_VERIFIER"] as const;
 
 const schema = z.object({
   API_HOST: z.string().default("127.0.0.1"),
@@ -30,10 +30,9 @@ const schema = z.object({
   CACHE_TTL_MS: z.coerce.number().int().min(0).default(2_000),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(4_096),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  // The attestation hub: on when the four below are set (all or none), off otherwise (?attest=true → 501).
+  // The attestation hub: on when the three below are set (all or none), off otherwise (?attest=true → 501).
   ATTESTATION_L2_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
   ATTESTATION_NODE_REGISTRY: evmAddress.optional(),
-  ATTESTATION_VERIFICATION_REGISTRY: evmAddress.optional(),
   ATTESTATION_VERIFIER: evmAddress.optional(),
   /** Ethereum blocks below the head an attested answer is pinned to (reorg safety). */
   ATTESTATION_EVM_CONFIRMATIONS: z.coerce.number().int().min(0).max(1_000).default(3),
@@ -59,12 +58,11 @@ export type ApiConfig = Readonly<z.infer<typeof schema>>;
 
 /** The hub's settings when it is configured, else undefined. */
 export function attestationSettings(config: ApiConfig) {
-  const { ATTESTATION_L2_RPC_URL: l2RpcUrl, ATTESTATION_NODE_REGISTRY: nodeRegistry, ATTESTATION_VERIFICATION_REGISTRY: verificationRegistry, ATTESTATION_VERIFIER: attestationVerifier } = config;
-  if (l2RpcUrl === undefined || nodeRegistry === undefined || verificationRegistry === undefined || attestationVerifier === undefined) return undefined;
+  const { ATTESTATION_L2_RPC_URL: l2RpcUrl, ATTESTATION_NODE_REGISTRY: nodeRegistry, ATTESTATION_VERIFIER: attestationVerifier } = config;
+  if (l2RpcUrl === undefined || nodeRegistry === undefined || attestationVerifier === undefined) return undefined;
   return {
     l2RpcUrl,
     nodeRegistry,
-    verificationRegistry,
     attestationVerifier,
     hubName: config.ATTESTATION_HUB_NAME,
     deadlineMs: config.ATTESTATION_DEADLINE_MS,

@@ -1,4 +1,4 @@
-import type { ContractTransactionResponse } from "ethers";
+import type { TransactionResponse } from "ethers";
 
 /** One measured operation: the gas of its whole transaction (21,000 base cost included). */
 export interface GasRow {
@@ -7,7 +7,7 @@ export interface GasRow {
 }
 
 /** The gas a transaction used, once mined. */
-export async function gasOf(tx: Promise<ContractTransactionResponse>): Promise<bigint> {
+export async function gasOf(tx: Promise<TransactionResponse>): Promise<bigint> {
   const receipt = await (await tx).wait();
   if (receipt === null) throw new Error("transaction was not mined");
   return receipt.gasUsed;

@@ -110,12 +110,12 @@ export async function measureVerificationGas(ethers: HardhatEthers, networkHelpe
   );
 
   // Quorum 2, as the local network runs: one agreeing license fewer to pay.
-  await registry.connect(admin).setQuorum(2n);
+  await nodeRegistry.connect(admin).setQuorum(2n);
   const quorumTwoJob = await registry.nextJobId();
   await request();
   await asA.submitResults([vote(quorumTwoJob, 12n)]);
   await measure("VerificationRegistry.submitResults (finalizing vote, quorum 2, warm epoch)", asB.submitResults([vote(quorumTwoJob, 13n)]));
-  await registry.connect(admin).setQuorum(3n);
+  await nodeRegistry.connect(admin).setQuorum(3n);
 
   await measure("VerificationRegistry.claimFees (1 license)", registry.connect(owner).claimFees([12n]));
   await registry.connect(admin).fundEpochRewards(0n, 1_000n * E18);

@@ -76,15 +76,16 @@ export async function deployVerificationContracts(
   const nodeRegistry = await ethers.deployContract("NodeRegistry", [
     await license.getAddress(),
     options.livenessWindow,
+    options.quorum,
     options.admin,
     0n,
   ]);
+  await license.setNodeRegistry(await nodeRegistry.getAddress());
   const registry = await ethers.deployContract("VerificationRegistry", [
     await staked.getAddress(),
     await nodeRegistry.getAddress(),
     options.epochDuration,
     options.requestFee,
-    options.quorum,
     options.jobTimeout,
     options.admin,
     0n,

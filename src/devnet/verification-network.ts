@@ -134,7 +134,6 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
         // The attestation hub: nodes connect out to it; it reads their licenses on the L2.
         ATTESTATION_L2_RPC_URL: input.l2.rpcUrl,
         ATTESTATION_NODE_REGISTRY: input.contracts.l2.NodeRegistry,
-        ATTESTATION_VERIFICATION_REGISTRY: input.contracts.l2.VerificationRegistry,
         ATTESTATION_VERIFIER: input.contracts.l2.AttestationVerifier,
         ATTESTATION_EVM_CONFIRMATIONS: "1",
         // Heart-beats come every minute at most; a transferred license is noticed within this.

@@ -119,8 +119,8 @@ describe("AttestationVerifier", function () {
       const { attestation, signatures } = await quorumSigned(f);
       await expectInvalid(f, attestation, signatures.slice(0, 1), "AttestationVerifier_QuorumNotReached", [1n, 2n]);
       await expectInvalid(f, attestation, [], "AttestationVerifier_QuorumNotReached", [0n, 2n]);
-      // The quorum is the registry's current one.
-      await f.registry.connect(f.admin).setQuorum(3n);
+      // The quorum is the node registry's current one.
+      await f.nodeRegistry.connect(f.admin).setQuorum(3n);
       await expectInvalid(f, attestation, signatures, "AttestationVerifier_QuorumNotReached", [2n, 3n]);
     });
 
@@ -142,6 +142,9 @@ describe("AttestationVerifier", function () {
         { burner: f.burnerA, licenseIds: [2n] },
       ]);
       await expectInvalid(f, attestation, claimed, "AttestationVerifier_LicenseNotDelegated", [2n, f.burnerA.address]);
+      // An id that equals license 1 in its low 96 bits is not license 1 (nor any license): one license never counts twice.
+      const aliased = await signAll(f.domain, attestation, [{ burner: f.burnerA, licenseIds: [1n, 1n + 2n ** 96n] }]);
+      await expectInvalid(f, attestation, aliased, "AttestationVerifier_LicenseNotDelegated", [1n + 2n ** 96n, f.burnerA.address]);
       // Bob sells license 2: its delegation is void.
       const { signatures } = await quorumSigned(f, attestation);
       await f.license.connect(f.bob).transferFrom(f.bob.address, f.outsider.address, 2n);
@@ -257,9 +260,9 @@ describe("AttestationVerifier", function () {
       const { attestation, signatures } = await quorumSigned(f);
       await expect(f.attestationVerifier.connect(f.outsider).recordAttestation(attestation, signatures)).to.be.revertedWithCustomError(f.registry, "VerificationRegistry_InsufficientCollateral");
       await expect(f.attestationVerifier.connect(f.consumer).recordAttestation(attestation, signatures.slice(0, 1)))
-        .to.be.revertedWithCustomError(f.registry, "VerificationRegistry_QuorumNotReached")
+        .to.be.revertedWithCustomError(f.attestationVerifier, "AttestationVerifier_QuorumNotReached")
         .withArgs(1n, 2n);
-      await expect(f.attestationVerifier.connect(f.consumer).recordAttestation(attestation, [])).to.be.revertedWithCustomError(f.registry, "VerificationRegistry_QuorumNotReached");
+      await expect(f.attestationVerifier.connect(f.consumer).recordAttestation(attestation, [])).to.be.revertedWithCustomError(f.attestationVerifier, "AttestationVerifier_QuorumNotReached");
       const result = { ...attestation };
       await expect(f.registry.connect(f.consumer).recordAttestedResult(f.consumer.address, result, [1n, 2n])).to.be.revertedWithCustomError(f.registry, "AccessControlUnauthorizedAccount");
       // An attestation older than the recording limit verifies for a caller who accepts its age, but is not recorded.

@@ -22,7 +22,8 @@ describe("end to end: the five contracts deployed by the Protocol module", funct
     const registry = await ethers.getContractAt("VerificationRegistry", await deployed.verificationRegistry.getAddress());
     const registryAddress = await registry.getAddress();
     const fee = await registry.requestFee();
-    expect(await registry.quorum()).to.equal(2n);
+    expect(await nodeRegistry.quorum()).to.equal(2n);
+    expect(await license.nodeRegistry()).to.equal(await nodeRegistry.getAddress());
     // The attestation verifier is deployed against this registry and alone may record attestations in it.
     const verifier = await ethers.getContractAt("AttestationVerifier", await deployed.attestationVerifier.getAddress());
     expect(await verifier.REGISTRY()).to.equal(registryAddress);

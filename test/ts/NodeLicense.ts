@@ -134,21 +134,36 @@ describe("NodeLicense", function () {
     });
   });
 
-  describe("transfer counting", function () {
-    it("counts the mint and every transfer", async function () {
-      const { license, alice, bob } = await loadFixture(fixture);
-      expect(await license.transferCount(1n)).to.equal(1n);
-      expect(await license.transferCount(999n)).to.equal(0n);
-      await license.connect(alice).transferFrom(alice.address, bob.address, 1n);
-      await license.connect(bob).transferFrom(bob.address, alice.address, 1n);
-      expect(await license.ownerAndTransferCount(1n)).to.deep.equal([alice.address, 3n]);
+  describe("the node registry hears of every change of hands", function () {
+    it("a transfer ends the license's delegation there, with an event; a license without one transfers quietly", async function () {
+      const { license, nodeRegistry, alice, bob, burnerA } = await loadFixture(fixture);
+      expect(await license.nodeRegistry()).to.equal(await nodeRegistry.getAddress());
+      await expect(license.connect(alice).transferFrom(alice.address, bob.address, 1n))
+        .to.emit(nodeRegistry, "DelegationVoided")
+        .withArgs(1n, burnerA.address);
+      expect(await nodeRegistry.operatorOf(1n)).to.equal(ethers.ZeroAddress);
+      await expect(license.connect(bob).transferFrom(bob.address, alice.address, 1n)).to.not.emit(nodeRegistry, "DelegationVoided");
     });
 
-    it("test_RevertWhen_OwnerOfUnmintedLicense", async function () {
-      const { license } = await loadFixture(fixture);
-      await expect(license.ownerAndTransferCount(999n))
-        .to.be.revertedWithCustomError(license, "ERC721NonexistentToken")
-        .withArgs(999n);
+    it("test_RevertWhen_NodeRegistrySetTwice / ToZero / ByNonAdmin", async function () {
+      const { license, nodeRegistry, admin, alice } = await loadFixture(fixture);
+      await expect(license.connect(admin).setNodeRegistry(alice.address))
+        .to.be.revertedWithCustomError(license, "NodeLicense_NodeRegistryAlreadySet")
+        .withArgs(await nodeRegistry.getAddress());
+      const fresh = await ethers.deployContract("NodeLicense", ["L", "L", await license.PAYMENT_TOKEN(), admin.address, 10n, [{ upToSupply: 10n, price: 1n }], admin.address, 0n]);
+      await expect(fresh.connect(admin).setNodeRegistry(ethers.ZeroAddress)).to.be.revertedWithCustomError(fresh, "NodeLicense_ZeroAddress");
+      await expect(fresh.connect(alice).setNodeRegistry(alice.address))
+        .to.be.revertedWithCustomError(fresh, "AccessControlUnauthorizedAccount")
+        .withArgs(alice.address, ethers.ZeroHash);
+      await expect(fresh.connect(admin).setNodeRegistry(alice.address)).to.emit(fresh, "NodeRegistrySet").withArgs(alice.address);
+    });
+
+    it("licenses move freely before a registry is named (none can be delegated until then)", async function () {
+      const { license, admin, alice, bob } = await loadFixture(fixture);
+      const fresh = await ethers.deployContract("NodeLicense", ["L", "L", await license.PAYMENT_TOKEN(), admin.address, 10n, [{ upToSupply: 10n, price: 0n }], admin.address, 0n]);
+      await fresh.connect(admin).airdrop(alice.address, 1n);
+      await fresh.connect(alice).transferFrom(alice.address, bob.address, 1n);
+      expect(await fresh.ownerOf(1n)).to.equal(bob.address);
     });
   });
 

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 
-import { deployProtocol, LIVENESS_WINDOW } from "../helpers/protocol.js";
+import { deployProtocol, LIVENESS_WINDOW, QUORUM } from "../helpers/protocol.js";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;
@@ -9,22 +9,28 @@ const fixture = () => deployProtocol(ethers);
 
 describe("NodeRegistry", function () {
   describe("deployment", function () {
-    it("stores the license collection and liveness window", async function () {
+    it("stores the license collection, liveness window and quorum", async function () {
       const { nodeRegistry, license } = await loadFixture(fixture);
       expect(await nodeRegistry.LICENSE()).to.equal(await license.getAddress());
       expect(await nodeRegistry.livenessWindow()).to.equal(LIVENESS_WINDOW);
+      expect(await nodeRegistry.quorum()).to.equal(QUORUM);
     });
 
     it("test_RevertWhen_ConstructorArgumentsInvalid", async function () {
       const { license, admin } = await loadFixture(fixture);
       const factory = await ethers.getContractFactory("NodeRegistry");
-      await expect(factory.deploy(ethers.ZeroAddress, 60n, admin.address, 0n)).to.be.revertedWithCustomError(
+      await expect(factory.deploy(ethers.ZeroAddress, 60n, 2n, admin.address, 0n)).to.be.revertedWithCustomError(
         factory,
         "NodeRegistry_ZeroAddress",
       );
-      await expect(factory.deploy(await license.getAddress(), 0n, admin.address, 0n))
+      await expect(factory.deploy(await license.getAddress(), 0n, 2n, admin.address, 0n))
         .to.be.revertedWithCustomError(factory, "NodeRegistry_InvalidLivenessWindow")
         .withArgs(0n);
+      for (const quorum of [0n, 9n]) {
+        await expect(factory.deploy(await license.getAddress(), 60n, quorum, admin.address, 0n))
+          .to.be.revertedWithCustomError(factory, "NodeRegistry_InvalidQuorum")
+          .withArgs(quorum);
+      }
     });
   });
 
@@ -39,7 +45,6 @@ describe("NodeRegistry", function () {
         .withArgs(5n, alice.address, outsider.address);
       expect(await nodeRegistry.operatorOf(4n)).to.equal(outsider.address);
       expect(await nodeRegistry.operatorOf(5n)).to.equal(outsider.address);
-      expect(await nodeRegistry.delegationOf(4n)).to.deep.equal([outsider.address, 1n]);
     });
 
     it("re-delegating replaces the operator", async function () {
@@ -55,6 +60,12 @@ describe("NodeRegistry", function () {
         .to.be.revertedWithCustomError(nodeRegistry, "NodeRegistry_NotLicenseOwner")
         .withArgs(2n, alice.address);
       expect(await nodeRegistry.operatorOf(1n)).to.not.equal(outsider.address);
+    });
+
+    it("test_RevertWhen_LicenseContractNamesAnotherRegistry: a delegation that no transfer would end is refused", async function () {
+      const { license, admin, alice, outsider } = await loadFixture(fixture);
+      const other = await ethers.deployContract("NodeRegistry", [await license.getAddress(), 60n, 2n, admin.address, 0n]);
+      await expect(other.connect(alice).delegate([1n], outsider.address)).to.be.revertedWithCustomError(other, "NodeRegistry_NotLicenseRegistry");
     });
 
     it("test_RevertWhen_OperatorZero / NoLicenses / UnmintedLicense", async function () {
@@ -75,7 +86,7 @@ describe("NodeRegistry", function () {
   });
 
   describe("a delegation never survives a transfer", function () {
-    it("is void once the license changes hands, and stays void if it comes back", async function () {
+    it("ends once the license changes hands, and stays ended if it comes back", async function () {
       const { nodeRegistry, license, alice, bob, burnerA } = await loadFixture(fixture);
       expect(await nodeRegistry.isLive(1n)).to.equal(true);
       await license.connect(alice).transferFrom(alice.address, bob.address, 1n);
@@ -98,15 +109,22 @@ describe("NodeRegistry", function () {
         .to.emit(nodeRegistry, "Undelegated")
         .withArgs(1n, alice.address, burnerA.address);
       expect(await nodeRegistry.operatorOf(1n)).to.equal(ethers.ZeroAddress);
-      expect(await nodeRegistry.delegationOf(1n)).to.deep.equal([ethers.ZeroAddress, 0n]);
     });
 
-    it("lets a new owner clear the void record left by the previous owner", async function () {
-      const { nodeRegistry, license, alice, bob, burnerA } = await loadFixture(fixture);
+    it("leaves nothing for a new owner to clear: the transfer ended the delegation", async function () {
+      const { nodeRegistry, license, alice, bob } = await loadFixture(fixture);
       await license.connect(alice).transferFrom(alice.address, bob.address, 1n);
       await expect(nodeRegistry.connect(bob).undelegate([1n]))
-        .to.emit(nodeRegistry, "Undelegated")
-        .withArgs(1n, bob.address, burnerA.address);
+        .to.be.revertedWithCustomError(nodeRegistry, "NodeRegistry_NotDelegated")
+        .withArgs(1n);
+    });
+
+    it("test_RevertWhen_ChangeOfHandsReportedByAnyoneButTheLicense", async function () {
+      const { nodeRegistry, alice, burnerA } = await loadFixture(fixture);
+      await expect(nodeRegistry.connect(alice).voidDelegation(1n))
+        .to.be.revertedWithCustomError(nodeRegistry, "NodeRegistry_NotLicense")
+        .withArgs(alice.address);
+      expect(await nodeRegistry.operatorOf(1n)).to.equal(burnerA.address);
     });
 
     it("test_RevertWhen_NotOwner / NotDelegated / NoLicenses", async function () {
@@ -168,6 +186,19 @@ describe("NodeRegistry", function () {
       expect(await nodeRegistry.isLive(4n)).to.equal(false);
     });
 
+    it("setQuorum emits old and new; bounds and admin enforced", async function () {
+      const { nodeRegistry, admin, outsider } = await loadFixture(fixture);
+      await expect(nodeRegistry.connect(admin).setQuorum(3n)).to.emit(nodeRegistry, "QuorumUpdated").withArgs(QUORUM, 3n);
+      expect(await nodeRegistry.quorum()).to.equal(3n);
+      const max = await nodeRegistry.MAX_QUORUM();
+      for (const quorum of [0n, max + 1n]) {
+        await expect(nodeRegistry.connect(admin).setQuorum(quorum))
+          .to.be.revertedWithCustomError(nodeRegistry, "NodeRegistry_InvalidQuorum")
+          .withArgs(quorum);
+      }
+      await expect(nodeRegistry.connect(outsider).setQuorum(1n)).to.be.revertedWithCustomError(nodeRegistry, "AccessControlUnauthorizedAccount");
+    });
+
     it("setLivenessWindow emits old and new; bounds and admin enforced", async function () {
       const { nodeRegistry, admin, outsider } = await loadFixture(fixture);
       await expect(nodeRegistry.connect(admin).setLivenessWindow(3600n))
@@ -220,6 +251,29 @@ describe("NodeRegistry", function () {
       await expect(nodeRegistry.connect(burnerA).recordSubmissions(burnerA.address, [1n]))
         .to.be.revertedWithCustomError(nodeRegistry, "AccessControlUnauthorizedAccount")
         .withArgs(burnerA.address, role);
+    });
+  });
+
+  describe("checkDelegations (an attestation's licenses in one call)", function () {
+    const entry = (licenseId: bigint, operator: string) => (licenseId << 160n) | BigInt(operator);
+
+    it("is true when every license is delegated to its operator and each operator beat recently, with the quorum", async function () {
+      const { nodeRegistry, burnerA, burnerB } = await loadFixture(fixture);
+      expect(await nodeRegistry.checkDelegations([entry(1n, burnerA.address), entry(2n, burnerB.address)])).to.deep.equal([true, QUORUM]);
+      expect(await nodeRegistry.checkDelegations([])).to.deep.equal([true, QUORUM]);
+    });
+
+    it("is false for a license delegated elsewhere or to no one, the zero operator, or a lapsed heartbeat", async function () {
+      const { nodeRegistry, license, alice, burnerA, burnerB } = await loadFixture(fixture);
+      expect((await nodeRegistry.checkDelegations([entry(2n, burnerA.address)]))[0]).to.equal(false);
+      await license.connect(alice).buy(1n, ethers.MaxUint256); // license 4, never delegated
+      expect((await nodeRegistry.checkDelegations([entry(4n, ethers.ZeroAddress)]))[0]).to.equal(false);
+      // The second license of an operator already found live is still checked for its delegation.
+      expect((await nodeRegistry.checkDelegations([entry(1n, burnerA.address), entry(4n, burnerA.address)]))[0]).to.equal(false);
+      await time.increase(LIVENESS_WINDOW);
+      await nodeRegistry.connect(burnerB)["heartbeat()"]();
+      expect((await nodeRegistry.checkDelegations([entry(2n, burnerB.address)]))[0]).to.equal(true);
+      expect((await nodeRegistry.checkDelegations([entry(2n, burnerB.address), entry(1n, burnerA.address)]))[0]).to.equal(false);
     });
   });
 });

@@ -90,7 +90,6 @@ describe("VerificationRegistry", function () {
       expect(await registry.NODE_REGISTRY()).to.equal(await nodeRegistry.getAddress());
       expect(await registry.EPOCH_DURATION()).to.equal(EPOCH_DURATION);
       expect(await registry.requestFee()).to.equal(REQUEST_FEE);
-      expect(await registry.quorum()).to.equal(QUORUM);
       expect(await registry.jobTimeout()).to.equal(JOB_TIMEOUT);
       expect(await registry.currentEpoch()).to.equal(0n);
     });
@@ -101,12 +100,11 @@ describe("VerificationRegistry", function () {
       const s = await staked.getAddress();
       const n = await nodeRegistry.getAddress();
       const a = admin.address;
-      await expect(factory.deploy(ethers.ZeroAddress, n, 1n, 0n, 1n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_ZeroAddress");
-      await expect(factory.deploy(s, ethers.ZeroAddress, 1n, 0n, 1n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_ZeroAddress");
-      await expect(factory.deploy(s, n, 0n, 0n, 1n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_InvalidEpochDuration");
-      await expect(factory.deploy(s, n, 1n, 2n ** 96n, 1n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_InvalidFee");
-      await expect(factory.deploy(s, n, 1n, 0n, 0n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_InvalidQuorum");
-      await expect(factory.deploy(s, n, 1n, 0n, 1n, 59n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_InvalidJobTimeout");
+      await expect(factory.deploy(ethers.ZeroAddress, n, 1n, 0n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_ZeroAddress");
+      await expect(factory.deploy(s, ethers.ZeroAddress, 1n, 0n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_ZeroAddress");
+      await expect(factory.deploy(s, n, 0n, 0n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_InvalidEpochDuration");
+      await expect(factory.deploy(s, n, 1n, 2n ** 96n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_InvalidFee");
+      await expect(factory.deploy(s, n, 1n, 0n, 59n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_InvalidJobTimeout");
     });
 
     it("refuses a staked token whose primary supply does not fit the packed fee credits and collateral", async function () {
@@ -116,7 +114,7 @@ describe("VerificationRegistry", function () {
         const primary = await ethers.deployContract("PlainERC20", [admin.address, supply]);
         const args = [await primary.getAddress(), admin.address, 0n, DEFAULT_RATE_SCHEDULE, admin.address] as const;
         const wide = await ethers.deployContract("StakedToken", ["Wide", "W", ...args]);
-        return factory.deploy(await wide.getAddress(), await nodeRegistry.getAddress(), 1n, 0n, 1n, 60n, admin.address, 0n);
+        return factory.deploy(await wide.getAddress(), await nodeRegistry.getAddress(), 1n, 0n, 60n, admin.address, 0n);
       };
       await expect(deployOver(2n ** 96n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_SupplyTooLarge");
       await (await deployOver(2n ** 96n - 1n)).waitForDeployment();
@@ -414,7 +412,7 @@ describe("VerificationRegistry", function () {
 
     it("finalizes on votes spread over overflow words, with the right agreeing set", async function () {
       const { registry, nodeRegistry, license, admin, consumer, outsider } = await loadFixture(fixture);
-      await registry.connect(admin).setQuorum(8n);
+      await nodeRegistry.connect(admin).setQuorum(8n);
       await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
       await license.connect(admin).airdrop(outsider.address, 14n); // ids 4..17
       const ids = Array.from({ length: 14 }, (_, i) => BigInt(i + 4));
@@ -474,8 +472,8 @@ describe("VerificationRegistry", function () {
     it("a node's allowance covers the costliest finalization: a full job of first-time and epoch-moving licenses", async function () {
       const { registry, nodeRegistry, license, consumer, admin, alice, burnerA, burnerB } = await loadFixture(fixture);
       expect(await registry.MAX_VOTES_PER_JOB()).to.equal(MAX_VOTES_PER_JOB);
-      const maxQuorum = await registry.MAX_QUORUM();
-      await registry.connect(admin).setQuorum(maxQuorum);
+      const maxQuorum = await nodeRegistry.MAX_QUORUM();
+      await nodeRegistry.connect(admin).setQuorum(maxQuorum);
       // Alice's license 1 and 15 more (ids 4..18; 2 and 3 are bob's and carol's).
       await license.connect(alice).buy(MAX_VOTES_PER_JOB - 1n, ethers.MaxUint256);
       const ids = [1n, ...Array.from({ length: Number(MAX_VOTES_PER_JOB) - 1 }, (_, i) => BigInt(i + 4))];
@@ -736,7 +734,7 @@ describe("VerificationRegistry", function () {
 
     it("a consumer voting on its own job with its own license gets its share back only as staked tokens", async function () {
       const { registry, primary, staked, license, nodeRegistry, admin, consumer, burnerA, burnerB } = await loadFixture(fixture);
-      await registry.connect(admin).setQuorum(3n);
+      await nodeRegistry.connect(admin).setQuorum(3n);
       await license.connect(consumer).buy(1n, ethers.MaxUint256); // id 4, run by the consumer itself
       await nodeRegistry.connect(consumer).delegate([4n], consumer.address);
       await nodeRegistry.connect(consumer)["heartbeat()"]();
@@ -757,9 +755,9 @@ describe("VerificationRegistry", function () {
     });
 
     it("splits an uneven fee exactly: the first agreeing license takes the remainder", async function () {
-      const { registry, admin, consumer, burnerA, burnerB, burnerC } = await loadFixture(fixture);
+      const { registry, nodeRegistry, admin, consumer, burnerA, burnerB, burnerC } = await loadFixture(fixture);
       await registry.connect(admin).setRequestFee(10n);
-      await registry.connect(admin).setQuorum(3n);
+      await nodeRegistry.connect(admin).setQuorum(3n);
       await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
       await submit(registry, burnerB, 1n, [2n], 1n);
       await submit(registry, burnerA, 1n, [1n], 1n);
@@ -887,10 +885,10 @@ describe("VerificationRegistry", function () {
   });
 
   describe("governance setters", function () {
-    it("emit old and new values and apply to new jobs only", async function () {
-      const { registry, admin, consumer } = await withJob();
+    it("emit old and new values and apply to new jobs only (the quorum, set on the node registry, too)", async function () {
+      const { registry, nodeRegistry, admin, consumer } = await withJob();
       await expect(registry.connect(admin).setRequestFee(1n)).to.emit(registry, "RequestFeeUpdated").withArgs(REQUEST_FEE, 1n);
-      await expect(registry.connect(admin).setQuorum(3n)).to.emit(registry, "QuorumUpdated").withArgs(QUORUM, 3n);
+      await nodeRegistry.connect(admin).setQuorum(3n);
       await expect(registry.connect(admin).setJobTimeout(120n)).to.emit(registry, "JobTimeoutUpdated").withArgs(JOB_TIMEOUT, 120n);
       const first = await registry.getJob(1n);
       expect([first.fee, first.quorum]).to.deep.equal([REQUEST_FEE, QUORUM]);
@@ -901,10 +899,9 @@ describe("VerificationRegistry", function () {
 
     it("test_RevertWhen_SetterInputInvalid / CallerNotAdmin", async function () {
       const { registry, admin, outsider } = await loadFixture(fixture);
-      await expect(registry.connect(admin).setQuorum(9n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_InvalidQuorum").withArgs(9n);
       await expect(registry.connect(admin).setJobTimeout(7n * 86_400n + 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_InvalidJobTimeout");
       await expect(registry.connect(admin).setRequestFee(2n ** 96n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_InvalidFee");
-      for (const call of [registry.connect(outsider).setQuorum(1n), registry.connect(outsider).setJobTimeout(60n), registry.connect(outsider).setRequestFee(0n)]) {
+      for (const call of [registry.connect(outsider).setJobTimeout(60n), registry.connect(outsider).setRequestFee(0n)]) {
         await expect(call).to.be.revertedWithCustomError(registry, "AccessControlUnauthorizedAccount");
       }
     });

@@ -41,16 +41,18 @@ export function verificationServices(
   const nodeRegistry = m.contract("NodeRegistry", [
     license,
     m.getParameter("livenessWindow", 10n * 60n),
+    m.getParameter("quorum", 2n),
     deployer,
     adminTransferDelay,
   ]);
+
+  m.call(license, "setNodeRegistry", [nodeRegistry], { id: "NodeLicense_setNodeRegistry" });
 
   const verificationRegistry = m.contract("VerificationRegistry", [
     staked,
     nodeRegistry,
     m.getParameter("epochDuration", 7n * DAY),
     m.getParameter("requestFee", 10n * E18),
-    m.getParameter("quorum", 2n),
     m.getParameter("jobTimeout", 60n * 60n),
     deployer,
     adminTransferDelay,

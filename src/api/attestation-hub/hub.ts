@@ -12,7 +12,6 @@ import { HubSessions } from "./sessions.ts";
 export interface AttestationHubOptions {
   l2RpcUrl: string;
   nodeRegistry: string;
-  verificationRegistry: string;
   attestationVerifier: string;
   /** Named in the login challenge, so a node's login is good for this hub only. */
   hubName: string;

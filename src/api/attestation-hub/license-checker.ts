@@ -1,6 +1,6 @@
 import { Contract, getAddress, Interface, JsonRpcProvider } from "ethers";
 
-// The few registry reads the hub needs, as human-readable ABI: the API runs without compiled artifacts.
+// The few NodeRegistry reads the hub needs, as human-readable ABI: the API runs without compiled artifacts.
 const REGISTRY_ABI = new Interface([
   "function delegatedLicenses(address operator, uint256 fromId, uint256 maxScan) view returns (uint256[] licenseIds, uint256 nextFromId)",
   "function operatorOf(uint256 licenseId) view returns (address)",
@@ -14,7 +14,6 @@ const MAX_PAGES = 50;
 export interface LicenseCheckerOptions {
   l2RpcUrl: string;
   nodeRegistry: string;
-  verificationRegistry: string;
   /** How long one license's on-chain state is reused before counting a signature for it (about one L2 block). */
   licenseTtlMs?: number;
   quorumTtlMs?: number;
@@ -29,7 +28,6 @@ export interface LicenseCheckerOptions {
 export class LicenseChecker {
   readonly #provider: JsonRpcProvider;
   readonly #nodeRegistry: Contract;
-  readonly #verificationRegistry: Contract;
   readonly #licenseTtlMs: number;
   readonly #quorumTtlMs: number;
   readonly #licenses = new Map<bigint, { at: number; state: Promise<{ operator: string; live: boolean }> }>();
@@ -38,7 +36,6 @@ export class LicenseChecker {
   constructor(options: LicenseCheckerOptions) {
     this.#provider = new JsonRpcProvider(options.l2RpcUrl, undefined, { staticNetwork: true, batchMaxCount: 20, batchStallTime: 0 });
     this.#nodeRegistry = new Contract(options.nodeRegistry, REGISTRY_ABI, this.#provider);
-    this.#verificationRegistry = new Contract(options.verificationRegistry, REGISTRY_ABI, this.#provider);
     this.#licenseTtlMs = options.licenseTtlMs ?? 1_000;
     this.#quorumTtlMs = options.quorumTtlMs ?? 10_000;
   }
@@ -68,11 +65,11 @@ export class LicenseChecker {
     return licenseIds.filter((_, index) => states[index].live && states[index].operator === signer);
   }
 
-  /** `VerificationRegistry.quorum()`: distinct live licenses an attestation needs. */
+  /** `NodeRegistry.quorum()`: distinct live licenses an attestation needs. */
   quorum(): Promise<bigint> {
     const now = Date.now();
     if (this.#quorum === undefined || now - this.#quorum.at >= this.#quorumTtlMs) {
-      const value = this.#verificationRegistry.quorum() as Promise<bigint>;
+      const value = this.#nodeRegistry.quorum() as Promise<bigint>;
       this.#quorum = { at: now, value };
       value.catch(() => (this.#quorum = undefined));
     }

@@ -75,7 +75,7 @@ contract AttestationHandler {
             issuedAt: uint64(currentTime)
         });
         (IAttestationVerifier.NodeSignature[] memory signatures, uint256 signed, bool lied) = _signatures(attestation, signerMask % 16, lie);
-        bool expected = !lied && signed >= registry.quorum() && signatures.length > 0;
+        bool expected = !lied && signed >= nodeRegistry.quorum() && signatures.length > 0;
 
         uint256 fee = registry.requestFee();
         vm.prank(consumer);

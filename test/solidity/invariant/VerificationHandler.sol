@@ -86,7 +86,7 @@ contract VerificationHandler {
         nodeRegistry = nodeRegistry_;
         registry = registry_;
         consumer = consumer_;
-        quorum = registry_.quorum();
+        quorum = nodeRegistry_.quorum();
         jobTimeout = registry_.jobTimeout();
         currentTime = block.timestamp;
     }

@@ -43,8 +43,9 @@ abstract contract ProtocolFixture is TokenFixture {
         INodeLicense.PriceTier[] memory tiers = new INodeLicense.PriceTier[](1);
         tiers[0] = INodeLicense.PriceTier({ upToSupply: 1000, price: 1e18 });
         license = new NodeLicense("License", "LIC", primary, address(0x7EA), 1000, tiers, address(this), 0);
-        nodeRegistry = new NodeRegistry(license, livenessWindow, address(this), 0);
-        registry = new VerificationRegistry(staked, nodeRegistry, 7 days, requestFee, quorum, 1 hours, address(this), 0);
+        nodeRegistry = new NodeRegistry(license, livenessWindow, quorum, address(this), 0);
+        license.setNodeRegistry(nodeRegistry);
+        registry = new VerificationRegistry(staked, nodeRegistry, 7 days, requestFee, 1 hours, address(this), 0);
         staked.grantRole(staked.PROTOCOL_ROLE(), address(registry));
         nodeRegistry.grantRole(nodeRegistry.RECORDER_ROLE(), address(registry));
         verifier = new AttestationVerifier(registry);

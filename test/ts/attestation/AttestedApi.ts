@@ -125,14 +125,13 @@ describe("attested answers: unchanged plain answers, the hub switched off, the n
 
   describe("configuration", function () {
     const base = { EVM_RPC_URLS: "http://127.0.0.1:1", SOLANA_RPC_URLS: "http://127.0.0.1:2" };
-    it("turns the hub on only with all four of its settings, and redacts the L2 URL", function () {
+    it("turns the hub on only with all three of its settings, and redacts the L2 URL", function () {
       expect(loadApiConfig(base).ATTESTATION_VERIFIER).to.equal(undefined);
       expect(() => loadApiConfig({ ...base, ATTESTATION_L2_RPC_URL: "http://l2.example/key" })).to.throw(/ATTESTATION_NODE_REGISTRY/);
       const full = loadApiConfig({
         ...base,
         ATTESTATION_L2_RPC_URL: "https://l2.example/v2/SECRET",
         ATTESTATION_NODE_REGISTRY: l2.nodeRegistry,
-        ATTESTATION_VERIFICATION_REGISTRY: l2.verificationRegistry,
         ATTESTATION_VERIFIER: l2.verifier,
       });
       expect(full.ATTESTATION_DEADLINE_MS).to.equal(3_000);

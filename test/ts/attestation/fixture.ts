@@ -86,7 +86,6 @@ export async function startHubApi(sources: SourceFixtures, l2: AttestationL2, ve
   const hub = await AttestationHub.create({
     l2RpcUrl: l2.anvil.rpcUrl,
     nodeRegistry: l2.nodeRegistry,
-    verificationRegistry: l2.verificationRegistry,
     attestationVerifier: verifier,
     hubName: "test-hub",
     deadlineMs: options.deadlineMs ?? 1_500,

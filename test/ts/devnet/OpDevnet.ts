@@ -142,7 +142,9 @@ describe("devnet: local OP stack", function () {
         new Contract(address, [signature], devnet.l2Provider).getFunction(signature.split(" ")[1].split("(")[0])(...args);
       expect(await read(l2.StakedToken, "function PRIMARY_TOKEN() view returns (address)")).to.equal(l2.PrimaryToken);
       expect(await read(l2.NodeLicense, "function PAYMENT_TOKEN() view returns (address)")).to.equal(l2.PrimaryToken);
-      expect(await read(l2.VerificationRegistry, "function quorum() view returns (uint256)")).to.equal(2n);
+      expect(await read(l2.NodeRegistry, "function quorum() view returns (uint256)")).to.equal(2n);
+      // The license contract tells this node registry of every transfer (so its delegations end with one).
+      expect(await read(l2.NodeLicense, "function nodeRegistry() view returns (address)")).to.equal(l2.NodeRegistry);
       const hasRole = "function hasRole(bytes32, address) view returns (bool)";
       const protocolRole = await read(l2.StakedToken, "function PROTOCOL_ROLE() view returns (bytes32)");
       expect(await read(l2.StakedToken, hasRole, protocolRole, l2.VerificationRegistry)).to.equal(true);

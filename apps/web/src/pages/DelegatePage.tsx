@@ -14,10 +14,8 @@ import { simulateAndWrite } from "../lib/transactions";
 /** One owned license as the registry sees it. */
 interface LicenseRow {
   id: bigint;
-  /** The live delegation's operator, or undefined (none, or voided by a transfer). */
+  /** The delegation's operator, or undefined (none: never delegated, undelegated, or ended by a transfer). */
   operator: Address | undefined;
-  /** A delegation record exists (possibly void): `undelegate` accepts it. */
-  hasRecord: boolean;
   live: boolean;
 }
 
@@ -82,7 +80,7 @@ function useLastDefined<T>(value: T | undefined, key: unknown): T | undefined {
   return value ?? (remembered !== undefined && remembered.key === key ? remembered.value : undefined);
 }
 
-/** Operator, delegation record and liveness of each license, re-read every few seconds. */
+/** Operator and liveness of each license, re-read every few seconds. */
 function useLicenseRows(licenseIds: bigint[] | undefined): LicenseRow[] | undefined {
   const { config, chains } = useAppSettings();
   const registry = { address: config.contracts.l2.NodeRegistry, abi: nodeRegistryAbi, chainId: chains.l2.id } as const;
@@ -90,7 +88,6 @@ function useLicenseRows(licenseIds: bigint[] | undefined): LicenseRow[] | undefi
   const reads = useReadContracts({
     contracts: ids.flatMap((id) => [
       { ...registry, functionName: "operatorOf", args: [id] } as const,
-      { ...registry, functionName: "delegationOf", args: [id] } as const,
       { ...registry, functionName: "isLive", args: [id] } as const,
     ]),
     allowFailure: false,
@@ -101,11 +98,10 @@ function useLicenseRows(licenseIds: bigint[] | undefined): LicenseRow[] | undefi
   if (reads.data === undefined) return undefined;
   const data = reads.data as unknown[];
   // While a changed list loads, the previous answer covers the previous ids only.
-  if (data.length !== ids.length * 3) return undefined;
+  if (data.length !== ids.length * 2) return undefined;
   return ids.map((id, index) => {
-    const operator = data[index * 3] as Address;
-    const record = data[index * 3 + 1] as { operator: Address };
-    return { id, operator: operator === zeroAddress ? undefined : operator, hasRecord: record.operator !== zeroAddress, live: data[index * 3 + 2] as boolean };
+    const operator = data[index * 2] as Address;
+    return { id, operator: operator === zeroAddress ? undefined : operator, live: data[index * 2 + 1] as boolean };
   });
 }
 
@@ -138,7 +134,7 @@ function LicenseTable({ rows, selected, onChange }: { rows: LicenseRow[]; select
               <td>
                 <label htmlFor={`license-${row.id}`}>License {row.id.toString()}</label>
               </td>
-              <td data-testid="operator">{row.operator === undefined ? (row.hasRecord ? "None (void after a transfer)" : "None") : <code>{row.operator}</code>}</td>
+              <td data-testid="operator">{row.operator === undefined ? "None" : <code>{row.operator}</code>}</td>
               <td>{row.live ? <span className="badge live">Live</span> : <span className="badge down">Not live</span>}</td>
               <td>{row.operator === undefined ? "—" : <LastHeartbeat operator={row.operator} />}</td>
             </tr>
@@ -282,7 +278,7 @@ function DelegateForm({ licenseIds, owner, onDone }: { licenseIds: bigint[]; own
 function UndelegateButton({ rows }: { rows: LicenseRow[] }) {
   const { config, chains } = useAppSettings();
   const wagmiConfig = useConfig();
-  const notDelegated = rows.filter((row) => !row.hasRecord).map((row) => row.id);
+  const notDelegated = rows.filter((row) => row.operator === undefined).map((row) => row.id);
   return (
     <TxButton
       chainId={chains.l2.id}

@@ -9,15 +9,16 @@ import { formatAmount, formatDuration } from "../../lib/format";
 export function ProtocolFacts() {
   const { config, chains } = useAppSettings();
   const verification = { address: config.contracts.l2.VerificationRegistry, abi: verificationRegistryAbi, chainId: chains.l2.id } as const;
+  const nodes = { address: config.contracts.l2.NodeRegistry, abi: nodeRegistryAbi, chainId: chains.l2.id } as const;
   const facts = useReadContracts({
     allowFailure: false,
     contracts: [
-      { ...verification, functionName: "quorum" },
+      { ...nodes, functionName: "quorum" },
       { ...verification, functionName: "requestFee" },
       { ...verification, functionName: "jobTimeout" },
       { ...verification, functionName: "currentEpoch" },
       { ...verification, functionName: "nextJobId" },
-      { address: config.contracts.l2.NodeRegistry, abi: nodeRegistryAbi, chainId: chains.l2.id, functionName: "livenessWindow" },
+      { ...nodes, functionName: "livenessWindow" },
     ],
     // The epoch turns and governance may change a parameter while the page is open.
     query: { refetchInterval: 10_000 },
