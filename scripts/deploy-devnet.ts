@@ -1,8 +1,11 @@
 // `npm run deploy:devnet`: deploys modules L1 and L2 on the running devnet (`npm run devnet`) with
-// deploy/parameters/devnetL1.json and devnetL2.json, and records the addresses in the stack file.
+// deploy/parameters/devnetL1.json and devnetL2.json, records the addresses in the stack file, and passes
+// governance's first proposal (the executor accepts the admin role of the L2 contracts).
 // Ignition's journal (deploy/deployments/chain-900, chain-901) makes a second run a no-op.
 import path from "node:path";
 
+import { placeUnderGovernance } from "../src/devnet/governance-setup.js";
+import { devnetGovernanceAddresses } from "../src/governance/network.js";
 import { deployOnDevnet } from "../src/devnet/local-stack.js";
 import { readStackFile, stackFilePath, writeStackFile } from "../src/devnet/stack-file.js";
 
@@ -16,11 +19,18 @@ if (stack.l1 === undefined || stack.l2 === undefined) {
   process.exit(1);
 }
 const deployed = await deployOnDevnet({ l1: stack.l1, l2: stack.l2 });
-const { adminHandovers: _none, ...l2 } = deployed.l2;
+const { adminHandovers, ...l2 } = deployed.l2;
 stack.contracts = {
-  l1: { ...stack.contracts?.l1, PrimaryToken: deployed.l1PrimaryToken },
+  l1: { ...stack.contracts?.l1, ...deployed.l1 },
   l2: { ...stack.contracts?.l2, ...l2 },
 };
 await writeStackFile(stackFile, stack);
-console.log(`L1 PrimaryToken ${deployed.l1PrimaryToken}`);
+for (const [name, address] of Object.entries(deployed.l1)) console.log(`L1 ${name.padEnd(21)}${address}`);
 for (const [name, address] of Object.entries(l2)) console.log(`L2 ${name.padEnd(21)}${address}`);
+if (adminHandovers.length > 0) {
+  const deployer = stack.accounts?.deployer;
+  if (deployer === undefined) throw new Error("The stack file names no deployer account");
+  console.log("Handing the L2 contracts to governance (its first proposal, voted by the deployer's tokens)…");
+  const id = await placeUnderGovernance({ l1: stack.l1, l2: stack.l2, voter: deployer, addresses: devnetGovernanceAddresses(stack.contracts) });
+  console.log(`Proposal ${id} executed: the governance executor ${l2.GovernanceExecutor} administers the L2 contracts.`);
+}

@@ -1,6 +1,6 @@
 // `npm run deploy:l2Testnet`: deploys module L2 with deploy/parameters/<network>.json against the L1
-// primary token that `deploy:l1Testnet` recorded (or the address in L1_PRIMARY_TOKEN), then starts the
-// two-step handover of every admin role to the `admin` parameter.
+// primary token and timelock that `deploy:l1Testnet` recorded (or L1_PRIMARY_TOKEN and L1_TIMELOCK), then
+// starts the two-step handover of every admin role to the governance executor.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 
@@ -14,35 +14,42 @@ const L1_CHAIN_OF: Record<string, number> = { l2Testnet: 11155111, devnetL2: 900
 
 const connection = await network.connect();
 try {
-  const l1PrimaryToken = process.env.L1_PRIMARY_TOKEN ?? (await recordedL1Token(connection.networkName));
-  // The pairing is permanent (the L2 token's remote token is immutable): refuse anything but an address.
-  if (!isAddress(l1PrimaryToken) || l1PrimaryToken === ZeroAddress) {
-    throw new Error(`The L1 primary token ${JSON.stringify(l1PrimaryToken)} is not a non-zero address`);
+  const recorded = await recordedL1(connection.networkName);
+  const links = {
+    l1PrimaryToken: process.env.L1_PRIMARY_TOKEN ?? recorded["L1#PrimaryToken"],
+    l1Timelock: process.env.L1_TIMELOCK ?? recorded["L1#ProtocolTimelock"],
+  };
+  // Both links are permanent (the L2 token's remote token and the executor's L1 sender are immutable):
+  // refuse anything but an address.
+  for (const [name, value] of Object.entries(links)) {
+    if (value === undefined) throw new Error(`No ${name} recorded for the L1 deployment: deploy L1 first or set ${name === "l1PrimaryToken" ? "L1_PRIMARY_TOKEN" : "L1_TIMELOCK"}`);
+    if (!isAddress(value) || value === ZeroAddress) throw new Error(`${name} ${JSON.stringify(value)} is not a non-zero address`);
   }
-  const deployed = await deployL2(connection, l1PrimaryToken, { displayUi: true });
+  const deployed = await deployL2(connection, links as { l1PrimaryToken: string; l1Timelock: string }, { displayUi: true });
   const { adminHandovers, ...addresses } = deployed;
-  console.log(`\n${connection.networkName}, bridged from L1 token ${l1PrimaryToken}:`);
+  console.log(`\n${connection.networkName}, bridged from L1 token ${links.l1PrimaryToken}, governed by L1 timelock ${links.l1Timelock}:`);
   for (const [name, address] of Object.entries(addresses)) console.log(`  ${name.padEnd(21)}${address}`);
   for (const handover of adminHandovers) {
     console.log(
-      `  admin handover pending: ${handover.newAdmin} must call acceptDefaultAdminTransfer() on ${handover.contract} ` +
-        `from ${new Date(Number(handover.acceptableFrom) * 1000).toISOString()}`,
+      `  admin handover pending to the governance executor on ${handover.contract}, acceptable from ` +
+        `${new Date(Number(handover.acceptableFrom) * 1000).toISOString()}`,
     );
+  }
+  if (adminHandovers.length > 0) {
+    console.log("Governance's first proposal accepts them: npm run gov -- --network testnet propose accept-admin");
   }
   console.log("Commit deploy/deployments/ and verify with: npx hardhat ignition verify chain-<id>");
 } finally {
   await connection.close();
 }
 
-async function recordedL1Token(l2Network: string): Promise<string> {
+async function recordedL1(l2Network: string): Promise<Record<string, string | undefined>> {
   const l1ChainId = L1_CHAIN_OF[l2Network];
   if (l1ChainId === undefined) throw new Error(`${l2Network} is not an L2 network (known: ${Object.keys(L1_CHAIN_OF).join(", ")})`);
   const file = path.resolve(import.meta.dirname, "..", "deploy", "deployments", `chain-${l1ChainId}`, "deployed_addresses.json");
   try {
-    const address = JSON.parse(await readFile(file, "utf8"))["L1#PrimaryToken"];
-    if (typeof address === "string") return address;
+    return JSON.parse(await readFile(file, "utf8")) as Record<string, string>;
   } catch {
-    // reported below
+    return {}; // nothing recorded: the environment must name both
   }
-  throw new Error(`No L1 primary token recorded in ${path.relative(process.cwd(), file)}: deploy L1 first or set L1_PRIMARY_TOKEN`);
 }

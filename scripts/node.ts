@@ -5,7 +5,7 @@ import { pino } from "pino";
 
 import { loadNodeConfig } from "../src/node/config.ts";
 import { startNode, StopRequested, type RunningNode } from "../src/node/main.ts";
-import { describe } from "../src/node/tx-sender.ts";
+import { describeError } from "../src/common/describe-error.ts";
 
 // Within Docker's default 10 s between SIGTERM and SIGKILL.
 const SHUTDOWN_DEADLINE_MS = 8_000;
@@ -36,6 +36,6 @@ try {
   node = await startNode(config, { logger, signal: stopRequested.signal });
 } catch (error) {
   if (error instanceof StopRequested) process.exit(0);
-  logger.error(`the node could not start: ${describe(error)}`);
+  logger.error(`the node could not start: ${describeError(error)}`);
   process.exit(1);
 }

@@ -1,8 +1,12 @@
 import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
 
+import { l1Governance } from "./parts/governance.js";
+
 /**
  * The L1 side: the primary token, canonical on L1, its whole fixed supply minted once to
- * `supplyRecipient` (a parameter with no default: a live deployment must name its treasury).
+ * `supplyRecipient` (a parameter with no default: a live deployment must name its treasury), and the
+ * governance of the protocol by its votes (`l1Governance`: the governor and its timelock;
+ * `proposalGuardian`, the security council that can cancel a proposal, has no default either).
  */
 export default buildModule("L1", (m) => {
   const primary = m.contract("PrimaryToken", [
@@ -10,5 +14,6 @@ export default buildModule("L1", (m) => {
     m.getParameter("primarySymbol", "VNT"),
     m.getParameter<string>("supplyRecipient"),
   ]);
-  return { primary };
+  const { governor, timelock } = l1Governance(m, primary);
+  return { primary, governor, timelock };
 });

@@ -2,6 +2,7 @@ import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
 
 import { opIgnitionArtifact } from "../../src/op/artifacts.js";
 import { L2_PREDEPLOYS } from "../../src/op/predeploys.js";
+import { l2Governance } from "./parts/governance.js";
 import { stakedTokenFuture } from "./parts/staked-token.js";
 import { verificationServices } from "./parts/verification-services.js";
 
@@ -9,9 +10,11 @@ import { verificationServices } from "./parts/verification-services.js";
  * The L2 side. The primary token here is the OP standard bridge's representation of the L1 token
  * (`l1PrimaryToken`, no default), created through the OptimismMintableERC20Factory predeploy, so that
  * the standard bridge mints and burns it on deposits and withdrawals. The staked token is backed by it,
- * and the verification services are wired to both (see `verificationServices`). The deployer is the
- * initial admin of every contract; `admin` receives REWARDS_FUNDER_ROLE here and the admin role itself
- * through the two-step handover the deploy script starts (`src/deploy/admin-handover.ts`).
+ * and the verification services are wired to both (see `verificationServices`). The governance executor
+ * runs what the L1 timelock (`l1Timelock`, no default) sends. The deployer is the initial admin of every
+ * contract; the deploy script starts the two-step handover of that role to the executor
+ * (`src/deploy/admin-handover.ts`), which accepts it through governance's first proposal.
+ * `rewardsFunder` (the treasury, say) receives REWARDS_FUNDER_ROLE.
  */
 export default buildModule("L2", (m) => {
   const l1PrimaryToken = m.getParameter<string>("l1PrimaryToken");
@@ -30,6 +33,7 @@ export default buildModule("L2", (m) => {
   const primary = m.contractAt("L2PrimaryToken", opIgnitionArtifact("OptimismMintableERC20"), primaryAddress);
 
   const staked = stakedTokenFuture(m, primary, m.getAccount(0));
-  const services = verificationServices(m, primary, staked, m.getParameter("admin", m.getAccount(0)));
-  return { primary, staked, ...services };
+  const services = verificationServices(m, primary, staked, m.getParameter("rewardsFunder", m.getAccount(0)));
+  const { executor } = l2Governance(m);
+  return { primary, staked, ...services, executor };
 });

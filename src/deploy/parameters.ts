@@ -13,8 +13,8 @@ export function parametersFile(networkName: string): string {
 
 /** Parameters that name an account: each must be set to a real address before anything is deployed. */
 const ADDRESS_PARAMETERS: Record<string, readonly string[]> = {
-  L1: ["supplyRecipient"],
-  L2: ["admin", "treasury", "forfeitRecipient"],
+  L1: ["supplyRecipient", "proposalGuardian"],
+  L2: ["rewardsFunder", "treasury", "forfeitRecipient"],
 };
 
 /**

@@ -22,6 +22,16 @@ export const DEVNET_IGNITION_CONFIG: Partial<DeployConfig> = { requiredConfirmat
 
 export interface L1Deployment {
   PrimaryToken: string;
+  Governor: string;
+  Timelock: string;
+}
+
+/** What the L2 deployment needs from the L1 one. */
+export interface L1Links {
+  /** The L1 primary token the L2 token is paired with (the pairing is permanent). */
+  l1PrimaryToken: string;
+  /** The L1 timelock: the only L1 sender the L2 governance executor obeys. */
+  l1Timelock: string;
 }
 
 export interface L2Deployment {
@@ -31,32 +41,30 @@ export interface L2Deployment {
   NodeRegistry: string;
   VerificationRegistry: string;
   AttestationVerifier: string;
-  /** Contracts whose admin role awaits acceptance by the `admin` parameter. */
+  GovernanceExecutor: string;
+  /** Contracts whose admin role awaits acceptance by the governance executor (its first proposal). */
   adminHandovers: AdminHandover[];
 }
 
-/** Deploys module L1 (the primary token) with the network's parameters. */
+/** Deploys module L1 (the primary token and its governor and timelock) with the network's parameters. */
 export async function deployL1(connection: NetworkConnection, options: DeploymentOptions = {}): Promise<L1Deployment> {
   const parameters = await loadParameters(options.parametersNetwork ?? connection.networkName, "L1");
-  const { primary } = await connection.ignition.deploy(L1Module, {
+  const { primary, governor, timelock } = await connection.ignition.deploy(L1Module, {
     parameters,
     deploymentId: options.deploymentId,
     config: options.ignitionConfig,
     displayUi: options.displayUi ?? false,
   });
-  return { PrimaryToken: await primary.getAddress() };
+  return { PrimaryToken: await primary.getAddress(), Governor: await governor.getAddress(), Timelock: await timelock.getAddress() };
 }
 
 /**
- * Deploys module L2 against the L1 token at `l1PrimaryToken`, then starts handing the admin role of
- * every contract over to the `admin` parameter if that is not the deployer.
+ * Deploys module L2 against the L1 token and timelock of `links`, then starts handing the admin role of
+ * every protocol contract over to the governance executor (idempotent: a re-run only does what is
+ * missing). The executor accepts it through governance's first proposal (`src/governance/handover.ts`).
  */
-export async function deployL2(
-  connection: NetworkConnection,
-  l1PrimaryToken: string,
-  options: DeploymentOptions = {},
-): Promise<L2Deployment> {
-  const parameters = await loadParameters(options.parametersNetwork ?? connection.networkName, "L2", { l1PrimaryToken });
+export async function deployL2(connection: NetworkConnection, links: L1Links, options: DeploymentOptions = {}): Promise<L2Deployment> {
+  const parameters = await loadParameters(options.parametersNetwork ?? connection.networkName, "L2", { ...links });
   const deployed = await connection.ignition.deploy(L2Module, {
     parameters,
     deploymentId: options.deploymentId,
@@ -70,13 +78,14 @@ export async function deployL2(
     NodeRegistry: await deployed.nodeRegistry.getAddress(),
     VerificationRegistry: await deployed.verificationRegistry.getAddress(),
     AttestationVerifier: await deployed.attestationVerifier.getAddress(),
+    GovernanceExecutor: await deployed.executor.getAddress(),
   };
-  const admin = String(parameters.L2.admin);
   const [deployer] = await connection.ethers.getSigners();
-  const adminHandovers = await handOverAdmin(
-    [addresses.StakedToken, addresses.NodeLicense, addresses.NodeRegistry, addresses.VerificationRegistry],
-    admin,
-    deployer,
-  );
+  const adminHandovers = await handOverAdmin(governedContracts(addresses), addresses.GovernanceExecutor, deployer);
   return { ...addresses, adminHandovers };
+}
+
+/** The L2 contracts with an admin role, which governance holds (the attestation verifier has none). */
+export function governedContracts(l2: Pick<L2Deployment, "StakedToken" | "NodeLicense" | "NodeRegistry" | "VerificationRegistry">): string[] {
+  return [l2.StakedToken, l2.NodeLicense, l2.NodeRegistry, l2.VerificationRegistry];
 }

@@ -3,7 +3,10 @@ import path from "node:path";
 
 import { network } from "hardhat";
 
-import { deployL1, deployL2, DEVNET_IGNITION_CONFIG, type L2Deployment } from "../deploy/two-chain.js";
+import { deployL1, deployL2, DEVNET_IGNITION_CONFIG, type L1Deployment, type L2Deployment } from "../deploy/two-chain.js";
+import { devAccount } from "./accounts.js";
+import { devnetGovernanceAddresses } from "../governance/network.js";
+import { placeUnderGovernance } from "./governance-setup.js";
 import { startOpDevnet, type OpDevnet } from "./op-devnet.js";
 import { startVerificationNetwork, type VerificationNetwork } from "./verification-network.js";
 import { removeStackFile, stackFilePath, writeStackFile, type StackFile } from "./stack-file.js";
@@ -11,9 +14,15 @@ import { webConfigFromStack } from "../web/web-config.ts";
 import { ensureWebBuild, webPaths } from "../web/web-build.ts";
 import { startWebServer, type RunningWebServer } from "../web/web-server.ts";
 
+/** The development account `deploy/parameters/devnetL1.json` names as the proposal guardian. */
+export const DEVNET_GOVERNANCE_GUARDIAN = 6;
+
 export interface LocalStackOptions {
   projectRoot: string;
-  /** Deploy the project's contracts (modules L1 and L2) with the devnet parameters. */
+  /**
+   * Deploy the project's contracts (modules L1 and L2) with the devnet parameters, and pass governance's
+   * first proposal, which hands the L2 contracts to the governance executor.
+   */
   deployContracts: boolean;
   /**
    * Also run the verification network on it (needs `deployContracts`): demo holdings, licenses, three
@@ -77,11 +86,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       accounts: { ...devnet.accounts },
     };
     if (options.deployContracts) {
-      progress("Deploying the contracts: module L1 (primary token), module L2 (bridged token, staked token, licenses, registries)…");
+      progress("Deploying the contracts: module L1 (primary token, governor, timelock), module L2 (bridged token, staked token, licenses, registries, governance executor)…");
       const deployed = await deployOnDevnet(devnet);
-      stack.contracts!.l1!.PrimaryToken = deployed.l1PrimaryToken;
-      const { adminHandovers: _none, ...l2 } = deployed.l2;
+      Object.assign(stack.contracts!.l1!, deployed.l1);
+      const { adminHandovers: _handedOver, ...l2 } = deployed.l2;
       Object.assign(stack.contracts!.l2!, l2);
+      stack.accounts!.governanceGuardian = devAccount(DEVNET_GOVERNANCE_GUARDIAN);
+      progress("Handing the L2 contracts to governance: its first proposal, voted by the deployer's tokens on L1…");
+      await placeUnderGovernance({ l1: devnet.l1, l2: devnet.l2, voter: devnet.accounts.deployer, addresses: devnetGovernanceAddresses(stack.contracts!), onProgress: progress });
       if (options.runNetwork === true) {
         network = await startVerificationNetwork({
           projectRoot: options.projectRoot,
@@ -121,14 +133,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 export async function deployOnDevnet(
   devnet: { l1: { rpcUrl: string }; l2: { rpcUrl: string } },
   deploymentIds: { l1?: string; l2?: string } = {},
-): Promise<{ l1PrimaryToken: string; l2: L2Deployment }> {
+): Promise<{ l1PrimaryToken: string; l1: L1Deployment; l2: L2Deployment }> {
   const l1Connection = await network.create({ network: "devnetL1", override: { url: devnet.l1.rpcUrl } });
   const l2Connection = await network.create({ network: "devnetL2", override: { url: devnet.l2.rpcUrl } });
   const common = { ignitionConfig: DEVNET_IGNITION_CONFIG };
   try {
     const l1 = await deployL1(l1Connection, { ...common, parametersNetwork: "devnetL1", deploymentId: deploymentIds.l1 });
-    const l2 = await deployL2(l2Connection, l1.PrimaryToken, { ...common, parametersNetwork: "devnetL2", deploymentId: deploymentIds.l2 });
-    return { l1PrimaryToken: l1.PrimaryToken, l2 };
+    const links = { l1PrimaryToken: l1.PrimaryToken, l1Timelock: l1.Timelock };
+    const l2 = await deployL2(l2Connection, links, { ...common, parametersNetwork: "devnetL2", deploymentId: deploymentIds.l2 });
+    return { l1PrimaryToken: l1.PrimaryToken, l1, l2 };
   } finally {
     await l1Connection.close();
     await l2Connection.close();

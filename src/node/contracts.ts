@@ -1,31 +1,18 @@
-import { readFileSync } from "node:fs";
+import type { ContractRunner } from "ethers";
 
-import { Contract, type ContractRunner, type InterfaceAbi } from "ethers";
-
+import { contractAt } from "../common/artifacts.ts";
 import type { NodeLicense, NodeRegistry, VerificationRegistry } from "../../typechain-types/index.ts";
 
-// The compiled artifacts are the one source of each ABI (`npm run build`; the container image builds them).
-const ARTIFACTS = new URL("../../artifacts/contracts/", import.meta.url);
-
-function abiOf(name: string): InterfaceAbi {
-  const file = new URL(`${name}.sol/${name}.json`, ARTIFACTS);
-  try {
-    return (JSON.parse(readFileSync(file, "utf8")) as { abi: InterfaceAbi }).abi;
-  } catch {
-    throw new Error(`the ${name} artifact is missing: run \`npm run build\` first`);
-  }
-}
-
 export function verificationRegistryAt(address: string, runner: ContractRunner): VerificationRegistry {
-  return new Contract(address, abiOf("VerificationRegistry"), runner) as unknown as VerificationRegistry;
+  return contractAt<VerificationRegistry>("VerificationRegistry", address, runner);
 }
 
 export function nodeRegistryAt(address: string, runner: ContractRunner): NodeRegistry {
-  return new Contract(address, abiOf("NodeRegistry"), runner) as unknown as NodeRegistry;
+  return contractAt<NodeRegistry>("NodeRegistry", address, runner);
 }
 
 export function nodeLicenseAt(address: string, runner: ContractRunner): NodeLicense {
-  return new Contract(address, abiOf("NodeLicense"), runner) as unknown as NodeLicense;
+  return contractAt<NodeLicense>("NodeLicense", address, runner);
 }
 
 /** Chains as jobs name them (IVerificationRegistry). */

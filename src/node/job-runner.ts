@@ -5,7 +5,8 @@ import type { EvmBalanceReader } from "../chains/evm/balance-reader.ts";
 import type { SolanaBalanceReader } from "../chains/solana/balance-reader.ts";
 import { answerJob, type Answer } from "./answers.ts";
 import type { NodeStateStore, VoteIntent } from "./state-store.ts";
-import { describe, type TxSender } from "./tx-sender.ts";
+import { describeError } from "../common/describe-error.ts";
+import type { TxSender } from "./tx-sender.ts";
 
 const JOB_OPEN = 1n;
 // Gas a vote may need beyond the estimate in case it turns out to finalize its job (other nodes' votes
@@ -106,7 +107,7 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
         }
         return { jobId, jobBlock: event.blockNumber, owner, asset, licenseIds: todo, answer: outcome.answer, finalizationGas: finalizationGasOf(job) };
       } catch (error) {
-        options.log("warn", `job ${jobId}: ${describe(error)} (retrying on the next pass)`);
+        options.log("warn", `job ${jobId}: ${describeError(error)} (retrying on the next pass)`);
         failedAt(event.blockNumber);
         return undefined;
       }
@@ -133,7 +134,7 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
       options.onVotesSent?.(batch.length, votes.length);
       options.log("info", `submitted ${batch.length} job answer(s): jobs ${jobs}`);
     } catch (error) {
-      options.log("warn", `submitting jobs ${jobs} failed: ${describe(error)} (retrying on the next pass)`);
+      options.log("warn", `submitting jobs ${jobs} failed: ${describeError(error)} (retrying on the next pass)`);
       for (const { jobBlock } of batch) failedAt(jobBlock);
     }
   }

@@ -17,7 +17,8 @@ import { L2Endpoints } from "./l2-endpoints.ts";
 import { delegationInstructions, readDelegationStatus, type DelegationStatus } from "./licenses.ts";
 import { jobsToAnswerAgain } from "./skipped-votes.ts";
 import { NodeStateStore } from "./state-store.ts";
-import { describe, TxSender } from "./tx-sender.ts";
+import { describeError } from "../common/describe-error.ts";
+import { TxSender } from "./tx-sender.ts";
 
 export const STATE_FILE = "node-state.sqlite";
 const DELEGATION_CHECK_MS = 5_000;
@@ -109,7 +110,7 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
         return await work();
       } catch (error) {
         const delay = Math.min(MAX_RETRY_DELAY_MS, 1_000 * 2 ** (attempt - 1));
-        logger.warn(`${what} failed: ${describe(error)}; retrying in ${delay / 1000} s`);
+        logger.warn(`${what} failed: ${describeError(error)}; retrying in ${delay / 1000} s`);
         failover();
         await sleep(delay);
       }
@@ -214,7 +215,7 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
   await retry("reading the burner's balance", warnIfPoor);
   for (;;) {
     await checkDelegation().catch((error: unknown) => {
-      logger.warn(`delegation check failed: ${describe(error)}`);
+      logger.warn(`delegation check failed: ${describeError(error)}`);
       failover();
     });
     if (delegation.delegated.length > 0) break;
@@ -240,7 +241,7 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
     },
     config.HEARTBEAT_INTERVAL_SECONDS * 1000,
     (error) => {
-      logger.warn(`heartbeat failed: ${describe(error)} (retrying at the next tick)`);
+      logger.warn(`heartbeat failed: ${describeError(error)} (retrying at the next tick)`);
       failover();
     },
   );
@@ -283,7 +284,7 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
     config.POLL_INTERVAL_MS,
     (error) => {
       metrics.passErrors.inc();
-      logger.warn(`job pass failed: ${describe(error)} (retrying)`);
+      logger.warn(`job pass failed: ${describeError(error)} (retrying)`);
       failover();
     },
   );
@@ -342,7 +343,7 @@ function subscribeToJobs(url: string, chainId: bigint, registryAddress: string, 
     const registry = verificationRegistryAt(registryAddress, provider);
     void registry
       .on(registry.filters.VerificationRequested(), wake)
-      .catch((error: unknown) => logger.warn(`subscribing to new jobs failed: ${describe(error)}`));
+      .catch((error: unknown) => logger.warn(`subscribing to new jobs failed: ${describeError(error)}`));
   };
   connect();
   return async () => {

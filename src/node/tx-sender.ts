@@ -1,6 +1,7 @@
 import { keccak256, Transaction, type Provider, type TransactionReceipt, type Wallet } from "ethers";
 
 import { PollingLoop } from "../common/polling-loop.ts";
+import { describeError } from "../common/describe-error.ts";
 import type { NodeStateStore, StoredTx, VoteIntent } from "./state-store.ts";
 
 export interface TxSenderOptions {
@@ -63,7 +64,7 @@ export class TxSender {
     this.#options = options;
     this.#watcher = new PollingLoop(() => this.#checkPending(), options.checkIntervalMs ?? 1_000, (error) => {
       options.onUpstreamError?.();
-      options.log("warn", `checking pending transactions failed: ${describe(error)} (retrying)`);
+      options.log("warn", `checking pending transactions failed: ${describeError(error)} (retrying)`);
     });
   }
 
@@ -127,7 +128,7 @@ export class TxSender {
       await this.#options.provider().broadcastTransaction(tx.raw);
       this.#unfunded.delete(tx.id);
     } catch (error) {
-      const text = describe(error);
+      const text = describeError(error);
       if (/already known|known transaction|already imported/i.test(text)) return;
       if (/insufficient funds/i.test(text)) {
         if (!this.#unfunded.has(tx.id)) {
@@ -159,7 +160,7 @@ export class TxSender {
     this.#sentAt.set(id, Date.now());
     this.#options.onVotesLost?.(rescanFrom);
     await this.#options.provider().broadcastTransaction(raw).catch((error: unknown) => {
-      this.#options.log("warn", `broadcasting the cancellation failed: ${describe(error)} (retrying)`);
+      this.#options.log("warn", `broadcasting the cancellation failed: ${describeError(error)} (retrying)`);
     });
   }
 
@@ -254,13 +255,4 @@ export class TxSender {
 
 function min(a: bigint, b: bigint): bigint {
   return a < b ? a : b;
-}
-
-/** An error in one line without URLs (RPC URLs carry keys): ethers' short message where it has one. */
-export function describe(error: unknown): string {
-  const { shortMessage, message, error: inner } = (error ?? {}) as { shortMessage?: unknown; message?: unknown; error?: { message?: unknown } };
-  let text = typeof shortMessage === "string" ? shortMessage : typeof message === "string" ? message : String(error);
-  // ethers keeps the node's own JSON-RPC error apart ("could not coalesce error"): it says what happened.
-  if (typeof inner?.message === "string" && !text.includes(inner.message)) text = `${text}: ${inner.message}`;
-  return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"',)]+/gi, "<url>").split("\n")[0];
 }

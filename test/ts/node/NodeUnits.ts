@@ -14,7 +14,7 @@ import { IGNORE_REASON } from "../../../src/node/contracts.js";
 import { finalizationGasOf, MAX_VOTES_PER_JOB } from "../../../src/node/job-runner.js";
 import { jobsToAnswerAgain } from "../../../src/node/skipped-votes.js";
 import { NodeStateStore } from "../../../src/node/state-store.js";
-import { describe as describeError } from "../../../src/node/tx-sender.js";
+import { describeError } from "../../../src/common/describe-error.js";
 
 describe("circuit node: units", function () {
   let dir: string;

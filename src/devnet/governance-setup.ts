@@ -1,0 +1,87 @@
+import { Contract, NonceManager, Wallet, type JsonRpcProvider } from "ethers";
+
+import { governedContracts } from "../deploy/two-chain.js";
+import { waitFor } from "../common/wait-for.js";
+import { Governance, type GovernanceAddresses } from "../governance/governance.js";
+import { DEVNET_L1_BLOCK_SECONDS } from "../governance/network.js";
+import type { ProtocolChange } from "../governance/proposal.js";
+import type { DevAccount } from "./accounts.js";
+import { devnetProvider } from "./op-devnet.js";
+
+/**
+ * Moves the devnet's L1 on by `blocks` blocks and `seconds` seconds at once (anvil's `evm_increaseTime`
+ * and `anvil_mine`): what waiting out a vote and a timelock takes on a live chain. L1 time only runs
+ * ahead of the L2's, which the OP contracts accept (outputs and withdrawals only ever wait for L1 time).
+ */
+export async function advanceL1(l1: JsonRpcProvider, options: { blocks?: number; seconds?: number }): Promise<void> {
+  if (options.seconds !== undefined && options.seconds > 0) await l1.send("evm_increaseTime", [options.seconds]);
+  const blocks = Math.max(options.blocks ?? 0, options.seconds !== undefined && options.seconds > 0 ? 1 : 0);
+  if (blocks > 0) await l1.send("anvil_mine", [`0x${blocks.toString(16)}`]);
+}
+
+/**
+ * Carries `changes` through governance on a devnet, start to finish, as one holder of a majority of the
+ * votes: delegate (if not yet), propose, vote for, queue, execute, each step taken as soon as the L1,
+ * moved on with `advanceL1`, allows; then waits until `done` holds on L2 (the deposit relay carries the
+ * message). Returns the proposal's id.
+ */
+export async function passOnDevnet(input: {
+  l1: { rpcUrl: string; chainId: number };
+  l2: { rpcUrl: string; chainId: number };
+  voter: DevAccount;
+  addresses: GovernanceAddresses;
+  changes: ProtocolChange[];
+  note?: string;
+  done: (l2: JsonRpcProvider) => Promise<boolean>;
+  onProgress?: (line: string) => void;
+}): Promise<bigint> {
+  const progress = input.onProgress ?? (() => undefined);
+  const l1 = devnetProvider(input.l1.rpcUrl, input.l1.chainId);
+  const l2 = devnetProvider(input.l2.rpcUrl, input.l2.chainId);
+  try {
+    const governance = new Governance({
+      l1: new NonceManager(new Wallet(input.voter.privateKey, l1)),
+      l2,
+      addresses: input.addresses,
+      l1BlockSeconds: DEVNET_L1_BLOCK_SECONDS,
+    });
+    const power = await governance.votingPower(input.voter.address);
+    if (power.delegatee.toLowerCase() !== input.voter.address.toLowerCase()) await governance.delegate();
+    const id = await governance.propose(input.changes, input.note);
+    progress(`Governance: proposal ${id} made; moving the devnet L1 through the vote and the timelock…`);
+    const pending = await governance.status(id);
+    await advanceL1(l1, { blocks: Number(pending.snapshotBlock - pending.block) + 1 });
+    await governance.vote(id, "for");
+    const active = await governance.status(id);
+    await advanceL1(l1, { blocks: Number(active.deadlineBlock - active.block) + 1 });
+    const eta = await governance.queue(id);
+    const queued = await governance.status(id);
+    await advanceL1(l1, { seconds: Number(eta - queued.time) + 1 });
+    await governance.execute(id);
+    progress(`Governance: proposal ${id} executed on L1; waiting for the deposit relay to carry it to L2…`);
+    await waitFor(`proposal ${id} to take effect on L2`, () => input.done(l2), 60_000);
+    return id;
+  } finally {
+    l1.destroy();
+    l2.destroy();
+  }
+}
+
+/**
+ * The first proposal of a new deployment: the executor accepts the admin role of every L2 protocol
+ * contract, whose handover the deployment started. After it, only governance changes the protocol.
+ */
+export async function placeUnderGovernance(input: Omit<Parameters<typeof passOnDevnet>[0], "changes" | "done" | "note">): Promise<bigint> {
+  const contracts = governedContracts(input.addresses.l2);
+  return passOnDevnet({
+    ...input,
+    changes: [{ kind: "accept-admin" }],
+    note: "Hand the L2 protocol to governance",
+    done: async (l2) => {
+      const admins = await Promise.all(
+        contracts.map((address) => new Contract(address, ["function defaultAdmin() view returns (address)"], l2).getFunction("defaultAdmin")() as Promise<string>),
+      );
+      return admins.every((admin) => admin.toLowerCase() === input.addresses.executor.toLowerCase());
+    },
+  });
+}

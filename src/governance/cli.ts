@@ -1,0 +1,267 @@
+import { readFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+
+import { getAddress, Interface, isAddress, isHexString, JsonRpcProvider, NonceManager, Wallet, type ContractRunner } from "ethers";
+import type { Address, Hex } from "viem";
+
+import { describeError } from "../common/describe-error.ts";
+import { formatVotes, Governance, GovernanceError, type ProposalStatus, type VoteChoice } from "./governance.ts";
+import { devnetGovernanceNetwork, testnetGovernanceNetwork, type GovernanceNetwork } from "./network.ts";
+import type { L2Call, ProtocolChange } from "./proposal.ts";
+
+export interface CliContext {
+  projectRoot: string;
+  env: NodeJS.ProcessEnv;
+  print: (line: string) => void;
+  printError: (line: string) => void;
+}
+
+const USAGE = `Usage: npm run gov -- <command> [options]
+
+Commands:
+  delegate [--to <address>]          delegate the account's votes (to itself by default): tokens vote only once delegated
+  propose <change>... [--note <text>]
+                                     one proposal making every change listed, on L2:
+                                       set-quorum <licenses>
+                                       set-request-fee <amount>        in staked-token base units: 2e18 is 2 tokens
+                                       set-job-timeout <seconds>
+                                       set-liveness-window <seconds>
+                                       accept-admin                    accept the admin role of the L2 contracts
+                                       calls <file.json>               raw calls: [{"target", "data" | "signature" + "args", "value"?}]
+  vote <id> for|against|abstain [--reason <text>]
+  queue <id>                         queue a proposal that passed in the timelock
+  execute <id>                       execute a queued proposal once the timelock releases it (its L2 change follows by the bridge)
+  status [<id>]                      one proposal, or every one: state, votes, time left, and whether L2 has executed it
+  power [--to <address>]             an account's votes and balance (the account's own by default)
+
+Options:
+  --network devnet|testnet   devnet (default): the running local stack (.devnet/stack.json)
+                             testnet: L1_TESTNET_RPC_URL, L2_TESTNET_RPC_URL, deploy/deployments, deploy/op-chains/l2Testnet.json
+  --account <name>           devnet only: a development account of the stack file (default: deployer)
+
+Keys: GOV_PRIVATE_KEY (required on testnet to send; on the devnet it overrides --account).`;
+
+const CHANGES_WITH_VALUE = ["set-quorum", "set-request-fee", "set-job-timeout", "set-liveness-window", "calls"] as const;
+
+/** The governance CLI: parses `args`, runs one command, and returns the process exit code. */
+export async function runCli(args: string[], context: CliContext): Promise<number> {
+  try {
+    await run(args, context);
+    return 0;
+  } catch (error) {
+    if (error instanceof GovernanceError) {
+      context.printError(`error [${error.code}]: ${error.message}`);
+      return 1;
+    }
+    // Unexpected (an RPC down, a revert nobody foresaw): its short reason, without a stack trace or a URL.
+    context.printError(`error: ${describeError(error)}`);
+    return 2;
+  }
+}
+
+async function run(args: string[], context: CliContext): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        network: { type: "string", default: "devnet" },
+        account: { type: "string", default: "deployer" },
+        to: { type: "string" },
+        note: { type: "string" },
+        reason: { type: "string", default: "" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (error) {
+    throw new GovernanceError("INVALID_INPUT", `${(error as Error).message}\n\n${USAGE}`);
+  }
+  const [command, ...rest] = parsed.positionals;
+  if (parsed.values.help || command === undefined || command === "help") {
+    context.print(USAGE);
+    return;
+  }
+  const { values } = parsed;
+  const network = await loadNetwork(values.network, context);
+  const l1 = new JsonRpcProvider(network.l1.rpcUrl, network.l1.chainId, { staticNetwork: true, cacheTimeout: -1 });
+  const l2 = new JsonRpcProvider(network.l2.rpcUrl, network.l2.chainId, { staticNetwork: true, cacheTimeout: -1 });
+  try {
+    const sends = ["delegate", "propose", "vote", "queue", "execute"].includes(command);
+    const account = sends || command === "power" ? accountOf(network, values.account, context.env, l1) : undefined;
+    const runner: ContractRunner = account ?? l1;
+    const governance = new Governance({ l1: runner, l2, addresses: network.addresses, l1BlockSeconds: network.l1BlockSeconds, fromBlock: network.fromBlock });
+    switch (command) {
+      case "delegate": {
+        const { delegatee, votes } = await governance.delegate(values.to === undefined ? undefined : address(values.to, "--to"));
+        context.print(`Votes delegated to ${delegatee}: it now holds ${formatVotes(votes)} votes (counted for proposals made from the next block on)`);
+        return;
+      }
+      case "power": {
+        const who = values.to === undefined ? await account!.getAddress() : address(values.to, "--to");
+        const power = await governance.votingPower(who);
+        context.print(`${who}: ${formatVotes(power.votes)} votes, ${formatVotes(power.balance)} tokens, delegated to ${power.delegatee === "0x0000000000000000000000000000000000000000" ? "no one (delegate to vote)" : power.delegatee}`);
+        return;
+      }
+      case "propose": {
+        const changes = await parseChanges(rest);
+        const id = await governance.propose(changes, values.note);
+        const status = await governance.status(id);
+        context.print(`Proposal ${id} made:`);
+        printStatus(status, context.print);
+        return;
+      }
+      case "vote": {
+        const id = proposalId(rest[0]);
+        const choice = rest[1];
+        if (choice !== "for" && choice !== "against" && choice !== "abstain") throw new GovernanceError("INVALID_INPUT", "Vote for, against or abstain: npm run gov -- vote <id> for");
+        const weight = await governance.vote(id, choice as VoteChoice, values.reason);
+        context.print(`Voted ${choice} proposal ${id} with ${formatVotes(weight)} votes`);
+        printStatus(await governance.status(id), context.print);
+        return;
+      }
+      case "queue": {
+        const id = proposalId(rest[0]);
+        const eta = await governance.queue(id);
+        context.print(`Proposal ${id} queued: executable from ${new Date(Number(eta) * 1000).toISOString()}`);
+        return;
+      }
+      case "execute": {
+        const id = proposalId(rest[0]);
+        const { messageHash } = await governance.execute(id);
+        context.print(`Proposal ${id} executed on L1${messageHash === undefined ? "" : `; its L2 message ${messageHash} is on its way (npm run gov -- status ${id})`}`);
+        return;
+      }
+      case "status": {
+        const statuses = rest[0] === undefined ? await governance.list() : [await governance.status(proposalId(rest[0]))];
+        if (statuses.length === 0) context.print("No proposal yet.");
+        for (const status of statuses) printStatus(status, context.print);
+        return;
+      }
+      default:
+        throw new GovernanceError("INVALID_INPUT", `Unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
+    }
+  } finally {
+    l1.destroy();
+    l2.destroy();
+  }
+}
+
+async function loadNetwork(name: string, context: CliContext): Promise<GovernanceNetwork> {
+  if (name === "devnet") return devnetGovernanceNetwork(context.projectRoot);
+  if (name === "testnet") return testnetGovernanceNetwork(context.projectRoot, context.env);
+  throw new GovernanceError("INVALID_INPUT", `--network must be devnet or testnet, not ${JSON.stringify(name)}`);
+}
+
+function accountOf(network: GovernanceNetwork, accountName: string, env: NodeJS.ProcessEnv, l1: JsonRpcProvider): NonceManager {
+  const key = env.GOV_PRIVATE_KEY;
+  if (key !== undefined && key !== "") {
+    try {
+      return new NonceManager(new Wallet(key, l1));
+    } catch {
+      throw new GovernanceError("CONFIGURATION", "GOV_PRIVATE_KEY is not a private key"); // never echo the value
+    }
+  }
+  if (network.name !== "devnet") throw new GovernanceError("NO_SIGNER", "Set GOV_PRIVATE_KEY to send on the test network");
+  const account = network.accounts[accountName];
+  if (account === undefined) throw new GovernanceError("INVALID_INPUT", `The stack file has no account ${JSON.stringify(accountName)} (it has: ${Object.keys(network.accounts).join(", ")})`);
+  return new NonceManager(new Wallet(account.privateKey, l1));
+}
+
+/** Reads `name value` pairs (and `accept-admin`, which takes none) into changes. */
+export async function parseChanges(words: readonly string[]): Promise<ProtocolChange[]> {
+  const changes: ProtocolChange[] = [];
+  for (let index = 0; index < words.length; index += 1) {
+    const name = words[index];
+    if (name === "accept-admin") {
+      changes.push({ kind: "accept-admin" });
+      continue;
+    }
+    if (!(CHANGES_WITH_VALUE as readonly string[]).includes(name)) {
+      throw new GovernanceError("INVALID_INPUT", `Unknown change ${JSON.stringify(name)} (known: ${[...CHANGES_WITH_VALUE, "accept-admin"].join(", ")})`);
+    }
+    const value = words[index + 1];
+    if (value === undefined) throw new GovernanceError("INVALID_INPUT", `${name} needs a value`);
+    index += 1;
+    switch (name) {
+      case "set-quorum":
+        changes.push({ kind: "set-quorum", quorum: integer(value, name) });
+        break;
+      case "set-request-fee":
+        changes.push({ kind: "set-request-fee", fee: integer(value, name) });
+        break;
+      case "set-job-timeout":
+        changes.push({ kind: "set-job-timeout", seconds: integer(value, name) });
+        break;
+      case "set-liveness-window":
+        changes.push({ kind: "set-liveness-window", seconds: integer(value, name) });
+        break;
+      case "calls":
+        changes.push(...(await rawCalls(value)).map((call) => ({ kind: "call" as const, call })));
+        break;
+    }
+  }
+  if (changes.length === 0) throw new GovernanceError("INVALID_INPUT", "Name at least one change: npm run gov -- propose set-quorum 3");
+  return changes;
+}
+
+/** A non-negative integer, written plainly or in scientific notation (`2e18`, `2.5e18`) as long as it is exact. */
+export function integer(text: string, what: string): bigint {
+  const match = /^(\d+)(?:\.(\d+))?(?:e(\d+))?$/i.exec(text.trim());
+  if (match !== null) {
+    const [, whole, fraction = "", exponent = "0"] = match;
+    const shift = Number(exponent) - fraction.length;
+    if (shift >= 0) return BigInt(whole + fraction) * 10n ** BigInt(shift);
+    const digits = BigInt(whole + fraction);
+    if (digits % 10n ** BigInt(-shift) === 0n) return digits / 10n ** BigInt(-shift);
+  }
+  throw new GovernanceError("INVALID_INPUT", `${what} takes a whole number (such as 3 or 2e18), not ${JSON.stringify(text)}`);
+}
+
+async function rawCalls(file: string): Promise<L2Call[]> {
+  let entries: unknown;
+  try {
+    entries = JSON.parse(await readFile(file, "utf8"));
+  } catch (error) {
+    throw new GovernanceError("INVALID_INPUT", `calls: cannot read ${file} as JSON (${(error as Error).message.split("\n")[0]})`);
+  }
+  if (!Array.isArray(entries) || entries.length === 0) throw new GovernanceError("INVALID_INPUT", `calls: ${file} must hold a non-empty array of calls`);
+  return entries.map((entry: Record<string, unknown>, index) => {
+    const where = `calls[${index}] of ${file}`;
+    if (typeof entry?.target !== "string" || !isAddress(entry.target)) throw new GovernanceError("INVALID_INPUT", `${where}: target must be an address`);
+    const value = entry.value === undefined ? 0n : integer(String(entry.value), `${where}: value`);
+    let data: string;
+    if (typeof entry.data === "string") {
+      if (!isHexString(entry.data)) throw new GovernanceError("INVALID_INPUT", `${where}: data must be 0x-prefixed hex`);
+      data = entry.data;
+    } else if (typeof entry.signature === "string") {
+      try {
+        const fragment = new Interface([`function ${entry.signature.replace(/^function\s+/, "")}`]);
+        data = fragment.encodeFunctionData(fragment.fragments[0] as never, (entry.args as unknown[] | undefined) ?? []);
+      } catch (error) {
+        throw new GovernanceError("INVALID_INPUT", `${where}: ${(error as Error).message.split("\n")[0]}`);
+      }
+    } else {
+      throw new GovernanceError("INVALID_INPUT", `${where}: give data, or a signature with its args`);
+    }
+    return { target: getAddress(entry.target) as Address, value, data: data as Hex };
+  });
+}
+
+function proposalId(text: string | undefined): bigint {
+  if (text === undefined || !/^\d+$/.test(text)) throw new GovernanceError("INVALID_INPUT", "Name the proposal by its id (npm run gov -- status lists them)");
+  return BigInt(text);
+}
+
+function address(text: string, what: string): string {
+  if (!isAddress(text)) throw new GovernanceError("INVALID_INPUT", `${what} must be an address`);
+  return getAddress(text);
+}
+
+function printStatus(status: ProposalStatus, print: (line: string) => void): void {
+  print(`Proposal ${status.id}: ${status.state}${status.description === undefined ? "" : ` — ${status.description.split("\n")[0]}`}`);
+  for (const change of status.changes) print(`  L2: ${change}`);
+  print(`  votes: for ${formatVotes(status.votes.for)}, against ${formatVotes(status.votes.against)}, abstain ${formatVotes(status.votes.abstain)} (quorum ${formatVotes(status.quorum)}; snapshot block ${status.snapshotBlock}, vote ends at block ${status.deadlineBlock})`);
+  if (status.l2 !== undefined) print(`  L2 message ${status.l2.messageHash}: ${status.l2.outcome}`);
+  print(`  next: ${status.next}`);
+}
