@@ -5,7 +5,7 @@ import path from "node:path";
 import type { BridgeNetwork } from "@avn/bridge";
 import hre from "hardhat";
 
-import type { L2Deployment } from "../../src/deploy/two-chain.js";
+import type { L1Deployment, L2Deployment } from "../../src/deploy/two-chain.js";
 import { deployOnDevnet } from "../../src/devnet/local-stack.js";
 import { startOpDevnet, type OpDevnet, type OpDevnetOptions } from "../../src/devnet/op-devnet.js";
 
@@ -16,7 +16,7 @@ export interface TestDevnet {
   stateDir: string;
   /** The devnet as the bridge package sees it. */
   bridgeNetwork: BridgeNetwork;
-  deployment?: { l1PrimaryToken: string; l2: L2Deployment };
+  deployment?: { l1PrimaryToken: string; l1: L1Deployment; l2: L2Deployment };
   /** Failures of the devnet's relay and proposer: a test file checks it stays empty. */
   serviceErrors: string[];
   stop(): Promise<void>;

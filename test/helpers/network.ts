@@ -33,7 +33,7 @@ export async function startTestVerificationNetwork(
   const stack: StackFile = {
     l1: { chainId: devnet.l1.chainId, rpcUrl: devnet.l1.rpcUrl },
     l2: { chainId: devnet.l2.chainId, rpcUrl: devnet.l2.rpcUrl, wsUrl: devnet.l2.wsUrl },
-    contracts: { l1: { ...devnet.l1Contracts, PrimaryToken: deployment.l1PrimaryToken }, l2: { ...l2Contracts, ...network.stack.contracts.l2 } },
+    contracts: { l1: { ...devnet.l1Contracts, ...deployment.l1 }, l2: { ...l2Contracts, ...network.stack.contracts.l2 } },
     accounts: { ...devnet.accounts, ...network.stack.accounts },
     api: network.stack.api,
     demo: network.stack.demo,
