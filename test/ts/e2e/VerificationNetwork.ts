@@ -15,16 +15,20 @@ import type { VerificationNetwork } from "../../../src/devnet/verification-netwo
 import { BURNER_FILE } from "../../../src/node/burner.js";
 import { STATE_FILE } from "../../../src/node/main.js";
 import { eventually, startTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
+import { describeGovernance } from "./governance-suite.js";
 import { startTestVerificationNetwork } from "../../helpers/network.js";
 import { devnetProvider } from "../../../src/devnet/op-devnet.js";
 
 const JOB_OPEN = 1n;
 
-describe("end to end: circuit nodes answer on-chain jobs on the local stack", function () {
+// One devnet and network for both groups: governance first (its last test restores the parameters), then
+// the node tests, some of which stop a node or move a license for good.
+describe("end to end on the local network: governance, and circuit nodes answering on-chain jobs", function () {
   this.timeout(240_000);
   let test: TestDevnet;
   let network: VerificationNetwork;
   let stack: StackFile;
+  let l1: JsonRpcProvider;
   let l2: JsonRpcProvider;
   let registry: ReturnType<typeof VerificationRegistry__factory.connect>;
 
@@ -33,10 +37,12 @@ describe("end to end: circuit nodes answer on-chain jobs on the local stack", fu
     const { devnet } = test;
     // Delegation is re-read at each heartbeat tick: often here, so a transfer shows within the test.
     ({ network, stack } = await startTestVerificationNetwork(test, "network", { HEARTBEAT_INTERVAL_SECONDS: "3", POLL_INTERVAL_MS: "500" }));
+    l1 = devnetProvider(devnet.l1.rpcUrl, devnet.l1.chainId);
     l2 = devnetProvider(devnet.l2.rpcUrl, devnet.l2.chainId);
     registry = VerificationRegistry__factory.connect(stack.contracts!.l2!.VerificationRegistry, l2);
   });
   after(async function () {
+    l1?.destroy();
     l2?.destroy();
     await network?.stop();
     await test?.stop();
@@ -52,208 +58,212 @@ describe("end to end: circuit nodes answer on-chain jobs on the local stack", fu
   const votesOn = async (jobId: bigint) =>
     (await registry.queryFilter(registry.filters.VoteSubmitted(jobId))).map((event) => event.args.licenseId);
 
-  it("finalizes jobs for EVM and Solana demo holdings with the API's answer and the seeded balance", async function () {
-    const queries = demoQueries();
-    for (const { entry, query } of queries) {
-      const result = await verifyOnChainAndByApi(stack, l2, query);
-      expect(result.onChain.balance, `${entry.kind} ${entry.note}`).to.equal(BigInt(entry.balance));
-      expect(result.api.balance, `${entry.kind} ${entry.note}`).to.equal(BigInt(entry.balance));
-      // The registry keeps the hash of the QueryResult the API serves.
-      expect(result.onChain.queryResultHash, `${entry.kind} ${entry.note}`).to.equal(result.api.queryResultHash);
-      expect((await votesOn(result.jobId)).length).to.be.at.least(2);
-    }
-  });
+  describeGovernance(() => ({ stack, l1, l2, votesOn }));
 
-  it("answers ?attest=true for every demo holding with an attestation the deployed verifier accepts, and recording it sets latestBalance", async function () {
-    const queries = demoQueries();
-    for (const { entry, query } of queries) {
-      const attested = await attestAndRecord(stack, l2, query);
-      const label = `${entry.kind} ${entry.note}`;
-      expect(attested.valid, label).to.equal(true);
-      expect(attested.attestation.balance, label).to.equal(BigInt(entry.balance));
-      expect(attested.licenseIds.length, label).to.be.at.least(Number(await NodeRegistry__factory.connect(stack.contracts!.l2!.NodeRegistry, l2).quorum()));
-      // Recorded after the job of the previous test finalized: the attestation is now the latest result.
-      expect(attested.latest, label).to.deep.equal({ balance: BigInt(entry.balance), jobId: 0n });
-    }
-  });
-
-  it("lets a verified holder claim the example game item", async function () {
-    const claim = await claimGameItem(stack, l2);
-    expect(claim.verifiedBalance).to.equal(BigInt(stack.demo!.evm[0].balance));
-    expect(claim.tokenId).to.equal(1n);
-  });
-
-  it("still finalizes jobs with one of the three nodes killed mid-run", async function () {
-    const [evm] = stack.demo!.evm;
-    const pending = verifyOnChainAndByApi(stack, l2, { chain: "evm", user_address: evm.user_address, contract_address: evm.contract_address });
-    await network.nodes[2].stop("SIGKILL");
-    const first = await pending;
-    const [svm] = stack.demo!.svm;
-    const second = await verifyOnChainAndByApi(stack, l2, { chain: "svm", owner_address: svm.owner_address, token_mint_address: svm.token_mint_address });
-    expect(first.onChain.balance).to.equal(BigInt(evm.balance));
-    expect(second.onChain.balance).to.equal(BigInt(svm.balance));
-    expect(await votesOn(second.jobId)).to.not.include(BigInt(stack.nodes![2].licenseIds[0]));
-  });
-
-  it("keeps finalizing jobs while a hostile owner lends one of a node's two licenses away to vote and takes it back", async function () {
-    // Node 3 is down (previous test): every job needs node 1 and node 2. Node 1's owner buys a second
-    // license for it, then around each job lends the first one to an operator of its own, votes a wrong
-    // answer with it there, and delegates it back: in the first rounds while node 1 is paused (so the
-    // wrong vote lands first, for sure), in the later ones racing node 1's batch for the same job.
-    const owner = stack.accounts!.nodeOwner1;
-    const [lent] = stack.nodes![0].licenseIds.map(BigInt);
-    const node1 = stack.nodes![0].burner;
-    const ownerSigner = new NonceManager(new Wallet(owner.privateKey, l2));
-    const hostileOperator = new NonceManager(new Wallet(devAccount(5).privateKey, l2));
-    const contracts = stack.contracts!.l2!;
-    const license = NodeLicense__factory.connect(contracts.NodeLicense, ownerSigner);
-    const nodeRegistry = NodeRegistry__factory.connect(contracts.NodeRegistry, ownerSigner);
-    const price = await license.quote(1n);
-    await (await PrimaryToken__factory.connect(contracts.PrimaryToken, ownerSigner).approve(contracts.NodeLicense, price)).wait();
-    const second = eventArgs(await (await license.buy(1n, price)).wait(), "LicensesPurchased").firstId as bigint;
-    await (await nodeRegistry.delegate([second], node1)).wait();
-    // Node 1 runs both licenses before the first job (its delegation watcher logs the new one).
-    const votesFor = (line: string) => (line.startsWith("{") ? /voting for license\(s\) ([\d, ]+)/.exec((JSON.parse(line) as { msg: string }).msg)?.[1].split(", ") ?? [] : []);
-    await eventually(async () => (await network.nodes[0].logLines()).some((line) => votesFor(line).includes(String(second))), Boolean, 30_000);
-
-    const consumer = new NonceManager(new Wallet(stack.accounts!.consumer.privateKey, l2));
-    const [evm] = stack.demo!.evm;
-    const jobIds: bigint[] = [];
-    let hostileVotes = 0;
-    const requestedFrom = await l2.getBlockNumber();
-    const rounds = 4;
-    const pausedRounds = 2;
-    for (let round = 0; round < rounds; round += 1) {
-      if (round < pausedRounds) network.nodes[0].child.kill("SIGSTOP");
-      const requested = await (await registry.connect(consumer).requestEvmBalance(evm.user_address, evm.contract_address)).wait();
-      const jobId = eventArgs(requested, "VerificationRequested").jobId as bigint;
-      jobIds.push(jobId);
-      // The dance, sent at once so that it lands in one block, as close to node 1's batch as it can.
-      const wrong = {
-        jobId,
-        licenseIds: [lent],
-        owner: zeroPadValue(evm.user_address, 32),
-        asset: zeroPadValue(evm.contract_address, 32),
-        balance: BigInt(evm.balance) + 1n,
-        queryResultHash: ZeroHash,
-        sourceBlock: 1n,
-      };
-      const dance = [
-        await nodeRegistry.delegate([lent], await hostileOperator.getAddress()),
-        await NodeRegistry__factory.connect(contracts.NodeRegistry, hostileOperator)["heartbeat()"](),
-        await registry.connect(hostileOperator).submitResults([wrong], { gasLimit: 500_000n }),
-        await nodeRegistry.delegate([lent], node1),
-      ];
-      const receipts = await Promise.all(dance.map((tx) => tx.wait().catch(() => undefined)));
-      if (receipts[2]?.logs.some((log) => registry.interface.parseLog(log)?.name === "VoteSubmitted")) hostileVotes += 1;
-      if (round < pausedRounds) network.nodes[0].child.kill("SIGCONT");
-    }
-    expect(hostileVotes).to.be.at.least(pausedRounds);
-    for (const jobId of jobIds) {
-      try {
-        await eventually(async () => (await registry.getResult(jobId)).status, (status) => status === 2n, 60_000);
-      } catch (error) {
-        // What the nodes did, to tell why the job stayed open.
-        const votes = (await registry.queryFilter(registry.filters.VoteSubmitted(jobId))).map((event) => `${event.args.licenseId}:${event.args.operator}`);
-        const ignored = (await registry.queryFilter(registry.filters.SubmissionIgnored(jobId))).map((event) => `${event.args.operator}:${event.args.reason}`);
-        const logs = [...(await network.nodes[0].logLines()).slice(-25), "---", ...(await network.nodes[1].logLines()).slice(-15)];
-        throw new Error(`job ${jobId} not finalized; votes ${votes.join(", ")}; ignored ${ignored.join(", ")}\n${logs.join("\n")}\n${String(error)}`);
+  describe("circuit nodes answer on-chain jobs", function () {
+    it("finalizes jobs for EVM and Solana demo holdings with the API's answer and the seeded balance", async function () {
+      const queries = demoQueries();
+      for (const { entry, query } of queries) {
+        const result = await verifyOnChainAndByApi(stack, l2, query);
+        expect(result.onChain.balance, `${entry.kind} ${entry.note}`).to.equal(BigInt(entry.balance));
+        expect(result.api.balance, `${entry.kind} ${entry.note}`).to.equal(BigInt(entry.balance));
+        // The registry keeps the hash of the QueryResult the API serves.
+        expect(result.onChain.queryResultHash, `${entry.kind} ${entry.note}`).to.equal(result.api.queryResultHash);
+        expect((await votesOn(result.jobId)).length).to.be.at.least(2);
       }
-      expect((await registry.getResult(jobId)).balance).to.equal(BigInt(evm.balance));
-    }
-    // Whatever won each race, no batch of node 1 reverted.
-    const node1Transactions = [];
-    for (let block = requestedFrom; block <= (await l2.getBlockNumber()); block += 1) {
-      for (const tx of (await l2.getBlock(block, true))!.prefetchedTransactions) {
-        if (tx.from.toLowerCase() === node1.toLowerCase() && tx.to?.toLowerCase() === contracts.VerificationRegistry.toLowerCase()) node1Transactions.push(tx.hash);
+    });
+
+    it("answers ?attest=true for every demo holding with an attestation the deployed verifier accepts, and recording it sets latestBalance", async function () {
+      const queries = demoQueries();
+      for (const { entry, query } of queries) {
+        const attested = await attestAndRecord(stack, l2, query);
+        const label = `${entry.kind} ${entry.note}`;
+        expect(attested.valid, label).to.equal(true);
+        expect(attested.attestation.balance, label).to.equal(BigInt(entry.balance));
+        expect(attested.licenseIds.length, label).to.be.at.least(Number(await NodeRegistry__factory.connect(stack.contracts!.l2!.NodeRegistry, l2).quorum()));
+        // Recorded after the job of the previous test finalized: the attestation is now the latest result.
+        expect(attested.latest, label).to.deep.equal({ balance: BigInt(entry.balance), jobId: 0n });
       }
-    }
-    for (const hash of node1Transactions) expect((await l2.getTransactionReceipt(hash))!.status, hash).to.equal(1);
-    console.log(`      (the hostile operator's vote landed on ${hostileVotes} of ${jobIds.length} jobs)`);
-  });
+    });
 
-  it("never submits twice for a job and license, across a restart", async function () {
-    // Node 3 alone answers a job (the others are stopped): one vote, no quorum, the job stays open.
-    await network.restartNode(2);
-    await Promise.all([network.nodes[0].stop(), network.nodes[1].stop()]);
-    const consumer = new NonceManager(new Wallet(stack.accounts!.consumer.privateKey, l2));
-    const [svm] = stack.demo!.svm;
-    const receipt = await (
-      await registry.connect(consumer).requestSvmBalance(solanaBytes32(svm.owner_address), solanaBytes32(svm.token_mint_address))
-    ).wait();
-    const jobId = (await registry.nextJobId()) - 1n;
-    const license3 = BigInt(stack.nodes![2].licenseIds[0]);
-    await eventually(() => votesOn(jobId), (votes) => votes.includes(license3), 60_000);
+    it("lets a verified holder claim the example game item", async function () {
+      const claim = await claimGameItem(stack, l2);
+      expect(claim.verifiedBalance).to.equal(BigInt(stack.demo!.evm[0].balance));
+      expect(claim.tokenId).to.equal(1n);
+    });
 
-    // Restarted on the same cache, with its scan position erased so that it reads the job's block again,
-    // node 3 must leave the job alone.
-    const restartBlock = await l2.getBlockNumber();
-    await network.nodes[2].stop();
-    const journal = new DatabaseSync(path.join(network.nodes[2].cacheDir, STATE_FILE));
-    journal.prepare("DELETE FROM meta WHERE key = 'cursor'").run();
-    journal.close();
-    await network.restartNode(2);
-    await eventually(async () => (await network.nodes[2].logLines()).filter((line) => line.includes("answering jobs")).length, (count) => count >= 3, 60_000);
-    await new Promise((resolve) => setTimeout(resolve, 5_000)); // several passes over the job's block
-    expect((await registry.getJob(jobId)).status).to.equal(JOB_OPEN);
+    it("still finalizes jobs with one of the three nodes killed mid-run", async function () {
+      const [evm] = stack.demo!.evm;
+      const pending = verifyOnChainAndByApi(stack, l2, { chain: "evm", user_address: evm.user_address, contract_address: evm.contract_address });
+      await network.nodes[2].stop("SIGKILL");
+      const first = await pending;
+      const [svm] = stack.demo!.svm;
+      const second = await verifyOnChainAndByApi(stack, l2, { chain: "svm", owner_address: svm.owner_address, token_mint_address: svm.token_mint_address });
+      expect(first.onChain.balance).to.equal(BigInt(evm.balance));
+      expect(second.onChain.balance).to.equal(BigInt(svm.balance));
+      expect(await votesOn(second.jobId)).to.not.include(BigInt(stack.nodes![2].licenseIds[0]));
+    });
 
-    // The others come back and finalize it; every license voted once, and node 3 sent nothing for it again.
-    await Promise.all([network.restartNode(0), network.restartNode(1)]);
-    await eventually(async () => (await registry.getJob(jobId)).status, (status) => status !== JOB_OPEN, 60_000);
-    const votes = await votesOn(jobId);
-    expect(new Set(votes.map(String)).size).to.equal(votes.length);
-    expect(votes).to.include(license3);
-    const burner3 = stack.nodes![2].burner.toLowerCase();
-    // From the block after the one the first vote was seen in: everything node 3 sent since its restart.
-    for (let block = restartBlock + 1; block <= (await l2.getBlockNumber()); block += 1) {
-      for (const tx of (await l2.getBlock(block, true))!.prefetchedTransactions) {
-        if (tx.from.toLowerCase() !== burner3 || tx.to?.toLowerCase() !== stack.contracts!.l2!.VerificationRegistry.toLowerCase()) continue;
-        const call = registry.interface.parseTransaction(tx)!;
-        const jobIds = (call.args[0] as Array<{ jobId: bigint }>).map((submission) => submission.jobId);
-        expect(jobIds, `transaction ${tx.hash} of the restarted node`).to.not.include(jobId);
-        expect((await l2.getTransactionReceipt(tx.hash))!.status).to.equal(1);
+    it("keeps finalizing jobs while a hostile owner lends one of a node's two licenses away to vote and takes it back", async function () {
+      // Node 3 is down (previous test): every job needs node 1 and node 2. Node 1's owner buys a second
+      // license for it, then around each job lends the first one to an operator of its own, votes a wrong
+      // answer with it there, and delegates it back: in the first rounds while node 1 is paused (so the
+      // wrong vote lands first, for sure), in the later ones racing node 1's batch for the same job.
+      const owner = stack.accounts!.nodeOwner1;
+      const [lent] = stack.nodes![0].licenseIds.map(BigInt);
+      const node1 = stack.nodes![0].burner;
+      const ownerSigner = new NonceManager(new Wallet(owner.privateKey, l2));
+      const hostileOperator = new NonceManager(new Wallet(devAccount(5).privateKey, l2));
+      const contracts = stack.contracts!.l2!;
+      const license = NodeLicense__factory.connect(contracts.NodeLicense, ownerSigner);
+      const nodeRegistry = NodeRegistry__factory.connect(contracts.NodeRegistry, ownerSigner);
+      const price = await license.quote(1n);
+      await (await PrimaryToken__factory.connect(contracts.PrimaryToken, ownerSigner).approve(contracts.NodeLicense, price)).wait();
+      const second = eventArgs(await (await license.buy(1n, price)).wait(), "LicensesPurchased").firstId as bigint;
+      await (await nodeRegistry.delegate([second], node1)).wait();
+      // Node 1 runs both licenses before the first job (its delegation watcher logs the new one).
+      const votesFor = (line: string) => (line.startsWith("{") ? /voting for license\(s\) ([\d, ]+)/.exec((JSON.parse(line) as { msg: string }).msg)?.[1].split(", ") ?? [] : []);
+      await eventually(async () => (await network.nodes[0].logLines()).some((line) => votesFor(line).includes(String(second))), Boolean, 30_000);
+
+      const consumer = new NonceManager(new Wallet(stack.accounts!.consumer.privateKey, l2));
+      const [evm] = stack.demo!.evm;
+      const jobIds: bigint[] = [];
+      let hostileVotes = 0;
+      const requestedFrom = await l2.getBlockNumber();
+      const rounds = 4;
+      const pausedRounds = 2;
+      for (let round = 0; round < rounds; round += 1) {
+        if (round < pausedRounds) network.nodes[0].child.kill("SIGSTOP");
+        const requested = await (await registry.connect(consumer).requestEvmBalance(evm.user_address, evm.contract_address)).wait();
+        const jobId = eventArgs(requested, "VerificationRequested").jobId as bigint;
+        jobIds.push(jobId);
+        // The dance, sent at once so that it lands in one block, as close to node 1's batch as it can.
+        const wrong = {
+          jobId,
+          licenseIds: [lent],
+          owner: zeroPadValue(evm.user_address, 32),
+          asset: zeroPadValue(evm.contract_address, 32),
+          balance: BigInt(evm.balance) + 1n,
+          queryResultHash: ZeroHash,
+          sourceBlock: 1n,
+        };
+        const dance = [
+          await nodeRegistry.delegate([lent], await hostileOperator.getAddress()),
+          await NodeRegistry__factory.connect(contracts.NodeRegistry, hostileOperator)["heartbeat()"](),
+          await registry.connect(hostileOperator).submitResults([wrong], { gasLimit: 500_000n }),
+          await nodeRegistry.delegate([lent], node1),
+        ];
+        const receipts = await Promise.all(dance.map((tx) => tx.wait().catch(() => undefined)));
+        if (receipts[2]?.logs.some((log) => registry.interface.parseLog(log)?.name === "VoteSubmitted")) hostileVotes += 1;
+        if (round < pausedRounds) network.nodes[0].child.kill("SIGCONT");
       }
-    }
-    expect(receipt!.status).to.equal(1);
-  });
+      expect(hostileVotes).to.be.at.least(pausedRounds);
+      for (const jobId of jobIds) {
+        try {
+          await eventually(async () => (await registry.getResult(jobId)).status, (status) => status === 2n, 60_000);
+        } catch (error) {
+          // What the nodes did, to tell why the job stayed open.
+          const votes = (await registry.queryFilter(registry.filters.VoteSubmitted(jobId))).map((event) => `${event.args.licenseId}:${event.args.operator}`);
+          const ignored = (await registry.queryFilter(registry.filters.SubmissionIgnored(jobId))).map((event) => `${event.args.operator}:${event.args.reason}`);
+          const logs = [...(await network.nodes[0].logLines()).slice(-25), "---", ...(await network.nodes[1].logLines()).slice(-15)];
+          throw new Error(`job ${jobId} not finalized; votes ${votes.join(", ")}; ignored ${ignored.join(", ")}\n${logs.join("\n")}\n${String(error)}`);
+        }
+        expect((await registry.getResult(jobId)).balance).to.equal(BigInt(evm.balance));
+      }
+      // Whatever won each race, no batch of node 1 reverted.
+      const node1Transactions = [];
+      for (let block = requestedFrom; block <= (await l2.getBlockNumber()); block += 1) {
+        for (const tx of (await l2.getBlock(block, true))!.prefetchedTransactions) {
+          if (tx.from.toLowerCase() === node1.toLowerCase() && tx.to?.toLowerCase() === contracts.VerificationRegistry.toLowerCase()) node1Transactions.push(tx.hash);
+        }
+      }
+      for (const hash of node1Transactions) expect((await l2.getTransactionReceipt(hash))!.status, hash).to.equal(1);
+      console.log(`      (the hostile operator's vote landed on ${hostileVotes} of ${jobIds.length} jobs)`);
+    });
 
-  it("stops counting a node whose license was transferred", async function () {
-    const owner2 = stack.accounts!.nodeOwner2;
-    const license2 = BigInt(stack.nodes![1].licenseIds[0]);
-    const license = NodeLicense__factory.connect(stack.contracts!.l2!.NodeLicense, new NonceManager(new Wallet(owner2.privateKey, l2)));
-    await (await license.transferFrom(owner2.address, devAccount(6).address, license2)).wait();
-    await eventually(async () => (await network.nodes[1].logLines()).some((line) => line.includes("no longer delegated")), Boolean, 30_000);
-    const [evm] = stack.demo!.evm;
-    const result = await verifyOnChainAndByApi(stack, l2, { chain: "evm", user_address: evm.user_address, contract_address: evm.contract_address });
-    expect(result.onChain.balance).to.equal(BigInt(evm.balance));
-    expect(await votesOn(result.jobId)).to.not.include(license2);
-  });
+    it("never submits twice for a job and license, across a restart", async function () {
+      // Node 3 alone answers a job (the others are stopped): one vote, no quorum, the job stays open.
+      await network.restartNode(2);
+      await Promise.all([network.nodes[0].stop(), network.nodes[1].stop()]);
+      const consumer = new NonceManager(new Wallet(stack.accounts!.consumer.privateKey, l2));
+      const [svm] = stack.demo!.svm;
+      const receipt = await (
+        await registry.connect(consumer).requestSvmBalance(solanaBytes32(svm.owner_address), solanaBytes32(svm.token_mint_address))
+      ).wait();
+      const jobId = (await registry.nextJobId()) - 1n;
+      const license3 = BigInt(stack.nodes![2].licenseIds[0]);
+      await eventually(() => votesOn(jobId), (votes) => votes.includes(license3), 60_000);
 
-  it("expires a job nobody answers and refunds its fee", async function () {
-    await Promise.all(network.nodes.map((node) => node.stop()));
-    const consumer = new NonceManager(new Wallet(stack.accounts!.consumer.privateKey, l2));
-    const before = await registry.collateralOf(stack.accounts!.consumer.address);
-    const [evm] = stack.demo!.evm;
-    await (await registry.connect(consumer).requestEvmBalance(evm.user_address, evm.contract_address)).wait();
-    const jobId = (await registry.nextJobId()) - 1n;
-    const fee = (await registry.getJob(jobId)).fee;
-    expect((await registry.collateralOf(stack.accounts!.consumer.address)).available).to.equal(before.available - fee);
-    await l2.send("evm_increaseTime", [Number(await registry.jobTimeout()) + 1]);
-    await l2.send("evm_mine", []);
-    const expired = eventArgs(await (await registry.connect(consumer).expireJob(jobId)).wait(), "JobExpired");
-    expect([...expired]).to.deep.equal([jobId, stack.accounts!.consumer.address, fee]);
-    expect((await registry.collateralOf(stack.accounts!.consumer.address)).available).to.equal(before.available);
-    expect(await votesOn(jobId)).to.deep.equal([]);
-  });
+      // Restarted on the same cache, with its scan position erased so that it reads the job's block again,
+      // node 3 must leave the job alone.
+      const restartBlock = await l2.getBlockNumber();
+      await network.nodes[2].stop();
+      const journal = new DatabaseSync(path.join(network.nodes[2].cacheDir, STATE_FILE));
+      journal.prepare("DELETE FROM meta WHERE key = 'cursor'").run();
+      journal.close();
+      await network.restartNode(2);
+      await eventually(async () => (await network.nodes[2].logLines()).filter((line) => line.includes("answering jobs")).length, (count) => count >= 3, 60_000);
+      await new Promise((resolve) => setTimeout(resolve, 5_000)); // several passes over the job's block
+      expect((await registry.getJob(jobId)).status).to.equal(JOB_OPEN);
 
-  it("names each node's burner in its start log and never logs a key", async function () {
-    for (const [index, node] of network.nodes.entries()) {
-      const { privateKey } = JSON.parse(await readFile(path.join(node.cacheDir, BURNER_FILE), "utf8")) as { privateKey: string };
-      const lines = await node.logLines();
-      expect(lines.some((line) => line.includes(`burner wallet ${stack.nodes![index].burner}`))).to.equal(true);
-      const everything = lines.join("\n").toLowerCase();
-      expect(everything).to.not.include(privateKey.slice(2).toLowerCase());
-      expect(everything).to.not.include(network.apiKey.toLowerCase());
-    }
+      // The others come back and finalize it; every license voted once, and node 3 sent nothing for it again.
+      await Promise.all([network.restartNode(0), network.restartNode(1)]);
+      await eventually(async () => (await registry.getJob(jobId)).status, (status) => status !== JOB_OPEN, 60_000);
+      const votes = await votesOn(jobId);
+      expect(new Set(votes.map(String)).size).to.equal(votes.length);
+      expect(votes).to.include(license3);
+      const burner3 = stack.nodes![2].burner.toLowerCase();
+      // From the block after the one the first vote was seen in: everything node 3 sent since its restart.
+      for (let block = restartBlock + 1; block <= (await l2.getBlockNumber()); block += 1) {
+        for (const tx of (await l2.getBlock(block, true))!.prefetchedTransactions) {
+          if (tx.from.toLowerCase() !== burner3 || tx.to?.toLowerCase() !== stack.contracts!.l2!.VerificationRegistry.toLowerCase()) continue;
+          const call = registry.interface.parseTransaction(tx)!;
+          const jobIds = (call.args[0] as Array<{ jobId: bigint }>).map((submission) => submission.jobId);
+          expect(jobIds, `transaction ${tx.hash} of the restarted node`).to.not.include(jobId);
+          expect((await l2.getTransactionReceipt(tx.hash))!.status).to.equal(1);
+        }
+      }
+      expect(receipt!.status).to.equal(1);
+    });
+
+    it("stops counting a node whose license was transferred", async function () {
+      const owner2 = stack.accounts!.nodeOwner2;
+      const license2 = BigInt(stack.nodes![1].licenseIds[0]);
+      const license = NodeLicense__factory.connect(stack.contracts!.l2!.NodeLicense, new NonceManager(new Wallet(owner2.privateKey, l2)));
+      await (await license.transferFrom(owner2.address, devAccount(6).address, license2)).wait();
+      await eventually(async () => (await network.nodes[1].logLines()).some((line) => line.includes("no longer delegated")), Boolean, 30_000);
+      const [evm] = stack.demo!.evm;
+      const result = await verifyOnChainAndByApi(stack, l2, { chain: "evm", user_address: evm.user_address, contract_address: evm.contract_address });
+      expect(result.onChain.balance).to.equal(BigInt(evm.balance));
+      expect(await votesOn(result.jobId)).to.not.include(license2);
+    });
+
+    it("expires a job nobody answers and refunds its fee", async function () {
+      await Promise.all(network.nodes.map((node) => node.stop()));
+      const consumer = new NonceManager(new Wallet(stack.accounts!.consumer.privateKey, l2));
+      const before = await registry.collateralOf(stack.accounts!.consumer.address);
+      const [evm] = stack.demo!.evm;
+      await (await registry.connect(consumer).requestEvmBalance(evm.user_address, evm.contract_address)).wait();
+      const jobId = (await registry.nextJobId()) - 1n;
+      const fee = (await registry.getJob(jobId)).fee;
+      expect((await registry.collateralOf(stack.accounts!.consumer.address)).available).to.equal(before.available - fee);
+      await l2.send("evm_increaseTime", [Number(await registry.jobTimeout()) + 1]);
+      await l2.send("evm_mine", []);
+      const expired = eventArgs(await (await registry.connect(consumer).expireJob(jobId)).wait(), "JobExpired");
+      expect([...expired]).to.deep.equal([jobId, stack.accounts!.consumer.address, fee]);
+      expect((await registry.collateralOf(stack.accounts!.consumer.address)).available).to.equal(before.available);
+      expect(await votesOn(jobId)).to.deep.equal([]);
+    });
+
+    it("names each node's burner in its start log and never logs a key", async function () {
+      for (const [index, node] of network.nodes.entries()) {
+        const { privateKey } = JSON.parse(await readFile(path.join(node.cacheDir, BURNER_FILE), "utf8")) as { privateKey: string };
+        const lines = await node.logLines();
+        expect(lines.some((line) => line.includes(`burner wallet ${stack.nodes![index].burner}`))).to.equal(true);
+        const everything = lines.join("\n").toLowerCase();
+        expect(everything).to.not.include(privateKey.slice(2).toLowerCase());
+        expect(everything).to.not.include(network.apiKey.toLowerCase());
+      }
+    });
   });
 });

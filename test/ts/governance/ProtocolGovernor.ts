@@ -1,0 +1,228 @@
+import { expect } from "chai";
+import { network } from "hardhat";
+import { decodeFunctionData, type Address, type Hex } from "viem";
+
+import L1Module from "../../../deploy/modules/L1.js";
+import { loadParameters } from "../../../src/deploy/parameters.js";
+import { Governance, GovernanceError } from "../../../src/governance/governance.js";
+import { crossDomainMessageHash, EXECUTOR_ABI, type GovernedContracts } from "../../../src/governance/proposal.js";
+import { deployProtocol, QUORUM } from "../../helpers/protocol.js";
+
+const { ethers, ignition, networkHelpers } = await network.create();
+const { loadFixture, mine, time } = networkHelpers;
+
+const E18 = 10n ** 18n;
+
+/**
+ * Both ends of governance on one Hardhat chain: module L1 as deployed with the devnet's parameter file
+ * (the governor and its timelock over the primary token), the protocol contracts with their admin role
+ * being handed to the executor, and two stand-in messengers for the OP bridge between them. The
+ * `Governance` client is the one the CLI uses.
+ */
+async function fixture() {
+  const parameters = await loadParameters("devnetL1", "L1");
+  const deployed = await ignition.deploy(L1Module, { parameters });
+  const governor = await ethers.getContractAt("ProtocolGovernor", await deployed.governor.getAddress());
+  const timelock = await ethers.getContractAt("ProtocolTimelock", await deployed.timelock.getAddress());
+  const token = await ethers.getContractAt("PrimaryToken", await deployed.primary.getAddress());
+  const signers = await ethers.getSigners();
+  const [deployer] = signers;
+  const holder = signers[12];
+  const guardian = await ethers.getSigner(String(parameters.L1.proposalGuardian));
+
+  const protocol = await deployProtocol(ethers);
+  const l1Messenger = await ethers.deployContract("MockCrossDomainMessenger");
+  const l2Messenger = await ethers.deployContract("MockCrossDomainMessenger");
+  const executor = await ethers.deployContract("GovernanceExecutor", [await l2Messenger.getAddress(), await timelock.getAddress()]);
+  for (const contract of [protocol.staked, protocol.license, protocol.nodeRegistry, protocol.registry]) {
+    await contract.connect(protocol.admin).beginDefaultAdminTransfer(await executor.getAddress());
+  }
+  const l2: GovernedContracts = {
+    StakedToken: (await protocol.staked.getAddress()) as Address,
+    NodeLicense: (await protocol.license.getAddress()) as Address,
+    NodeRegistry: (await protocol.nodeRegistry.getAddress()) as Address,
+    VerificationRegistry: (await protocol.registry.getAddress()) as Address,
+  };
+  const addresses = {
+    governor: await governor.getAddress(),
+    timelock: await timelock.getAddress(),
+    token: await token.getAddress(),
+    l1Messenger: await l1Messenger.getAddress(),
+    executor: await executor.getAddress(),
+    l2Messenger: await l2Messenger.getAddress(),
+    l2,
+  };
+  const as = (signer: (typeof signers)[number]) => new Governance({ l1: signer, l2: ethers.provider, addresses, l1BlockSeconds: 2 });
+  // The holder gets 2% of the supply: enough to propose, not enough for the 4% quorum alone.
+  await token.connect(deployer).transfer(holder.address, 20_000_000n * E18);
+  return { ...protocol, governor, timelock, token, deployer, holder, guardian, l1Messenger, l2Messenger, executor, l2, addresses, as, parameters };
+}
+
+type Fixture = Awaited<ReturnType<typeof fixture>>;
+
+/** Carries proposal `id` (voted for by the deployer) through the vote and the timelock, then executes it. */
+async function passAndExecute(f: Fixture, id: bigint) {
+  const governance = f.as(f.deployer);
+  await mine(2);
+  await governance.vote(id, "for");
+  await mine(Number(f.parameters.L1.votingPeriod));
+  await governance.queue(id);
+  await time.increase(Number(f.parameters.L1.timelockDelay));
+  return governance.execute(id);
+}
+
+/** Delivers the message the L1 messenger recorded at `index` through the L2 messenger, as the OP bridge does. */
+async function relayOnL2(f: Fixture, index: bigint) {
+  const sent = await f.l1Messenger.sent(index);
+  const nonce = index | (1n << 240n);
+  await f.l2Messenger.relayMessage(nonce, sent.sender, sent.target, sent.value, sent.minGasLimit, sent.message, { value: sent.value });
+  return crossDomainMessageHash({ nonce, sender: sent.sender as Address, target: sent.target as Address, value: sent.value, gasLimit: sent.minGasLimit, message: sent.message as Hex });
+}
+
+describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
+  it("are deployed with the parameters of the network's file, the timelock administering itself", async function () {
+    const { governor, timelock, token, deployer, guardian, parameters } = await loadFixture(fixture);
+    const p = parameters.L1;
+    expect(await governor.token()).to.equal(await token.getAddress());
+    expect(await governor.timelock()).to.equal(await timelock.getAddress());
+    expect(await governor.votingDelay()).to.equal(BigInt(p.votingDelay as number));
+    expect(await governor.votingPeriod()).to.equal(BigInt(p.votingPeriod as number));
+    expect(await governor.proposalThreshold()).to.equal(BigInt(String(p.proposalThreshold).replace(/n$/, "")));
+    expect(await governor["quorumNumerator()"]()).to.equal(BigInt(p.quorumPercent as number));
+    expect(await governor.proposalGuardian()).to.equal(guardian.address);
+    expect(await timelock.getMinDelay()).to.equal(BigInt(p.timelockDelay as number));
+    const governorAddress = await governor.getAddress();
+    expect(await timelock.hasRole(await timelock.PROPOSER_ROLE(), governorAddress)).to.equal(true);
+    expect(await timelock.hasRole(await timelock.CANCELLER_ROLE(), governorAddress)).to.equal(true);
+    // Anyone executes a ready operation; nobody but the timelock itself administers it.
+    expect(await timelock.hasRole(await timelock.EXECUTOR_ROLE(), ethers.ZeroAddress)).to.equal(true);
+    expect(await timelock.hasRole(await timelock.DEFAULT_ADMIN_ROLE(), deployer.address)).to.equal(false);
+    expect(await timelock.hasRole(await timelock.DEFAULT_ADMIN_ROLE(), await timelock.getAddress())).to.equal(true);
+  });
+
+  it("carries a passed proposal from the token holders' vote to the L2 contracts, and only then changes them", async function () {
+    const f = await loadFixture(fixture);
+    await f.as(f.deployer).delegate();
+    const id = await f.as(f.deployer).propose([{ kind: "accept-admin" }, { kind: "set-quorum", quorum: 3n }], "Hand over and raise the quorum");
+    expect(id).to.equal(1n); // sequential ids people can type
+
+    const pending = await f.as(f.deployer).status(id);
+    expect(pending.state).to.equal("Pending");
+    expect(pending.description).to.equal("Hand over and raise the quorum\n\n- accept the admin role of the L2 protocol contracts\n- set the quorum to 3 licenses");
+    expect(pending.changes).to.deep.equal([
+      "StakedToken.acceptDefaultAdminTransfer()",
+      "NodeLicense.acceptDefaultAdminTransfer()",
+      "NodeRegistry.acceptDefaultAdminTransfer()",
+      "VerificationRegistry.acceptDefaultAdminTransfer()",
+      "NodeRegistry.setQuorum(3)",
+    ]);
+    expect(pending.next).to.match(/^voting starts after block \d+, in 2 blocks \(~4 s\)$/);
+    await expectGovernanceError(f.as(f.deployer).vote(id, "for"), "TOO_EARLY", /Cannot vote: voting starts/);
+
+    await mine(2);
+    await f.as(f.deployer).vote(id, "for");
+    await expectGovernanceError(f.as(f.deployer).queue(id), "TOO_EARLY", /voting is open until block \d+: \d+ blocks \(~\d+ s\) left/);
+    await mine(Number(f.parameters.L1.votingPeriod));
+    expect((await f.as(f.deployer).status(id)).state).to.equal("Succeeded");
+    await f.as(f.holder).queue(id); // anyone may queue and execute
+    await expectGovernanceError(f.as(f.holder).execute(id), "TOO_EARLY", /queued: the timelock releases it in \d+ s/);
+    expect(await f.l1Messenger.sentCount()).to.equal(0n);
+
+    await time.increase(Number(f.parameters.L1.timelockDelay));
+    const { messageHash } = await f.as(f.holder).execute(id);
+    expect(await f.l1Messenger.sentCount()).to.equal(1n);
+    const sent = await f.l1Messenger.sent(0n);
+    expect(sent.sender).to.equal(await f.timelock.getAddress());
+    expect(sent.target).to.equal(await f.executor.getAddress());
+    const [calls] = decodeFunctionData({ abi: EXECUTOR_ABI, data: sent.message as Hex }).args as unknown as [Array<{ target: string }>];
+    expect(calls.map((call) => call.target)).to.deep.equal([f.l2.StakedToken, f.l2.NodeLicense, f.l2.NodeRegistry, f.l2.VerificationRegistry, f.l2.NodeRegistry]);
+    // Executed on L1, not yet relayed: nothing has changed on L2.
+    expect((await f.as(f.holder).status(id)).l2).to.deep.equal({ outcome: "awaiting relay", messageHash });
+    expect(await f.nodeRegistry.quorum()).to.equal(QUORUM);
+    expect(await f.registry.defaultAdmin()).to.equal(f.admin.address);
+
+    expect(await relayOnL2(f, 0n)).to.equal(messageHash);
+    const done = await f.as(f.holder).status(id);
+    expect([done.state, done.l2?.outcome, done.next]).to.deep.equal(["Executed", "executed", "executed on L1 and on L2"]);
+    expect(await f.nodeRegistry.quorum()).to.equal(3n);
+    for (const contract of [f.staked, f.license, f.nodeRegistry, f.registry]) expect(await contract.defaultAdmin()).to.equal(await f.executor.getAddress());
+    // The same message relayed again changes nothing: the messenger refuses it.
+    await expect(relayOnL2(f, 0n)).to.be.revertedWithCustomError(f.l2Messenger, "MockCrossDomainMessenger_AlreadyRelayed");
+    await expectGovernanceError(f.as(f.holder).execute(id), "WRONG_STATE", /executed on L1 and on L2/);
+  });
+
+  it("reports an L2 call that failed on relay as failed, and changes nothing there", async function () {
+    const f = await loadFixture(fixture);
+    await f.as(f.deployer).delegate();
+    // The executor does not administer the registry yet: setting the quorum fails on L2.
+    const id = await f.as(f.deployer).propose([{ kind: "set-quorum", quorum: 3n }]);
+    await passAndExecute(f, id);
+    await relayOnL2(f, 0n);
+    expect((await f.as(f.holder).status(id)).l2?.outcome).to.equal("failed (replayable until its deadline)");
+    expect(await f.nodeRegistry.quorum()).to.equal(QUORUM);
+  });
+
+  it("never executes a proposal that lost its vote", async function () {
+    const f = await loadFixture(fixture);
+    await f.as(f.deployer).delegate();
+    await f.as(f.holder).delegate();
+    const id = await f.as(f.holder).propose([{ kind: "set-quorum", quorum: 1n }]);
+    await mine(2);
+    await f.as(f.holder).vote(id, "for");
+    await f.as(f.deployer).vote(id, "against");
+    await mine(Number(f.parameters.L1.votingPeriod));
+    const status = await f.as(f.holder).status(id);
+    expect(status.state).to.equal("Defeated");
+    expect(status.next).to.match(/^the proposal was defeated \(for 20,000,000, against 980,000,000/);
+    await expectGovernanceError(f.as(f.holder).queue(id), "WRONG_STATE", /defeated/);
+    await expectGovernanceError(f.as(f.holder).execute(id), "WRONG_STATE", /defeated/);
+    // The governor itself refuses too, whatever a client does.
+    await expect(f.governor["queue(uint256)"](id)).to.be.revertedWithCustomError(f.governor, "GovernorUnexpectedProposalState");
+    await expect(f.governor["execute(uint256)"](id)).to.be.revertedWithCustomError(f.governor, "GovernorUnexpectedProposalState");
+    expect(await f.l1Messenger.sentCount()).to.equal(0n);
+  });
+
+  it("lets the proposal guardian, and no one else, cancel a proposal that passed and waits in the timelock", async function () {
+    const f = await loadFixture(fixture);
+    await f.as(f.deployer).delegate();
+    const id = await f.as(f.deployer).propose([{ kind: "set-quorum", quorum: 1n }]);
+    await mine(2);
+    await f.as(f.deployer).vote(id, "for");
+    await mine(Number(f.parameters.L1.votingPeriod));
+    await f.as(f.deployer).queue(id);
+    await expect(f.governor.connect(f.deployer)["cancel(uint256)"](id))
+      .to.be.revertedWithCustomError(f.governor, "GovernorUnableToCancel")
+      .withArgs(id, f.deployer.address);
+    await f.governor.connect(f.guardian)["cancel(uint256)"](id);
+    await time.increase(Number(f.parameters.L1.timelockDelay));
+    expect((await f.as(f.deployer).status(id)).state).to.equal("Canceled");
+    await expectGovernanceError(f.as(f.deployer).execute(id), "WRONG_STATE", /canceled/);
+  });
+
+  it("says plainly why a step cannot be taken: no votes to propose, none at the snapshot, a second vote, an unknown id", async function () {
+    const f = await loadFixture(fixture);
+    await expectGovernanceError(f.as(f.holder).propose([{ kind: "set-quorum", quorum: 3n }]), "BELOW_THRESHOLD", /Proposing needs 1,000 votes; 0x[0-9a-fA-F]{40} has 0 \(tokens vote once delegated/);
+    await f.as(f.deployer).delegate();
+    const id = await f.as(f.deployer).propose([{ kind: "set-quorum", quorum: 3n }]);
+    // Delegating after the proposal's snapshot counts for later proposals only.
+    await mine(2);
+    await f.as(f.holder).delegate();
+    await expectGovernanceError(f.as(f.holder).vote(id, "for"), "NO_VOTES", /had no votes at the proposal's snapshot \(block \d+\): votes count only if delegated before it/);
+    await f.as(f.deployer).vote(id, "abstain");
+    await expectGovernanceError(f.as(f.deployer).vote(id, "for"), "ALREADY_VOTED", /has already voted on proposal 1/);
+    await expectGovernanceError(f.as(f.deployer).status(99n), "UNKNOWN_PROPOSAL", /No proposal 99/);
+    await expectGovernanceError(f.as(f.deployer).propose([]), "WRONG_STATE", /at least one change/);
+  });
+});
+
+async function expectGovernanceError(promise: Promise<unknown>, code: string, message: RegExp): Promise<void> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).to.be.instanceOf(GovernanceError);
+    expect((error as GovernanceError).code).to.equal(code);
+    expect((error as GovernanceError).message).to.match(message);
+    return;
+  }
+  expect.fail(`expected a GovernanceError ${code}`);
+}
