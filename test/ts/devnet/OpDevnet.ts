@@ -23,6 +23,7 @@ import { DepositRelay } from "../../../src/devnet/op/deposit-relay.js";
 import { opArtifact } from "../../../src/op/artifacts.js";
 import { L2_PREDEPLOYS, MULTICALL3_ADDRESS } from "../../../src/op/predeploys.js";
 import { devnetProvider } from "../../../src/devnet/op-devnet.js";
+import { DEVNET_GOVERNANCE_GUARDIAN } from "../../../src/devnet/local-stack.js";
 import { eventually, inOneL1Block, startTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
 
 const abi = (name: string) => new Interface(opArtifact(name).abi);
@@ -152,14 +153,22 @@ describe("devnet: local OP stack", function () {
       expect(await read(l2.NodeRegistry, hasRole, recorderRole, l2.VerificationRegistry)).to.equal(true);
       const funderRole = await read(l2.VerificationRegistry, "function REWARDS_FUNDER_ROLE() view returns (bytes32)");
       expect(await read(l2.VerificationRegistry, hasRole, funderRole, deployer)).to.equal(true);
-      // The admin parameter is the deployer here: no handover to start.
-      expect(l2.adminHandovers).to.deep.equal([]);
+      // Every admin role is on its way to the governance executor, which obeys only the L1 timelock; the
+      // deployer keeps it until governance's first proposal accepts it.
+      expect(await read(l2.GovernanceExecutor, "function L1_TIMELOCK() view returns (address)")).to.equal(deployment!.l1.Timelock);
+      expect(await read(l2.GovernanceExecutor, "function MESSENGER() view returns (address)")).to.equal("0x4200000000000000000000000000000000000007");
+      expect(l2.adminHandovers.map((handover) => [handover.contract, handover.newAdmin])).to.deep.equal(
+        [l2.StakedToken, l2.NodeLicense, l2.NodeRegistry, l2.VerificationRegistry].map((contract) => [contract, l2.GovernanceExecutor]),
+      );
       expect(await read(l2.VerificationRegistry, "function defaultAdmin() view returns (address)")).to.equal(deployer);
+      // The stack file's governance guardian is the one the devnet's parameter file names.
+      const governor = new Contract(deployment!.l1.Governor, ["function proposalGuardian() view returns (address)"], devnet.l1Provider);
+      expect(await governor.getFunction("proposalGuardian")()).to.equal(devAccount(DEVNET_GOVERNANCE_GUARDIAN).address);
     });
 
     it("refuses a live parameter file whose accounts are still the zero address", async function () {
       await expectRejection(loadParameters("l1Testnet", "L1"), /l1Testnet\.json: L1\.supplyRecipient must be a non-zero address/);
-      await expectRejection(loadParameters("l2Testnet", "L2", { l1PrimaryToken: devAccount(1).address }), /L2\.admin must be a non-zero address/);
+      await expectRejection(loadParameters("l2Testnet", "L2", { l1PrimaryToken: devAccount(1).address }), /L2\.rewardsFunder must be a non-zero address/);
     });
   });
 
