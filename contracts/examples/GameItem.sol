@@ -5,6 +5,7 @@ import { ERC721 } from "@openzeppelin/contracts/token/ERC721/ERC721.sol";
 
 import { IAttestationVerifier } from "../interfaces/IAttestationVerifier.sol";
 import { IVerificationRegistry } from "../interfaces/IVerificationRegistry.sol";
+import { IMintableItem } from "../interfaces/IVoucherClaims.sol";
 
 /// @title GameItem (example integration)
 /// @notice A game item that only holders of a verified balance can claim, in either of the network's two
@@ -13,12 +14,13 @@ import { IVerificationRegistry } from "../interfaces/IVerificationRegistry.sol";
 /// own collateral in the registry, and once circuit nodes have finalized it, a player holding at least
 /// `MIN_BALANCE` claims one item (`claim`). The attested path: the player fetches a quorum-signed
 /// attestation of its balance from the API (`?attest=true`) and claims with it in one transaction
-/// (`claimWithAttestation`), which the verifier checks in a view call.
+/// (`claimWithAttestation`), which the verifier checks in a view call. Items can also be bought: the
+/// credits channel's claim platform (`MINTER`) mints them to the holders of its vouchers (`mintTo`).
 /// @dev The example reads the result of the player's own job (`getResult`), so no one else's older job
 /// can stand in for it, and requires it to be fresh (`MAX_RESULT_AGE`). Each open job costs the game a
 /// fee; a player has at most one open job at a time. A real game would also charge or gate requests, since
 /// fresh addresses cost nothing.
-contract GameItem is ERC721 {
+contract GameItem is ERC721, IMintableItem {
     /// @notice The verification registry jobs are opened in (this contract must hold collateral there).
     IVerificationRegistry public immutable REGISTRY;
 
@@ -34,6 +36,9 @@ contract GameItem is ERC721 {
     /// @notice How long after its finalization a verification result may be used to claim, in seconds.
     uint256 public immutable MAX_RESULT_AGE;
 
+    /// @notice The claim platform that may mint bought items (zero: none).
+    address public immutable MINTER;
+
     /// @notice The player's latest verification job (0 = none yet).
     mapping(address player => uint256 jobId) public jobOf;
 
@@ -48,8 +53,14 @@ contract GameItem is ERC721 {
     /// @notice Emitted when a player claims its item.
     event ItemClaimed(address indexed player, uint256 indexed tokenId, uint256 verifiedBalance);
 
+    /// @notice Emitted when the minter mints a bought item to `buyer`.
+    event ItemMinted(address indexed buyer, uint256 indexed tokenId);
+
     /// @notice Thrown when a constructor argument is zero.
     error GameItem_ZeroArgument();
+
+    /// @notice Thrown when anyone but `MINTER` mints bought items.
+    error GameItem_NotMinter(address caller);
 
     /// @notice Thrown when the player already claimed its item.
     error GameItem_AlreadyClaimed(address player);
@@ -73,9 +84,14 @@ contract GameItem is ERC721 {
     /// @param requiredAsset The ERC-20 or ERC-721 on Ethereum that players must hold.
     /// @param minBalance The smallest balance that earns an item.
     /// @param maxResultAge How long a finalized result or an attestation may be used to claim, in seconds.
-    constructor(IAttestationVerifier verifier, address requiredAsset, uint256 minBalance, uint256 maxResultAge)
-        ERC721("Verified Holder Item", "ITEM")
-    {
+    /// @param minter The claim platform that may mint bought items (zero: items cannot be bought).
+    constructor(
+        IAttestationVerifier verifier,
+        address requiredAsset,
+        uint256 minBalance,
+        uint256 maxResultAge,
+        address minter
+    ) ERC721("Verified Holder Item", "ITEM") {
         if (address(verifier) == address(0) || requiredAsset == address(0) || minBalance == 0 || maxResultAge == 0) {
             revert GameItem_ZeroArgument();
         }
@@ -84,6 +100,19 @@ contract GameItem is ERC721 {
         REQUIRED_ASSET = requiredAsset;
         MIN_BALANCE = minBalance;
         MAX_RESULT_AGE = maxResultAge;
+        MINTER = minter;
+    }
+
+    /// @inheritdoc IMintableItem
+    /// @dev A bought item does not count as the player's verified claim: a buyer may still claim one.
+    function mintTo(address to, uint256 quantity) external {
+        if (msg.sender != MINTER || MINTER == address(0)) revert GameItem_NotMinter(msg.sender);
+        for (uint256 i = 0; i < quantity; ++i) {
+            uint256 tokenId = _nextTokenId++;
+            // _mint, not _safeMint: no callback into the buyer, so nothing can re-enter the minter.
+            _mint(to, tokenId);
+            emit ItemMinted(to, tokenId);
+        }
     }
 
     /// @notice Opens a verification job for the caller's balance of `REQUIRED_ASSET` on Ethereum.

@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
 
-import { ContractFactory, NonceManager, Wallet } from "ethers";
+import { ContractFactory, NonceManager, Wallet, ZeroAddress } from "ethers";
 import hre from "hardhat";
 
 import { NodeRegistry__factory } from "../../typechain-types/index.js";
@@ -41,6 +41,8 @@ export interface VerificationNetworkInput {
   nodeEnv?: Record<string, string>;
   /** Extra environment for the API (benchmarks lift the demo key's rate limit). */
   apiEnv?: Record<string, string>;
+  /** The claim platform that may mint bought game items (the credits channel's); none by default. */
+  gameMinter?: string;
   onProgress: (line: string) => void;
 }
 
@@ -114,6 +116,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       evmDemo.erc20,
       GAME_MIN_BALANCE,
       GAME_MAX_RESULT_AGE,
+      input.gameMinter ?? ZeroAddress,
     );
     await game.waitForDeployment();
     const gameItem = await game.getAddress();

@@ -16,11 +16,13 @@ const MAX_RESULT_AGE = 3_600n;
 async function fixture() {
   const protocol = await deployProtocol(ethers);
   const requiredAsset = ethers.Wallet.createRandom().address; // an ERC-20 on Ethereum, as jobs name it
-  const game = await ethers.deployContract("GameItem", [await protocol.attestationVerifier.getAddress(), requiredAsset, MIN_BALANCE, MAX_RESULT_AGE]);
+  // The credits channel's claim platform may mint bought items: here an account stands in for it.
+  const minter = protocol.treasury;
+  const game = await ethers.deployContract("GameItem", [await protocol.attestationVerifier.getAddress(), requiredAsset, MIN_BALANCE, MAX_RESULT_AGE, minter.address]);
   // The game pays job fees from its own collateral: the consumer stakes primary tokens into it.
   await protocol.registry.connect(protocol.consumer).stakeCollateral(await game.getAddress(), 100n * E18);
   const [player] = [protocol.outsider];
-  return { ...protocol, game, requiredAsset, player };
+  return { ...protocol, game, requiredAsset, player, minter };
 }
 
 type Fixture = Awaited<ReturnType<typeof fixture>>;
@@ -107,8 +109,25 @@ describe("GameItem (example integration)", function () {
       [verifier, f.requiredAsset, 0n, MAX_RESULT_AGE],
       [verifier, f.requiredAsset, MIN_BALANCE, 0n],
     ]) {
-      await expect(factory.deploy(...(args as [string, string, bigint, bigint]))).to.be.revertedWithCustomError(factory, "GameItem_ZeroArgument");
+      await expect(factory.deploy(...(args as [string, string, bigint, bigint]), ethers.ZeroAddress)).to.be.revertedWithCustomError(factory, "GameItem_ZeroArgument");
     }
+  });
+
+  it("mints bought items for its minter only, without taking the buyer's verified claim", async function () {
+    const f = await loadFixture(fixture);
+    await expect(f.game.connect(f.minter).mintTo(f.player.address, 2n))
+      .to.emit(f.game, "ItemMinted")
+      .withArgs(f.player.address, 1n)
+      .and.to.emit(f.game, "ItemMinted")
+      .withArgs(f.player.address, 2n);
+    expect(await f.game.balanceOf(f.player.address)).to.equal(2n);
+    expect(await f.game.hasClaimed(f.player.address)).to.equal(false);
+    await expect(f.game.connect(f.player).mintTo(f.player.address, 1n))
+      .to.be.revertedWithCustomError(f.game, "GameItem_NotMinter")
+      .withArgs(f.player.address);
+    // A game without a minter sells nothing: not even the zero address can mint.
+    const unsold = await ethers.deployContract("GameItem", [await f.attestationVerifier.getAddress(), f.requiredAsset, MIN_BALANCE, MAX_RESULT_AGE, ethers.ZeroAddress]);
+    await expect(unsold.connect(f.minter).mintTo(f.player.address, 1n)).to.be.revertedWithCustomError(unsold, "GameItem_NotMinter");
   });
 });
 
