@@ -14,13 +14,17 @@ interface ICrossDomainMessenger {
 /// messenger is an immutable rather than the predeploy constant so that tests can stand one up elsewhere;
 /// deployments pass the predeploy (0x4200…0007). A batch whose call reverts reverts whole; the messenger
 /// then records the message as failed, and anyone may replay it later (the OP Stack's rule for every
-/// message); each batch therefore carries a deadline after which it can never run.
+/// message). So that such a replay is never a surprise, each batch carries a deadline after which it can
+/// never run, runs at most once, and can be cancelled by governance (a later batch calling `cancelBatch`).
 contract GovernanceExecutor is IGovernanceExecutor {
     /// @inheritdoc IGovernanceExecutor
     address public immutable MESSENGER;
 
     /// @inheritdoc IGovernanceExecutor
     address public immutable L1_TIMELOCK;
+
+    /// @inheritdoc IGovernanceExecutor
+    mapping(bytes32 batchHash => BatchState state) public batchState;
 
     /// @param messenger The L2 cross-domain messenger.
     /// @param l1Timelock The L1 timelock whose messages this contract runs.
@@ -37,6 +41,11 @@ contract GovernanceExecutor is IGovernanceExecutor {
         if (l1Sender != L1_TIMELOCK) revert GovernanceExecutor_NotL1Timelock(l1Sender);
         if (block.timestamp > deadline) revert GovernanceExecutor_Expired(deadline);
         if (calls.length == 0) revert GovernanceExecutor_EmptyBatch();
+        bytes32 batchHash = keccak256(abi.encode(calls, deadline));
+        BatchState state = batchState[batchHash];
+        if (state != BatchState.None) revert GovernanceExecutor_BatchClosed(batchHash, state);
+        // Marked before the calls run (a batch that reverts leaves no mark): a batch runs once.
+        batchState[batchHash] = BatchState.Executed;
 
         uint256 required;
         for (uint256 i = 0; i < calls.length; ++i) {
@@ -44,7 +53,6 @@ contract GovernanceExecutor is IGovernanceExecutor {
         }
         if (required != msg.value) revert GovernanceExecutor_ValueMismatch(msg.value, required);
 
-        bytes32 batchHash = keccak256(abi.encode(calls, deadline));
         for (uint256 i = 0; i < calls.length; ++i) {
             Call calldata call = calls[i];
             // Targets are what the L1 vote approved; reentrancy into `execute` is impossible (only the
@@ -55,5 +63,15 @@ contract GovernanceExecutor is IGovernanceExecutor {
             emit CallExecuted(batchHash, i, call.target, call.value, call.data);
         }
         emit BatchExecuted(batchHash, calls.length);
+    }
+
+    /// @inheritdoc IGovernanceExecutor
+    function cancelBatch(bytes32 batchHash) external {
+        // Only from within a batch: what governance decided, through the messenger and the timelock.
+        if (msg.sender != address(this)) revert GovernanceExecutor_NotSelf(msg.sender);
+        BatchState state = batchState[batchHash];
+        if (state != BatchState.None) revert GovernanceExecutor_BatchClosed(batchHash, state);
+        batchState[batchHash] = BatchState.Cancelled;
+        emit BatchCancelled(batchHash);
     }
 }

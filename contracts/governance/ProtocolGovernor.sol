@@ -28,8 +28,11 @@ import { IVotes } from "@openzeppelin/contracts/governance/utils/IVotes.sol";
 /// and queue or execute them by id without scanning logs; sequential proposal ids (1, 2, 3…, which people
 /// can type); and a proposal guardian (a security council, set
 /// at deployment and changeable only by governance) that can cancel any proposal before it executes: the
-/// emergency brake against a malicious proposal that won its vote. The overrides below only pick the
-/// behaviour of the extensions where two parents define a function.
+/// emergency brake against a malicious proposal that won its vote. The guardian cannot cancel a proposal
+/// whose every action replaces the guardian: governance can always remove a guardian that turned against it
+/// (a proposal that bundles the replacement with other actions stays cancellable, so the veto cannot be
+/// dodged that way). Otherwise the overrides below only pick the behaviour of the extensions where two
+/// parents define a function.
 contract ProtocolGovernor is
     Governor,
     GovernorSettings,
@@ -66,6 +69,9 @@ contract ProtocolGovernor is
     {
         if (proposalGuardian_ != address(0)) _setProposalGuardian(proposalGuardian_);
     }
+
+    /// @notice Proposals that do nothing but replace the proposal guardian: the guardian cannot cancel them.
+    mapping(uint256 proposalId => bool guardianReplacement) public replacesGuardianOnly;
 
     /*//////////////////////////////////////////////////////////////
                  OVERRIDES REQUIRED BY SOLIDITY (NO LOGIC)
@@ -107,8 +113,14 @@ contract ProtocolGovernor is
         bytes[] memory calldatas,
         string memory description,
         address proposer
-    ) internal override(Governor, GovernorStorage, GovernorSequentialProposalId) returns (uint256) {
-        return super._propose(targets, values, calldatas, description, proposer);
+    ) internal override(Governor, GovernorStorage, GovernorSequentialProposalId) returns (uint256 proposalId) {
+        proposalId = super._propose(targets, values, calldatas, description, proposer);
+        bool onlyGuardian = true;
+        for (uint256 i = 0; i < targets.length && onlyGuardian; ++i) {
+            onlyGuardian = targets[i] == address(this) && values[i] == 0 && calldatas[i].length >= 4
+                && bytes4(calldatas[i]) == this.setProposalGuardian.selector;
+        }
+        if (onlyGuardian) replacesGuardianOnly[proposalId] = true;
     }
 
     function _queueOperations(
@@ -144,6 +156,11 @@ contract ProtocolGovernor is
         uint256 proposalId,
         address caller
     ) internal view override(Governor, GovernorProposalGuardian) returns (bool) {
+        // Its own replacement: the guardian has no more power over it than anyone (a proposer may still
+        // cancel its own proposal while it is pending, as Governor allows).
+        if (replacesGuardianOnly[proposalId] && caller == proposalGuardian()) {
+            return Governor._validateCancel(proposalId, caller);
+        }
         return super._validateCancel(proposalId, caller);
     }
 

@@ -61,7 +61,8 @@ export async function deployL1(connection: NetworkConnection, options: Deploymen
 /**
  * Deploys module L2 against the L1 token and timelock of `links`, then starts handing the admin role of
  * every protocol contract over to the governance executor (idempotent: a re-run only does what is
- * missing). The executor accepts it through governance's first proposal (`src/governance/handover.ts`).
+ * missing). The executor accepts it through governance's first proposal (`accept-admin`; on the devnet
+ * `placeUnderGovernance` in `src/devnet/governance-setup.ts` passes it).
  */
 export async function deployL2(connection: NetworkConnection, links: L1Links, options: DeploymentOptions = {}): Promise<L2Deployment> {
   const parameters = await loadParameters(options.parametersNetwork ?? connection.networkName, "L2", { ...links });

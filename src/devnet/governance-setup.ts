@@ -47,7 +47,7 @@ export async function passOnDevnet(input: {
     });
     const power = await governance.votingPower(input.voter.address);
     if (power.delegatee.toLowerCase() !== input.voter.address.toLowerCase()) await governance.delegate();
-    const id = await governance.propose(input.changes, input.note);
+    const id = await governance.propose(input.changes, { note: input.note });
     progress(`Governance: proposal ${id} made; moving the devnet L1 through the vote and the timelock…`);
     const pending = await governance.status(id);
     await advanceL1(l1, { blocks: Number(pending.snapshotBlock - pending.block) + 1 });

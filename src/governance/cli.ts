@@ -6,6 +6,7 @@ import type { Address, Hex } from "viem";
 
 import { describeError } from "../common/describe-error.ts";
 import { formatVotes, Governance, GovernanceError, type ProposalStatus, type VoteChoice } from "./governance.ts";
+import { roleHolders } from "./roles.ts";
 import { devnetGovernanceNetwork, testnetGovernanceNetwork, type GovernanceNetwork } from "./network.ts";
 import type { L2Call, ProtocolChange } from "./proposal.ts";
 
@@ -20,8 +21,10 @@ const USAGE = `Usage: npm run gov -- <command> [options]
 
 Commands:
   delegate [--to <address>]          delegate the account's votes (to itself by default): tokens vote only once delegated
-  propose <change>... [--note <text>]
-                                     one proposal making every change listed, on L2:
+  propose <change>... [--note <text>] [--l2-gas <gas>] [--skip-l2-check]
+                                     one proposal making every change listed, on L2 (each call is first tried
+                                     on L2 as the executor would make it; --skip-l2-check when a pending
+                                     proposal, such as accept-admin, makes it valid):
                                        set-quorum <licenses>
                                        set-request-fee <amount>        in staked-token base units: 2e18 is 2 tokens
                                        set-job-timeout <seconds>
@@ -31,8 +34,9 @@ Commands:
   vote <id> for|against|abstain [--reason <text>]
   queue <id>                         queue a proposal that passed in the timelock
   execute <id>                       execute a queued proposal once the timelock releases it (its L2 change follows by the bridge)
-  status [<id>]                      one proposal, or every one: state, votes, time left, and whether L2 has executed it
+  status [<id>]                      one proposal, or every one: what it does, state, votes, time left, and whether L2 has executed it
   power [--to <address>]             an account's votes and balance (the account's own by default)
+  roles [--from-block <n>]           who holds which role on each governed L2 contract (check before accepting the admin role)
 
 Options:
   --network devnet|testnet   devnet (default): the running local stack (.devnet/stack.json)
@@ -71,6 +75,9 @@ async function run(args: string[], context: CliContext): Promise<void> {
         to: { type: "string" },
         note: { type: "string" },
         reason: { type: "string", default: "" },
+        "l2-gas": { type: "string" },
+        "skip-l2-check": { type: "boolean", default: false },
+        "from-block": { type: "string", default: "0" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -88,9 +95,9 @@ async function run(args: string[], context: CliContext): Promise<void> {
   const l2 = new JsonRpcProvider(network.l2.rpcUrl, network.l2.chainId, { staticNetwork: true, cacheTimeout: -1 });
   try {
     const sends = ["delegate", "propose", "vote", "queue", "execute"].includes(command);
-    const account = sends || command === "power" ? accountOf(network, values.account, context.env, l1) : undefined;
+    const account = sends || (command === "power" && values.to === undefined) ? accountOf(network, values.account, context.env, l1) : undefined;
     const runner: ContractRunner = account ?? l1;
-    const governance = new Governance({ l1: runner, l2, addresses: network.addresses, l1BlockSeconds: network.l1BlockSeconds, fromBlock: network.fromBlock });
+    const governance = new Governance({ l1: runner, l2, addresses: network.addresses, l1BlockSeconds: network.l1BlockSeconds });
     switch (command) {
       case "delegate": {
         const { delegatee, votes } = await governance.delegate(values.to === undefined ? undefined : address(values.to, "--to"));
@@ -105,7 +112,8 @@ async function run(args: string[], context: CliContext): Promise<void> {
       }
       case "propose": {
         const changes = await parseChanges(rest);
-        const id = await governance.propose(changes, values.note);
+        const l2GasLimit = values["l2-gas"] === undefined ? undefined : Number(integer(values["l2-gas"], "--l2-gas"));
+        const id = await governance.propose(changes, { note: values.note, l2GasLimit, skipL2Check: values["skip-l2-check"] });
         const status = await governance.status(id);
         context.print(`Proposal ${id} made:`);
         printStatus(status, context.print);
@@ -136,6 +144,13 @@ async function run(args: string[], context: CliContext): Promise<void> {
         const statuses = rest[0] === undefined ? await governance.list() : [await governance.status(proposalId(rest[0]))];
         if (statuses.length === 0) context.print("No proposal yet.");
         for (const status of statuses) printStatus(status, context.print);
+        return;
+      }
+      case "roles": {
+        for (const contract of await roleHolders(l2, network.addresses.l2, Number(integer(values["from-block"], "--from-block")))) {
+          context.print(`${contract.contract} ${contract.address}: admin ${contract.defaultAdmin}${contract.pendingAdmin === undefined ? "" : ` (handover pending to ${contract.pendingAdmin})`}`);
+          for (const [role, holders] of Object.entries(contract.roles)) context.print(`  ${role}: ${holders.join(", ")}`);
+        }
         return;
       }
       default:
@@ -229,10 +244,12 @@ async function rawCalls(file: string): Promise<L2Call[]> {
   return entries.map((entry: Record<string, unknown>, index) => {
     const where = `calls[${index}] of ${file}`;
     if (typeof entry?.target !== "string" || !isAddress(entry.target)) throw new GovernanceError("INVALID_INPUT", `${where}: target must be an address`);
-    const value = entry.value === undefined ? 0n : integer(String(entry.value), `${where}: value`);
+    // A JSON number above 2^53 has lost digits before we see it: amounts must be strings.
+    if (entry.value !== undefined && typeof entry.value !== "string") throw new GovernanceError("INVALID_INPUT", `${where}: value must be a string ("1e18"), as JSON numbers lose digits`);
+    const value = entry.value === undefined ? 0n : integer(entry.value, `${where}: value`);
     let data: string;
     if (typeof entry.data === "string") {
-      if (!isHexString(entry.data)) throw new GovernanceError("INVALID_INPUT", `${where}: data must be 0x-prefixed hex`);
+      if (!isHexString(entry.data, true)) throw new GovernanceError("INVALID_INPUT", `${where}: data must be 0x-prefixed hex of whole bytes`);
       data = entry.data;
     } else if (typeof entry.signature === "string") {
       try {
@@ -260,7 +277,9 @@ function address(text: string, what: string): string {
 
 function printStatus(status: ProposalStatus, print: (line: string) => void): void {
   print(`Proposal ${status.id}: ${status.state}${status.description === undefined ? "" : ` — ${status.description.split("\n")[0]}`}`);
-  for (const change of status.changes) print(`  L2: ${change}`);
+  for (const change of status.changes) print(`  ${change}`);
+  for (const warning of status.warnings) print(`  warning: ${warning}`);
+  if (status.l2Deadline !== undefined) print(`  runs on L2 no later than ${new Date(Number(status.l2Deadline) * 1000).toISOString()}`);
   print(`  votes: for ${formatVotes(status.votes.for)}, against ${formatVotes(status.votes.against)}, abstain ${formatVotes(status.votes.abstain)} (quorum ${formatVotes(status.quorum)}; snapshot block ${status.snapshotBlock}, vote ends at block ${status.deadlineBlock})`);
   if (status.l2 !== undefined) print(`  L2 message ${status.l2.messageHash}: ${status.l2.outcome}`);
   print(`  next: ${status.next}`);

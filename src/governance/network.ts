@@ -5,7 +5,8 @@ import { isAddress } from "ethers";
 
 import { readStackFile, stackFilePath, type StackFile } from "../devnet/stack-file.ts";
 import { L2_PREDEPLOYS } from "../op/predeploys.ts";
-import { GovernanceError, type GovernanceAddresses } from "./governance.ts";
+import { GovernanceError } from "./errors.ts";
+import type { GovernanceAddresses } from "./status.ts";
 
 /** One L1/L2 pair's governance: where it lives and how to reach it. No keys: those come separately. */
 export interface GovernanceNetwork {
@@ -14,8 +15,6 @@ export interface GovernanceNetwork {
   l2: { chainId: number; rpcUrl: string };
   addresses: GovernanceAddresses;
   l1BlockSeconds: number;
-  /** The first L1 block to search for governance events. */
-  fromBlock: number;
   /** Development accounts by name (the devnet only). */
   accounts: Record<string, { address: string; privateKey: string }>;
 }
@@ -62,7 +61,6 @@ export async function devnetGovernanceNetwork(projectRoot: string): Promise<Gove
     l2: stack.l2,
     addresses: devnetGovernanceAddresses(stack.contracts),
     l1BlockSeconds: DEVNET_L1_BLOCK_SECONDS,
-    fromBlock: 0,
     accounts: stack.accounts ?? {},
   };
 }
@@ -70,8 +68,7 @@ export async function devnetGovernanceNetwork(projectRoot: string): Promise<Gove
 /**
  * The live test networks: RPC URLs from the environment (`L1_TESTNET_RPC_URL`, `L2_TESTNET_RPC_URL`),
  * addresses from the committed Ignition records (`deploy/deployments/chain-<id>/`) and the OP chain's L1
- * messenger from `deploy/op-chains/l2Testnet.json`; `GOV_FROM_BLOCK` (default 0) bounds log searches for
- * RPCs that cap their range.
+ * messenger from `deploy/op-chains/l2Testnet.json`.
  */
 export async function testnetGovernanceNetwork(projectRoot: string, env: NodeJS.ProcessEnv): Promise<GovernanceNetwork> {
   const url = (name: string) => {
@@ -109,7 +106,6 @@ export async function testnetGovernanceNetwork(projectRoot: string, env: NodeJS.
       },
     },
     l1BlockSeconds: TESTNET.l1BlockSeconds,
-    fromBlock: Number(env.GOV_FROM_BLOCK ?? 0),
     accounts: {},
   };
 }

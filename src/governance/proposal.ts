@@ -54,6 +54,28 @@ const PROTOCOL_ABI = parseAbi([
   "function setJobTimeout(uint256 timeout)",
   "function setLivenessWindow(uint256 window)",
   "function acceptDefaultAdminTransfer()",
+  "function beginDefaultAdminTransfer(address newAdmin)",
+  "function grantRole(bytes32 role, address account)",
+  "function revokeRole(bytes32 role, address account)",
+  "function setPriceTiers((uint64 upToSupply, uint128 price)[] tiers)",
+  "function setTreasury(address treasury)",
+  "function airdrop(address to, uint256 quantity)",
+  "function setRateSchedule((uint64 minPeriod, uint64 maxPeriod, uint64 minRate, uint64 maxRate) schedule)",
+  "function setForfeitRecipient(address recipient)",
+  "function cancelBatch(bytes32 batchHash)",
+]);
+
+/** What governance itself may call on L1 (its settings and its timelock), to say what such a proposal does. */
+const L1_GOVERNANCE_ABI = parseAbi([
+  "function setVotingDelay(uint48 newVotingDelay)",
+  "function setVotingPeriod(uint32 newVotingPeriod)",
+  "function setProposalThreshold(uint256 newProposalThreshold)",
+  "function updateQuorumNumerator(uint256 newQuorumNumerator)",
+  "function setProposalGuardian(address newProposalGuardian)",
+  "function updateTimelock(address newTimelock)",
+  "function updateDelay(uint256 newDelay)",
+  "function grantRole(bytes32 role, address account)",
+  "function revokeRole(bytes32 role, address account)",
 ]);
 
 /** The L2 gas the messenger guarantees the executor's call: ample for a few parameter changes. */
@@ -161,28 +183,76 @@ export function crossDomainMessageHash(sent: SentMessage): Hex {
 }
 
 /** The L2 calls of a proposal made by `l1ProposalFor` (undefined for a proposal of another shape). */
-export function l2CallsOfProposal(calldatas: readonly Hex[]): { calls: L2Call[]; deadline: bigint; executor: Address } | undefined {
+export function l2CallsOfProposal(calldatas: readonly Hex[]): { calls: L2Call[]; deadline: bigint; executor: Address; gasLimit: bigint } | undefined {
   if (calldatas.length !== 1) return undefined;
   try {
     const send = decodeFunctionData({ abi: L1_MESSENGER_ABI, data: calldatas[0] });
     if (send.functionName !== "sendMessage") return undefined;
-    const [executor, message] = send.args;
+    const [executor, message, gasLimit] = send.args;
     const batch = decodeFunctionData({ abi: EXECUTOR_ABI, data: message });
     if (batch.functionName !== "execute") return undefined;
     const [calls, deadline] = batch.args;
-    return { calls: calls.map((call) => ({ target: call.target, value: call.value, data: call.data })), deadline, executor };
+    return { calls: calls.map((call) => ({ target: call.target, value: call.value, data: call.data })), deadline, executor, gasLimit: BigInt(gasLimit) };
   } catch {
     return undefined;
   }
 }
 
 /** One L2 call in words, naming the contract and the change where they are known. */
-export function describeL2Call(call: L2Call, l2: GovernedContracts): string {
-  const name = (Object.entries(l2) as Array<[string, Address]>).find(([, address]) => address.toLowerCase() === call.target.toLowerCase())?.[0];
+export function describeL2Call(call: L2Call, l2: GovernedContracts & { GovernanceExecutor?: Address }): string {
+  return describeCall(call.target, call.value, call.data, { ...l2 }, PROTOCOL_ABI);
+}
+
+function describeCall(target: Address, value: bigint, data: Hex, names: Record<string, string | undefined>, abi: typeof PROTOCOL_ABI | typeof L1_GOVERNANCE_ABI): string {
+  const name = Object.entries(names).find(([, address]) => address !== undefined && address.toLowerCase() === target.toLowerCase())?.[0] ?? target;
+  const paid = value === 0n ? "" : ` with ${value} wei`;
   try {
-    const decoded = decodeFunctionData({ abi: PROTOCOL_ABI, data: call.data });
-    return `${name ?? call.target}.${decoded.functionName}(${(decoded.args ?? []).join(", ")})`;
+    const decoded = decodeFunctionData({ abi, data });
+    const args = (decoded.args ?? []).map((arg) => (typeof arg === "object" ? JSON.stringify(arg, (_, v) => (typeof v === "bigint" ? v.toString() : v)) : String(arg)));
+    return `${name}.${decoded.functionName}(${args.join(", ")})${paid}`;
   } catch {
-    return `${name ?? call.target}: call ${call.data.slice(0, 10)}… with ${call.value} wei`;
+    return `${name}: call ${data.slice(0, 10)}…${paid}`;
   }
+}
+
+/** What a proposal does, read from its actions, with whatever differs from the shape this project proposes. */
+export interface ProposalInspection {
+  /** Each action in words: the L2 calls of a batch to the executor, else the L1 action itself. */
+  changes: string[];
+  /** Reasons to look twice: an action other than an L2 batch, another executor, value or gas limit. */
+  warnings: string[];
+  /** The batch's deadline (L2 seconds), when the proposal is one L2 batch. */
+  l2Deadline: bigint | undefined;
+}
+
+/**
+ * Reads proposal actions back as this project makes them: one `L1CrossDomainMessenger.sendMessage` of an
+ * `execute(calls, deadline)` batch to `expected.executor`, carrying the calls' ETH. Anything else is still
+ * listed (decoded where it is a governance setting) and flagged, so a vote never hides what it does.
+ */
+export function inspectProposal(
+  action: { targets: readonly Address[]; values: readonly bigint[]; calldatas: readonly Hex[] },
+  expected: { l1Messenger: Address; executor: Address; governor: Address; timelock: Address; l2: GovernedContracts },
+): ProposalInspection {
+  const changes: string[] = [];
+  const warnings: string[] = [];
+  let l2Deadline: bigint | undefined;
+  const l1Names = { Governor: expected.governor, Timelock: expected.timelock, L1CrossDomainMessenger: expected.l1Messenger };
+  action.targets.forEach((target, index) => {
+    const value = action.values[index] ?? 0n;
+    const data = action.calldatas[index] ?? "0x";
+    const batch = target.toLowerCase() === expected.l1Messenger.toLowerCase() ? l2CallsOfProposal([data]) : undefined;
+    if (batch === undefined) {
+      changes.push(`L1: ${describeCall(target, value, data, l1Names, L1_GOVERNANCE_ABI)}`);
+      warnings.push(`action ${index + 1} is not an L2 batch through the L1 messenger: it acts on L1`);
+      return;
+    }
+    if (batch.executor.toLowerCase() !== expected.executor.toLowerCase()) warnings.push(`action ${index + 1} sends its batch to ${batch.executor}, not to the governance executor`);
+    const carried = batch.calls.reduce((sum, call) => sum + call.value, 0n);
+    if (carried !== value) warnings.push(`action ${index + 1} sends ${value} wei for calls that spend ${carried}: the batch would fail on L2`);
+    if (batch.gasLimit !== BigInt(DEFAULT_L2_GAS_LIMIT)) warnings.push(`action ${index + 1} gives its batch ${batch.gasLimit} L2 gas (the default is ${DEFAULT_L2_GAS_LIMIT})`);
+    l2Deadline = l2Deadline === undefined || batch.deadline < l2Deadline ? batch.deadline : l2Deadline;
+    for (const call of batch.calls) changes.push(`L2: ${describeL2Call(call, { ...expected.l2, GovernanceExecutor: expected.executor })}`);
+  });
+  return { changes, warnings, l2Deadline };
 }

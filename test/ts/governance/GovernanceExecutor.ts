@@ -108,4 +108,40 @@ describe("GovernanceExecutor", function () {
     await relay([payment], { value: 5n });
     expect(await ethers.provider.getBalance(stranger.address)).to.equal(before + 5n);
   });
+
+  it("runs a batch once, lets anyone replay a failed one, and never runs one that governance cancelled", async function () {
+    const { executor, messenger, relay, l2, nodeRegistry, l1Timelock, deadline } = await loadFixture(fixture);
+    const setQuorum = l2CallsOf({ kind: "set-quorum", quorum: 3n }, l2);
+    // Relayed before the executor administers the registry: the batch fails, as the L2 messenger records a failed message.
+    const message = executor.interface.encodeFunctionData("execute", [setQuorum, deadline]);
+    const relayFirst = () => messenger.relayMessage(1n, l1Timelock.address, executor.getAddress(), 0n, 1_000_000n, message);
+    await expect(relayFirst()).to.emit(messenger, "FailedRelayedMessage");
+    expect(await executor.batchState(batchHash(setQuorum, deadline))).to.equal(0n);
+    // Once governance holds the admin role, anyone may replay it: it runs, once.
+    await relay(l2CallsOf({ kind: "accept-admin" }, l2));
+    await expect(relayFirst()).to.emit(messenger, "RelayedMessage");
+    expect(await nodeRegistry.quorum()).to.equal(3n);
+    expect(await executor.batchState(batchHash(setQuorum, deadline))).to.equal(1n);
+    await expect(relay(setQuorum)).to.be.revertedWithCustomError(executor, "GovernanceExecutor_BatchClosed").withArgs(batchHash(setQuorum, deadline), 1n);
+
+    // A batch that failed and that governance gives up on: a later batch cancels it, and no replay can run it.
+    const lower = l2CallsOf({ kind: "set-quorum", quorum: 1n }, l2);
+    const cancel = { target: (await executor.getAddress()) as Address, value: 0n, data: executor.interface.encodeFunctionData("cancelBatch", [batchHash(lower, deadline)]) as Hex };
+    await expect(relay([cancel])).to.emit(executor, "BatchCancelled").withArgs(batchHash(lower, deadline));
+    await expect(relay(lower)).to.be.revertedWithCustomError(executor, "GovernanceExecutor_BatchClosed").withArgs(batchHash(lower, deadline), 2n);
+    await expect(executor.cancelBatch(batchHash(lower, deadline))).to.be.revertedWithCustomError(executor, "GovernanceExecutor_NotSelf");
+    expect(await nodeRegistry.quorum()).to.equal(3n);
+  });
+
+  it("runs a batch up to and including its deadline second, and not one second after", async function () {
+    const { executor, relay, l2, registry } = await loadFixture(fixture);
+    const accept = l2CallsOf({ kind: "accept-admin" }, l2);
+    const deadline = BigInt(await time.latest()) + 100n;
+    await time.setNextBlockTimestamp(deadline + 1n);
+    await expect(relay(accept, { deadline })).to.be.revertedWithCustomError(executor, "GovernanceExecutor_Expired").withArgs(deadline);
+    const exact = BigInt(await time.latest()) + 50n;
+    await time.setNextBlockTimestamp(exact);
+    await relay(accept, { deadline: exact });
+    expect(await registry.defaultAdmin()).to.equal(await executor.getAddress());
+  });
 });

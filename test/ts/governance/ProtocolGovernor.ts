@@ -103,19 +103,22 @@ describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
   it("carries a passed proposal from the token holders' vote to the L2 contracts, and only then changes them", async function () {
     const f = await loadFixture(fixture);
     await f.as(f.deployer).delegate();
-    const id = await f.as(f.deployer).propose([{ kind: "accept-admin" }, { kind: "set-quorum", quorum: 3n }], "Hand over and raise the quorum");
+    const id = await f.as(f.deployer).propose([{ kind: "accept-admin" }, { kind: "set-quorum", quorum: 3n }], { note: "Hand over and raise the quorum" });
     expect(id).to.equal(1n); // sequential ids people can type
 
     const pending = await f.as(f.deployer).status(id);
     expect(pending.state).to.equal("Pending");
-    expect(pending.description).to.equal("Hand over and raise the quorum\n\n- accept the admin role of the L2 protocol contracts\n- set the quorum to 3 licenses");
+    expect(pending.description).to.equal(
+      `Hand over and raise the quorum\n\n- accept the admin role of the L2 protocol contracts\n- set the quorum to 3 licenses\n\n#proposer=${f.deployer.address}`,
+    );
     expect(pending.changes).to.deep.equal([
-      "StakedToken.acceptDefaultAdminTransfer()",
-      "NodeLicense.acceptDefaultAdminTransfer()",
-      "NodeRegistry.acceptDefaultAdminTransfer()",
-      "VerificationRegistry.acceptDefaultAdminTransfer()",
-      "NodeRegistry.setQuorum(3)",
+      "L2: StakedToken.acceptDefaultAdminTransfer()",
+      "L2: NodeLicense.acceptDefaultAdminTransfer()",
+      "L2: NodeRegistry.acceptDefaultAdminTransfer()",
+      "L2: VerificationRegistry.acceptDefaultAdminTransfer()",
+      "L2: NodeRegistry.setQuorum(3)",
     ]);
+    expect(pending.warnings).to.deep.equal([]);
     expect(pending.next).to.match(/^voting starts after block \d+, in 2 blocks \(~4 s\)$/);
     await expectGovernanceError(f.as(f.deployer).vote(id, "for"), "TOO_EARLY", /Cannot vote: voting starts/);
 
@@ -154,8 +157,14 @@ describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
   it("reports an L2 call that failed on relay as failed, and changes nothing there", async function () {
     const f = await loadFixture(fixture);
     await f.as(f.deployer).delegate();
-    // The executor does not administer the registry yet: setting the quorum fails on L2.
-    const id = await f.as(f.deployer).propose([{ kind: "set-quorum", quorum: 3n }]);
+    // The executor does not administer the registry yet: setting the quorum fails on L2. The proposal's
+    // check says so first; forced past it, the proposal passes and its batch fails on relay.
+    await expectGovernanceError(
+      f.as(f.deployer).propose([{ kind: "set-quorum", quorum: 3n }]),
+      "L2_CHECK_FAILED",
+      /^Call 1 \(NodeRegistry\.setQuorum\(3\)\) would fail on L2 today: AccessControlUnauthorizedAccount\(0x[0-9a-fA-F]{40}, 0x0{64}\)\. If a pending proposal makes it valid/,
+    );
+    const id = await f.as(f.deployer).propose([{ kind: "set-quorum", quorum: 3n }], { skipL2Check: true });
     await passAndExecute(f, id);
     await relayOnL2(f, 0n);
     expect((await f.as(f.holder).status(id)).l2?.outcome).to.equal("failed (replayable until its deadline)");
@@ -166,7 +175,7 @@ describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
     const f = await loadFixture(fixture);
     await f.as(f.deployer).delegate();
     await f.as(f.holder).delegate();
-    const id = await f.as(f.holder).propose([{ kind: "set-quorum", quorum: 1n }]);
+    const id = await f.as(f.holder).propose([{ kind: "set-quorum", quorum: 1n }], { skipL2Check: true });
     await mine(2);
     await f.as(f.holder).vote(id, "for");
     await f.as(f.deployer).vote(id, "against");
@@ -185,7 +194,7 @@ describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
   it("lets the proposal guardian, and no one else, cancel a proposal that passed and waits in the timelock", async function () {
     const f = await loadFixture(fixture);
     await f.as(f.deployer).delegate();
-    const id = await f.as(f.deployer).propose([{ kind: "set-quorum", quorum: 1n }]);
+    const id = await f.as(f.deployer).propose([{ kind: "set-quorum", quorum: 1n }], { skipL2Check: true });
     await mine(2);
     await f.as(f.deployer).vote(id, "for");
     await mine(Number(f.parameters.L1.votingPeriod));
@@ -203,7 +212,7 @@ describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
     const f = await loadFixture(fixture);
     await expectGovernanceError(f.as(f.holder).propose([{ kind: "set-quorum", quorum: 3n }]), "BELOW_THRESHOLD", /Proposing needs 1,000 votes; 0x[0-9a-fA-F]{40} has 0 \(tokens vote once delegated/);
     await f.as(f.deployer).delegate();
-    const id = await f.as(f.deployer).propose([{ kind: "set-quorum", quorum: 3n }]);
+    const id = await f.as(f.deployer).propose([{ kind: "accept-admin" }]);
     // Delegating after the proposal's snapshot counts for later proposals only.
     await mine(2);
     await f.as(f.holder).delegate();
@@ -212,6 +221,93 @@ describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
     await expectGovernanceError(f.as(f.deployer).vote(id, "for"), "ALREADY_VOTED", /has already voted on proposal 1/);
     await expectGovernanceError(f.as(f.deployer).status(99n), "UNKNOWN_PROPOSAL", /No proposal 99/);
     await expectGovernanceError(f.as(f.deployer).propose([]), "WRONG_STATE", /at least one change/);
+  });
+  it("keeps the guardian from cancelling its own replacement, but not a proposal that bundles one with other actions", async function () {
+    const f = await loadFixture(fixture);
+    await f.as(f.deployer).delegate();
+    const governor = await f.governor.getAddress();
+    const replace = f.governor.interface.encodeFunctionData("setProposalGuardian", [f.holder.address]);
+    const propose = async (targets: string[], calldatas: string[], description: string) => {
+      await f.governor.connect(f.deployer).propose(targets, targets.map(() => 0n), calldatas, description);
+      return f.governor.latestProposalId();
+    };
+    const alone = await propose([governor], [replace], "Replace the guardian");
+    expect(await f.governor.replacesGuardianOnly(alone)).to.equal(true);
+    await expect(f.governor.connect(f.guardian)["cancel(uint256)"](alone)).to.be.revertedWithCustomError(f.governor, "GovernorUnableToCancel");
+    const bundled = await propose([governor, governor], [replace, f.governor.interface.encodeFunctionData("setVotingDelay", [1n])], "Replace the guardian, and more");
+    expect(await f.governor.replacesGuardianOnly(bundled)).to.equal(false);
+    await f.governor.connect(f.guardian)["cancel(uint256)"](bundled);
+    expect((await f.as(f.deployer).status(bundled)).state).to.equal("Canceled");
+
+    // The replacement passes, and the guardian changes: governance can always remove its guardian.
+    await mine(2);
+    await f.as(f.deployer).vote(alone, "for");
+    await mine(Number(f.parameters.L1.votingPeriod));
+    await f.as(f.deployer).queue(alone);
+    await time.increase(Number(f.parameters.L1.timelockDelay));
+    await f.as(f.deployer).execute(alone);
+    expect(await f.governor.proposalGuardian()).to.equal(f.holder.address);
+  });
+
+  it("shows every action of a proposal that is not a plain L2 batch, and warns about it", async function () {
+    const f = await loadFixture(fixture);
+    await f.as(f.deployer).delegate();
+    const timelock = await f.timelock.getAddress();
+    await f.governor.connect(f.deployer).propose([timelock], [0n], [f.timelock.interface.encodeFunctionData("updateDelay", [0n])], "Lower the request fee");
+    const status = await f.as(f.deployer).status(await f.governor.latestProposalId());
+    expect(status.changes).to.deep.equal(["L1: Timelock.updateDelay(0)"]);
+    expect(status.warnings).to.deep.equal(["action 1 is not an L2 batch through the L1 messenger: it acts on L1"]);
+    // A batch to another executor, with ETH that its calls do not spend and another gas limit.
+    const proposal = await f.as(f.deployer).proposalFor([{ kind: "set-quorum", quorum: 3n }], f.deployer.address, { l2GasLimit: 2_000_000 });
+    const elsewhere = proposal.calldatas[0].replace(f.addresses.executor.slice(2).toLowerCase(), f.holder.address.slice(2).toLowerCase());
+    await f.governor.connect(f.deployer).propose(proposal.targets, [5n], [elsewhere], "Raise the quorum");
+    const odd = await f.as(f.deployer).status(await f.governor.latestProposalId());
+    expect(odd.changes).to.deep.equal(["L2: NodeRegistry.setQuorum(3)"]);
+    expect(odd.warnings).to.deep.equal([
+      `action 1 sends its batch to ${f.holder.address}, not to the governance executor`,
+      "action 1 sends 5 wei for calls that spend 0: the batch would fail on L2",
+      "action 1 gives its batch 2000000 L2 gas (the default is 1000000)",
+    ]);
+  });
+
+  it("refuses a vote too late for the next block, an execution past the batch's deadline, and one the timelock cannot pay for", async function () {
+    const f = await loadFixture(fixture);
+    await f.as(f.deployer).delegate();
+    const id = await f.as(f.deployer).propose([{ kind: "accept-admin" }]);
+    await mine(2);
+    await f.as(f.deployer).vote(id, "for");
+    const active = await f.as(f.deployer).status(id);
+    await mine(Number(active.deadlineBlock - active.block)); // the latest block is the deadline block
+    await expectGovernanceError(f.as(f.holder).vote(id, "for"), "WRONG_STATE", /voting closes with block \d+, the latest: too late for another vote/);
+    await mine(1);
+    await f.as(f.deployer).queue(id);
+    await expectGovernanceError(f.as(f.deployer).queue(id), "WRONG_STATE", /it is queued already/);
+    await time.increase(3 * 86_400);
+    await expectGovernanceError(f.as(f.deployer).execute(id), "WRONG_STATE", /its L2 batch's deadline has passed|must run by .* too soon for the bridge/);
+
+    // A batch that pays: the timelock must hold the ETH before anyone executes it.
+    const payment = { kind: "call" as const, call: { target: f.holder.address as Address, value: 7n, data: "0x" as Hex } };
+    const paid = await f.as(f.deployer).propose([payment]);
+    await mine(2);
+    await f.as(f.deployer).vote(paid, "for");
+    await mine(Number(f.parameters.L1.votingPeriod));
+    await f.as(f.deployer).queue(paid);
+    await time.increase(Number(f.parameters.L1.timelockDelay));
+    await expectGovernanceError(f.as(f.deployer).execute(paid), "WRONG_STATE", /its actions send 7 wei and the timelock holds 0: fund the timelock first/);
+    await f.deployer.sendTransaction({ to: await f.timelock.getAddress(), value: 7n });
+    await f.as(f.deployer).execute(paid);
+    expect((await f.l1Messenger.sent(0n)).value).to.equal(7n);
+  });
+
+  it("ends each description with its proposer, so nobody can make the same proposal first and cancel it", async function () {
+    const f = await loadFixture(fixture);
+    await f.as(f.deployer).delegate();
+    await f.as(f.holder).delegate();
+    const proposal = await f.as(f.deployer).proposalFor([{ kind: "accept-admin" }], f.deployer.address);
+    expect(proposal.description.endsWith(`#proposer=${f.deployer.address}`)).to.equal(true);
+    await expect(f.governor.connect(f.holder).propose(proposal.targets, proposal.values, proposal.calldatas, proposal.description))
+      .to.be.revertedWithCustomError(f.governor, "GovernorRestrictedProposer")
+      .withArgs(f.holder.address);
   });
 });
 
