@@ -1,6 +1,9 @@
 // ABIs for the web app, generated from the compiled artifacts (never written by hand): the project's
-// contracts from Hardhat's `artifacts/` (run `npm run build` at the root first) and the OP standard
-// bridges, the portal and the output oracle from the pinned `@eth-optimism/contracts-bedrock` release the devnet runs.
+// contracts (governance's governor, timelock and L2 executor included) from Hardhat's `artifacts/` (run
+// `npm run build` at the root first) and the OP standard bridges, the portal and the output oracle from
+// the pinned `@eth-optimism/contracts-bedrock` release the devnet runs. The cross-domain messengers'
+// few functions and events come from `src/governance/proposal.ts`, which the Governance page shares with
+// the CLI.
 import { defineConfig } from "@wagmi/cli";
 import { foundry, hardhat } from "@wagmi/cli/plugins";
 
@@ -9,7 +12,16 @@ export default defineConfig({
   plugins: [
     hardhat({
       project: "../..",
-      include: ["PrimaryToken.json", "StakedToken.json", "NodeLicense.json", "NodeRegistry.json", "VerificationRegistry.json"],
+      include: [
+        "PrimaryToken.json",
+        "StakedToken.json",
+        "NodeLicense.json",
+        "NodeRegistry.json",
+        "VerificationRegistry.json",
+        "ProtocolGovernor.json",
+        "ProtocolTimelock.json",
+        "GovernanceExecutor.json",
+      ],
       commands: { build: false, clean: false, rebuild: false },
     }),
     foundry({

@@ -1,12 +1,4 @@
-import { formatUnits } from "ethers";
-
-/** Votes as people count them: one per whole token (the token has 18 decimals), grouped by thousands. */
-export function formatVotes(votes: bigint): string {
-  const [whole, fraction = ""] = formatUnits(votes, 18).split(".");
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  const trimmed = fraction.replace(/0+$/, "");
-  return trimmed === "" ? grouped : `${grouped}.${trimmed}`;
-}
+export { formatVotes } from "./rules.ts";
 
 /** A wait in the unit people think of it in. */
 export function formatDuration(seconds: number): string {

@@ -6,20 +6,15 @@ import { describeError } from "../common/describe-error.ts";
 import type { PrimaryToken, ProtocolGovernor, ProtocolTimelock } from "../../typechain-types/index.ts";
 import { GovernanceError } from "./errors.ts";
 import { formatVotes } from "./format.ts";
-import { crossDomainMessageHash, describeChange, describeL2Call, l1ProposalFor, l2CallsOf, type L2Call, type ProtocolChange } from "./proposal.ts";
+import { crossDomainMessageHash, describeL2Call, l2CallsOf, type L2Call, type ProtocolChange } from "./proposal.ts";
+import { buildProposal, SUPPORT, tooLateForL2, type VoteChoice } from "./rules.ts";
 import { readStatus, sentMessageIn, type GovernanceAddresses, type ProposalStatus, type StatusContext } from "./status.ts";
 
 export { GovernanceError, type GovernanceErrorCode } from "./errors.ts";
 export { formatVotes } from "./format.ts";
 export { PROPOSAL_STATES, type GovernanceAddresses, type L2Outcome, type ProposalStateName, type ProposalStatus } from "./status.ts";
 
-export type VoteChoice = "against" | "for" | "abstain";
-const SUPPORT: Record<VoteChoice, number> = { against: 0, for: 1, abstain: 2 };
-
-/** How long after the timelock releases a proposal its L2 batch may still run: time for anyone to execute it and for the bridge to relay it. */
-export const L2_DEADLINE_SLACK_SECONDS = 3n * 86_400n;
-/** What an execution leaves the bridge before a batch's deadline, at least: a relay takes minutes on a live chain. */
-const RELAY_MARGIN_SECONDS = 600n;
+export { L2_DEADLINE_SLACK_SECONDS, type VoteChoice } from "./rules.ts";
 
 export interface GovernanceOptions {
   /** A signer for the steps that send transactions; a provider is enough for `status` and `list`. */
@@ -98,29 +93,26 @@ export class Governance {
     throw new Error("the proposal transaction emitted no ProposalCreated event");
   }
 
-  /**
-   * The proposal `propose` sends for `changes`. Its description ends with OpenZeppelin's `#proposer=`
-   * suffix, so nobody else can make the same proposal first (the same actions and description give the
-   * same id) and then cancel it.
-   */
+  /** The proposal `propose` sends for `changes` (the rules shared with the web app: `buildProposal`). */
   async proposalFor(changes: readonly ProtocolChange[], proposer: string, options: Pick<ProposeOptions, "note" | "l2GasLimit"> = {}) {
     const { addresses, l1BlockSeconds } = this.#options;
-    const [votingDelay, votingPeriod, minDelay, latest] = await Promise.all([
+    const [votingDelay, votingPeriod, timelockDelay, l1Latest, l2Latest] = await Promise.all([
       this.#governor.votingDelay(),
       this.#governor.votingPeriod(),
       this.#timelock.getMinDelay(),
       this.#l1Provider().getBlock("latest"),
+      this.#options.l2.getBlock("latest"),
     ]);
-    const governanceSeconds = (votingDelay + votingPeriod) * BigInt(Math.ceil(l1BlockSeconds)) + minDelay;
-    const deadline = BigInt(latest!.timestamp) + governanceSeconds + L2_DEADLINE_SLACK_SECONDS;
-    const summary = changes.map((change) => `- ${describeChange(change)}`).join("\n");
-    const note = options.note?.trim() ?? "";
-    return l1ProposalFor({
+    const now = BigInt(Math.max(l1Latest!.timestamp, l2Latest!.timestamp));
+    return buildProposal({
+      changes,
+      note: options.note,
+      proposer: getAddress(proposer) as Address,
+      timing: { votingDelay, votingPeriod, timelockDelay, now },
+      l1BlockSeconds,
       l1Messenger: addresses.l1Messenger as Address,
       executor: addresses.executor as Address,
-      calls: changes.flatMap((change) => l2CallsOf(change, addresses.l2)),
-      deadline,
-      description: `${note === "" ? "L2 protocol change" : note}\n\n${summary}\n\n#proposer=${getAddress(proposer)}`,
+      l2: addresses.l2,
       l2GasLimit: options.l2GasLimit,
     });
   }
@@ -153,7 +145,10 @@ export class Governance {
     return this.#governor.proposalEta(id);
   }
 
-  /** Executes a queued proposal whose timelock delay has passed; returns the hash of the L2 message it sent. */
+  /**
+   * Executes a queued proposal whose timelock delay has passed, paying what ETH its actions send beyond
+   * what the timelock holds; returns the hash of the L2 message it sent.
+   */
   async execute(id: bigint): Promise<{ messageHash: string | undefined }> {
     this.#signer();
     const status = await this.status(id);
@@ -162,12 +157,12 @@ export class Governance {
       throw new GovernanceError(early ? "TOO_EARLY" : "WRONG_STATE", `Cannot execute: ${status.next}`);
     }
     // Executing a batch its deadline would refuse only spends gas and leaves a message that can never run.
-    if (status.l2Deadline !== undefined && status.time + RELAY_MARGIN_SECONDS > status.l2Deadline) {
+    if (tooLateForL2(status.time, status.l2Deadline)) {
       throw new GovernanceError("WRONG_STATE", `Cannot execute: its L2 batch must run by ${new Date(Number(status.l2Deadline) * 1000).toISOString()}, too soon for the bridge to carry it; propose it again`);
     }
     const held = await this.#l1Provider().getBalance(this.#options.addresses.timelock);
-    if (held < status.value) throw new GovernanceError("WRONG_STATE", `Cannot execute: its actions send ${status.value} wei and the timelock holds ${held}: fund the timelock first`);
-    const receipt = await (await this.#governor["execute(uint256)"](id)).wait();
+    const value = status.value > held ? status.value - held : 0n;
+    const receipt = await (await this.#governor["execute(uint256)"](id, { value })).wait();
     const sent = receipt === null ? undefined : sentMessageIn(receipt, this.#options.addresses);
     return { messageHash: sent === undefined ? undefined : crossDomainMessageHash(sent) };
   }

@@ -3,7 +3,7 @@
 // that carries it (the timelock calling L1CrossDomainMessenger.sendMessage), and the hash by which the
 // L2 messenger records the message once relayed. viem only (no ethers, no artifacts), so the browser
 // bundle can import it as it is.
-import { decodeFunctionData, encodeAbiParameters, encodeFunctionData, keccak256, parseAbi, parseAbiParameters, type Address, type Hex } from "viem";
+import { decodeFunctionData, encodeAbiParameters, encodeFunctionData, formatUnits, keccak256, parseAbi, parseAbiParameters, type Address, type Hex } from "viem";
 
 /** One call the L2 executor makes. */
 export interface L2Call {
@@ -108,7 +108,7 @@ export function describeChange(change: ProtocolChange): string {
     case "set-quorum":
       return `set the quorum to ${change.quorum} licenses`;
     case "set-request-fee":
-      return `set the request fee to ${change.fee} base units of the staked token`;
+      return `set the request fee to ${formatUnits(change.fee, 18)} staked tokens (${change.fee} base units)`;
     case "set-job-timeout":
       return `set the job timeout to ${change.seconds} s`;
     case "set-liveness-window":

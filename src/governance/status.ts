@@ -1,13 +1,12 @@
-import { getAddress, Interface, solidityPacked, type Provider, type TransactionReceipt } from "ethers";
+import { getAddress, Interface, type Provider, type TransactionReceipt } from "ethers";
 import type { Address, Hex } from "viem";
 
 import type { ProtocolGovernor, ProtocolTimelock } from "../../typechain-types/index.ts";
 import { formatBlocks, formatDuration, formatVotes } from "./format.ts";
 import { crossDomainMessageHash, inspectProposal, L1_MESSENGER_ABI, L2_MESSENGER_ABI, type GovernedContracts, type SentMessage } from "./proposal.ts";
+import { PROPOSAL_STATES, timelockSalt, tooLateForL2, voteStillOpen, type ProposalStateName } from "./rules.ts";
 
-/** OpenZeppelin's `IGovernor.ProposalState`, by index. */
-export const PROPOSAL_STATES = ["Pending", "Active", "Canceled", "Defeated", "Succeeded", "Queued", "Expired", "Executed"] as const;
-export type ProposalStateName = (typeof PROPOSAL_STATES)[number];
+export { PROPOSAL_STATES, type ProposalStateName } from "./rules.ts";
 
 /** Where governance lives on both chains. */
 export interface GovernanceAddresses {
@@ -120,7 +119,7 @@ export function nextStep(status: ProposalStatus, blockSeconds: number): string {
       return `voting starts after block ${status.snapshotBlock}, in ${formatBlocks(status.snapshotBlock - status.block + 1n, blockSeconds)}`;
     case "Active":
       // A transaction sent now lands in a later block: with none left, the vote is over for it.
-      return status.deadlineBlock > status.block
+      return voteStillOpen(status.state, status.deadlineBlock, status.block)
         ? `voting is open until block ${status.deadlineBlock}: ${formatBlocks(status.deadlineBlock - status.block, blockSeconds)} left (${tally})`
         : `voting closes with block ${status.deadlineBlock}, the latest: too late for another vote (${tally})`;
     case "Canceled":
@@ -131,7 +130,7 @@ export function nextStep(status: ProposalStatus, blockSeconds: number): string {
       return `the proposal passed (${tally}): queue it in the timelock`;
     case "Queued": {
       const eta = status.eta ?? 0n;
-      if (status.l2Deadline !== undefined && status.time >= status.l2Deadline) return "queued, but its L2 batch's deadline has passed: it can no longer take effect on L2 (propose it again)";
+      if (tooLateForL2(status.time, status.l2Deadline)) return "queued, but too late: its L2 batch could no longer reach L2 before its deadline (propose it again)";
       return eta > status.time
         ? `queued: the timelock releases it in ${formatDuration(Number(eta - status.time))} (at ${new Date(Number(eta) * 1000).toISOString()})`
         : "queued and ready: execute it";
@@ -181,7 +180,7 @@ async function l2OutcomeOf(
   deadline: bigint | undefined,
 ): Promise<ProposalStatus["l2"]> {
   const { targets, values, calldatas, descriptionHash } = proposal;
-  const operationId = await context.timelock.hashOperationBatch(targets, values, calldatas, `0x${"00".repeat(32)}`, timelockSalt(context.addresses.governor, descriptionHash));
+  const operationId = await context.timelock.hashOperationBatch(targets, values, calldatas, `0x${"00".repeat(32)}`, timelockSalt(context.addresses.governor as Address, descriptionHash as Hex));
   // Executed after its vote ended: the search starts there.
   const [executed] = await context.l1.getLogs({
     address: context.addresses.timelock,
@@ -217,10 +216,4 @@ export function sentMessageIn(receipt: TransactionReceipt, addresses: Pick<Gover
     }
   }
   return sent === undefined ? undefined : { ...sent, value };
-}
-
-/** GovernorTimelockControl's salt for a proposal's timelock operation: the governor's address XOR the description hash. */
-export function timelockSalt(governor: string, descriptionHash: string): string {
-  const mask = BigInt(solidityPacked(["address", "uint96"], [governor, 0n]));
-  return `0x${(mask ^ BigInt(descriptionHash)).toString(16).padStart(64, "0")}`;
 }

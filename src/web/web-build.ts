@@ -20,22 +20,34 @@ async function newestChange(target: string): Promise<number> {
 }
 
 /**
- * Builds the web app unless its build is newer than everything it is made from (its sources, its
- * Vite and ABI-generation settings, the contract artifacts its ABIs come from): `npm start` then
- * reuses it. Returns whether it built.
+ * Modules outside `apps/web` that the app bundles: the governance proposal encoding and rules, shared
+ * with the CLI (`npm run gov`) so that both build and read proposals the same way.
  */
-export async function ensureWebBuild(projectRoot: string, onProgress: (line: string) => void = () => undefined): Promise<boolean> {
+export const SHARED_SOURCES = [path.join("src", "governance", "proposal.ts"), path.join("src", "governance", "rules.ts")];
+
+/**
+ * Whether `apps/web/dist` is newer than everything the app is made from: its sources, the shared
+ * modules it imports from the project, its Vite and ABI-generation settings, and the contract
+ * artifacts its ABIs come from.
+ */
+export async function isWebBuildCurrent(projectRoot: string): Promise<boolean> {
   const { appDir, distDir } = webPaths(projectRoot);
   const built = await newestChange(path.join(distDir, "index.html"));
   const inputs = ["src", "public", "index.html", "vite.config.ts", "wagmi.config.ts", "package.json"].map((entry) => path.join(appDir, entry));
-  inputs.push(path.join(projectRoot, "artifacts", "contracts"));
+  inputs.push(path.join(projectRoot, "artifacts", "contracts"), ...SHARED_SOURCES.map((file) => path.join(projectRoot, file)));
   let newestInput = 0;
   for (const input of inputs) {
     // The generated ABIs are an output of this step, not an input.
     const change = input.endsWith("src") ? await newestSourceChange(input) : await newestChange(input);
     newestInput = Math.max(newestInput, change);
   }
-  if (built > 0 && built >= newestInput) return false;
+  return built > 0 && built >= newestInput;
+}
+
+/** Builds the web app unless its build is current (`isWebBuildCurrent`): `npm start` then reuses it. Returns whether it built. */
+export async function ensureWebBuild(projectRoot: string, onProgress: (line: string) => void = () => undefined): Promise<boolean> {
+  if (await isWebBuildCurrent(projectRoot)) return false;
+  const { appDir } = webPaths(projectRoot);
   onProgress("Building the web app (ABIs from the artifacts, then Vite)…");
   const run = promisify(execFile);
   const bin = (name: string) => path.join(projectRoot, "node_modules", ".bin", name);

@@ -4,6 +4,7 @@ import path from "node:path";
 import { parseNetworkConfig, type NetworkConfig } from "@avn/web/network-config";
 
 import type { StackFile } from "../devnet/stack-file.ts";
+import { DEVNET_L1_BLOCK_SECONDS } from "../governance/network.ts";
 
 /**
  * The web app's network configuration for the local stack, from what the stack file knows: its two
@@ -15,16 +16,26 @@ export function webConfigFromStack(stack: StackFile): NetworkConfig {
   const l2 = stack.contracts?.l2 ?? {};
   return parseNetworkConfig({
     name: "Local devnet",
-    l1: { chainId: stack.l1?.chainId, name: "Devnet L1", rpcUrl: stack.l1?.rpcUrl },
+    l1: { chainId: stack.l1?.chainId, name: "Devnet L1", rpcUrl: stack.l1?.rpcUrl, blockSeconds: DEVNET_L1_BLOCK_SECONDS },
     l2: { chainId: stack.l2?.chainId, name: "Devnet L2", rpcUrl: stack.l2?.rpcUrl, wsUrl: stack.l2?.wsUrl },
     contracts: {
-      l1: { PrimaryToken: l1.PrimaryToken, OptimismPortal: l1.OptimismPortal, L2OutputOracle: l1.L2OutputOracle, L1StandardBridge: l1.L1StandardBridge },
+      l1: {
+        PrimaryToken: l1.PrimaryToken,
+        OptimismPortal: l1.OptimismPortal,
+        L2OutputOracle: l1.L2OutputOracle,
+        L1StandardBridge: l1.L1StandardBridge,
+        // Governance (the Governance page): absent from a stack deployed before it, then the page says so.
+        Governor: l1.Governor,
+        Timelock: l1.Timelock,
+        L1CrossDomainMessenger: l1.L1CrossDomainMessenger,
+      },
       l2: {
         PrimaryToken: l2.PrimaryToken,
         StakedToken: l2.StakedToken,
         NodeLicense: l2.NodeLicense,
         NodeRegistry: l2.NodeRegistry,
         VerificationRegistry: l2.VerificationRegistry,
+        GovernanceExecutor: l2.GovernanceExecutor,
       },
     },
   });

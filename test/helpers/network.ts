@@ -3,6 +3,7 @@ import path from "node:path";
 import type { StackFile } from "../../src/devnet/stack-file.js";
 import { startVerificationNetwork, type VerificationNetwork } from "../../src/devnet/verification-network.js";
 import type { TestDevnet } from "./devnet.js";
+import { stackOfTestDevnet } from "./stack.js";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 
@@ -30,11 +31,11 @@ export async function startTestVerificationNetwork(
     nodeEnv,
     onProgress: () => undefined,
   });
+  const base = stackOfTestDevnet(test);
   const stack: StackFile = {
-    l1: { chainId: devnet.l1.chainId, rpcUrl: devnet.l1.rpcUrl },
-    l2: { chainId: devnet.l2.chainId, rpcUrl: devnet.l2.rpcUrl, wsUrl: devnet.l2.wsUrl },
-    contracts: { l1: { ...devnet.l1Contracts, ...deployment.l1 }, l2: { ...l2Contracts, ...network.stack.contracts.l2 } },
-    accounts: { ...devnet.accounts, ...network.stack.accounts },
+    ...base,
+    contracts: { l1: base.contracts!.l1, l2: { ...base.contracts!.l2, ...network.stack.contracts.l2 } },
+    accounts: { ...base.accounts, ...network.stack.accounts },
     api: network.stack.api,
     demo: network.stack.demo,
     nodes: network.stack.nodes,

@@ -10,6 +10,7 @@ const BridgePage = lazy(() => import("./pages/BridgePage"));
 const StakePage = lazy(() => import("./pages/StakePage"));
 const LicensesPage = lazy(() => import("./pages/LicensesPage"));
 const NetworkPage = lazy(() => import("./pages/NetworkPage"));
+const GovernancePage = lazy(() => import("./pages/GovernancePage"));
 
 export const PAGES = [
   { path: "/delegate", title: "Delegate", element: <DelegatePage /> },
@@ -17,6 +18,7 @@ export const PAGES = [
   { path: "/stake", title: "Stake", element: <StakePage /> },
   { path: "/licenses", title: "Licenses", element: <LicensesPage /> },
   { path: "/network", title: "Network", element: <NetworkPage /> },
+  { path: "/governance", title: "Governance", element: <GovernancePage /> },
 ] as const;
 
 export function App() {

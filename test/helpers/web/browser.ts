@@ -2,7 +2,9 @@ import { access, mkdir } from "node:fs/promises";
 import path from "node:path";
 
 import AxeBuilder from "@axe-core/playwright";
-import { chromium, type Browser, type Locator, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
+
+import type { TestWallet } from "./test-wallet.js";
 
 /** The Chromium the tests drive: Debian's package by default (Playwright cannot download browsers here). */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -104,4 +106,34 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+/**
+ * Opens `url` in a new browser context of `browser` with `wallet` injected and connects it through the
+ * page's Connect button. The context is added to `contexts`, for the caller to close after the test.
+ */
+export async function openConnected(
+  browser: Browser,
+  url: string,
+  wallet: TestWallet,
+  contexts: BrowserContext[],
+  viewport: { width: number; height: number } = VIEWPORTS.desktop,
+): Promise<Page> {
+  const context = await browser.newContext({ viewport });
+  contexts.push(context);
+  const page = await context.newPage();
+  await wallet.install(page);
+  await page.goto(url);
+  await connectWallet(page);
+  return page;
+}
+
+/** Connects the page's test wallet unless wagmi has reconnected it on its own (after a reload). */
+export async function connectWallet(page: Page): Promise<void> {
+  const connected = page.getByTestId("connected-address");
+  const button = page.getByRole("button", { name: "Connect Test Wallet" });
+  await connected.or(button).first().waitFor();
+  // The button may go while it is clicked, when wagmi's own reconnection wins the race.
+  if (!(await connected.isVisible())) await button.click({ timeout: 5_000 }).catch(() => undefined);
+  await connected.waitFor();
 }

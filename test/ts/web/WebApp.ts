@@ -15,13 +15,22 @@ import { ensureWebBuild, webPaths } from "../../../src/web/web-build.ts";
 import { webConfigFromStack } from "../../../src/web/web-config.ts";
 import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
 import { advanceL1Time, eventually, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
-import { launchChromium, screenshot, seriousAccessibilityViolations, sendTransaction, VIEWPORTS, waitForText } from "../../helpers/web/browser.js";
+import {
+  connectWallet,
+  launchChromium,
+  openConnected as openConnectedPage,
+  screenshot,
+  seriousAccessibilityViolations,
+  sendTransaction,
+  VIEWPORTS,
+  waitForText,
+} from "../../helpers/web/browser.js";
 import { startTestVerificationNetwork } from "../../helpers/network.js";
 import { TestWallet } from "../../helpers/web/test-wallet.js";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 const E18 = 10n ** 18n;
-const PAGES = ["delegate", "bridge", "stake", "licenses", "network"] as const;
+const PAGES = ["delegate", "bridge", "stake", "licenses", "network", "governance"] as const;
 
 /**
  * The web app in a real Chromium against the shared devnet with the verification network running (three
@@ -82,25 +91,8 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
   const holderWallet = (chainId = net.devnet.l2.chainId) => new TestWallet(holder.privateKey as Hex, chainsOf(), chainId);
 
   /** Opens `route` in a new browser context with `wallet` injected, and connects it through the page. */
-  async function openConnected(route: string, wallet: TestWallet, viewport: { width: number; height: number } = VIEWPORTS.desktop): Promise<Page> {
-    const context = await browser!.newContext({ viewport });
-    contexts.push(context);
-    const page = await context.newPage();
-    await wallet.install(page);
-    await page.goto(`${web.url}${route}`);
-    await connect(page);
-    return page;
-  }
-
-  /** Connects the page's wallet unless wagmi has reconnected it on its own (after a reload). */
-  async function connect(page: Page): Promise<void> {
-    const connected = page.getByTestId("connected-address");
-    const button = page.getByRole("button", { name: "Connect Test Wallet" });
-    await connected.or(button).first().waitFor();
-    // The button may go while it is clicked, when wagmi's own reconnection wins the race.
-    if (!(await connected.isVisible())) await button.click({ timeout: 5_000 }).catch(() => undefined);
-    await connected.waitFor();
-  }
+  const openConnected = (route: string, wallet: TestWallet, viewport: { width: number; height: number } = VIEWPORTS.desktop): Promise<Page> =>
+    openConnectedPage(browser!, `${web.url}${route}`, wallet, contexts, viewport);
 
   /** The node row of `operator` on the Network page, and whether its status cell reads exactly `status`. */
   const nodeStatus = (page: Page, operator: string, status: "Live" | "Not live") =>
@@ -244,7 +236,7 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
 
     // From chain data, not this page's memory: a reload and another browser find it.
     await page.reload();
-    await connect(page);
+    await connectWallet(page);
     const row = page.getByTestId("withdrawal").first();
     await waitForText(row, /40/, 30_000);
     const elsewhere = await openConnected("/bridge", holderWallet(net.devnet.l1.chainId), VIEWPORTS.phone);

@@ -24,27 +24,53 @@ const chain = z.object({
   fromBlock: z.number().int().nonnegative().default(0),
 });
 
-export const networkConfigSchema = z.object({
-  /** A human name for the deployment ("Local devnet", "Test network"). */
-  name: z.string().min(1),
-  l1: chain,
-  l2: chain.extend({ wsUrl: z.url().optional() }),
-  contracts: z.object({
-    l1: z.object({
-      PrimaryToken: address,
-      OptimismPortal: address,
-      L2OutputOracle: address,
-      L1StandardBridge: address,
+/** Governance's addresses, all four or none (a deployment made before governance has none). */
+const GOVERNANCE_ADDRESSES = [
+  ["l1", "Governor"],
+  ["l1", "Timelock"],
+  ["l1", "L1CrossDomainMessenger"],
+  ["l2", "GovernanceExecutor"],
+] as const;
+
+export const networkConfigSchema = z
+  .object({
+    /** A human name for the deployment ("Local devnet", "Test network"). */
+    name: z.string().min(1),
+    l1: chain.extend({
+      /** Seconds per L1 block: turns the governor's block counts into time (12 on Ethereum, 2 on the devnet). */
+      blockSeconds: z.number().positive().default(12),
     }),
-    l2: z.object({
-      PrimaryToken: address,
-      StakedToken: address,
-      NodeLicense: address,
-      NodeRegistry: address,
-      VerificationRegistry: address,
+    l2: chain.extend({ wsUrl: z.url().optional() }),
+    contracts: z.object({
+      l1: z.object({
+        PrimaryToken: address,
+        OptimismPortal: address,
+        L2OutputOracle: address,
+        L1StandardBridge: address,
+        /** The protocol's governor (the primary token's votes) and the timelock it executes through. */
+        Governor: address.optional(),
+        Timelock: address.optional(),
+        /** The OP L1 messenger: a proposal's one action sends the L2 batch through it. */
+        L1CrossDomainMessenger: address.optional(),
+      }),
+      l2: z.object({
+        PrimaryToken: address,
+        StakedToken: address,
+        NodeLicense: address,
+        NodeRegistry: address,
+        VerificationRegistry: address,
+        /** Runs the batches the L1 timelock sends; administers the L2 protocol contracts. */
+        GovernanceExecutor: address.optional(),
+      }),
     }),
-  }),
-});
+  })
+  .superRefine((config, context) => {
+    const missing = GOVERNANCE_ADDRESSES.filter(([chain, name]) => (config.contracts[chain] as Record<string, unknown>)[name] === undefined);
+    if (missing.length === 0 || missing.length === GOVERNANCE_ADDRESSES.length) return;
+    for (const [chain, name] of missing) {
+      context.addIssue({ code: "custom", path: ["contracts", chain, name], message: "is missing: governance needs all of Governor, Timelock, L1CrossDomainMessenger and GovernanceExecutor" });
+    }
+  });
 
 export type NetworkConfig = z.infer<typeof networkConfigSchema>;
 export type NetworkConfigInput = z.input<typeof networkConfigSchema>;

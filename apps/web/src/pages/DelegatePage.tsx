@@ -1,6 +1,6 @@
 import { keepPreviousData } from "@tanstack/react-query";
 import { useRef, useState } from "react";
-import { getAddress, isAddress, zeroAddress, type Address } from "viem";
+import { zeroAddress, type Address } from "viem";
 import { useConfig, useConnection, useReadContract, useReadContracts } from "wagmi";
 
 import { useAppSettings } from "../app-context";
@@ -8,6 +8,7 @@ import { ChainNotice } from "../components/ChainNotice";
 import { TxButton } from "../components/TxButton";
 import { nodeRegistryAbi } from "../generated/abis";
 import { useOwnedLicenses } from "../hooks/useOwnedLicenses";
+import { parseAddressInput } from "../lib/addresses";
 import { formatDuration, formatTime } from "../lib/format";
 import { simulateAndWrite } from "../lib/transactions";
 
@@ -174,16 +175,9 @@ function useHeartbeat(operator: Address | undefined): bigint | undefined {
 
 /** Reads a burner address as typed: valid, checksum-correct when mixed-case, returned checksummed. */
 export function checkBurnerAddress(input: string): { address?: Address; problem?: string } {
-  const text = input.trim();
-  if (text === "") return {};
-  if (!isAddress(text, { strict: false })) return { problem: "Not an address: 0x followed by 40 hexadecimal digits." };
-  // A mixed-case address carries an EIP-55 checksum; a wrong one means a typo.
-  if (text !== text.toLowerCase() && text.slice(2) !== text.slice(2).toUpperCase() && !isAddress(text, { strict: true })) {
-    return { problem: "The address's checksum does not match: check it for a typo." };
-  }
-  const address = getAddress(text);
-  if (address === zeroAddress) return { problem: "The zero address cannot run a node." };
-  return { address };
+  const parsed = parseAddressInput(input);
+  if (parsed.address === zeroAddress) return { problem: "The zero address cannot run a node." };
+  return parsed;
 }
 
 function DelegateForm({ licenseIds, owner, onDone }: { licenseIds: bigint[]; owner: Address; onDone: () => void }) {
