@@ -1,0 +1,64 @@
+import type { FastifyInstance } from "fastify";
+import { pino } from "pino";
+import Stripe from "stripe";
+import type { Address, Hex } from "viem";
+
+import { loadCatalogue } from "./catalogue.ts";
+import { ClaimsChain } from "./claims-chain.ts";
+import { redactedCreditsConfig, type CreditsConfig } from "./config.ts";
+import { connectCreditsDatabase } from "./database.ts";
+import { VoucherIssuer } from "./issuer.ts";
+import { Ledger } from "./ledger.ts";
+import { buildCreditsServer } from "./server.ts";
+
+export interface RunningCreditsService {
+  app: FastifyInstance;
+  url: string;
+  ledger: Ledger;
+  /** Stops accepting requests, finishes those in flight, then closes the ledger and the chain reader. */
+  close(): Promise<void>;
+}
+
+/**
+ * Wires the credits service from its configuration: the ledger (migrated), the catalogue (checked against
+ * the claim contract: a voucher for an item the contract delivers otherwise would fail), the issuer key
+ * (warned about when the contract expects another), Stripe when a secret key is set, and the server.
+ */
+export async function startCreditsService(config: CreditsConfig): Promise<RunningCreditsService> {
+  const log = pino({ level: config.LOG_LEVEL });
+  log.info({ component: "credits", config: redactedCreditsConfig(config) }, "starting the credits service");
+  const catalogue = await loadCatalogue(config.CREDITS_CATALOGUE);
+  const chain = new ClaimsChain(config.CREDITS_L2_RPC_URL, config.CREDITS_CLAIMS_CONTRACT);
+  const { db } = await connectCreditsDatabase(config.CREDITS_DB);
+  try {
+    const chainId = await chain.chainId();
+    const mismatched = await chain.mismatchedItems(catalogue);
+    if (mismatched.length > 0) throw new Error(`the catalogue does not match the claim contract:\n  ${mismatched.join("\n  ")}`);
+    const issuer = new VoucherIssuer(config.CREDITS_ISSUER_KEY as Hex, chainId, config.CREDITS_CLAIMS_CONTRACT as Address);
+    const onChainIssuer = await chain.issuer();
+    if (onChainIssuer.toLowerCase() !== issuer.address.toLowerCase()) {
+      log.warn({ component: "credits", issuer: issuer.address, onChainIssuer }, "the claim contract expects another issuer key: vouchers signed now cannot be claimed (their credits come back at their expiry)");
+    }
+    const ledger = new Ledger(db);
+    const stripe = config.STRIPE_SECRET_KEY === undefined ? undefined : new Stripe(config.STRIPE_SECRET_KEY);
+    const app = await buildCreditsServer({ config, ledger, catalogue, issuer, chain, chainId, stripe, log });
+    const address = await app.listen({ host: config.CREDITS_HOST, port: config.CREDITS_PORT });
+    log.info({ component: "credits", url: address, issuer: issuer.address }, "credits service listening");
+    let closing: Promise<void> | undefined;
+    return {
+      app,
+      url: address,
+      ledger,
+      close: () =>
+        (closing ??= (async () => {
+          await app.close();
+          await db.destroy();
+          chain.destroy();
+        })()),
+    };
+  } catch (error) {
+    await db.destroy();
+    chain.destroy();
+    throw error;
+  }
+}

@@ -1,0 +1,61 @@
+import { getAddress, isAddress } from "ethers";
+import { recoverTypedDataAddress, type Address, type Hex } from "viem";
+import { z } from "zod";
+
+import { CreditsError } from "./ledger.ts";
+import { creditsDomain, REDEMPTION_TYPES, type CreditRedemption } from "./typed-data.ts";
+
+const address = z.string().refine((value) => isAddress(value), "not an EVM address");
+const uint = z.string().regex(/^\d{1,30}$/, "a whole number as a decimal string");
+
+/** The body of `POST /credits/redemptions`: the request as the wallet signed it (integers as decimal strings), and the signature. */
+export const redemptionBody = z
+  .object({
+    redemption: z
+      .object({
+        account: address,
+        itemId: uint,
+        quantity: uint,
+        recipient: address,
+        requestId: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "32 bytes of hex"),
+        issuedAt: uint,
+      })
+      .strict(),
+    signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, "a 65-byte signature in hex"),
+  })
+  .strict();
+
+/**
+ * The redemption the claim account's wallet signed, once its signature and time are checked: knowing an
+ * account's address is not enough to spend its credits.
+ */
+export async function verifiedRedemption(
+  body: z.infer<typeof redemptionBody>,
+  context: { chainId: bigint; claimsContract: Address; nowSeconds: number; maxSkewSeconds: number },
+): Promise<CreditRedemption> {
+  const redemption: CreditRedemption = {
+    account: getAddress(body.redemption.account) as Address,
+    itemId: BigInt(body.redemption.itemId),
+    quantity: BigInt(body.redemption.quantity),
+    recipient: getAddress(body.redemption.recipient) as Address,
+    requestId: body.redemption.requestId.toLowerCase() as Hex,
+    issuedAt: BigInt(body.redemption.issuedAt),
+  };
+  if (Math.abs(Number(redemption.issuedAt) - context.nowSeconds) > context.maxSkewSeconds) {
+    throw new CreditsError(400, `The request was signed for ${new Date(Number(redemption.issuedAt) * 1000).toISOString()}: sign it again (the clocks may differ by ${context.maxSkewSeconds} s)`);
+  }
+  let signer: Address;
+  try {
+    signer = await recoverTypedDataAddress({
+      domain: creditsDomain(context.chainId, context.claimsContract),
+      types: REDEMPTION_TYPES,
+      primaryType: "CreditRedemption",
+      message: redemption,
+      signature: body.signature as Hex,
+    });
+  } catch {
+    throw new CreditsError(400, "The signature is malformed");
+  }
+  if (signer.toLowerCase() !== redemption.account.toLowerCase()) throw new CreditsError(401, "The request was not signed by the claim account's wallet");
+  return redemption;
+}

@@ -1,0 +1,170 @@
+import cors from "@fastify/cors";
+import { getAddress, isAddress } from "ethers";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
+import type { Logger } from "pino";
+import type Stripe from "stripe";
+import type { Address } from "viem";
+
+import type { Catalogue, CatalogueItem } from "./catalogue.ts";
+import type { CreditsConfig } from "./config.ts";
+import type { VoucherIssuer } from "./issuer.ts";
+import { CreditsError, type ClaimsReader, type Ledger, type VoucherRow } from "./ledger.ts";
+import { redemptionBody, verifiedRedemption } from "./redemptions.ts";
+import { applyStripeEvent, verifiedStripeEvent } from "./stripe-events.ts";
+import { voucherToJson } from "./typed-data.ts";
+
+export interface CreditsServerParts {
+  config: CreditsConfig;
+  ledger: Ledger;
+  catalogue: Catalogue;
+  issuer: VoucherIssuer;
+  chain: ClaimsReader;
+  chainId: bigint;
+  /** Stripe's API client, when a secret key is configured (Checkout sessions). */
+  stripe?: Stripe;
+  log: Logger;
+}
+
+/** Webhook bodies up to this size (Stripe's events are a few kilobytes). */
+const WEBHOOK_BODY_LIMIT = 256 * 1024;
+
+/**
+ * The credits service's HTTP face, under `/credits`:
+ * - `POST /webhooks/stripe`: Stripe's events, checked and applied to the ledger once each;
+ * - `GET /catalogue`: the items and their prices in credits;
+ * - `GET /accounts/:account`: a claim account's credits, movements and vouchers (their state brought up to
+ *   date with the chain first: claimed, or expired with their credits back);
+ * - `POST /redemptions`: spends credits on an item, as the account's wallet signed it, and returns the voucher;
+ * - `POST /checkout`: opens a Stripe Checkout session for a claim account (with a Stripe secret key only);
+ * - `GET /healthz`.
+ * Errors are `{"status": N, "message": "…"}` with the same N as the HTTP status, and never hold a secret.
+ */
+export async function buildCreditsServer(parts: CreditsServerParts): Promise<FastifyInstance> {
+  const { config, ledger, catalogue, issuer, chain, log } = parts;
+  const app = Fastify({ loggerInstance: log.child({ component: "credits" }) as FastifyBaseLogger, bodyLimit: 16 * 1024 }) as unknown as FastifyInstance;
+  // Only JSON bodies: without this, text/plain would be parsed.
+  app.removeContentTypeParser("text/plain");
+  await app.register(cors, { origin: config.CREDITS_ALLOWED_ORIGINS.length === 0 ? false : config.CREDITS_ALLOWED_ORIGINS, methods: ["GET", "POST"] });
+
+  app.setErrorHandler((error, _request, reply) => {
+    if (error instanceof CreditsError) return envelope(reply, error.status, error.message);
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status !== undefined && status >= 400 && status < 500) return envelope(reply, status, (error as Error).message);
+    log.error({ component: "credits", err: { type: (error as Error).name } }, "unexpected error");
+    return envelope(reply, 500, "Internal error");
+  });
+  app.setNotFoundHandler((_request, reply) => envelope(reply, 404, "Not found"));
+
+  // Stripe signs the exact bytes it sent: this route reads its body raw, in its own scope.
+  await app.register(async (scope) => {
+    scope.addContentTypeParser("application/json", { parseAs: "buffer", bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
+    scope.post("/credits/webhooks/stripe", async (request) => {
+      if (!Buffer.isBuffer(request.body)) throw new CreditsError(400, "The webhook body must be JSON");
+      const event = verifiedStripeEvent(request.body, request.headers["stripe-signature"] as string | undefined, config.STRIPE_WEBHOOK_SECRET, config.STRIPE_WEBHOOK_TOLERANCE_SECONDS);
+      const { duplicate, outcome } = await applyStripeEvent(ledger, event, { currency: config.CREDITS_CURRENCY, creditsPerMinorUnit: config.CREDITS_PER_MINOR_UNIT });
+      request.log.info({ event: event.id, type: event.type, duplicate, outcome }, "stripe event");
+      return { received: true, duplicate, outcome };
+    });
+  });
+
+  app.get("/credits/healthz", async () => ({ status: "ok" }));
+
+  app.get("/credits/catalogue", async () => ({
+    claimsContract: config.CREDITS_CLAIMS_CONTRACT,
+    chainId: parts.chainId.toString(),
+    currency: config.CREDITS_CURRENCY,
+    creditsPerMinorUnit: config.CREDITS_PER_MINOR_UNIT,
+    items: catalogue.items,
+  }));
+
+  app.get<{ Params: { account: string } }>("/credits/accounts/:account", async (request) => {
+    const account = claimAccount(request.params.account);
+    await ledger.settleVouchers(account, chain);
+    const view = await ledger.account(account);
+    return { ...view, vouchers: (await ledger.vouchers(account)).map((voucher) => voucherView(voucher, config.CREDITS_CLAIMS_CONTRACT)) };
+  });
+
+  app.post("/credits/redemptions", async (request) => {
+    const parsed = redemptionBody.safeParse(request.body);
+    if (!parsed.success) throw new CreditsError(400, `Invalid redemption: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+    const redemption = await verifiedRedemption(parsed.data, {
+      chainId: parts.chainId,
+      claimsContract: config.CREDITS_CLAIMS_CONTRACT as Address,
+      nowSeconds: Math.floor(Date.now() / 1000),
+      maxSkewSeconds: config.REDEMPTION_MAX_SKEW_SECONDS,
+    });
+    const item = itemOf(catalogue, redemption.itemId);
+    if (redemption.quantity < 1n || redemption.quantity > BigInt(item.maxQuantity)) {
+      throw new CreditsError(400, `Ask for 1 to ${item.maxQuantity} of ${item.name}`);
+    }
+    const quantity = Number(redemption.quantity);
+    const account = redemption.account.toLowerCase();
+    const { voucher, replayed } = await ledger.redeem({
+      account,
+      requestId: redemption.requestId,
+      itemId: item.id,
+      quantity,
+      recipient: redemption.recipient,
+      price: item.priceCredits * quantity,
+      amount: BigInt(item.amountPerUnit) * redemption.quantity,
+      sign: async () => {
+        const expiry = BigInt((await chain.latestTimestamp()) + config.VOUCHER_TTL_SECONDS);
+        const issued = await issuer.issue({ recipient: redemption.recipient, itemId: BigInt(item.id), amount: BigInt(item.amountPerUnit) * redemption.quantity, expiry });
+        return { voucherId: issued.voucher.voucherId, expiry: Number(expiry), issuer: issuer.address, signature: issued.signature };
+      },
+    });
+    request.log.info({ account, item: item.id, quantity, voucher: voucher.voucherId, replayed }, "redemption");
+    return { ...voucherView(voucher, config.CREDITS_CLAIMS_CONTRACT), replayed };
+  });
+
+  app.post("/credits/checkout", async (request) => {
+    if (parts.stripe === undefined || config.CREDITS_CHECKOUT_RETURN_URL === undefined) {
+      throw new CreditsError(501, "Checkout is not configured on this service (STRIPE_SECRET_KEY and CREDITS_CHECKOUT_RETURN_URL)");
+    }
+    const body = request.body as { account?: unknown; credits?: unknown } | undefined;
+    const account = claimAccount(String(body?.account ?? ""));
+    const credits = Number(body?.credits);
+    if (!Number.isSafeInteger(credits) || credits < 1 || credits % config.CREDITS_PER_MINOR_UNIT !== 0) {
+      throw new CreditsError(400, `credits must be a whole multiple of ${config.CREDITS_PER_MINOR_UNIT}`);
+    }
+    const session = await parts.stripe.checkout.sessions.create({
+      mode: "payment",
+      client_reference_id: account,
+      line_items: [{ quantity: 1, price_data: { currency: config.CREDITS_CURRENCY, unit_amount: credits / config.CREDITS_PER_MINOR_UNIT, product_data: { name: `${credits} credits` } } }],
+      success_url: config.CREDITS_CHECKOUT_RETURN_URL,
+      cancel_url: config.CREDITS_CHECKOUT_RETURN_URL,
+    });
+    return { url: session.url };
+  });
+
+  return app;
+}
+
+function envelope(reply: FastifyReply, status: number, message: string) {
+  return reply.status(status).send({ status, message });
+}
+
+/** A claim account is a wallet address, kept in lower case. */
+function claimAccount(text: string): string {
+  if (!isAddress(text)) throw new CreditsError(400, "A claim account is a wallet address (0x…)");
+  return getAddress(text).toLowerCase();
+}
+
+function itemOf(catalogue: Catalogue, itemId: bigint): CatalogueItem {
+  const item = catalogue.items.find((entry) => BigInt(entry.id) === itemId);
+  if (item === undefined) throw new CreditsError(404, `No item ${itemId} in the catalogue`);
+  return item;
+}
+
+/** A voucher as the service answers it: what `VoucherClaims.claim` takes, with its state and price. */
+function voucherView(voucher: VoucherRow, claimsContract: string) {
+  return {
+    voucher: voucherToJson({ recipient: voucher.recipient as Address, itemId: BigInt(voucher.itemId), amount: BigInt(voucher.amount), voucherId: voucher.voucherId as `0x${string}`, expiry: BigInt(voucher.expiry) }),
+    signature: voucher.signature,
+    claimsContract,
+    status: voucher.status,
+    price: voucher.price,
+    quantity: voucher.quantity,
+    requestId: voucher.requestId,
+  };
+}

@@ -1,0 +1,87 @@
+import { isAddress } from "ethers";
+import Stripe from "stripe";
+
+import { CreditsError, type Ledger } from "./ledger.ts";
+
+export interface PaymentSettings {
+  currency: string;
+  creditsPerMinorUnit: number;
+}
+
+/**
+ * The event a webhook request carries, once Stripe's signature over its exact bytes and its timestamp
+ * (at most `toleranceSeconds` old) are checked with Stripe's own library. Anything else is a 400 that
+ * changes nothing: a forged, altered, replayed-late or unsigned request never reaches the ledger.
+ */
+export function verifiedStripeEvent(rawBody: Buffer, signature: string | undefined, secret: string, toleranceSeconds: number): Stripe.Event {
+  if (signature === undefined || signature === "") throw new CreditsError(400, "Missing Stripe-Signature header");
+  try {
+    return Stripe.webhooks.constructEvent(rawBody, signature, secret, toleranceSeconds);
+  } catch (error) {
+    // Stripe's message says which check failed (no matching signature, timestamp outside tolerance); it holds no secret.
+    throw new CreditsError(400, `Webhook signature check failed: ${(error as Error).message.split(".")[0]}`);
+  }
+}
+
+/**
+ * Applies a verified Stripe event to the ledger, once per event id (a replay returns the first outcome):
+ * - `checkout.session.completed` (when paid) and `checkout.session.async_payment_succeeded` credit the
+ *   claim account the checkout carried as its `client_reference_id` (a wallet address): `amount_total`
+ *   minor units at the configured rate, in the configured currency;
+ * - `charge.refunded` takes the refunded total's credits back; `charge.dispute.created` takes the
+ *   disputed amount, `charge.dispute.closed` gives it back when won;
+ * - every other type is acknowledged and ignored.
+ */
+export async function applyStripeEvent(ledger: Ledger, event: Stripe.Event, settings: PaymentSettings): Promise<{ duplicate: boolean; outcome: string }> {
+  return ledger.handleEventOnce(event.id, event.type, async (trx) => {
+    switch (event.type) {
+      case "checkout.session.completed":
+      case "checkout.session.async_payment_succeeded": {
+        const session = event.data.object;
+        if (session.payment_status !== "paid") return `awaiting payment (${session.payment_status})`;
+        const paymentIntent = idOf(session.payment_intent) ?? `session:${session.id}`;
+        const account = session.client_reference_id?.toLowerCase() ?? null;
+        const problem =
+          account === null || !isAddress(account)
+            ? "the checkout carried no claim account (client_reference_id must be a wallet address)"
+            : session.currency !== settings.currency
+              ? `paid in ${session.currency ?? "no currency"}, not ${settings.currency}`
+              : null;
+        return ledger.purchase(trx, { paymentIntent, session: session.id, account, credits: credits(session.amount_total ?? 0, settings), problem });
+      }
+      case "charge.refunded": {
+        const charge = event.data.object;
+        const paymentIntent = idOf(charge.payment_intent);
+        if (paymentIntent === undefined) return "ignored: a charge without a payment intent";
+        return ledger.refund(trx, { paymentIntent, refundedTotal: credits(charge.amount_refunded, settings), eventId: event.id });
+      }
+      case "charge.dispute.created": {
+        const dispute = event.data.object;
+        const paymentIntent = idOf(dispute.payment_intent);
+        if (paymentIntent === undefined) return "ignored: a dispute without a payment intent";
+        return ledger.disputeOpened(trx, { paymentIntent, disputeId: dispute.id, credits: credits(dispute.amount, settings) });
+      }
+      case "charge.dispute.closed": {
+        const dispute = event.data.object;
+        const paymentIntent = idOf(dispute.payment_intent);
+        if (paymentIntent === undefined) return "ignored: a dispute without a payment intent";
+        // An inquiry closed without becoming a dispute took nothing for good: like a dispute won.
+        const won = dispute.status === "won" || dispute.status === "warning_closed";
+        return ledger.disputeClosed(trx, { paymentIntent, disputeId: dispute.id, credits: credits(dispute.amount, settings), won });
+      }
+      default:
+        return "ignored";
+    }
+  });
+}
+
+function credits(minorUnits: number, settings: PaymentSettings): number {
+  const value = minorUnits * settings.creditsPerMinorUnit;
+  if (!Number.isSafeInteger(value) || value < 0) throw new CreditsError(400, `An amount of ${minorUnits} gives no whole number of credits`);
+  return value;
+}
+
+function idOf(reference: string | { id: string } | null | undefined): string | undefined {
+  if (reference === null || reference === undefined) return undefined;
+  return typeof reference === "string" ? reference : reference.id;
+}

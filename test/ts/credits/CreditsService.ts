@@ -1,0 +1,244 @@
+import { randomBytes } from "node:crypto";
+
+import { expect } from "chai";
+import { Wallet } from "ethers";
+import type { Hex } from "viem";
+import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
+
+import { loadCreditsConfig } from "../../../src/credits/config.js";
+import { startCreditsService } from "../../../src/credits/main.js";
+import { chargeRefunded, checkoutCompleted, dispute, event, newPayment, postWebhook } from "../../../src/credits/stripe-simulator.js";
+import { creditsDomain, REDEMPTION_TYPES } from "../../../src/credits/typed-data.js";
+import { PRIMARY_ITEM, startCreditsFixture, TEST_WEBHOOK_SECRET, type CreditsFixture } from "../../helpers/credits.js";
+
+const E18 = 10n ** 18n;
+
+/**
+ * The credits service as Stripe and a buyer's browser reach it: a real HTTP server, its SQLite ledger,
+ * webhooks signed by Stripe's own library, and a claim contract on a chain of its own.
+ */
+describe("credits service: Stripe webhooks, the ledger, redemptions into vouchers claimed on-chain", function () {
+  this.timeout(120_000);
+  let f: CreditsFixture;
+
+  before(async function () {
+    f = await startCreditsFixture();
+  });
+  after(async function () {
+    await f?.stop();
+  });
+
+  const buyer = () => {
+    const key = generatePrivateKey();
+    return { key, account: privateKeyToAccount(key), address: privateKeyToAccount(key).address.toLowerCase() };
+  };
+  const get = async (route: string) => {
+    const response = await fetch(`${f.service.url}${route}`);
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+  const post = async (route: string, body: unknown) => {
+    const response = await fetch(`${f.service.url}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+  const balance = async (address: string) => (await get(`/credits/accounts/${address}`)).body;
+  /** `who` pays `credits` (1 credit a cent) through a completed checkout. */
+  const purchase = async (address: string, credits: number, payment = newPayment()) => {
+    const answer = await postWebhook(f.webhookUrl, checkoutCompleted({ payment, account: address, amountMinor: credits, currency: "usd" }), TEST_WEBHOOK_SECRET);
+    expect(answer.status).to.equal(200);
+    return payment;
+  };
+  /** A redemption request signed by `who`'s wallet, as the Credits page sends it. */
+  const redemption = async (who: ReturnType<typeof buyer>, fields: { itemId?: bigint; quantity?: bigint; requestId?: Hex; issuedAt?: bigint; signer?: ReturnType<typeof buyer> } = {}) => {
+    const message = {
+      account: who.account.address,
+      itemId: fields.itemId ?? BigInt(PRIMARY_ITEM),
+      quantity: fields.quantity ?? 1n,
+      recipient: who.account.address,
+      requestId: fields.requestId ?? (`0x${randomBytes(32).toString("hex")}` as Hex),
+      issuedAt: fields.issuedAt ?? BigInt(Math.floor(Date.now() / 1000)),
+    };
+    const signature = await (fields.signer ?? who).account.signTypedData({
+      domain: creditsDomain(900n, (await f.claims.getAddress()) as Hex),
+      types: REDEMPTION_TYPES,
+      primaryType: "CreditRedemption",
+      message,
+    });
+    const redemption = Object.fromEntries(Object.entries(message).map(([key, value]) => [key, value.toString()]));
+    return { redemption, signature };
+  };
+
+  describe("Stripe webhooks", function () {
+    it("credits a completed checkout to the claim account it carried, once however often Stripe sends it", async function () {
+      const who = buyer();
+      const payment = newPayment();
+      const completed = checkoutCompleted({ payment, account: who.address, amountMinor: 2_500, currency: "usd" });
+      expect(await postWebhook(f.webhookUrl, completed, TEST_WEBHOOK_SECRET)).to.deep.equal({ status: 200, body: { received: true, duplicate: false, outcome: "credited 2500" } });
+      expect(await postWebhook(f.webhookUrl, completed, TEST_WEBHOOK_SECRET)).to.deep.equal({ status: 200, body: { received: true, duplicate: true, outcome: "credited 2500" } });
+      // Another event for the same checkout (Stripe retries with a new id after a timeout on its side): still once.
+      const again = checkoutCompleted({ payment, account: who.address, amountMinor: 2_500, currency: "usd" });
+      expect((await postWebhook(f.webhookUrl, again, TEST_WEBHOOK_SECRET)).body.outcome).to.equal("already credited");
+      const account = await balance(who.address);
+      expect([account.balance, account.owed]).to.deep.equal([2_500, 0]);
+      expect(account.movements.map((movement: { kind: string; amount: number }) => [movement.kind, movement.amount])).to.deep.equal([["purchase", 2_500]]);
+    });
+
+    it("refuses a tampered body, a wrong secret, a stale timestamp and a missing signature with 400, changing nothing", async function () {
+      const who = buyer();
+      const body = checkoutCompleted({ payment: newPayment(), account: who.address, amountMinor: 9_999, currency: "usd" });
+      const tampered = await postWebhook(f.webhookUrl, body, TEST_WEBHOOK_SECRET, { tamper: (payload) => payload.replace("9999", "99999") });
+      expect(tampered.status).to.equal(400);
+      expect(tampered.body.message).to.match(/^Webhook signature check failed: No signatures found matching the expected signature for payload/);
+      expect((await postWebhook(f.webhookUrl, body, "whsec_someone_else")).status).to.equal(400);
+      const stale = await postWebhook(f.webhookUrl, body, TEST_WEBHOOK_SECRET, { timestamp: Math.floor(Date.now() / 1000) - 600 });
+      expect([stale.status, stale.body.message]).to.deep.equal([400, "Webhook signature check failed: Timestamp outside the tolerance zone"]);
+      const unsigned = await fetch(f.webhookUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      expect([unsigned.status, await unsigned.json()]).to.deep.equal([400, { status: 400, message: "Missing Stripe-Signature header" }]);
+      expect((await balance(who.address)).balance).to.equal(0);
+      // None of them was recorded as handled: the genuine event still credits.
+      expect((await postWebhook(f.webhookUrl, body, TEST_WEBHOOK_SECRET)).body.outcome).to.equal("credited 9999");
+    });
+
+    it("takes back a refund that arrived before its purchase, and records a debt beyond the balance as owed", async function () {
+      const who = buyer();
+      const payment = newPayment();
+      const early = await postWebhook(f.webhookUrl, chargeRefunded({ payment, amountMinor: 1_000, refundedMinor: 400, currency: "usd" }), TEST_WEBHOOK_SECRET);
+      expect([early.status, early.body.outcome]).to.deep.equal([200, "recorded before its purchase"]);
+      await purchase(who.address, 1_000, payment);
+      expect((await balance(who.address)).balance).to.equal(600);
+
+      // Another buyer spends most of a purchase, then the whole charge is refunded: what was redeemed is
+      // owed, not lost.
+      const other = buyer();
+      const payment2 = await purchase(other.address, 1_500);
+      expect((await post("/credits/redemptions", await redemption(other))).status).to.equal(200);
+      const refundAll = chargeRefunded({ payment: payment2, amountMinor: 1_500, refundedMinor: 1_500, currency: "usd" });
+      expect((await postWebhook(f.webhookUrl, refundAll, TEST_WEBHOOK_SECRET)).body.outcome).to.equal("debited 1500");
+      const after = await balance(other.address);
+      expect([after.balance, after.owed]).to.deep.equal([0, 1_000]);
+      // The next purchase pays the debt first.
+      await purchase(other.address, 1_200);
+      const paid = await balance(other.address);
+      expect([paid.balance, paid.owed]).to.deep.equal([200, 0]);
+    });
+
+    it("takes a disputed amount and gives it back when the dispute is won", async function () {
+      const who = buyer();
+      const payment = await purchase(who.address, 800);
+      const disputeId = `dp_${randomBytes(6).toString("hex")}`;
+      expect((await postWebhook(f.webhookUrl, dispute({ payment, disputeId, amountMinor: 800, currency: "usd" }), TEST_WEBHOOK_SECRET)).body.outcome).to.equal("debited 800");
+      expect((await balance(who.address)).balance).to.equal(0);
+      expect((await postWebhook(f.webhookUrl, dispute({ payment, disputeId, amountMinor: 800, currency: "usd", closed: "won" }), TEST_WEBHOOK_SECRET)).body.outcome).to.equal("won: credited back 800");
+      expect((await balance(who.address)).balance).to.equal(800);
+    });
+
+    it("acknowledges event types it does not handle, and parks a payment with no claim account or another currency", async function () {
+      const ignored = await postWebhook(f.webhookUrl, event("customer.created", { id: "cus_1", object: "customer" }), TEST_WEBHOOK_SECRET);
+      expect([ignored.status, ignored.body.outcome]).to.deep.equal([200, "ignored"]);
+      const who = buyer();
+      const euros = await postWebhook(f.webhookUrl, checkoutCompleted({ payment: newPayment(), account: who.address, amountMinor: 500, currency: "eur" }), TEST_WEBHOOK_SECRET);
+      expect(euros.body.outcome).to.equal("not credited: paid in eur, not usd");
+      const nobody = await postWebhook(f.webhookUrl, checkoutCompleted({ payment: newPayment(), account: "gamer42", amountMinor: 500, currency: "usd" }), TEST_WEBHOOK_SECRET);
+      expect(nobody.body.outcome).to.equal("not credited: the checkout carried no claim account (client_reference_id must be a wallet address)");
+      const unpaid = await postWebhook(f.webhookUrl, checkoutCompleted({ payment: newPayment(), account: who.address, amountMinor: 500, currency: "usd", paid: false }), TEST_WEBHOOK_SECRET);
+      expect(unpaid.body.outcome).to.equal("awaiting payment (unpaid)");
+      expect((await balance(who.address)).balance).to.equal(0);
+    });
+  });
+
+  describe("redemptions", function () {
+    it("turns credits into a voucher that the recipient claims on-chain, once, however often the request is sent", async function () {
+      const who = buyer();
+      await purchase(who.address, 2_500);
+      const request = await redemption(who, { quantity: 2n });
+      const first = await post("/credits/redemptions", request);
+      expect(first.status).to.equal(200);
+      expect(first.body.voucher).to.include({ recipient: who.account.address, itemId: "1", amount: (20n * E18).toString() });
+      expect([first.body.price, first.body.status, first.body.replayed]).to.deep.equal([2_000, "issued", false]);
+      const again = await post("/credits/redemptions", request);
+      expect([again.body.voucher, again.body.replayed]).to.deep.equal([first.body.voucher, true]);
+      expect((await balance(who.address)).balance).to.equal(500);
+
+      const wallet = new Wallet(who.key, f.ethers.provider);
+      await (await f.ethers.provider.getSigner(0)).sendTransaction({ to: wallet.address, value: E18 });
+      const voucher = first.body.voucher;
+      await (await f.claims.connect(wallet).claim({ ...voucher }, first.body.signature)).wait();
+      expect(await f.primary.balanceOf(wallet.address)).to.equal(20n * E18);
+      const account = await balance(who.address);
+      expect(account.vouchers.map((entry: { status: string }) => entry.status)).to.deep.equal(["claimed"]);
+    });
+
+    it("refuses a request signed by another wallet, out of time, beyond the balance, for no such item or quantity, or malformed", async function () {
+      const who = buyer();
+      await purchase(who.address, 1_000);
+      const forged = await post("/credits/redemptions", await redemption(who, { signer: buyer() }));
+      expect(forged).to.deep.equal({ status: 401, body: { status: 401, message: "The request was not signed by the claim account's wallet" } });
+      const old = await post("/credits/redemptions", await redemption(who, { issuedAt: BigInt(Math.floor(Date.now() / 1000) - 3_600) }));
+      expect(old.status).to.equal(400);
+      expect(old.body.message).to.match(/sign it again/);
+      const tooMuch = await post("/credits/redemptions", await redemption(who, { quantity: 2n }));
+      expect(tooMuch).to.deep.equal({ status: 402, body: { status: 402, message: "Not enough credits: the item costs 2000, the account holds 1000" } });
+      expect((await post("/credits/redemptions", await redemption(who, { itemId: 7n }))).status).to.equal(404);
+      expect((await post("/credits/redemptions", await redemption(who, { quantity: 6n }))).body.message).to.equal("Ask for 1 to 5 of 10 primary tokens");
+      const malformed = await post("/credits/redemptions", { redemption: { account: "0x1" }, signature: "0x" });
+      expect(malformed.status).to.equal(400);
+      expect(malformed.body.message).to.match(/^Invalid redemption: /);
+      // The same request id for another redemption: refused, the first one stands.
+      const requestId = `0x${randomBytes(32).toString("hex")}` as Hex;
+      expect((await post("/credits/redemptions", await redemption(who, { requestId }))).status).to.equal(200);
+      await purchase(who.address, 2_000);
+      expect((await post("/credits/redemptions", await redemption(who, { requestId, quantity: 2n }))).status).to.equal(409);
+      expect((await balance(who.address)).balance).to.equal(2_000);
+    });
+
+    it("gives the credits of a voucher nobody claimed back once the chain is past its expiry, and the contract refuses it then", async function () {
+      const who = buyer();
+      await purchase(who.address, 1_000);
+      const issued = await post("/credits/redemptions", await redemption(who));
+      expect((await balance(who.address)).balance).to.equal(0);
+      await f.ethers.provider.send("evm_increaseTime", [7 * 86_400 + 1]);
+      await f.ethers.provider.send("evm_mine", []);
+      const account = await balance(who.address);
+      expect([account.balance, account.vouchers[0].status]).to.deep.equal([1_000, "expired"]);
+      expect(account.movements.at(-1)).to.include({ kind: "voucher_expired", amount: 1_000 });
+      const wallet = new Wallet(who.key, f.ethers.provider);
+      await (await f.ethers.provider.getSigner(0)).sendTransaction({ to: wallet.address, value: E18 });
+      await f.claims
+        .connect(wallet)
+        .claim({ ...issued.body.voucher }, issued.body.signature)
+        .then(
+          () => expect.fail("an expired voucher was claimed"),
+          (error: Error) => expect(error.message).to.match(/VoucherClaims_Expired|execution reverted/),
+        );
+    });
+  });
+
+  describe("configuration", function () {
+    it("lists every missing setting at once and never echoes a secret", function () {
+      expect(() => loadCreditsConfig({})).to.throw(/STRIPE_WEBHOOK_SECRET[\s\S]*CREDITS_CATALOGUE[\s\S]*CREDITS_ISSUER_KEY[\s\S]*CREDITS_L2_RPC_URL[\s\S]*CREDITS_CLAIMS_CONTRACT/);
+      const secret = `0x${"ab".repeat(31)}`;
+      expect(() => loadCreditsConfig({ CREDITS_ISSUER_KEY: secret })).to.throw().that.satisfies((error: Error) => !error.message.includes(secret));
+    });
+
+    it("refuses to start when the catalogue says otherwise than the claim contract, or the ledger is not a SQLite file", async function () {
+      const base = {
+        CREDITS_PORT: "0",
+        STRIPE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+        CREDITS_ISSUER_KEY: f.issuer.privateKey,
+        CREDITS_L2_RPC_URL: f.anvil.rpcUrl,
+        CREDITS_CLAIMS_CONTRACT: await f.claims.getAddress(),
+        LOG_LEVEL: "silent",
+      };
+      const mismatched = `${f.dir}/other-catalogue.json`;
+      const { writeFile } = await import("node:fs/promises");
+      await writeFile(mismatched, JSON.stringify({ items: [{ id: 1, name: "Licenses", priceCredits: 1, amountPerUnit: "1", kind: "NftInventory", asset: await f.primary.getAddress() }] }));
+      await startCreditsService(loadCreditsConfig({ ...base, CREDITS_CATALOGUE: mismatched, CREDITS_DB: `${f.dir}/other.sqlite` })).then(
+        () => expect.fail("started with a catalogue the contract contradicts"),
+        (error: Error) => expect(error.message).to.match(/item 1 \(Licenses\) is NftInventory of .* in the catalogue but Transfer of .* on the claim contract/),
+      );
+      await startCreditsService(loadCreditsConfig({ ...base, CREDITS_CATALOGUE: f.catalogue, CREDITS_DB: "postgres://user:secret@localhost/credits" })).then(
+        () => expect.fail("started on PostgreSQL"),
+        (error: Error) => expect(error.message).to.equal("the credits ledger is a SQLite file (CREDITS_DB), not a PostgreSQL server"),
+      );
+    });
+  });
+});

@@ -1,0 +1,154 @@
+import { expect } from "chai";
+import fc from "fast-check";
+
+import { connectCreditsDatabase } from "../../../src/credits/database.js";
+import { CreditsError, Ledger } from "../../../src/credits/ledger.js";
+
+const ACCOUNTS = ["0x00000000000000000000000000000000000000a1", "0x00000000000000000000000000000000000000b2"];
+const PAYMENTS = ["pi_1", "pi_2", "pi_3", "pi_4"];
+const DISPUTES = [
+  { id: "dp_1", payment: "pi_1", credits: 300 },
+  { id: "dp_2", payment: "pi_2", credits: 150 },
+  { id: "dp_3", payment: "pi_1", credits: 500 },
+];
+
+type Apply = Parameters<Ledger["handleEventOnce"]>[2];
+
+type Op =
+  | { type: "purchase"; payment: number; account: number; credits: number }
+  | { type: "refund"; payment: number; total: number }
+  | { type: "dispute"; dispute: number; close?: "won" | "lost" }
+  | { type: "replay"; index: number }
+  | { type: "redeem"; account: number; price: number; request: number }
+  | { type: "settle"; account: number; claimed: boolean };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ type: fc.constant("purchase" as const), payment: fc.nat(3), account: fc.nat(1), credits: fc.integer({ min: 1, max: 1_000 }) }),
+  fc.record({ type: fc.constant("refund" as const), payment: fc.nat(3), total: fc.integer({ min: 0, max: 1_200 }) }),
+  fc.record({ type: fc.constant("dispute" as const), dispute: fc.nat(2), close: fc.option(fc.constantFrom("won" as const, "lost" as const), { nil: undefined }) }),
+  fc.record({ type: fc.constant("replay" as const), index: fc.nat(40) }),
+  fc.record({ type: fc.constant("redeem" as const), account: fc.nat(1), price: fc.integer({ min: 1, max: 800 }), request: fc.nat(5) }),
+  fc.record({ type: fc.constant("settle" as const), account: fc.nat(1), claimed: fc.boolean() }),
+);
+
+/**
+ * The ledger's rules written the plain way, to compare with: each payment takes back from its account
+ * min(purchased, refunded total + open and lost disputes); a redemption spends credits only when the
+ * balance covers them, once per request id; an unclaimed voucher that expires gives its credits back.
+ */
+class Model {
+  payments = new Map<string, { account?: string; purchased: number; refunded: number }>();
+  disputes = new Map<string, { payment: string; credits: number; status: "open" | "won" | "lost" }>();
+  requests = new Map<number, { account: string; price: number; status: "issued" | "claimed" | "expired" }>();
+
+  payment(id: string) {
+    const payment = this.payments.get(id) ?? { purchased: 0, refunded: 0 };
+    this.payments.set(id, payment);
+    return payment;
+  }
+
+  net(account: string): number {
+    let net = 0;
+    for (const [id, payment] of this.payments) {
+      if (payment.account !== account) continue;
+      const held = [...this.disputes.values()].filter((d) => d.payment === id && d.status !== "won").reduce((sum, d) => sum + d.credits, 0);
+      net += payment.purchased - Math.min(payment.purchased, payment.refunded + held);
+    }
+    for (const request of this.requests.values()) if (request.account === account && request.status !== "expired") net -= request.price;
+    return net;
+  }
+}
+
+describe("credits ledger: random sequences of purchases, refunds, disputes, replays and redemptions", function () {
+  this.timeout(120_000);
+
+  it("always reconciles, never goes below zero, never spends twice, and agrees with the plain rules", async function () {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 30 }), async (ops) => {
+        const { db } = await connectCreditsDatabase(":memory:");
+        try {
+          const ledger = new Ledger(db);
+          const model = new Model();
+          const events: Array<{ id: string; apply: Apply }> = [];
+          /** Handles a new Stripe event (or replays an earlier one, by its id); says whether it was a duplicate. */
+          const stripe = async (apply: Apply, eventId?: string) => {
+            const id = eventId ?? `evt_${events.length}`;
+            if (eventId === undefined) events.push({ id, apply });
+            return (await ledger.handleEventOnce(id, "test", apply)).duplicate;
+          };
+          for (const step of ops) {
+            if (step.type === "purchase") {
+              const id = PAYMENTS[step.payment];
+              const account = ACCOUNTS[step.account];
+              await stripe((trx) => ledger.purchase(trx, { paymentIntent: id, session: `cs_${id}`, account, credits: step.credits, problem: null }));
+              const payment = model.payment(id);
+              if (payment.account === undefined) Object.assign(payment, { account, purchased: step.credits });
+            } else if (step.type === "refund") {
+              const id = PAYMENTS[step.payment];
+              const eventId = `evt_${events.length}`;
+              await stripe((trx) => ledger.refund(trx, { paymentIntent: id, refundedTotal: step.total, eventId }));
+              const payment = model.payment(id);
+              payment.refunded = Math.max(payment.refunded, step.total);
+            } else if (step.type === "dispute") {
+              const dispute = DISPUTES[step.dispute];
+              await stripe((trx) =>
+                step.close === undefined
+                  ? ledger.disputeOpened(trx, { paymentIntent: dispute.payment, disputeId: dispute.id, credits: dispute.credits })
+                  : ledger.disputeClosed(trx, { paymentIntent: dispute.payment, disputeId: dispute.id, credits: dispute.credits, won: step.close === "won" }),
+              );
+              model.payment(dispute.payment);
+              const known = model.disputes.get(dispute.id) ?? { payment: dispute.payment, credits: dispute.credits, status: "open" as const };
+              if (step.close !== undefined && known.status === "open") known.status = step.close;
+              model.disputes.set(dispute.id, known);
+            } else if (step.type === "replay") {
+              if (events.length === 0) continue;
+              const earlier = events[step.index % events.length];
+              expect(await stripe(earlier.apply, earlier.id), "a replayed event is a duplicate").to.equal(true);
+            } else if (step.type === "redeem") {
+              const account = ACCOUNTS[step.account];
+              const earlier = model.requests.get(step.request);
+              const sameRequest = earlier === undefined || (earlier.account === account && earlier.price === step.price);
+              const canPay = Math.max(0, model.net(account)) >= step.price;
+              const attempt = ledger.redeem({
+                account,
+                requestId: `req_${step.request}`,
+                itemId: 1,
+                quantity: 1,
+                recipient: account,
+                price: step.price,
+                amount: 1n,
+                sign: async () => ({ voucherId: `voucher_${step.request}`, expiry: 100, issuer: "0xissuer", signature: "0x" }),
+              });
+              if (earlier !== undefined) {
+                if (sameRequest) expect((await attempt).replayed, "a repeated request is the first redemption").to.equal(true);
+                else await attempt.then(() => expect.fail("a request id reused for another redemption"), (error) => expect((error as CreditsError).status).to.equal(409));
+              } else if (canPay) {
+                expect((await attempt).replayed).to.equal(false);
+                model.requests.set(step.request, { account, price: step.price, status: "issued" });
+              } else {
+                await attempt.then(() => expect.fail("a redemption beyond the balance"), (error) => expect((error as CreditsError).status).to.equal(402));
+              }
+            } else {
+              const account = ACCOUNTS[step.account];
+              await ledger.settleVouchers(account, { isClaimed: async () => step.claimed, latestTimestamp: async () => 1_000 });
+              for (const request of model.requests.values()) {
+                if (request.account === account && request.status === "issued") request.status = step.claimed ? "claimed" : "expired";
+              }
+            }
+            expect(await ledger.unreconciled(), "accounts whose movements do not add up").to.deep.equal([]);
+            for (const account of ACCOUNTS) {
+              const view = await ledger.account(account);
+              expect(view.balance).to.be.at.least(0);
+              expect(view.owed).to.be.at.least(0);
+              expect(view.balance === 0 || view.owed === 0, "a balance and a debt at once").to.equal(true);
+              expect(view.balance - view.owed, `${account} after ${JSON.stringify(step)}`).to.equal(model.net(account));
+            }
+          }
+        } finally {
+          await db.destroy();
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
