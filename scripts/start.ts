@@ -41,6 +41,9 @@ Try:
   ${curl("ccq-evm", { user_address: evm.user_address, contract_address: evm.contract_address })}
   ${curl("ccq-svm", { owner_address: svm.owner_address, token_mint_address: svm.token_mint_address })}
   npm run demo:verify        (on-chain jobs answered by the nodes, beside the API's answers)
+  npm run credits:stripe -- purchase --account ${accounts.tokenHolder.address} --credits 5000
+                             (buy credits as Stripe would report it: a signed test event to ${stack.credits!.webhookUrl};
+                              then spend them on the web app's Credits page, or see them at ${stack.credits!.url}/credits/accounts/<wallet>)
   npm run gov -- status      (governance: proposal 1 handed the L2 contracts to the executor ${l2.GovernanceExecutor};
                               the deployer holds the L1 votes: npm run gov -- propose set-quorum 3, then vote, queue, execute)
 

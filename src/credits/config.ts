@@ -35,7 +35,7 @@ const schema = z.object({
   VOUCHER_TTL_SECONDS: z.coerce.number().int().min(60).max(90 * 86_400).default(7 * 86_400),
   /** How far a redemption request's time may be from the service's, in seconds. */
   REDEMPTION_MAX_SKEW_SECONDS: z.coerce.number().int().min(10).max(3_600).default(600),
-  /** Web origins allowed to call the service from a browser (comma-separated; none by default). */
+  /** Web origins allowed to call the service from a browser (comma-separated; none by default; `*` any). */
   CREDITS_ALLOWED_ORIGINS: z
     .string()
     .default("")

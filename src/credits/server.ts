@@ -44,7 +44,8 @@ export async function buildCreditsServer(parts: CreditsServerParts): Promise<Fas
   const app = Fastify({ loggerInstance: log.child({ component: "credits" }) as FastifyBaseLogger, bodyLimit: 16 * 1024 }) as unknown as FastifyInstance;
   // Only JSON bodies: without this, text/plain would be parsed.
   app.removeContentTypeParser("text/plain");
-  await app.register(cors, { origin: config.CREDITS_ALLOWED_ORIGINS.length === 0 ? false : config.CREDITS_ALLOWED_ORIGINS, methods: ["GET", "POST"] });
+  const origins = config.CREDITS_ALLOWED_ORIGINS;
+  await app.register(cors, { origin: origins.includes("*") ? "*" : origins.length === 0 ? false : origins, methods: ["GET", "POST"] });
 
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof CreditsError) return envelope(reply, error.status, error.message);

@@ -4,10 +4,13 @@ import path from "node:path";
 import { network } from "hardhat";
 
 import { deployL1, deployL2, DEVNET_IGNITION_CONFIG, type L1Deployment, type L2Deployment } from "../deploy/two-chain.js";
+import { Wallet } from "ethers";
+
 import { devAccount } from "./accounts.js";
+import { deployClaimPlatform, startCreditsChannel, type CreditsChannel } from "./credits-setup.js";
 import { devnetGovernanceAddresses } from "../governance/network.js";
 import { placeUnderGovernance } from "./governance-setup.js";
-import { startOpDevnet, type OpDevnet } from "./op-devnet.js";
+import { devnetProvider, startOpDevnet, type OpDevnet } from "./op-devnet.js";
 import { startVerificationNetwork, type VerificationNetwork } from "./verification-network.js";
 import { removeStackFile, stackFilePath, writeStackFile, type StackFile } from "./stack-file.js";
 import { webConfigFromStack } from "../web/web-config.ts";
@@ -31,6 +34,8 @@ export interface LocalStackOptions {
   runNetwork?: boolean;
   /** The API's port (default 8787, the `API_PORT` environment variable, or 0 for any free port). */
   apiPort?: number;
+  /** The credits service's port, with the network (default 8789, `CREDITS_PORT`, 0 for any free port). */
+  creditsPort?: number;
   /** Extra environment for the circuit nodes. */
   nodeEnv?: Record<string, string>;
   /**
@@ -45,6 +50,7 @@ export interface LocalStackOptions {
 export interface LocalStack {
   devnet: OpDevnet;
   network?: VerificationNetwork;
+  credits?: CreditsChannel;
   web?: RunningWebServer;
   stack: StackFile;
   stackFile: string;
@@ -71,10 +77,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   const devnet = await startOpDevnet({ stateDir, onProgress: progress, onServiceError: options.onServiceError });
   let network: VerificationNetwork | undefined;
+  let credits: CreditsChannel | undefined;
   let web: RunningWebServer | undefined;
   const stop = async () => {
     await removeStackFile(stackFile);
     await web?.close();
+    await credits?.service.close();
     await network?.stop();
     await devnet.stop();
   };
@@ -95,6 +103,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       progress("Handing the L2 contracts to governance: its first proposal, voted by the deployer's tokens on L1…");
       await placeUnderGovernance({ l1: devnet.l1, l2: devnet.l2, voter: devnet.accounts.deployer, addresses: devnetGovernanceAddresses(stack.contracts!), onProgress: progress });
       if (options.runNetwork === true) {
+        // The credits channel's claim platform first: the example game lets it mint bought items.
+        const issuer = Wallet.createRandom();
+        const l2Provider = devnetProvider(devnet.l2.rpcUrl, devnet.l2.chainId);
+        const voucherClaims = await deployClaimPlatform(l2Provider, devnet.accounts.deployer, issuer.address).finally(() => l2Provider.destroy());
         network = await startVerificationNetwork({
           projectRoot: options.projectRoot,
           workDir: path.join(options.projectRoot, ".devnet", "network"),
@@ -104,9 +116,29 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           contracts: { l1PrimaryToken: deployed.l1PrimaryToken, l1StandardBridge: devnet.l1Contracts.L1StandardBridge, l2 },
           apiPort: options.apiPort ?? Number(process.env.API_PORT ?? 8787),
           nodeEnv: options.nodeEnv,
+          gameMinter: voucherClaims,
           onProgress: progress,
         });
-        Object.assign(stack.contracts!.l2!, network.stack.contracts.l2);
+        Object.assign(stack.contracts!.l2!, network.stack.contracts.l2, { VoucherClaims: voucherClaims });
+        const l1Rpc = devnetProvider(devnet.l1.rpcUrl, devnet.l1.chainId);
+        const l2Rpc = devnetProvider(devnet.l2.rpcUrl, devnet.l2.chainId);
+        try {
+          credits = await startCreditsChannel({
+            workDir: path.join(options.projectRoot, ".devnet", "credits"),
+            l1: l1Rpc,
+            l2: l2Rpc,
+            l2RpcUrl: devnet.l2.rpcUrl,
+            deployer: devnet.accounts.deployer,
+            contracts: { l1PrimaryToken: deployed.l1PrimaryToken, l1StandardBridge: devnet.l1Contracts.L1StandardBridge, l2: { ...l2, GameItem: network.gameItem, VoucherClaims: voucherClaims } },
+            issuerKey: issuer.privateKey,
+            port: options.creditsPort ?? Number(process.env.CREDITS_PORT ?? 8789),
+            onProgress: progress,
+          });
+        } finally {
+          l1Rpc.destroy();
+          l2Rpc.destroy();
+        }
+        stack.credits = credits.stack;
         Object.assign(stack.accounts!, network.stack.accounts);
         Object.assign(stack, { solana: network.stack.solana, api: network.stack.api, nodes: network.stack.nodes, demo: network.stack.demo });
       }
@@ -118,7 +150,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       }
     }
     await writeStackFile(stackFile, stack);
-    return { devnet, network, web, stack, stackFile, stop };
+    return { devnet, network, credits, web, stack, stackFile, stop };
   } catch (error) {
     await stop();
     throw error;

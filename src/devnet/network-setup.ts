@@ -23,6 +23,34 @@ const DEPOSIT_GAS_LIMIT = 200_000;
 // same L1 block, so an estimate made before the previous deposit was mined can fall short.
 const DEPOSIT_L1_GAS_LIMIT = 1_500_000n;
 
+/**
+ * Sends primary tokens of the deployer's from L1 to each recipient on L2 through the OP standard bridge
+ * (`depositERC20To`), and waits until every one has arrived.
+ */
+export async function bridgePrimaryTokens(
+  input: { l1: Provider; l2: Provider; deployer: DevAccount; contracts: { l1PrimaryToken: string; l1StandardBridge: string; l2: { PrimaryToken: string } } },
+  recipients: Array<{ to: string; amount: bigint }>,
+): Promise<void> {
+  const { contracts } = input;
+  const deployerL1 = new NonceManager(new Wallet(input.deployer.privateKey, input.l1));
+  const bridge = new Contract(contracts.l1StandardBridge, opArtifact("L1StandardBridge").abi, deployerL1);
+  const l2Token = PrimaryToken__factory.connect(contracts.l2.PrimaryToken, input.l2);
+  const before = await Promise.all(recipients.map(({ to }) => l2Token.balanceOf(to)));
+  const total = recipients.reduce((sum, { amount }) => sum + amount, 0n);
+  await (await PrimaryToken__factory.connect(contracts.l1PrimaryToken, deployerL1).approve(contracts.l1StandardBridge, total)).wait();
+  for (const { to, amount } of recipients) {
+    await (
+      await bridge.getFunction("depositERC20To")(contracts.l1PrimaryToken, contracts.l2.PrimaryToken, to, amount, DEPOSIT_GAS_LIMIT, "0x", {
+        gasLimit: DEPOSIT_L1_GAS_LIMIT,
+      })
+    ).wait();
+  }
+  for (const [index, { to, amount }] of recipients.entries()) {
+    // The deposit relay delivers deposits on the next L2 blocks.
+    await waitFor(`bridged tokens for ${to}`, async () => (await l2Token.balanceOf(to)) >= before[index] + amount);
+  }
+}
+
 export interface NodeOperator {
   owner: DevAccount;
   burner: string;
@@ -48,10 +76,7 @@ export interface NetworkSetupInput {
  */
 export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> {
   const { l1, l2, contracts } = input;
-  const deployerL1 = new NonceManager(new Wallet(input.deployer.privateKey, l1));
-  const l1Token = PrimaryToken__factory.connect(contracts.l1PrimaryToken, deployerL1);
-  const bridge = new Contract(contracts.l1StandardBridge, opArtifact("L1StandardBridge").abi, deployerL1);
-  const l2Token = PrimaryToken__factory.connect(contracts.l2.PrimaryToken, l2);
+  const l1Token = PrimaryToken__factory.connect(contracts.l1PrimaryToken, new NonceManager(new Wallet(input.deployer.privateKey, l1)));
 
   input.onProgress("Bridging primary tokens from L1 to the node owners, the consumer and the token holder (OP standard bridge)…");
   const recipients = [...input.operators.map(({ owner }) => ({ account: owner, amount: OWNER_TOKENS })), { account: input.consumer, amount: CONSUMER_TOKENS }];
@@ -59,19 +84,7 @@ export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> 
     recipients.push({ account: input.tokenHolder, amount: TOKEN_HOLDER_L2_TOKENS });
     await (await l1Token.transfer(input.tokenHolder.address, TOKEN_HOLDER_L1_TOKENS)).wait();
   }
-  const total = recipients.reduce((sum, { amount }) => sum + amount, 0n);
-  await (await l1Token.approve(contracts.l1StandardBridge, total)).wait();
-  for (const { account, amount } of recipients) {
-    await (
-      await bridge.getFunction("depositERC20To")(contracts.l1PrimaryToken, contracts.l2.PrimaryToken, account.address, amount, DEPOSIT_GAS_LIMIT, "0x", {
-        gasLimit: DEPOSIT_L1_GAS_LIMIT,
-      })
-    ).wait();
-  }
-  for (const { account, amount } of recipients) {
-    // The deposit relay delivers deposits on the next L2 blocks.
-    await waitFor(`bridged tokens for ${account.address}`, async () => (await l2Token.balanceOf(account.address)) >= amount);
-  }
+  await bridgePrimaryTokens({ l1, l2, deployer: input.deployer, contracts }, recipients.map(({ account, amount }) => ({ to: account.address, amount })));
 
   input.onProgress("Selling a license to each node owner and delegating it to the node's burner wallet…");
   const licenseIds: bigint[] = [];

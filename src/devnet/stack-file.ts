@@ -14,6 +14,8 @@ export interface StackFile {
   api?: { baseUrl: string; apiKey: string };
   /** The web app served for this stack. */
   web?: { url: string };
+  /** The credits service: its URL, its Stripe webhook's, and that webhook's signing secret (generated, local). */
+  credits?: { url: string; webhookUrl: string; webhookSecret: string };
   contracts?: { l1?: Record<string, string>; l2?: Record<string, string> };
   accounts?: Record<string, DevAccount>;
   nodes?: Array<{ burner: string; owner: string; licenseIds: number[] }>;

@@ -83,8 +83,8 @@ export class Governance {
     if (votes < threshold) {
       throw new GovernanceError("BELOW_THRESHOLD", `Proposing needs ${formatVotes(threshold)} votes; ${proposer} has ${formatVotes(votes)} (tokens vote once delegated: npm run gov -- delegate)`);
     }
-    const proposal = await this.proposalFor(changes, proposer, options);
-    if (options.skipL2Check !== true) await this.#simulateOnL2(changes);
+    const { proposal, earliestRun } = await this.#proposalWithTiming(changes, proposer, options);
+    if (options.skipL2Check !== true) await this.#simulateOnL2(changes, earliestRun);
     const receipt = await (await this.#governor.propose(proposal.targets, proposal.values, proposal.calldatas, proposal.description)).wait();
     for (const log of receipt?.logs ?? []) {
       const event = this.#governor.interface.parseLog(log);
@@ -95,6 +95,11 @@ export class Governance {
 
   /** The proposal `propose` sends for `changes` (the rules shared with the web app: `buildProposal`). */
   async proposalFor(changes: readonly ProtocolChange[], proposer: string, options: Pick<ProposeOptions, "note" | "l2GasLimit"> = {}) {
+    return (await this.#proposalWithTiming(changes, proposer, options)).proposal;
+  }
+
+  /** The proposal, and the earliest time its batch can run on L2 (after the whole vote and the timelock). */
+  async #proposalWithTiming(changes: readonly ProtocolChange[], proposer: string, options: Pick<ProposeOptions, "note" | "l2GasLimit">) {
     const { addresses, l1BlockSeconds } = this.#options;
     const [votingDelay, votingPeriod, timelockDelay, l1Latest, l2Latest] = await Promise.all([
       this.#governor.votingDelay(),
@@ -104,7 +109,8 @@ export class Governance {
       this.#options.l2.getBlock("latest"),
     ]);
     const now = BigInt(Math.max(l1Latest!.timestamp, l2Latest!.timestamp));
-    return buildProposal({
+    const earliestRun = BigInt(l2Latest!.timestamp) + (votingDelay + votingPeriod) * BigInt(Math.floor(l1BlockSeconds)) + timelockDelay;
+    const proposal = buildProposal({
       changes,
       note: options.note,
       proposer: getAddress(proposer) as Address,
@@ -115,6 +121,7 @@ export class Governance {
       l2: addresses.l2,
       l2GasLimit: options.l2GasLimit,
     });
+    return { proposal, earliestRun };
   }
 
   /** Casts the signer's votes on proposal `id`. */
@@ -187,7 +194,7 @@ export class Governance {
    * carry one call's effects to the next, so a call on a contract whose admin role an earlier call of the
    * batch accepts is tried as that contract's admin of today, who holds the role the executor will.
    */
-  async #simulateOnL2(changes: readonly ProtocolChange[]): Promise<void> {
+  async #simulateOnL2(changes: readonly ProtocolChange[], earliestRun: bigint): Promise<void> {
     const { addresses, l2 } = this.#options;
     const calls: L2Call[] = changes.flatMap((change) => l2CallsOf(change, addresses.l2));
     const accepting = new Set<string>();
@@ -200,6 +207,9 @@ export class Governance {
       try {
         await l2.call({ from, to: call.target, data: call.data, value: call.value });
       } catch (error) {
+        // An admin handover whose delay has not passed today will have by the time the batch can run.
+        const reason = decodedRevert(error);
+        if (reason?.name === "AccessControlEnforcedDefaultAdminDelay" && (reason.args[0] as bigint) < earliestRun) continue;
         throw new GovernanceError(
           "L2_CHECK_FAILED",
           `Call ${index + 1} (${describeL2Call(call, addresses.l2)}) would fail on L2 today: ${revertReason(error)}. ` +
@@ -247,15 +257,18 @@ function protocolErrorsInterface(): Interface {
   return protocolErrors;
 }
 
-function revertReason(error: unknown): string {
+/** The governed contracts' error a failed call reverted with, if it is one of theirs. */
+function decodedRevert(error: unknown) {
   const data = (error as { data?: unknown; info?: { error?: { data?: unknown } } }).data ?? (error as { info?: { error?: { data?: unknown } } }).info?.error?.data;
-  if (typeof data === "string" && data.length >= 10) {
-    try {
-      const parsed = protocolErrorsInterface().parseError(data);
-      if (parsed !== null) return `${parsed.name}(${parsed.args.join(", ")})`;
-    } catch {
-      // not one of theirs: the generic description below
-    }
+  if (typeof data !== "string" || data.length < 10) return undefined;
+  try {
+    return protocolErrorsInterface().parseError(data) ?? undefined;
+  } catch {
+    return undefined;
   }
-  return describeError(error);
+}
+
+function revertReason(error: unknown): string {
+  const parsed = decodedRevert(error);
+  return parsed === undefined ? describeError(error) : `${parsed.name}(${parsed.args.join(", ")})`;
 }
