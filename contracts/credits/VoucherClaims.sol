@@ -98,9 +98,11 @@ contract VoucherClaims is AccessControlDefaultAdminRules, Pausable, ReentrancyGu
     /// @inheritdoc IVoucherClaims
     function setItem(uint256 itemId, Item calldata item) external onlyRole(OPERATOR_ROLE) {
         if (item.kind == ItemKind.None || item.asset == address(0)) revert VoucherClaims_InvalidItem();
-        Item memory oldItem = _items[itemId];
+        // Once only: a voucher names its item by id, so an id pointed at another asset would pay its
+        // outstanding vouchers in that asset. A new asset takes a new id.
+        if (_items[itemId].kind != ItemKind.None) revert VoucherClaims_ItemDefined(itemId);
         _items[itemId] = item;
-        emit ItemSet(itemId, oldItem, item);
+        emit ItemSet(itemId, item);
     }
 
     /// @inheritdoc IVoucherClaims
@@ -175,9 +177,11 @@ contract VoucherClaims is AccessControlDefaultAdminRules, Pausable, ReentrancyGu
             if (item.kind == ItemKind.Mint) {
                 IMintableItem(item.asset).mintTo(recipient, amount);
             } else {
+                // `transferFrom`, not `safeTransferFrom`: the recipient is the caller, who asked for the token,
+                // and a contract wallet without a receiver hook can claim too (no callback runs either).
                 IERC721Enumerable nft = IERC721Enumerable(item.asset);
                 for (uint256 i = 0; i < amount; ++i) {
-                    nft.safeTransferFrom(address(this), recipient, nft.tokenOfOwnerByIndex(address(this), 0));
+                    nft.transferFrom(address(this), recipient, nft.tokenOfOwnerByIndex(address(this), 0));
                 }
             }
         }

@@ -106,7 +106,8 @@ contract GameItem is ERC721, IMintableItem {
     /// @inheritdoc IMintableItem
     /// @dev A bought item does not count as the player's verified claim: a buyer may still claim one.
     function mintTo(address to, uint256 quantity) external {
-        if (msg.sender != MINTER || MINTER == address(0)) revert GameItem_NotMinter(msg.sender);
+        // With no minter (zero), no caller matches: nothing can be minted.
+        if (msg.sender != MINTER) revert GameItem_NotMinter(msg.sender);
         for (uint256 i = 0; i < quantity; ++i) {
             uint256 tokenId = _nextTokenId++;
             // _mint, not _safeMint: no callback into the buyer, so nothing can re-enter the minter.

@@ -50,8 +50,8 @@ interface IVoucherClaims {
     /// @notice Emitted when the admin replaces the issuer key (vouchers of the old key stop being valid).
     event IssuerUpdated(address oldIssuer, address newIssuer);
 
-    /// @notice Emitted when the operator defines or changes item `itemId`.
-    event ItemSet(uint256 indexed itemId, Item oldItem, Item newItem);
+    /// @notice Emitted when the operator defines item `itemId` (once: it never changes after).
+    event ItemSet(uint256 indexed itemId, Item item);
 
     /// @notice Emitted when the operator takes ERC-20 inventory back.
     event InventoryWithdrawn(address indexed asset, address indexed to, uint256 amount);
@@ -84,6 +84,9 @@ interface IVoucherClaims {
     /// @notice Thrown when an item is defined without a kind or an asset.
     error VoucherClaims_InvalidItem();
 
+    /// @notice Thrown when an item id is defined a second time (vouchers name items by id).
+    error VoucherClaims_ItemDefined(uint256 itemId);
+
     /// @notice The EIP-712 type hash of `Voucher`.
     function VOUCHER_TYPEHASH() external view returns (bytes32);
 
@@ -112,7 +115,7 @@ interface IVoucherClaims {
     /// @notice Admin: replaces the issuer key.
     function setIssuer(address newIssuer) external;
 
-    /// @notice Operator: defines item `itemId` (or changes how it is delivered).
+    /// @notice Operator: defines item `itemId`, once (a voucher's item id always means the same asset).
     function setItem(uint256 itemId, Item calldata item) external;
 
     /// @notice Operator: sends `amount` of the ERC-20 `asset` held here to `to`.

@@ -57,10 +57,15 @@ export interface CreditsSchema {
     quantity: number;
     /** The voucher's amount (base units or a count): decimal text, as it may exceed 2^53. */
     amount: string;
+    /** The token whose stock the claim spends (lower case), or null for an item the asset mints. */
+    pool: string | null;
     price: number;
     expiry: number;
     issuer: string;
     signature: string;
+    /** Where the voucher can be claimed: the claim contract and its chain. */
+    claims_contract: string;
+    chain_id: string;
     status: VoucherStatus;
     created_at: string;
   };
@@ -135,15 +140,19 @@ export function creditsMigrations(): Record<string, Migration> {
           .addColumn("item_id", "integer", (column) => column.notNull())
           .addColumn("quantity", "integer", (column) => column.notNull())
           .addColumn("amount", "text", (column) => column.notNull())
+          .addColumn("pool", "text")
           .addColumn("price", "integer", (column) => column.notNull())
           .addColumn("expiry", "integer", (column) => column.notNull())
           .addColumn("issuer", "text", (column) => column.notNull())
           .addColumn("signature", "text", (column) => column.notNull())
+          .addColumn("claims_contract", "text", (column) => column.notNull())
+          .addColumn("chain_id", "text", (column) => column.notNull())
           .addColumn("status", "text", (column) => column.notNull())
           .addColumn("created_at", "text", (column) => column.notNull())
           .modifyEnd(strict)
           .execute();
         await db.schema.createIndex("vouchers_account").on("vouchers").columns(["account", "status"]).execute();
+        await db.schema.createIndex("vouchers_pool").on("vouchers").columns(["pool", "status"]).execute();
       },
     },
   };

@@ -37,10 +37,26 @@ export interface VoucherRow {
   status: VoucherStatus;
 }
 
-/** What the chain says of vouchers (the claim contract, and the time its next block will not precede). */
+/** What the chain says of vouchers: a block to judge at, and whether a voucher was claimed by that block. */
 export interface ClaimsReader {
-  isClaimed(voucherId: string): Promise<boolean>;
-  latestTimestamp(): Promise<number>;
+  settlementPoint(): Promise<{ blockNumber: number; timestamp: number }>;
+  isClaimed(voucherId: string, blockNumber: number): Promise<boolean>;
+}
+
+/**
+ * How far past a voucher's expiry the chain must be before its credits come back: a lagging RPC node or
+ * a reorganized unsafe block must not show a claim made at the last second as never made.
+ */
+export const EXPIRY_SETTLE_MARGIN_SECONDS = 300;
+
+/** What a redemption's voucher is: its id, its terms, the issuer's signature, and where it is claimed. */
+export interface SignedVoucher {
+  voucherId: string;
+  expiry: number;
+  issuer: string;
+  signature: string;
+  claimsContract: string;
+  chainId: bigint;
 }
 
 /**
@@ -159,7 +175,10 @@ export class Ledger {
     recipient: string;
     price: number;
     amount: bigint;
-    sign: () => Promise<{ voucherId: string; expiry: number; issuer: string; signature: string }>;
+    /** The stock the claim will spend (undefined for a minted item): what vouchers still out already promise counts against it. */
+    stock: { pool: string; available: bigint } | undefined;
+    /** Signs the voucher: local work only (the transaction holds the ledger meanwhile). */
+    sign: () => Promise<SignedVoucher>;
   }): Promise<{ voucher: VoucherRow; replayed: boolean }> {
     return this.#db.transaction().execute(async (trx) => {
       const earlier = await trx.selectFrom("vouchers").selectAll().where("request_id", "=", input.requestId).executeTakeFirst();
@@ -170,6 +189,11 @@ export class Ledger {
       }
       const { balance } = await this.#accountRow(trx, input.account);
       if (balance < input.price) throw new CreditsError(402, `Not enough credits: the item costs ${input.price}, the account holds ${balance}`);
+      if (input.stock !== undefined) {
+        const promised = await trx.selectFrom("vouchers").select("amount").where("pool", "=", input.stock.pool).where("status", "=", "issued").execute();
+        const outstanding = promised.reduce((sum, row) => sum + BigInt(row.amount), 0n);
+        if (outstanding + input.amount > input.stock.available) throw new CreditsError(409, "Out of stock: the claim platform holds no more of this item than vouchers already promise");
+      }
       const signed = await input.sign();
       await this.#move(trx, input.account, -input.price, "redemption", signed.voucherId);
       const row = {
@@ -180,10 +204,13 @@ export class Ledger {
         item_id: input.itemId,
         quantity: input.quantity,
         amount: input.amount.toString(),
+        pool: input.stock?.pool ?? null,
         price: input.price,
         expiry: signed.expiry,
         issuer: signed.issuer,
         signature: signed.signature,
+        claims_contract: signed.claimsContract.toLowerCase(),
+        chain_id: signed.chainId.toString(),
         status: "issued" as const,
         created_at: this.#iso(),
       };
@@ -193,19 +220,20 @@ export class Ledger {
   }
 
   /**
-   * Brings `account`'s issued vouchers up to date with the chain: claimed ones are marked so, and one
-   * that expired unclaimed gives its credits back (the claim contract refuses it after its expiry, so the
-   * credits cannot be spent twice). A voucher of a rotated-out issuer key waits for its expiry the same
-   * way: the key could be set again, and the voucher with it.
+   * Brings `account`'s issued vouchers up to date with the chain, judged at one block: claimed ones are
+   * marked so, and one still unclaimed when that block is `EXPIRY_SETTLE_MARGIN_SECONDS` past its expiry
+   * gives its credits back (the claim contract refuses it after its expiry, so they cannot be spent
+   * twice). A voucher of a rotated-out issuer key waits for its expiry the same way: the key could be
+   * set again, and the voucher with it.
    */
   async settleVouchers(account: string, chain: ClaimsReader): Promise<void> {
     const issued = await this.#db.selectFrom("vouchers").selectAll().where("account", "=", account).where("status", "=", "issued").execute();
     if (issued.length === 0) return;
-    const chainTime = await chain.latestTimestamp();
+    const point = await chain.settlementPoint();
     for (const voucher of issued) {
-      if (await chain.isClaimed(voucher.voucher_id)) {
+      if (await chain.isClaimed(voucher.voucher_id, point.blockNumber)) {
         await this.#db.updateTable("vouchers").set({ status: "claimed" }).where("voucher_id", "=", voucher.voucher_id).execute();
-      } else if (chainTime > voucher.expiry) {
+      } else if (point.timestamp > voucher.expiry + EXPIRY_SETTLE_MARGIN_SECONDS) {
         await this.#db.transaction().execute(async (trx) => {
           const still = await trx.selectFrom("vouchers").select("status").where("voucher_id", "=", voucher.voucher_id).executeTakeFirstOrThrow();
           if (still.status !== "issued") return;
@@ -214,6 +242,18 @@ export class Ledger {
         });
       }
     }
+  }
+
+  /** The claim contracts and chains of vouchers still out that are not `claimsContract` on `chainId`. */
+  async outstandingElsewhere(claimsContract: string, chainId: bigint): Promise<string[]> {
+    const rows = await this.#db
+      .selectFrom("vouchers")
+      .select(["claims_contract", "chain_id"])
+      .distinct()
+      .where("status", "=", "issued")
+      .where((eb) => eb.or([eb("claims_contract", "!=", claimsContract.toLowerCase()), eb("chain_id", "!=", chainId.toString())]))
+      .execute();
+    return rows.map((row) => `${row.claims_contract} on chain ${row.chain_id}`);
   }
 
   async account(account: string): Promise<AccountView> {

@@ -35,11 +35,16 @@ export async function startCreditsService(config: CreditsConfig): Promise<Runnin
     const mismatched = await chain.mismatchedItems(catalogue);
     if (mismatched.length > 0) throw new Error(`the catalogue does not match the claim contract:\n  ${mismatched.join("\n  ")}`);
     const issuer = new VoucherIssuer(config.CREDITS_ISSUER_KEY as Hex, chainId, config.CREDITS_CLAIMS_CONTRACT as Address);
-    const onChainIssuer = await chain.issuer();
-    if (onChainIssuer.toLowerCase() !== issuer.address.toLowerCase()) {
-      log.warn({ component: "credits", issuer: issuer.address, onChainIssuer }, "the claim contract expects another issuer key: vouchers signed now cannot be claimed (their credits come back at their expiry)");
-    }
     const ledger = new Ledger(db);
+    const elsewhere = await ledger.outstandingElsewhere(config.CREDITS_CLAIMS_CONTRACT, chainId);
+    if (elsewhere.length > 0) {
+      // Their settlement would read the wrong contract: a claim there would never be seen, an expiry refund would pay twice.
+      throw new Error(`the ledger holds vouchers still out on another claim contract (${elsewhere.join(", ")}): point the service at that contract until they are settled, or use a new ledger`);
+    }
+    const status = await chain.status();
+    if (status.issuer.toLowerCase() !== issuer.address.toLowerCase() || status.paused) {
+      log.warn({ component: "credits", issuer: issuer.address, onChainIssuer: status.issuer, paused: status.paused }, "the claim contract is paused or expects another issuer key: redemptions are refused until that changes");
+    }
     const stripe = config.STRIPE_SECRET_KEY === undefined ? undefined : new Stripe(config.STRIPE_SECRET_KEY);
     const app = await buildCreditsServer({ config, ledger, catalogue, issuer, chain, chainId, stripe, log });
     const address = await app.listen({ host: config.CREDITS_HOST, port: config.CREDITS_PORT });

@@ -1,9 +1,12 @@
-import { getAddress, isAddress } from "ethers";
-import { recoverTypedDataAddress, type Address, type Hex } from "viem";
+import { getAddress, isAddress, ZeroAddress } from "ethers";
+import type { Address, Hex, TypedDataDomain } from "viem";
 import { z } from "zod";
 
 import { CreditsError } from "./ledger.ts";
-import { creditsDomain, REDEMPTION_TYPES, type CreditRedemption } from "./typed-data.ts";
+import { creditsDomain, type CreditRedemption } from "./typed-data.ts";
+
+/** Checks that `redemption.account` signed it: an ordinary wallet, or a contract wallet (ERC-1271). */
+export type RedemptionVerifier = (domain: TypedDataDomain, redemption: CreditRedemption, signature: Hex) => Promise<boolean>;
 
 const address = z.string().refine((value) => isAddress(value), "not an EVM address");
 const uint = z.string().regex(/^\d{1,30}$/, "a whole number as a decimal string");
@@ -21,7 +24,8 @@ export const redemptionBody = z
         issuedAt: uint,
       })
       .strict(),
-    signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, "a 65-byte signature in hex"),
+    // 65 bytes from a plain wallet; a contract wallet's (ERC-1271) may be longer.
+    signature: z.string().regex(/^0x(?:[0-9a-fA-F]{2}){65,2048}$/, "a signature in hex"),
   })
   .strict();
 
@@ -31,7 +35,7 @@ export const redemptionBody = z
  */
 export async function verifiedRedemption(
   body: z.infer<typeof redemptionBody>,
-  context: { chainId: bigint; claimsContract: Address; nowSeconds: number; maxSkewSeconds: number },
+  context: { chainId: bigint; claimsContract: Address; nowSeconds: number; maxSkewSeconds: number; verify: RedemptionVerifier },
 ): Promise<CreditRedemption> {
   const redemption: CreditRedemption = {
     account: getAddress(body.redemption.account) as Address,
@@ -41,21 +45,16 @@ export async function verifiedRedemption(
     requestId: body.redemption.requestId.toLowerCase() as Hex,
     issuedAt: BigInt(body.redemption.issuedAt),
   };
+  if (redemption.recipient === ZeroAddress) throw new CreditsError(400, "A voucher's recipient cannot be the zero address");
   if (Math.abs(Number(redemption.issuedAt) - context.nowSeconds) > context.maxSkewSeconds) {
     throw new CreditsError(400, `The request was signed for ${new Date(Number(redemption.issuedAt) * 1000).toISOString()}: sign it again (the clocks may differ by ${context.maxSkewSeconds} s)`);
   }
-  let signer: Address;
+  let valid: boolean;
   try {
-    signer = await recoverTypedDataAddress({
-      domain: creditsDomain(context.chainId, context.claimsContract),
-      types: REDEMPTION_TYPES,
-      primaryType: "CreditRedemption",
-      message: redemption,
-      signature: body.signature as Hex,
-    });
+    valid = await context.verify(creditsDomain(context.chainId, context.claimsContract), redemption, body.signature as Hex);
   } catch {
-    throw new CreditsError(400, "The signature is malformed");
+    valid = false; // a malformed signature proves nothing
   }
-  if (signer.toLowerCase() !== redemption.account.toLowerCase()) throw new CreditsError(401, "The request was not signed by the claim account's wallet");
+  if (!valid) throw new CreditsError(401, "The request was not signed by the claim account's wallet");
   return redemption;
 }

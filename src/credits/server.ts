@@ -1,24 +1,32 @@
 import cors from "@fastify/cors";
-import { getAddress, isAddress } from "ethers";
+import { getAddress, isAddress, ZeroAddress } from "ethers";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
 import type { Logger } from "pino";
 import type Stripe from "stripe";
 import type { Address } from "viem";
+import { z } from "zod";
 
 import type { Catalogue, CatalogueItem } from "./catalogue.ts";
 import type { CreditsConfig } from "./config.ts";
 import type { VoucherIssuer } from "./issuer.ts";
 import { CreditsError, type ClaimsReader, type Ledger, type VoucherRow } from "./ledger.ts";
-import { redemptionBody, verifiedRedemption } from "./redemptions.ts";
+import { redemptionBody, verifiedRedemption, type RedemptionVerifier } from "./redemptions.ts";
 import { applyStripeEvent, verifiedStripeEvent } from "./stripe-events.ts";
 import { voucherToJson } from "./typed-data.ts";
+
+/** What the service reads of the claim platform beyond settlement (ClaimsChain in production). */
+export interface CreditsChain extends ClaimsReader {
+  status(): Promise<{ issuer: string; paused: boolean }>;
+  stock(item: CatalogueItem): Promise<{ pool: string; available: bigint } | undefined>;
+  verifyRedemption: RedemptionVerifier;
+}
 
 export interface CreditsServerParts {
   config: CreditsConfig;
   ledger: Ledger;
   catalogue: Catalogue;
   issuer: VoucherIssuer;
-  chain: ClaimsReader;
+  chain: CreditsChain;
   chainId: bigint;
   /** Stripe's API client, when a secret key is configured (Checkout sessions). */
   stripe?: Stripe;
@@ -27,6 +35,16 @@ export interface CreditsServerParts {
 
 /** Webhook bodies up to this size (Stripe's events are a few kilobytes). */
 const WEBHOOK_BODY_LIMIT = 256 * 1024;
+
+/** The most credits one Checkout session sells (a guard against typos and abuse, well above any real basket). */
+const MAX_CHECKOUT_CREDITS = 100_000_000;
+
+const checkoutBody = z
+  .object({
+    account: z.string(),
+    credits: z.number().int().positive().max(MAX_CHECKOUT_CREDITS),
+  })
+  .strict();
 
 /**
  * The credits service's HTTP face, under `/credits`:
@@ -93,25 +111,33 @@ export async function buildCreditsServer(parts: CreditsServerParts): Promise<Fas
       claimsContract: config.CREDITS_CLAIMS_CONTRACT as Address,
       nowSeconds: Math.floor(Date.now() / 1000),
       maxSkewSeconds: config.REDEMPTION_MAX_SKEW_SECONDS,
+      verify: (domain, message, signature) => chain.verifyRedemption(domain, message, signature),
     });
     const item = itemOf(catalogue, redemption.itemId);
     if (redemption.quantity < 1n || redemption.quantity > BigInt(item.maxQuantity)) {
       throw new CreditsError(400, `Ask for 1 to ${item.maxQuantity} of ${item.name}`);
     }
     const quantity = Number(redemption.quantity);
+    const price = BigInt(item.priceCredits) * redemption.quantity;
+    if (price > BigInt(Number.MAX_SAFE_INTEGER)) throw new CreditsError(400, `${quantity} of ${item.name} cost more credits than an account can hold`);
+    await refuseWhenUnclaimable(chain, issuer.address);
+    // Read from the chain before the ledger's transaction: it holds the ledger only for local work.
+    const [stock, point] = await Promise.all([chain.stock(item), chain.settlementPoint()]);
+    const expiry = point.timestamp + config.VOUCHER_TTL_SECONDS;
     const account = redemption.account.toLowerCase();
+    const amount = BigInt(item.amountPerUnit) * redemption.quantity;
     const { voucher, replayed } = await ledger.redeem({
       account,
       requestId: redemption.requestId,
       itemId: item.id,
       quantity,
       recipient: redemption.recipient,
-      price: item.priceCredits * quantity,
-      amount: BigInt(item.amountPerUnit) * redemption.quantity,
+      price: Number(price),
+      amount,
+      stock,
       sign: async () => {
-        const expiry = BigInt((await chain.latestTimestamp()) + config.VOUCHER_TTL_SECONDS);
-        const issued = await issuer.issue({ recipient: redemption.recipient, itemId: BigInt(item.id), amount: BigInt(item.amountPerUnit) * redemption.quantity, expiry });
-        return { voucherId: issued.voucher.voucherId, expiry: Number(expiry), issuer: issuer.address, signature: issued.signature };
+        const issued = await issuer.issue({ recipient: redemption.recipient, itemId: BigInt(item.id), amount, expiry: BigInt(expiry) });
+        return { voucherId: issued.voucher.voucherId, expiry, issuer: issuer.address, signature: issued.signature, claimsContract: config.CREDITS_CLAIMS_CONTRACT, chainId: parts.chainId };
       },
     });
     request.log.info({ account, item: item.id, quantity, voucher: voucher.voucherId, replayed }, "redemption");
@@ -122,23 +148,42 @@ export async function buildCreditsServer(parts: CreditsServerParts): Promise<Fas
     if (parts.stripe === undefined || config.CREDITS_CHECKOUT_RETURN_URL === undefined) {
       throw new CreditsError(501, "Checkout is not configured on this service (STRIPE_SECRET_KEY and CREDITS_CHECKOUT_RETURN_URL)");
     }
-    const body = request.body as { account?: unknown; credits?: unknown } | undefined;
-    const account = claimAccount(String(body?.account ?? ""));
-    const credits = Number(body?.credits);
-    if (!Number.isSafeInteger(credits) || credits < 1 || credits % config.CREDITS_PER_MINOR_UNIT !== 0) {
-      throw new CreditsError(400, `credits must be a whole multiple of ${config.CREDITS_PER_MINOR_UNIT}`);
+    const parsed = checkoutBody.safeParse(request.body);
+    if (!parsed.success) throw new CreditsError(400, `Invalid checkout: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+    const account = claimAccount(parsed.data.account);
+    if (account === ZeroAddress) throw new CreditsError(400, "A claim account cannot be the zero address");
+    const { credits } = parsed.data;
+    if (credits % config.CREDITS_PER_MINOR_UNIT !== 0) throw new CreditsError(400, `credits must be a whole multiple of ${config.CREDITS_PER_MINOR_UNIT}`);
+    let session: Stripe.Checkout.Session;
+    try {
+      session = await parts.stripe.checkout.sessions.create({
+        mode: "payment",
+        client_reference_id: getAddress(account),
+        // The webhook credits only sessions marked so: other checkouts of the same Stripe account are not credits.
+        metadata: { purpose: "credits" },
+        line_items: [{ quantity: 1, price_data: { currency: config.CREDITS_CURRENCY, unit_amount: credits / config.CREDITS_PER_MINOR_UNIT, product_data: { name: `${credits} credits` } } }],
+        success_url: config.CREDITS_CHECKOUT_RETURN_URL,
+        cancel_url: config.CREDITS_CHECKOUT_RETURN_URL,
+      });
+    } catch (error) {
+      // Stripe's own message may name the account's settings: log its type, answer a generic error.
+      request.log.error({ err: { type: (error as Error).name, code: (error as { code?: string }).code } }, "stripe checkout failed");
+      throw new CreditsError(502, "The payment provider refused to open a checkout: try again later");
     }
-    const session = await parts.stripe.checkout.sessions.create({
-      mode: "payment",
-      client_reference_id: account,
-      line_items: [{ quantity: 1, price_data: { currency: config.CREDITS_CURRENCY, unit_amount: credits / config.CREDITS_PER_MINOR_UNIT, product_data: { name: `${credits} credits` } } }],
-      success_url: config.CREDITS_CHECKOUT_RETURN_URL,
-      cancel_url: config.CREDITS_CHECKOUT_RETURN_URL,
-    });
     return { url: session.url };
   });
 
   return app;
+}
+
+/**
+ * Refuses (503) to take credits for a voucher the claim platform would refuse now: paused, or expecting
+ * another issuer key (one rotated after a leak, while this service still signs with the old one).
+ */
+async function refuseWhenUnclaimable(chain: CreditsChain, issuer: string): Promise<void> {
+  const status = await chain.status();
+  if (status.paused) throw new CreditsError(503, "The claim platform is paused: redemptions are closed for now");
+  if (status.issuer.toLowerCase() !== issuer.toLowerCase()) throw new CreditsError(503, "The claim platform expects another issuer key: redemptions are closed until the service signs with it");
 }
 
 function envelope(reply: FastifyReply, status: number, message: string) {

@@ -1,4 +1,4 @@
-import { isAddress } from "ethers";
+import { getAddress, ZeroAddress } from "ethers";
 import Stripe from "stripe";
 
 import { CreditsError, type Ledger } from "./ledger.ts";
@@ -38,33 +38,35 @@ export async function applyStripeEvent(ledger: Ledger, event: Stripe.Event, sett
       case "checkout.session.completed":
       case "checkout.session.async_payment_succeeded": {
         const session = event.data.object;
+        // The same Stripe account may sell other things: only sessions this service opened (or marked so) are credits.
+        if (session.mode !== "payment" || session.metadata?.purpose !== "credits") return "ignored: not a credits checkout";
         if (session.payment_status !== "paid") return `awaiting payment (${session.payment_status})`;
         const paymentIntent = idOf(session.payment_intent) ?? `session:${session.id}`;
-        const account = session.client_reference_id?.toLowerCase() ?? null;
-        const problem =
-          account === null || !isAddress(account)
-            ? "the checkout carried no claim account (client_reference_id must be a wallet address)"
-            : session.currency !== settings.currency
-              ? `paid in ${session.currency ?? "no currency"}, not ${settings.currency}`
-              : null;
-        return ledger.purchase(trx, { paymentIntent, session: session.id, account, credits: credits(session.amount_total ?? 0, settings), problem });
+        const { account, problem: accountProblem } = claimAccountOf(session.client_reference_id);
+        const problem = accountProblem ?? (session.currency !== settings.currency ? `paid in ${session.currency ?? "no currency"}, not ${settings.currency}` : null);
+        // Before tax and shipping: what the buyer paid for credits.
+        const paid = session.amount_subtotal ?? session.amount_total ?? 0;
+        return ledger.purchase(trx, { paymentIntent, session: session.id, account, credits: credits(paid, settings), problem });
       }
       case "charge.refunded": {
         const charge = event.data.object;
         const paymentIntent = idOf(charge.payment_intent);
         if (paymentIntent === undefined) return "ignored: a charge without a payment intent";
+        if (charge.currency !== settings.currency) return `ignored: a refund in ${charge.currency}, not ${settings.currency}`;
         return ledger.refund(trx, { paymentIntent, refundedTotal: credits(charge.amount_refunded, settings), eventId: event.id });
       }
       case "charge.dispute.created": {
         const dispute = event.data.object;
         const paymentIntent = idOf(dispute.payment_intent);
         if (paymentIntent === undefined) return "ignored: a dispute without a payment intent";
+        if (dispute.currency !== settings.currency) return `ignored: a dispute in ${dispute.currency}, not ${settings.currency}`;
         return ledger.disputeOpened(trx, { paymentIntent, disputeId: dispute.id, credits: credits(dispute.amount, settings) });
       }
       case "charge.dispute.closed": {
         const dispute = event.data.object;
         const paymentIntent = idOf(dispute.payment_intent);
         if (paymentIntent === undefined) return "ignored: a dispute without a payment intent";
+        if (dispute.currency !== settings.currency) return `ignored: a dispute in ${dispute.currency}, not ${settings.currency}`;
         // An inquiry closed without becoming a dispute took nothing for good: like a dispute won.
         const won = dispute.status === "won" || dispute.status === "warning_closed";
         return ledger.disputeClosed(trx, { paymentIntent, disputeId: dispute.id, credits: credits(dispute.amount, settings), won });
@@ -73,6 +75,24 @@ export async function applyStripeEvent(ledger: Ledger, event: Stripe.Event, sett
         return "ignored";
     }
   });
+}
+
+/**
+ * The claim account a checkout names: a wallet address written with its checksum (as this service's
+ * checkout writes it) or all in one case; a mistyped checksum, or the zero address, parks the payment.
+ */
+function claimAccountOf(reference: string | null): { account: string | null; problem: string | null } {
+  if (reference === null || !/^0x[0-9a-fA-F]{40}$/.test(reference)) {
+    return { account: null, problem: "the checkout carried no claim account (client_reference_id must be a wallet address)" };
+  }
+  let account: string;
+  try {
+    account = getAddress(reference).toLowerCase(); // throws on a mixed-case address whose checksum is wrong
+  } catch {
+    return { account: null, problem: "the checkout's client_reference_id has a wrong checksum (a mistyped address)" };
+  }
+  if (account === ZeroAddress) return { account: null, problem: "the checkout's claim account is the zero address" };
+  return { account, problem: null };
 }
 
 function credits(minorUnits: number, settings: PaymentSettings): number {

@@ -18,12 +18,15 @@ export function newPayment(): SimulatedPayment {
 }
 
 /** A `checkout.session.completed` event: `account` paid `amountMinor` minor units of `currency`. */
-export function checkoutCompleted(input: { payment: SimulatedPayment; account: string; amountMinor: number; currency: string; paid?: boolean }) {
+export function checkoutCompleted(input: { payment: SimulatedPayment; account: string; amountMinor: number; currency: string; paid?: boolean; metadata?: Record<string, string> }) {
   return event("checkout.session.completed", {
     id: input.payment.checkoutSession,
     object: "checkout.session",
     client_reference_id: input.account,
+    amount_subtotal: input.amountMinor,
     amount_total: input.amountMinor,
+    // What the service's own checkout sets (the webhook credits only such sessions).
+    metadata: input.metadata ?? { purpose: "credits" },
     currency: input.currency,
     mode: "payment",
     payment_status: input.paid === false ? "unpaid" : "paid",

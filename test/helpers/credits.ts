@@ -39,19 +39,24 @@ export async function startCreditsFixture(env: Record<string, string> = {}) {
       items: [{ id: PRIMARY_ITEM, name: "10 primary tokens", priceCredits: 1_000, amountPerUnit: (10n * E18).toString(), maxQuantity: 5, kind: "Transfer", asset: await primary.getAddress() }],
     }),
   );
-  const service: RunningCreditsService = await startCreditsService(
-    loadCreditsConfig({
-      CREDITS_PORT: "0",
-      CREDITS_DB: path.join(dir, "credits.sqlite"),
-      STRIPE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
-      CREDITS_CATALOGUE: catalogue,
-      CREDITS_ISSUER_KEY: issuer.privateKey,
-      CREDITS_L2_RPC_URL: anvil.rpcUrl,
-      CREDITS_CLAIMS_CONTRACT: claimsAddress,
-      LOG_LEVEL: "silent",
-      ...env,
-    }),
-  );
+  let ledgers = 0;
+  /** Another credits service on the same contract and catalogue, with a fresh ledger of its own (`env` overrides). */
+  const startService = (overrides: Record<string, string> = {}): Promise<RunningCreditsService> =>
+    startCreditsService(
+      loadCreditsConfig({
+        CREDITS_PORT: "0",
+        CREDITS_DB: path.join(dir, `credits-${ledgers++}.sqlite`),
+        STRIPE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+        CREDITS_CATALOGUE: catalogue,
+        CREDITS_ISSUER_KEY: issuer.privateKey,
+        CREDITS_L2_RPC_URL: anvil.rpcUrl,
+        CREDITS_CLAIMS_CONTRACT: claimsAddress,
+        LOG_LEVEL: "silent",
+        ...env,
+        ...overrides,
+      }),
+    );
+  const service = await startService();
   return {
     anvil,
     ethers,
@@ -59,6 +64,9 @@ export async function startCreditsFixture(env: Record<string, string> = {}) {
     claims,
     issuer,
     service,
+    startService,
+    operator,
+    admin,
     dir,
     catalogue,
     webhookUrl: `${service.url}/credits/webhooks/stripe`,

@@ -8,6 +8,7 @@ import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { loadCreditsConfig } from "../../../src/credits/config.js";
 import { startCreditsService } from "../../../src/credits/main.js";
 import { chargeRefunded, checkoutCompleted, dispute, event, newPayment, postWebhook } from "../../../src/credits/stripe-simulator.js";
+import { EXPIRY_SETTLE_MARGIN_SECONDS } from "../../../src/credits/ledger.js";
 import { creditsDomain, REDEMPTION_TYPES } from "../../../src/credits/typed-data.js";
 import { PRIMARY_ITEM, startCreditsFixture, TEST_WEBHOOK_SECRET, type CreditsFixture } from "../../helpers/credits.js";
 
@@ -32,18 +33,18 @@ describe("credits service: Stripe webhooks, the ledger, redemptions into voucher
     const key = generatePrivateKey();
     return { key, account: privateKeyToAccount(key), address: privateKeyToAccount(key).address.toLowerCase() };
   };
-  const get = async (route: string) => {
-    const response = await fetch(`${f.service.url}${route}`);
+  const get = async (route: string, base = f.service.url) => {
+    const response = await fetch(`${base}${route}`);
     return { status: response.status, body: (await response.json()) as Record<string, any> };
   };
-  const post = async (route: string, body: unknown) => {
-    const response = await fetch(`${f.service.url}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const post = async (route: string, body: unknown, base = f.service.url) => {
+    const response = await fetch(`${base}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     return { status: response.status, body: (await response.json()) as Record<string, any> };
   };
-  const balance = async (address: string) => (await get(`/credits/accounts/${address}`)).body;
+  const balance = async (address: string, base = f.service.url) => (await get(`/credits/accounts/${address}`, base)).body;
   /** `who` pays `credits` (1 credit a cent) through a completed checkout. */
-  const purchase = async (address: string, credits: number, payment = newPayment()) => {
-    const answer = await postWebhook(f.webhookUrl, checkoutCompleted({ payment, account: address, amountMinor: credits, currency: "usd" }), TEST_WEBHOOK_SECRET);
+  const purchase = async (address: string, credits: number, payment = newPayment(), base = f.service.url) => {
+    const answer = await postWebhook(`${base}/credits/webhooks/stripe`, checkoutCompleted({ payment, account: address, amountMinor: credits, currency: "usd" }), TEST_WEBHOOK_SECRET);
     expect(answer.status).to.equal(200);
     return payment;
   };
@@ -131,6 +132,49 @@ describe("credits service: Stripe webhooks, the ledger, redemptions into voucher
       expect((await balance(who.address)).balance).to.equal(800);
     });
 
+    it("keeps a lost dispute taken, and applies a dispute's closing that arrives before its opening once", async function () {
+      const who = buyer();
+      const payment = await purchase(who.address, 900);
+      const lostId = `dp_${randomBytes(6).toString("hex")}`;
+      await postWebhook(f.webhookUrl, dispute({ payment, disputeId: lostId, amountMinor: 300, currency: "usd" }), TEST_WEBHOOK_SECRET);
+      const lost = await postWebhook(f.webhookUrl, dispute({ payment, disputeId: lostId, amountMinor: 300, currency: "usd", closed: "lost" }), TEST_WEBHOOK_SECRET);
+      expect(lost.body.outcome).to.equal("lost: stays taken");
+      expect((await balance(who.address)).balance).to.equal(600);
+      // Stripe does not promise order: a closing (won) seen first records the dispute and leaves the credits; its late opening changes nothing.
+      const lateId = `dp_${randomBytes(6).toString("hex")}`;
+      const closedFirst = await postWebhook(f.webhookUrl, dispute({ payment, disputeId: lateId, amountMinor: 200, currency: "usd", closed: "won" }), TEST_WEBHOOK_SECRET);
+      expect(closedFirst.body.outcome).to.equal("won: credited back 200");
+      const openedLate = await postWebhook(f.webhookUrl, dispute({ payment, disputeId: lateId, amountMinor: 200, currency: "usd" }), TEST_WEBHOOK_SECRET);
+      expect(openedLate.body.outcome).to.equal("already recorded");
+      const account = await balance(who.address);
+      expect([account.balance, account.owed]).to.deep.equal([600, 0]);
+      expect(account.movements.map((movement: { kind: string; amount: number }) => [movement.kind, movement.amount])).to.deep.equal([
+        ["purchase", 900],
+        ["dispute", -300],
+        ["dispute", -200],
+        ["dispute_won", 200],
+      ]);
+    });
+
+    it("ignores checkouts that are not for credits, and parks one whose account has a wrong checksum or is the zero address", async function () {
+      const who = buyer();
+      const other = await postWebhook(f.webhookUrl, checkoutCompleted({ payment: newPayment(), account: who.address, amountMinor: 700, currency: "usd", metadata: { purpose: "merch" } }), TEST_WEBHOOK_SECRET);
+      expect(other.body.outcome).to.equal("ignored: not a credits checkout");
+      const unmarked = await postWebhook(f.webhookUrl, checkoutCompleted({ payment: newPayment(), account: who.address, amountMinor: 700, currency: "usd", metadata: {} }), TEST_WEBHOOK_SECRET);
+      expect(unmarked.body.outcome).to.equal("ignored: not a credits checkout");
+      // One letter's case flipped in a checksummed address: a typo, not the buyer's wallet.
+      const checksummed = who.account.address;
+      const flipAt = [...checksummed].findIndex((char, index) => index > 1 && /[a-f]/i.test(char));
+      const mistyped = checksummed.slice(0, flipAt) + (checksummed[flipAt] === checksummed[flipAt].toUpperCase() ? checksummed[flipAt].toLowerCase() : checksummed[flipAt].toUpperCase()) + checksummed.slice(flipAt + 1);
+      const typo = await postWebhook(f.webhookUrl, checkoutCompleted({ payment: newPayment(), account: mistyped, amountMinor: 700, currency: "usd" }), TEST_WEBHOOK_SECRET);
+      expect(typo.body.outcome).to.equal("not credited: the checkout's client_reference_id has a wrong checksum (a mistyped address)");
+      const zero = await postWebhook(f.webhookUrl, checkoutCompleted({ payment: newPayment(), account: `0x${"0".repeat(40)}`, amountMinor: 700, currency: "usd" }), TEST_WEBHOOK_SECRET);
+      expect(zero.body.outcome).to.equal("not credited: the checkout's claim account is the zero address");
+      expect((await balance(who.address)).balance).to.equal(0);
+      // The checksummed address itself is the buyer's account.
+      expect((await postWebhook(f.webhookUrl, checkoutCompleted({ payment: newPayment(), account: checksummed, amountMinor: 700, currency: "usd" }), TEST_WEBHOOK_SECRET)).body.outcome).to.equal("credited 700");
+    });
+
     it("acknowledges event types it does not handle, and parks a payment with no claim account or another currency", async function () {
       const ignored = await postWebhook(f.webhookUrl, event("customer.created", { id: "cus_1", object: "customer" }), TEST_WEBHOOK_SECRET);
       expect([ignored.status, ignored.body.outcome]).to.deep.equal([200, "ignored"]);
@@ -190,25 +234,80 @@ describe("credits service: Stripe webhooks, the ledger, redemptions into voucher
       expect((await balance(who.address)).balance).to.equal(2_000);
     });
 
-    it("gives the credits of a voucher nobody claimed back once the chain is past its expiry, and the contract refuses it then", async function () {
+    it("gives the credits of a voucher nobody claimed back once the chain is past its expiry and the margin, when the contract refuses it", async function () {
       const who = buyer();
       await purchase(who.address, 1_000);
       const issued = await post("/credits/redemptions", await redemption(who));
       expect((await balance(who.address)).balance).to.equal(0);
-      await f.ethers.provider.send("evm_increaseTime", [7 * 86_400 + 1]);
+      const wallet = new Wallet(who.key, f.ethers.provider);
+      await (await f.ethers.provider.getSigner(0)).sendTransaction({ to: wallet.address, value: E18 });
+      const expiry = Number(issued.body.voucher.expiry);
+      // Just past its expiry: the contract refuses it, but the credits wait out the margin (a lagging RPC node could still be behind a claim).
+      await f.ethers.provider.send("evm_setNextBlockTimestamp", [expiry + 1]);
+      await f.ethers.provider.send("evm_mine", []);
+      await expect(f.claims.connect(wallet).claim({ ...issued.body.voucher }, issued.body.signature)).to.be.revertedWithCustomError(f.claims, "VoucherClaims_Expired");
+      expect((await balance(who.address)).vouchers[0].status).to.equal("issued");
+      await f.ethers.provider.send("evm_setNextBlockTimestamp", [expiry + EXPIRY_SETTLE_MARGIN_SECONDS]);
+      await f.ethers.provider.send("evm_mine", []);
+      expect((await balance(who.address)).balance, "at the margin's last second").to.equal(0);
+      await f.ethers.provider.send("evm_setNextBlockTimestamp", [expiry + EXPIRY_SETTLE_MARGIN_SECONDS + 1]);
       await f.ethers.provider.send("evm_mine", []);
       const account = await balance(who.address);
       expect([account.balance, account.vouchers[0].status]).to.deep.equal([1_000, "expired"]);
       expect(account.movements.at(-1)).to.include({ kind: "voucher_expired", amount: 1_000 });
-      const wallet = new Wallet(who.key, f.ethers.provider);
-      await (await f.ethers.provider.getSigner(0)).sendTransaction({ to: wallet.address, value: E18 });
-      await f.claims
-        .connect(wallet)
-        .claim({ ...issued.body.voucher }, issued.body.signature)
-        .then(
-          () => expect.fail("an expired voucher was claimed"),
-          (error: Error) => expect(error.message).to.match(/VoucherClaims_Expired|execution reverted/),
-        );
+      // Asking again changes nothing: the credits came back once.
+      expect((await balance(who.address)).balance).to.equal(1_000);
+    });
+
+    it("spends credits once when two redemptions race for them", async function () {
+      const who = buyer();
+      await purchase(who.address, 1_000);
+      const [one, two] = await Promise.all([post("/credits/redemptions", await redemption(who)), post("/credits/redemptions", await redemption(who))]);
+      expect([one.status, two.status].sort()).to.deep.equal([200, 402]);
+      const account = await balance(who.address);
+      expect([account.balance, account.vouchers.length]).to.deep.equal([0, 1]);
+    });
+
+    it("counts vouchers still out against the claim platform's stock, and refuses beyond it with 409", async function () {
+      // A service with a fresh ledger over a platform holding 15 tokens: one voucher of 10, not two.
+      const service = await f.startService();
+      const stock = await f.primary.balanceOf(await f.claims.getAddress());
+      await (await f.claims.connect(f.operator).withdrawInventory(await f.primary.getAddress(), f.operator.address, stock - 15n * E18)).wait();
+      try {
+        const who = buyer();
+        await purchase(who.address, 3_000, newPayment(), service.url);
+        expect((await post("/credits/redemptions", await redemption(who), service.url)).status).to.equal(200);
+        const refused = await post("/credits/redemptions", await redemption(who), service.url);
+        expect(refused).to.deep.equal({ status: 409, body: { status: 409, message: "Out of stock: the claim platform holds no more of this item than vouchers already promise" } });
+        expect((await balance(who.address, service.url)).balance).to.equal(2_000);
+      } finally {
+        await (await f.primary.connect(f.operator).transfer(await f.claims.getAddress(), stock - 15n * E18)).wait();
+        await service.close();
+      }
+    });
+
+    it("refuses redemptions with 503, taking no credits, while the platform is paused or expects another issuer key", async function () {
+      const who = buyer();
+      const check = async (service: Awaited<ReturnType<typeof f.startService>>, message: string) => {
+        await purchase(who.address, 1_000, newPayment(), service.url);
+        expect(await post("/credits/redemptions", await redemption(who), service.url)).to.deep.equal({ status: 503, body: { status: 503, message } });
+        expect((await balance(who.address, service.url)).balance).to.equal(1_000);
+      };
+      // The issuer key rotated after a leak, the service still signing with the old one.
+      const rotated = await f.startService({ CREDITS_ISSUER_KEY: Wallet.createRandom().privateKey });
+      try {
+        await check(rotated, "The claim platform expects another issuer key: redemptions are closed until the service signs with it");
+      } finally {
+        await rotated.close();
+      }
+      await (await f.claims.connect(f.operator).pause()).wait();
+      const paused = await f.startService();
+      try {
+        await check(paused, "The claim platform is paused: redemptions are closed for now");
+      } finally {
+        await paused.close();
+        await (await f.claims.connect(f.admin).unpause()).wait();
+      }
     });
   });
 

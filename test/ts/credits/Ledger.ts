@@ -2,7 +2,7 @@ import { expect } from "chai";
 import fc from "fast-check";
 
 import { connectCreditsDatabase } from "../../../src/credits/database.js";
-import { CreditsError, Ledger } from "../../../src/credits/ledger.js";
+import { CreditsError, EXPIRY_SETTLE_MARGIN_SECONDS, Ledger } from "../../../src/credits/ledger.js";
 
 const ACCOUNTS = ["0x00000000000000000000000000000000000000a1", "0x00000000000000000000000000000000000000b2"];
 const PAYMENTS = ["pi_1", "pi_2", "pi_3", "pi_4"];
@@ -19,7 +19,7 @@ type Op =
   | { type: "refund"; payment: number; total: number }
   | { type: "dispute"; dispute: number; close?: "won" | "lost" }
   | { type: "replay"; index: number }
-  | { type: "redeem"; account: number; price: number; request: number }
+  | { type: "redeem"; account: number; price: number; quantity: number; request: number }
   | { type: "settle"; account: number; claimed: boolean };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
@@ -27,7 +27,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ type: fc.constant("refund" as const), payment: fc.nat(3), total: fc.integer({ min: 0, max: 1_200 }) }),
   fc.record({ type: fc.constant("dispute" as const), dispute: fc.nat(2), close: fc.option(fc.constantFrom("won" as const, "lost" as const), { nil: undefined }) }),
   fc.record({ type: fc.constant("replay" as const), index: fc.nat(40) }),
-  fc.record({ type: fc.constant("redeem" as const), account: fc.nat(1), price: fc.integer({ min: 1, max: 800 }), request: fc.nat(5) }),
+  fc.record({ type: fc.constant("redeem" as const), account: fc.nat(1), price: fc.integer({ min: 1, max: 800 }), quantity: fc.integer({ min: 1, max: 2 }), request: fc.nat(5) }),
   fc.record({ type: fc.constant("settle" as const), account: fc.nat(1), claimed: fc.boolean() }),
 );
 
@@ -39,7 +39,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 class Model {
   payments = new Map<string, { account?: string; purchased: number; refunded: number }>();
   disputes = new Map<string, { payment: string; credits: number; status: "open" | "won" | "lost" }>();
-  requests = new Map<number, { account: string; price: number; status: "issued" | "claimed" | "expired" }>();
+  requests = new Map<number, { account: string; quantity: number; price: number; status: "issued" | "claimed" | "expired" }>();
 
   payment(id: string) {
     const payment = this.payments.get(id) ?? { purchased: 0, refunded: 0 };
@@ -107,30 +107,33 @@ describe("credits ledger: random sequences of purchases, refunds, disputes, repl
             } else if (step.type === "redeem") {
               const account = ACCOUNTS[step.account];
               const earlier = model.requests.get(step.request);
-              const sameRequest = earlier === undefined || (earlier.account === account && earlier.price === step.price);
+              // The same request again (its price may have changed since) is the first redemption; another under its id is refused.
+              const sameRequest = earlier === undefined || (earlier.account === account && earlier.quantity === step.quantity);
               const canPay = Math.max(0, model.net(account)) >= step.price;
               const attempt = ledger.redeem({
                 account,
                 requestId: `req_${step.request}`,
                 itemId: 1,
-                quantity: 1,
+                quantity: step.quantity,
                 recipient: account,
                 price: step.price,
-                amount: 1n,
-                sign: async () => ({ voucherId: `voucher_${step.request}`, expiry: 100, issuer: "0xissuer", signature: "0x" }),
+                amount: BigInt(step.quantity),
+                stock: undefined,
+                sign: async () => ({ voucherId: `voucher_${step.request}`, expiry: 100, issuer: "0xissuer", signature: "0x", claimsContract: "0xclaims", chainId: 1n }),
               });
               if (earlier !== undefined) {
                 if (sameRequest) expect((await attempt).replayed, "a repeated request is the first redemption").to.equal(true);
                 else await attempt.then(() => expect.fail("a request id reused for another redemption"), (error) => expect((error as CreditsError).status).to.equal(409));
               } else if (canPay) {
                 expect((await attempt).replayed).to.equal(false);
-                model.requests.set(step.request, { account, price: step.price, status: "issued" });
+                model.requests.set(step.request, { account, quantity: step.quantity, price: step.price, status: "issued" });
               } else {
                 await attempt.then(() => expect.fail("a redemption beyond the balance"), (error) => expect((error as CreditsError).status).to.equal(402));
               }
             } else {
               const account = ACCOUNTS[step.account];
-              await ledger.settleVouchers(account, { isClaimed: async () => step.claimed, latestTimestamp: async () => 1_000 });
+              // Judged well past the vouchers' expiry (100) and the settlement margin.
+              await ledger.settleVouchers(account, { isClaimed: async () => step.claimed, settlementPoint: async () => ({ blockNumber: 7, timestamp: 100 + EXPIRY_SETTLE_MARGIN_SECONDS + 1 }) });
               for (const request of model.requests.values()) {
                 if (request.account === account && request.status === "issued") request.status = step.claimed ? "claimed" : "expired";
               }

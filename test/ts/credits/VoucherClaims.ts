@@ -91,6 +91,10 @@ describe("VoucherClaims: the credits channel's claim platform", function () {
       .to.be.revertedWithCustomError(f.claims, "VoucherClaims_AlreadyClaimed")
       .withArgs(value.voucherId);
 
+    // Claimable up to and including its expiry second, not one second after.
+    const last = await f.voucher({ expiry: BigInt(await time.latest()) + 10n });
+    await time.setNextBlockTimestamp(last.value.expiry);
+    await f.claims.connect(f.buyer).claim(last.value, last.signature);
     const late = await f.voucher({ expiry: BigInt(await time.latest()) + 10n });
     await time.increase(11);
     await expect(f.claims.connect(f.buyer).claim(late.value, late.signature))
@@ -103,7 +107,7 @@ describe("VoucherClaims: the credits channel's claim platform", function () {
     await expect(f.claims.connect(f.operator).unpause()).to.be.revertedWithCustomError(f.claims, "AccessControlUnauthorizedAccount");
     await f.claims.connect(f.admin).unpause();
     await f.claims.connect(f.buyer).claim(paused.value, paused.signature);
-    expect(await f.primary.balanceOf(f.buyer.address)).to.equal(20n * E18);
+    expect(await f.primary.balanceOf(f.buyer.address)).to.equal(30n * E18);
   });
 
   it("refuses a voucher signed for another chain or contract, by another key, altered, or with a malleable signature", async function () {
@@ -155,8 +159,12 @@ describe("VoucherClaims: the credits channel's claim platform", function () {
     await expect(f.claims.connect(f.buyer).setItem(9n, { kind: KIND.Transfer, asset: primary })).to.be.revertedWithCustomError(f.claims, "AccessControlUnauthorizedAccount");
     await expect(f.claims.connect(f.operator).setItem(9n, { kind: KIND.None, asset: primary })).to.be.revertedWithCustomError(f.claims, "VoucherClaims_InvalidItem");
     await expect(f.claims.connect(f.operator).setItem(9n, { kind: KIND.Transfer, asset: ethers.ZeroAddress })).to.be.revertedWithCustomError(f.claims, "VoucherClaims_InvalidItem");
-    await expect(f.claims.connect(f.operator).setItem(9n, { kind: KIND.Transfer, asset: primary })).to.emit(f.claims, "ItemSet");
+    await expect(f.claims.connect(f.operator).setItem(9n, { kind: KIND.Transfer, asset: primary })).to.emit(f.claims, "ItemSet").withArgs(9n, [BigInt(KIND.Transfer), primary]);
     expect(await f.claims.itemOf(9n)).to.deep.equal([BigInt(KIND.Transfer), primary]);
+    // An item is defined once: outstanding vouchers for it can never be paid in another asset.
+    await expect(f.claims.connect(f.operator).setItem(9n, { kind: KIND.Transfer, asset: await f.staked.getAddress() }))
+      .to.be.revertedWithCustomError(f.claims, "VoucherClaims_ItemDefined")
+      .withArgs(9n);
 
     await expect(f.claims.connect(f.buyer).withdrawInventory(primary, f.buyer.address, 1n)).to.be.revertedWithCustomError(f.claims, "AccessControlUnauthorizedAccount");
     await expect(f.claims.connect(f.operator).withdrawInventory(primary, ethers.ZeroAddress, 1n)).to.be.revertedWithCustomError(f.claims, "VoucherClaims_ZeroAddress");
@@ -172,6 +180,28 @@ describe("VoucherClaims: the credits channel's claim platform", function () {
     await expect(f.claims.connect(f.buyer).pause()).to.be.revertedWithCustomError(f.claims, "AccessControlUnauthorizedAccount");
     await f.claims.connect(f.admin).pause();
     expect(await f.claims.paused()).to.equal(true);
+  });
+
+  it("lets a contract wallet without a receiver hook claim licenses, and no item contract claim twice from inside a claim", async function () {
+    const f = await loadFixture(fixture);
+    // A contract that claims for itself (it is the recipient) and has no onERC721Received.
+    const wallet = await ethers.deployContract("ReentrantMinter", [f.claimsAddress]);
+    const walletAddress = (await wallet.getAddress()) as Address;
+    const license = await f.voucher({ recipient: walletAddress, itemId: ITEM.license, amount: 1n });
+    await ethers.provider.send("hardhat_impersonateAccount", [walletAddress]);
+    await ethers.provider.send("hardhat_setBalance", [walletAddress, "0xDE0B6B3A7640000"]);
+    await f.claims.connect(await ethers.getSigner(walletAddress)).claim(license.value, license.signature);
+    expect(await f.license.ownerOf(4n)).to.equal(walletAddress);
+
+    // An item contract that, asked to mint, tries to claim another voucher made out to itself.
+    await f.claims.connect(f.operator).setItem(7n, { kind: KIND.Mint, asset: walletAddress });
+    const inner = await f.voucher({ recipient: walletAddress, itemId: ITEM.primary });
+    await wallet.arm(inner.value, inner.signature);
+    const outer = await f.voucher({ itemId: 7n, amount: 1n });
+    await f.claims.connect(f.buyer).claim(outer.value, outer.signature);
+    expect(await wallet.minted()).to.equal(1n);
+    expect(await wallet.reentryError()).to.equal(f.claims.interface.getError("ReentrancyGuardReentrantCall")!.selector);
+    expect(await f.claims.isClaimed(inner.value.voucherId)).to.equal(false);
   });
 
   it("refuses zero addresses at deployment", async function () {
