@@ -1,9 +1,10 @@
 // ABIs for the web app, generated from the compiled artifacts (never written by hand): the project's
-// contracts (governance's governor, timelock and L2 executor included) from Hardhat's `artifacts/` (run
-// `npm run build` at the root first) and the OP standard bridges, the portal and the output oracle from
-// the pinned `@eth-optimism/contracts-bedrock` release the devnet runs. The cross-domain messengers'
-// few functions and events come from `src/governance/proposal.ts`, which the Governance page shares with
-// the CLI.
+// contracts (governance's governor, timelock and L2 executor included; the credits channel's claim
+// platform and, for the errors a claim can meet, the example game it mints for) from Hardhat's
+// `artifacts/` (run `npm run build` at the root first) and the OP standard bridges, the portal and the
+// output oracle from the pinned `@eth-optimism/contracts-bedrock` release the devnet runs. The
+// cross-domain messengers' few functions and events come from `src/governance/proposal.ts`, which the
+// Governance page shares with the CLI.
 import { defineConfig } from "@wagmi/cli";
 import { foundry, hardhat } from "@wagmi/cli/plugins";
 
@@ -21,6 +22,8 @@ export default defineConfig({
         "ProtocolGovernor.json",
         "ProtocolTimelock.json",
         "GovernanceExecutor.json",
+        "VoucherClaims.json",
+        "GameItem.json",
       ],
       commands: { build: false, clean: false, rebuild: false },
     }),

@@ -71,7 +71,8 @@ export class ClaimsChain implements ClaimsReader {
 
   /** Whether `account` signed `redemption` (an ordinary wallet's signature, or a contract wallet's by ERC-1271). */
   verifyRedemption(domain: TypedDataDomain, redemption: CreditRedemption, signature: Hex): Promise<boolean> {
-    return this.#viem.verifyTypedData({ address: redemption.account, domain, types: REDEMPTION_TYPES, primaryType: "CreditRedemption", message: { ...redemption }, signature });
+    // "eoa" first: a plain wallet's signature is recovered locally, with no RPC call; others go on-chain.
+    return this.#viem.verifyTypedData({ address: redemption.account, domain, types: REDEMPTION_TYPES, primaryType: "CreditRedemption", message: { ...redemption }, signature, mode: "eoa" });
   }
 
   /** The catalogue's items whose kind or asset differ from the claim contract's (vouchers for them would fail). */

@@ -118,7 +118,8 @@ export class Ledger {
     if (input.refundedTotal > row.refunded) {
       await trx.updateTable("payments").set({ refunded: input.refundedTotal }).where("payment_intent", "=", input.paymentIntent).execute();
     }
-    return this.#settle(trx, input.paymentIntent, "refund", input.eventId);
+    // Referenced by payment and event: one movement per refund event, each traceable to its purchase.
+    return this.#settle(trx, input.paymentIntent, "refund", `${input.paymentIntent}:${input.eventId}`);
   }
 
   /** A dispute opened: what it disputes is taken back (as far as the payment still has it). */
@@ -181,12 +182,8 @@ export class Ledger {
     sign: () => Promise<SignedVoucher>;
   }): Promise<{ voucher: VoucherRow; replayed: boolean }> {
     return this.#db.transaction().execute(async (trx) => {
-      const earlier = await trx.selectFrom("vouchers").selectAll().where("request_id", "=", input.requestId).executeTakeFirst();
-      if (earlier !== undefined) {
-        const same = earlier.account === input.account && earlier.item_id === input.itemId && earlier.quantity === input.quantity && earlier.recipient === input.recipient;
-        if (!same) throw new CreditsError(409, "This request id was used for another redemption");
-        return { voucher: voucherRow(earlier), replayed: true };
-      }
+      const earlier = await this.earlierRedemption(input, trx);
+      if (earlier !== undefined) return { voucher: earlier, replayed: true };
       const { balance } = await this.#accountRow(trx, input.account);
       if (balance < input.price) throw new CreditsError(402, `Not enough credits: the item costs ${input.price}, the account holds ${balance}`);
       if (input.stock !== undefined) {
@@ -220,6 +217,22 @@ export class Ledger {
   }
 
   /**
+   * The voucher made earlier under `terms.requestId`, when the request is the same (account, item, quantity
+   * and recipient: a price changed since does not make it another); undefined when the id is new; a 409
+   * when it was used for another redemption.
+   */
+  async earlierRedemption(
+    terms: { account: string; requestId: string; itemId: number; quantity: number; recipient: string },
+    trx: Trx | CreditsDatabase = this.#db,
+  ): Promise<VoucherRow | undefined> {
+    const earlier = await trx.selectFrom("vouchers").selectAll().where("request_id", "=", terms.requestId).executeTakeFirst();
+    if (earlier === undefined) return undefined;
+    const same = earlier.account === terms.account && earlier.item_id === terms.itemId && earlier.quantity === terms.quantity && earlier.recipient === terms.recipient;
+    if (!same) throw new CreditsError(409, "This request id was used for another redemption");
+    return voucherRow(earlier);
+  }
+
+  /**
    * Brings `account`'s issued vouchers up to date with the chain, judged at one block: claimed ones are
    * marked so, and one still unclaimed when that block is `EXPIRY_SETTLE_MARGIN_SECONDS` past its expiry
    * gives its credits back (the claim contract refuses it after its expiry, so they cannot be spent
@@ -230,8 +243,10 @@ export class Ledger {
     const issued = await this.#db.selectFrom("vouchers").selectAll().where("account", "=", account).where("status", "=", "issued").execute();
     if (issued.length === 0) return;
     const point = await chain.settlementPoint();
-    for (const voucher of issued) {
-      if (await chain.isClaimed(voucher.voucher_id, point.blockNumber)) {
+    // Asked together: the JSON-RPC provider sends them as one batch.
+    const claimed = await Promise.all(issued.map((voucher) => chain.isClaimed(voucher.voucher_id, point.blockNumber)));
+    for (const [index, voucher] of issued.entries()) {
+      if (claimed[index]) {
         await this.#db.updateTable("vouchers").set({ status: "claimed" }).where("voucher_id", "=", voucher.voucher_id).execute();
       } else if (point.timestamp > voucher.expiry + EXPIRY_SETTLE_MARGIN_SECONDS) {
         await this.#db.transaction().execute(async (trx) => {

@@ -96,11 +96,19 @@ export async function buildCreditsServer(parts: CreditsServerParts): Promise<Fas
     items: catalogue.items,
   }));
 
+  const settlements = new SettlementQueue();
   app.get<{ Params: { account: string } }>("/credits/accounts/:account", async (request) => {
     const account = claimAccount(request.params.account);
-    await ledger.settleVouchers(account, chain);
+    // The ledger answers even when the L2 does not: `settled` says whether the vouchers were just checked.
+    let settled = true;
+    try {
+      await settlements.run(account, () => ledger.settleVouchers(account, chain));
+    } catch (error) {
+      settled = false;
+      request.log.warn({ account, err: { type: (error as Error).name } }, "vouchers not settled: the L2 did not answer");
+    }
     const view = await ledger.account(account);
-    return { ...view, vouchers: (await ledger.vouchers(account)).map((voucher) => voucherView(voucher, config.CREDITS_CLAIMS_CONTRACT)) };
+    return { ...view, settled, vouchers: (await ledger.vouchers(account)).map((voucher) => voucherView(voucher, config.CREDITS_CLAIMS_CONTRACT)) };
   });
 
   app.post("/credits/redemptions", async (request) => {
@@ -118,20 +126,26 @@ export async function buildCreditsServer(parts: CreditsServerParts): Promise<Fas
       throw new CreditsError(400, `Ask for 1 to ${item.maxQuantity} of ${item.name}`);
     }
     const quantity = Number(redemption.quantity);
+    const account = redemption.account.toLowerCase();
+    const terms = { account, requestId: redemption.requestId, itemId: item.id, quantity, recipient: redemption.recipient };
+    // A request made already answers its voucher whatever the chain or the prices say now.
+    const earlier = await ledger.earlierRedemption(terms);
+    if (earlier !== undefined) {
+      request.log.info({ account, item: item.id, quantity, voucher: earlier.voucherId, replayed: true }, "redemption");
+      return { ...voucherView(earlier, config.CREDITS_CLAIMS_CONTRACT), replayed: true };
+    }
     const price = BigInt(item.priceCredits) * redemption.quantity;
     if (price > BigInt(Number.MAX_SAFE_INTEGER)) throw new CreditsError(400, `${quantity} of ${item.name} cost more credits than an account can hold`);
+    if (price > redemption.maxPrice) {
+      throw new CreditsError(409, `The price changed: ${quantity} of ${item.name} now cost ${price} credits, more than the ${redemption.maxPrice} you signed for`);
+    }
     await refuseWhenUnclaimable(chain, issuer.address);
     // Read from the chain before the ledger's transaction: it holds the ledger only for local work.
     const [stock, point] = await Promise.all([chain.stock(item), chain.settlementPoint()]);
     const expiry = point.timestamp + config.VOUCHER_TTL_SECONDS;
-    const account = redemption.account.toLowerCase();
     const amount = BigInt(item.amountPerUnit) * redemption.quantity;
     const { voucher, replayed } = await ledger.redeem({
-      account,
-      requestId: redemption.requestId,
-      itemId: item.id,
-      quantity,
-      recipient: redemption.recipient,
+      ...terms,
       price: Number(price),
       amount,
       stock,
@@ -184,6 +198,24 @@ async function refuseWhenUnclaimable(chain: CreditsChain, issuer: string): Promi
   const status = await chain.status();
   if (status.paused) throw new CreditsError(503, "The claim platform is paused: redemptions are closed for now");
   if (status.issuer.toLowerCase() !== issuer.toLowerCase()) throw new CreditsError(503, "The claim platform expects another issuer key: redemptions are closed until the service signs with it");
+}
+
+/**
+ * One settlement of an account at a time: reads of the same account while its vouchers are being checked
+ * wait for that check rather than start another (the route is public; a loop of reads costs the L2 RPC
+ * one check at a time, and each check is one batch of calls).
+ */
+class SettlementQueue {
+  readonly #running = new Map<string, Promise<void>>();
+
+  run(account: string, settle: () => Promise<void>): Promise<void> {
+    let running = this.#running.get(account);
+    if (running === undefined) {
+      running = settle().finally(() => this.#running.delete(account));
+      this.#running.set(account, running);
+    }
+    return running;
+  }
 }
 
 function envelope(reply: FastifyReply, status: number, message: string) {

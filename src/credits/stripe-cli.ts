@@ -8,7 +8,8 @@ import { chargeRefunded, checkoutCompleted, dispute, newPayment, postWebhook } f
 const USAGE = `Usage: npm run credits:stripe -- <command> [options]
 
 Sends the local credits service what Stripe would send (events signed with the webhook's secret, as
-\`stripe trigger\` does), for the running local stack (.devnet/stack.json). One credit costs one cent.
+\`stripe trigger\` does), for the running local stack (.devnet/stack.json), in the service's currency
+and at its rate of credits per cent.
 
 Commands:
   purchase --account <wallet> --credits <n>          a paid checkout crediting the claim account
@@ -50,18 +51,27 @@ export async function runStripeCli(args: string[], context: StripeCliContext): P
   const stack = await readStackFile(stackFilePath(context.projectRoot)).catch(() => undefined);
   if (stack?.credits === undefined) return fail("no local stack with a credits service is running: start one with `npm start`");
   const { webhookUrl, webhookSecret } = stack.credits;
+  let terms: { currency: string; creditsPerMinorUnit: number };
+  try {
+    terms = (await (await fetch(`${stack.credits.url}/credits/catalogue`)).json()) as typeof terms;
+  } catch {
+    return fail(`the credits service at ${stack.credits.url} does not answer: is the local stack still running?`);
+  }
+  const { currency, creditsPerMinorUnit } = terms;
+  if (credits % creditsPerMinorUnit !== 0) return fail(`--credits must be a whole multiple of ${creditsPerMinorUnit} (credits per cent)`);
+  const amountMinor = credits / creditsPerMinorUnit;
   const payment = values.payment === undefined ? newPayment() : { paymentIntent: values.payment, checkoutSession: "" };
   let body;
   if (command === "purchase") {
     if (values.account === undefined || !isAddress(values.account)) return fail("--account takes the wallet address the credits are for");
-    body = checkoutCompleted({ payment, account: values.account, amountMinor: credits, currency: "usd" });
+    body = checkoutCompleted({ payment, account: values.account, amountMinor, currency });
   } else if (command === "refund" || command === "dispute") {
     if (values.payment === undefined) return fail("--payment takes the payment intent id a purchase printed (pi_…)");
-    if (command === "refund") body = chargeRefunded({ payment, amountMinor: credits, refundedMinor: credits, currency: "usd" });
+    if (command === "refund") body = chargeRefunded({ payment, amountMinor, refundedMinor: amountMinor, currency });
     else {
       if (values.id === undefined) return fail("--id names the dispute (dp_…)");
       if (values.close !== undefined && values.close !== "won" && values.close !== "lost") return fail("--close is won or lost");
-      body = dispute({ payment, disputeId: values.id, amountMinor: credits, currency: "usd", closed: values.close as "won" | "lost" | undefined });
+      body = dispute({ payment, disputeId: values.id, amountMinor, currency, closed: values.close as "won" | "lost" | undefined });
     }
   } else {
     return fail(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`);

@@ -34,6 +34,7 @@ export const REDEMPTION_TYPES = {
     { name: "account", type: "address" },
     { name: "itemId", type: "uint256" },
     { name: "quantity", type: "uint256" },
+    { name: "maxPrice", type: "uint256" },
     { name: "recipient", type: "address" },
     { name: "requestId", type: "bytes32" },
     { name: "issuedAt", type: "uint64" },
@@ -45,6 +46,8 @@ export interface CreditRedemption {
   account: Address;
   itemId: bigint;
   quantity: bigint;
+  /** The most credits the account agrees to spend on it (the price it was shown): a price raised since is refused, not charged. */
+  maxPrice: bigint;
   recipient: Address;
   /** Chosen by the client: the same request sent twice is one redemption. */
   requestId: Hex;

@@ -6,7 +6,7 @@ import { ContractFactory, NonceManager, Wallet, type Provider } from "ethers";
 import hre from "hardhat";
 
 import { NodeLicense__factory, PrimaryToken__factory, VoucherClaims__factory } from "../../typechain-types/index.js";
-import type { Catalogue } from "../credits/catalogue.js";
+import { ITEM_KINDS, type Catalogue } from "../credits/catalogue.js";
 import { loadCreditsConfig } from "../credits/config.js";
 import { startCreditsService, type RunningCreditsService } from "../credits/main.js";
 import type { DevAccount } from "./accounts.js";
@@ -94,8 +94,7 @@ export async function startCreditsChannel(input: CreditsChannelInput): Promise<C
     ],
   };
   const claims = VoucherClaims__factory.connect(claimsAddress, operator);
-  const kinds = { Transfer: 1, StakeFor: 2, NftInventory: 3, Mint: 4 } as const;
-  for (const item of catalogue.items) await (await claims.setItem(item.id, { kind: kinds[item.kind], asset: item.asset })).wait();
+  for (const item of catalogue.items) await (await claims.setItem(item.id, { kind: ITEM_KINDS.indexOf(item.kind), asset: item.asset })).wait();
   const catalogueFile = path.join(input.workDir, "catalogue.json");
   await writeFile(catalogueFile, `${JSON.stringify(catalogue, null, 2)}\n`);
 

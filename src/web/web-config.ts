@@ -8,8 +8,8 @@ import { DEVNET_L1_BLOCK_SECONDS } from "../governance/network.ts";
 
 /**
  * The web app's network configuration for the local stack, from what the stack file knows: its two
- * chains and the addresses deployed on them. Checked by the app's own schema, so the server never
- * serves a file the app would refuse.
+ * chains, the addresses deployed on them, and the credits service when the stack runs one. Checked by
+ * the app's own schema, so the server never serves a file the app would refuse.
  */
 export function webConfigFromStack(stack: StackFile): NetworkConfig {
   const l1 = stack.contracts?.l1 ?? {};
@@ -36,8 +36,11 @@ export function webConfigFromStack(stack: StackFile): NetworkConfig {
         NodeRegistry: l2.NodeRegistry,
         VerificationRegistry: l2.VerificationRegistry,
         GovernanceExecutor: l2.GovernanceExecutor,
+        // The credits channel (the Credits page): absent from a stack without it, then the page says so.
+        VoucherClaims: l2.VoucherClaims,
       },
     },
+    credits: stack.credits === undefined ? undefined : { url: stack.credits.url },
   });
 }
 

@@ -21,9 +21,12 @@ export interface RunningWebServer {
   close(): Promise<void>;
 }
 
-/** The origins of the deployment's RPC endpoints: the only places besides itself the page may connect to. */
-function rpcOrigins(config: NetworkConfig): string[] {
-  const urls = [config.l1.rpcUrl, config.l2.rpcUrl, config.l2.wsUrl].filter((url): url is string => url !== undefined);
+/**
+ * The origins of the deployment's RPC endpoints and of its credits service (the Credits page reads and
+ * posts there): the only places besides itself the page may connect to.
+ */
+function connectOrigins(config: NetworkConfig): string[] {
+  const urls = [config.l1.rpcUrl, config.l2.rpcUrl, config.l2.wsUrl, config.credits?.url].filter((url): url is string => url !== undefined);
   return [...new Set(urls.map((url) => new URL(url).origin))];
 }
 
@@ -36,7 +39,7 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
   const app = Fastify({ logger: false });
   const csp = [
     "default-src 'self'",
-    `connect-src 'self' ${rpcOrigins(options.config).join(" ")}`,
+    `connect-src 'self' ${connectOrigins(options.config).join(" ")}`,
     // Wallets announce their icons as data: URIs (EIP-6963).
     "img-src 'self' data:",
     "style-src 'self'",

@@ -11,6 +11,7 @@ const StakePage = lazy(() => import("./pages/StakePage"));
 const LicensesPage = lazy(() => import("./pages/LicensesPage"));
 const NetworkPage = lazy(() => import("./pages/NetworkPage"));
 const GovernancePage = lazy(() => import("./pages/GovernancePage"));
+const CreditsPage = lazy(() => import("./pages/CreditsPage"));
 
 export const PAGES = [
   { path: "/delegate", title: "Delegate", element: <DelegatePage /> },
@@ -19,6 +20,7 @@ export const PAGES = [
   { path: "/licenses", title: "Licenses", element: <LicensesPage /> },
   { path: "/network", title: "Network", element: <NetworkPage /> },
   { path: "/governance", title: "Governance", element: <GovernancePage /> },
+  { path: "/credits", title: "Credits", element: <CreditsPage /> },
 ] as const;
 
 export function App() {

@@ -109,6 +109,17 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 }
 
 /**
+ * After a failed test (`test`: mocha's current test), a screenshot of each page open in `contexts`, named
+ * `failed-<prefix><the title's first words>-<n>`: what the user would have seen.
+ */
+export async function screenshotFailure(test: { state?: string; title: string } | undefined, contexts: BrowserContext[], prefix = ""): Promise<void> {
+  if (test?.state !== "failed") return;
+  const title = test.title.split(/[^a-z0-9]+/i).slice(0, 4).join("-").toLowerCase();
+  let index = 0;
+  for (const context of contexts) for (const page of context.pages()) await screenshot(page, `failed-${prefix}${title}-${index++}`).catch(() => undefined);
+}
+
+/**
  * Opens `url` in a new browser context of `browser` with `wallet` injected and connects it through the
  * page's Connect button. The context is added to `contexts`, for the caller to close after the test.
  */

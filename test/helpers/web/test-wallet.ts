@@ -22,8 +22,9 @@ const SIGNING_METHODS = new Set(["eth_sendTransaction", "personal_sign", "eth_si
  * A browser wallet for tests: injected into a page before its scripts run, announced through EIP-6963
  * like MetaMask, answering EIP-1193 requests with a development key held in the test process. Reads go
  * to the current chain's RPC; transactions are signed and sent by viem's local account; chain switches
- * and additions behave like a real wallet's (an unknown chain is error 4902 until it is added). The
- * test can make it reject the next signature, as a user would.
+ * and additions behave like a real wallet's (an unknown chain is error 4902 until it is added); typed
+ * data is signed only for the chain it is on, as MetaMask does. The test can make it reject the next
+ * signature, as a user would.
  */
 export class TestWallet {
   readonly account: PrivateKeyAccount;
@@ -33,6 +34,7 @@ export class TestWallet {
   private chainId: number;
   private connected = false;
   private rejectNextSignature = false;
+  private typedDataSigned = 0;
   private readonly pages = new Set<Page>();
 
   constructor(privateKey: Hex, chains: TestWalletChain[], initialChainId: number) {
@@ -47,6 +49,11 @@ export class TestWallet {
 
   get currentChainId(): number {
     return this.chainId;
+  }
+
+  /** How many typed-data signatures (EIP-712) the wallet has made: a retry that reuses one asks for none. */
+  get typedDataSignatures(): number {
+    return this.typedDataSigned;
   }
 
   /** The next signing request (transaction or message) is rejected as if its user clicked Reject. */
@@ -118,13 +125,28 @@ export class TestWallet {
         case "personal_sign":
           return { result: await this.account.signMessage({ message: { raw: params[0] as Hex } }) };
         case "eth_signTypedData_v4":
-          return { result: await this.account.signTypedData(JSON.parse(params[1] as string)) };
+          return this.signTypedData(params[0] as string, JSON.parse(params[1] as string));
         default:
           return this.forward(method, params);
       }
     } catch (error) {
       return { error: { code: -32603, message: error instanceof BaseError ? error.shortMessage : (error as Error).message } };
     }
+  }
+
+  /**
+   * Signs EIP-712 typed data as MetaMask does: only for its own account, and only when the domain's chain
+   * id (if any) is the chain the wallet is on, so a page must switch the wallet before asking.
+   */
+  private async signTypedData(address: string, typedData: { domain?: { chainId?: number | string } } & Record<string, unknown>): Promise<RpcAnswer> {
+    if (address.toLowerCase() !== this.account.address.toLowerCase()) return { error: { code: 4100, message: "The requested account has not been authorized by the user." } };
+    const domainChain = typedData.domain?.chainId;
+    if (domainChain !== undefined && Number(domainChain) !== this.chainId) {
+      return { error: { code: -32603, message: `Provided chainId "${Number(domainChain)}" must match the active chainId "${this.chainId}"` } };
+    }
+    const signature = await this.account.signTypedData(typedData as never);
+    this.typedDataSigned += 1;
+    return { result: signature };
   }
 
   private async switchTo(chainId: number): Promise<void> {

@@ -1,14 +1,20 @@
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 
 import { expect } from "chai";
 import { Wallet } from "ethers";
-import type { Hex } from "viem";
+import { hashTypedData, type Hex } from "viem";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 
 import { loadCreditsConfig } from "../../../src/credits/config.js";
 import { startCreditsService } from "../../../src/credits/main.js";
 import { chargeRefunded, checkoutCompleted, dispute, event, newPayment, postWebhook } from "../../../src/credits/stripe-simulator.js";
 import { EXPIRY_SETTLE_MARGIN_SECONDS } from "../../../src/credits/ledger.js";
+import { runStripeCli } from "../../../src/credits/stripe-cli.js";
+import { stackFilePath, writeStackFile, type StackFile } from "../../../src/devnet/stack-file.js";
 import { creditsDomain, REDEMPTION_TYPES } from "../../../src/credits/typed-data.js";
 import { PRIMARY_ITEM, startCreditsFixture, TEST_WEBHOOK_SECRET, type CreditsFixture } from "../../helpers/credits.js";
 
@@ -49,11 +55,17 @@ describe("credits service: Stripe webhooks, the ledger, redemptions into voucher
     return payment;
   };
   /** A redemption request signed by `who`'s wallet, as the Credits page sends it. */
-  const redemption = async (who: ReturnType<typeof buyer>, fields: { itemId?: bigint; quantity?: bigint; requestId?: Hex; issuedAt?: bigint; signer?: ReturnType<typeof buyer> } = {}) => {
+  const redemption = async (
+    who: ReturnType<typeof buyer>,
+    fields: { itemId?: bigint; quantity?: bigint; maxPrice?: bigint; requestId?: Hex; issuedAt?: bigint; signer?: ReturnType<typeof buyer> } = {},
+  ) => {
+    const quantity = fields.quantity ?? 1n;
     const message = {
       account: who.account.address,
       itemId: fields.itemId ?? BigInt(PRIMARY_ITEM),
-      quantity: fields.quantity ?? 1n,
+      quantity,
+      // The catalogue's price (1,000 credits a unit), as the page shows it.
+      maxPrice: fields.maxPrice ?? 1_000n * quantity,
       recipient: who.account.address,
       requestId: fields.requestId ?? (`0x${randomBytes(32).toString("hex")}` as Hex),
       issuedAt: fields.issuedAt ?? BigInt(Math.floor(Date.now() / 1000)),
@@ -309,6 +321,107 @@ describe("credits service: Stripe webhooks, the ledger, redemptions into voucher
         await (await f.claims.connect(f.admin).unpause()).wait();
       }
     });
+
+    it("answers a request made already with its voucher even while the platform is paused", async function () {
+      const ledgerFile = path.join(f.dir, "replay-while-paused.sqlite");
+      const who = buyer();
+      const request = await redemption(who);
+      const before = await f.startService({ CREDITS_DB: ledgerFile });
+      let first;
+      try {
+        await purchase(who.address, 1_000, newPayment(), before.url);
+        first = await post("/credits/redemptions", request, before.url);
+        expect(first.status).to.equal(200);
+      } finally {
+        await before.close();
+      }
+      await (await f.claims.connect(f.operator).pause()).wait();
+      // The same ledger, read by a service that sees the pause from its start.
+      const during = await f.startService({ CREDITS_DB: ledgerFile });
+      try {
+        const again = await post("/credits/redemptions", request, during.url);
+        expect([again.status, again.body.voucher, again.body.replayed]).to.deep.equal([200, first.body.voucher, true]);
+        expect((await post("/credits/redemptions", await redemption(who), during.url)).status).to.equal(503);
+      } finally {
+        await during.close();
+        await (await f.claims.connect(f.admin).unpause()).wait();
+      }
+    });
+
+    it("takes a request signed for a contract wallet (ERC-1271) by its owner, and refuses one signed by another key", async function () {
+      const owner = buyer();
+      const wallet = await f.ethers.deployContract("MockContractWallet", [owner.account.address]);
+      const address = (await wallet.getAddress()) as Hex;
+      await purchase(address.toLowerCase(), 2_000);
+      const signedBy = async (signer: ReturnType<typeof buyer>) => {
+        const message = { account: address, itemId: BigInt(PRIMARY_ITEM), quantity: 1n, maxPrice: 1_000n, recipient: address, requestId: `0x${randomBytes(32).toString("hex")}` as Hex, issuedAt: BigInt(Math.floor(Date.now() / 1000)) };
+        const domain = creditsDomain(900n, (await f.claims.getAddress()) as Hex);
+        // The wallet checks the owner's signature over the typed data's digest itself.
+        const signature = await signer.account.sign({ hash: hashTypedData({ domain, types: REDEMPTION_TYPES, primaryType: "CreditRedemption", message }) });
+        return { redemption: Object.fromEntries(Object.entries(message).map(([key, value]) => [key, value.toString()])), signature };
+      };
+      expect((await post("/credits/redemptions", await signedBy(buyer()))).status).to.equal(401);
+      const made = await post("/credits/redemptions", await signedBy(owner));
+      expect([made.status, made.body.voucher.recipient]).to.deep.equal([200, address]);
+      expect((await balance(address.toLowerCase())).balance).to.equal(1_000);
+    });
+
+    it("refuses a price above the one the wallet signed for, spending nothing", async function () {
+      const who = buyer();
+      await purchase(who.address, 3_000);
+      const refused = await post("/credits/redemptions", await redemption(who, { quantity: 2n, maxPrice: 1_999n }));
+      expect(refused).to.deep.equal({ status: 409, body: { status: 409, message: "The price changed: 2 of 10 primary tokens now cost 2000 credits, more than the 1999 you signed for" } });
+      expect((await balance(who.address)).balance).to.equal(3_000);
+      // A wallet agreeing to more pays the price, not its ceiling.
+      expect((await post("/credits/redemptions", await redemption(who, { quantity: 2n, maxPrice: 2_500n }))).body.price).to.equal(2_000);
+      expect((await balance(who.address)).balance).to.equal(1_000);
+    });
+
+    it("still shows an account when the L2 does not answer, saying its vouchers were not checked", async function () {
+      const rpc = await startSwitchableProxy(f.anvil.rpcUrl);
+      const service = await f.startService({ CREDITS_L2_RPC_URL: rpc.url });
+      try {
+        const who = buyer();
+        await purchase(who.address, 1_500, newPayment(), service.url);
+        expect((await post("/credits/redemptions", await redemption(who), service.url)).status).to.equal(200);
+        expect((await balance(who.address, service.url)).settled).to.equal(true);
+        rpc.down = true;
+        const view = await get(`/credits/accounts/${who.address}`, service.url);
+        expect([view.status, view.body.settled, view.body.balance, view.body.vouchers[0].status]).to.deep.equal([200, false, 500, "issued"]);
+      } finally {
+        await service.close();
+        await rpc.close();
+      }
+    });
+  });
+
+  describe("the local Stripe stand-in (npm run credits:stripe)", function () {
+    it("sends a purchase, a refund and a dispute in the service's currency and rate, and refuses bad arguments", async function () {
+      const projectRoot = await mkdtemp(path.join(tmpdir(), "stripe-cli-"));
+      const service = await f.startService({ CREDITS_CURRENCY: "eur", CREDITS_PER_MINOR_UNIT: "10" });
+      try {
+        await writeStackFile(stackFilePath(projectRoot), { credits: { url: service.url, webhookUrl: `${service.url}/credits/webhooks/stripe`, webhookSecret: TEST_WEBHOOK_SECRET } } as unknown as StackFile);
+        const run = async (...args: string[]) => {
+          const out: string[] = [];
+          const code = await runStripeCli(args, { projectRoot, print: (line) => out.push(line), printError: (line) => out.push(line) });
+          return { code, out: out.join("\n") };
+        };
+        const who = buyer();
+        const bought = await run("purchase", "--account", who.address, "--credits", "5000");
+        expect(bought.code, bought.out).to.equal(0);
+        expect(bought.out).to.match(/checkout\.session\.completed evt_local_\w+ \(payment pi_local_\w+\): credited 5000$/);
+        const paymentIntent = /\(payment (pi_local_\w+)\)/.exec(bought.out)![1];
+        expect((await run("refund", "--payment", paymentIntent, "--credits", "2000")).out).to.match(/: debited 2000$/);
+        expect((await run("dispute", "--payment", paymentIntent, "--credits", "1000", "--id", "dp_cli")).out).to.match(/: debited 1000$/);
+        expect((await balance(who.address, service.url)).balance).to.equal(2_000);
+        expect(await run("purchase", "--account", who.address, "--credits", "5")).to.deep.equal({ code: 1, out: "error: --credits must be a whole multiple of 10 (credits per cent)" });
+        expect((await run("purchase", "--account", "gamer42", "--credits", "10")).code).to.equal(1);
+        expect((await run("refund", "--credits", "10")).out).to.match(/--payment takes the payment intent id/);
+      } finally {
+        await service.close();
+        await rm(projectRoot, { recursive: true, force: true });
+      }
+    });
   });
 
   describe("configuration", function () {
@@ -341,3 +454,27 @@ describe("credits service: Stripe webhooks, the ledger, redemptions into voucher
     });
   });
 });
+
+/** An HTTP proxy to `target` that answers 502 while `down` is set: an L2 RPC endpoint that stops answering. */
+async function startSwitchableProxy(target: string) {
+  const state = { down: false };
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      if (state.down) {
+        response.writeHead(502).end();
+        return;
+      }
+      fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(chunks) })
+        .then(async (upstream) => response.writeHead(upstream.status, { "content-type": "application/json" }).end(Buffer.from(await upstream.arrayBuffer())))
+        .catch(() => response.writeHead(502).end());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return Object.assign(state, {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
+}

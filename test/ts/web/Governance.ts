@@ -19,7 +19,7 @@ import { webConfigFromStack } from "../../../src/web/web-config.ts";
 import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
 import { PrimaryToken__factory, ProtocolGovernor__factory } from "../../../typechain-types/index.js";
 import { sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
-import { launchChromium, openConnected, screenshot, seriousAccessibilityViolations, sendTransaction, waitForText } from "../../helpers/web/browser.js";
+import { launchChromium, openConnected, screenshot, screenshotFailure, seriousAccessibilityViolations, sendTransaction, waitForText } from "../../helpers/web/browser.js";
 import { stackOfTestDevnet } from "../../helpers/stack.js";
 import { TestWallet } from "../../helpers/web/test-wallet.js";
 
@@ -80,10 +80,7 @@ describe("web app: governance in Chromium", function () {
 
   // A failed step leaves a screenshot of each page open, to see what the user would have seen.
   afterEach(async function () {
-    if (this.currentTest?.state !== "failed") return;
-    const title = this.currentTest.title.split(/[^a-z0-9]+/i).slice(0, 4).join("-").toLowerCase();
-    let index = 0;
-    for (const context of contexts) for (const open of context.pages()) await screenshot(open, `failed-governance-${title}-${index++}`).catch(() => undefined);
+    await screenshotFailure(this.currentTest, contexts, "governance-");
   });
 
   const governor = () => ProtocolGovernor__factory.connect(stack.contracts!.l1!.Governor, l1!);

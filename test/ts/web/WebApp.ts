@@ -20,6 +20,7 @@ import {
   launchChromium,
   openConnected as openConnectedPage,
   screenshot,
+  screenshotFailure,
   seriousAccessibilityViolations,
   sendTransaction,
   VIEWPORTS,
@@ -30,7 +31,7 @@ import { TestWallet } from "../../helpers/web/test-wallet.js";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 const E18 = 10n ** 18n;
-const PAGES = ["delegate", "bridge", "stake", "licenses", "network", "governance"] as const;
+const PAGES = ["delegate", "bridge", "stake", "licenses", "network", "governance", "credits"] as const;
 
 /**
  * The web app in a real Chromium against the shared devnet with the verification network running (three
@@ -72,11 +73,7 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
   // A failed test leaves a screenshot of each page it had open, to see what the user would have seen;
   // then each test's browser contexts are closed.
   afterEach(async function () {
-    if (this.currentTest?.state === "failed") {
-      const title = this.currentTest.title.split(/[^a-z0-9]+/i).slice(0, 4).join("-").toLowerCase();
-      let index = 0;
-      for (const context of contexts) for (const page of context.pages()) await screenshot(page, `failed-${title}-${index++}`).catch(() => undefined);
-    }
+    await screenshotFailure(this.currentTest, contexts);
     for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
   });
 

@@ -1,10 +1,9 @@
 import type { ReactNode } from "react";
 import type { Hash, TransactionReceipt } from "viem";
-import { useConnection, useSwitchChain } from "wagmi";
+import { useConnection } from "wagmi";
 
-import { useAppSettings } from "../app-context";
-import { describeError } from "../lib/errors";
 import { useTransaction, type TxState } from "../lib/transactions";
+import { SwitchChainButton } from "./SwitchChainButton";
 
 export interface TxButtonProps {
   /** The chain the transaction goes to: the button offers to switch the wallet there first. */
@@ -26,11 +25,8 @@ export interface TxButtonProps {
  */
 export function TxButton({ chainId, children, send, onMined, disabled, disabledReason, variant = "primary" }: TxButtonProps) {
   const { status: connection, chainId: walletChainId } = useConnection();
-  const { chains } = useAppSettings();
-  const switcher = useSwitchChain();
   const { state, attempts, run } = useTransaction();
-  const busy = state.status === "signing" || state.status === "pending" || switcher.isPending;
-  const chainName = [chains.l1, chains.l2].find((chain) => chain.id === chainId)?.name ?? `chain ${chainId}`;
+  const busy = state.status === "signing" || state.status === "pending";
 
   if (connection !== "connected") {
     return (
@@ -45,14 +41,7 @@ export function TxButton({ chainId, children, send, onMined, disabled, disabledR
   if (walletChainId !== chainId) {
     return (
       <div className="tx">
-        <button type="button" className={variant} disabled={busy} onClick={() => switcher.switchChain({ chainId })}>
-          Switch to {chainName}
-        </button>
-        {switcher.error !== null && (
-          <p className="error" role="alert">
-            {describeError(switcher.error)}
-          </p>
-        )}
+        <SwitchChainButton chainId={chainId} variant={variant} disabled={busy} />
       </div>
     );
   }

@@ -24,6 +24,17 @@ const chain = z.object({
   fromBlock: z.number().int().nonnegative().default(0),
 });
 
+/**
+ * A service's base URL. An empty one is refused with the same words as a zero address: the committed
+ * network files carry the field empty until the live service exists.
+ */
+const serviceUrl = z
+  .string()
+  .refine((value) => value.trim() !== "", "is empty: this deployment's file is not filled in")
+  .pipe(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }))
+  // The app appends its routes (`/credits/…`) to it.
+  .transform((value) => value.replace(/\/+$/, ""));
+
 /** Governance's addresses, all four or none (a deployment made before governance has none). */
 const GOVERNANCE_ADDRESSES = [
   ["l1", "Governor"],
@@ -61,8 +72,15 @@ export const networkConfigSchema = z
         VerificationRegistry: address,
         /** Runs the batches the L1 timelock sends; administers the L2 protocol contracts. */
         GovernanceExecutor: address.optional(),
+        /** The credits channel's claim platform: vouchers are claimed there (with `credits.url`, or neither). */
+        VoucherClaims: address.optional(),
       }),
     }),
+    /**
+     * The credits channel's service (the Credits page): where buyers' credits, the catalogue and their
+     * vouchers are read, and redemptions sent. Given with `contracts.l2.VoucherClaims`, or neither.
+     */
+    credits: z.object({ url: serviceUrl }).optional(),
   })
   .superRefine((config, context) => {
     const missing = GOVERNANCE_ADDRESSES.filter(([chain, name]) => (config.contracts[chain] as Record<string, unknown>)[name] === undefined);
@@ -70,6 +88,13 @@ export const networkConfigSchema = z
     for (const [chain, name] of missing) {
       context.addIssue({ code: "custom", path: ["contracts", chain, name], message: "is missing: governance needs all of Governor, Timelock, L1CrossDomainMessenger and GovernanceExecutor" });
     }
+  })
+  .superRefine((config, context) => {
+    // The Credits page signs redemptions for the claim contract and claims there: one without the other is half a channel.
+    const hasService = config.credits !== undefined;
+    const hasContract = config.contracts.l2.VoucherClaims !== undefined;
+    if (hasService && !hasContract) context.addIssue({ code: "custom", path: ["contracts", "l2", "VoucherClaims"], message: "is missing: the credits service (credits.url) needs its claim contract" });
+    if (hasContract && !hasService) context.addIssue({ code: "custom", path: ["credits", "url"], message: "is missing: the claim contract (contracts.l2.VoucherClaims) needs its credits service" });
   });
 
 export type NetworkConfig = z.infer<typeof networkConfigSchema>;

@@ -1,0 +1,67 @@
+import { useConnection } from "wagmi";
+
+import { useAppSettings } from "../app-context";
+import { ChainNotice } from "../components/ChainNotice";
+import { describeError } from "../lib/errors";
+import { BuyCredits } from "./credits/BuyCredits";
+import { CatalogueSection } from "./credits/CatalogueSection";
+import { creditsSettings, serviceMismatch, type CreditsSettings } from "./credits/settings";
+import { useCatalogue, useCreditAccount } from "./credits/useCredits";
+import { Vouchers } from "./credits/Vouchers";
+import { YourCredits } from "./credits/YourCredits";
+
+/**
+ * The credits channel for a buyer: credits bought with ordinary payment methods (Stripe), spent on items of
+ * the operator's catalogue, each redemption a voucher the wallet claims on the L2. Credits, the catalogue
+ * and the vouchers come from the credits service; the claim is a transaction to the claim contract.
+ */
+export default function CreditsPage() {
+  const settings = creditsSettings(useAppSettings());
+  return (
+    <section>
+      <h1>Credits</h1>
+      <ChainNotice expected="l2" />
+      <p className="hint">
+        Buy credits with a card or another payment method, spend them on tokens, staked tokens, node licenses or game items, and claim what you
+        bought on the L2 with your wallet. Your wallet address is your credits account.
+      </p>
+      {settings === undefined ? (
+        <p className="error" role="alert">
+          This deployment's configuration names no credits channel (its service URL and its claim contract, VoucherClaims).
+        </p>
+      ) : (
+        <Credits settings={settings} />
+      )}
+    </section>
+  );
+}
+
+function Credits({ settings }: { settings: CreditsSettings }) {
+  const { address: wallet } = useConnection();
+  const catalogue = useCatalogue(settings);
+  const account = useCreditAccount(settings, wallet);
+  const mismatch = catalogue.data === undefined ? undefined : serviceMismatch(settings, catalogue.data);
+  return (
+    <>
+      <YourCredits wallet={wallet} account={account.data} error={account.error} />
+      <BuyCredits settings={settings} catalogue={catalogue.data} wallet={wallet} />
+      {catalogue.data === undefined ? (
+        <section aria-labelledby="catalogue-heading">
+          <h2 id="catalogue-heading">Catalogue</h2>
+          {catalogue.error === null ? (
+            <p role="status">Loading the catalogue…</p>
+          ) : (
+            <p className="error">Could not read the catalogue from the credits service: {describeError(catalogue.error)}</p>
+          )}
+        </section>
+      ) : mismatch !== undefined ? (
+        <p className="error" role="alert">
+          {mismatch}
+        </p>
+      ) : (
+        <CatalogueSection settings={settings} catalogue={catalogue.data} account={account.data} />
+      )}
+      <Vouchers settings={settings} catalogue={catalogue.data} wallet={wallet} account={account.data} />
+    </>
+  );
+}
