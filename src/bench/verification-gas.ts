@@ -36,7 +36,7 @@ export async function deployGasBenchProtocol(ethers: HardhatEthers, quorum: bigi
     for (const spender of [contracts.license, contracts.registry]) await primary.connect(payer).approve(await spender.getAddress(), ethers.MaxUint256);
   }
   await contracts.registry.connect(consumer).stakeCollateral(consumer.address, 10_000n * E18);
-  return { ...contracts, primary, admin, owner, operators: [operatorA, operatorB, operatorC], consumer };
+  return { ...contracts, primary, staked: tokens.staked, admin, owner, operators: [operatorA, operatorB, operatorC], consumer };
 }
 
 /**
