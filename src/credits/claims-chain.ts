@@ -4,7 +4,7 @@ import { createPublicClient, http, type Address, type Hex, type PublicClient, ty
 import { contractAt } from "../common/artifacts.ts";
 import type { VoucherClaims } from "../../typechain-types/index.ts";
 import { ITEM_KINDS, type Catalogue, type CatalogueItem } from "./catalogue.ts";
-import type { ClaimsReader } from "./ledger.ts";
+import type { ClaimsReader } from "./voucher-book.ts";
 import { REDEMPTION_TYPES, type CreditRedemption } from "./typed-data.ts";
 
 /** How long the claim platform's issuer and pause are taken as read before being read again. */

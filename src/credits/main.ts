@@ -36,7 +36,7 @@ export async function startCreditsService(config: CreditsConfig): Promise<Runnin
     if (mismatched.length > 0) throw new Error(`the catalogue does not match the claim contract:\n  ${mismatched.join("\n  ")}`);
     const issuer = new VoucherIssuer(config.CREDITS_ISSUER_KEY as Hex, chainId, config.CREDITS_CLAIMS_CONTRACT as Address);
     const ledger = new Ledger(db);
-    const elsewhere = await ledger.outstandingElsewhere(config.CREDITS_CLAIMS_CONTRACT, chainId);
+    const elsewhere = await ledger.vouchers.outstandingElsewhere(config.CREDITS_CLAIMS_CONTRACT, chainId);
     if (elsewhere.length > 0) {
       // Their settlement would read the wrong contract: a claim there would never be seen, an expiry refund would pay twice.
       throw new Error(`the ledger holds vouchers still out on another claim contract (${elsewhere.join(", ")}): point the service at that contract until they are settled, or use a new ledger`);

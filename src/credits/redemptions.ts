@@ -2,7 +2,7 @@ import { getAddress, isAddress, ZeroAddress } from "ethers";
 import type { Address, Hex, TypedDataDomain } from "viem";
 import { z } from "zod";
 
-import { CreditsError } from "./ledger.ts";
+import { CreditsError } from "./errors.ts";
 import { creditsDomain, type CreditRedemption } from "./typed-data.ts";
 
 /** Checks that `redemption.account` signed it: an ordinary wallet, or a contract wallet (ERC-1271). */

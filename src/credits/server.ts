@@ -9,7 +9,9 @@ import { z } from "zod";
 import type { Catalogue, CatalogueItem } from "./catalogue.ts";
 import type { CreditsConfig } from "./config.ts";
 import type { VoucherIssuer } from "./issuer.ts";
-import { CreditsError, type ClaimsReader, type Ledger, type VoucherRow } from "./ledger.ts";
+import { CreditsError } from "./errors.ts";
+import type { Ledger } from "./ledger.ts";
+import type { ClaimsReader, VoucherRow } from "./voucher-book.ts";
 import { redemptionBody, verifiedRedemption, type RedemptionVerifier } from "./redemptions.ts";
 import { applyStripeEvent, verifiedStripeEvent } from "./stripe-events.ts";
 import { voucherToJson } from "./typed-data.ts";
@@ -102,13 +104,13 @@ export async function buildCreditsServer(parts: CreditsServerParts): Promise<Fas
     // The ledger answers even when the L2 does not: `settled` says whether the vouchers were just checked.
     let settled = true;
     try {
-      await settlements.run(account, () => ledger.settleVouchers(account, chain));
+      await settlements.run(account, () => ledger.vouchers.settle(account, chain));
     } catch (error) {
       settled = false;
       request.log.warn({ account, err: { type: (error as Error).name } }, "vouchers not settled: the L2 did not answer");
     }
     const view = await ledger.account(account);
-    return { ...view, settled, vouchers: (await ledger.vouchers(account)).map((voucher) => voucherView(voucher, config.CREDITS_CLAIMS_CONTRACT)) };
+    return { ...view, settled, vouchers: (await ledger.vouchers.of(account)).map((voucher) => voucherView(voucher, config.CREDITS_CLAIMS_CONTRACT)) };
   });
 
   app.post("/credits/redemptions", async (request) => {
@@ -129,7 +131,7 @@ export async function buildCreditsServer(parts: CreditsServerParts): Promise<Fas
     const account = redemption.account.toLowerCase();
     const terms = { account, requestId: redemption.requestId, itemId: item.id, quantity, recipient: redemption.recipient };
     // A request made already answers its voucher whatever the chain or the prices say now.
-    const earlier = await ledger.earlierRedemption(terms);
+    const earlier = await ledger.vouchers.earlierRedemption(terms);
     if (earlier !== undefined) {
       request.log.info({ account, item: item.id, quantity, voucher: earlier.voucherId, replayed: true }, "redemption");
       return { ...voucherView(earlier, config.CREDITS_CLAIMS_CONTRACT), replayed: true };
@@ -144,7 +146,7 @@ export async function buildCreditsServer(parts: CreditsServerParts): Promise<Fas
     const [stock, point] = await Promise.all([chain.stock(item), chain.settlementPoint()]);
     const expiry = point.timestamp + config.VOUCHER_TTL_SECONDS;
     const amount = BigInt(item.amountPerUnit) * redemption.quantity;
-    const { voucher, replayed } = await ledger.redeem({
+    const { voucher, replayed } = await ledger.vouchers.redeem({
       ...terms,
       price: Number(price),
       amount,

@@ -1,7 +1,8 @@
 import { getAddress, ZeroAddress } from "ethers";
 import Stripe from "stripe";
 
-import { CreditsError, type Ledger } from "./ledger.ts";
+import { CreditsError } from "./errors.ts";
+import type { Ledger } from "./ledger.ts";
 
 export interface PaymentSettings {
   currency: string;
@@ -33,7 +34,7 @@ export function verifiedStripeEvent(rawBody: Buffer, signature: string | undefin
  * - every other type is acknowledged and ignored.
  */
 export async function applyStripeEvent(ledger: Ledger, event: Stripe.Event, settings: PaymentSettings): Promise<{ duplicate: boolean; outcome: string }> {
-  return ledger.handleEventOnce(event.id, event.type, async (trx) => {
+  return ledger.payments.handleEventOnce(event.id, event.type, async (trx) => {
     switch (event.type) {
       case "checkout.session.completed":
       case "checkout.session.async_payment_succeeded": {
@@ -46,21 +47,21 @@ export async function applyStripeEvent(ledger: Ledger, event: Stripe.Event, sett
         const problem = accountProblem ?? (session.currency !== settings.currency ? `paid in ${session.currency ?? "no currency"}, not ${settings.currency}` : null);
         // Before tax and shipping: what the buyer paid for credits.
         const paid = session.amount_subtotal ?? session.amount_total ?? 0;
-        return ledger.purchase(trx, { paymentIntent, session: session.id, account, credits: credits(paid, settings), problem });
+        return ledger.payments.purchase(trx, { paymentIntent, session: session.id, account, credits: credits(paid, settings), problem });
       }
       case "charge.refunded": {
         const charge = event.data.object;
         const paymentIntent = idOf(charge.payment_intent);
         if (paymentIntent === undefined) return "ignored: a charge without a payment intent";
         if (charge.currency !== settings.currency) return `ignored: a refund in ${charge.currency}, not ${settings.currency}`;
-        return ledger.refund(trx, { paymentIntent, refundedTotal: credits(charge.amount_refunded, settings), eventId: event.id });
+        return ledger.payments.refund(trx, { paymentIntent, refundedTotal: credits(charge.amount_refunded, settings), eventId: event.id });
       }
       case "charge.dispute.created": {
         const dispute = event.data.object;
         const paymentIntent = idOf(dispute.payment_intent);
         if (paymentIntent === undefined) return "ignored: a dispute without a payment intent";
         if (dispute.currency !== settings.currency) return `ignored: a dispute in ${dispute.currency}, not ${settings.currency}`;
-        return ledger.disputeOpened(trx, { paymentIntent, disputeId: dispute.id, credits: credits(dispute.amount, settings) });
+        return ledger.payments.disputeOpened(trx, { paymentIntent, disputeId: dispute.id, credits: credits(dispute.amount, settings) });
       }
       case "charge.dispute.closed": {
         const dispute = event.data.object;
@@ -69,7 +70,7 @@ export async function applyStripeEvent(ledger: Ledger, event: Stripe.Event, sett
         if (dispute.currency !== settings.currency) return `ignored: a dispute in ${dispute.currency}, not ${settings.currency}`;
         // An inquiry closed without becoming a dispute took nothing for good: like a dispute won.
         const won = dispute.status === "won" || dispute.status === "warning_closed";
-        return ledger.disputeClosed(trx, { paymentIntent, disputeId: dispute.id, credits: credits(dispute.amount, settings), won });
+        return ledger.payments.disputeClosed(trx, { paymentIntent, disputeId: dispute.id, credits: credits(dispute.amount, settings), won });
       }
       default:
         return "ignored";

@@ -12,7 +12,7 @@ import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { loadCreditsConfig } from "../../../src/credits/config.js";
 import { startCreditsService } from "../../../src/credits/main.js";
 import { chargeRefunded, checkoutCompleted, dispute, event, newPayment, postWebhook } from "../../../src/credits/stripe-simulator.js";
-import { EXPIRY_SETTLE_MARGIN_SECONDS } from "../../../src/credits/ledger.js";
+import { EXPIRY_SETTLE_MARGIN_SECONDS } from "../../../src/credits/voucher-book.js";
 import { runStripeCli } from "../../../src/credits/stripe-cli.js";
 import { stackFilePath, writeStackFile, type StackFile } from "../../../src/devnet/stack-file.js";
 import { creditsDomain, REDEMPTION_TYPES } from "../../../src/credits/typed-data.js";

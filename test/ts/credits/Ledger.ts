@@ -2,7 +2,9 @@ import { expect } from "chai";
 import fc from "fast-check";
 
 import { connectCreditsDatabase } from "../../../src/credits/database.js";
-import { CreditsError, EXPIRY_SETTLE_MARGIN_SECONDS, Ledger } from "../../../src/credits/ledger.js";
+import { CreditsError } from "../../../src/credits/errors.js";
+import { Ledger } from "../../../src/credits/ledger.js";
+import { EXPIRY_SETTLE_MARGIN_SECONDS } from "../../../src/credits/voucher-book.js";
 
 const ACCOUNTS = ["0x00000000000000000000000000000000000000a1", "0x00000000000000000000000000000000000000b2"];
 const PAYMENTS = ["pi_1", "pi_2", "pi_3", "pi_4"];
@@ -12,7 +14,7 @@ const DISPUTES = [
   { id: "dp_3", payment: "pi_1", credits: 500 },
 ];
 
-type Apply = Parameters<Ledger["handleEventOnce"]>[2];
+type Apply = Parameters<Ledger["payments"]["handleEventOnce"]>[2];
 
 type Op =
   | { type: "purchase"; payment: number; account: number; credits: number }
@@ -74,27 +76,27 @@ describe("credits ledger: random sequences of purchases, refunds, disputes, repl
           const stripe = async (apply: Apply, eventId?: string) => {
             const id = eventId ?? `evt_${events.length}`;
             if (eventId === undefined) events.push({ id, apply });
-            return (await ledger.handleEventOnce(id, "test", apply)).duplicate;
+            return (await ledger.payments.handleEventOnce(id, "test", apply)).duplicate;
           };
           for (const step of ops) {
             if (step.type === "purchase") {
               const id = PAYMENTS[step.payment];
               const account = ACCOUNTS[step.account];
-              await stripe((trx) => ledger.purchase(trx, { paymentIntent: id, session: `cs_${id}`, account, credits: step.credits, problem: null }));
+              await stripe((trx) => ledger.payments.purchase(trx, { paymentIntent: id, session: `cs_${id}`, account, credits: step.credits, problem: null }));
               const payment = model.payment(id);
               if (payment.account === undefined) Object.assign(payment, { account, purchased: step.credits });
             } else if (step.type === "refund") {
               const id = PAYMENTS[step.payment];
               const eventId = `evt_${events.length}`;
-              await stripe((trx) => ledger.refund(trx, { paymentIntent: id, refundedTotal: step.total, eventId }));
+              await stripe((trx) => ledger.payments.refund(trx, { paymentIntent: id, refundedTotal: step.total, eventId }));
               const payment = model.payment(id);
               payment.refunded = Math.max(payment.refunded, step.total);
             } else if (step.type === "dispute") {
               const dispute = DISPUTES[step.dispute];
               await stripe((trx) =>
                 step.close === undefined
-                  ? ledger.disputeOpened(trx, { paymentIntent: dispute.payment, disputeId: dispute.id, credits: dispute.credits })
-                  : ledger.disputeClosed(trx, { paymentIntent: dispute.payment, disputeId: dispute.id, credits: dispute.credits, won: step.close === "won" }),
+                  ? ledger.payments.disputeOpened(trx, { paymentIntent: dispute.payment, disputeId: dispute.id, credits: dispute.credits })
+                  : ledger.payments.disputeClosed(trx, { paymentIntent: dispute.payment, disputeId: dispute.id, credits: dispute.credits, won: step.close === "won" }),
               );
               model.payment(dispute.payment);
               const known = model.disputes.get(dispute.id) ?? { payment: dispute.payment, credits: dispute.credits, status: "open" as const };
@@ -110,7 +112,7 @@ describe("credits ledger: random sequences of purchases, refunds, disputes, repl
               // The same request again (its price may have changed since) is the first redemption; another under its id is refused.
               const sameRequest = earlier === undefined || (earlier.account === account && earlier.quantity === step.quantity);
               const canPay = Math.max(0, model.net(account)) >= step.price;
-              const attempt = ledger.redeem({
+              const attempt = ledger.vouchers.redeem({
                 account,
                 requestId: `req_${step.request}`,
                 itemId: 1,
@@ -133,7 +135,7 @@ describe("credits ledger: random sequences of purchases, refunds, disputes, repl
             } else {
               const account = ACCOUNTS[step.account];
               // Judged well past the vouchers' expiry (100) and the settlement margin.
-              await ledger.settleVouchers(account, { isClaimed: async () => step.claimed, settlementPoint: async () => ({ blockNumber: 7, timestamp: 100 + EXPIRY_SETTLE_MARGIN_SECONDS + 1 }) });
+              await ledger.vouchers.settle(account, { isClaimed: async () => step.claimed, settlementPoint: async () => ({ blockNumber: 7, timestamp: 100 + EXPIRY_SETTLE_MARGIN_SECONDS + 1 }) });
               for (const request of model.requests.values()) {
                 if (request.account === account && request.status === "issued") request.status = step.claimed ? "claimed" : "expired";
               }
