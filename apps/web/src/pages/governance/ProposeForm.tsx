@@ -139,6 +139,10 @@ export function ProposeForm({ addresses, power }: { addresses: GovernanceAddress
 /** Why the connected wallet cannot propose yet, if it cannot: the governor refuses a proposer below its threshold. */
 function belowThreshold(power: VotingPower | undefined): string | undefined {
   if (power === undefined) return "Reading your votes…";
-  if (power.votes >= power.threshold) return undefined;
+  if (power.votes >= power.threshold) {
+    if (power.proposingVotes === undefined) return "Reading your votes…";
+    if (power.proposingVotes >= power.threshold) return undefined;
+    return "Your votes count for proposing from the block after they were delegated: a few seconds.";
+  }
   return `Proposing needs ${formatVotes(power.threshold)} votes; you have ${formatVotes(power.votes)} (tokens vote once delegated: see Your votes).`;
 }

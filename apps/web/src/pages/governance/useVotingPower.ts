@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import { useReadContracts } from "wagmi";
+import { useBlockNumber, useReadContract, useReadContracts } from "wagmi";
 
 import { useAppSettings } from "../../app-context";
 import { primaryTokenAbi, protocolGovernorAbi } from "../../generated/abis";
@@ -10,6 +10,11 @@ export interface VotingPower {
   balance: bigint;
   /** Votes now (delegated to the account, by itself or others). */
   votes: bigint;
+  /**
+   * Votes as a proposal made now counts them: at the block before the latest (the governor reads the
+   * proposer's votes one block back), so votes delegated in the latest block do not count yet.
+   */
+  proposingVotes: bigint | undefined;
   /** Whom the account's tokens vote through (zero: no one yet). */
   delegatee: Address;
   /** Votes needed to propose. */
@@ -31,7 +36,14 @@ export function useVotingPower(addresses: GovernanceAddresses, account: Address 
     // Others may delegate to the account; transfers move votes.
     query: { enabled: account !== undefined, refetchInterval: 5_000 },
   });
+  const latest = useBlockNumber({ chainId: chains.l1.id, watch: true });
+  const past = useReadContract({
+    ...token,
+    functionName: "getPastVotes",
+    args: [account!, (latest.data ?? 1n) - 1n],
+    query: { enabled: account !== undefined && latest.data !== undefined && latest.data > 0n },
+  });
   if (account === undefined || reads.data === undefined) return { power: undefined, error: reads.error };
   const [balance, votes, delegatee, threshold] = reads.data;
-  return { power: { balance, votes, delegatee, threshold }, error: reads.error };
+  return { power: { balance, votes, proposingVotes: past.data, delegatee, threshold }, error: reads.error };
 }
