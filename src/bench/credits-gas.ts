@@ -4,8 +4,8 @@ import type { Address, Hex } from "viem";
 import { creditsDomain, VOUCHER_TYPES, type Voucher } from "../credits/typed-data.js";
 import { gasOf, type GasRow } from "./gas.js";
 import { deployGasBenchProtocol } from "./verification-gas.js";
+import { E18 } from "../common/units.js";
 
-const E18 = 10n ** 18n;
 /** IVoucherClaims.ItemKind. */
 const KIND = { Transfer: 1, StakeFor: 2, NftInventory: 3, Mint: 4 } as const;
 

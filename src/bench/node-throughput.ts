@@ -5,6 +5,7 @@ import { solanaBytes32 } from "../devnet/demo-verify.js";
 import { eventArgs } from "../devnet/events.js";
 import { withBenchNetwork } from "./bench-network.js";
 import { summarize, type TimingSummary } from "./bridge-timing.js";
+import { JobStatus } from "../common/protocol-constants.js";
 
 /** Explicit: an estimate made before a finalization in the same block (which frees collateral slots) can fall short. */
 const REQUEST_GAS_LIMIT = 400_000n;
@@ -42,7 +43,7 @@ export async function measureNodeThroughput(options: { jobs: number; intervalMs:
     const watcher = (async () => {
       while (watching) {
         for (const jobId of requestedAt.keys()) {
-          if (!finalizedAt.has(jobId) && (await registry.getJob(jobId)).status === 2n) finalizedAt.set(jobId, performance.now());
+          if (!finalizedAt.has(jobId) && (await registry.getJob(jobId)).status === JobStatus.finalized) finalizedAt.set(jobId, performance.now());
         }
         await new Promise((resolve) => setTimeout(resolve, 100));
       }

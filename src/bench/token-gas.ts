@@ -5,11 +5,9 @@ import type { ContractTransactionResponse } from "ethers";
 import { deployTokenPair } from "../deploy/contracts.js";
 import { signPermit } from "../tokens/permit.js";
 import { gasOf, type GasRow } from "./gas.js";
+import { DAY, E18 } from "../common/units.js";
 
 export type { GasRow } from "./gas.js";
-
-const DAY = 24n * 60n * 60n;
-const E18 = 10n ** 18n;
 
 /**
  * Deploys the token contracts and a plain OpenZeppelin ERC-20 on the connected network and measures

@@ -6,9 +6,8 @@ import { queryResultHash } from "../common/query-result.js";
 
 import { deployTokenPair, deployVerificationContracts } from "../deploy/contracts.js";
 import { gasOf, type GasRow } from "./gas.js";
+import { DAY, E18 } from "../common/units.js";
 
-const E18 = 10n ** 18n;
-const DAY = 24n * 60n * 60n;
 export const BATCH_SIZE = 20;
 
 /**

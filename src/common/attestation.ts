@@ -1,4 +1,5 @@
 import { getAddress, isHexString, Signature, TypedDataEncoder, verifyTypedData, type TypedDataDomain } from "ethers";
+import { SourceChain } from "./protocol-constants.ts";
 
 /**
  * The balance attestation: one EIP-712 struct for both source chains, signed by circuit nodes and verified
@@ -26,8 +27,9 @@ export const ATTESTATION_DOMAIN_NAME = "Asset Verification Network";
 export const ATTESTATION_DOMAIN_VERSION = "1";
 
 /** The source chain of an attestation, as the registry numbers them. */
-export const AttestedChain = { ethereum: 0, solana: 1 } as const;
-export type AttestedChain = (typeof AttestedChain)[keyof typeof AttestedChain];
+/** Attestations name their source chain as jobs do. */
+export const AttestedChain = SourceChain;
+export type AttestedChain = SourceChain;
 
 export interface BalanceAttestation {
   chain: AttestedChain;

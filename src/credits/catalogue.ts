@@ -3,8 +3,9 @@ import { readFile } from "node:fs/promises";
 import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
 
-/** How an item is delivered (IVoucherClaims.ItemKind, in its order). */
-export const ITEM_KINDS = ["None", "Transfer", "StakeFor", "NftInventory", "Mint"] as const;
+import { ITEM_KINDS } from "../common/protocol-constants.ts";
+
+export { ITEM_KINDS };
 export type ItemKind = Exclude<(typeof ITEM_KINDS)[number], "None">;
 
 const item = z.object({

@@ -1,6 +1,6 @@
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
+import { DAY } from "../common/units.js";
 
-const DAY = 24n * 60n * 60n;
 const RATE_ONE = 10n ** 18n;
 
 /** The default redemption schedule: 15 days → 25%, 180 days → 95%, linear between. */

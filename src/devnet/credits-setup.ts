@@ -12,8 +12,8 @@ import { startCreditsService, type RunningCreditsService } from "../credits/main
 import type { DevAccount } from "./accounts.js";
 import { eventArgs } from "./events.js";
 import { bridgePrimaryTokens } from "./network-setup.js";
+import { E18 } from "../common/units.js";
 
-const E18 = 10n ** 18n;
 /** The claim platform's inventory of primary tokens (sold as they are, or staked for the buyer), bridged from L1. */
 export const CLAIMS_PRIMARY_INVENTORY = 200_000n * E18;
 /** Node licenses the operator buys into the inventory. */

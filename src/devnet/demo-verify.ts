@@ -5,8 +5,8 @@ import { GameItem__factory, VerificationRegistry__factory } from "../../typechai
 import { queryResultHash } from "../common/query-result.ts";
 import { eventArgs } from "./events.js";
 import type { StackFile } from "./stack-file.js";
+import { JobStatus } from "../common/protocol-constants.js";
 
-const FINALIZED = 2n;
 /**
  * Explicit gas for job requests: an estimate is made against the latest block, and a finalization mined
  * before the request (freeing a collateral slot, say) can make the request dearer than estimated.
@@ -74,7 +74,7 @@ async function waitForResult(registry: ReturnType<typeof VerificationRegistry__f
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { status, balance, queryResultHash, sourceBlock } = await registry.getResult(jobId);
-    if (status === FINALIZED) return { balance, queryResultHash, sourceBlock };
+    if (status === JobStatus.finalized) return { balance, queryResultHash, sourceBlock };
     if (status !== 1n) throw new Error(`job ${jobId} ended with status ${status} (expired?)`);
     if (Date.now() > deadline) throw new Error(`job ${jobId} was not finalized within ${timeoutMs} ms: are the circuit nodes running?`);
     await new Promise((resolve) => setTimeout(resolve, 200));

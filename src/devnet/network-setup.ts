@@ -5,8 +5,8 @@ import { waitFor } from "../common/wait-for.js";
 import { opArtifact } from "../op/artifacts.js";
 import type { DevAccount } from "./accounts.js";
 import { eventArgs } from "./events.js";
+import { E18 } from "../common/units.js";
 
-const E18 = 10n ** 18n;
 /** Bridged to each node owner: enough for a license at the first price tier. */
 export const OWNER_TOKENS = 5_000n * E18;
 /** Bridged to the consumer: its collateral and the example game's. */

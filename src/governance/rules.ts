@@ -3,14 +3,12 @@
 // states and vote choices are, and how votes read. viem only, so the browser bundle imports it as it is.
 import { formatUnits, getAddress, type Address, type Hex } from "viem";
 
+import { PROPOSAL_STATES, SUPPORT } from "../common/protocol-constants.ts";
 import { describeChange, l1ProposalFor, l2CallsOf, type GovernedContracts, type L1Proposal, type ProtocolChange } from "./proposal.ts";
 
-/** OpenZeppelin's `IGovernor.ProposalState`, by index. */
-export const PROPOSAL_STATES = ["Pending", "Active", "Canceled", "Defeated", "Succeeded", "Queued", "Expired", "Executed"] as const;
+export { PROPOSAL_STATES, SUPPORT };
 export type ProposalStateName = (typeof PROPOSAL_STATES)[number];
 
-/** The governor's vote types (`GovernorCountingSimple`). */
-export const SUPPORT = { against: 0, for: 1, abstain: 2 } as const;
 export type VoteChoice = keyof typeof SUPPORT;
 
 /** How long after the timelock releases a proposal its L2 batch may still run: time for anyone to execute it and for the bridge to relay it. */

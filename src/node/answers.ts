@@ -5,7 +5,7 @@ import type { EvmBalanceReader } from "../chains/evm/balance-reader.ts";
 import { queryResultHash } from "../common/query-result.ts";
 import { AssetNotFoundError } from "../chains/rpc/errors.ts";
 import type { SolanaBalanceReader } from "../chains/solana/balance-reader.ts";
-import { SOURCE_CHAIN } from "./contracts.ts";
+import { SourceChain } from "../common/protocol-constants.ts";
 
 /** A job as the node needs it: what to read. `owner` and `asset` are the job's bytes32 fields. */
 export interface JobQuery {
@@ -36,13 +36,13 @@ export type AnswerOutcome = { kind: "answer"; answer: Answer } | { kind: "unansw
  */
 export async function answerJob(job: JobQuery, readers: { evm: EvmBalanceReader; solana: SolanaBalanceReader }): Promise<AnswerOutcome> {
   try {
-    if (job.chain === SOURCE_CHAIN.ethereum) {
+    if (job.chain === SourceChain.ethereum) {
       const [owner, asset] = [evmAddressOf(job.owner), evmAddressOf(job.asset)];
       if (owner === undefined || asset === undefined) return { kind: "unanswerable", reason: "an address field has bits above 160" };
       const read = await readers.evm.balanceOf(asset, owner);
       return { kind: "answer", answer: answerOf(read.balance, read.queryResult, read.blockNumber) };
     }
-    if (job.chain === SOURCE_CHAIN.solana) {
+    if (job.chain === SourceChain.solana) {
       const decoder = getAddressDecoder();
       const read = await readers.solana.balanceOf(decoder.decode(getBytes(job.owner)), decoder.decode(getBytes(job.asset)));
       return { kind: "answer", answer: answerOf(read.balance, `0x${read.queryResult}`, read.slot) };

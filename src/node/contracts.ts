@@ -14,9 +14,3 @@ export function nodeRegistryAt(address: string, runner: ContractRunner): NodeReg
 export function nodeLicenseAt(address: string, runner: ContractRunner): NodeLicense {
   return contractAt<NodeLicense>("NodeLicense", address, runner);
 }
-
-/** Chains as jobs name them (IVerificationRegistry). */
-export const SOURCE_CHAIN = { ethereum: 0, solana: 1 } as const;
-
-/** Why the registry skipped a submission (`IVerificationRegistry.IgnoreReason`, in its order). */
-export const IGNORE_REASON = { jobFinalized: 0, jobExpired: 1, deadlinePassed: 2, voteLimitReached: 3, licenseNotLive: 4, alreadyVoted: 5 } as const;

@@ -7,8 +7,8 @@ import { answerJob, type Answer } from "./answers.ts";
 import type { NodeStateStore, VoteIntent } from "./state-store.ts";
 import { describeError } from "../common/describe-error.ts";
 import type { TxSender } from "./tx-sender.ts";
+import { JobStatus, MAX_VOTES_PER_JOB } from "../common/protocol-constants.ts";
 
-const JOB_OPEN = 1n;
 // Gas a vote may need beyond the estimate in case it turns out to finalize its job (other nodes' votes
 // landing first): the job's own writes and the first result of its subject or epoch (fresh slots), plus
 // per settled vote its license's account and the move of an earlier epoch's votes, plus what the
@@ -16,8 +16,6 @@ const JOB_OPEN = 1n;
 // is a hash, so nothing here grows with the answer's size (measured: `npm run bench:gas`).
 const FINALIZATION_BASE_GAS = 100_000n;
 const FINALIZATION_GAS_PER_VOTE = 32_000n;
-/** The registry's MAX_VOTES_PER_JOB: the most votes a finalization can settle. */
-export const MAX_VOTES_PER_JOB = 16n;
 const CALLBACK_GAS_BUFFER = 50_000n;
 // A plain vote's share of a batch's estimate, for sizing batches before estimating them.
 const VOTE_GAS = 60_000n;
@@ -94,7 +92,7 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
         let todo = licenses.filter((licenseId) => !store.hasVote(jobId, licenseId));
         if (todo.length === 0) return undefined;
         const job = await registry.getJob(jobId);
-        if (job.status !== JOB_OPEN || job.deadline <= now) return undefined;
+        if (job.status !== JobStatus.open || job.deadline <= now) return undefined;
         const voted = await Promise.all(todo.map((licenseId) => registry.hasVoted(jobId, licenseId)));
         todo = todo.filter((_, index) => !voted[index]);
         if (todo.length === 0) return undefined;

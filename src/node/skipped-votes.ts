@@ -1,12 +1,12 @@
 import type { TransactionReceipt } from "ethers";
 
 import type { VerificationRegistry } from "../../typechain-types/index.ts";
-import { IGNORE_REASON } from "./contracts.ts";
+import { IgnoreReason } from "../common/protocol-constants.ts";
 
 // A submission skipped for these can still count with its other licenses: one of them voted meanwhile
 // through another operator, or is no longer delegated here. The others (the job closed or filled up)
 // leave nothing to vote on.
-const ANSWER_AGAIN = new Set<number>([IGNORE_REASON.alreadyVoted, IGNORE_REASON.licenseNotLive]);
+const ANSWER_AGAIN = new Set<number>([IgnoreReason.alreadyVoted, IgnoreReason.licenseNotLive]);
 
 /**
  * The jobs of a mined `submitResults` whose submission from `operator` the registry skipped for a reason

@@ -9,8 +9,8 @@ import { loadCreditsConfig } from "../../src/credits/config.js";
 import { startCreditsService, type RunningCreditsService } from "../../src/credits/main.js";
 import { deployTokenPair } from "../../src/deploy/contracts.js";
 import { startAnvil } from "../../src/devnet/anvil.js";
+import { E18 } from "../../src/common/units.js";
 
-const E18 = 10n ** 18n;
 /** The webhook signing secret of these tests' "Stripe endpoint" (a test value, like Stripe's own test mode ones). */
 export const TEST_WEBHOOK_SECRET = "whsec_test_credits_service";
 export const PRIMARY_ITEM = 1;

@@ -3,8 +3,9 @@ import { AbiCoder, toBeHex, zeroPadValue } from "ethers";
 
 import { deployTokenPair, deployVerificationContracts } from "../../src/deploy/contracts.js";
 import { DAY } from "./tokens.js";
+import { E18 } from "../../src/common/units.js";
+export { E18 };
 
-export const E18 = 10n ** 18n;
 export const MAX_SUPPLY = 1000n;
 export const PRICE_TIERS = [
   { upToSupply: 10n, price: 100n * E18 },
@@ -17,12 +18,6 @@ export const REQUEST_FEE = 10n * E18;
 export const QUORUM = 2n;
 export const JOB_TIMEOUT = 60n * 60n;
 
-export enum JobStatus {
-  None,
-  Open,
-  Finalized,
-  Expired,
-}
 
 /** A 32-byte `balanceOf` word as the EVM source adapter returns it (the API's QueryResult). */
 export function balanceWord(balance: bigint): string {

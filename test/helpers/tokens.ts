@@ -1,8 +1,9 @@
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 
 import { DEFAULT_RATE_SCHEDULE, deployTokenPair } from "../../src/deploy/contracts.js";
+import { DAY } from "../../src/common/units.js";
+export { DAY };
 
-export const DAY = 24n * 60n * 60n;
 export const RATE_ONE = 10n ** 18n;
 export const TOTAL_SUPPLY = 1_000_000_000n * 10n ** 18n;
 

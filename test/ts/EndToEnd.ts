@@ -4,11 +4,10 @@ import { network } from "hardhat";
 import ProtocolModule from "../../deploy/modules/Protocol.js";
 import { queryResultHash } from "../../src/common/query-result.js";
 import { addressToBytes32, balanceWord } from "../helpers/protocol.js";
+import { DAY, E18 } from "../../src/common/units.js";
+import { IgnoreReason } from "../../src/common/protocol-constants.js";
 
 const { ethers, ignition, networkHelpers } = await network.create();
-
-const E18 = 10n ** 18n;
-const DAY = 24n * 60n * 60n;
 
 describe("end to end: the five contracts deployed by the Protocol module", function () {
   it("license bought, delegated, heartbeat, collateral, request, three nodes submit, quorum 2 finalizes, fee burned and paid, reward claimed", async function () {
@@ -79,7 +78,7 @@ describe("end to end: the five contracts deployed by the Protocol module", funct
       .withArgs(1n, 0, addressToBytes32(holder), addressToBytes32(token), 183n, queryResultHash(balanceWord(183n)), 4242n);
     await expect(registry.connect(burnerC).submitResults(answer(3n)))
       .to.emit(registry, "SubmissionIgnored")
-      .withArgs(1n, burnerC.address, 0); // IgnoreReason.JobFinalized
+      .withArgs(1n, burnerC.address, IgnoreReason.jobFinalized);
 
     // The result is readable by integrations.
     const [balance, sourceBlock, , jobId] = await registry.latestBalance(0, addressToBytes32(holder), addressToBytes32(token));

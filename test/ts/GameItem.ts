@@ -4,7 +4,8 @@ import { network } from "hardhat";
 import type { BalanceAttestation } from "../../src/common/attestation.js";
 import { queryResultHash } from "../../src/common/query-result.js";
 import { attestationOf, domainOf, signAll } from "../helpers/attestations.js";
-import { balanceWord, deployProtocol, E18, JobStatus, REQUEST_FEE } from "../helpers/protocol.js";
+import { balanceWord, deployProtocol, E18, REQUEST_FEE } from "../helpers/protocol.js";
+import { JobStatus } from "../../src/common/protocol-constants.js";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;
@@ -95,7 +96,7 @@ describe("GameItem (example integration)", function () {
     const jobId = await openJob(f);
     await time.increase((await f.registry.jobTimeout()) + 1n);
     await f.registry.expireJob(jobId);
-    expect((await f.registry.getResult(jobId)).status).to.equal(JobStatus.Expired);
+    expect((await f.registry.getResult(jobId)).status).to.equal(JobStatus.expired);
     await expect(f.game.connect(f.player).claim()).to.be.revertedWithCustomError(f.game, "GameItem_NotVerified");
   });
 

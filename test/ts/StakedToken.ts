@@ -2,12 +2,12 @@ import { expect } from "chai";
 import { network } from "hardhat";
 
 import { DAY, DEFAULT_SCHEDULE, deployTokens, expectedRate, RATE_ONE, type Schedule } from "../helpers/tokens.js";
+import { E18 } from "../../src/common/units.js";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;
 
 const fixture = () => deployTokens(ethers);
-const E18 = 10n ** 18n;
 
 enum Status {
   None,

@@ -8,7 +8,6 @@ import {
   E18,
   EPOCH_DURATION,
   JOB_TIMEOUT,
-  JobStatus,
   LIVENESS_WINDOW,
   QUORUM,
   REQUEST_FEE,
@@ -17,7 +16,8 @@ import {
 } from "../helpers/protocol.js";
 import { queryResultHash } from "../../src/common/query-result.js";
 import { DEFAULT_RATE_SCHEDULE } from "../../src/deploy/contracts.js";
-import { finalizationGasOf, MAX_VOTES_PER_JOB } from "../../src/node/job-runner.js";
+import { finalizationGasOf } from "../../src/node/job-runner.js";
+import { IgnoreReason, JobStatus, MAX_VOTES_PER_JOB } from "../../src/common/protocol-constants.js";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;
@@ -29,15 +29,6 @@ enum ConsumerMode {
   Revert,
   BurnGas,
   Reenter,
-}
-
-enum IgnoreReason {
-  JobFinalized,
-  JobExpired,
-  DeadlinePassed,
-  VoteLimitReached,
-  LicenseNotLive,
-  AlreadyVoted,
 }
 
 type Signer = Protocol["alice"];
@@ -179,7 +170,7 @@ describe("VerificationRegistry", function () {
         .withArgs(1n, consumer.address, 0, addressToBytes32(HOLDER), addressToBytes32(TOKEN), REQUEST_FEE);
       const job = await registry.getJob(1n);
       expect(job.requester).to.equal(consumer.address);
-      expect(job.status).to.equal(BigInt(JobStatus.Open));
+      expect(job.status).to.equal(JobStatus.open);
       expect(job.quorum).to.equal(QUORUM);
       expect(job.deadline).to.equal(BigInt(await time.latest()) + JOB_TIMEOUT);
       expect(job.voteCount).to.equal(0n);
@@ -217,7 +208,7 @@ describe("VerificationRegistry", function () {
       expect((await registry.getJob(1n)).voteCount).to.equal(1n);
       expect(await registry.hasVoted(1n, 1n)).to.equal(true);
       expect(await registry.hasVoted(1n, 2n)).to.equal(false);
-      expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Open));
+      expect((await registry.getResult(1n)).status).to.equal(JobStatus.open);
       expect(await nodeRegistry.submissionsOf(1n)).to.equal(1n);
     });
 
@@ -232,7 +223,7 @@ describe("VerificationRegistry", function () {
         .and.not.to.emit(staked, "BurnedForService");
 
       const finalizedAt = BigInt(await time.latest());
-      expect(await registry.getResult(1n)).to.deep.equal([BigInt(JobStatus.Finalized), 183n, queryResultHash(balanceWord(183n)), 95n, finalizedAt]);
+      expect(await registry.getResult(1n)).to.deep.equal([JobStatus.finalized, 183n, queryResultHash(balanceWord(183n)), 95n, finalizedAt]);
       expect(await registry.latestBalance(0, addressToBytes32(HOLDER), addressToBytes32(TOKEN))).to.deep.equal([183n, 95n, finalizedAt, 1n]);
       // The fee's staked tokens stay here, credited to the licenses, until their owners claim.
       expect(await staked.balanceOf(await registry.getAddress())).to.equal(registryStaked);
@@ -245,7 +236,7 @@ describe("VerificationRegistry", function () {
       expect(await registry.epochRewardInfo(0n, 1n)).to.deep.equal([0n, 2n, 1n]);
       // A finalized job keeps its result, not what only an open job needed.
       const job = await registry.getJob(1n);
-      expect([job.status, job.fee, job.voteCount, job.deadline]).to.deep.equal([BigInt(JobStatus.Finalized), 0n, 0n, 0n]);
+      expect([job.status, job.fee, job.voteCount, job.deadline]).to.deep.equal([JobStatus.finalized, 0n, 0n, 0n]);
       await expect(registry.hasVoted(1n, 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen");
     });
 
@@ -253,7 +244,7 @@ describe("VerificationRegistry", function () {
       const { registry, nodeRegistry, burnerA, burnerB, burnerC } = await withJob();
       await submit(registry, burnerA, 1n, [1n], 999n);
       await submit(registry, burnerB, 1n, [2n], 183n);
-      expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Open));
+      expect((await registry.getResult(1n)).status).to.equal(JobStatus.open);
       await expect(submit(registry, burnerC, 1n, [3n], 183n)).to.emit(registry, "VerificationFulfilled");
       expect((await registry.getResult(1n)).balance).to.equal(183n);
       expect(await registry.voteStatsOf(1n)).to.deep.equal([0n, 1n]);
@@ -266,7 +257,7 @@ describe("VerificationRegistry", function () {
       const { registry, burnerA, burnerB } = await withJob();
       await submit(registry, burnerA, 1n, [1n], 183n, 100n, balanceWord(183n));
       await submit(registry, burnerB, 1n, [2n], 183n, 100n, "0x");
-      expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Open));
+      expect((await registry.getResult(1n)).status).to.equal(JobStatus.open);
     });
 
     it("refuses every vote about another owner or asset, first or later, so no quorum forms on another subject", async function () {
@@ -314,7 +305,7 @@ describe("VerificationRegistry", function () {
         submission(1n, [3n], 1n, 1n),
         submission(2n, [3n], 2n, 1n),
       ]);
-      await expect(late).to.emit(registry, "SubmissionIgnored").withArgs(1n, burnerC.address, IgnoreReason.JobFinalized);
+      await expect(late).to.emit(registry, "SubmissionIgnored").withArgs(1n, burnerC.address, IgnoreReason.jobFinalized);
       expect(await registry.hasVoted(2n, 3n)).to.equal(true);
       expect(await registry.voteStatsOf(3n)).to.deep.equal([0n, 0n]);
     });
@@ -325,7 +316,7 @@ describe("VerificationRegistry", function () {
       await nodeRegistry.connect(burnerA)["heartbeat()"]();
       await expect(submit(registry, burnerA, 1n, [1n], 1n))
         .to.emit(registry, "SubmissionIgnored")
-        .withArgs(1n, burnerA.address, IgnoreReason.DeadlinePassed);
+        .withArgs(1n, burnerA.address, IgnoreReason.deadlinePassed);
       expect(await registry.hasVoted(1n, 1n)).to.equal(false);
     });
 
@@ -345,7 +336,7 @@ describe("VerificationRegistry", function () {
       await nodeRegistry.connect(burnerA)["heartbeat()"]();
       await expect(submit(registry, burnerA, 1n, [1n], 1n))
         .to.emit(registry, "SubmissionIgnored")
-        .withArgs(1n, burnerA.address, IgnoreReason.JobExpired);
+        .withArgs(1n, burnerA.address, IgnoreReason.jobExpired);
     });
 
     it("skips a second vote by a license (from an earlier transaction) without reverting the batch", async function () {
@@ -354,7 +345,7 @@ describe("VerificationRegistry", function () {
       for (const balance of [1n, 2n]) {
         await expect(submit(registry, burnerA, 1n, [1n], balance))
           .to.emit(registry, "SubmissionIgnored")
-          .withArgs(1n, burnerA.address, IgnoreReason.AlreadyVoted);
+          .withArgs(1n, burnerA.address, IgnoreReason.alreadyVoted);
       }
       expect((await registry.getJob(1n)).voteCount).to.equal(1n);
     });
@@ -370,15 +361,15 @@ describe("VerificationRegistry", function () {
       const { registry, nodeRegistry, license, alice, outsider, burnerA, burnerB } = await withJob();
       await expect(submit(registry, burnerA, 1n, [1n, 2n], 1n))
         .to.emit(registry, "SubmissionIgnored")
-        .withArgs(1n, burnerA.address, IgnoreReason.LicenseNotLive);
+        .withArgs(1n, burnerA.address, IgnoreReason.licenseNotLive);
       await license.connect(alice).transferFrom(alice.address, outsider.address, 1n);
       await expect(submit(registry, burnerA, 1n, [1n], 1n))
         .to.emit(registry, "SubmissionIgnored")
-        .withArgs(1n, burnerA.address, IgnoreReason.LicenseNotLive);
+        .withArgs(1n, burnerA.address, IgnoreReason.licenseNotLive);
       await time.increase(LIVENESS_WINDOW + 1n);
       await expect(submit(registry, burnerB, 1n, [2n], 1n))
         .to.emit(registry, "SubmissionIgnored")
-        .withArgs(1n, burnerB.address, IgnoreReason.LicenseNotLive);
+        .withArgs(1n, burnerB.address, IgnoreReason.licenseNotLive);
       expect((await registry.getJob(1n)).voteCount).to.equal(0n);
       expect(await nodeRegistry.submissionsOf(2n)).to.equal(0n);
     });
@@ -405,7 +396,7 @@ describe("VerificationRegistry", function () {
       const batch = [1n, 2n].map((jobId) => submission(jobId, [ids[16]], 0n, 1n));
       await expect(registry.connect(outsider).submitResults(batch))
         .to.emit(registry, "SubmissionIgnored")
-        .withArgs(1n, outsider.address, IgnoreReason.VoteLimitReached);
+        .withArgs(1n, outsider.address, IgnoreReason.voteLimitReached);
       expect(await registry.hasVoted(1n, ids[16])).to.equal(false);
       expect(await registry.hasVoted(2n, ids[16])).to.equal(true);
     });
@@ -421,7 +412,7 @@ describe("VerificationRegistry", function () {
       // Six lone answers fill the head slot and half of the first overflow word; then eight agree.
       for (let i = 0; i < 6; i++) await submit(registry, outsider, 1n, [ids[i]], 100n + BigInt(i));
       for (let i = 6; i < 13; i++) await submit(registry, outsider, 1n, [ids[i]], 7n);
-      expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Open));
+      expect((await registry.getResult(1n)).status).to.equal(JobStatus.open);
       await expect(submit(registry, outsider, 1n, [ids[13]], 7n)).to.emit(registry, "VerificationFulfilled");
 
       for (const id of ids.slice(0, 6)) expect(await registry.voteStatsOf(id)).to.deep.equal([0n, 1n]);
@@ -445,7 +436,7 @@ describe("VerificationRegistry", function () {
       await nodeRegistry.connect(alice).delegate([1n], burnerA.address);
       await nodeRegistry.connect(burnerA)["heartbeat()"]();
       const batch = registry.connect(burnerA).submitResults([submission(1n, [1n], 183n), submission(2n, [1n], 183n)]);
-      await expect(batch).to.emit(registry, "SubmissionIgnored").withArgs(1n, burnerA.address, IgnoreReason.AlreadyVoted);
+      await expect(batch).to.emit(registry, "SubmissionIgnored").withArgs(1n, burnerA.address, IgnoreReason.alreadyVoted);
       expect(await registry.hasVoted(2n, 1n)).to.equal(true);
       expect((await registry.getJob(1n)).voteCount).to.equal(1n);
     });
@@ -543,7 +534,7 @@ describe("VerificationRegistry", function () {
       await expect(registry.latestBalance(1, SOL_OWNER, SOL_MINT))
         .to.be.revertedWithCustomError(registry, "VerificationRegistry_NoResult")
         .withArgs(1, SOL_OWNER, SOL_MINT);
-      expect(await registry.getResult(42n)).to.deep.equal([BigInt(JobStatus.None), 0n, ethers.ZeroHash, 0n, 0n]);
+      expect(await registry.getResult(42n)).to.deep.equal([JobStatus.none, 0n, ethers.ZeroHash, 0n, 0n]);
     });
 
     it("stores every balance exactly, up to 2^256 - 1 (a hostile token may report any word)", async function () {
@@ -570,7 +561,7 @@ describe("VerificationRegistry", function () {
         .to.emit(registry, "JobExpired")
         .withArgs(1n, consumer.address, REQUEST_FEE);
       expect(await registry.collateralOf(consumer.address)).to.deep.equal([1_000n * E18, 0n]);
-      expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Expired));
+      expect((await registry.getResult(1n)).status).to.equal(JobStatus.expired);
     });
 
     it("test_RevertWhen_NotYetExpired / NotOpen / AlreadyFinalized", async function () {
@@ -580,10 +571,10 @@ describe("VerificationRegistry", function () {
       await expect(registry.connect(outsider).expireJob(1n))
         .to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotExpired")
         .withArgs(1n, job.deadline);
-      await expect(registry.expireJob(7n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen").withArgs(7n, JobStatus.None);
+      await expect(registry.expireJob(7n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen").withArgs(7n, JobStatus.none);
       await time.increaseTo(job.deadline + 1n);
       await registry.connect(outsider).expireJob(1n);
-      await expect(registry.expireJob(1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen").withArgs(1n, JobStatus.Expired);
+      await expect(registry.expireJob(1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen").withArgs(1n, JobStatus.expired);
     });
 
     it("test_RevertWhen_ExpiringAFinalizedJob", async function () {
@@ -591,7 +582,7 @@ describe("VerificationRegistry", function () {
       await submit(registry, burnerA, 1n, [1n], 1n);
       await submit(registry, burnerB, 1n, [2n], 1n);
       await time.increase(JOB_TIMEOUT + 1n);
-      await expect(registry.expireJob(1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen").withArgs(1n, JobStatus.Finalized);
+      await expect(registry.expireJob(1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen").withArgs(1n, JobStatus.finalized);
     });
   });
 
@@ -638,7 +629,7 @@ describe("VerificationRegistry", function () {
       await expect(submit(registry, burnerB, 1n, [2n], 42n))
         .to.emit(registry, "CallbackFailed")
         .withArgs(1n, await mock.getAddress());
-      expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Finalized));
+      expect((await registry.getResult(1n)).status).to.equal(JobStatus.finalized);
     });
 
     it("the job keeps the callback gas limit it was opened with", async function () {
@@ -661,14 +652,14 @@ describe("VerificationRegistry", function () {
       await expect(submit(registry, burnerB, 1n, [2n], 42n))
         .to.emit(registry, "CallbackFailed")
         .withArgs(1n, await mock.getAddress());
-      expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Finalized));
+      expect((await registry.getResult(1n)).status).to.equal(JobStatus.finalized);
     });
 
     it("a callback that burns all its gas does not block finalization", async function () {
       const { registry, mock, burnerA, burnerB } = await withConsumerContract(ConsumerMode.BurnGas, 300_000n);
       await submit(registry, burnerA, 1n, [1n], 42n);
       await expect(submit(registry, burnerB, 1n, [2n], 42n)).to.emit(registry, "CallbackFailed");
-      expect((await registry.getResult(1n)).status).to.equal(BigInt(JobStatus.Finalized));
+      expect((await registry.getResult(1n)).status).to.equal(JobStatus.finalized);
     });
 
     it("shows each job's callback gas limit as it was at the request, whatever the consumer sets later", async function () {

@@ -8,22 +8,11 @@ import {
   type Address,
   type RpcTransport,
 } from "@solana/kit";
-import { TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 
 import { AssetNotFoundError, SourceError } from "../rpc/errors.ts";
 import { HeadCache } from "../rpc/head-cache.ts";
+import { ACCOUNT_AMOUNT_OFFSET, ACCOUNT_MINT_OFFSET, ACCOUNT_OWNER_OFFSET, isInitializedMint, TOKEN_ACCOUNT_SIZE } from "./token-layout.ts";
 
-export const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
-const TOKEN_PROGRAMS: readonly string[] = [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM];
-const MINT_SIZE = 82;
-const MINT_IS_INITIALIZED = 45;
-// Token-2022 accounts with extensions carry their account type after the 165-byte base: 1 = mint.
-const ACCOUNT_TYPE = 165;
-const ACCOUNT_TYPE_MINT = 1;
-const ACCOUNT_MINT = 0;
-const ACCOUNT_OWNER = 32;
-const ACCOUNT_AMOUNT = 64;
-const TOKEN_ACCOUNT_SIZE = 165;
 
 interface TokenAccountsAnswer {
   context: { slot: bigint };
@@ -97,7 +86,7 @@ export class SolanaBalanceReader {
     }
     const mintAccount = mintInfo.value;
     if (mintAccount === null) throw new AssetNotFoundError(`no mint account at ${mint}`);
-    if (!isTokenMint(mintAccount.owner, getBase64Encoder().encode(mintAccount.data[0]))) {
+    if (!isInitializedMint(mintAccount.owner, getBase64Encoder().encode(mintAccount.data[0]))) {
       throw new AssetNotFoundError(`${mint} is not a token mint`);
     }
 
@@ -119,8 +108,8 @@ export class SolanaBalanceReader {
       if (
         account.owner !== mintAccount.owner ||
         data.length < TOKEN_ACCOUNT_SIZE ||
-        !sameBytes(data.subarray(ACCOUNT_MINT, ACCOUNT_MINT + 32), mintBytes) ||
-        !sameBytes(data.subarray(ACCOUNT_OWNER, ACCOUNT_OWNER + 32), ownerBytes)
+        !sameBytes(data.subarray(ACCOUNT_MINT_OFFSET, ACCOUNT_MINT_OFFSET + 32), mintBytes) ||
+        !sameBytes(data.subarray(ACCOUNT_OWNER_OFFSET, ACCOUNT_OWNER_OFFSET + 32), ownerBytes)
       ) {
         throw new SourceError(`the upstream returned token account ${pubkey}, which is not the owner's account for this mint`);
       }
@@ -128,24 +117,13 @@ export class SolanaBalanceReader {
     });
     held.sort((a, b) => compareBytes(a.key, b.key));
     let balance = 0n;
-    for (const { data } of held) balance += new DataView(data.buffer, data.byteOffset + ACCOUNT_AMOUNT, 8).getBigUint64(0, true);
+    for (const { data } of held) balance += new DataView(data.buffer, data.byteOffset + ACCOUNT_AMOUNT_OFFSET, 8).getBigUint64(0, true);
     return {
       balance,
       queryResult: held.map(({ data }) => Buffer.from(data).toString("hex")).join(""),
       slot: accounts.context.slot,
     };
   }
-}
-
-/**
- * Whether an account is an initialized mint of SPL Token (exactly 82 bytes) or Token-2022 (82 bytes, or
- * longer with extensions, account type "mint" at byte 165). Anything else of those programs (a token
- * account, a multisig) is not a mint, whatever byte 45 holds.
- */
-function isTokenMint(program: string, data: ArrayLike<number>): boolean {
-  const shapeIsMint =
-    data.length === MINT_SIZE || (program === TOKEN_2022_PROGRAM && data.length > ACCOUNT_TYPE && data[ACCOUNT_TYPE] === ACCOUNT_TYPE_MINT);
-  return TOKEN_PROGRAMS.includes(program) && shapeIsMint && data[MINT_IS_INITIALIZED] === 1;
 }
 
 function sameBytes(a: ArrayLike<number>, b: ArrayLike<number>): boolean {

@@ -2,12 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 
 import { address, getAddressEncoder, getBase64Decoder, type Address, type ReadonlyUint8Array } from "@solana/kit";
-import { TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import type { LiteSVM } from "litesvm";
 
-import { TOKEN_2022_PROGRAM_ADDRESS } from "./token-ledger.js";
+import { ACCOUNT_MINT_OFFSET, ACCOUNT_OWNER_OFFSET, isInitializedMint, isInitializedTokenAccount, TOKEN_PROGRAMS } from "../../chains/solana/token-layout.js";
 
-const TOKEN_PROGRAMS: readonly string[] = [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS];
 const MAX_BODY_BYTES = 1 << 20;
 const RENT_EPOCH_EXEMPT = "18446744073709551615"; // u64::MAX, as agave writes it for rent-exempt accounts
 const API_VERSION = "2.2.0";
@@ -124,10 +122,7 @@ function tokenAccountsByOwner(svm: LiteSVM, owner: Address, filter: unknown) {
       throw new RpcError(-32602, "Error getting token program id and mint: Invalid param: not a Token mint");
     }
     // As agave: the mint must unpack (an initialized mint, or a Token-2022 mint with extensions).
-    const data = mintAccount.data;
-    const unpacks =
-      (data.length === 82 || (mintAccount.programAddress === TOKEN_2022_PROGRAM_ADDRESS && data.length > 165 && data[165] === 1)) && data[45] === 1;
-    if (!unpacks) throw new RpcError(-32602, "Error getting token program id and mint: Invalid param: mint could not be unpacked");
+    if (!isInitializedMint(mintAccount.programAddress, mintAccount.data)) throw new RpcError(-32602, "Error getting token program id and mint: Invalid param: mint could not be unpacked");
     program = mintAccount.programAddress;
   } else if (typeof programId === "string" && TOKEN_PROGRAMS.includes(programId)) {
     program = programId;
@@ -139,13 +134,8 @@ function tokenAccountsByOwner(svm: LiteSVM, owner: Address, filter: unknown) {
   const mintBytes = mint === undefined ? undefined : encoder.encode(parseAddress(mint));
   return svm
     .getProgramAccounts(address(program))
-    .filter(({ data }) => isTokenAccount(data) && startsWith(data, 32, ownerBytes) && (mintBytes === undefined || startsWith(data, 0, mintBytes)))
+    .filter(({ data }) => isInitializedTokenAccount(data) && startsWith(data, ACCOUNT_OWNER_OFFSET, ownerBytes) && (mintBytes === undefined || startsWith(data, ACCOUNT_MINT_OFFSET, mintBytes)))
     .map((account) => ({ pubkey: account.address, account: uiAccount({ ...account, programAddress: address(program) }) }));
-}
-
-/** agave's token-account filter: 165 bytes and initialized, or longer with AccountType::Account at byte 165. */
-function isTokenAccount(data: ReadonlyUint8Array): boolean {
-  return (data.length === 165 || (data.length > 165 && data[165] === 2)) && data[108] !== 0;
 }
 
 function startsWith(data: ReadonlyUint8Array, offset: number, bytes: ReadonlyUint8Array): boolean {

@@ -26,8 +26,9 @@ import {
 } from "@solana-program/token";
 import { FailedTransactionMetadata, LiteSVM } from "litesvm";
 
+import { TOKEN_2022_PROGRAM_ADDRESS } from "../../chains/solana/token-layout.js";
+
 /** The two token programs a mint can belong to. */
-export const TOKEN_2022_PROGRAM_ADDRESS = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb" as Address;
 export type TokenProgramName = "spl" | "token-2022";
 const PROGRAM_ADDRESS: Record<TokenProgramName, Address> = { spl: TOKEN_PROGRAM_ADDRESS, "token-2022": TOKEN_2022_PROGRAM_ADDRESS };
 

@@ -16,10 +16,10 @@ import { AttestationSigner } from "../../../src/node/attestation-signer.js";
 import { connectToHub } from "../../../src/node/hub-client.js";
 import { PinnedReaders } from "../../../src/node/pinned-readers.js";
 import { startTestApi, type TestApi } from "../../helpers/api.js";
+import { E18 } from "../../../src/common/units.js";
 
 export const L2_CHAIN_ID = 900n; // the devnetL1 network entry of hardhat.config.ts, pointed at this anvil
 export const QUORUM = 2n;
-const E18 = 10n ** 18n;
 /** anvil accounts: 0 deploys, 1 is the treasury, 2–5 own one license each, 6–9 are their burners. */
 const OWNERS = [2, 3, 4, 5];
 const BURNERS = [6, 7, 8, 9];

@@ -11,13 +11,13 @@ import { AbiCoder, Contract, parseEther, ZeroAddress } from "ethers";
 import { devAccount } from "../../../src/devnet/accounts.js";
 import { writeStackFile } from "../../../src/devnet/stack-file.js";
 import { advanceL1Time, eventually, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
+import { E18 } from "../../../src/common/units.js";
 
 const ERC20 = [
   "function balanceOf(address) view returns (uint256)",
   "function totalSupply() view returns (uint256)",
   "function transfer(address, uint256) returns (bool)",
 ];
-const E18 = 10n ** 18n;
 // Long enough that finalization needs L1 time to be moved, as on the live chain (7 days there).
 const FINALIZATION_PERIOD = SHARED_FINALIZATION_PERIOD;
 

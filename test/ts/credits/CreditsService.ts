@@ -17,8 +17,7 @@ import { runStripeCli } from "../../../src/credits/stripe-cli.js";
 import { stackFilePath, writeStackFile, type StackFile } from "../../../src/devnet/stack-file.js";
 import { creditsDomain, REDEMPTION_TYPES } from "../../../src/credits/typed-data.js";
 import { PRIMARY_ITEM, startCreditsFixture, TEST_WEBHOOK_SECRET, type CreditsFixture } from "../../helpers/credits.js";
-
-const E18 = 10n ** 18n;
+import { E18 } from "../../../src/common/units.js";
 
 /**
  * The credits service as Stripe and a buyer's browser reach it: a real HTTP server, its SQLite ledger,

@@ -5,9 +5,9 @@ import { createWalletClient, defineChain, http, publicActions, type Hex } from "
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
 import { sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
+import { E18 } from "../../../src/common/units.js";
 
 const TRANSFERS = 100;
-const E18 = 10n ** 18n;
 // Clients poll for receipts this often: a setting of how soon they look, not of how they count nonces.
 const POLL_MS = 250;
 

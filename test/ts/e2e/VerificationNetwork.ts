@@ -18,8 +18,8 @@ import { eventually, startTestDevnet, type TestDevnet } from "../../helpers/devn
 import { describeGovernance } from "./governance-suite.js";
 import { startTestVerificationNetwork } from "../../helpers/network.js";
 import { devnetProvider } from "../../../src/devnet/op-devnet.js";
+import { JobStatus } from "../../../src/common/protocol-constants.js";
 
-const JOB_OPEN = 1n;
 
 // One devnet and network for both groups: governance first (its last test restores the parameters), then
 // the node tests, some of which stop a node or move a license for good.
@@ -160,7 +160,7 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       expect(hostileVotes).to.be.at.least(pausedRounds);
       for (const jobId of jobIds) {
         try {
-          await eventually(async () => (await registry.getResult(jobId)).status, (status) => status === 2n, 60_000);
+          await eventually(async () => (await registry.getResult(jobId)).status, (status) => status === JobStatus.finalized, 60_000);
         } catch (error) {
           // What the nodes did, to tell why the job stayed open.
           const votes = (await registry.queryFilter(registry.filters.VoteSubmitted(jobId))).map((event) => `${event.args.licenseId}:${event.args.operator}`);
@@ -204,11 +204,11 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       await network.restartNode(2);
       await eventually(async () => (await network.nodes[2].logLines()).filter((line) => line.includes("answering jobs")).length, (count) => count >= 3, 60_000);
       await new Promise((resolve) => setTimeout(resolve, 5_000)); // several passes over the job's block
-      expect((await registry.getJob(jobId)).status).to.equal(JOB_OPEN);
+      expect((await registry.getJob(jobId)).status).to.equal(JobStatus.open);
 
       // The others come back and finalize it; every license voted once, and node 3 sent nothing for it again.
       await Promise.all([network.restartNode(0), network.restartNode(1)]);
-      await eventually(async () => (await registry.getJob(jobId)).status, (status) => status !== JOB_OPEN, 60_000);
+      await eventually(async () => (await registry.getJob(jobId)).status, (status) => status !== JobStatus.open, 60_000);
       const votes = await votesOn(jobId);
       expect(new Set(votes.map(String)).size).to.equal(votes.length);
       expect(votes).to.include(license3);

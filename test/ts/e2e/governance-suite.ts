@@ -17,8 +17,8 @@ import { Governance } from "../../../src/governance/governance.js";
 import { devnetGovernanceAddresses, DEVNET_L1_BLOCK_SECONDS } from "../../../src/governance/network.js";
 import { batchHash, crossDomainMessageHash, EXECUTOR_ABI, L1_MESSENGER_ABI, L2_MESSENGER_ABI, l2CallsOf } from "../../../src/governance/proposal.js";
 import { eventually } from "../../helpers/devnet.js";
+import { E18 } from "../../../src/common/units.js";
 
-const E18 = 10n ** 18n;
 const ADMIN_ABI = ["function defaultAdmin() view returns (address)", "function pendingDefaultAdmin() view returns (address newAdmin, uint48 schedule)"];
 
 /** What the governance tests need of the end-to-end network they share with the node tests. */

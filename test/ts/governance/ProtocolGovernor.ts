@@ -7,11 +7,10 @@ import { loadParameters } from "../../../src/deploy/parameters.js";
 import { Governance, GovernanceError } from "../../../src/governance/governance.js";
 import { crossDomainMessageHash, EXECUTOR_ABI, type GovernedContracts } from "../../../src/governance/proposal.js";
 import { deployProtocol, QUORUM } from "../../helpers/protocol.js";
+import { E18 } from "../../../src/common/units.js";
 
 const { ethers, ignition, networkHelpers } = await network.create();
 const { loadFixture, mine, time } = networkHelpers;
-
-const E18 = 10n ** 18n;
 
 /**
  * Both ends of governance on one Hardhat chain: module L1 as deployed with the devnet's parameter file

@@ -10,8 +10,8 @@ import { VerificationRegistry__factory } from "../../../typechain-types/index.js
 import { BURNER_FILE, loadOrCreateBurner } from "../../../src/node/burner.js";
 import { loadNodeConfig, redactedNodeConfig } from "../../../src/node/config.js";
 import { queryResultHash } from "../../../src/common/query-result.js";
-import { IGNORE_REASON } from "../../../src/node/contracts.js";
-import { finalizationGasOf, MAX_VOTES_PER_JOB } from "../../../src/node/job-runner.js";
+import { IgnoreReason, MAX_VOTES_PER_JOB } from "../../../src/common/protocol-constants.js";
+import { finalizationGasOf } from "../../../src/node/job-runner.js";
 import { jobsToAnswerAgain } from "../../../src/node/skipped-votes.js";
 import { NodeStateStore } from "../../../src/node/state-store.js";
 import { describeError } from "../../../src/common/describe-error.js";
@@ -109,10 +109,10 @@ describe("circuit node: units", function () {
       const receipt = {
         to: "0x00000000000000000000000000000000000000aa",
         logs: [
-          skipped(7n, me, IGNORE_REASON.alreadyVoted),
-          skipped(8n, me, IGNORE_REASON.jobFinalized),
-          skipped(9n, me, IGNORE_REASON.licenseNotLive),
-          skipped(10n, "0x00000000000000000000000000000000000000b2", IGNORE_REASON.alreadyVoted),
+          skipped(7n, me, IgnoreReason.alreadyVoted),
+          skipped(8n, me, IgnoreReason.jobFinalized),
+          skipped(9n, me, IgnoreReason.licenseNotLive),
+          skipped(10n, "0x00000000000000000000000000000000000000b2", IgnoreReason.alreadyVoted),
         ],
       } as unknown as TransactionReceipt;
       expect(jobsToAnswerAgain(receipt, registry, me)).to.deep.equal([7n, 9n]);

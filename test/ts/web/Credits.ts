@@ -21,9 +21,9 @@ import { eventually, sharedTestDevnet, type TestDevnet } from "../../helpers/dev
 import { stackOfTestDevnet } from "../../helpers/stack.js";
 import { launchChromium, openConnected, screenshot, screenshotFailure, seriousAccessibilityViolations, sendTransaction, VIEWPORTS, waitForText } from "../../helpers/web/browser.js";
 import { TestWallet } from "../../helpers/web/test-wallet.js";
+import { E18 } from "../../../src/common/units.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
-const E18 = 10n ** 18n;
 /** What the devnet's credits service sells, as `npm start` defines it (credits-setup.ts). */
 const PRICES = { primary: 1_000, gameItem: 500, license: 100_000 } as const;
 

@@ -28,9 +28,9 @@ import {
 } from "../../helpers/web/browser.js";
 import { startTestVerificationNetwork } from "../../helpers/network.js";
 import { TestWallet } from "../../helpers/web/test-wallet.js";
+import { E18 } from "../../../src/common/units.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
-const E18 = 10n ** 18n;
 const PAGES = ["delegate", "bridge", "stake", "licenses", "network", "governance", "credits"] as const;
 
 /**

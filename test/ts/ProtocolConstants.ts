@@ -1,0 +1,96 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+
+import { expect } from "chai";
+import { artifacts, config } from "hardhat";
+
+import {
+  IgnoreReason,
+  ITEM_KINDS,
+  JobStatus,
+  MAX_VOTES_PER_JOB,
+  PROPOSAL_STATES,
+  SourceChain,
+  SUPPORT,
+} from "../../src/common/protocol-constants.js";
+
+// The TypeScript mirror of the contracts' enums and constants is checked against the compiler's own view
+// of the contracts (the ASTs in the build info), so a reordered enum or a changed constant fails here.
+
+interface AstNode {
+  nodeType?: string;
+  name?: string;
+  canonicalName?: string;
+  constant?: boolean;
+  members?: AstNode[];
+  value?: { nodeType?: string; value?: string };
+  [key: string]: unknown;
+}
+
+/** Every AST node of the build that compiled `contractName`, depth first. */
+async function astNodesOf(contractName: string): Promise<AstNode[]> {
+  const artifact = (await artifacts.readArtifact(contractName)) as { buildInfoId?: string };
+  if (artifact.buildInfoId === undefined) throw new Error(`${contractName} has no build info`);
+  const outputPath = path.join(config.paths.artifacts, "build-info", `${artifact.buildInfoId}.output.json`);
+  const buildInfo = JSON.parse(await readFile(outputPath, "utf8")) as { output: { sources: Record<string, { ast: AstNode }> } };
+  const nodes: AstNode[] = [];
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (value !== null && typeof value === "object") {
+      const node = value as AstNode;
+      if (typeof node.nodeType === "string") nodes.push(node);
+      Object.values(node).forEach(visit);
+    }
+  };
+  for (const source of Object.values(buildInfo.output.sources)) visit(source.ast);
+  return nodes;
+}
+
+/** An enum's member names in declaration order, which is their value. */
+function enumMembers(nodes: AstNode[], canonicalName: string): string[] {
+  const definition = nodes.find((node) => node.nodeType === "EnumDefinition" && node.canonicalName === canonicalName);
+  if (definition === undefined) throw new Error(`enum ${canonicalName} not found`);
+  return (definition.members ?? []).map((member) => member.name ?? "");
+}
+
+/** The literal value of a constant declared by name (in whichever contract or library holds it). */
+function constantValue(nodes: AstNode[], name: string): bigint {
+  const found = nodes.filter((node) => node.nodeType === "VariableDeclaration" && node.constant === true && node.name === name);
+  if (found.length !== 1) throw new Error(`constant ${name} declared ${found.length} times`);
+  const literal = found[0]!.value;
+  if (literal?.nodeType !== "Literal" || literal.value === undefined) throw new Error(`constant ${name} is not a plain literal`);
+  return BigInt(literal.value.replaceAll("_", ""));
+}
+
+/** `{ jobFinalized: 0 }` from `JobFinalized` at index 0. */
+function asCamelCaseIndex(members: string[]): Record<string, number> {
+  return Object.fromEntries(members.map((member, index) => [member[0]!.toLowerCase() + member.slice(1), index]));
+}
+
+describe("protocol constants in TypeScript", function () {
+  it("name the registry's job statuses and ignore reasons as the registry orders them", async function () {
+    const nodes = await astNodesOf("VerificationRegistry");
+    const statuses = asCamelCaseIndex(enumMembers(nodes, "IVerificationRegistry.JobStatus"));
+    expect(Object.fromEntries(Object.entries(JobStatus).map(([name, value]) => [name, Number(value)]))).to.deep.equal(statuses);
+    expect(IgnoreReason).to.deep.equal(asCamelCaseIndex(enumMembers(nodes, "IVerificationRegistry.IgnoreReason")));
+  });
+
+  it("number the source chains and the vote limit as the registry and the attestation verifier do", async function () {
+    const registry = await astNodesOf("VerificationRegistry");
+    expect(SourceChain.ethereum).to.equal(Number(constantValue(registry, "_CHAIN_ETHEREUM")));
+    expect(SourceChain.solana).to.equal(Number(constantValue(registry, "_CHAIN_SOLANA")));
+    expect(MAX_VOTES_PER_JOB).to.equal(constantValue(registry, "MAX_VOTES_PER_JOB"));
+    const verifier = await astNodesOf("AttestationVerifier");
+    expect(Math.max(...Object.values(SourceChain))).to.equal(Number(constantValue(verifier, "_LAST_CHAIN")));
+  });
+
+  it("name the claim platform's item kinds in its order", async function () {
+    expect([...ITEM_KINDS]).to.deep.equal(enumMembers(await astNodesOf("VoucherClaims"), "IVoucherClaims.ItemKind"));
+  });
+
+  it("name the governor's proposal states and vote types in OpenZeppelin's order", async function () {
+    const nodes = await astNodesOf("ProtocolGovernor");
+    expect([...PROPOSAL_STATES]).to.deep.equal(enumMembers(nodes, "IGovernor.ProposalState"));
+    expect(SUPPORT).to.deep.equal(asCamelCaseIndex(enumMembers(nodes, "GovernorCountingSimple.VoteType")));
+  });
+});
