@@ -10,7 +10,7 @@ const require = createRequire(import.meta.url);
 // The compiler download site is unreachable here, so Hardhat compiles with the
 // WebAssembly build shipped in the `solc` npm package. Its version is read from
 // that package, so the configured version and the pinned package can never drift.
-const solcVersion: string = require("solc/package.json").version;
+const solcVersion = (require("solc/package.json") as { version: string }).version;
 const solcPath = require.resolve("solc/soljson.js");
 
 /** The one compiler, optimized for `runs` calls per function. Cancun is live on the L1 test network and the OP-stack L2. */
@@ -22,7 +22,7 @@ function compiler(runs: number) {
 // .devnet/stack.json; environment variables override; the fallbacks are anvil's usual ports.
 function runningStackRpcUrl(part: "l1" | "l2"): string | undefined {
   try {
-    const stack = JSON.parse(readFileSync(new URL("./.devnet/stack.json", import.meta.url), "utf8"));
+    const stack = JSON.parse(readFileSync(new URL("./.devnet/stack.json", import.meta.url), "utf8")) as Partial<Record<typeof part, { rpcUrl?: string }>>;
     return stack[part]?.rpcUrl;
   } catch {
     return undefined; // no stack running

@@ -73,7 +73,7 @@ export function attestationDomain(chainId: bigint, verifyingContract: string): A
 
 /** The EIP-712 digest a node signs and the contract recovers signers from. */
 export function attestationDigest(domain: AttestationDomain, attestation: BalanceAttestation): string {
-  return TypedDataEncoder.hash(domain as TypedDataDomain, mutableTypes(), attestation);
+  return TypedDataEncoder.hash(domain, mutableTypes(), attestation);
 }
 
 /** Signs `attestation` with an ethers signer (a node's burner wallet); returns the 65-byte signature. */
@@ -82,7 +82,7 @@ export async function signAttestation(
   domain: AttestationDomain,
   attestation: BalanceAttestation,
 ): Promise<string> {
-  return signer.signTypedData(domain as TypedDataDomain, mutableTypes(), { ...attestation });
+  return signer.signTypedData(domain, mutableTypes(), { ...attestation });
 }
 
 /**
@@ -94,7 +94,7 @@ export function recoverAttestationSigner(domain: AttestationDomain, attestation:
   try {
     const parsed = Signature.from(signature);
     if (BigInt(parsed.s) > SECP256K1_HALF_N) return undefined;
-    return verifyTypedData(domain as TypedDataDomain, mutableTypes(), attestation, signature);
+    return verifyTypedData(domain, mutableTypes(), attestation, signature);
   } catch {
     return undefined;
   }

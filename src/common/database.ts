@@ -115,7 +115,7 @@ export async function migrateDatabase<Schema>(db: Kysely<Schema>, label: string,
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {
     // The driver's message names the SQL or connection problem; it never holds the connection string.
-    const message = (error as Error).message ?? String(error);
+    const message = error instanceof Error ? error.message : JSON.stringify(error);
     const failed = results?.find((result) => result.status === "Error")?.migrationName;
     // Without a failed migration, the database was not reached (or its migration table not read).
     throw new Error(failed === undefined ? `the ${label} could not be opened: ${message}` : `${label} migration ${failed} failed: ${message}`, { cause: error });

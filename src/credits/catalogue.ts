@@ -47,7 +47,7 @@ export async function loadCatalogue(file: string): Promise<Catalogue> {
   try {
     json = JSON.parse(await readFile(file, "utf8"));
   } catch (error) {
-    throw new Error(`the catalogue ${file} cannot be read as JSON: ${(error as Error).message.split("\n")[0]}`);
+    throw new Error(`the catalogue ${file} cannot be read as JSON: ${(error as Error).message.split("\n")[0]}`, { cause: error });
   }
   return parseCatalogue(json, file);
 }

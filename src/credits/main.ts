@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import Stripe from "stripe";
-import type { Address, Hex } from "viem";
+import type { Address } from "viem";
 
 import { loadCatalogue } from "./catalogue.ts";
 import { ClaimsChain } from "./claims-chain.ts";
@@ -34,7 +34,7 @@ export async function startCreditsService(config: CreditsConfig): Promise<Runnin
     const chainId = await chain.chainId();
     const mismatched = await chain.mismatchedItems(catalogue);
     if (mismatched.length > 0) throw new Error(`the catalogue does not match the claim contract:\n  ${mismatched.join("\n  ")}`);
-    const issuer = new VoucherIssuer(config.CREDITS_ISSUER_KEY as Hex, chainId, config.CREDITS_CLAIMS_CONTRACT as Address);
+    const issuer = new VoucherIssuer(config.CREDITS_ISSUER_KEY, chainId, config.CREDITS_CLAIMS_CONTRACT as Address);
     const ledger = new Ledger(db);
     const elsewhere = await ledger.vouchers.outstandingElsewhere(config.CREDITS_CLAIMS_CONTRACT, chainId);
     if (elsewhere.length > 0) {

@@ -1,6 +1,6 @@
 import cors from "@fastify/cors";
 import { getAddress, isAddress, ZeroAddress } from "ethers";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import type { Logger } from "pino";
 import type Stripe from "stripe";
 import type { Address } from "viem";
@@ -61,7 +61,7 @@ const checkoutBody = z
  */
 export async function buildCreditsServer(parts: CreditsServerParts): Promise<FastifyInstance> {
   const { config, ledger, catalogue, issuer, chain, log } = parts;
-  const app = Fastify({ loggerInstance: log.child({ component: "credits" }) as FastifyBaseLogger, bodyLimit: 16 * 1024 }) as unknown as FastifyInstance;
+  const app = Fastify({ loggerInstance: log.child({ component: "credits" }), bodyLimit: 16 * 1024 }) as unknown as FastifyInstance;
   // Only JSON bodies: without this, text/plain would be parsed.
   app.removeContentTypeParser("text/plain");
   const origins = config.CREDITS_ALLOWED_ORIGINS;

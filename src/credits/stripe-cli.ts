@@ -71,7 +71,7 @@ export async function runStripeCli(args: string[], context: StripeCliContext): P
     else {
       if (values.id === undefined) return fail("--id names the dispute (dp_…)");
       if (values.close !== undefined && values.close !== "won" && values.close !== "lost") return fail("--close is won or lost");
-      body = dispute({ payment, disputeId: values.id, amountMinor, currency, closed: values.close as "won" | "lost" | undefined });
+      body = dispute({ payment, disputeId: values.id, amountMinor, currency, closed: values.close });
     }
   } else {
     return fail(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`);

@@ -31,8 +31,8 @@ export async function spawnCircuitNode(projectRoot: string, name: string, cacheD
     env: { PATH: process.env.PATH ?? "", ...env, NODE_CACHE_DIR: cacheDir },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  child.stdout!.pipe(log, { end: false });
-  child.stderr!.pipe(log, { end: false });
+  child.stdout.pipe(log, { end: false });
+  child.stderr.pipe(log, { end: false });
   const exited = new Promise<number | null>((resolve) =>
     child.once("exit", (code) => {
       log.end();

@@ -1,4 +1,4 @@
-import { Contract, NonceManager, Wallet, parseEther, type Provider } from "ethers";
+import { Contract, NonceManager, Wallet, parseEther, type ContractTransactionResponse, type Provider } from "ethers";
 
 import { NodeLicense__factory, NodeRegistry__factory, PrimaryToken__factory, VerificationRegistry__factory } from "../../typechain-types/index.js";
 import { waitFor } from "../common/wait-for.js";
@@ -39,11 +39,10 @@ export async function bridgePrimaryTokens(
   const total = recipients.reduce((sum, { amount }) => sum + amount, 0n);
   await (await PrimaryToken__factory.connect(contracts.l1PrimaryToken, deployerL1).approve(contracts.l1StandardBridge, total)).wait();
   for (const { to, amount } of recipients) {
-    await (
-      await bridge.getFunction("depositERC20To")(contracts.l1PrimaryToken, contracts.l2.PrimaryToken, to, amount, DEPOSIT_GAS_LIMIT, "0x", {
-        gasLimit: DEPOSIT_L1_GAS_LIMIT,
-      })
-    ).wait();
+    const deposit = bridge.getFunction("depositERC20To")(contracts.l1PrimaryToken, contracts.l2.PrimaryToken, to, amount, DEPOSIT_GAS_LIMIT, "0x", {
+      gasLimit: DEPOSIT_L1_GAS_LIMIT,
+    }) as Promise<ContractTransactionResponse>;
+    await (await deposit).wait();
   }
   for (const [index, { to, amount }] of recipients.entries()) {
     // The deposit relay delivers deposits on the next L2 blocks.

@@ -5,7 +5,7 @@ import { getAddress, Interface, isAddress, isHexString, JsonRpcProvider, NonceMa
 import type { Address, Hex } from "viem";
 
 import { describeError } from "../common/describe-error.ts";
-import { formatVotes, Governance, GovernanceError, type ProposalStatus, type VoteChoice } from "./governance.ts";
+import { formatVotes, Governance, GovernanceError, type ProposalStatus } from "./governance.ts";
 import { roleHolders } from "./roles.ts";
 import { devnetGovernanceNetwork, testnetGovernanceNetwork, type GovernanceNetwork } from "./network.ts";
 import type { L2Call, ProtocolChange } from "./proposal.ts";
@@ -123,7 +123,7 @@ async function run(args: string[], context: CliContext): Promise<void> {
         const id = proposalId(rest[0]);
         const choice = rest[1];
         if (choice !== "for" && choice !== "against" && choice !== "abstain") throw new GovernanceError("INVALID_INPUT", "Vote for, against or abstain: npm run gov -- vote <id> for");
-        const weight = await governance.vote(id, choice as VoteChoice, values.reason);
+        const weight = await governance.vote(id, choice, values.reason);
         context.print(`Voted ${choice} proposal ${id} with ${formatVotes(weight)} votes`);
         printStatus(await governance.status(id), context.print);
         return;

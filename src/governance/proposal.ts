@@ -208,7 +208,7 @@ function describeCall(target: Address, value: bigint, data: Hex, names: Record<s
   const paid = value === 0n ? "" : ` with ${value} wei`;
   try {
     const decoded = decodeFunctionData({ abi, data });
-    const args = (decoded.args ?? []).map((arg) => (typeof arg === "object" ? JSON.stringify(arg, (_, v) => (typeof v === "bigint" ? v.toString() : v)) : String(arg)));
+    const args = (decoded.args ?? []).map((arg) => (typeof arg === "object" ? JSON.stringify(arg, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) : String(arg)));
     return `${name}.${decoded.functionName}(${args.join(", ")})${paid}`;
   } catch {
     return `${name}: call ${data.slice(0, 10)}…${paid}`;

@@ -30,7 +30,7 @@ export interface ContractRoles {
  */
 export async function roleHolders(l2: Provider, contracts: GovernedContracts, fromBlock = 0): Promise<ContractRoles[]> {
   const result: ContractRoles[] = [];
-  for (const [name, address] of Object.entries(contracts)) {
+  for (const [name, address] of Object.entries(contracts) as Array<[string, string]>) {
     const logs = await l2.getLogs({
       address,
       topics: [[ACCESS_CONTROL.getEvent("RoleGranted")!.topicHash, ACCESS_CONTROL.getEvent("RoleRevoked")!.topicHash]],

@@ -61,8 +61,8 @@ export interface StatusContext {
   l1BlockSeconds: number;
 }
 
-const L1_MESSENGER = new Interface(L1_MESSENGER_ABI as unknown as string[]);
-const L2_MESSENGER = new Interface(L2_MESSENGER_ABI as unknown as string[]);
+const L1_MESSENGER = new Interface(L1_MESSENGER_ABI);
+const L2_MESSENGER = new Interface(L2_MESSENGER_ABI);
 
 /** Reads proposal `id` (undefined for an id the governor never saw). */
 export async function readStatus(context: StatusContext, id: bigint): Promise<ProposalStatus | undefined> {
@@ -209,8 +209,11 @@ export function sentMessageIn(receipt: TransactionReceipt, addresses: Pick<Gover
   for (const log of receipt.logs) {
     if (log.address.toLowerCase() !== messenger) continue;
     const event = L1_MESSENGER.parseLog(log);
-    if (event?.name === "SentMessage" && getAddress(event.args.target) === getAddress(addresses.executor)) {
-      sent = { target: event.args.target, sender: event.args.sender, message: event.args.message, nonce: event.args.messageNonce, gasLimit: event.args.gasLimit };
+    if (event?.name === "SentMessage") {
+      // ethers types decoded event arguments loosely; these are SentMessage's, in its ABI's types.
+      const args = event.args as unknown as { target: Address; sender: Address; message: Hex; messageNonce: bigint; gasLimit: bigint };
+      if (getAddress(args.target) !== getAddress(addresses.executor)) continue;
+      sent = { target: args.target, sender: args.sender, message: args.message, nonce: args.messageNonce, gasLimit: args.gasLimit };
     } else if (event?.name === "SentMessageExtension1" && sent !== undefined) {
       value = event.args.value as bigint;
     }

@@ -69,7 +69,7 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
   app.get("/", async (_request, reply) => sendIndex(reply));
   // A page route (no file extension) loads the app; a missing asset is a real 404.
   app.setNotFoundHandler(async (request, reply) => {
-    if (request.method === "GET" && !path.extname(request.url.split("?")[0]!)) return sendIndex(reply);
+    if (request.method === "GET" && !path.extname(request.url.split("?")[0])) return sendIndex(reply);
     return reply.code(404).type("text/plain").send("Not found");
   });
   const address = await app.listen({ port: options.port, host: options.host ?? "127.0.0.1" });

@@ -57,14 +57,14 @@ function enumMembers(nodes: AstNode[], canonicalName: string): string[] {
 function constantValue(nodes: AstNode[], name: string): bigint {
   const found = nodes.filter((node) => node.nodeType === "VariableDeclaration" && node.constant === true && node.name === name);
   if (found.length !== 1) throw new Error(`constant ${name} declared ${found.length} times`);
-  const literal = found[0]!.value;
+  const literal = found[0].value;
   if (literal?.nodeType !== "Literal" || literal.value === undefined) throw new Error(`constant ${name} is not a plain literal`);
   return BigInt(literal.value.replaceAll("_", ""));
 }
 
 /** `{ jobFinalized: 0 }` from `JobFinalized` at index 0. */
 function asCamelCaseIndex(members: string[]): Record<string, number> {
-  return Object.fromEntries(members.map((member, index) => [member[0]!.toLowerCase() + member.slice(1), index]));
+  return Object.fromEntries(members.map((member, index) => [member[0].toLowerCase() + member.slice(1), index]));
 }
 
 describe("protocol constants in TypeScript", function () {

@@ -6,7 +6,9 @@ import {
   getAddressEncoder,
   getBase64Encoder,
   type Address,
+  type Rpc,
   type RpcTransport,
+  type SolanaRpcApi,
 } from "@solana/kit";
 
 import { AssetNotFoundError, SourceError } from "../rpc/errors.ts";
@@ -35,7 +37,7 @@ export interface SolanaBalance {
  * older than the mint read (`minContextSlot`). Identical queries in flight share one read.
  */
 export class SolanaBalanceReader {
-  readonly #rpc: ReturnType<typeof createSolanaRpcFromTransport>;
+  readonly #rpc: Rpc<SolanaRpcApi>;
   readonly #inFlight = new Map<string, Promise<SolanaBalance>>();
   readonly #head: HeadCache;
 

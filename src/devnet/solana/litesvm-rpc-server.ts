@@ -84,7 +84,7 @@ async function serve(svm: LiteSVM, calls: Map<string, number>, request: Incoming
 }
 
 function reply(response: ServerResponse, payload: unknown): void {
-  const json = JSON.stringify(payload, (_key, value) => (typeof value === "bigint" ? `__bigint__${value}` : value)).replace(
+  const json = JSON.stringify(payload, (_key, value: unknown) => (typeof value === "bigint" ? `__bigint__${value}` : value)).replace(
     /"__bigint__(\d+)"/g,
     "$1", // u64 values as exact JSON integers, like agave
   );

@@ -10,7 +10,7 @@ import { AbiCoder, Contract, parseEther, ZeroAddress } from "ethers";
 
 import { devAccount } from "../../../src/devnet/accounts.js";
 import { writeStackFile } from "../../../src/devnet/stack-file.js";
-import { advanceL1Time, eventually, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
+import { advanceL1Time, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
 import { E18 } from "../../../src/common/units.js";
 
 const ERC20 = [

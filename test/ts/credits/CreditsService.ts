@@ -14,7 +14,7 @@ import { startCreditsService } from "../../../src/credits/main.js";
 import { chargeRefunded, checkoutCompleted, dispute, event, newPayment, postWebhook } from "../../../src/credits/stripe-simulator.js";
 import { EXPIRY_SETTLE_MARGIN_SECONDS } from "../../../src/credits/voucher-book.js";
 import { runStripeCli } from "../../../src/credits/stripe-cli.js";
-import { stackFilePath, writeStackFile, type StackFile } from "../../../src/devnet/stack-file.js";
+import { stackFilePath, writeStackFile } from "../../../src/devnet/stack-file.js";
 import { creditsDomain, REDEMPTION_TYPES } from "../../../src/credits/typed-data.js";
 import { PRIMARY_ITEM, startCreditsFixture, TEST_WEBHOOK_SECRET, type CreditsFixture } from "../../helpers/credits.js";
 import { E18 } from "../../../src/common/units.js";
@@ -66,7 +66,7 @@ describe("credits service: Stripe webhooks, the ledger, redemptions into voucher
       // The catalogue's price (1,000 credits a unit), as the page shows it.
       maxPrice: fields.maxPrice ?? 1_000n * quantity,
       recipient: who.account.address,
-      requestId: fields.requestId ?? (`0x${randomBytes(32).toString("hex")}` as Hex),
+      requestId: fields.requestId ?? (`0x${randomBytes(32).toString("hex")}`),
       issuedAt: fields.issuedAt ?? BigInt(Math.floor(Date.now() / 1000)),
     };
     const signature = await (fields.signer ?? who).account.signTypedData({
@@ -238,7 +238,7 @@ describe("credits service: Stripe webhooks, the ledger, redemptions into voucher
       expect(malformed.status).to.equal(400);
       expect(malformed.body.message).to.match(/^Invalid redemption: /);
       // The same request id for another redemption: refused, the first one stands.
-      const requestId = `0x${randomBytes(32).toString("hex")}` as Hex;
+      const requestId: Hex = `0x${randomBytes(32).toString("hex")}`;
       expect((await post("/credits/redemptions", await redemption(who, { requestId }))).status).to.equal(200);
       await purchase(who.address, 2_000);
       expect((await post("/credits/redemptions", await redemption(who, { requestId, quantity: 2n }))).status).to.equal(409);
@@ -353,7 +353,8 @@ describe("credits service: Stripe webhooks, the ledger, redemptions into voucher
       const address = (await wallet.getAddress()) as Hex;
       await purchase(address.toLowerCase(), 2_000);
       const signedBy = async (signer: ReturnType<typeof buyer>) => {
-        const message = { account: address, itemId: BigInt(PRIMARY_ITEM), quantity: 1n, maxPrice: 1_000n, recipient: address, requestId: `0x${randomBytes(32).toString("hex")}` as Hex, issuedAt: BigInt(Math.floor(Date.now() / 1000)) };
+        const requestId: Hex = `0x${randomBytes(32).toString("hex")}`;
+        const message = { account: address, itemId: BigInt(PRIMARY_ITEM), quantity: 1n, maxPrice: 1_000n, recipient: address, requestId, issuedAt: BigInt(Math.floor(Date.now() / 1000)) };
         const domain = creditsDomain(900n, (await f.claims.getAddress()) as Hex);
         // The wallet checks the owner's signature over the typed data's digest itself.
         const signature = await signer.account.sign({ hash: hashTypedData({ domain, types: REDEMPTION_TYPES, primaryType: "CreditRedemption", message }) });
@@ -399,7 +400,7 @@ describe("credits service: Stripe webhooks, the ledger, redemptions into voucher
       const projectRoot = await mkdtemp(path.join(tmpdir(), "stripe-cli-"));
       const service = await f.startService({ CREDITS_CURRENCY: "eur", CREDITS_PER_MINOR_UNIT: "10" });
       try {
-        await writeStackFile(stackFilePath(projectRoot), { credits: { url: service.url, webhookUrl: `${service.url}/credits/webhooks/stripe`, webhookSecret: TEST_WEBHOOK_SECRET } } as unknown as StackFile);
+        await writeStackFile(stackFilePath(projectRoot), { credits: { url: service.url, webhookUrl: `${service.url}/credits/webhooks/stripe`, webhookSecret: TEST_WEBHOOK_SECRET } });
         const run = async (...args: string[]) => {
           const out: string[] = [];
           const code = await runStripeCli(args, { projectRoot, print: (line) => out.push(line), printError: (line) => out.push(line) });

@@ -43,7 +43,7 @@ async function fixture() {
       expiry: BigInt(await time.latest()) + 86_400n,
       ...fields,
     };
-    const signature = await signer.signTypedData(signingDomain as never, { Voucher: [...VOUCHER_TYPES.Voucher] }, value);
+    const signature = await signer.signTypedData(signingDomain, { Voucher: [...VOUCHER_TYPES.Voucher] }, value);
     return { value, signature };
   };
   return { ...protocol, claims, claimsAddress, game, operator, issuer, buyer, other, newIssuer, domain, voucher, chainId };

@@ -191,7 +191,7 @@ describe("devnet: local OP stack", function () {
           value: amount,
           gasLimit: 500_000n, // the portal burns L1 gas to pay for L2 gas by a block-dependent amount: no exact estimate
         });
-        receipts.push((await tx.wait())!);
+        receipts.push((await tx.wait()));
       }
       await new Promise((resolve) => setTimeout(resolve, 2_500)); // an L2 block passes: nothing arrives
       expect(await l2Balance(senders[0].address)).to.equal(before[0]);

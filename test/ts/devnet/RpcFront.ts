@@ -23,7 +23,7 @@ describe("devnet: the RPC front before anvil", function () {
   const call = async (body: unknown) => {
     const started = performance.now();
     const response = await fetch(front.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-    return { ms: performance.now() - started, status: response.status, json: (await response.json()) as unknown };
+    return { ms: performance.now() - started, status: response.status, json: (await response.json()) };
   };
   const send = (id: number) => ({ jsonrpc: "2.0", id, method: "eth_sendTransaction", params: [{ from: FROM, to: FROM, value: "0x1" }] });
   const nonce = (id: number, tag: string) => ({ jsonrpc: "2.0", id, method: "eth_getTransactionCount", params: [FROM, tag] });

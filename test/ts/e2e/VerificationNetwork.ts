@@ -166,7 +166,7 @@ describe("end to end on the local network: governance, and circuit nodes answeri
           const votes = (await registry.queryFilter(registry.filters.VoteSubmitted(jobId))).map((event) => `${event.args.licenseId}:${event.args.operator}`);
           const ignored = (await registry.queryFilter(registry.filters.SubmissionIgnored(jobId))).map((event) => `${event.args.operator}:${event.args.reason}`);
           const logs = [...(await network.nodes[0].logLines()).slice(-25), "---", ...(await network.nodes[1].logLines()).slice(-15)];
-          throw new Error(`job ${jobId} not finalized; votes ${votes.join(", ")}; ignored ${ignored.join(", ")}\n${logs.join("\n")}\n${String(error)}`);
+          throw new Error(`job ${jobId} not finalized; votes ${votes.join(", ")}; ignored ${ignored.join(", ")}\n${logs.join("\n")}`, { cause: error });
         }
         expect((await registry.getResult(jobId)).balance).to.equal(BigInt(evm.balance));
       }

@@ -83,7 +83,7 @@ export function describeGovernance(context: () => GovernanceSuiteContext): void 
       expect((await gov("deployer", "delegate")).code).to.equal(0);
       const proposed = await gov("deployer", "propose", "accept-admin", "--note", "Hand the L2 protocol to governance");
       expect(proposed.code, proposed.output).to.equal(0);
-      expect(proposed.output).to.match(/^Proposal 1 made:\nProposal 1: Pending — Hand the L2 protocol to governance\n  L2: StakedToken\.acceptDefaultAdminTransfer\(\)/);
+      expect(proposed.output).to.match(/^Proposal 1 made:\nProposal 1: Pending — Hand the L2 protocol to governance\n {2}L2: StakedToken\.acceptDefaultAdminTransfer\(\)/);
       // Voters can see who holds which role before the handover (a role granted before it survives it).
       const roles = await gov("deployer", "roles");
       expect(roles.output).to.include(`VerificationRegistry ${l2Contract("VerificationRegistry")}: admin ${deployer.address} (handover pending to ${executor})`);
@@ -106,7 +106,7 @@ export function describeGovernance(context: () => GovernanceSuiteContext): void 
       expect(executed.code, executed.output).to.equal(0);
       await eventually(admins, (all) => all.every((admin) => admin === executor), 60_000);
       const status = await gov("tokenHolder", "status", "1");
-      expect(status.output).to.match(/L2 message 0x[0-9a-f]{64}: executed\n  next: executed on L1 and on L2$/);
+      expect(status.output).to.match(/L2 message 0x[0-9a-f]{64}: executed\n {2}next: executed on L1 and on L2$/);
     });
 
     it("changes the quorum and the request fee when token holders vote for it, and only once the L2 message is relayed", async function () {
@@ -155,11 +155,11 @@ export function describeGovernance(context: () => GovernanceSuiteContext): void 
       const stranger = new Wallet(holder.privateKey, l1);
       const calls = l2CallsOf({ kind: "set-quorum", quorum: 1n }, addresses().l2);
       const message = encodeFunctionData({ abi: EXECUTOR_ABI, functionName: "execute", args: [calls, 2n ** 63n] });
-      const messenger = new Contract(addresses().l1Messenger, L1_MESSENGER_ABI as unknown as string[], stranger);
+      const messenger = new Contract(addresses().l1Messenger, L1_MESSENGER_ABI, stranger);
       const receipt = await (await messenger.getFunction("sendMessage")(addresses().executor, message, 1_000_000)).wait();
       const sent = receipt.logs.map((log: { topics: string[]; data: string }) => messenger.interface.parseLog(log)).find((event: { name: string } | null) => event?.name === "SentMessage");
       const messageHash = crossDomainMessageHash({ nonce: sent.args.messageNonce, sender: sent.args.sender, target: sent.args.target, value: 0n, gasLimit: sent.args.gasLimit, message: sent.args.message as Hex });
-      const l2Messenger = new Contract(addresses().l2Messenger, L2_MESSENGER_ABI as unknown as string[], l2);
+      const l2Messenger = new Contract(addresses().l2Messenger, L2_MESSENGER_ABI, l2);
       await eventually(() => l2Messenger.getFunction("failedMessages")(messageHash) as Promise<boolean>, (failed) => failed, 60_000);
       expect(await quorum()).to.equal(3n);
 
@@ -198,7 +198,7 @@ export function describeGovernance(context: () => GovernanceSuiteContext): void 
 
 /** The message the L1 messenger sent (in a transaction of `timelock`'s) whose L2 hash is `messageHash`. */
 async function findSentMessage(l1: JsonRpcProvider, timelock: string, l1Messenger: string, messageHash: string) {
-  const messenger = new Interface(L1_MESSENGER_ABI as unknown as string[]);
+  const messenger = new Interface(L1_MESSENGER_ABI);
   const logs = await l1.getLogs({ address: l1Messenger, topics: [messenger.getEvent("SentMessage")!.topicHash], fromBlock: 0 });
   for (const log of logs) {
     const event = messenger.parseLog(log)!;

@@ -104,7 +104,7 @@ describe("GovernanceExecutor", function () {
   it("forwards the ETH a batch carries to its calls", async function () {
     const { relay, stranger } = await loadFixture(fixture);
     const before = await ethers.provider.getBalance(stranger.address);
-    const payment: L2Call = { target: stranger.address as Address, value: 5n, data: "0x" as Hex };
+    const payment: L2Call = { target: stranger.address as Address, value: 5n, data: "0x" };
     await relay([payment], { value: 5n });
     expect(await ethers.provider.getBalance(stranger.address)).to.equal(before + 5n);
   });

@@ -27,7 +27,7 @@ async function fixture() {
   const signers = await ethers.getSigners();
   const [deployer] = signers;
   const holder = signers[12];
-  const guardian = await ethers.getSigner(String(parameters.L1.proposalGuardian));
+  const guardian = await ethers.getSigner(parameters.L1.proposalGuardian as string);
 
   const protocol = await deployProtocol(ethers);
   const l1Messenger = await ethers.deployContract("MockCrossDomainMessenger");
@@ -86,7 +86,7 @@ describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
     expect(await governor.timelock()).to.equal(await timelock.getAddress());
     expect(await governor.votingDelay()).to.equal(BigInt(p.votingDelay as number));
     expect(await governor.votingPeriod()).to.equal(BigInt(p.votingPeriod as number));
-    expect(await governor.proposalThreshold()).to.equal(BigInt(String(p.proposalThreshold).replace(/n$/, "")));
+    expect(await governor.proposalThreshold()).to.equal(BigInt((p.proposalThreshold as bigint | string).toString().replace(/n$/, "")));
     expect(await governor["quorumNumerator()"]()).to.equal(BigInt(p.quorumPercent as number));
     expect(await governor.proposalGuardian()).to.equal(guardian.address);
     expect(await timelock.getMinDelay()).to.equal(BigInt(p.timelockDelay as number));

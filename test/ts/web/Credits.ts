@@ -251,13 +251,13 @@ describe("web app: credits in Chromium", function () {
   });
 
   it("claims both vouchers from the page (a paused contract's refusal decoded first): 100 primary tokens and 2 game items arrive, and the page shows them claimed", async function () {
-    const primary = PrimaryToken__factory.connect(stack.contracts!.l2!.PrimaryToken, l2!);
-    const game = GameItem__factory.connect(gameItemAddress, l2!);
-    const claims = VoucherClaims__factory.connect(claimsAddress, l2!);
+    const primary = PrimaryToken__factory.connect(stack.contracts!.l2!.PrimaryToken, l2);
+    const game = GameItem__factory.connect(gameItemAddress, l2);
+    const claims = VoucherClaims__factory.connect(claimsAddress, l2);
     expect([await primary.balanceOf(wallet.address), await game.balanceOf(wallet.address)]).to.deep.equal([0n, 0n]);
 
     // While the operator has paused claims, the contract's refusal is shown decoded, before the wallet opens.
-    const operator = claims.connect(new NonceManager(new Wallet(net.devnet.accounts.deployer.privateKey, l2!)));
+    const operator = claims.connect(new NonceManager(new Wallet(net.devnet.accounts.deployer.privateKey, l2)));
     await (await operator.pause()).wait();
     const paused = await sendTransaction(voucherRow(CREDIT_ITEMS.primary), "Claim", { expectFailure: true });
     expect(paused).to.equal("Failed: The contract refused: enforced pause (EnforcedPause).");
@@ -322,7 +322,7 @@ describe("web app: credits in Chromium", function () {
     await phone.getByTestId("movement").first().waitFor();
     expect(await seriousAccessibilityViolations(phone)).to.deep.equal([]);
     // A source string: the test runner's TypeScript loader may wrap functions in helpers the page lacks.
-    const overflow = (await phone.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")) as number;
+    const overflow = await phone.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth");
     expect(overflow).to.be.at.most(1);
     await screenshot(phone, "credits-vouchers-phone");
   });

@@ -83,8 +83,8 @@ describe("web app: governance in Chromium", function () {
     await screenshotFailure(this.currentTest, contexts, "governance-");
   });
 
-  const governor = () => ProtocolGovernor__factory.connect(stack.contracts!.l1!.Governor, l1!);
-  const l1Token = () => PrimaryToken__factory.connect(stack.contracts!.l1!.PrimaryToken, l1!);
+  const governor = () => ProtocolGovernor__factory.connect(stack.contracts!.l1!.Governor, l1);
+  const l1Token = () => PrimaryToken__factory.connect(stack.contracts!.l1!.PrimaryToken, l1);
   const walletFor = (privateKey: Hex) =>
     new TestWallet(
       privateKey,
@@ -120,7 +120,7 @@ describe("web app: governance in Chromium", function () {
   });
 
   it("checks changes against the L2 contracts, holds two at once, and proposes accept-admin with a note, shown Pending", async function () {
-    const maxQuorum = await new Contract(stack.contracts!.l2!.NodeRegistry, ["function MAX_QUORUM() view returns (uint256)"], l2!).getFunction("MAX_QUORUM")();
+    const maxQuorum = await new Contract(stack.contracts!.l2!.NodeRegistry, ["function MAX_QUORUM() view returns (uint256)"], l2).getFunction("MAX_QUORUM")();
     // A value the L2 setter would refuse is refused here, with its bounds, rather than after a week of governance.
     await page.getByLabel("Change 1: what to change").selectOption({ label: "Set the quorum" });
     await page.getByLabel("Change 1: new quorum, in licenses").fill(String(maxQuorum + 1n));
@@ -231,7 +231,7 @@ describe("web app: governance in Chromium", function () {
     await waitForText(card(page).getByTestId("l2-outcome"), /^Executed on L2 \(message 0x/, 60_000);
     await waitForText(card(page).getByTestId("next-step"), /^Executed on L1 and on L2\.$/);
     for (const name of GOVERNED) {
-      const contract = new Contract(stack.contracts!.l2![name], ["function defaultAdmin() view returns (address)"], l2!);
+      const contract = new Contract(stack.contracts!.l2![name], ["function defaultAdmin() view returns (address)"], l2);
       expect(await contract.getFunction("defaultAdmin")(), name).to.equal(stack.contracts!.l2!.GovernanceExecutor);
     }
     await screenshot(page, "governance-executed");

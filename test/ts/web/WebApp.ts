@@ -339,7 +339,7 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
         await screenshot(page, `${name}-${width}`);
         for (const violation of await seriousAccessibilityViolations(page)) problems.push(`${name} at ${width} width: ${violation}`);
         // A source string: the test runner's TypeScript loader may wrap functions in helpers the page lacks.
-        const overflow = (await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")) as number;
+        const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth");
         if (overflow > 1) problems.push(`${name} at ${width} width scrolls sideways by ${overflow} px`);
         await page.context().close();
       }

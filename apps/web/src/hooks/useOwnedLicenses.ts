@@ -24,7 +24,7 @@ export function useOwnedLicenses(owner: Address | undefined): { licenseIds: bigi
   if (owner === undefined) return { licenseIds: undefined, isLoading: false, error: null };
   if (balance.data === 0n) return { licenseIds: [], isLoading: false, error: null };
   return {
-    licenseIds: ids.data === undefined ? undefined : [...(ids.data as bigint[])].sort((a, b) => (a < b ? -1 : 1)),
+    licenseIds: ids.data === undefined ? undefined : [...(ids.data)].sort((a, b) => (a < b ? -1 : 1)),
     isLoading: balance.isLoading || ids.isLoading,
     error: balance.error ?? ids.error,
   };

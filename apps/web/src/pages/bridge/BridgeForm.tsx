@@ -130,7 +130,7 @@ export function BridgeForm({ account }: { account: Address | undefined }) {
             <>
               {showApproval && (
                 <>
-                  <p className="hint">Step 1 of 2: allow the L1 bridge to move {formatAmount(amount!)} of your primary token.</p>
+                  <p className="hint">Step 1 of 2: allow the L1 bridge to move {formatAmount(amount)} of your primary token.</p>
                   <TxButton
                     chainId={chains.l1.id}
                     variant="secondary"

@@ -31,7 +31,7 @@ export function DepositProgress({ l1Receipt, description }: { l1Receipt: Transac
     refetchOnWindowFocus: false,
     retry: false,
     queryFn: async () => {
-      const receipt = await waitForTransactionReceipt(wagmiConfig, { chainId: chains.l2.id, hash: l2Hash!, timeout: ARRIVAL_TIMEOUT_MS });
+      const receipt = await waitForTransactionReceipt(wagmiConfig, { chainId: chains.l2.id, hash: l2Hash, timeout: ARRIVAL_TIMEOUT_MS });
       // The deposit transaction succeeds even when the messenger's relay fails (it records the failure
       // instead of reverting), so the bridge's own "finalized" event is what proves the funds arrived.
       const finalized = parseEventLogs({ abi: l2StandardBridgeAbi, logs: receipt.logs, eventName: ["ETHBridgeFinalized", "ERC20BridgeFinalized"] });

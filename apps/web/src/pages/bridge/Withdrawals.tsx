@@ -210,8 +210,8 @@ function WithdrawalRow({ start }: { start: WithdrawalStart }) {
  */
 async function challengeSecondsLeft(l1: PublicClient, targetChain: OpTargetChain, l1ChainId: number, withdrawalHash: Hash): Promise<number> {
   const [[, provenAt], period, block] = await Promise.all([
-    l1.readContract({ address: targetChain.contracts.portal[l1ChainId]!.address, abi: optimismPortalAbi, functionName: "provenWithdrawals", args: [withdrawalHash] }),
-    l1.readContract({ address: targetChain.contracts.l2OutputOracle[l1ChainId]!.address, abi: l2OutputOracleAbi, functionName: "FINALIZATION_PERIOD_SECONDS" }),
+    l1.readContract({ address: targetChain.contracts.portal[l1ChainId].address, abi: optimismPortalAbi, functionName: "provenWithdrawals", args: [withdrawalHash] }),
+    l1.readContract({ address: targetChain.contracts.l2OutputOracle[l1ChainId].address, abi: l2OutputOracleAbi, functionName: "FINALIZATION_PERIOD_SECONDS" }),
     l1.getBlock({ blockTag: "latest" }),
   ]);
   return Number(provenAt + period + 1n - block.timestamp);
@@ -229,5 +229,5 @@ function narrowToWithdrawal(receipt: TransactionReceipt, eventLogIndex: number) 
   if (passed === undefined) throw new Error(`Transaction ${receipt.transactionHash} holds no withdrawal message after the bridge event.`);
   const logs = receipt.logs.filter((log) => log.logIndex === passed.logIndex);
   const [withdrawal] = getWithdrawals({ logs });
-  return { receipt: { ...receipt, logs }, withdrawal: withdrawal! };
+  return { receipt: { ...receipt, logs }, withdrawal: withdrawal };
 }

@@ -43,6 +43,8 @@ export type OpTargetChain = Chain & { contracts: Record<"portal" | "l2OutputOrac
  * plain `Chain`; the check turns a configuration mistake into a readable error instead of an undefined read.
  */
 export function opTargetChain({ chains }: AppSettings): OpTargetChain {
+  // typescript-eslint sees the chain's contracts typed more narrowly than tsc does; tsc needs this widening.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
   const contracts = chains.l2.contracts as Partial<OpTargetChain["contracts"]> | undefined;
   if (contracts?.portal?.[chains.l1.id] === undefined || contracts.l2OutputOracle?.[chains.l1.id] === undefined) {
     throw new Error(`The L2 chain definition lacks its portal or output oracle on chain ${chains.l1.id}.`);

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Address, Hex } from "viem";
+import type { Address } from "viem";
 import { useBlock, useConfig } from "wagmi";
 
 import { useAppSettings } from "../../app-context";
@@ -138,7 +138,7 @@ function VoucherAction({ settings, view, wallet, l2Now, onClaimed }: VoucherActi
           address: settings.claimsContract,
           abi: claimCallAbi,
           functionName: "claim",
-          args: [voucherFromJson(view.voucher), view.signature as Hex],
+          args: [voucherFromJson(view.voucher), view.signature],
           chainId: settings.chainId,
         })
       }

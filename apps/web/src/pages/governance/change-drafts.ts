@@ -123,5 +123,5 @@ export function readDrafts(drafts: readonly ChangeDraft[], rules: L2Rules | unde
     else changes.push(read.change);
   });
   const first = drafts.findIndex((draft) => problems.has(draft.key));
-  return { changes, problems, blocker: first === -1 ? undefined : `Change ${first + 1}: ${problems.get(drafts[first]!.key)}` };
+  return { changes, problems, blocker: first === -1 ? undefined : `Change ${first + 1}: ${problems.get(drafts[first].key)}` };
 }

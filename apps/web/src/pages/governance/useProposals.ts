@@ -50,7 +50,7 @@ async function readProposals(l1: PublicClient, addresses: GovernanceAddresses, l
       const quorum = snapshotBlock < latest.number ? await l1.readContract({ ...governor, functionName: "quorum", args: [snapshotBlock] }) : undefined;
       return {
         id,
-        state: PROPOSAL_STATES[state]!,
+        state: PROPOSAL_STATES[state],
         proposer,
         targets,
         values,

@@ -12,5 +12,5 @@ export function usePublicClients(): { l1: PublicClient; l2: PublicClient } {
   const l2 = getPublicClient(wagmiConfig, { chainId: chains.l2.id });
   // Both chains are in the wagmi config, so a missing client is a programming error, not a user's.
   if (l1 === undefined || l2 === undefined) throw new Error("The app's wagmi configuration lacks one of the chains.");
-  return { l1: l1 as PublicClient, l2: l2 as PublicClient };
+  return { l1: l1, l2: l2 };
 }

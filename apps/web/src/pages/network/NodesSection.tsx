@@ -44,15 +44,15 @@ export function NodesSection() {
   const known = Math.min(operators.data?.length ?? 0, live.data?.length ?? 0, stats.data?.length ?? 0);
   if (ready) {
     ids.slice(0, known).forEach((id, index) => {
-      const operator = operators.data![index]!;
+      const operator = operators.data![index];
       if (operator === zeroAddress) return void undelegated.push(id);
       const key = getAddress(operator);
       const node = nodes.get(key) ?? { operator: key, licenseIds: [], live: true, agreed: 0n, disagreed: 0n };
       node.licenseIds.push(id);
       // One heartbeat covers all of an operator's licenses, so they are live together; "every" guards the edge.
       node.live &&= live.data![index] === true;
-      node.agreed += stats.data![index]!.agreed;
-      node.disagreed += stats.data![index]!.disagreed;
+      node.agreed += stats.data![index].agreed;
+      node.disagreed += stats.data![index].disagreed;
       nodes.set(key, node);
     });
   }
