@@ -72,7 +72,7 @@ export async function seedSolanaDemo(ledger: SolanaTokenLedger): Promise<SolanaD
   return { owner: owner.address, splMint, t22Mint, nftMint, nftOwner, emptyOwner, manyAccountsOwner };
 }
 
-/** The `demo` section of the stack file (DESIGN section 6): every holding with its expected balance. */
+/** The `demo` section of the stack file: every holding with its expected balance. */
 export function demoSection(evm: EvmDemoHoldings, svm: SolanaDemoHoldings): NonNullable<StackFile["demo"]> {
   const spl = SPL_ACCOUNT_AMOUNTS[0] + SPL_ACCOUNT_AMOUNTS[1];
   return {

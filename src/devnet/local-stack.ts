@@ -61,7 +61,7 @@ export interface LocalStack {
 /**
  * Starts the local OP devnet and, when asked, deploys the project's contracts on it through the same
  * Ignition modules and parameter files as a live deployment (`deploy/parameters/devnetL1.json`,
- * `devnetL2.json`); then writes `.devnet/stack.json` (DESIGN section 6) with the parts it has. Every
+ * `devnetL2.json`); then writes `.devnet/stack.json` (`stack-file.ts`) with the parts it has. Every
  * start is a new pair of chains, so the previous devnet's deployment journals and relay cursor are
  * cleared first.
  */

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { DevAccount } from "./accounts.js";
 
 /**
- * The local stack file, `.devnet/stack.json` (DESIGN section 6): how tests, scripts and outside tools
+ * The local stack file, `.devnet/stack.json`: how tests, scripts and outside tools
  * find the running stack. Parts not running yet are absent; the file exists only while the stack runs.
  */
 export interface StackFile {

@@ -6,7 +6,7 @@ import { ContractFactory, type ContractRunner, type InterfaceAbi } from "ethers"
 
 const require = createRequire(import.meta.url);
 
-/** The pinned OP Bedrock release whose compiled contracts the devnet runs (DESIGN section 7). */
+/** The pinned OP Bedrock release whose compiled contracts the devnet runs. */
 const BEDROCK_PACKAGE = "@eth-optimism/contracts-bedrock";
 const bedrockRoot = path.dirname(require.resolve(`${BEDROCK_PACKAGE}/package.json`));
 

@@ -20,7 +20,7 @@ describe("NodeLicense", function () {
       );
     });
 
-    it("test_RevertWhen_ConstructorArgumentsInvalid", async function () {
+    it("refuses invalid constructor arguments", async function () {
       const { primary, treasury, admin } = await loadFixture(fixture);
       const factory = await ethers.getContractFactory("NodeLicense");
       const args = ["N", "N", await primary.getAddress(), treasury.address, MAX_SUPPLY, PRICE_TIERS, admin.address, 0n] as const;
@@ -69,7 +69,7 @@ describe("NodeLicense", function () {
       expect(await license.quote(1n)).to.equal(200n * E18);
     });
 
-    it("test_RevertWhen_PriceAboveLimit", async function () {
+    it("refuses a purchase when the price is above the buyer's limit", async function () {
       const { license, alice } = await loadFixture(fixture);
       const price = await license.quote(10n);
       await expect(license.connect(alice).buy(10n, price - 1n))
@@ -77,7 +77,7 @@ describe("NodeLicense", function () {
         .withArgs(price, price - 1n);
     });
 
-    it("test_RevertWhen_QuantityZeroOrAboveMaxPerMint", async function () {
+    it("refuses a quantity of zero or above the maximum per mint", async function () {
       const { license, alice } = await loadFixture(fixture);
       for (const quantity of [0n, 101n]) {
         await expect(license.connect(alice).buy(quantity, ethers.MaxUint256))
@@ -86,7 +86,7 @@ describe("NodeLicense", function () {
       }
     });
 
-    it("test_RevertWhen_MaxSupplyExceeded", async function () {
+    it("refuses a purchase beyond the maximum supply", async function () {
       const { license, admin } = await loadFixture(fixture);
       for (let i = 0; i < 9; i++) await license.connect(admin).airdrop(admin.address, 100n);
       expect(await license.totalMinted()).to.equal(903n);
@@ -96,7 +96,7 @@ describe("NodeLicense", function () {
         .withArgs(1000n, 1n, MAX_SUPPLY);
     });
 
-    it("test_RevertWhen_PaymentNotApproved", async function () {
+    it("refuses a purchase whose payment is not approved", async function () {
       const { license, primary, alice } = await loadFixture(fixture);
       await primary.connect(alice).approve(await license.getAddress(), 0n);
       await expect(license.connect(alice).buy(1n, ethers.MaxUint256)).to.be.revertedWithCustomError(
@@ -122,7 +122,7 @@ describe("NodeLicense", function () {
       expect(await license.balanceOf(outsider.address)).to.equal(5n);
     });
 
-    it("test_RevertWhen_AirdropByNonAdmin / ToZero", async function () {
+    it("refuses an airdrop by a non-admin or to the zero address", async function () {
       const { license, admin, alice } = await loadFixture(fixture);
       await expect(license.connect(alice).airdrop(alice.address, 1n))
         .to.be.revertedWithCustomError(license, "AccessControlUnauthorizedAccount")
@@ -145,7 +145,7 @@ describe("NodeLicense", function () {
       await expect(license.connect(bob).transferFrom(bob.address, alice.address, 1n)).to.not.emit(nodeRegistry, "DelegationVoided");
     });
 
-    it("test_RevertWhen_NodeRegistrySetTwice / ToZero / ByNonAdmin", async function () {
+    it("refuses setting the node registry twice, to zero, or by a non-admin", async function () {
       const { license, nodeRegistry, admin, alice } = await loadFixture(fixture);
       await expect(license.connect(admin).setNodeRegistry(alice.address))
         .to.be.revertedWithCustomError(license, "NodeLicense_NodeRegistryAlreadySet")

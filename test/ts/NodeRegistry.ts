@@ -16,7 +16,7 @@ describe("NodeRegistry", function () {
       expect(await nodeRegistry.quorum()).to.equal(QUORUM);
     });
 
-    it("test_RevertWhen_ConstructorArgumentsInvalid", async function () {
+    it("refuses invalid constructor arguments", async function () {
       const { license, admin } = await loadFixture(fixture);
       const factory = await ethers.getContractFactory("NodeRegistry");
       await expect(factory.deploy(ethers.ZeroAddress, 60n, 2n, admin.address, 0n)).to.be.revertedWithCustomError(
@@ -54,7 +54,7 @@ describe("NodeRegistry", function () {
       expect(await nodeRegistry.operatorOf(1n)).to.equal(outsider.address);
     });
 
-    it("test_RevertWhen_CallerDoesNotOwnEveryLicense", async function () {
+    it("refuses a caller who does not own every license", async function () {
       const { nodeRegistry, alice, outsider } = await loadFixture(fixture);
       await expect(nodeRegistry.connect(alice).delegate([1n, 2n], outsider.address))
         .to.be.revertedWithCustomError(nodeRegistry, "NodeRegistry_NotLicenseOwner")
@@ -62,13 +62,13 @@ describe("NodeRegistry", function () {
       expect(await nodeRegistry.operatorOf(1n)).to.not.equal(outsider.address);
     });
 
-    it("test_RevertWhen_LicenseContractNamesAnotherRegistry: a delegation that no transfer would end is refused", async function () {
+    it("refuses a delegation that no transfer would end (the license contract names another registry)", async function () {
       const { license, admin, alice, outsider } = await loadFixture(fixture);
       const other = await ethers.deployContract("NodeRegistry", [await license.getAddress(), 60n, 2n, admin.address, 0n]);
       await expect(other.connect(alice).delegate([1n], outsider.address)).to.be.revertedWithCustomError(other, "NodeRegistry_NotLicenseRegistry");
     });
 
-    it("test_RevertWhen_OperatorZero / NoLicenses / UnmintedLicense", async function () {
+    it("refuses a zero operator, no licenses, or an unminted license", async function () {
       const { nodeRegistry, license, alice, outsider } = await loadFixture(fixture);
       await expect(nodeRegistry.connect(alice).delegate([1n], ethers.ZeroAddress)).to.be.revertedWithCustomError(
         nodeRegistry,
@@ -119,7 +119,7 @@ describe("NodeRegistry", function () {
         .withArgs(1n);
     });
 
-    it("test_RevertWhen_ChangeOfHandsReportedByAnyoneButTheLicense", async function () {
+    it("refuses a change of hands reported by anyone but the license contract", async function () {
       const { nodeRegistry, alice, burnerA } = await loadFixture(fixture);
       await expect(nodeRegistry.connect(alice).voidDelegation(1n))
         .to.be.revertedWithCustomError(nodeRegistry, "NodeRegistry_NotLicense")
@@ -127,7 +127,7 @@ describe("NodeRegistry", function () {
       expect(await nodeRegistry.operatorOf(1n)).to.equal(burnerA.address);
     });
 
-    it("test_RevertWhen_NotOwner / NotDelegated / NoLicenses", async function () {
+    it("refuses a caller who is not the owner, a license not delegated, or no licenses", async function () {
       const { nodeRegistry, license, alice, bob } = await loadFixture(fixture);
       await expect(nodeRegistry.connect(bob).undelegate([1n]))
         .to.be.revertedWithCustomError(nodeRegistry, "NodeRegistry_NotLicenseOwner")
@@ -245,7 +245,7 @@ describe("NodeRegistry", function () {
       expect(await nodeRegistry.submissionsOf(2n)).to.equal(0n);
     });
 
-    it("test_RevertWhen_CallerIsNotRecorder", async function () {
+    it("refuses a caller without the recorder role", async function () {
       const { nodeRegistry, burnerA } = await loadFixture(fixture);
       const role = await nodeRegistry.RECORDER_ROLE();
       await expect(nodeRegistry.connect(burnerA).recordSubmissions(burnerA.address, [1n]))

@@ -24,7 +24,7 @@ describe("PrimaryToken", function () {
       expect(await token.balanceOf(treasury.address)).to.equal(TOTAL_SUPPLY);
     });
 
-    it("test_RevertWhen_RecipientIsZero", async function () {
+    it("refuses a zero recipient", async function () {
       const factory = await ethers.getContractFactory("PrimaryToken");
       await expect(factory.deploy("N", "S", ethers.ZeroAddress))
         .to.be.revertedWithCustomError(factory, "ERC20InvalidReceiver")
@@ -67,7 +67,7 @@ describe("PrimaryToken", function () {
       expect(await token.allowance(treasury.address, alice.address)).to.equal(0n);
     });
 
-    it("test_RevertWhen_SignatureReplayed", async function () {
+    it("refuses a replayed signature", async function () {
       const { token, treasury, alice } = await networkHelpers.loadFixture(deploy);
       const deadline = BigInt(await networkHelpers.time.latest()) + 3600n;
       const { v, r, s } = await permitFor(token, treasury, alice.address, 500n, deadline);
@@ -78,7 +78,7 @@ describe("PrimaryToken", function () {
       );
     });
 
-    it("test_RevertWhen_DeadlinePassed", async function () {
+    it("refuses a signature past its deadline", async function () {
       const { token, treasury, alice } = await networkHelpers.loadFixture(deploy);
       const deadline = BigInt(await networkHelpers.time.latest()) + 10n;
       const { v, r, s } = await permitFor(token, treasury, alice.address, 500n, deadline);
@@ -88,7 +88,7 @@ describe("PrimaryToken", function () {
         .withArgs(deadline);
     });
 
-    it("test_RevertWhen_SignerIsNotOwner", async function () {
+    it("refuses a signature by someone other than the owner", async function () {
       const { token, treasury, alice } = await networkHelpers.loadFixture(deploy);
       const deadline = BigInt(await networkHelpers.time.latest()) + 3600n;
       // Alice signs a permit that claims to come from the treasury.

@@ -56,24 +56,24 @@ describe("StakedToken", function () {
       return { factory, deployment };
     }
 
-    it("test_RevertWhen_PrimaryTokenIsZero", async function () {
+    it("refuses a zero primary token", async function () {
       const { factory, deployment } = await deployWith({ primary: ethers.ZeroAddress });
       await expect(deployment).to.be.revertedWithCustomError(factory, "StakedToken_ZeroAddress");
     });
 
-    it("test_RevertWhen_AdminIsZero", async function () {
+    it("refuses a zero admin", async function () {
       const { factory, deployment } = await deployWith({ admin: ethers.ZeroAddress });
       await expect(deployment).to.be.revertedWithCustomError(factory, "AccessControlInvalidDefaultAdmin");
     });
 
-    it("test_RevertWhen_ForfeitRecipientIsZero", async function () {
+    it("refuses a zero forfeit recipient", async function () {
       const { factory, deployment } = await deployWith({ recipient: ethers.ZeroAddress });
       await expect(deployment)
         .to.be.revertedWithCustomError(factory, "StakedToken_InvalidRecipient")
         .withArgs(ethers.ZeroAddress);
     });
 
-    it("test_RevertWhen_PrimaryDecimalsDiffer", async function () {
+    it("refuses a primary token with other decimals", async function () {
       const { admin, rewardsPool } = await loadFixture(fixture);
       // Deployed after the fixture is loaded: loading it again would roll this deployment back.
       const sixDecimals = await ethers.deployContract("MockERC20Decimals", [6]);
@@ -82,7 +82,7 @@ describe("StakedToken", function () {
       await expect(deployment).to.be.revertedWithCustomError(factory, "StakedToken_DecimalsMismatch").withArgs(6, 18);
     });
 
-    it("test_RevertWhen_ScheduleInvalid", async function () {
+    it("refuses an invalid rate schedule", async function () {
       const { factory, deployment } = await deployWith({ schedule: { ...DEFAULT_SCHEDULE, maxRate: RATE_ONE } });
       await expect(deployment).to.be.revertedWithCustomError(factory, "StakedToken_InvalidRateSchedule");
     });
@@ -112,7 +112,7 @@ describe("StakedToken", function () {
       expect(await primary.balanceOf(alice.address)).to.equal(funding - 5n);
     });
 
-    it("test_RevertWhen_AmountIsZero", async function () {
+    it("refuses a zero amount", async function () {
       const { staked, alice } = await loadFixture(fixture);
       await expect(staked.connect(alice).stake(0n)).to.be.revertedWithCustomError(staked, "StakedToken_ZeroAmount");
       await expect(staked.connect(alice).stakeFor(alice.address, 0n)).to.be.revertedWithCustomError(
@@ -121,7 +121,7 @@ describe("StakedToken", function () {
       );
     });
 
-    it("test_RevertWhen_BeneficiaryIsZero", async function () {
+    it("refuses a zero beneficiary", async function () {
       const { staked, alice } = await loadFixture(fixture);
       await expect(staked.connect(alice).stakeFor(ethers.ZeroAddress, 1n)).to.be.revertedWithCustomError(
         staked,
@@ -129,14 +129,14 @@ describe("StakedToken", function () {
       );
     });
 
-    it("test_RevertWhen_PrimaryNotApproved", async function () {
+    it("refuses to stake primary tokens that are not approved", async function () {
       const { primary, staked, carol } = await loadFixture(fixture);
       await expect(staked.connect(carol).stake(1n)).to.be.revertedWithCustomError(primary, "ERC20InsufficientAllowance");
     });
   });
 
   describe("non-transferability", function () {
-    it("test_RevertWhen_TransferBetweenOrdinaryAccounts", async function () {
+    it("refuses a transfer between ordinary accounts", async function () {
       const { staked, alice, bob } = await loadFixture(fixture);
       await staked.connect(alice).stake(10n);
       await expect(staked.connect(alice).transfer(bob.address, 1n))
@@ -144,7 +144,7 @@ describe("StakedToken", function () {
         .withArgs(alice.address, bob.address);
     });
 
-    it("test_RevertWhen_TransferFromBetweenOrdinaryAccounts", async function () {
+    it("refuses a transferFrom between ordinary accounts", async function () {
       const { staked, alice, bob } = await loadFixture(fixture);
       await staked.connect(alice).stake(10n);
       await expect(staked.connect(bob).transferFrom(alice.address, bob.address, 1n))
@@ -152,14 +152,14 @@ describe("StakedToken", function () {
         .withArgs(alice.address, bob.address);
     });
 
-    it("test_RevertWhen_ApprovingAnOrdinaryAccount", async function () {
+    it("refuses approving an ordinary account", async function () {
       const { staked, alice, bob } = await loadFixture(fixture);
       await expect(staked.connect(alice).approve(bob.address, 1n))
         .to.be.revertedWithCustomError(staked, "StakedToken_ApprovalNotAllowed")
         .withArgs(alice.address, bob.address);
     });
 
-    it("test_RevertWhen_ZeroOrSelfTransferBetweenOrdinaryAccounts (non-transferable means no transfer at all)", async function () {
+    it("refuses zero and self transfers between ordinary accounts (non-transferable means no transfer at all)", async function () {
       const { staked, alice, bob } = await loadFixture(fixture);
       await staked.connect(alice).stake(10n);
       await expect(staked.connect(alice).transfer(bob.address, 0n)).to.be.revertedWithCustomError(staked, "StakedToken_TransferNotAllowed");
@@ -185,7 +185,7 @@ describe("StakedToken", function () {
       expect(await staked.balanceOf(await escrow.getAddress())).to.equal(10n);
     });
 
-    it("test_RevertWhen_ProtocolSpenderMovesTokensBetweenOrdinaryAccounts", async function () {
+    it("refuses a protocol spender moving tokens between ordinary accounts", async function () {
       // Even an allowlisted spender cannot route tokens from one ordinary account to another.
       const { staked, escrow, alice, bob } = await loadFixture(fixture);
       await staked.connect(alice).stake(10n);
@@ -232,14 +232,14 @@ describe("StakedToken", function () {
         .withArgs(escrowAddress, alice.address);
     });
 
-    it("test_RevertWhen_ProtocolRoleGrantedToAnAccountWithoutCode", async function () {
+    it("refuses granting the protocol role to an account without code", async function () {
       const { staked, admin, bob } = await loadFixture(fixture);
       await expect(staked.connect(admin).grantRole(await staked.PROTOCOL_ROLE(), bob.address))
         .to.be.revertedWithCustomError(staked, "StakedToken_ProtocolNotContract")
         .withArgs(bob.address);
     });
 
-    it("test_RevertWhen_ProtocolRoleGrantedToAnEip7702DelegatedAccount", async function () {
+    it("refuses granting the protocol role to an EIP-7702 delegated account", async function () {
       const { staked, escrow, admin, carol } = await loadFixture(fixture);
       await networkHelpers.setCode(carol.address, `0xef0100${(await escrow.getAddress()).slice(2)}`);
       await expect(staked.connect(admin).grantRole(await staked.PROTOCOL_ROLE(), carol.address))
@@ -272,7 +272,7 @@ describe("StakedToken", function () {
       await staked.connect(carol).setForfeitRecipient(carol.address);
     });
 
-    it("test_RevertWhen_ProtocolRoleGrantedByNonAdmin", async function () {
+    it("refuses the protocol role granted by a non-admin", async function () {
       const { staked, primary, alice } = await loadFixture(fixture);
       const role = await staked.PROTOCOL_ROLE();
       await expect(staked.connect(alice).grantRole(role, await primary.getAddress()))
@@ -306,19 +306,19 @@ describe("StakedToken", function () {
       await expectFullyBacked(context);
     });
 
-    it("test_RevertWhen_CallerIsNotProtocol", async function () {
+    it("refuses a caller without the protocol role", async function () {
       const { staked, alice } = await escrowHolding(100n);
       await expect(staked.connect(alice).burnForService(1n, alice.address))
         .to.be.revertedWithCustomError(staked, "AccessControlUnauthorizedAccount")
         .withArgs(alice.address, await staked.PROTOCOL_ROLE());
     });
 
-    it("test_RevertWhen_BurnAmountIsZero", async function () {
+    it("refuses burning zero", async function () {
       const { staked, escrow, carol } = await escrowHolding(100n);
       await expect(escrow.burnForService(0n, carol.address)).to.be.revertedWithCustomError(staked, "StakedToken_ZeroAmount");
     });
 
-    it("test_RevertWhen_BurnRecipientIsZeroOrTheStakedToken", async function () {
+    it("refuses a burn whose recipient is zero or the staked token", async function () {
       const { staked, escrow } = await escrowHolding(100n);
       for (const recipient of [ethers.ZeroAddress, await staked.getAddress()]) {
         await expect(escrow.burnForService(1n, recipient))
@@ -327,7 +327,7 @@ describe("StakedToken", function () {
       }
     });
 
-    it("test_RevertWhen_BurnAfterProtocolRoleRevoked", async function () {
+    it("refuses a burn after the protocol role is revoked", async function () {
       const { staked, escrow, admin, carol } = await escrowHolding(100n);
       await staked.connect(admin).revokeRole(await staked.PROTOCOL_ROLE(), await escrow.getAddress());
       await expect(escrow.burnForService(1n, carol.address)).to.be.revertedWithCustomError(
@@ -336,7 +336,7 @@ describe("StakedToken", function () {
       );
     });
 
-    it("test_RevertWhen_BurnExceedsProtocolBalance", async function () {
+    it("refuses a burn beyond the protocol's balance", async function () {
       const { staked, escrow, carol } = await escrowHolding(100n);
       await expect(escrow.burnForService(101n, carol.address)).to.be.revertedWithCustomError(
         staked,
@@ -365,7 +365,7 @@ describe("StakedToken", function () {
       expect(await staked.previewRedemption(7n, 15n * DAY)).to.equal(1n);
     });
 
-    it("test_RevertWhen_PeriodBelowMinimum / AboveMaximum", async function () {
+    it("refuses a period below the minimum or above the maximum", async function () {
       const { staked } = await loadFixture(fixture);
       for (const period of [15n * DAY - 1n, 180n * DAY + 1n, 0n]) {
         await expect(staked.previewRedemption(1n, period))
@@ -406,7 +406,7 @@ describe("StakedToken", function () {
       await expectFullyBacked(context);
     });
 
-    it("test_RevertWhen_RedemptionAmountIsZero", async function () {
+    it("refuses redeeming zero", async function () {
       const { staked, alice } = await loadFixture(fixture);
       await expect(staked.connect(alice).requestRedemption(0n, 15n * DAY)).to.be.revertedWithCustomError(
         staked,
@@ -414,7 +414,7 @@ describe("StakedToken", function () {
       );
     });
 
-    it("test_RevertWhen_PeriodOutOfRange", async function () {
+    it("refuses an unlock period out of range", async function () {
       const { staked, alice } = await loadFixture(fixture);
       await staked.connect(alice).stake(10n);
       await expect(staked.connect(alice).requestRedemption(10n, 14n * DAY))
@@ -422,7 +422,7 @@ describe("StakedToken", function () {
         .withArgs(14n * DAY, DEFAULT_SCHEDULE.minPeriod, DEFAULT_SCHEDULE.maxPeriod);
     });
 
-    it("test_RevertWhen_PayoutWouldBeZero", async function () {
+    it("refuses a redemption whose payout would be zero", async function () {
       const { staked, alice } = await loadFixture(fixture);
       await staked.connect(alice).stake(10n);
       await expect(staked.connect(alice).requestRedemption(3n, 15n * DAY))
@@ -430,7 +430,7 @@ describe("StakedToken", function () {
         .withArgs(3n, 15n * DAY);
     });
 
-    it("test_RevertWhen_AmountExceedsBalance", async function () {
+    it("refuses an amount beyond the balance", async function () {
       const { staked, alice } = await loadFixture(fixture);
       await staked.connect(alice).stake(10n);
       await expect(staked.connect(alice).requestRedemption(11n, 15n * DAY)).to.be.revertedWithCustomError(
@@ -465,14 +465,14 @@ describe("StakedToken", function () {
       await expectFullyBacked(context);
     });
 
-    it("test_RevertWhen_CallerIsNotRequester", async function () {
+    it("refuses a caller who is not the requester", async function () {
       const { staked, bob } = await pendingRequest();
       await expect(staked.connect(bob).cancelRedemption(1n))
         .to.be.revertedWithCustomError(staked, "StakedToken_NotRequester")
         .withArgs(1n, bob.address);
     });
 
-    it("test_RevertGiven_AlreadyCancelled", async function () {
+    it("refuses a redemption already cancelled", async function () {
       const { staked, alice } = await pendingRequest();
       await staked.connect(alice).cancelRedemption(1n);
       await expect(staked.connect(alice).cancelRedemption(1n))
@@ -480,7 +480,7 @@ describe("StakedToken", function () {
         .withArgs(1n, Status.Cancelled);
     });
 
-    it("test_RevertGiven_AlreadyCompleted", async function () {
+    it("refuses a redemption already completed", async function () {
       const { staked, alice } = await pendingRequest();
       await time.increase(20n * DAY);
       await staked.connect(alice).completeRedemption(1n);
@@ -489,7 +489,7 @@ describe("StakedToken", function () {
         .withArgs(1n, Status.Completed);
     });
 
-    it("test_RevertGiven_IdNeverIssued", async function () {
+    it("refuses an id never issued", async function () {
       const { staked, alice } = await pendingRequest();
       await expect(staked.connect(alice).cancelRedemption(2n))
         .to.be.revertedWithCustomError(staked, "StakedToken_RedemptionNotPending")
@@ -529,7 +529,7 @@ describe("StakedToken", function () {
       await expect(staked.connect(alice).completeRedemption(1n)).to.emit(staked, "RedemptionCompleted");
     });
 
-    it("test_RevertWhen_StillLocked (one second before the unlock time)", async function () {
+    it("refuses while still locked (one second before the unlock time)", async function () {
       const { staked, alice } = await pendingRequest();
       const { unlockTime } = await staked.getRedemption(1n);
       await time.setNextBlockTimestamp(unlockTime - 1n);
@@ -538,7 +538,7 @@ describe("StakedToken", function () {
         .withArgs(1n, unlockTime);
     });
 
-    it("test_RevertGiven_AlreadyCompleted", async function () {
+    it("refuses a redemption already completed", async function () {
       const { staked, alice } = await pendingRequest();
       await time.increase(15n * DAY);
       await staked.connect(alice).completeRedemption(1n);
@@ -547,7 +547,7 @@ describe("StakedToken", function () {
         .withArgs(1n, Status.Completed);
     });
 
-    it("test_RevertGiven_Cancelled", async function () {
+    it("refuses a cancelled redemption", async function () {
       const { staked, alice } = await pendingRequest();
       await staked.connect(alice).cancelRedemption(1n);
       await time.increase(15n * DAY);
@@ -556,7 +556,7 @@ describe("StakedToken", function () {
         .withArgs(1n, Status.Cancelled);
     });
 
-    it("test_RevertWhen_CallerIsNotRequester", async function () {
+    it("refuses a caller who is not the requester", async function () {
       const { staked, bob } = await pendingRequest();
       await time.increase(15n * DAY);
       await expect(staked.connect(bob).completeRedemption(1n))
@@ -665,7 +665,7 @@ describe("StakedToken", function () {
       expect(await staked.forfeitRecipient()).to.equal(carol.address);
     });
 
-    it("test_RevertWhen_ForfeitRecipientIsZeroOrTheStakedToken", async function () {
+    it("refuses a forfeit recipient that is zero or the staked token", async function () {
       const { staked, admin } = await loadFixture(fixture);
       for (const recipient of [ethers.ZeroAddress, await staked.getAddress()]) {
         await expect(staked.connect(admin).setForfeitRecipient(recipient))
@@ -674,7 +674,7 @@ describe("StakedToken", function () {
       }
     });
 
-    it("test_RevertWhen_SetterCallerIsNotAdmin", async function () {
+    it("refuses setter calls by a non-admin", async function () {
       const { staked, alice } = await loadFixture(fixture);
       await expect(staked.connect(alice).setRateSchedule(DEFAULT_SCHEDULE))
         .to.be.revertedWithCustomError(staked, "AccessControlUnauthorizedAccount")

@@ -85,7 +85,7 @@ describe("VerificationRegistry", function () {
       expect(await registry.currentEpoch()).to.equal(0n);
     });
 
-    it("test_RevertWhen_ConstructorArgumentsInvalid", async function () {
+    it("refuses invalid constructor arguments", async function () {
       const { staked, nodeRegistry, admin } = await loadFixture(fixture);
       const factory = await ethers.getContractFactory("VerificationRegistry");
       const s = await staked.getAddress();
@@ -153,7 +153,7 @@ describe("VerificationRegistry", function () {
       expect(await staked.balanceOf(consumer.address)).to.equal(100n);
     });
 
-    it("test_RevertWhen_CollateralAmountZero / AddressZero", async function () {
+    it("refuses a zero collateral amount or a zero address", async function () {
       const { registry, consumer } = await loadFixture(fixture);
       await expect(registry.connect(consumer).stakeCollateral(consumer.address, 0n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAmount");
       await expect(registry.connect(consumer).stakeCollateral(ethers.ZeroAddress, 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAddress");
@@ -184,14 +184,14 @@ describe("VerificationRegistry", function () {
         .withArgs(1n, consumer.address, 1, SOL_OWNER, SOL_MINT, REQUEST_FEE);
     });
 
-    it("test_RevertWhen_CollateralBelowFee", async function () {
+    it("refuses a request when the collateral is below the fee", async function () {
       const { registry, outsider } = await loadFixture(fixture);
       await expect(registry.connect(outsider).requestEvmBalance(HOLDER, TOKEN))
         .to.be.revertedWithCustomError(registry, "VerificationRegistry_InsufficientCollateral")
         .withArgs(outsider.address, 0n, REQUEST_FEE);
     });
 
-    it("test_RevertWhen_OwnerOrAssetZero", async function () {
+    it("refuses a zero owner or asset", async function () {
       const { registry, consumer } = await loadFixture(fixture);
       await expect(registry.connect(consumer).requestEvmBalance(ethers.ZeroAddress, TOKEN)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAddress");
       await expect(registry.connect(consumer).requestSvmBalance(SOL_OWNER, ethers.ZeroHash)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAddress");
@@ -350,7 +350,7 @@ describe("VerificationRegistry", function () {
       expect((await registry.getJob(1n)).voteCount).to.equal(1n);
     });
 
-    it("test_RevertWhen_DuplicateLicenseInOneSubmission", async function () {
+    it("reverts when one submission names a license twice", async function () {
       const { registry, burnerA } = await withJob();
       await expect(submit(registry, burnerA, 1n, [1n, 1n], 1n))
         .to.be.revertedWithCustomError(registry, "VerificationRegistry_DuplicateLicense")
@@ -374,7 +374,7 @@ describe("VerificationRegistry", function () {
       expect(await nodeRegistry.submissionsOf(2n)).to.equal(0n);
     });
 
-    it("test_RevertWhen_UnknownJob / NoLicenses", async function () {
+    it("reverts on an unknown job or a submission without licenses", async function () {
       const { registry, burnerA } = await withJob();
       await expect(submit(registry, burnerA, 9n, [1n], 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_UnknownJob").withArgs(9n);
       await expect(submit(registry, burnerA, 1n, [], 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_NoLicenses").withArgs(1n);
@@ -529,7 +529,7 @@ describe("VerificationRegistry", function () {
       expect([balance, sourceBlock, jobId]).to.deep.equal([20n, 200n, 2n]);
     });
 
-    it("test_RevertWhen_NoResult", async function () {
+    it("reverts when a job has no result", async function () {
       const { registry } = await withJob();
       await expect(registry.latestBalance(1, SOL_OWNER, SOL_MINT))
         .to.be.revertedWithCustomError(registry, "VerificationRegistry_NoResult")
@@ -564,7 +564,7 @@ describe("VerificationRegistry", function () {
       expect((await registry.getResult(1n)).status).to.equal(JobStatus.expired);
     });
 
-    it("test_RevertWhen_NotYetExpired / NotOpen / AlreadyFinalized", async function () {
+    it("refuses to expire a job before its deadline, one not open, or one finalized", async function () {
       const { registry, outsider } = await withJob();
       const job = await registry.getJob(1n);
       await time.setNextBlockTimestamp(job.deadline);
@@ -577,7 +577,7 @@ describe("VerificationRegistry", function () {
       await expect(registry.expireJob(1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen").withArgs(1n, JobStatus.expired);
     });
 
-    it("test_RevertWhen_ExpiringAFinalizedJob", async function () {
+    it("refuses to expire a finalized job", async function () {
       const { registry, burnerA, burnerB } = await withJob();
       await submit(registry, burnerA, 1n, [1n], 1n);
       await submit(registry, burnerB, 1n, [2n], 1n);
@@ -670,7 +670,7 @@ describe("VerificationRegistry", function () {
       expect((await registry.getJob(2n)).callbackGasLimit).to.equal(0n);
     });
 
-    it("test_RevertWhen_FinalizerGivesTooLittleGasForTheCallback", async function () {
+    it("reverts when the finalizer gives too little gas for the callback", async function () {
       const { registry, burnerA, burnerB } = await withConsumerContract(ConsumerMode.Record, 900_000n);
       await submit(registry, burnerA, 1n, [1n], 42n);
       await expect(registry.connect(burnerB).submitResults([submission(1n, [2n], 42n, 1n)], { gasLimit: 600_000n }))
@@ -678,7 +678,7 @@ describe("VerificationRegistry", function () {
         .withArgs(1n, 900_000n);
     });
 
-    it("test_RevertWhen_CallbackGasLimitAboveMaximum", async function () {
+    it("refuses a callback gas limit above the maximum", async function () {
       const { registry, consumer } = await loadFixture(fixture);
       await expect(registry.connect(consumer).setCallbackGasLimit(1_000_001n))
         .to.be.revertedWithCustomError(registry, "VerificationRegistry_InvalidCallbackGasLimit")
@@ -851,7 +851,7 @@ describe("VerificationRegistry", function () {
         .withArgs(0n);
     });
 
-    it("test_RevertWhen_RollingOverAnEpochWithAgreeingVotes", async function () {
+    it("refuses to roll over an epoch that has agreeing votes", async function () {
       const { registry, admin, burnerA, burnerB } = await withJob();
       await registry.connect(admin).fundEpochRewards(0n, 500n);
       await submit(registry, burnerA, 1n, [1n], 1n);
@@ -862,7 +862,7 @@ describe("VerificationRegistry", function () {
         .withArgs(0n);
     });
 
-    it("test_RevertWhen_FundingInvalid (ended epoch, zero, not funder)", async function () {
+    it("refuses invalid funding: an ended epoch, zero, or a caller who is not a funder", async function () {
       const { registry, admin, outsider } = await loadFixture(fixture);
       await time.increase(EPOCH_DURATION);
       await expect(registry.connect(admin).fundEpochRewards(0n, 1n))
@@ -888,7 +888,7 @@ describe("VerificationRegistry", function () {
       expect([second.fee, second.quorum, second.deadline]).to.deep.equal([1n, 3n, BigInt(await time.latest()) + 120n]);
     });
 
-    it("test_RevertWhen_SetterInputInvalid / CallerNotAdmin", async function () {
+    it("refuses invalid setter input and callers who are not the admin", async function () {
       const { registry, admin, outsider } = await loadFixture(fixture);
       await expect(registry.connect(admin).setJobTimeout(7n * 86_400n + 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_InvalidJobTimeout");
       await expect(registry.connect(admin).setRequestFee(2n ** 96n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_InvalidFee");

@@ -77,14 +77,14 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
     expect(await l2.contracts.attestationVerifier.isAttestationValid(attestation, signatures, 3_600n)).to.equal(valid);
   };
 
-  it("test_RevertWhen_BurnerOperatesNoLicense: refuses the login (4403)", async function () {
+  it("refuses the login of a burner that operates no license (4403)", async function () {
     const outsider = new Wallet(Wallet.createRandom().privateKey);
     const closed = await rawLogin((challenge) => helloOf(outsider, challenge));
     expect(closed.code).to.equal(4403);
     expect(hubApi.hub.stats.get(outsider.address)).to.equal(undefined);
   });
 
-  it("test_RevertWhen_ChallengeAnswerForged: another key, another hub's or chain's challenge, or a replayed answer is refused (4401)", async function () {
+  it("refuses a forged challenge answer (4401): another key, another hub's or chain's challenge, or a replayed answer", async function () {
     const [nodeA] = l2.nodes;
     const forger = new Wallet(Wallet.createRandom().privateKey);
     const forged = await rawLogin(async (challenge) => ({ ...(await helloOf(forger, challenge)), burner: nodeA.burner.address }));
@@ -132,7 +132,7 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
     expect(listed.nodes.filter((node) => node.connected).map((node) => node.burner)).to.have.members(l2.nodes.slice(0, 3).map((node) => node.burner.address));
   });
 
-  it("test_RevertWhen_OneNodeSignsAWrongBalance: it cannot reach quorum alone and is counted as disagreeing", async function () {
+  it("does not let one node that signs a wrong balance reach quorum alone, and counts it as disagreeing", async function () {
     const [nodeA, nodeB, nodeC] = l2.nodes;
     const before = statsOf(nodeC)?.answers.disagreed ?? 0;
     await join([[nodeA], [nodeB], [nodeC, malicious(nodeC)]]);
@@ -164,7 +164,7 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
     await until("the silent node counted at the deadline", () => statsOf(nodeC).answers.silent >= 1, hubApi.hub.deadlineMs + 2_000);
   });
 
-  it("test_RevertWhen_QuorumCannotBeGathered: 503 with Retry-After and the envelope, at once or at the deadline", async function () {
+  it("answers 503 when no quorum can be gathered: Retry-After and the envelope, at once or at the deadline", async function () {
     const [nodeA, , nodeC] = l2.nodes;
     await join([[nodeA]]);
     const tooFew = await post("/api/ccq-evm?attest=true", evmQuery());
@@ -199,7 +199,7 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
     expect(response.status).to.equal(503); // one license connected, quorum 2: refused at once
   });
 
-  it("test_RevertGiven_LicenseTransferredMidSession: the node is dropped (4410) and no longer counted", async function () {
+  it("drops a node whose license is transferred mid-session (4410) and no longer counts it", async function () {
     const nodeD = l2.nodes[3];
     let admitted = false;
     const closed = rawLogin(

@@ -52,7 +52,7 @@ describe("attested answers: unchanged plain answers, the hub switched off, the n
     }
   });
 
-  it("test_RevertWhen_HubNotConfigured: ?attest=true answers 501 with the envelope; a malformed attest value is a 400", async function () {
+  it("without an attestation hub: ?attest=true answers 501 with the envelope; a malformed attest value is a 400", async function () {
     const [path, body] = queries()[0];
     const off = await post(plainApi, `${path}?attest=true`, body);
     expect(off.status).to.equal(501);
@@ -105,7 +105,7 @@ describe("attested answers: unchanged plain answers, the hub switched off, the n
       expect(reply.message.owner).to.equal(`0x${"0".repeat(24)}${sources.evm.holder.slice(2).toLowerCase()}`);
     });
 
-    it("test_RevertWhen_PositionOrIssueTimeIsOff: refuses an old block, a skewed issue time, a missing token, no license", async function () {
+    it("refuses an attestation whose position or issue time is off: an old block, a skewed issue time, a missing token, no license", async function () {
       const node = l2.nodes[0];
       await rpc("anvil_mine", ["0x50"]); // enough blocks for one 65 below the head
       const head = await headOf();
