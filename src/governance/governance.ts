@@ -1,13 +1,13 @@
-import { getAddress, Interface, type ContractRunner, type InterfaceAbi, type Provider, type Signer } from "ethers";
+import { getAddress, Interface, type ContractRunner, type Provider, type Signer } from "ethers";
 import type { Address } from "viem";
 
-import { abiOf, contractAt } from "../common/artifacts.ts";
-import { describeError } from "../common/describe-error.ts";
+import { contractAt } from "../common/artifacts.ts";
 import type { PrimaryToken, ProtocolGovernor, ProtocolTimelock } from "../../typechain-types/index.ts";
 import { GovernanceError } from "./errors.ts";
 import { formatVotes } from "./format.ts";
 import { crossDomainMessageHash, describeL2Call, l2CallsOf, type L2Call, type ProtocolChange } from "./proposal.ts";
 import { buildProposal, SUPPORT, tooLateForL2, type VoteChoice } from "./rules.ts";
+import { decodedRevert, revertReason } from "./revert-reason.ts";
 import { readStatus, sentMessageIn, type GovernanceAddresses, type ProposalStatus, type StatusContext } from "./status.ts";
 
 export { GovernanceError, type GovernanceErrorCode } from "./errors.ts";
@@ -241,34 +241,3 @@ export class Governance {
 
 const AccessControlDefaultAdmin = new Interface(["function defaultAdmin() view returns (address)", "function acceptDefaultAdminTransfer()"]);
 const ACCEPT_ADMIN_SELECTOR = AccessControlDefaultAdmin.getFunction("acceptDefaultAdminTransfer")!.selector;
-
-// The governed contracts' errors, to name the reason an L2 call would revert.
-let protocolErrors: Interface | undefined;
-function protocolErrorsInterface(): Interface {
-  if (protocolErrors === undefined) {
-    const errors = new Map<string, unknown>();
-    for (const name of ["StakedToken", "NodeLicense", "NodeRegistry", "VerificationRegistry"]) {
-      for (const item of abiOf(name) as Array<{ type: string; name: string; inputs: Array<{ type: string }> }>) {
-        if (item.type === "error") errors.set(`${item.name}(${item.inputs.map((input) => input.type).join(",")})`, item);
-      }
-    }
-    protocolErrors = new Interface([...errors.values()] as InterfaceAbi);
-  }
-  return protocolErrors;
-}
-
-/** The governed contracts' error a failed call reverted with, if it is one of theirs. */
-function decodedRevert(error: unknown) {
-  const data = (error as { data?: unknown; info?: { error?: { data?: unknown } } }).data ?? (error as { info?: { error?: { data?: unknown } } }).info?.error?.data;
-  if (typeof data !== "string" || data.length < 10) return undefined;
-  try {
-    return protocolErrorsInterface().parseError(data) ?? undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function revertReason(error: unknown): string {
-  const parsed = decodedRevert(error);
-  return parsed === undefined ? describeError(error) : `${parsed.name}(${parsed.args.join(", ")})`;
-}

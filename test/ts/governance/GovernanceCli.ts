@@ -5,7 +5,8 @@ import path from "node:path";
 import { expect } from "chai";
 import { Interface } from "ethers";
 
-import { integer, parseChanges, runCli } from "../../../src/governance/cli.js";
+import { integer, parseChanges } from "../../../src/governance/cli-arguments.js";
+import { runCli } from "../../../src/governance/cli.js";
 import { GovernanceError } from "../../../src/governance/governance.js";
 
 const TARGET = "0x00000000000000000000000000000000000000aa";
