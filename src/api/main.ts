@@ -105,9 +105,9 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
     attestation,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     cacheTtlMs: config.CACHE_TTL_MS,
-    logger: { level: config.LOG_LEVEL },
+    loggerInstance: log.child({ component: "api-server" }),
   });
-  app.log.info({ config: redactedConfig(config) }, "API configuration");
+  log.info({ config: redactedConfig(config) }, "API configuration");
   const url = await app.listen({ host: config.API_HOST, port: config.API_PORT, backlog: LISTEN_BACKLOG });
   return {
     app,
