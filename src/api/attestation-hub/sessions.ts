@@ -10,6 +10,7 @@ import type { ApiMetrics } from "../metrics.ts";
 import type { LicenseChecker } from "./license-checker.ts";
 import type { NodeStats } from "./node-stats.ts";
 import { challengeSigner, CLOSE_CODE, HUB_PATH, parseNodeMessage, type HubMessage, type NodeMessage } from "../../node/hub-protocol.ts";
+import { failureFields } from "../failure-log.ts";
 
 /** An admitted node: its burner proved by the challenge, with at least one live license. */
 export interface NodeSession {
@@ -87,7 +88,7 @@ export class HubSessions {
           this.#options.stats.licenses(session.burner, licenseIds);
         } catch (error) {
           // The L2 RPC failed: keep the session (signatures are still checked before they count).
-          this.#options.logger.warn({ burner: session.burner, failure: (error as Error).name }, "license re-check failed");
+          this.#options.logger.warn({ burner: session.burner, failure: failureFields(error) }, "license re-check failed");
         }
       }),
     );

@@ -20,7 +20,7 @@ import {
 import { rateLimitHeaders } from "../rate-limit/token-bucket.ts";
 import type { BalanceBody, BalanceChain } from "./chains.ts";
 import type { ApiServerDependencies } from "./dependencies.ts";
-import { failureFields } from "./failure-log.ts";
+import { failureFields } from "../failure-log.ts";
 import type { BatchItemStatuses } from "./request-accounting.ts";
 import { bodySchema, success, successDataSchema } from "./responses.ts";
 

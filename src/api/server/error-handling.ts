@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 
 import { ApiError, toApiError } from "../api-error.ts";
-import { failureFields } from "./failure-log.ts";
+import { failureFields } from "../failure-log.ts";
 import { sendError } from "./responses.ts";
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 
 import type { ApiServerDependencies } from "./dependencies.ts";
-import { failureFields } from "./failure-log.ts";
+import { failureFields } from "../failure-log.ts";
 
 /** Tells the accounting a batch's item statuses, once the batch is answered with its entries. */
 export type BatchItemStatuses = (request: FastifyRequest, statuses: number[]) => void;

@@ -1,4 +1,4 @@
-import { describeError } from "../../common/describe-error.ts";
+import { describeError } from "../common/describe-error.ts";
 
 /**
  * What the log may say about a failure, as pino fields: its class name, its code, and its description
