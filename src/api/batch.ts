@@ -1,7 +1,7 @@
 /**
  * The batch endpoints' wire format and item handling (`POST /api/ccq-evm/batch`, `POST /api/ccq-svm/batch`;
- * docs/api.md, "Batch endpoints"). The routes themselves are registered in server.ts beside the single
- * ones, whose schemas, cache and error mapping they share.
+ * docs/api.md, "Batch endpoints"). The routes themselves are registered by server/batch-route.ts, with
+ * the single routes' schemas, cache and error mapping.
  */
 import type { FastifySchema } from "fastify";
 

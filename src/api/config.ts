@@ -3,9 +3,10 @@ import { availableParallelism } from "node:os";
 import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
 
-import { parseEnvironment, urlList, urlOrigin } from "../common/environment.ts";
+import { listenHost, port, rpcUrl, serviceUrl, sourceChainFields } from "../common/config-fields.ts";
+import { loggedAsOrigin, redactConfig } from "../common/config-redaction.ts";
+import { parseEnvironment } from "../common/environment.ts";
 
-const httpUrls = urlList(/^https?$/);
 const evmAddress = z
   .string()
   .refine((value) => isAddress(value), "not an EVM address")
@@ -13,25 +14,22 @@ const evmAddress = z
 const ATTESTATION_REQUIRED = ["ATTESTATION_L2_RPC_URL", "ATTESTATION_NODE_REGISTRY", "ATTESTATION_VERIFIER"] as const;
 
 const schema = z.object({
-  API_HOST: z.string().default("127.0.0.1"),
-  API_PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
-  EVM_RPC_URLS: httpUrls,
-  SOLANA_RPC_URLS: httpUrls,
-  /** A SQLite file (embedded default) or `postgres://…` (a server several API instances share). */
-  API_KEYS_DB: z.string().min(1).default(".data/api-keys.sqlite"),
+  API_HOST: listenHost(),
+  API_PORT: port().default(8787),
+  ...sourceChainFields,
+  /** A SQLite file (embedded default) or `postgres://…` (a server several API instances share; its URL carries a password). */
+  API_KEYS_DB: loggedAsOrigin(z.string().min(1)).default(".data/api-keys.sqlite"),
   /** Worker processes sharing the port; unset: one per core (one with the attestation hub). */
   API_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** How often each process writes its usage counters (a crash loses at most this much counting). */
   USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(300_000).default(5_000),
   RATE_LIMIT_CAPACITY: z.coerce.number().int().positive().default(60),
   RATE_LIMIT_REFILL_PER_SECOND: z.coerce.number().positive().default(10),
-  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
-  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(3_000),
+  REDIS_URL: serviceUrl(/^rediss?$/).optional(),
   CACHE_TTL_MS: z.coerce.number().int().min(0).default(2_000),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(4_096),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   // The attestation hub: on when the three below are set (all or none), off otherwise (?attest=true → 501).
-  ATTESTATION_L2_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  ATTESTATION_L2_RPC_URL: rpcUrl().optional(),
   ATTESTATION_NODE_REGISTRY: evmAddress.optional(),
   ATTESTATION_VERIFIER: evmAddress.optional(),
   /** Ethereum blocks below the head an attested answer is pinned to (reorg safety). */
@@ -82,15 +80,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
   return parseEnvironment(schema, env, "API configuration");
 }
 
-/** The configuration as it may be logged: URLs reduced to their origin (paths and queries carry API keys). */
+/** The configuration as it may be logged: each URL by its origin (paths, queries and user parts carry keys and passwords). */
 export function redactedConfig(config: ApiConfig): Record<string, unknown> {
-  return {
-    ...config,
-    EVM_RPC_URLS: config.EVM_RPC_URLS.map(urlOrigin),
-    SOLANA_RPC_URLS: config.SOLANA_RPC_URLS.map(urlOrigin),
-    REDIS_URL: config.REDIS_URL === undefined ? undefined : urlOrigin(config.REDIS_URL),
-    // A PostgreSQL URL carries a password; a file path carries nothing secret.
-    API_KEYS_DB: /^postgres(?:ql)?:\/\//i.test(config.API_KEYS_DB) ? urlOrigin(config.API_KEYS_DB) : config.API_KEYS_DB,
-    ATTESTATION_L2_RPC_URL: config.ATTESTATION_L2_RPC_URL === undefined ? undefined : urlOrigin(config.ATTESTATION_L2_RPC_URL),
-  };
+  return redactConfig(schema, config);
 }

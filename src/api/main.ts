@@ -16,6 +16,7 @@ import { ApiMetrics } from "./metrics.ts";
 import { RedisRateLimitStore } from "./rate-limit/redis-store.ts";
 import { MemoryRateLimitStore, type RateLimitStore } from "./rate-limit/token-bucket.ts";
 import { buildApiServer } from "./server.ts";
+import { failureFields } from "./failure-log.ts";
 import { UsageMeter } from "./usage/usage-meter.ts";
 import { UsageStore } from "./usage/usage-store.ts";
 
@@ -63,14 +64,14 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
   const keyLog = log.child({ component: "api-keys" });
   const keys = await ApiKeys.open(config.API_KEYS_DB, {
     migrate: primary === undefined,
-    onIdleConnectionError: (error) => keyLog.warn({ type: error.name }, "key database connection lost while idle; reconnecting on the next query"),
+    onIdleConnectionError: (error) => keyLog.warn({ failure: failureFields(error) }, "key database connection lost while idle; reconnecting on the next query"),
   });
   const keyVerifier = await KeyVerifier.create(keys, {
-    onPollError: (error) => keyLog.warn({ type: (error as Error)?.name }, "key database unreachable; remembered keys forgotten"),
+    onPollError: (error) => keyLog.warn({ failure: failureFields(error) }, "key database unreachable; remembered keys forgotten"),
   });
   const usage = new UsageMeter(new UsageStore(keys.db), {
     flushMs: config.USAGE_FLUSH_MS,
-    onFlushError: (error) => keyLog.warn({ type: (error as Error)?.name }, "usage counters not written; kept for the next flush"),
+    onFlushError: (error) => keyLog.warn({ failure: failureFields(error) }, "usage counters not written; kept for the next flush"),
   });
   const policy = { capacity: config.RATE_LIMIT_CAPACITY, refillPerSecond: config.RATE_LIMIT_REFILL_PER_SECOND };
   // Limits shared by several API hosts live in Redis; a cluster's workers share the primary's; one
@@ -105,9 +106,9 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
     attestation,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     cacheTtlMs: config.CACHE_TTL_MS,
-    logger: { level: config.LOG_LEVEL },
+    loggerInstance: log.child({ component: "api-server" }),
   });
-  app.log.info({ config: redactedConfig(config) }, "API configuration");
+  log.info({ config: redactedConfig(config) }, "API configuration");
   const url = await app.listen({ host: config.API_HOST, port: config.API_PORT, backlog: LISTEN_BACKLOG });
   return {
     app,

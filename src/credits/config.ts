@@ -1,7 +1,9 @@
 import { getAddress, isAddress, isHexString } from "ethers";
 import { z } from "zod";
 
-import { parseEnvironment, urlOrigin } from "../common/environment.ts";
+import { listenHost, logLevel, port, rpcUrl, serviceUrl } from "../common/config-fields.ts";
+import { redactConfig, secret } from "../common/config-redaction.ts";
+import { parseEnvironment } from "../common/environment.ts";
 
 const evmAddress = z
   .string()
@@ -9,18 +11,18 @@ const evmAddress = z
   .transform((value) => getAddress(value));
 
 const schema = z.object({
-  CREDITS_HOST: z.string().default("127.0.0.1"),
-  CREDITS_PORT: z.coerce.number().int().min(0).max(65_535).default(8789),
+  CREDITS_HOST: listenHost(),
+  CREDITS_PORT: port().default(8789),
   /** The ledger: a SQLite file. */
   CREDITS_DB: z.string().min(1).default(".data/credits.sqlite"),
   /** The signing secret of the Stripe endpoint that sends the webhooks (`whsec_…`). */
-  STRIPE_WEBHOOK_SECRET: z.string().min(1),
+  STRIPE_WEBHOOK_SECRET: secret(z.string().min(1)),
   /** How old a webhook's signed timestamp may be, in seconds (Stripe's library default: 300). */
   STRIPE_WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().positive().max(3_600).default(300),
   /** A Stripe secret key (`sk_…`): only to open Checkout sessions; unset, buyers are sent elsewhere to pay. */
-  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  STRIPE_SECRET_KEY: secret(z.string().min(1)).optional(),
   /** Where Checkout sends buyers back (the web app's Credits page, say). */
-  CREDITS_CHECKOUT_RETURN_URL: z.url({ protocol: /^https?$/ }).optional(),
+  CREDITS_CHECKOUT_RETURN_URL: serviceUrl(/^https?$/).optional(),
   /** The currency buyers pay in (ISO code, lower case as Stripe writes it). */
   CREDITS_CURRENCY: z.string().regex(/^[a-z]{3}$/, "a three-letter currency code in lower case").default("usd"),
   /** Credits per minor currency unit (per cent): 1 makes a credit cost 1 cent. */
@@ -28,8 +30,8 @@ const schema = z.object({
   /** The operator's catalogue: a JSON file of items priced in credits. */
   CREDITS_CATALOGUE: z.string().min(1),
   /** The issuer key that signs vouchers (`0x` + 64 hex digits): a secret. */
-  CREDITS_ISSUER_KEY: z.string().refine((value) => isHexString(value, 32), "a 32-byte private key in hex (0x…)"),
-  CREDITS_L2_RPC_URL: z.url({ protocol: /^https?$/ }),
+  CREDITS_ISSUER_KEY: secret(z.string().refine((value) => isHexString(value, 32), "a 32-byte private key in hex (0x…)")),
+  CREDITS_L2_RPC_URL: rpcUrl(),
   CREDITS_CLAIMS_CONTRACT: evmAddress,
   /** How long a voucher may be claimed, in seconds; its credits come back after that if it was not. */
   VOUCHER_TTL_SECONDS: z.coerce.number().int().min(60).max(90 * 86_400).default(7 * 86_400),
@@ -40,7 +42,7 @@ const schema = z.object({
     .string()
     .default("")
     .transform((value) => value.split(",").map((origin) => origin.trim()).filter((origin) => origin.length > 0)),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  LOG_LEVEL: logLevel(),
 });
 
 export type CreditsConfig = Readonly<z.infer<typeof schema>>;
@@ -50,13 +52,7 @@ export function loadCreditsConfig(env: NodeJS.ProcessEnv): CreditsConfig {
   return parseEnvironment(schema, env, "credits configuration");
 }
 
-/** The configuration as it may be logged: no secret, URLs by their origin. */
+/** The configuration as it may be logged: secrets as `<set>`, URLs by their origin. */
 export function redactedCreditsConfig(config: CreditsConfig): Record<string, unknown> {
-  return {
-    ...config,
-    STRIPE_WEBHOOK_SECRET: "<set>",
-    STRIPE_SECRET_KEY: config.STRIPE_SECRET_KEY === undefined ? undefined : "<set>",
-    CREDITS_ISSUER_KEY: "<set>",
-    CREDITS_L2_RPC_URL: urlOrigin(config.CREDITS_L2_RPC_URL),
-  };
+  return redactConfig(schema, config);
 }

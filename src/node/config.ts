@@ -1,7 +1,9 @@
 import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
 
-import { parseEnvironment, urlList, urlOrigin } from "../common/environment.ts";
+import { listenHost, port, rpcUrl, rpcUrlList, serviceUrl, sourceChainFields } from "../common/config-fields.ts";
+import { redactConfig } from "../common/config-redaction.ts";
+import { parseEnvironment } from "../common/environment.ts";
 
 const evmAddress = z.string().refine((value) => isAddress(value), "not an EVM address (0x + 40 hex digits, valid EIP-55 checksum if mixed case)");
 
@@ -14,12 +16,11 @@ const schema = z.object({
     .transform((owners) => owners.map((owner) => getAddress(owner))),
   /** Burner key, last processed block and submission journal live here (a volume in the container). */
   NODE_CACHE_DIR: z.string().min(1).default("cache"),
-  L2_RPC_URLS: urlList(/^https?$/),
+  L2_RPC_URLS: rpcUrlList(),
   /** Optional: new jobs are then seen at once instead of at the next poll. */
-  L2_WS_URL: z.url({ protocol: /^wss?$/ }).optional(),
+  L2_WS_URL: rpcUrl(/^wss?$/).optional(),
   VERIFICATION_REGISTRY: evmAddress.transform((value) => getAddress(value)),
-  EVM_RPC_URLS: urlList(/^https?$/),
-  SOLANA_RPC_URLS: urlList(/^https?$/),
+  ...sourceChainFields,
   /** First L2 block to scan when the cache holds no position yet (default: the latest block minus one job timeout's worth). */
   START_BLOCK: z.coerce.number().int().min(0).optional(),
   POLL_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
@@ -40,13 +41,11 @@ const schema = z.object({
   MAX_JOBS_PER_PASS: z.coerce.number().int().positive().default(200),
   /** Below this L2 balance (wei) the node warns that its burner needs gas money. */
   MIN_BURNER_BALANCE_WEI: z.coerce.bigint().nonnegative().default(5_000_000_000_000_000n),
-  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(3_000),
   /** Optional health and metrics port (the node needs no inbound port otherwise). */
-  NODE_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
-  NODE_HEALTH_HOST: z.string().default("127.0.0.1"),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  NODE_HEALTH_PORT: port().optional(),
+  NODE_HEALTH_HOST: listenHost(),
   /** Optional: the API's attestation hub (ws:// or wss://…/attest/ws). Without it the node does not attest. */
-  ATTESTATION_HUB_URL: z.url({ protocol: /^wss?$/ }).optional(),
+  ATTESTATION_HUB_URL: serviceUrl(/^wss?$/).optional(),
   /** The AttestationVerifier contract: the EIP-712 domain's verifying contract (required with the hub URL). */
   ATTESTATION_VERIFIER: evmAddress.transform((value) => getAddress(value)).optional(),
   /** Refuse to sign an Ethereum position more than this many blocks below the node's own head. */
@@ -65,16 +64,7 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv): NodeConfig {
   return parseEnvironment(schema, env, "node configuration");
 }
 
-/** The configuration as it may be logged: URLs reduced to their origin (paths and queries carry API keys). */
+/** The configuration as it may be logged: each URL by its origin (paths and queries carry API keys), bigints as strings. */
 export function redactedNodeConfig(config: NodeConfig): Record<string, unknown> {
-  return {
-    ...config,
-    MIN_BURNER_BALANCE_WEI: config.MIN_BURNER_BALANCE_WEI.toString(),
-    MAX_GAS_PER_TX: config.MAX_GAS_PER_TX.toString(),
-    L2_RPC_URLS: config.L2_RPC_URLS.map(urlOrigin),
-    L2_WS_URL: config.L2_WS_URL === undefined ? undefined : urlOrigin(config.L2_WS_URL),
-    EVM_RPC_URLS: config.EVM_RPC_URLS.map(urlOrigin),
-    SOLANA_RPC_URLS: config.SOLANA_RPC_URLS.map(urlOrigin),
-    ATTESTATION_HUB_URL: config.ATTESTATION_HUB_URL === undefined ? undefined : urlOrigin(config.ATTESTATION_HUB_URL),
-  };
+  return redactConfig(schema, config);
 }

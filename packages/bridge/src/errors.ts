@@ -30,17 +30,11 @@ export class BridgeError extends Error {
 }
 
 /**
- * A one-line description of an error nobody expected, for people: the library's short reason when it
- * has one (ethers puts the request URL and body into its long messages), with every URL replaced.
+ * A one-line description of an error nobody expected, for people (the library's short reason, with every
+ * URL, credential and key replaced), and that replacement alone. Both are the services' own describer
+ * (src/common/describe-error.ts), imported across the workspace boundary: it has no imports, so this
+ * ethers-v5 package takes none of the root's dependencies with it, and one set of patterns decides what
+ * is hidden everywhere. Node resolves the package through its workspace symlink to this real path, so
+ * the relative path holds for `npm run bridge`, the tests and `tsc -p packages/bridge` alike.
  */
-export function describeUnexpected(error: unknown): string {
-  const details = error as { reason?: unknown; code?: unknown; message?: unknown } | null;
-  const reason = typeof details?.reason === "string" ? details.reason : String(details?.message ?? error);
-  const code = typeof details?.code === "string" ? ` (${details.code})` : "";
-  return `${redactUrls(reason.split("\n")[0])}${code}`;
-}
-
-/** Replaces URLs (hosted RPC URLs carry API keys in their path or query) with a placeholder. */
-export function redactUrls(text: string): string {
-  return text.replace(/\b(?:https?|wss?):\/\/[^\s"'<>]+/gi, "<url>");
-}
+export { describeError as describeUnexpected, redactSecrets as redactUrls } from "../../../src/common/describe-error.ts";

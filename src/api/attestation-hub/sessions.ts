@@ -10,6 +10,7 @@ import type { ApiMetrics } from "../metrics.ts";
 import type { LicenseChecker } from "./license-checker.ts";
 import type { NodeStats } from "./node-stats.ts";
 import { challengeSigner, CLOSE_CODE, HUB_PATH, parseNodeMessage, type HubMessage, type NodeMessage } from "../../node/hub-protocol.ts";
+import { failureFields } from "../failure-log.ts";
 
 /** An admitted node: its burner proved by the challenge, with at least one live license. */
 export interface NodeSession {
@@ -87,7 +88,7 @@ export class HubSessions {
           this.#options.stats.licenses(session.burner, licenseIds);
         } catch (error) {
           // The L2 RPC failed: keep the session (signatures are still checked before they count).
-          this.#options.logger.warn({ component: "attestation-hub", burner: session.burner, failure: (error as Error).name }, "license re-check failed");
+          this.#options.logger.warn({ burner: session.burner, failure: failureFields(error) }, "license re-check failed");
         }
       }),
     );
@@ -154,7 +155,7 @@ export class HubSessions {
 
   #drop(session: NodeSession & { socket: WebSocket }, code: number, reason: string): void {
     this.#options.metrics.attestationRefusedConnections.inc({ reason: "licenses-lost" });
-    this.#options.logger.info({ component: "attestation-hub", burner: session.burner }, `node dropped: ${reason}`);
+    this.#options.logger.info({ burner: session.burner, reason }, "node dropped");
     this.#sessions.delete(session.burner);
     this.#options.stats.disconnected(session.burner);
     this.#options.metrics.attestationNodes.set(this.#sessions.size);

@@ -68,7 +68,7 @@ export async function startApiCluster(config: ApiConfig, workers: number, log: L
     while (crashes.length > 0 && crashes[0] < now - 60_000) crashes.shift();
     log.error({ worker: worker.process.pid, code, signal }, "API worker died");
     if (crashes.length >= MAX_CRASHES_PER_MINUTE) {
-      log.fatal(`${crashes.length} API workers died within a minute; stopping`);
+      log.fatal({ crashes: crashes.length }, "API workers died within a minute; stopping");
       void stop().then(() => finish(1));
       return;
     }

@@ -4,7 +4,7 @@ import path from "node:path";
 
 import type { JsonRpcProvider } from "ethers";
 
-import { PollingLoop } from "../../common/polling-loop.js";
+import { BackgroundService, type BackgroundServiceOptions } from "./background-service.js";
 import {
   depositFromLog,
   depositHash,
@@ -13,7 +13,7 @@ import {
   type DepositTransaction,
 } from "./deposit-transaction.js";
 
-export interface DepositRelayOptions {
+export interface DepositRelayOptions extends BackgroundServiceOptions {
   l1: JsonRpcProvider;
   l2: JsonRpcProvider;
   /** The OptimismPortal proxy on L1. */
@@ -22,12 +22,10 @@ export interface DepositRelayOptions {
   fromBlock: number;
   /** Where the relay keeps its state (next L1 block to scan, failed deposits), so that a restart resumes there. */
   cursorFile: string;
-  pollIntervalMs?: number;
   /** Longest L1 block range asked of `eth_getLogs` at once. */
   maxBlockRange?: number;
   /** How long to wait for a relayed deposit to be mined on L2. */
   inclusionTimeoutMs?: number;
-  onError?: (error: unknown) => void;
 }
 
 /** What the relay persists. `anchor` ties it to one L1 chain: the hash of block `nextBlock - 1`. */
@@ -50,17 +48,16 @@ interface RelayState {
  * (its anchor block hash differs) is ignored. In order: deposits are sent one at a time, each after the
  * previous one is mined.
  */
-export class DepositRelay {
-  readonly #options: Required<Omit<DepositRelayOptions, "onError">> & Pick<DepositRelayOptions, "onError">;
-  readonly #loop: PollingLoop<number>;
+export class DepositRelay extends BackgroundService<number> {
+  readonly #options: Required<Omit<DepositRelayOptions, keyof BackgroundServiceOptions>>;
   #state: RelayState | undefined;
   #relayed = 0;
   #skipped = 0;
   #failed = 0;
 
   constructor(options: DepositRelayOptions) {
-    this.#options = { pollIntervalMs: 500, maxBlockRange: 1_000, inclusionTimeoutMs: 30_000, ...options };
-    this.#loop = new PollingLoop((isStopping) => this.#relayPending(isStopping), this.#options.pollIntervalMs, options.onError);
+    super(options);
+    this.#options = { maxBlockRange: 1_000, inclusionTimeoutMs: 30_000, ...options };
   }
 
   /** Deposits this instance sent to L2. */
@@ -78,24 +75,15 @@ export class DepositRelay {
     return this.#failed;
   }
 
-  /** Starts relaying in the background until `stop()`. */
-  start(): void {
-    this.#loop.start();
-  }
-
-  async stop(): Promise<void> {
-    await this.#loop.stop();
-  }
-
   /**
    * One pass: relays every deposit emitted up to the latest L1 block and returns how many it sent. A
    * call while a pass runs joins that pass.
    */
   relayPending(): Promise<number> {
-    return this.#loop.runOnce();
+    return this.runPass();
   }
 
-  async #relayPending(isStopping: () => boolean): Promise<number> {
+  protected async pass(isStopping: () => boolean): Promise<number> {
     const { l1, portal, maxBlockRange } = this.#options;
     const state = (this.#state ??= await this.#loadState());
     const latest = await l1.getBlockNumber();

@@ -1,17 +1,15 @@
 import { AbiCoder, Contract, keccak256, toQuantity, ZeroHash, type JsonRpcProvider, type Signer } from "ethers";
 
-import { PollingLoop } from "../../common/polling-loop.js";
 import { opArtifact } from "../../op/artifacts.js";
 import { L2_PREDEPLOYS } from "../../op/predeploys.js";
+import { BackgroundService, type BackgroundServiceOptions } from "./background-service.js";
 
-export interface OutputProposerOptions {
+export interface OutputProposerOptions extends BackgroundServiceOptions {
   /** The proposer account on L1 (the oracle's `proposer`). */
   l1Signer: Signer;
   l2: JsonRpcProvider;
   /** The L2OutputOracle proxy on L1. */
   oracle: string;
-  pollIntervalMs?: number;
-  onError?: (error: unknown) => void;
 }
 
 /**
@@ -40,15 +38,14 @@ export async function computeOutputRoot(l2: JsonRpcProvider, blockNumber: bigint
  * block to L2OutputOracle as soon as the oracle accepts it (the block exists and its nominal timestamp
  * is in L1's past), so that withdrawals become provable within seconds.
  */
-export class OutputProposer {
-  readonly #options: Required<Omit<OutputProposerOptions, "onError">> & Pick<OutputProposerOptions, "onError">;
+export class OutputProposer extends BackgroundService<number> {
+  readonly #options: OutputProposerOptions;
   readonly #oracle: Contract;
-  readonly #loop: PollingLoop<number>;
   #proposed = 0;
 
   constructor(options: OutputProposerOptions) {
-    this.#options = { pollIntervalMs: 500, ...options };
-    this.#loop = new PollingLoop((isStopping) => this.#proposePending(isStopping), this.#options.pollIntervalMs, options.onError);
+    super(options);
+    this.#options = options;
     this.#oracle = new Contract(options.oracle, opArtifact("L2OutputOracle").abi, options.l1Signer);
   }
 
@@ -56,20 +53,12 @@ export class OutputProposer {
     return this.#proposed;
   }
 
-  start(): void {
-    this.#loop.start();
-  }
-
-  async stop(): Promise<void> {
-    await this.#loop.stop();
-  }
-
   /** Proposes every output the oracle accepts now and returns how many; joins a pass already running. */
   proposePending(): Promise<number> {
-    return this.#loop.runOnce();
+    return this.runPass();
   }
 
-  async #proposePending(isStopping: () => boolean): Promise<number> {
+  protected async pass(isStopping: () => boolean): Promise<number> {
     const { l2 } = this.#options;
     const l1 = this.#options.l1Signer.provider;
     if (l1 === null) throw new Error("the proposer's L1 signer has no provider");
@@ -88,5 +77,4 @@ export class OutputProposer {
     }
     return proposed;
   }
-
 }

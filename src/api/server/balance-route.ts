@@ -1,0 +1,45 @@
+import type { FastifyInstance } from "fastify";
+
+import { ApiError } from "../api-error.ts";
+import { attestQuerySchema } from "../attestation-hub/openapi.ts";
+import type { AttestationService } from "../attestation-hub/attested-query.ts";
+import type { BalanceBody, BalanceChain } from "./chains.ts";
+import { bodySchema, ERROR_RESPONSES, success, successSchema } from "./responses.ts";
+
+/**
+ * Registers a chain's single balance route (`POST /api/ccq-evm`, `POST /api/ccq-svm`): the body's
+ * addresses checked, then either an attested answer (`?attest=true`, 501 without the hub) or the
+ * balance at the chain's head, cached while the head stands still.
+ */
+export function registerBalanceRoute<Query extends { key: string }, Value extends { balance: bigint; queryResult: string }>(
+  app: FastifyInstance,
+  chain: BalanceChain<Query, Value>,
+  attestation: AttestationService | undefined,
+): void {
+  const [ownerField] = chain.fields;
+  app.post<{ Body: BalanceBody; Querystring: { attest?: string } }>(
+    chain.url,
+    {
+      config: { requiresApiKey: true },
+      schema: {
+        summary: chain.summary,
+        security: [{ apiKey: [] }],
+        querystring: attestQuerySchema,
+        body: bodySchema(chain.fields),
+        response: { 200: successSchema(ownerField, chain.queryResultPattern), ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const query = chain.parse(request.body);
+      const owner = chain.echoedOwner(request.body, query);
+      if (request.query.attest === "true") {
+        if (attestation === undefined) throw new ApiError(501, "Attested answers are not enabled on this server");
+        const attested = await chain.attest(attestation, query);
+        return success(ownerField, owner, attested.balance, attested.queryResult, attested.attestation);
+      }
+      const head = await chain.head();
+      const result = await chain.cache.get(head, query.key, () => chain.read(query));
+      return success(ownerField, owner, result.balance, result.queryResult);
+    },
+  );
+}

@@ -1,0 +1,59 @@
+import type { FastifyBaseLogger } from "fastify";
+
+import type { EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
+import type { SolanaBalanceReader } from "../../chains/solana/balance-reader.ts";
+import type { AttestationService } from "../attestation-hub/attested-query.ts";
+import type { VerifiedKey } from "../keys/api-keys.ts";
+import type { ApiMetrics } from "../metrics.ts";
+import type { RateLimitStore, TokenBucketPolicy } from "../rate-limit/token-bucket.ts";
+
+/** What the server is built from: main.ts wires the real ones, the tests their own. */
+export interface ApiServerDependencies {
+  /** Resolves an API key to its id and quota, or undefined for an unknown or revoked key (KeyVerifier). */
+  keys: KeyCheck;
+  rateLimit: { store: RateLimitStore; policy: TokenBucketPolicy };
+  evm: EvmBalanceReader;
+  solana: SolanaBalanceReader;
+  /** Whether each upstream answers now (`/readyz`). */
+  checkUpstreams: () => Promise<Record<string, boolean>>;
+  metrics: ApiMetrics;
+  /** The attestation hub and its readers; without it `?attest=true` answers 501. */
+  attestation?: AttestationService;
+  bodyLimitBytes?: number;
+  cacheTtlMs?: number;
+  /** pino options or false; keys and URLs never reach the log either way. */
+  logger?: boolean | Record<string, unknown>;
+  /** A logger to use instead of `logger`'s options: main.ts gives the server its child of the process's one logger. */
+  loggerInstance?: FastifyBaseLogger;
+  /**
+   * Usage metering and monthly quotas (UsageMeter): told once per answered request of a key to a single
+   * route (`endpoint` is the route template, `status` the HTTP status, 429 included) and once per item of
+   * a batch (the batch route's template and the item's status). Requests refused with 401 have no key and
+   * are not told. Without it, no usage is counted and no quota applies.
+   */
+  usage?: UsageRecorder;
+}
+
+export interface KeyCheck {
+  /** The key if it is remembered as live: the request path's synchronous fast path. */
+  cached(key: string): VerifiedKey | undefined;
+  /** The key as the key store knows it: undefined when unknown or revoked. */
+  verify(key: string): Promise<VerifiedKey | undefined>;
+}
+
+export interface UsageRecorder {
+  record(keyId: string, endpoint: string, status: number): void;
+  /** Requests `key` may still make this month: Infinity without a quota, 0 or less when over it. */
+  remainingQuota(key: VerifiedKey): number;
+}
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The route answers only requests with a valid API key, within the key's rate limit. */
+    requiresApiKey?: boolean;
+  }
+  interface FastifyRequest {
+    /** The request's API key once verified (`onRequest`); undefined before, and without one. */
+    apiKey: VerifiedKey | undefined;
+  }
+}

@@ -1,0 +1,36 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+
+import type { ApiServerDependencies } from "./dependencies.ts";
+import { failureFields } from "../failure-log.ts";
+
+/** Tells the accounting a batch's item statuses, once the batch is answered with its entries. */
+export type BatchItemStatuses = (request: FastifyRequest, statuses: number[]) => void;
+
+/**
+ * Counts every answered request: its metrics (route template, status, duration), and its key's usage,
+ * once per request, or once per item for a batch answered with its entries (usage counts its items, not
+ * it). Returns how a batch route tells its item statuses.
+ */
+export function registerRequestAccounting(app: FastifyInstance, deps: Pick<ApiServerDependencies, "metrics" | "usage">): BatchItemStatuses {
+  const { metrics, usage } = deps;
+  const batchItemStatuses = new WeakMap<FastifyRequest, number[]>();
+  // A callback hook, not an async one: each async hook costs the request path a promise and a turn of
+  // the microtask queue.
+  app.addHook("onResponse", (request, reply, done) => {
+    const route = request.routeOptions.url ?? "unmatched";
+    metrics.recordRequest(route, reply.statusCode, reply.elapsedTime / 1000);
+    const keyId = request.apiKey?.id;
+    if (usage !== undefined && keyId !== undefined) {
+      try {
+        const items = reply.statusCode === 200 ? batchItemStatuses.get(request) : undefined;
+        if (items === undefined) usage.record(keyId, route, reply.statusCode);
+        else for (const status of items) usage.record(keyId, route, status);
+      } catch (error) {
+        // The answer is sent; a failing meter must not turn into an unhandled error here.
+        request.log.error({ failure: failureFields(error) }, "usage not recorded");
+      }
+    }
+    done();
+  });
+  return (request, statuses) => batchItemStatuses.set(request, statuses);
+}

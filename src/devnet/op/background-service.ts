@@ -1,0 +1,43 @@
+import { PollingLoop } from "../../common/polling-loop.js";
+
+/** What the devnet's background services (deposit relay, output proposer) are told about their loop. */
+export interface BackgroundServiceOptions {
+  /** Time between passes; default 500 ms, so devnet deposits and withdrawals move within a second. */
+  pollIntervalMs?: number;
+  /** Told of each failed pass; the next pass runs at the next tick anyway (a devnet service never gives up). */
+  onError?: (error: unknown) => void;
+}
+
+const DEFAULT_POLL_INTERVAL_MS = 500;
+
+/**
+ * The lifecycle the deposit relay and the output proposer share around `PollingLoop`: `start()` runs
+ * `pass` every poll interval in the background until `stop()`, which lets a pass in progress finish
+ * early (it is given `isStopping`) and waits for it; a failed pass goes to `onError` and is retried at
+ * the next tick; `runPass()` runs one pass now, or joins the one running, so passes never overlap.
+ */
+export abstract class BackgroundService<T> {
+  readonly #loop: PollingLoop<T>;
+
+  protected constructor(options: BackgroundServiceOptions) {
+    this.#loop = new PollingLoop((isStopping) => this.pass(isStopping), options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, options.onError);
+  }
+
+  /** One pass of the service's work; stops early, leaving nothing half done, once `isStopping()`. */
+  protected abstract pass(isStopping: () => boolean): Promise<T>;
+
+  /** Starts the passes in the background until `stop()`. */
+  start(): void {
+    this.#loop.start();
+  }
+
+  /** Asks the pass in progress to finish early, waits for it, and runs no more. */
+  async stop(): Promise<void> {
+    await this.#loop.stop();
+  }
+
+  /** One pass now, or the one already running; runs to the end even after `stop()`. */
+  protected runPass(): Promise<T> {
+    return this.#loop.runOnce();
+  }
+}
