@@ -349,6 +349,11 @@ interface IVerificationRegistry {
     /// @notice The job fees claimable for `licenseId`, in staked tokens.
     function claimableFees(uint256 licenseId) external view returns (uint256);
 
+    /// @notice Staked tokens burned for the fees of finalized jobs (and recorded attestations), as their
+    /// licenses' owners claimed them: each claim burns the fees' staked tokens and stakes their backing
+    /// primary tokens again for the owner.
+    function totalFeesBurned() external view returns (uint256);
+
     /// @notice The reward epoch now.
     function currentEpoch() external view returns (uint256);
 
