@@ -1,7 +1,7 @@
 import { AssetNotFoundError } from "../chains/rpc/errors.ts";
 import { QuorumNotReachedError } from "./attestation-hub/rounds.ts";
 
-/** An error with the HTTP status and the message the client sees (DESIGN section 5). */
+/** An error with the HTTP status and the message the client sees. */
 export class ApiError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;

@@ -147,7 +147,9 @@ export async function answerItems<Query, Value>(
   handling: BatchItemHandling<Query, Value>,
 ): Promise<BatchEntry[]> {
   const reads = new Map<string, Promise<{ value: Value } | { error: ApiError }>>();
-  const pending = items.map((item, index): BatchEntry | Promise<BatchEntry> => {
+  // Async so that every item is a promise; its body up to the read still runs at once, in item order,
+  // so identical items find each other's read.
+  const pending = items.map(async (item, index): Promise<BatchEntry> => {
     const refused = refusal(index);
     if (refused !== undefined) return refused;
     let parsed: { key: string; query: Query };

@@ -9,7 +9,7 @@ export function failureFields(error: unknown): Record<string, unknown> {
   const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
   return {
     type: typeof name === "string" ? name : typeof error,
-    ...(code === undefined ? {} : { code: String(code) }),
+    ...(typeof code === "string" || typeof code === "number" ? { code: String(code) } : {}),
     message: describeError(error),
   };
 }

@@ -16,7 +16,7 @@ import { sendError } from "./server/responses.ts";
 export type { ApiServerDependencies, KeyCheck, UsageRecorder } from "./server/dependencies.ts";
 
 /**
- * The verification API (DESIGN section 5): `POST /api/ccq-evm` and `POST /api/ccq-svm`, and their batch
+ * The verification API: `POST /api/ccq-evm` and `POST /api/ccq-svm`, and their batch
  * forms `POST /api/ccq-evm/batch` and `POST /api/ccq-svm/batch` (up to 100 items at one position, see
  * batch.ts), behind API keys and per-key token-bucket rate limits, plus `/healthz`, `/readyz`, `/metrics`
  * and `/openapi.json`. Authentication runs on request arrival, before the body is read, so a missing or
@@ -28,7 +28,9 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
     bodyLimit: deps.bodyLimitBytes ?? 4_096,
     // Strict body validation: a number where a string belongs is an error, not coerced.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
-    frameworkErrors: (error, _request, reply) => sendError(reply, toApiError(error)),
+    frameworkErrors: (error, _request, reply) => {
+      void sendError(reply, toApiError(error));
+    },
   });
   // Only JSON bodies: without this, text/plain would be parsed and reach validation.
   app.removeContentTypeParser("text/plain");

@@ -10,7 +10,7 @@ const redactions = z.registry<{ redaction: Redaction }>();
 
 /** Declares a secret (a key, a signing secret): logged as `<set>`, or left out when unset. */
 export function secret<Schema extends z.ZodType>(schema: Schema): Schema {
-  redactions.add(schema as z.ZodType, { redaction: "secret" });
+  redactions.add(schema, { redaction: "secret" });
   return schema;
 }
 
@@ -20,7 +20,7 @@ export function secret<Schema extends z.ZodType>(schema: Schema): Schema {
  * file where a PostgreSQL URL may also stand, has no credentials to hide and is logged as it is.
  */
 export function loggedAsOrigin<Schema extends z.ZodType>(schema: Schema): Schema {
-  redactions.add(schema as z.ZodType, { redaction: "origin" });
+  redactions.add(schema, { redaction: "origin" });
   return schema;
 }
 

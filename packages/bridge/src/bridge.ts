@@ -32,6 +32,12 @@ const ERC20_ABI = [
   "function balanceOf(address) view returns (uint256)",
   "function allowance(address owner, address spender) view returns (uint256)",
 ];
+/** An ERC-20 balance, typed (ethers v5 types a contract's calls as `any`). */
+async function balanceOf(token: ethers.Contract, owner: string): Promise<ethers.BigNumber> {
+  const [balance] = (await token.functions.balanceOf(owner)) as [ethers.BigNumber];
+  return balance;
+}
+
 // The SDK needs the legacy (pre-Bedrock) L1 contracts named too; an OP chain born on Bedrock has none.
 const NO_LEGACY_CONTRACT = ethers.constants.AddressZero;
 
@@ -110,7 +116,7 @@ export class Bridge {
   async depositPrimaryToken(amount: bigint, options: { approve?: boolean; recipient?: string } = {}): Promise<string> {
     const { l1, l2 } = this.#primaryTokens();
     const token = new ethers.Contract(l1, ERC20_ABI, this.l1Signer);
-    const balance = BigInt((await token.balanceOf(this.address)).toString());
+    const balance = (await balanceOf(token, this.address)).toBigInt();
     if (balance < amount) {
       throw new BridgeError("INSUFFICIENT_BALANCE", `The L1 balance is ${balance} base units of the primary token, less than ${amount}`);
     }
@@ -145,7 +151,7 @@ export class Bridge {
   async withdrawPrimaryToken(amount: bigint, recipient?: string): Promise<string> {
     const { l1, l2 } = this.#primaryTokens();
     const token = new ethers.Contract(l2, ERC20_ABI, this.l2Signer);
-    const balance = BigInt((await token.balanceOf(this.address)).toString());
+    const balance = (await balanceOf(token, this.address)).toBigInt();
     if (balance < amount) {
       throw new BridgeError("INSUFFICIENT_BALANCE", `The L2 balance is ${balance} base units of the primary token, less than ${amount}`);
     }
@@ -273,6 +279,7 @@ export class Bridge {
   #estimateAsSender(): ethers.Overrides {
     // `from` is a valid override of ethers v5 contract calls; the SDK's type leaves it out.
     const overrides: ethers.CallOverrides = { from: this.address };
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- widens nothing at compile time, but names the SDK's type on purpose
     return overrides as ethers.Overrides;
   }
 
@@ -312,7 +319,7 @@ async function assertProofSystemConfigured(l1: ethers.providers.JsonRpcProvider,
   const portal = new ethers.Contract(network.opContracts.OptimismPortal, ["function version() view returns (string)"], l1);
   let version: string;
   try {
-    version = await portal.version();
+    [version] = (await portal.functions.version()) as [string];
   } catch (error) {
     throw new BridgeError("CONFIGURATION", `The configured OptimismPortal of ${network.name} does not answer version()`, { cause: error });
   }

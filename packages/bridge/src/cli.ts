@@ -203,7 +203,9 @@ async function privateKey(networkName: string, account: string, context: CliCont
   if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
   if (networkName !== "devnet") throw new BridgeError("CONFIGURATION", "Set BRIDGE_PRIVATE_KEY to the key of the account to bridge with");
   // The devnet's accounts are anvil's public development accounts, published in the stack file.
-  const stack = JSON.parse(await readFile(path.join(context.projectRoot, ".devnet", "stack.json"), "utf8"));
+  const stack = JSON.parse(await readFile(path.join(context.projectRoot, ".devnet", "stack.json"), "utf8")) as {
+    accounts?: Record<string, { privateKey?: string } | undefined>;
+  };
   const key = stack.accounts?.[account]?.privateKey;
   if (typeof key !== "string") {
     throw new BridgeError("CONFIGURATION", `The stack file has no account ${JSON.stringify(account)} (it has: ${Object.keys(stack.accounts ?? {}).join(", ")})`);

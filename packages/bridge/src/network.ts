@@ -36,7 +36,15 @@ const OP_CONTRACT_NAMES = [
   "L2OutputOracle",
 ] as const;
 
-async function readJson(file: string, missing: string): Promise<Record<string, any>> {
+/** What this package reads of the local stack file (`.devnet/stack.json`). */
+interface StackFileView {
+  l1?: { chainId: number; rpcUrl: string };
+  l2?: { chainId: number; rpcUrl: string };
+  contracts?: { l1?: Record<string, string | undefined>; l2?: Record<string, string | undefined> };
+}
+
+/** A JSON file, typed as the caller expects it; the caller checks what it relies on. */
+async function readJson<T>(file: string, missing: string): Promise<T> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -45,7 +53,7 @@ async function readJson(file: string, missing: string): Promise<Record<string, a
     throw error;
   }
   try {
-    return JSON.parse(text);
+    return JSON.parse(text) as T;
   } catch (error) {
     throw new BridgeError("CONFIGURATION", `${file} is not valid JSON`, { cause: error });
   }
@@ -72,7 +80,7 @@ function pickOpContracts(source: Record<string, unknown> | undefined, where: str
 
 /** The running local devnet, from its stack file (`.devnet/stack.json`, written by `npm run devnet` / `npm start`). */
 export async function devnetNetwork(stackFile: string): Promise<BridgeNetwork> {
-  const stack = await readJson(
+  const stack = await readJson<StackFileView>(
     stackFile,
     `No local devnet is running (${path.basename(stackFile)} not found): start one with \`npm run devnet\` or \`npm start\``,
   );
@@ -111,7 +119,7 @@ export async function testnetNetwork({ projectRoot, env }: LiveNetworkSources): 
     return value;
   };
   const opChainFile = env.OP_CHAIN_CONFIG ?? path.join(projectRoot, "deploy", "op-chains", "l2Testnet.json");
-  const opChain = await readJson(
+  const opChain = await readJson<{ contracts?: Record<string, unknown> }>(
     opChainFile,
     `The OP chain's L1 contract addresses are not configured: write them to ${path.relative(projectRoot, opChainFile)} ` +
       "(format: deploy/op-chains/example.json) or point OP_CHAIN_CONFIG at such a file",
@@ -120,7 +128,7 @@ export async function testnetNetwork({ projectRoot, env }: LiveNetworkSources): 
   const records = async (chainId: number) => {
     const file = path.join(projectRoot, "deploy", "deployments", `chain-${chainId}`, "deployed_addresses.json");
     try {
-      return await readJson(file, "");
+      return await readJson<Record<string, string | undefined>>(file, "");
     } catch {
       return {}; // not deployed yet: only the ETH commands work
     }

@@ -4,7 +4,7 @@ import type { Duplex } from "node:stream";
 
 import { getAddress } from "ethers";
 import type { Logger } from "pino";
-import { WebSocketServer, type WebSocket } from "ws";
+import { WebSocketServer, type RawData, type WebSocket } from "ws";
 
 import type { ApiMetrics } from "../metrics.ts";
 import type { LicenseChecker } from "./license-checker.ts";
@@ -124,7 +124,7 @@ export class HubSessions {
     ws.on("error", () => undefined); // followed by "close"
     let helloSeen = false;
     ws.on("message", (data, isBinary) => {
-      const message = isBinary ? undefined : parseNodeMessage(data.toString());
+      const message = isBinary ? undefined : parseNodeMessage(textOf(data));
       if (message === undefined) return refuse(CLOSE_CODE.protocol, "malformed message", "protocol");
       if (session !== undefined) {
         if (message.type === "hello") return refuse(CLOSE_CODE.protocol, "already logged in", "protocol");
@@ -173,4 +173,11 @@ export class HubSessions {
       client.ping();
     }
   }
+}
+
+/** A text frame's payload as a string (`ws` hands it over as a Buffer, an ArrayBuffer or fragments). */
+function textOf(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString("utf8");
+  return data.toString("utf8");
 }

@@ -4,7 +4,7 @@ import { attestationSchema, ATTESTATION_RESPONSES } from "../attestation-hub/ope
 import type { ApiError } from "../api-error.ts";
 import { QUOTA_EXCEEDED_MESSAGE, RATE_LIMITED_ENTRY } from "../batch.ts";
 
-// The single routes' wire format (DESIGN section 5) as JSON schemas: Fastify validates bodies and
+// The single routes' wire format as JSON schemas: Fastify validates bodies and
 // serializes answers with them, and /openapi.json documents them.
 
 export const SUCCESS_MESSAGE = "Assets Fetched Successfully";

@@ -67,7 +67,7 @@ async function upgradeAndInitialize(deployer: Signer, proxyAdmin: string, proxy:
   const implementation = await deploy(deployer, name);
   const data = new Contract(ZeroAddress, opArtifact(name).abi).interface.encodeFunctionData("initialize", args);
   const admin = new Contract(proxyAdmin, opArtifact("ProxyAdmin").abi, deployer);
-  await (await admin.getFunction("upgradeAndCall")(proxy, implementation, data)).wait();
+  await (await admin.getFunction("upgradeAndCall").send(proxy, implementation, data)).wait();
 }
 
 /**
@@ -126,10 +126,10 @@ export async function deployOpL1(deployer: Signer, config: OpL1Config): Promise<
   // Legacy name registry the messenger was once resolved through; tools still look it up.
   const addressManagerAddress = await deploy(deployer, "AddressManager");
   const addressManager = new Contract(addressManagerAddress, opArtifact("AddressManager").abi, deployer);
-  await (await addressManager.getFunction("setAddress")("OVM_L1CrossDomainMessenger", proxies.L1CrossDomainMessenger)).wait();
-  await (await addressManager.getFunction("transferOwnership")(proxyAdminAddress)).wait();
+  await (await addressManager.getFunction("setAddress").send("OVM_L1CrossDomainMessenger", proxies.L1CrossDomainMessenger)).wait();
+  await (await addressManager.getFunction("transferOwnership").send(proxyAdminAddress)).wait();
   const proxyAdmin = new Contract(proxyAdminAddress, opArtifact("ProxyAdmin").abi, deployer);
-  await (await proxyAdmin.getFunction("setAddressManager")(addressManagerAddress)).wait();
+  await (await proxyAdmin.getFunction("setAddressManager").send(addressManagerAddress)).wait();
 
   return { ProxyAdmin: proxyAdminAddress, AddressManager: addressManagerAddress, ...proxies };
 }

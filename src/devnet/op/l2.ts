@@ -29,6 +29,6 @@ export async function installL2Predeploys(provider: JsonRpcProvider, signer: Sig
   ];
   for (const [name, args] of initializations) {
     const predeploy = new Contract(L2_PREDEPLOYS[name], opArtifact(name).abi, signer);
-    await (await predeploy.getFunction("initialize")(...args)).wait();
+    await (await predeploy.getFunction("initialize").send(...args)).wait();
   }
 }

@@ -64,14 +64,14 @@ export class OutputProposer extends BackgroundService<number> {
     if (l1 === null) throw new Error("the proposer's L1 signer has no provider");
     let proposed = 0;
     while (!isStopping()) {
-      const next: bigint = await this.#oracle.getFunction("nextBlockNumber")();
+      const next = (await this.#oracle.getFunction("nextBlockNumber").staticCall()) as bigint;
       if (next > BigInt(await l2.getBlockNumber())) break;
-      const nominalTimestamp: bigint = await this.#oracle.getFunction("computeL2Timestamp")(next);
+      const nominalTimestamp = (await this.#oracle.getFunction("computeL2Timestamp").staticCall(next)) as bigint;
       const l1Head = await l1.getBlock("latest");
       // The oracle refuses outputs whose nominal time is not yet past on L1.
       if (l1Head === null || nominalTimestamp >= BigInt(l1Head.timestamp)) break;
       const root = await computeOutputRoot(l2, next);
-      await (await this.#oracle.getFunction("proposeL2Output")(root, next, ZeroHash, 0n)).wait();
+      await (await this.#oracle.getFunction("proposeL2Output").send(root, next, ZeroHash, 0n)).wait();
       this.#proposed += 1;
       proposed += 1;
     }

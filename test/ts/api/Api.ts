@@ -10,7 +10,7 @@ import { ABOVE_2_53, startSourceFixtures, type SourceFixtures } from "../../../s
 import { MANY_ACCOUNTS, MANY_ACCOUNTS_AMOUNT } from "../../../src/devnet/demo-holdings.js";
 import { devnetProvider } from "../../../src/devnet/op-devnet.js";
 
-describe("API: POST /api/ccq-evm and /api/ccq-svm (DESIGN section 5) on a real server", function () {
+describe("API: POST /api/ccq-evm and /api/ccq-svm on a real server", function () {
   this.timeout(60_000);
   let sources: SourceFixtures;
   let api: TestApi;

@@ -125,7 +125,7 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
         env: { ...process.env, API_PORT: String(port), EVM_RPC_URLS: sources.anvil.rpcUrl, SOLANA_RPC_URLS: sources.solanaRpc.url, LOG_LEVEL: "silent", API_WORKERS: "1", ...env },
         stdio: ["ignore", "pipe", "inherit"],
       });
-      child.stdout!.setEncoding("utf8").on("data", (chunk: string) => logs.push(...chunk.split("\n").filter(Boolean)));
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => logs.push(...chunk.split("\n").filter(Boolean)));
       const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
       // A cluster answers once its first worker listens; its primary says when every worker does.
       const clusterListening = () => logs.some((line) => line.includes("worker processes"));
@@ -275,12 +275,11 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
       const slow = createServer((request, response) => {
         let body = "";
         request.on("data", (chunk) => (body += chunk));
-        request.on("end", () =>
-          setTimeout(async () => {
-            const upstream = await fetch(sources.anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body });
-            response.writeHead(200, { "content-type": "application/json" }).end(await upstream.text());
-          }, 700),
-        );
+        const forward = async () => {
+          const upstream = await fetch(sources.anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body });
+          response.writeHead(200, { "content-type": "application/json" }).end(await upstream.text());
+        };
+        request.on("end", () => setTimeout(() => void forward().catch(() => response.destroy()), 700));
       });
       await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
       const database = path.join(dir, "shutdown.sqlite");

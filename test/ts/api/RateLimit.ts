@@ -63,7 +63,7 @@ describe("API rate limits: token buckets per key", function () {
     const redis = await startRedis();
     if (redis === undefined) this.skip();
     const policy = { capacity: 5, refillPerSecond: 0.01 };
-    const [first, second] = await Promise.all([RedisRateLimitStore.connect(redis!.url, policy), RedisRateLimitStore.connect(redis!.url, policy)]);
+    const [first, second] = await Promise.all([RedisRateLimitStore.connect(redis.url, policy), RedisRateLimitStore.connect(redis.url, policy)]);
     try {
       const decisions = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? first : second).take("shared")));
       expect(decisions.filter((decision) => decision.allowed)).to.have.length(5);
@@ -73,7 +73,7 @@ describe("API rate limits: token buckets per key", function () {
     } finally {
       await first.close();
       await second.close();
-      await redis!.stop();
+      await redis.stop();
     }
   });
 
@@ -81,7 +81,7 @@ describe("API rate limits: token buckets per key", function () {
     const redis = await startRedis();
     if (redis === undefined) this.skip();
     const policy = { capacity: 50, refillPerSecond: 0.001 };
-    const [first, second] = await Promise.all([RedisRateLimitStore.connect(redis!.url, policy), RedisRateLimitStore.connect(redis!.url, policy)]);
+    const [first, second] = await Promise.all([RedisRateLimitStore.connect(redis.url, policy), RedisRateLimitStore.connect(redis.url, policy)]);
     try {
       const decisions = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? first : second).take("batch", 7)));
       // 12 × 7 = 84 asked of 50: exactly 50 granted, in sevens until one partial grant, then none.
@@ -99,7 +99,7 @@ describe("API rate limits: token buckets per key", function () {
     } finally {
       await first.close();
       await second.close();
-      await redis!.stop();
+      await redis.stop();
     }
   });
 });

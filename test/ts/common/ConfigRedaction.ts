@@ -154,6 +154,6 @@ describe("configuration redaction, driven by the schema", function () {
 /** A parsed configuration back as the environment strings it came from (for a second parse). */
 function env(config: Record<string, unknown>): NodeJS.ProcessEnv {
   return Object.fromEntries(
-    Object.entries(config).map(([name, value]) => [name, Array.isArray(value) ? value.join(",") : value === undefined ? undefined : String(value)]),
+    Object.entries(config).map(([name, value]) => [name, Array.isArray(value) ? value.join(",") : value === undefined ? undefined : String(value as string | number | boolean)]),
   );
 }
