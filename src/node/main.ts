@@ -101,7 +101,7 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
 
   jobs = createJobLoop({ config, chain, endpoints, contracts, readers, journal: store, sender, delegation: watcher, metrics, logger, onError: failover });
   const { loop } = jobs;
-  lifecycle.onStop(() => loop.stop()); // stops first: the clean-ups run in reverse order
+  lifecycle.onStop(() => loop.stop()); // before the heartbeats, the sender and the journal it uses (reverse order)
   if (config.L2_WS_URL !== undefined) lifecycle.onStop(wakeOnNewJobs(config.L2_WS_URL, chain.chainId, chain.addresses.registry, () => loop.wake(), logger));
   const hub = startAttesting(config, { wallet: burner.wallet, chainId: chain.chainId, evmRpc, evm: readers.evm, licenses: () => watcher.delegated, logger, metrics });
   if (hub !== undefined) lifecycle.onStop(hub);
