@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { PollingLoop } from "../common/polling-loop.ts";
 import { describeError } from "../common/describe-error.ts";
 import { classifySendError, type SendError } from "./classify-send-error.ts";
+import { bumpedFees, freshFees, type Fees } from "./fees.ts";
 import type { NodeStateStore, StoredTx, VoteIntent } from "./state-store.ts";
 
 export interface TxSenderOptions {
@@ -33,11 +34,6 @@ export interface TxSenderOptions {
 
 export type TxOutcome = "mined" | "reverted" | "dropped";
 
-// geth and anvil accept a replacement only when both fee fields rise by at least 10%.
-const BUMP_NUMERATOR = 1125n;
-const BUMP_DENOMINATOR = 1000n;
-// Below a 10% rise the pools refuse the replacement, so a bump the cap holds under it is not sent.
-const REPLACEMENT_MIN_NUMERATOR = 1100n;
 const GAS_MARGIN_PERCENT = 130n;
 const TRANSFER_GAS = 21_000n;
 
@@ -120,11 +116,8 @@ export class TxSender {
     return { id, outcome };
   }
 
-  async #currentFees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
-    const fees = await this.#options.provider().getFeeData();
-    const cap = this.#options.maxFeePerGas;
-    const maxFeePerGas = min(fees.maxFeePerGas ?? (fees.gasPrice ?? 1_000_000_000n) * 2n, cap);
-    return { maxFeePerGas, maxPriorityFeePerGas: min(fees.maxPriorityFeePerGas ?? 1_000_000n, maxFeePerGas) };
+  async #currentFees(): Promise<Fees> {
+    return freshFees(await this.#options.provider().getFeeData(), this.#options.maxFeePerGas);
   }
 
   async #resyncNonce(): Promise<void> {
@@ -264,25 +257,13 @@ export class TxSender {
     return undefined;
   }
 
-  /**
-   * Signs `tx` again with both fees raised by 12.5% (or to the provider's current fees, if higher), up to
-   * the cap. With `baseFee` (the pending block's), the fee cap also reaches twice that base fee plus the
-   * tip: the headroom ethers gives a fresh transaction, so one more rise does not refuse it again.
-   */
+  /** Signs `tx` again, same nonce, with `bumpedFees` (`baseFee`: the pending block's, when known). */
   async #bump(tx: StoredTx, baseFee = 0n): Promise<void> {
     const previous = Transaction.from(tx.raw);
-    const fees = await this.#currentFees();
-    const cap = this.#options.maxFeePerGas;
-    const raise = (old: bigint | null, now: bigint) => {
-      const bumped = ((old ?? 0n) * BUMP_NUMERATOR) / BUMP_DENOMINATOR + 1n;
-      return min(max(now, bumped), cap);
-    };
-    const tip = raise(previous.maxPriorityFeePerGas, fees.maxPriorityFeePerGas);
-    const maxFeePerGas = min(max(raise(previous.maxFeePerGas, fees.maxFeePerGas), baseFee * 2n + tip), cap);
-    const maxPriorityFeePerGas = min(tip, maxFeePerGas);
-    const fields = { txId: tx.id, txKind: tx.kind, nonce: tx.nonce, maxFeePerGas: maxFeePerGas.toString() };
+    const fees = bumpedFees(previous, await this.#currentFees(), this.#options.maxFeePerGas, baseFee);
+    const fields = { txId: tx.id, txKind: tx.kind, nonce: tx.nonce };
     this.#sentAt.set(tx.id, Date.now());
-    if (maxFeePerGas * BUMP_DENOMINATOR < (previous.maxFeePerGas ?? 0n) * REPLACEMENT_MIN_NUMERATOR) {
+    if (fees === undefined) {
       this.#logger.warn(fields, "transaction not mined and its fee is at the cap (MAX_FEE_PER_GAS_GWEI); waiting");
       await this.#broadcast(tx, false);
       return;
@@ -295,12 +276,11 @@ export class TxSender {
       value: previous.value,
       data: previous.data,
       gasLimit: previous.gasLimit,
-      maxFeePerGas,
-      maxPriorityFeePerGas,
+      ...fees,
     });
     const hash = keccak256(raw);
     this.#options.store.replaceTx(tx.id, raw, hash);
-    this.#logger.info(fields, "transaction sent again with higher fees");
+    this.#logger.info({ ...fields, maxFeePerGas: String(fees.maxFeePerGas) }, "transaction sent again with higher fees");
     await this.#broadcast({ ...tx, raw, hashes: [...tx.hashes, hash] }, false);
   }
 
@@ -310,12 +290,4 @@ export class TxSender {
     this.#waiters.get(id)?.(outcome);
     this.#waiters.delete(id);
   }
-}
-
-function min(a: bigint, b: bigint): bigint {
-  return a < b ? a : b;
-}
-
-function max(a: bigint, b: bigint): bigint {
-  return a > b ? a : b;
 }
