@@ -22,10 +22,10 @@ const stopRequested = new AbortController();
 let node: RunningNode | undefined;
 const stop = (signal: string) => {
   if (stopRequested.signal.aborted) return; // Ctrl-C under a parent reaches the node twice (terminal and parent)
-  logger.info(`${signal}: stopping`);
+  logger.info({ signal }, "stopping");
   stopRequested.abort();
   setTimeout(() => {
-    logger.warn(`still stopping after ${SHUTDOWN_DEADLINE_MS} ms; exiting`);
+    logger.warn({ deadlineMs: SHUTDOWN_DEADLINE_MS }, "still stopping at the deadline; exiting");
     process.exit(1);
   }, SHUTDOWN_DEADLINE_MS).unref();
   if (node !== undefined) void node.stop().then(() => process.exit(0), () => process.exit(1));
@@ -36,6 +36,6 @@ try {
   node = await startNode(config, { logger, signal: stopRequested.signal });
 } catch (error) {
   if (error instanceof StopRequested) process.exit(0);
-  logger.error(`the node could not start: ${describeError(error)}`);
+  logger.error({ error: describeError(error) }, "the node could not start");
   process.exit(1);
 }

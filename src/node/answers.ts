@@ -25,6 +25,12 @@ export interface Answer {
   sourceBlock: bigint;
 }
 
+/** The source reads a job needs (the API's adapters, or anything that answers like them). */
+export interface SourceReaders {
+  evm: Pick<EvmBalanceReader, "balanceOf">;
+  solana: Pick<SolanaBalanceReader, "balanceOf">;
+}
+
 export type AnswerOutcome = { kind: "answer"; answer: Answer } | { kind: "unanswerable"; reason: string };
 
 /**
@@ -34,7 +40,7 @@ export type AnswerOutcome = { kind: "answer"; answer: Answer } | { kind: "unansw
  * refunding its requester (a missing balance is not a zero). Upstream failures are thrown: the job is
  * retried on a later pass.
  */
-export async function answerJob(job: JobQuery, readers: { evm: EvmBalanceReader; solana: SolanaBalanceReader }): Promise<AnswerOutcome> {
+export async function answerJob(job: JobQuery, readers: SourceReaders): Promise<AnswerOutcome> {
   try {
     if (job.chain === SourceChain.ethereum) {
       const [owner, asset] = [evmAddressOf(job.owner), evmAddressOf(job.asset)];

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
+import type { Logger } from "pino";
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 
 /** The node's Prometheus metrics, in a registry of their own. */
@@ -57,4 +58,30 @@ export async function startHealthServer(
     url: `http://${host}:${(server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** What `/healthz` reports, read when asked. */
+export interface HealthStatus {
+  phase: string;
+  burner: string;
+  delegatedLicenses: () => bigint[];
+  lastProcessedBlock: () => number | undefined;
+}
+
+/** Serves `/healthz` and `/metrics` when a port is configured; returns how to close it. */
+export async function serveHealth(
+  config: { NODE_HEALTH_HOST: string; NODE_HEALTH_PORT?: number },
+  metrics: NodeMetrics,
+  status: HealthStatus,
+  logger: Logger,
+): Promise<(() => Promise<void>) | undefined> {
+  if (config.NODE_HEALTH_PORT === undefined) return undefined;
+  const server = await startHealthServer(config.NODE_HEALTH_HOST, config.NODE_HEALTH_PORT, metrics, () => ({
+    status: status.phase,
+    burner: status.burner,
+    delegatedLicenses: status.delegatedLicenses().map(String),
+    lastProcessedBlock: status.lastProcessedBlock() ?? null,
+  }));
+  logger.child({ component: "health" }).info({ url: server.url }, "health and metrics served");
+  return () => server.close();
 }

@@ -56,7 +56,7 @@ export function connectToHub(options: HubClientOptions): () => Promise<void> {
       }
       if (message.type === "challenge") {
         if (message.chainId !== options.chainId.toString()) {
-          logger.error(`the hub's challenge names L2 chain ${message.chainId}, this node is on ${options.chainId}: not logging in`);
+          logger.error({ hubChainId: String(message.chainId), chainId: String(options.chainId) }, "the hub's challenge names another L2 chain: not logging in");
           return ws.close(1000);
         }
         void options.wallet
@@ -65,7 +65,7 @@ export function connectToHub(options: HubClientOptions): () => Promise<void> {
       } else if (message.type === "welcome") {
         retryMs = firstRetryMs;
         options.onAdmitted?.(true);
-        logger.info(`admitted by the attestation hub for license(s) ${message.licenseIds.join(", ")}`);
+        logger.info({ licenses: message.licenseIds.map(String) }, "admitted by the attestation hub");
       } else if (message.type === "attest") {
         void options.signer.answer(message).then(
           (reply) => {
@@ -73,7 +73,7 @@ export function connectToHub(options: HubClientOptions): () => Promise<void> {
             send(reply);
           },
           (error: unknown) => {
-            logger.warn(`attestation ${message.id} failed: ${(error as Error)?.name ?? "error"}`);
+            logger.warn({ requestId: message.id, error: (error as Error)?.name ?? "error" }, "attestation failed");
             options.onAnswered?.("refused");
             send({ type: "refusal", id: message.id, reason: "internal error" });
           },
@@ -83,7 +83,7 @@ export function connectToHub(options: HubClientOptions): () => Promise<void> {
     ws.addEventListener("close", (event) => {
       options.onAdmitted?.(false);
       if (stopped) return;
-      logger.warn(`the attestation hub connection closed (${event.code}${event.reason ? `: ${event.reason}` : ""}); reconnecting in ${retryMs / 1000} s`);
+      logger.warn({ code: event.code, reason: event.reason || undefined, reconnectInSeconds: retryMs / 1000 }, "the attestation hub connection closed; reconnecting");
       timer = setTimeout(connect, retryMs);
       retryMs = Math.min(options.maxRetryMs ?? MAX_RETRY_MS, retryMs * 2);
     });

@@ -1,9 +1,8 @@
 import type { Provider } from "ethers";
+import type { Logger } from "pino";
 
 import type { VerificationRegistry } from "../../typechain-types/index.ts";
-import type { EvmBalanceReader } from "../chains/evm/balance-reader.ts";
-import type { SolanaBalanceReader } from "../chains/solana/balance-reader.ts";
-import { answerJob, type Answer } from "./answers.ts";
+import { answerJob, type Answer, type SourceReaders } from "./answers.ts";
 import type { NodeStateStore, VoteIntent } from "./state-store.ts";
 import { describeError } from "../common/describe-error.ts";
 import type { TxSender } from "./tx-sender.ts";
@@ -24,9 +23,10 @@ export interface JobRunnerOptions {
   provider: Provider;
   registry: VerificationRegistry;
   registryAddress: string;
-  readers: { evm: EvmBalanceReader; solana: SolanaBalanceReader };
+  readers: SourceReaders;
   store: NodeStateStore;
-  sender: TxSender;
+  /** Journals the votes with the transaction that carries them, then broadcasts it. */
+  sender: Pick<TxSender, "send">;
   /** The licenses to vote for now (delegated to this burner, owned by an allowlisted wallet). */
   licenses: () => bigint[];
   maxSubmissionsPerTx: number;
@@ -38,7 +38,7 @@ export interface JobRunnerOptions {
   logBlockRange: number;
   /** Most jobs answered in one pass; the rest wait for the next (the cursor stops at a block boundary). */
   maxJobsPerPass: number;
-  log: (level: "debug" | "info" | "warn" | "error", message: string) => void;
+  logger: Logger;
   onVotesSent?: (jobs: number, votes: number) => void;
 }
 
@@ -63,6 +63,7 @@ interface PreparedSubmission {
  */
 export async function runJobPass(options: JobRunnerOptions, startBlock: () => Promise<number>): Promise<boolean> {
   const { provider, registry, store } = options;
+  const logger = options.logger.child({ component: "job-runner" });
   const licenses = options.licenses();
   if (licenses.length === 0) return false;
   const rescan = store.takeRescan();
@@ -100,12 +101,12 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
         const { owner, asset } = event.args;
         const outcome = await answerJob({ chain: Number(job.chain), owner, asset }, options.readers);
         if (outcome.kind === "unanswerable") {
-          options.log("warn", `job ${jobId}: not answered (${outcome.reason}); it will expire and refund its requester`);
+          logger.warn({ jobId: String(jobId), reason: outcome.reason }, "job not answered: it will expire and refund its requester");
           return undefined;
         }
         return { jobId, jobBlock: event.blockNumber, owner, asset, licenseIds: todo, answer: outcome.answer, finalizationGas: finalizationGasOf(job) };
       } catch (error) {
-        options.log("warn", `job ${jobId}: ${describeError(error)} (retrying on the next pass)`);
+        logger.warn({ jobId: String(jobId), error: describeError(error) }, "reading or answering a job failed; retrying on the next pass");
         failedAt(event.blockNumber);
         return undefined;
       }
@@ -125,14 +126,14 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
         sourceBlock: answer.sourceBlock,
       })),
     ]);
-    const jobs = batch.map(({ jobId }) => jobId).join(", ");
+    const jobs = batch.map(({ jobId }) => String(jobId));
     try {
       const extraGas = batch.reduce((sum, { finalizationGas }) => sum + finalizationGas, 0n);
       await options.sender.send("submitResults", options.registryAddress, data, votes, extraGas);
       options.onVotesSent?.(batch.length, votes.length);
-      options.log("info", `submitted ${batch.length} job answer(s): jobs ${jobs}`);
+      logger.info({ jobs, votes: votes.length }, "submitted job answers");
     } catch (error) {
-      options.log("warn", `submitting jobs ${jobs} failed: ${describeError(error)} (retrying on the next pass)`);
+      logger.warn({ jobs, error: describeError(error) }, "submitting job answers failed; retrying on the next pass");
       for (const { jobBlock } of batch) failedAt(jobBlock);
     }
   }

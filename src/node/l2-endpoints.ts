@@ -1,4 +1,5 @@
 import { JsonRpcProvider } from "ethers";
+import type { Logger } from "pino";
 
 /**
  * The node's L2 RPC URLs. One is used at a time, so that everything a pass or a check reads comes from
@@ -31,4 +32,12 @@ export class L2Endpoints {
   destroy(): void {
     for (const provider of this.#providers) provider.destroy();
   }
+}
+
+/** What every component calls after an L2 error: the next URL, if there is one (logged by position, never by URL). */
+export function failoverOnError(endpoints: L2Endpoints, logger: Logger): () => void {
+  const log = logger.child({ component: "l2-endpoints" });
+  return () => {
+    if (endpoints.count > 1) log.warn({ urlPosition: endpoints.failover(), urls: endpoints.count }, "moving to the next L2 RPC URL");
+  };
 }

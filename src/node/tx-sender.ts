@@ -1,7 +1,10 @@
 import { keccak256, Transaction, type Provider, type TransactionReceipt, type Wallet } from "ethers";
+import type { Logger } from "pino";
 
 import { PollingLoop } from "../common/polling-loop.ts";
 import { describeError } from "../common/describe-error.ts";
+import { classifySendError, type SendError } from "./classify-send-error.ts";
+import { bumpedFees, freshFees, type Fees } from "./fees.ts";
 import type { NodeStateStore, StoredTx, VoteIntent } from "./state-store.ts";
 
 export interface TxSenderOptions {
@@ -24,15 +27,13 @@ export interface TxSenderOptions {
   /** A journaled transaction was mined and succeeded (its logs may still say some of its work was skipped). */
   onMined?: (tx: StoredTx, receipt: TransactionReceipt) => void;
   onReverted?: (tx: StoredTx) => void;
+  /** The L2 RPC failed (not the transaction): the node moves to its next URL. */
   onUpstreamError?: () => void;
-  log: (level: "info" | "warn" | "error", message: string) => void;
+  logger: Logger;
 }
 
 export type TxOutcome = "mined" | "reverted" | "dropped";
 
-// geth and anvil accept a replacement only when both fee fields rise by at least 10%.
-const BUMP_NUMERATOR = 1125n;
-const BUMP_DENOMINATOR = 1000n;
 const GAS_MARGIN_PERCENT = 130n;
 const TRANSFER_GAS = 21_000n;
 
@@ -46,12 +47,16 @@ const TRANSFER_GAS = 21_000n;
  *   hash is kept, since any may be the one mined;
  * - a nonce seen used by another transaction on two checks in a row drops it and its votes;
  * - a transaction the node refuses outright (too much gas for a block, say) is replaced by a plain
- *   transfer to itself, so that its nonce cannot block every later one, and its votes are forgotten.
+ *   transfer to itself, so that its nonce cannot block every later one, and its votes are forgotten;
+ * - one whose fee cap fell below a risen base fee is signed again at once, same nonce, with fees above
+ *   the pending block's base fee, and sent to the same RPC (the RPC is not at fault).
+ * What a failed broadcast means is `classifySendError`'s answer, not this class's guess.
  * After a restart, `recover()` picks the journal up where it stopped: it never signs a journaled nonce
  * again with new content, except to cancel it.
  */
 export class TxSender {
   readonly #options: TxSenderOptions;
+  readonly #logger: Logger;
   readonly #watcher: PollingLoop<void>;
   readonly #sentAt = new Map<number, number>();
   readonly #unfunded = new Set<number>();
@@ -62,9 +67,10 @@ export class TxSender {
 
   constructor(options: TxSenderOptions) {
     this.#options = options;
+    this.#logger = options.logger.child({ component: "tx-sender" });
     this.#watcher = new PollingLoop(() => this.#checkPending(), options.checkIntervalMs ?? 1_000, (error) => {
       options.onUpstreamError?.();
-      options.log("warn", `checking pending transactions failed: ${describeError(error)} (retrying)`);
+      this.#logger.warn({ error: describeError(error) }, "checking pending transactions failed; retrying");
     });
   }
 
@@ -72,7 +78,7 @@ export class TxSender {
   async recover(): Promise<void> {
     await this.#resyncNonce();
     const pending = this.#options.store.pendingTxs();
-    if (pending.length > 0) this.#options.log("info", `resuming ${pending.length} journaled transaction(s) from the last run`);
+    if (pending.length > 0) this.#logger.info({ transactions: pending.length }, "resuming the journaled transactions of the last run");
     for (const tx of pending) this.#sentAt.set(tx.id, Date.now());
     await this.#checkPending(true);
     this.#watcher.start();
@@ -110,11 +116,8 @@ export class TxSender {
     return { id, outcome };
   }
 
-  async #currentFees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
-    const fees = await this.#options.provider().getFeeData();
-    const cap = this.#options.maxFeePerGas;
-    const maxFeePerGas = min(fees.maxFeePerGas ?? (fees.gasPrice ?? 1_000_000_000n) * 2n, cap);
-    return { maxFeePerGas, maxPriorityFeePerGas: min(fees.maxPriorityFeePerGas ?? 1_000_000n, maxFeePerGas) };
+  async #currentFees(): Promise<Fees> {
+    return freshFees(await this.#options.provider().getFeeData(), this.#options.maxFeePerGas);
   }
 
   async #resyncNonce(): Promise<void> {
@@ -122,45 +125,87 @@ export class TxSender {
     this.#nextNonce = Math.max(this.#nextNonce, onChain, (this.#options.store.highestNonce() ?? -1) + 1);
   }
 
-  /** Broadcasts a journaled transaction; what a failure means decides what happens to it. */
-  async #broadcast(tx: StoredTx): Promise<void> {
+  /**
+   * Broadcasts a journaled transaction; what a failure means decides what happens to it. `mayRaiseFees`
+   * is false for a transaction just signed again with higher fees, so that a base fee still above them
+   * waits for the watcher's next bump instead of looping here.
+   */
+  async #broadcast(tx: StoredTx, mayRaiseFees = true): Promise<void> {
     try {
       await this.#options.provider().broadcastTransaction(tx.raw);
       this.#unfunded.delete(tx.id);
     } catch (error) {
-      const text = describeError(error);
-      if (/already known|known transaction|already imported/i.test(text)) return;
-      if (/insufficient funds/i.test(text)) {
-        if (!this.#unfunded.has(tx.id)) {
-          this.#options.log("error", `the burner ${this.#options.wallet.address} cannot pay for transaction ${tx.id}: send it L2 ETH`);
-        }
-        this.#unfunded.add(tx.id);
-      } else if (/nonce too low|nonce has already been used|nonce too high/i.test(text)) {
-        // Someone else used this burner's nonces: count again from the chain; the watcher drops what is lost.
-        await this.#resyncNonce();
-      } else if (/underpriced|fee too low|tip too low/i.test(text)) {
-        // Left for the watcher's next fee bump.
-      } else if (/gas limit|intrinsic gas|exceeds|oversized|too large/i.test(text)) {
-        await this.#cancel(tx, text);
-      } else {
-        this.#options.onUpstreamError?.();
-        this.#options.log("warn", `broadcasting transaction ${tx.id} failed: ${text} (retrying)`);
-      }
+      await this.#onBroadcastFailure(tx, classifySendError(error), mayRaiseFees);
     }
   }
 
+  async #onBroadcastFailure(tx: StoredTx, failure: SendError, mayRaiseFees: boolean): Promise<void> {
+    const fields = { txId: tx.id, txKind: tx.kind, nonce: tx.nonce, error: failure.message, errorKind: failure.kind };
+    switch (failure.kind) {
+      case "already-known":
+        return;
+      case "insufficient-funds":
+        if (!this.#unfunded.has(tx.id)) this.#logger.error({ ...fields, burner: this.#options.wallet.address }, "the burner cannot pay for a transaction: send it L2 ETH");
+        this.#unfunded.add(tx.id);
+        return;
+      case "nonce-too-low":
+      case "nonce-too-high":
+        // Someone else used this burner's nonces: count again from the chain; the watcher drops what is lost.
+        await this.#resyncNonce();
+        return;
+      case "replacement-underpriced":
+      case "underpriced":
+        return; // Left for the watcher's next fee bump.
+      case "fee-cap-below-base-fee":
+        // The base fee rose since the fees were read: the RPC is fine, the price is stale.
+        if (!mayRaiseFees) {
+          this.#logger.warn(fields, "the fee cap is still below the base fee; raising it again at the next fee bump");
+          return;
+        }
+        this.#logger.info(fields, "the base fee rose above the transaction's fee cap: signing it again with higher fees");
+        await this.#bump(tx, await this.#pendingBaseFee());
+        return;
+      case "gas-limit-too-high":
+      case "intrinsic-gas":
+      case "invalid":
+        await this.#cancel(tx, failure);
+        return;
+      case "execution-reverted":
+        // An RPC that simulates before it accepts: the RPC is not at fault; the watcher sends it again.
+        this.#logger.warn(fields, "broadcasting a transaction failed: the RPC says it reverts; retrying");
+        return;
+      case "rpc-unavailable":
+      case "unknown":
+        this.#options.onUpstreamError?.();
+        this.#logger.warn(fields, "broadcasting a transaction failed; retrying");
+        return;
+    }
+  }
+
+  /** The base fee of the block being built, which a fee cap must reach; 0 when the RPC does not say. */
+  async #pendingBaseFee(): Promise<bigint> {
+    const block = await this.#options
+      .provider()
+      .getBlock("pending")
+      .catch(() => null);
+    return block?.baseFeePerGas ?? 0n;
+  }
+
   /** Replaces a transaction the node refuses with a plain transfer to the burner itself, same nonce. */
-  async #cancel(tx: StoredTx, reason: string): Promise<void> {
+  async #cancel(tx: StoredTx, failure: SendError): Promise<void> {
     const { wallet, store, chainId } = this.#options;
     const raw = await wallet.signTransaction({ type: 2, chainId, nonce: tx.nonce, to: wallet.address, value: 0n, gasLimit: TRANSFER_GAS, ...(await this.#currentFees()) });
-    this.#options.log("error", `transaction ${tx.id} (${tx.kind}, nonce ${tx.nonce}) was refused (${reason}); cancelling its nonce, its votes will be sent again`);
+    this.#logger.error(
+      { txId: tx.id, txKind: tx.kind, nonce: tx.nonce, error: failure.message, errorKind: failure.kind },
+      "transaction refused; cancelling its nonce, its votes will be sent again",
+    );
     const rescanFrom = store.forgetTx(tx.id, "dropped");
     this.#settle(tx.id, "dropped");
     const id = store.recordTx({ nonce: tx.nonce, kind: "cancel", raw, hash: keccak256(raw) });
     this.#sentAt.set(id, Date.now());
     this.#options.onVotesLost?.(rescanFrom);
     await this.#options.provider().broadcastTransaction(raw).catch((error: unknown) => {
-      this.#options.log("warn", `broadcasting the cancellation failed: ${describeError(error)} (retrying)`);
+      this.#logger.warn({ txId: id, nonce: tx.nonce, error: describeError(error) }, "broadcasting the cancellation failed; retrying");
     });
   }
 
@@ -193,7 +238,7 @@ export class TxSender {
         }
         this.#suspectedDropped.delete(tx.id);
         const rescanFrom = store.forgetTx(tx.id, "dropped");
-        this.#options.log("warn", `transaction ${tx.id} (${tx.kind}, nonce ${tx.nonce}) was replaced by another; its votes will be sent again`);
+        this.#logger.warn({ txId: tx.id, txKind: tx.kind, nonce: tx.nonce }, "transaction replaced by another; its votes will be sent again");
         this.#options.onVotesLost?.(rescanFrom);
         this.#settle(tx.id, "dropped");
         continue;
@@ -212,20 +257,15 @@ export class TxSender {
     return undefined;
   }
 
-  async #bump(tx: StoredTx): Promise<void> {
+  /** Signs `tx` again, same nonce, with `bumpedFees` (`baseFee`: the pending block's, when known). */
+  async #bump(tx: StoredTx, baseFee = 0n): Promise<void> {
     const previous = Transaction.from(tx.raw);
-    const fees = await this.#currentFees();
-    const cap = this.#options.maxFeePerGas;
-    const raise = (old: bigint | null, now: bigint) => {
-      const bumped = ((old ?? 0n) * BUMP_NUMERATOR) / BUMP_DENOMINATOR + 1n;
-      return min(now > bumped ? now : bumped, cap);
-    };
-    const maxFeePerGas = raise(previous.maxFeePerGas, fees.maxFeePerGas);
-    const maxPriorityFeePerGas = min(raise(previous.maxPriorityFeePerGas, fees.maxPriorityFeePerGas), maxFeePerGas);
+    const fees = bumpedFees(previous, await this.#currentFees(), this.#options.maxFeePerGas, baseFee);
+    const fields = { txId: tx.id, txKind: tx.kind, nonce: tx.nonce };
     this.#sentAt.set(tx.id, Date.now());
-    if (maxFeePerGas * BUMP_DENOMINATOR < (previous.maxFeePerGas ?? 0n) * 1100n) {
-      this.#options.log("warn", `transaction ${tx.id} (${tx.kind}, nonce ${tx.nonce}) is not mined and its fee is at the cap (MAX_FEE_PER_GAS_GWEI); waiting`);
-      await this.#broadcast(tx);
+    if (fees === undefined) {
+      this.#logger.warn(fields, "transaction not mined and its fee is at the cap (MAX_FEE_PER_GAS_GWEI); waiting");
+      await this.#broadcast(tx, false);
       return;
     }
     const raw = await this.#options.wallet.signTransaction({
@@ -236,13 +276,12 @@ export class TxSender {
       value: previous.value,
       data: previous.data,
       gasLimit: previous.gasLimit,
-      maxFeePerGas,
-      maxPriorityFeePerGas,
+      ...fees,
     });
     const hash = keccak256(raw);
     this.#options.store.replaceTx(tx.id, raw, hash);
-    this.#options.log("info", `transaction ${tx.id} (${tx.kind}, nonce ${tx.nonce}) not mined yet: sent again with higher fees`);
-    await this.#broadcast({ ...tx, raw, hashes: [...tx.hashes, hash] });
+    this.#logger.info({ ...fields, maxFeePerGas: String(fees.maxFeePerGas) }, "transaction sent again with higher fees");
+    await this.#broadcast({ ...tx, raw, hashes: [...tx.hashes, hash] }, false);
   }
 
   #settle(id: number, outcome: TxOutcome): void {
@@ -251,8 +290,4 @@ export class TxSender {
     this.#waiters.get(id)?.(outcome);
     this.#waiters.delete(id);
   }
-}
-
-function min(a: bigint, b: bigint): bigint {
-  return a < b ? a : b;
 }

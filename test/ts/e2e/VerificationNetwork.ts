@@ -122,7 +122,11 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       const second = eventArgs(await (await license.buy(1n, price)).wait(), "LicensesPurchased").firstId as bigint;
       await (await nodeRegistry.delegate([second], node1)).wait();
       // Node 1 runs both licenses before the first job (its delegation watcher logs the new one).
-      const votesFor = (line: string) => (line.startsWith("{") ? /voting for license\(s\) ([\d, ]+)/.exec((JSON.parse(line) as { msg: string }).msg)?.[1].split(", ") ?? [] : []);
+      const votesFor = (line: string) => {
+        if (!line.startsWith("{")) return [];
+        const { msg, licenses } = JSON.parse(line) as { msg: string; licenses?: string[] };
+        return msg === "voting for licenses" ? (licenses ?? []) : [];
+      };
       await eventually(async () => (await network.nodes[0].logLines()).some((line) => votesFor(line).includes(String(second))), Boolean, 30_000);
 
       const consumer = new NonceManager(new Wallet(stack.accounts!.consumer.privateKey, l2));
@@ -259,7 +263,8 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       for (const [index, node] of network.nodes.entries()) {
         const { privateKey } = JSON.parse(await readFile(path.join(node.cacheDir, BURNER_FILE), "utf8")) as { privateKey: string };
         const lines = await node.logLines();
-        expect(lines.some((line) => line.includes(`burner wallet ${stack.nodes![index].burner}`))).to.equal(true);
+        const named = lines.filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as { msg: string; burner?: string });
+        expect(named.some(({ msg, burner }) => msg === "burner wallet" && burner === stack.nodes![index].burner)).to.equal(true);
         const everything = lines.join("\n").toLowerCase();
         expect(everything).to.not.include(privateKey.slice(2).toLowerCase());
         expect(everything).to.not.include(network.apiKey.toLowerCase());

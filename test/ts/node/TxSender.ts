@@ -3,13 +3,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { expect } from "chai";
-import { JsonRpcProvider, keccak256, parseUnits, Wallet } from "ethers";
+import { JsonRpcProvider, keccak256, parseUnits, toQuantity, Wallet } from "ethers";
 
 import { devAccount } from "../../../src/devnet/accounts.js";
 import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.js";
 import { NodeStateStore } from "../../../src/node/state-store.js";
 import { TxSender } from "../../../src/node/tx-sender.js";
 import { eventually } from "../../helpers/devnet.js";
+import { captureLogs, type LogLine } from "./log-capture.js";
 import { devnetProvider } from "../../../src/devnet/op-devnet.js";
 
 const CHAIN_ID = 31_337n;
@@ -24,7 +25,7 @@ describe("circuit node: transaction sender (nonces, journal, fee bumps, drops) o
   let wallet: Wallet;
   let sender: TxSender | undefined;
   const lost: Array<number | undefined> = [];
-  const logs: string[] = [];
+  let logs: LogLine[] = [];
 
   before(async function () {
     anvil = await startAnvil({ chainId: Number(CHAIN_ID) });
@@ -41,7 +42,6 @@ describe("circuit node: transaction sender (nonces, journal, fee bumps, drops) o
     wallet = new Wallet(Wallet.createRandom().privateKey, provider);
     await provider.send("anvil_setBalance", [wallet.address, "0x56BC75E2D63100000"]);
     lost.length = 0;
-    logs.length = 0;
     await provider.send("evm_setAutomine", [true]);
   });
   afterEach(async function () {
@@ -53,6 +53,8 @@ describe("circuit node: transaction sender (nonces, journal, fee bumps, drops) o
   });
 
   const startSender = async (overrides: Partial<ConstructorParameters<typeof TxSender>[0]> = {}) => {
+    const { logger, lines } = captureLogs();
+    logs = lines;
     sender = new TxSender({
       wallet,
       provider: () => provider,
@@ -62,7 +64,7 @@ describe("circuit node: transaction sender (nonces, journal, fee bumps, drops) o
       maxFeePerGas: parseUnits("1000", "gwei"),
       checkIntervalMs: 100,
       onVotesLost: (block) => lost.push(block),
-      log: (_level, message) => logs.push(message),
+      logger,
       ...overrides,
     });
     await sender.recover();
@@ -117,7 +119,7 @@ describe("circuit node: transaction sender (nonces, journal, fee bumps, drops) o
     const fees = await provider.getFeeData();
     const tx = await startSender({ feeBumpAfterMs: 100, maxFeePerGas: fees.maxFeePerGas! });
     await tx.send("test", target, "0x");
-    await eventually(async () => logs.some((line) => line.includes("at the cap")), Boolean, 10_000);
+    await eventually(async () => logs.some((line) => line.msg.includes("at the cap")), Boolean, 10_000);
     expect(store.pendingTxs()[0].hashes.length).to.equal(1);
     await provider.send("evm_mine", []);
   });
@@ -152,5 +154,27 @@ describe("circuit node: transaction sender (nonces, journal, fee bumps, drops) o
     const next = await tx.send("test", target, "0x");
     expect(await next.outcome).to.equal("mined");
     expect(await provider.getTransactionCount(wallet.address)).to.equal(2); // the cancellation, then the next
+  });
+
+  it("re-prices a transaction whose fee cap a rising base fee overtook, on the same RPC, without failing over", async function () {
+    const failovers: string[] = [];
+    const tx = await startSender({ onUpstreamError: () => failovers.push("failover") });
+    // The fees come from the latest block; the block being built then asks a base fee far above them, as
+    // when the base fee climbs between reading the fees and the broadcast. anvil refuses such a
+    // transaction ("max fee per gas less than block base fee").
+    const baseFee = (await provider.getFeeData()).maxFeePerGas! * 2n;
+    await provider.send("anvil_setNextBlockBaseFeePerGas", [toQuantity(baseFee)]);
+    const sent = await tx.send("test", target, "0x", [{ jobId: 8n, licenseId: 3n, jobBlock: 30 }]);
+    expect(await sent.outcome).to.equal("mined");
+    expect(failovers).to.deep.equal([]);
+    expect(lost).to.deep.equal([]);
+    expect(store.hasVote(8n, 3n)).to.equal(true);
+    expect(logs.filter((line) => line.errorKind === "fee-cap-below-base-fee").map((line) => line.msg)).to.deep.equal([
+      "the base fee rose above the transaction's fee cap: signing it again with higher fees",
+    ]);
+    const block = (await provider.getBlock("latest", true))!;
+    const mined = block.prefetchedTransactions.find((candidate) => candidate.from === wallet.address)!;
+    expect(mined.maxFeePerGas! >= baseFee).to.equal(true);
+    expect(await provider.getTransactionCount(wallet.address)).to.equal(1); // the same nonce, re-signed
   });
 });

@@ -1,0 +1,273 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import { expect } from "chai";
+import type { Provider } from "ethers";
+import { network } from "hardhat";
+
+import type { VerificationRegistry } from "../../../typechain-types/index.js";
+import type { SourceReaders } from "../../../src/node/answers.js";
+import { finalizationGasOf, runJobPass, type JobRunnerOptions } from "../../../src/node/job-runner.js";
+import { NodeStateStore, type VoteIntent } from "../../../src/node/state-store.js";
+import type { TxOutcome } from "../../../src/node/tx-sender.js";
+import { queryResultHash } from "../../../src/common/query-result.js";
+import { addressToBytes32, balanceWord, deployProtocol } from "../../helpers/protocol.js";
+import { captureLogs } from "./log-capture.js";
+
+const { ethers, networkHelpers } = await network.create();
+const { loadFixture } = networkHelpers;
+
+const HOLDER = "0x00000000000000000000000000000000000000A1";
+const OTHER_HOLDER = "0x00000000000000000000000000000000000000A2";
+const TOKEN = "0x00000000000000000000000000000000000000B2";
+const BALANCE = 1_234n;
+
+interface Submission {
+  jobId: bigint;
+  licenseIds: bigint[];
+  owner: string;
+  asset: string;
+  balance: bigint;
+  queryResultHash: string;
+}
+
+interface SentBatch {
+  id: number;
+  data: string;
+  jobs: bigint[];
+  submissions: Submission[];
+  votes: VoteIntent[];
+  extraGas: bigint;
+}
+
+/**
+ * The sender as the job runner sees it: it journals the votes with a stand-in transaction, as TxSender
+ * does before broadcasting, and records the batch instead of sending it, so only the journal (never an
+ * on-chain vote) keeps a job from being answered twice. `failNext` makes the next send throw.
+ */
+class RecordingSender {
+  readonly batches: SentBatch[] = [];
+  failNext = false;
+  #nonce = 0;
+
+  constructor(
+    private readonly store: NodeStateStore,
+    private readonly registry: VerificationRegistry,
+  ) {}
+
+  async send(kind: string, _to: string, data: string, votes: VoteIntent[] = [], extraGas = 0n): Promise<{ id: number; outcome: Promise<TxOutcome> }> {
+    if (this.failNext) {
+      this.failNext = false;
+      throw new Error("the L2 RPC is down");
+    }
+    const [submissions] = this.registry.interface.decodeFunctionData("submitResults", data) as unknown as [Submission[]];
+    const nonce = this.#nonce++;
+    const id = this.store.recordTx({ nonce, kind, raw: data, hash: `0x${nonce.toString(16).padStart(64, "0")}` }, votes);
+    this.batches.push({ id, data, jobs: submissions.map((submission) => submission.jobId), submissions, votes, extraGas });
+    return { id, outcome: Promise.resolve("mined") };
+  }
+
+  /** The jobs of each batch sent since the last call. */
+  take(): bigint[][] {
+    return this.batches.splice(0).map((batch) => batch.jobs);
+  }
+}
+
+/** An EVM source that answers every query with BALANCE, or fails for the jobs' owners named in `failing`. */
+function fakeReaders(failing: Set<string> = new Set()): SourceReaders {
+  return {
+    evm: {
+      balanceOf: async (_asset, owner) => {
+        if (failing.has(owner.toLowerCase())) throw new Error("the source RPC timed out");
+        return { balance: BALANCE, queryResult: balanceWord(BALANCE), blockNumber: 100n };
+      },
+    },
+    solana: {
+      balanceOf: async () => {
+        throw new Error("no Solana job in these tests");
+      },
+    },
+  };
+}
+
+async function fixture() {
+  const protocol = await deployProtocol(ethers);
+  return { ...protocol, startBlock: (await ethers.provider.getBlockNumber()) + 1 };
+}
+
+describe("circuit node: job runner (cursor, rescans, batches) on a Hardhat network chain", function () {
+  let dir: string;
+  let stores: NodeStateStore[];
+
+  beforeEach(async function () {
+    dir = await mkdtemp(path.join(tmpdir(), "job-runner-"));
+    stores = [];
+  });
+  afterEach(async function () {
+    for (const store of stores) store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const openStore = () => {
+    const store = new NodeStateStore(path.join(dir, "state.sqlite"));
+    stores.push(store);
+    return store;
+  };
+
+  /** Runs passes as the node's loop does while one says blocks are left; returns the batches sent. */
+  async function setUp(overrides: Partial<JobRunnerOptions> & { readers?: SourceReaders; store?: NodeStateStore } = {}) {
+    const context = await loadFixture(fixture);
+    const store = overrides.store ?? openStore();
+    const sender = new RecordingSender(store, context.registry);
+    const { logger, lines } = captureLogs();
+    const options: JobRunnerOptions = {
+      provider: ethers.provider as unknown as Provider,
+      registry: context.registry,
+      registryAddress: await context.registry.getAddress(),
+      readers: fakeReaders(),
+      store,
+      sender,
+      licenses: () => [context.nodes[0].licenseId],
+      maxSubmissionsPerTx: 16,
+      maxGasPerTx: 8_000_000n,
+      confirmations: 0,
+      logBlockRange: 1_000,
+      maxJobsPerPass: 200,
+      logger,
+      ...overrides,
+    };
+    const pass = () => runJobPass(options, async () => context.startBlock);
+    const request = async (holder = HOLDER) => {
+      await context.registry.connect(context.consumer).requestEvmBalance(holder, TOKEN);
+      return (await context.registry.nextJobId()) - 1n;
+    };
+    return { ...context, store, sender, options, pass, request, logs: lines };
+  }
+
+  it("answers each open job once, in batches of at most MAX_SUBMISSIONS_PER_TX, and moves the cursor past them", async function () {
+    const { pass, request, sender, store } = await setUp({ maxSubmissionsPerTx: 2 });
+    const jobs = [await request(), await request(), await request(), await request(), await request()];
+    expect(await pass()).to.equal(false);
+    const [first] = sender.batches;
+    expect(sender.take()).to.deep.equal([jobs.slice(0, 2), jobs.slice(2, 4), jobs.slice(4)]);
+    expect(store.cursor()).to.equal(await ethers.provider.getBlockNumber());
+    for (const jobId of jobs) expect(store.votesFor(jobId)).to.deep.equal([1n]);
+    // Each submission carries the source's answer, with the job's owner and asset as its request names them.
+    const [submission] = first.submissions;
+    expect([submission.licenseIds, submission.balance, submission.queryResultHash]).to.deep.equal([[1n], BALANCE, queryResultHash(balanceWord(BALANCE))]);
+    expect([submission.owner, submission.asset]).to.deep.equal([addressToBytes32(HOLDER).toLowerCase(), addressToBytes32(TOKEN).toLowerCase()]);
+
+    expect(await pass()).to.equal(false);
+    expect(sender.take()).to.deep.equal([]);
+    const later = await request();
+    await pass();
+    expect(sender.take()).to.deep.equal([[later]]);
+  });
+
+  it("keeps its cursor across a restart: a new journal on the same file answers only the jobs requested since", async function () {
+    const first = await setUp();
+    const before = [await first.request(), await first.request()];
+    await first.pass();
+    expect(first.sender.take()).to.deep.equal([before]);
+    const cursor = first.store.cursor();
+    first.store.close();
+    stores = [];
+
+    const after = await first.request();
+    const restarted = openStore();
+    expect(restarted.cursor()).to.equal(cursor);
+    const sender = new RecordingSender(restarted, first.registry);
+    await runJobPass({ ...first.options, store: restarted, sender }, async () => first.startBlock);
+    expect(sender.take()).to.deep.equal([[after]]);
+
+    // Even scanned again from the start, the journal's votes keep the earlier jobs from a second vote.
+    restarted.setCursor(first.startBlock - 1);
+    await runJobPass({ ...first.options, store: restarted, sender }, async () => first.startBlock);
+    expect(sender.take()).to.deep.equal([]);
+  });
+
+  it("leaves alone the jobs its license voted on-chain, even with an empty journal", async function () {
+    const { pass, request, sender, options, nodes } = await setUp();
+    const jobs = [await request(), await request()];
+    await pass();
+    const [batch] = sender.batches.splice(0);
+    expect(batch.jobs).to.deep.equal(jobs);
+    await (await nodes[0].burner.sendTransaction({ to: options.registryAddress, data: batch.data })).wait();
+    expect(await options.registry.hasVoted(jobs[0], 1n)).to.equal(true);
+
+    const empty = new NodeStateStore(":memory:");
+    stores.push(empty);
+    const fresh = new RecordingSender(empty, options.registry);
+    await runJobPass({ ...options, store: empty, sender: fresh }, async () => 0);
+    expect(fresh.take()).to.deep.equal([]);
+  });
+
+  it("on a rescan request, answers again the votes a lost transaction forgot, and only those", async function () {
+    const { pass, request, sender, store } = await setUp({ maxSubmissionsPerTx: 1 });
+    const jobs = [await request(), await request(), await request()];
+    await pass();
+    const sent = sender.batches.splice(0);
+    expect(sent.map((batch) => batch.jobs)).to.deep.equal(jobs.map((jobId) => [jobId]));
+    const head = store.cursor();
+
+    // The second job's transaction reverted: TxSender forgets its votes and the node asks for a rescan.
+    const rescanFrom = store.forgetTx(sent[1].id, "reverted");
+    expect(rescanFrom).to.equal(sent[1].votes[0].jobBlock);
+    store.requestRescan(rescanFrom!);
+    await pass();
+    expect(sender.take()).to.deep.equal([[jobs[1]]]);
+    expect(store.cursor()).to.equal(head);
+    expect(store.takeRescan()).to.equal(undefined); // applied once
+    await pass();
+    expect(sender.take()).to.deep.equal([]);
+  });
+
+  it("cuts a batch when the next submission would take it past MAX_GAS_PER_TX, counting each job's finalization gas", async function () {
+    // A vote without callback counts 60k + 612k (the finalization of up to 16 votes): two fit in 1.4M,
+    // three do not. One with a 500k callback counts 500k + 1/63 + 50k more: it fits with no other.
+    const { pass, request, sender, registry, consumer } = await setUp({ maxGasPerTx: 1_400_000n });
+    const plain = await request();
+    await registry.connect(consumer).setCallbackGasLimit(500_000n);
+    const withCallback = await request();
+    await registry.connect(consumer).setCallbackGasLimit(0n);
+    const [third, fourth, fifth] = [await request(), await request(), await request()];
+    await pass();
+    const sent = sender.batches.splice(0);
+    expect(sent.map((batch) => batch.jobs)).to.deep.equal([[plain], [withCallback], [third, fourth], [fifth]]);
+    const gasOf = async (jobId: bigint) => finalizationGasOf(await registry.getJob(jobId));
+    expect(120_000n + (await gasOf(plain)) + (await gasOf(withCallback))).to.be.greaterThan(1_400_000n);
+    expect(sent[1].extraGas).to.equal(await gasOf(withCallback));
+    expect(sent[2].extraGas).to.equal((await gasOf(third)) + (await gasOf(fourth)));
+  });
+
+  it("keeps the cursor before a job whose read or submission failed, and answers it on the next pass", async function () {
+    const failing = new Set<string>([OTHER_HOLDER.toLowerCase()]);
+    const { pass, request, sender, store, registry } = await setUp({ readers: fakeReaders(failing) });
+    const readable = await request(HOLDER);
+    const unreadable = await request(OTHER_HOLDER);
+    const blockOf = async (jobId: bigint) => (await registry.queryFilter(registry.filters.VerificationRequested(jobId)))[0].blockNumber;
+    await pass();
+    expect(sender.take()).to.deep.equal([[readable]]);
+    expect(store.cursor()).to.equal((await blockOf(unreadable)) - 1);
+
+    failing.clear();
+    sender.failNext = true; // the source answers now, but the submission fails: the block stays to be scanned
+    await pass();
+    expect(sender.take()).to.deep.equal([]);
+    expect(store.cursor()).to.equal((await blockOf(unreadable)) - 1);
+    await pass();
+    expect(sender.take()).to.deep.equal([[unreadable]]);
+    expect(store.cursor()).to.equal(await ethers.provider.getBlockNumber());
+  });
+
+  it("answers at most MAX_JOBS_PER_PASS jobs per pass, stopping the cursor at a block boundary, and says more are left", async function () {
+    const { pass, request, sender, store } = await setUp({ maxJobsPerPass: 2 });
+    const jobs = [await request(), await request(), await request()];
+    expect(await pass()).to.equal(true);
+    expect(sender.take()).to.deep.equal([jobs.slice(0, 2)]);
+    expect(await pass()).to.equal(false);
+    expect(sender.take()).to.deep.equal([[jobs[2]]]);
+    expect(store.cursor()).to.equal(await ethers.provider.getBlockNumber());
+  });
+});
