@@ -35,6 +35,9 @@ export default tseslint.config(
       // Every relative import names the file as it is on disk (`.ts`): plain Node (type stripping), Hardhat
       // and Vite all run it, so one spelling works everywhere and nobody has to know which runner runs a file.
       "no-restricted-imports": ["error", { patterns: [{ regex: "^\\.{1,2}/.*\\.js$", message: "Import the .ts file itself." }] }],
+      // A variable a closure reads before its one assignment (a callback wired before the object it
+      // wakes exists) must stay `let`.
+      "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
       "@typescript-eslint/no-floating-promises": "error",
       "@typescript-eslint/no-misused-promises": "error",
       "@typescript-eslint/await-thenable": "error",

@@ -34,7 +34,7 @@ export function wakeOnNewJobs(url: string, chainId: bigint, registryAddress: str
       if (warned) logger.info("the L2 WebSocket is back");
       warned = false;
     });
-    provider = new WebSocketProvider(socket as never, chainId, { staticNetwork: true });
+    provider = new WebSocketProvider(socket, chainId, { staticNetwork: true });
     const registry = verificationRegistryAt(registryAddress, provider);
     void registry
       .on(registry.filters.VerificationRequested(), wake)

@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { expect } from "chai";
-import type { Provider } from "ethers";
 import { network } from "hardhat";
 
 import type { VerificationRegistry } from "../../../typechain-types/index.js";
@@ -122,7 +121,7 @@ describe("circuit node: job runner (cursor, rescans, batches) on a Hardhat netwo
     const sender = new RecordingSender(store, context.registry);
     const { logger, lines } = captureLogs();
     const options: JobRunnerOptions = {
-      provider: ethers.provider as unknown as Provider,
+      provider: ethers.provider,
       registry: context.registry,
       registryAddress: await context.registry.getAddress(),
       readers: fakeReaders(),
