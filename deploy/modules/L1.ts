@@ -1,5 +1,6 @@
 import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
 
+import { PRIMARY_NAME, PRIMARY_SYMBOL } from "./parts/defaults.js";
 import { l1Governance } from "./parts/governance.js";
 
 /**
@@ -10,8 +11,8 @@ import { l1Governance } from "./parts/governance.js";
  */
 export default buildModule("L1", (m) => {
   const primary = m.contract("PrimaryToken", [
-    m.getParameter("primaryName", "Verification Network"),
-    m.getParameter("primarySymbol", "VNT"),
+    m.getParameter("primaryName", PRIMARY_NAME),
+    m.getParameter("primarySymbol", PRIMARY_SYMBOL),
     m.getParameter<string>("supplyRecipient"),
   ]);
   const { governor, timelock } = l1Governance(m, primary);

@@ -2,6 +2,7 @@ import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
 
 import { opIgnitionArtifact } from "../../src/op/artifacts.js";
 import { L2_PREDEPLOYS } from "../../src/op/predeploys.js";
+import { PRIMARY_NAME, PRIMARY_SYMBOL } from "./parts/defaults.js";
 import { l2Governance } from "./parts/governance.js";
 import { stakedTokenFuture } from "./parts/staked-token.js";
 import { verificationServices } from "./parts/verification-services.js";
@@ -25,8 +26,8 @@ export default buildModule("L2", (m) => {
   );
   const creation = m.call(factory, "createOptimismMintableERC20WithDecimals", [
     l1PrimaryToken,
-    m.getParameter("primaryName", "Verification Network"),
-    m.getParameter("primarySymbol", "VNT"),
+    m.getParameter("primaryName", PRIMARY_NAME),
+    m.getParameter("primarySymbol", PRIMARY_SYMBOL),
     18,
   ]);
   const primaryAddress = m.readEventArgument(creation, "OptimismMintableERC20Created", "localToken");

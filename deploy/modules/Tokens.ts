@@ -1,5 +1,6 @@
 import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
 
+import { PRIMARY_NAME, PRIMARY_SYMBOL } from "./parts/defaults.js";
 import { stakedTokenFuture } from "./parts/staked-token.js";
 
 /**
@@ -10,8 +11,8 @@ import { stakedTokenFuture } from "./parts/staked-token.js";
 export default buildModule("Tokens", (m) => {
   const deployer = m.getAccount(0);
   const primary = m.contract("PrimaryToken", [
-    m.getParameter("primaryName", "Verification Network"),
-    m.getParameter("primarySymbol", "VNT"),
+    m.getParameter("primaryName", PRIMARY_NAME),
+    m.getParameter("primarySymbol", PRIMARY_SYMBOL),
     m.getParameter("supplyRecipient", deployer),
   ]);
   const staked = stakedTokenFuture(m, primary, m.getParameter("admin", deployer));

@@ -10,9 +10,9 @@ import { DAY, E18 } from "../common/units.js";
 export type { GasRow } from "./gas.js";
 
 /**
- * Deploys the token contracts and a plain OpenZeppelin ERC-20 on the connected network and measures
- * the gas of each user operation, in the order a user meets them. The plain ERC-20 transfer is the
- * baseline row, measured in the same run.
+ * Deploys the token contracts (module Tokens) and a plain OpenZeppelin ERC-20 on the connected network
+ * and measures the gas of each user operation, in the order a user meets them. The plain ERC-20 transfer
+ * is the baseline row, measured in the same run.
  */
 export async function measureTokenGas(ethers: HardhatEthers, networkHelpers: NetworkHelpers): Promise<GasRow[]> {
   const [admin, holder, spender, forfeitRecipient] = await ethers.getSigners();
@@ -20,6 +20,7 @@ export async function measureTokenGas(ethers: HardhatEthers, networkHelpers: Net
     supplyRecipient: holder.address,
     admin: admin.address,
     forfeitRecipient: forfeitRecipient.address,
+    adminTransferDelay: 0n,
   });
   const plain = await ethers.deployContract("PlainERC20", [holder.address, 1_000n * E18]);
   const asHolder = staked.connect(holder);

@@ -4,38 +4,40 @@ import { toBeHex, zeroPadValue, type ContractTransactionResponse } from "ethers"
 
 import { queryResultHash } from "../common/query-result.js";
 
-import { deployTokenPair, deployVerificationContracts } from "../deploy/contracts.js";
+import { deployProtocolContracts } from "../deploy/contracts.js";
 import { gasOf, type GasRow } from "./gas.js";
 import { DAY, E18 } from "../common/units.js";
 
 export const BATCH_SIZE = 20;
 
 /**
- * The contracts the gas benchmarks measure, deployed on the connected network at `quorum` (fee 1 token,
- * liveness window 600 s, epochs of 7 days). The admin, the license owner and the consumer hold and have
- * approved primary tokens; the consumer has 10,000 staked tokens of collateral.
+ * The contracts the gas benchmarks measure, deployed on the connected network by module Protocol at
+ * `quorum` (fee 1 token, licenses 1 token each up to 1,000, epochs of 7 days; the module's liveness window
+ * and job timeout). The admin (account 0, the deployer) holds the whole supply; the admin, the license owner and
+ * the consumer hold and have approved primary tokens; the consumer has 10,000 staked tokens of collateral.
  */
 export async function deployGasBenchProtocol(ethers: HardhatEthers, quorum: bigint) {
   const [admin, owner, operatorA, operatorB, operatorC, consumer] = await ethers.getSigners();
-  const tokens = await deployTokenPair(ethers, { supplyRecipient: admin.address, admin: admin.address, forfeitRecipient: admin.address });
-  const { primary } = tokens;
-  const contracts = await deployVerificationContracts(ethers, tokens, {
-    admin: admin.address,
-    treasury: admin.address,
-    maxSupply: 1_000n,
-    priceTiers: [{ upToSupply: 1_000n, price: E18 }],
-    livenessWindow: 600n,
-    epochDuration: 7n * DAY,
-    requestFee: E18,
-    quorum,
-    jobTimeout: 3600n,
+  const { primary, staked, ...contracts } = await deployProtocolContracts(ethers, {
+    tokens: { supplyRecipient: admin.address, admin: admin.address, forfeitRecipient: admin.address, adminTransferDelay: 0n },
+    protocol: {
+      admin: admin.address,
+      treasury: admin.address,
+      adminTransferDelay: 0n,
+      licenseMaxSupply: 1_000n,
+      licensePriceTiers: [{ upToSupply: 1_000n, price: E18 }],
+      requestFee: E18,
+      quorum,
+      // Pinned, not the module's default: the measurements below move time by 7 days to the next epoch.
+      epochDuration: 7n * DAY,
+    },
   });
   for (const payer of [owner, consumer, admin]) {
     if (payer !== admin) await primary.transfer(payer.address, 100_000n * E18);
     for (const spender of [contracts.license, contracts.registry]) await primary.connect(payer).approve(await spender.getAddress(), ethers.MaxUint256);
   }
   await contracts.registry.connect(consumer).stakeCollateral(consumer.address, 10_000n * E18);
-  return { ...contracts, primary, staked: tokens.staked, admin, owner, operators: [operatorA, operatorB, operatorC], consumer };
+  return { ...contracts, primary, staked, admin, owner, operators: [operatorA, operatorB, operatorC], consumer };
 }
 
 /**

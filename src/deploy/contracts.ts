@@ -1,100 +1,144 @@
+import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
+import path from "node:path";
+
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
-import { DAY } from "../common/units.js";
+import type { IgnitionModule, IgnitionModuleResult, ModuleParameters, SolidityParameterType } from "@nomicfoundation/ignition-core";
+import hre from "hardhat";
+import type { NetworkConnection } from "hardhat/types/network";
 
-const RATE_ONE = 10n ** 18n;
+import ProtocolModule from "../../deploy/modules/Protocol.js";
+import TokensModule from "../../deploy/modules/Tokens.js";
+import { DEVNET_IGNITION_CONFIG } from "./two-chain.js";
 
-/** The issue's default redemption schedule: 15 days → 25%, 180 days → 95%, linear between. */
-export const DEFAULT_RATE_SCHEDULE = {
-  minPeriod: 15n * DAY,
-  maxPeriod: 180n * DAY,
-  minRate: (25n * RATE_ONE) / 100n,
-  maxRate: (95n * RATE_ONE) / 100n,
-} as const;
+export { DEFAULT_RATE_SCHEDULE } from "../../deploy/modules/parts/defaults.js";
 
-export interface TokenPairOptions {
+// Tests and benchmarks deploy the protocol through the same Ignition modules that the deploy scripts ship
+// (deploy/modules/Tokens.ts, Protocol.ts), so what they check is the shipped wiring; they only choose
+// parameters. The functions here wrap `ignition.deploy` and hand back typed contracts.
+
+/** The parts of a network connection a deployment uses. */
+export type DeployConnection = Pick<NetworkConnection, "ethers" | "ignition" | "networkConfig">;
+
+/**
+ * Where to deploy: a network connection, or only its `ethers` (what the tests' fixtures and the benchmarks
+ * hold), for a connection opened after this module was loaded.
+ */
+export type DeployTarget = HardhatEthers | DeployConnection;
+
+// `ethers.deployContract` needed nothing but `ethers`; Ignition needs the connection's `ignition`, and a
+// connection's `ethers` does not lead back to its connection. Every connection opened from now on is
+// remembered by its `ethers` (weakly: a closed connection is forgotten with it), so that callers keep
+// passing `ethers` and need no change. The test files and the bench script import this module (through
+// the helpers) before they open their connection, so their connections are all seen.
+const connectionsByEthers = new WeakMap<HardhatEthers, DeployConnection>();
+hre.hooks.registerHandlers("network", {
+  async newConnection(context, next) {
+    const connection = await next(context);
+    connectionsByEthers.set(connection.ethers, connection);
+    return connection;
+  },
+});
+
+function connectionOf(target: DeployTarget): DeployConnection {
+  if ("ignition" in target) return target;
+  const connection = connectionsByEthers.get(target);
+  if (connection === undefined) {
+    throw new Error("this ethers belongs to a connection opened before src/deploy/contracts.ts was loaded: pass the connection itself");
+  }
+  return connection;
+}
+
+/** Module Tokens' parameters (deploy/modules/Tokens.ts); what is left out takes the module's default. */
+export type TokensParameters = {
   /** Receives the whole primary supply. */
-  supplyRecipient: string;
-  /** Governs the staked token (the deploying signer must be it when later steps grant roles). */
-  admin: string;
-  forfeitRecipient: string;
+  supplyRecipient?: string;
+  /** Governs the staked token (the deploying account must be it when module Protocol grants roles). */
+  admin?: string;
+  forfeitRecipient?: string;
   adminTransferDelay?: bigint;
+  minUnlockPeriod?: bigint;
+  maxUnlockPeriod?: bigint;
+  minRedemptionRate?: bigint;
+  maxRedemptionRate?: bigint;
+};
+
+/** Module Protocol's own parameters (deploy/modules/Protocol.ts, parts/verification-services.ts). */
+export type ProtocolParameters = {
+  /** Receives REWARDS_FUNDER_ROLE. */
+  admin?: string;
+  treasury?: string;
+  adminTransferDelay?: bigint;
+  licenseMaxSupply?: bigint;
+  licensePriceTiers?: ReadonlyArray<{ upToSupply: bigint; price: bigint }>;
+  livenessWindow?: bigint;
+  quorum?: bigint;
+  epochDuration?: bigint;
+  requestFee?: bigint;
+  jobTimeout?: bigint;
+};
+
+/** Ignition's parameter record, without the parameters left out (Ignition refuses `undefined`). */
+function moduleParameters(parameters: Record<string, unknown>): ModuleParameters {
+  const defined = Object.entries(parameters).filter(([, value]) => value !== undefined);
+  return Object.fromEntries(
+    defined.map(([name, value]) => [name, (Array.isArray(value) ? value.map((item) => ({ ...item })) : value) as SolidityParameterType]),
+  );
 }
 
 /**
- * Deploys PrimaryToken and StakedToken on one chain with ethers, for tests and benchmarks on a local
- * network (live deployments use the Ignition modules in deploy/).
+ * `ignition.deploy` on `connection`. The in-process network keeps Ignition's journal in memory; a chain
+ * reached over HTTP (a test's anvil) would write it to deploy/deployments/<id>, where the devnet's own
+ * journal lives, so such a deployment gets an id of its own (git-ignored `test-*`) whose journal is
+ * removed once it is done: these throwaway deployments are never resumed.
  */
-export async function deployTokenPair(ethers: HardhatEthers, options: TokenPairOptions) {
-  const primary = await ethers.deployContract("PrimaryToken", ["Verification Network", "VNT", options.supplyRecipient]);
-  const staked = await ethers.deployContract("StakedToken", [
-    "Staked Verification Network",
-    "sVNT",
-    await primary.getAddress(),
-    options.admin,
-    options.adminTransferDelay ?? 0n,
-    DEFAULT_RATE_SCHEDULE,
-    options.forfeitRecipient,
-  ]);
-  return { primary, staked };
-}
-
-export interface VerificationOptions {
-  /** Admin of the three contracts; must be the deploying signer, which grants the wiring roles. */
-  admin: string;
-  treasury: string;
-  maxSupply: bigint;
-  priceTiers: ReadonlyArray<{ upToSupply: bigint; price: bigint }>;
-  livenessWindow: bigint;
-  epochDuration: bigint;
-  requestFee: bigint;
-  quorum: bigint;
-  jobTimeout: bigint;
-}
-
-/**
- * Deploys NodeLicense, NodeRegistry and VerificationRegistry on top of a token pair and wires them as the
- * Protocol Ignition module does: the verification registry gets the staked token's PROTOCOL_ROLE and the
- * node registry's RECORDER_ROLE, the admin gets REWARDS_FUNDER_ROLE, and the attestation verifier gets the
- * verification registry's ATTESTATION_ROLE.
- */
-export async function deployVerificationContracts(
-  ethers: HardhatEthers,
-  tokens: Awaited<ReturnType<typeof deployTokenPair>>,
-  options: VerificationOptions,
+async function deployModule<ModuleIdT extends string, ContractNameT extends string, ResultsT extends IgnitionModuleResult<ContractNameT>>(
+  connection: DeployConnection,
+  module: IgnitionModule<ModuleIdT, ContractNameT, ResultsT>,
+  parameters: Record<string, ModuleParameters>,
 ) {
-  const { primary, staked } = tokens;
-  const license = await ethers.deployContract("NodeLicense", [
-    "Node License",
-    "NODE",
-    await primary.getAddress(),
-    options.treasury,
-    options.maxSupply,
-    [...options.priceTiers],
-    options.admin,
-    0n,
-  ]);
-  const nodeRegistry = await ethers.deployContract("NodeRegistry", [
-    await license.getAddress(),
-    options.livenessWindow,
-    options.quorum,
-    options.admin,
-    0n,
-  ]);
-  await license.setNodeRegistry(await nodeRegistry.getAddress());
-  const registry = await ethers.deployContract("VerificationRegistry", [
-    await staked.getAddress(),
-    await nodeRegistry.getAddress(),
-    options.epochDuration,
-    options.requestFee,
-    options.jobTimeout,
-    options.admin,
-    0n,
-  ]);
-  const registryAddress = await registry.getAddress();
-  await staked.grantRole(await staked.PROTOCOL_ROLE(), registryAddress);
-  await nodeRegistry.grantRole(await nodeRegistry.RECORDER_ROLE(), registryAddress);
-  await registry.grantRole(await registry.REWARDS_FUNDER_ROLE(), options.admin);
-  const attestationVerifier = await ethers.deployContract("AttestationVerifier", [registryAddress]);
-  await registry.grantRole(await registry.ATTESTATION_ROLE(), await attestationVerifier.getAddress());
-  return { license, nodeRegistry, registry, attestationVerifier };
+  if (connection.networkConfig.type === "edr-simulated") return connection.ignition.deploy(module, { parameters });
+  const deploymentId = `test-${module.id.toLowerCase()}-${randomBytes(4).toString("hex")}`;
+  try {
+    return await connection.ignition.deploy(module, { parameters, deploymentId, config: DEVNET_IGNITION_CONFIG });
+  } finally {
+    await rm(path.join(hre.config.paths.ignition, "deployments", deploymentId), { recursive: true, force: true });
+  }
+}
+
+/** Deploys the primary token and the staked token backed by it (module Tokens). */
+export async function deployTokenPair(target: DeployTarget, tokens: TokensParameters = {}) {
+  const connection = connectionOf(target);
+  const { ethers } = connection;
+  const deployed = await deployModule(connection, TokensModule, { Tokens: moduleParameters(tokens) });
+  return {
+    primary: await ethers.getContractAt("PrimaryToken", await deployed.primary.getAddress()),
+    staked: await ethers.getContractAt("StakedToken", await deployed.staked.getAddress()),
+  };
+}
+
+/**
+ * Deploys the whole protocol on one chain (module Protocol, which deploys module Tokens): the tokens, the
+ * node licenses, the node registry, the verification registry and the attestation verifier, wired by the
+ * module. The deploying account (account 0) must be the staked token's admin, as it is by default.
+ */
+export async function deployProtocolContracts(
+  target: DeployTarget,
+  parameters: { tokens?: TokensParameters; protocol?: ProtocolParameters } = {},
+) {
+  const connection = connectionOf(target);
+  const { ethers } = connection;
+  const deployed = await deployModule(connection, ProtocolModule, {
+    Tokens: moduleParameters(parameters.tokens ?? {}),
+    Protocol: moduleParameters(parameters.protocol ?? {}),
+  });
+  // Typed handles: the module's results are untyped contracts (its tokens come through `useModule`).
+  return {
+    primary: await ethers.getContractAt("PrimaryToken", await deployed.primary.getAddress()),
+    staked: await ethers.getContractAt("StakedToken", await deployed.staked.getAddress()),
+    license: await ethers.getContractAt("NodeLicense", await deployed.license.getAddress()),
+    nodeRegistry: await ethers.getContractAt("NodeRegistry", await deployed.nodeRegistry.getAddress()),
+    registry: await ethers.getContractAt("VerificationRegistry", await deployed.verificationRegistry.getAddress()),
+    attestationVerifier: await ethers.getContractAt("AttestationVerifier", await deployed.attestationVerifier.getAddress()),
+  };
 }

@@ -27,7 +27,7 @@ export async function startCreditsFixture(env: Record<string, string> = {}) {
   const { ethers } = connection;
   const [admin, operator] = await ethers.getSigners();
   const issuer = Wallet.createRandom();
-  const { primary } = await deployTokenPair(ethers, { supplyRecipient: operator.address, admin: admin.address, forfeitRecipient: admin.address });
+  const { primary } = await deployTokenPair(connection, { supplyRecipient: operator.address, admin: admin.address, forfeitRecipient: admin.address });
   const claims = await ethers.deployContract("VoucherClaims", [issuer.address, operator.address, admin.address, 0n]);
   const claimsAddress = await claims.getAddress();
   await (await claims.connect(operator).setItem(PRIMARY_ITEM, { kind: 1, asset: await primary.getAddress() })).wait();

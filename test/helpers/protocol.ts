@@ -1,23 +1,20 @@
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 import { AbiCoder, toBeHex, zeroPadValue } from "ethers";
 
-import { deployTokenPair, deployVerificationContracts } from "../../src/deploy/contracts.js";
-import { DAY } from "./tokens.js";
+import { deployProtocolContracts, type DeployTarget } from "../../src/deploy/contracts.js";
 import { E18 } from "../../src/common/units.js";
 export { E18 };
+// The protocol's own defaults, which deployProtocol deploys with: the tests compare against the values
+// the shipped modules use.
+export { EPOCH_DURATION, JOB_TIMEOUT, LIVENESS_WINDOW, QUORUM, REQUEST_FEE } from "../../deploy/modules/parts/defaults.js";
 
+// The tests' license sale: a supply small enough to sell out, and tiers cheap enough to buy in bulk.
 export const MAX_SUPPLY = 1000n;
 export const PRICE_TIERS = [
   { upToSupply: 10n, price: 100n * E18 },
   { upToSupply: 100n, price: 200n * E18 },
   { upToSupply: 1000n, price: 500n * E18 },
 ];
-export const LIVENESS_WINDOW = 10n * 60n;
-export const EPOCH_DURATION = 7n * DAY;
-export const REQUEST_FEE = 10n * E18;
-export const QUORUM = 2n;
-export const JOB_TIMEOUT = 60n * 60n;
-
 
 /** A 32-byte `balanceOf` word as the EVM source adapter returns it (the API's QueryResult). */
 export function balanceWord(balance: bigint): string {
@@ -37,31 +34,28 @@ export function resultHash(ethers: HardhatEthers, chain: number, subject: { owne
 }
 
 /**
- * Deploys all five contracts on one chain, wired as in production: the verification registry holds the
- * staked token's protocol role and the node registry's recorder role; the admin may fund rewards.
- * Three owners (alice, bob, carol) each buy a license and delegate it to their own burner, which heart-beats.
- * The consumer has 1,000 staked tokens of collateral.
+ * Deploys the contracts on one chain through module Protocol, the wiring shipped to production: the
+ * verification registry holds the staked token's protocol role and the node registry's recorder role;
+ * the admin (the deployer, account 0) may fund rewards. The module's defaults except the license sale
+ * (`MAX_SUPPLY`, `PRICE_TIERS`), and no admin transfer delay, so that tests hand admin roles over at once.
+ * `target` is a connection's `ethers` (or the connection). Three owners (alice, bob, carol) each buy a
+ * license and delegate it to their own burner, which heart-beats. The consumer has 1,000 staked tokens of
+ * collateral.
  */
-export async function deployProtocol(ethers: HardhatEthers) {
+export async function deployProtocol(target: DeployTarget) {
+  const ethers = "ignition" in target ? target.ethers : target;
   const signers = await ethers.getSigners();
   const [admin, treasury, rewardsPool, alice, bob, carol, burnerA, burnerB, burnerC, consumer, outsider] = signers;
 
-  const tokens = await deployTokenPair(ethers, {
-    supplyRecipient: treasury.address,
-    admin: admin.address,
-    forfeitRecipient: rewardsPool.address,
-  });
-  const { primary, staked } = tokens;
-  const { license, nodeRegistry, registry, attestationVerifier } = await deployVerificationContracts(ethers, tokens, {
-    admin: admin.address,
-    treasury: treasury.address,
-    maxSupply: MAX_SUPPLY,
-    priceTiers: PRICE_TIERS,
-    livenessWindow: LIVENESS_WINDOW,
-    epochDuration: EPOCH_DURATION,
-    requestFee: REQUEST_FEE,
-    quorum: QUORUM,
-    jobTimeout: JOB_TIMEOUT,
+  const { primary, staked, license, nodeRegistry, registry, attestationVerifier } = await deployProtocolContracts(target, {
+    tokens: { supplyRecipient: treasury.address, admin: admin.address, forfeitRecipient: rewardsPool.address, adminTransferDelay: 0n },
+    protocol: {
+      admin: admin.address,
+      treasury: treasury.address,
+      adminTransferDelay: 0n,
+      licenseMaxSupply: MAX_SUPPLY,
+      licensePriceTiers: PRICE_TIERS,
+    },
   });
 
   // Everyone who pays gets primary tokens and approves the contracts that pull them.

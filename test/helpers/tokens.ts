@@ -1,13 +1,11 @@
-import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
-
-import { DEFAULT_RATE_SCHEDULE, deployTokenPair } from "../../src/deploy/contracts.js";
+import { DEFAULT_RATE_SCHEDULE, RATE_ONE } from "../../deploy/modules/parts/defaults.js";
+import { deployTokenPair, type DeployTarget } from "../../src/deploy/contracts.js";
 import { DAY } from "../../src/common/units.js";
-export { DAY };
+export { DAY, RATE_ONE };
 
-export const RATE_ONE = 10n ** 18n;
 export const TOTAL_SUPPLY = 1_000_000_000n * 10n ** 18n;
 
-/** The default redemption schedule of the issue: 15 days → 25%, 180 days → 95%, linear between. */
+/** The modules' default redemption schedule (the issue's: 15 days → 25%, 180 days → 95%, linear between). */
 export const DEFAULT_SCHEDULE = DEFAULT_RATE_SCHEDULE;
 
 export type Schedule = { minPeriod: bigint; maxPeriod: bigint; minRate: bigint; maxRate: bigint };
@@ -23,15 +21,16 @@ export function expectedRate(schedule: Schedule, period: bigint): bigint {
 
 /**
  * Deploys the primary token (whole supply to `treasury`) and the staked token governed by `admin`, with
- * forfeited redemption backing going to `rewardsPool`, plus a mock protocol escrow allowlisted by admin.
+ * forfeited redemption backing going to `rewardsPool` (module Tokens, otherwise with its defaults), plus
+ * a mock protocol escrow allowlisted by admin. `target` is a connection's `ethers` (or the connection).
  */
-export async function deployTokens(ethers: HardhatEthers) {
+export async function deployTokens(target: DeployTarget) {
+  const ethers = "ignition" in target ? target.ethers : target;
   const [admin, treasury, rewardsPool, alice, bob, carol] = await ethers.getSigners();
-  const { primary, staked } = await deployTokenPair(ethers, {
+  const { primary, staked } = await deployTokenPair(target, {
     supplyRecipient: treasury.address,
     admin: admin.address,
     forfeitRecipient: rewardsPool.address,
-    adminTransferDelay: 3n * DAY,
   });
   const escrow = await ethers.deployContract("MockProtocolEscrow", [await staked.getAddress()]);
   await staked.connect(admin).grantRole(await staked.PROTOCOL_ROLE(), await escrow.getAddress());

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { network } from "hardhat";
 
 import TokensModule from "../../deploy/modules/Tokens.js";
-import { DAY, DEFAULT_SCHEDULE, TOTAL_SUPPLY } from "../helpers/tokens.js";
+import { DAY, DEFAULT_SCHEDULE, RATE_ONE, TOTAL_SUPPLY } from "../helpers/tokens.js";
 
 const { ethers, ignition } = await network.create();
 
@@ -14,6 +14,9 @@ describe("Ignition module Tokens", function () {
     expect(await staked.PRIMARY_TOKEN()).to.equal(await primary.getAddress());
     expect(await staked.defaultAdmin()).to.equal(deployer.address);
     expect(await staked.rateSchedule()).to.deep.equal(Object.values(DEFAULT_SCHEDULE));
+    // DEFAULT_SCHEDULE is the module's own default (deploy/modules/parts/defaults.ts); the values
+    // are pinned here independently of it.
+    expect(await staked.rateSchedule()).to.deep.equal([15n * DAY, 180n * DAY, RATE_ONE / 4n, (95n * RATE_ONE) / 100n]);
   });
 
   it("takes the admin, supply recipient and schedule from parameters", async function () {

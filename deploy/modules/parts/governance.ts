@@ -1,33 +1,29 @@
 import type { IgnitionModuleBuilder } from "@nomicfoundation/ignition-core";
 
 import { L2_PREDEPLOYS } from "../../../src/op/predeploys.js";
+import { PROPOSAL_THRESHOLD, QUORUM_PERCENT, TIMELOCK_DELAY, VOTING_DELAY, VOTING_PERIOD } from "./defaults.js";
 import type { TokenFuture } from "./types.js";
 
-const DAY = 24n * 60n * 60n;
-const E18 = 10n ** 18n;
-// The live L1 makes a block every 12 s; the Governor counts its delay and period in blocks (the primary
-// token's clock is the block number).
-const L1_BLOCKS_PER_DAY = DAY / 12n;
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 
 /**
  * The L1 side of governance: a `ProtocolTimelock` and a `ProtocolGovernor` over `primary`'s votes. The
- * defaults are the live values (a day's delay before a vote, a week's vote, 0.1% of the supply to propose,
- * 4% quorum, two days in the timelock); the devnet's parameter file shortens them. The timelock is the
+ * defaults (`./defaults.ts`) are the live values (a day's delay before a vote, a week's vote, 0.1% of the
+ * supply to propose, 4% quorum, two days in the timelock); the devnet's parameter file shortens them. The timelock is the
  * governor's executor: the governor alone proposes and cancels there, anyone executes a ready operation,
  * and the deployer, admin only for this wiring, renounces the role at the end, so the timelock administers
  * itself.
  */
 export function l1Governance(m: IgnitionModuleBuilder, primary: TokenFuture) {
   const deployer = m.getAccount(0);
-  const timelock = m.contract("ProtocolTimelock", [m.getParameter("timelockDelay", 2n * DAY), [], [ZERO_ADDRESS], deployer]);
+  const timelock = m.contract("ProtocolTimelock", [m.getParameter("timelockDelay", TIMELOCK_DELAY), [], [ZERO_ADDRESS], deployer]);
   const governor = m.contract("ProtocolGovernor", [
     primary,
     timelock,
-    m.getParameter("votingDelay", L1_BLOCKS_PER_DAY),
-    m.getParameter("votingPeriod", 7n * L1_BLOCKS_PER_DAY),
-    m.getParameter("proposalThreshold", 1_000_000n * E18),
-    m.getParameter("quorumPercent", 4n),
+    m.getParameter("votingDelay", VOTING_DELAY),
+    m.getParameter("votingPeriod", VOTING_PERIOD),
+    m.getParameter("proposalThreshold", PROPOSAL_THRESHOLD),
+    m.getParameter("quorumPercent", QUORUM_PERCENT),
     m.getParameter<string>("proposalGuardian"),
   ]);
   const proposer = m.call(timelock, "grantRole", [m.staticCall(timelock, "PROPOSER_ROLE"), governor], {

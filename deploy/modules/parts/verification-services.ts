@@ -1,9 +1,18 @@
 import type { IgnitionModuleBuilder, NamedArtifactContractDeploymentFuture } from "@nomicfoundation/ignition-core";
 
+import {
+  ADMIN_TRANSFER_DELAY,
+  EPOCH_DURATION,
+  JOB_TIMEOUT,
+  LICENSE_MAX_SUPPLY,
+  LICENSE_NAME,
+  LICENSE_PRICE_TIERS,
+  LICENSE_SYMBOL,
+  LIVENESS_WINDOW,
+  QUORUM,
+  REQUEST_FEE,
+} from "./defaults.js";
 import type { AdminArgument, TokenFuture } from "./types.js";
-
-const DAY = 24n * 60n * 60n;
-const E18 = 10n ** 18n;
 
 /**
  * The node licenses (sold for `primary`), the node registry and the verification registry, wired to
@@ -21,27 +30,23 @@ export function verificationServices(
   rewardsFunder: AdminArgument,
 ) {
   const deployer = m.getAccount(0);
-  const adminTransferDelay = m.getParameter("adminTransferDelay", 3n * DAY);
+  const adminTransferDelay = m.getParameter("adminTransferDelay", ADMIN_TRANSFER_DELAY);
 
   const license = m.contract("NodeLicense", [
-    m.getParameter("licenseName", "Verification Node License"),
-    m.getParameter("licenseSymbol", "VNODE"),
+    m.getParameter("licenseName", LICENSE_NAME),
+    m.getParameter("licenseSymbol", LICENSE_SYMBOL),
     primary,
     m.getParameter("treasury", deployer),
-    m.getParameter("licenseMaxSupply", 50_000n),
-    m.getParameter("licensePriceTiers", [
-      { upToSupply: 1_000n, price: 1_000n * E18 },
-      { upToSupply: 10_000n, price: 2_000n * E18 },
-      { upToSupply: 50_000n, price: 5_000n * E18 },
-    ]),
+    m.getParameter("licenseMaxSupply", LICENSE_MAX_SUPPLY),
+    m.getParameter("licensePriceTiers", LICENSE_PRICE_TIERS.map((tier) => ({ ...tier }))),
     deployer,
     adminTransferDelay,
   ]);
 
   const nodeRegistry = m.contract("NodeRegistry", [
     license,
-    m.getParameter("livenessWindow", 10n * 60n),
-    m.getParameter("quorum", 2n),
+    m.getParameter("livenessWindow", LIVENESS_WINDOW),
+    m.getParameter("quorum", QUORUM),
     deployer,
     adminTransferDelay,
   ]);
@@ -51,9 +56,9 @@ export function verificationServices(
   const verificationRegistry = m.contract("VerificationRegistry", [
     staked,
     nodeRegistry,
-    m.getParameter("epochDuration", 7n * DAY),
-    m.getParameter("requestFee", 10n * E18),
-    m.getParameter("jobTimeout", 60n * 60n),
+    m.getParameter("epochDuration", EPOCH_DURATION),
+    m.getParameter("requestFee", REQUEST_FEE),
+    m.getParameter("jobTimeout", JOB_TIMEOUT),
     deployer,
     adminTransferDelay,
   ]);

@@ -13,15 +13,32 @@ import { VerificationRegistry } from "../../../contracts/VerificationRegistry.so
 
 import { Test } from "./Test.sol";
 
+// Solidity tests cannot run the Ignition modules, so these fixtures deploy the contracts themselves. They
+// mirror module Protocol (deploy/modules/): the same contracts, the same wiring calls, and the modules'
+// default values where a test has no reason to choose (deploy/modules/parts/defaults.ts).
+// test/ts/FixturesParity.ts compares both with the modules, so a change there that is not made here fails.
+// What the tests choose themselves: names, the admin transfer delay (0, to hand roles over at once), the
+// license sale, and the liveness window, request fee and quorum (`_deployProtocol`'s arguments).
+
 /// @notice Deploys the tokens as the Solidity tests use them: the test contract holds the whole primary
-/// supply and is the staked token's admin; the schedule is the issue's default (15 days → 25%,
+/// supply and is the staked token's admin; the schedule is the modules' default (15 days → 25%,
 /// 180 days → 95%).
 abstract contract TokenFixture is Test {
+    uint64 internal constant DEFAULT_MIN_UNLOCK_PERIOD = 15 days;
+    uint64 internal constant DEFAULT_MAX_UNLOCK_PERIOD = 180 days;
+    uint64 internal constant DEFAULT_MIN_REDEMPTION_RATE = 0.25e18;
+    uint64 internal constant DEFAULT_MAX_REDEMPTION_RATE = 0.95e18;
+
     PrimaryToken internal primary;
     StakedToken internal staked;
 
     function _defaultSchedule() internal pure returns (IStakedToken.RateSchedule memory) {
-        return IStakedToken.RateSchedule({ minPeriod: 15 days, maxPeriod: 180 days, minRate: 0.25e18, maxRate: 0.95e18 });
+        return IStakedToken.RateSchedule({
+            minPeriod: DEFAULT_MIN_UNLOCK_PERIOD,
+            maxPeriod: DEFAULT_MAX_UNLOCK_PERIOD,
+            minRate: DEFAULT_MIN_REDEMPTION_RATE,
+            maxRate: DEFAULT_MAX_REDEMPTION_RATE
+        });
     }
 
     function _deployTokens(address forfeitRecipient) internal {
@@ -31,8 +48,12 @@ abstract contract TokenFixture is Test {
 }
 
 /// @notice Deploys the five contracts wired as the Protocol Ignition module wires them; the test contract
-/// is every admin. Licenses cost 1 primary token each, up to 1,000; epochs last 7 days, jobs 1 hour.
+/// is every admin (and, as the module's `admin`, may fund rewards). Licenses cost 1 primary token each, up
+/// to 1,000; epochs last 7 days, jobs 1 hour (the modules' defaults).
 abstract contract ProtocolFixture is TokenFixture {
+    uint256 internal constant DEFAULT_EPOCH_DURATION = 7 days;
+    uint256 internal constant DEFAULT_JOB_TIMEOUT = 1 hours;
+
     NodeLicense internal license;
     NodeRegistry internal nodeRegistry;
     VerificationRegistry internal registry;
@@ -45,9 +66,12 @@ abstract contract ProtocolFixture is TokenFixture {
         license = new NodeLicense("License", "LIC", primary, address(0x7EA), 1000, tiers, address(this), 0);
         nodeRegistry = new NodeRegistry(license, livenessWindow, quorum, address(this), 0);
         license.setNodeRegistry(nodeRegistry);
-        registry = new VerificationRegistry(staked, nodeRegistry, 7 days, requestFee, 1 hours, address(this), 0);
+        registry = new VerificationRegistry(
+            staked, nodeRegistry, DEFAULT_EPOCH_DURATION, requestFee, DEFAULT_JOB_TIMEOUT, address(this), 0
+        );
         staked.grantRole(staked.PROTOCOL_ROLE(), address(registry));
         nodeRegistry.grantRole(nodeRegistry.RECORDER_ROLE(), address(registry));
+        registry.grantRole(registry.REWARDS_FUNDER_ROLE(), address(this));
         verifier = new AttestationVerifier(registry);
         registry.grantRole(registry.ATTESTATION_ROLE(), address(verifier));
     }

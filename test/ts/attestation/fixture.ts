@@ -8,7 +8,7 @@ import { ApiMetrics } from "../../../src/api/metrics.js";
 import { createSourceReaders } from "../../../src/chains/source-readers.js";
 import { createFailoverTransport } from "../../../src/chains/solana/failover-transport.js";
 import { attestationDomain } from "../../../src/common/attestation.js";
-import { deployTokenPair, deployVerificationContracts } from "../../../src/deploy/contracts.js";
+import { deployProtocolContracts } from "../../../src/deploy/contracts.js";
 import { devAccount } from "../../../src/devnet/accounts.js";
 import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.js";
 import type { SourceFixtures } from "../../../src/devnet/source-chains.js";
@@ -32,7 +32,7 @@ export interface LicensedNode {
 
 /**
  * An L2 of its own (anvil, chain 900) with PrimaryToken, StakedToken, NodeLicense, NodeRegistry and
- * VerificationRegistry deployed by the same helpers as the other tests (quorum 2), four licenses bought
+ * VerificationRegistry deployed by module Protocol as in the other tests (quorum 2), four licenses bought
  * by four owners and delegated to four burners that heart-beat.
  */
 export async function startAttestationL2() {
@@ -40,24 +40,23 @@ export async function startAttestationL2() {
   const connection = await hre.network.create({ network: "devnetL1", override: { url: anvil.rpcUrl } });
   const { ethers } = connection;
   const [admin, treasury] = await ethers.getSigners();
-  const tokens = await deployTokenPair(ethers, { supplyRecipient: treasury.address, admin: admin.address, forfeitRecipient: treasury.address });
-  const contracts = await deployVerificationContracts(ethers, tokens, {
-    admin: admin.address,
-    treasury: treasury.address,
-    maxSupply: 100n,
-    priceTiers: [{ upToSupply: 100n, price: 100n * E18 }],
-    livenessWindow: 600n,
-    epochDuration: 7n * 86_400n,
-    requestFee: 10n * E18,
-    quorum: QUORUM,
-    jobTimeout: 3_600n,
+  const contracts = await deployProtocolContracts(connection, {
+    tokens: { supplyRecipient: treasury.address, admin: admin.address, forfeitRecipient: treasury.address, adminTransferDelay: 0n },
+    protocol: {
+      admin: admin.address,
+      treasury: treasury.address,
+      adminTransferDelay: 0n,
+      licenseMaxSupply: 100n,
+      licensePriceTiers: [{ upToSupply: 100n, price: 100n * E18 }],
+      quorum: QUORUM,
+    },
   });
   const nodes: LicensedNode[] = [];
   for (const [index, ownerIndex] of OWNERS.entries()) {
     const owner = new Wallet(devAccount(ownerIndex).privateKey, ethers.provider);
     const burner = new Wallet(devAccount(BURNERS[index]).privateKey, ethers.provider);
-    await (await tokens.primary.connect(treasury).transfer(owner.address, 100n * E18)).wait();
-    await (await tokens.primary.connect(owner).approve(await contracts.license.getAddress(), 100n * E18)).wait();
+    await (await contracts.primary.connect(treasury).transfer(owner.address, 100n * E18)).wait();
+    await (await contracts.primary.connect(owner).approve(await contracts.license.getAddress(), 100n * E18)).wait();
     await (await contracts.license.connect(owner).buy(1n, 100n * E18)).wait();
     const licenseId = BigInt(index + 1);
     await (await contracts.nodeRegistry.connect(owner).delegate([licenseId], burner.address)).wait();
