@@ -21,6 +21,8 @@ export default tseslint.config(
       "apps/web/src/generated/**",
       "deploy/deployments/**",
       "test-results/**",
+      ".scratch/**",
+      "types/**",
     ],
   },
   js.configs.recommended,

@@ -22,7 +22,9 @@ function compiler(runs: number) {
 // .devnet/stack.json; environment variables override; the fallbacks are anvil's usual ports.
 function runningStackRpcUrl(part: "l1" | "l2"): string | undefined {
   try {
-    const stack = JSON.parse(readFileSync(new URL("./.devnet/stack.json", import.meta.url), "utf8")) as Partial<Record<typeof part, { rpcUrl?: string }>>;
+    const stack = JSON.parse(readFileSync(new URL("./.devnet/stack.json", import.meta.url), "utf8")) as Partial<
+      Record<typeof part, { rpcUrl?: string }>
+    >;
     return stack[part]?.rpcUrl;
   } catch {
     return undefined; // no stack running

@@ -53,8 +53,14 @@ if (cluster.isPrimary && workers > 1) {
   }
   const runningCluster = running;
   // The workers' own deadline passes first.
-  onShutdownSignal((message) => log.info(message), () => runningCluster.stop(), SHUTDOWN_DEADLINE_MS + 5_000);
-  void runningCluster.ready.then(() => log.info({ workers, host: config.API_HOST, port: config.API_PORT }, `API listening with ${workers} worker processes`));
+  onShutdownSignal(
+    (message) => log.info(message),
+    () => runningCluster.stop(),
+    SHUTDOWN_DEADLINE_MS + 5_000,
+  );
+  void runningCluster.ready.then(() =>
+    log.info({ workers, host: config.API_HOST, port: config.API_PORT }, `API listening with ${workers} worker processes`),
+  );
   process.exit(await runningCluster.done);
 } else {
   let api;

@@ -4,9 +4,9 @@
 // queries, and the bench:api throughput table). Targets: median ≤ 250 ms, p95 ≤ 600 ms.
 import path from "node:path";
 
-import { benchmarkApi } from "../src/bench/api.js";
-import { measureAttestedLatency } from "../src/bench/attest.js";
-import { formatTimings } from "../src/bench/bridge-timing.js";
+import { benchmarkApi } from "../src/bench/api.ts";
+import { measureAttestedLatency } from "../src/bench/attest.ts";
+import { formatTimings } from "../src/bench/bridge-timing.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..");
 const queries = Number(process.env.BENCH_ATTEST_QUERIES ?? 200);
@@ -17,7 +17,9 @@ console.log(`\nattested answers checked with the deployed AttestationVerifier.is
 const attested = timings.filter((row) => row.measurement.endsWith("both chains") && row.measurement.startsWith("attested"));
 for (const row of attested) {
   const ok = row.medianMs <= 250 && row.p95Ms <= 600;
-  console.log(`${row.measurement}: median ${row.medianMs.toFixed(0)} ms (target ≤ 250), p95 ${row.p95Ms.toFixed(0)} ms (target ≤ 600): ${ok ? "met" : "MISSED"}`);
+  console.log(
+    `${row.measurement}: median ${row.medianMs.toFixed(0)} ms (target ≤ 250), p95 ${row.p95Ms.toFixed(0)} ms (target ≤ 600): ${ok ? "met" : "MISSED"}`,
+  );
 }
 
 console.log("\nThe unattested path's throughput (bench:api, same run):\n");

@@ -5,10 +5,10 @@
 // item. Usage: npm run bench:gas
 import { network } from "hardhat";
 
-import { formatAttestationTable, measureAttestationGas } from "../src/bench/attestation-gas.js";
-import { measureCreditsGas } from "../src/bench/credits-gas.js";
-import { formatGasTable, measureTokenGas } from "../src/bench/token-gas.js";
-import { formatTargetTable, measureVerificationGas } from "../src/bench/verification-gas.js";
+import { formatAttestationTable, measureAttestationGas } from "../src/bench/attestation-gas.ts";
+import { measureCreditsGas } from "../src/bench/credits-gas.ts";
+import { formatGasTable, measureTokenGas } from "../src/bench/token-gas.ts";
+import { formatTargetTable, measureVerificationGas } from "../src/bench/verification-gas.ts";
 
 const { ethers, networkHelpers } = await network.create();
 console.log(formatGasTable(await measureTokenGas(ethers, networkHelpers)));

@@ -3,8 +3,8 @@
 // BENCH_JOBS (default 40) jobs, one every BENCH_INTERVAL_MS (default 250).
 import path from "node:path";
 
-import { formatTimings } from "../src/bench/bridge-timing.js";
-import { measureNodeThroughput } from "../src/bench/node-throughput.js";
+import { formatTimings } from "../src/bench/bridge-timing.ts";
+import { measureNodeThroughput } from "../src/bench/node-throughput.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..");
 const result = await measureNodeThroughput({

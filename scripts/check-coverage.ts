@@ -2,7 +2,7 @@
 // is below the threshold. Usage: hardhat run scripts/check-coverage.ts  (MIN_LINE_COVERAGE overrides 95).
 import { readFile } from "node:fs/promises";
 
-import { lineCoveragePercent, parseLcovLineCoverage } from "../src/tooling/lcov.js";
+import { lineCoveragePercent, parseLcovLineCoverage } from "../src/tooling/lcov.ts";
 
 const threshold = Number(process.env.MIN_LINE_COVERAGE ?? "95");
 if (!Number.isFinite(threshold)) {

@@ -7,12 +7,12 @@
 // holder.
 import path from "node:path";
 
-import { GameItem__factory } from "../typechain-types/index.js";
-import { MANY_ACCOUNTS } from "../src/devnet/demo-holdings.js";
-import { attestAndRecord } from "../src/devnet/demo-attest.js";
-import { claimGameItem, verifyOnChainAndByApi, type DemoQuery } from "../src/devnet/demo-verify.js";
-import { devnetProvider } from "../src/devnet/op-devnet.js";
-import { readStackFile, stackFilePath } from "../src/devnet/stack-file.js";
+import { GameItem__factory } from "../typechain-types/index.ts";
+import { MANY_ACCOUNTS } from "../src/devnet/demo-holdings.ts";
+import { attestAndRecord } from "../src/devnet/demo-attest.ts";
+import { claimGameItem, verifyOnChainAndByApi, type DemoQuery } from "../src/devnet/demo-verify.ts";
+import { devnetProvider } from "../src/devnet/op-devnet.ts";
+import { readStackFile, stackFilePath } from "../src/devnet/stack-file.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..");
 let stack;
@@ -36,7 +36,11 @@ const svmQuery = (entry: typeof svm, label: string) => ({
   seeded: entry.balance,
 });
 const queries: Array<{ label: string; query: DemoQuery; seeded: string }> = [
-  { label: `ERC-20 ${evm.contract_address} of ${evm.user_address}`, query: { chain: "evm", user_address: evm.user_address, contract_address: evm.contract_address }, seeded: evm.balance },
+  {
+    label: `ERC-20 ${evm.contract_address} of ${evm.user_address}`,
+    query: { chain: "evm", user_address: evm.user_address, contract_address: evm.contract_address },
+    seeded: evm.balance,
+  },
   svmQuery(svm, "SPL mint"),
   ...(manyAccounts === undefined ? [] : [svmQuery(manyAccounts, `SPL mint (${MANY_ACCOUNTS} token accounts)`)]),
 ];
@@ -51,11 +55,16 @@ try {
     console.log(`  on-chain balance ${result.onChain.balance}`);
     console.log(`  API balance      ${result.api.balance}`);
     console.log(`  seeded balance   ${seeded}`);
-    console.log(`  QueryResult      the API's ${result.api.queryResult.replace(/^0x/, "").length / 2} bytes hash to ${result.api.queryResultHash}`);
+    console.log(
+      `  QueryResult      the API's ${result.api.queryResult.replace(/^0x/, "").length / 2} bytes hash to ${result.api.queryResultHash}`,
+    );
     console.log(`  on-chain hash    ${result.onChain.queryResultHash} (${same ? "identical" : "DIFFERENT"})`);
-    console.log(`  job path         ${(result.ms / 1000).toFixed(1)} s; gas: request ${result.gas.request}, node transactions ${result.gas.nodes}`);
+    console.log(
+      `  job path         ${(result.ms / 1000).toFixed(1)} s; gas: request ${result.gas.request}, node transactions ${result.gas.nodes}`,
+    );
     const attested = await attestAndRecord(stack, l2, query);
-    allMatch &&= attested.valid && attested.attestation.balance === result.api.balance && attested.latest.balance === attested.attestation.balance;
+    allMatch &&=
+      attested.valid && attested.attestation.balance === result.api.balance && attested.latest.balance === attested.attestation.balance;
     console.log(
       `  attested path    ${attested.apiMs.toFixed(0)} ms for the API's signed answer (licenses ${attested.licenseIds.join(", ")}), ` +
         `${attested.valid ? "valid" : "NOT VALID"} on-chain (a free view call); recording it: ${attested.recordGas} gas, ` +

@@ -4,10 +4,10 @@
 // Ignition's journal (deploy/deployments/chain-900, chain-901) makes a second run a no-op.
 import path from "node:path";
 
-import { placeUnderGovernance } from "../src/devnet/governance-setup.js";
-import { devnetGovernanceAddresses } from "../src/governance/network.js";
-import { deployOnDevnet } from "../src/devnet/local-stack.js";
-import { readStackFile, stackFilePath, writeStackFile } from "../src/devnet/stack-file.js";
+import { placeUnderGovernance } from "../src/devnet/governance-setup.ts";
+import { devnetGovernanceAddresses } from "../src/governance/network.ts";
+import { deployOnDevnet } from "../src/devnet/local-stack.ts";
+import { readStackFile, stackFilePath, writeStackFile } from "../src/devnet/stack-file.ts";
 
 const stackFile = stackFilePath(path.resolve(import.meta.dirname, ".."));
 const stack = await readStackFile(stackFile).catch(() => {
@@ -31,6 +31,11 @@ if (adminHandovers.length > 0) {
   const deployer = stack.accounts?.deployer;
   if (deployer === undefined) throw new Error("The stack file names no deployer account");
   console.log("Handing the L2 contracts to governance (its first proposal, voted by the deployer's tokens)…");
-  const id = await placeUnderGovernance({ l1: stack.l1, l2: stack.l2, voter: deployer, addresses: devnetGovernanceAddresses(stack.contracts) });
+  const id = await placeUnderGovernance({
+    l1: stack.l1,
+    l2: stack.l2,
+    voter: deployer,
+    addresses: devnetGovernanceAddresses(stack.contracts),
+  });
   console.log(`Proposal ${id} executed: the governance executor ${l2.GovernanceExecutor} administers the L2 contracts.`);
 }

@@ -3,7 +3,7 @@
 // deploy/deployments/chain-<id>/ (commit that folder after a live deployment) and resumes an interrupted run.
 import { network } from "hardhat";
 
-import { deployL1 } from "../src/deploy/two-chain.js";
+import { deployL1 } from "../src/deploy/two-chain.ts";
 
 const connection = await network.connect();
 try {

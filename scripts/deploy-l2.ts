@@ -7,7 +7,7 @@ import path from "node:path";
 import { isAddress, ZeroAddress } from "ethers";
 import { network } from "hardhat";
 
-import { deployL2 } from "../src/deploy/two-chain.js";
+import { deployL2 } from "../src/deploy/two-chain.ts";
 
 // Which L1 each L2 network bridges to.
 const L1_CHAIN_OF: Record<string, number> = { l2Testnet: 11155111, devnetL2: 900 };
@@ -22,7 +22,10 @@ try {
   // Both links are permanent (the L2 token's remote token and the executor's L1 sender are immutable):
   // refuse anything but an address.
   for (const [name, value] of Object.entries(links)) {
-    if (value === undefined) throw new Error(`No ${name} recorded for the L1 deployment: deploy L1 first or set ${name === "l1PrimaryToken" ? "L1_PRIMARY_TOKEN" : "L1_TIMELOCK"}`);
+    if (value === undefined)
+      throw new Error(
+        `No ${name} recorded for the L1 deployment: deploy L1 first or set ${name === "l1PrimaryToken" ? "L1_PRIMARY_TOKEN" : "L1_TIMELOCK"}`,
+      );
     if (!isAddress(value) || value === ZeroAddress) throw new Error(`${name} ${JSON.stringify(value)} is not a non-zero address`);
   }
   const deployed = await deployL2(connection, links as { l1PrimaryToken: string; l1Timelock: string }, { displayUi: true });

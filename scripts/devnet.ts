@@ -3,7 +3,7 @@
 // `npm run deploy:devnet`; `npm start` does both.
 import path from "node:path";
 
-import { startLocalStackFromCli } from "../src/devnet/run-until-stopped.js";
+import { startLocalStackFromCli } from "../src/devnet/run-until-stopped.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..");
 const stack = await startLocalStackFromCli(projectRoot, false);

@@ -73,10 +73,7 @@ try {
   console.error(error.message);
   process.exit(1);
 }
-const env =
-  node.binDir === null
-    ? process.env
-    : { ...process.env, PATH: `${node.binDir}${path.delimiter}${process.env.PATH ?? ""}` };
+const env = node.binDir === null ? process.env : { ...process.env, PATH: `${node.binDir}${path.delimiter}${process.env.PATH ?? ""}` };
 
 const reason = staleReason(node.binDir !== null);
 if (reason !== null) {

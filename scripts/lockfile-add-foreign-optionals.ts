@@ -49,9 +49,7 @@ if (added.length === 0) {
   // Leave the file untouched: a newer modification time would make `npm start` / `npm test` reinstall.
   console.log("lockfile already complete");
 } else {
-  const sorted = Object.fromEntries(
-    Object.entries(lock.packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b))),
-  );
+  const sorted = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b))));
   writeFileSync(lockPath, `${JSON.stringify({ ...lock, packages: sorted }, null, 2)}\n`);
   console.log(`added ${added.join(", ")}`);
 }

@@ -28,7 +28,11 @@ const stop = (signal: string) => {
     logger.warn({ deadlineMs: SHUTDOWN_DEADLINE_MS }, "still stopping at the deadline; exiting");
     process.exit(1);
   }, SHUTDOWN_DEADLINE_MS).unref();
-  if (node !== undefined) void node.stop().then(() => process.exit(0), () => process.exit(1));
+  if (node !== undefined)
+    void node.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
 };
 process.on("SIGINT", () => stop("SIGINT"));
 process.on("SIGTERM", () => stop("SIGTERM"));

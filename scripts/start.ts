@@ -5,7 +5,7 @@
 // short guide.
 import path from "node:path";
 
-import { startLocalStackFromCli } from "../src/devnet/run-until-stopped.js";
+import { startLocalStackFromCli } from "../src/devnet/run-until-stopped.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..");
 const { stack, stackFile } = await startLocalStackFromCli(projectRoot, true, true, Number(process.env.WEB_PORT ?? 8788));

@@ -47,12 +47,16 @@ const sizeOf = (files: Set<string>) =>
 const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
 
 const entry = Object.keys(manifest).find((key) => manifest[key].isEntry === true)!;
-const pages = Object.keys(manifest).filter((key) => /src\/pages\/\w+Page\.tsx$/.test(key)).sort();
+const pages = Object.keys(manifest)
+  .filter((key) => /src\/pages\/\w+Page\.tsx$/.test(key))
+  .sort();
 const shared = sizeOf(filesOf([entry]));
 console.log(`${"page".padEnd(10)} ${"first visit (raw)".padStart(18)} ${"gzip".padStart(10)} ${"page only (gzip)".padStart(18)}`);
 for (const page of pages) {
   const whole = sizeOf(filesOf([entry, page]));
   const name = path.basename(page, "Page.tsx");
-  console.log(`${name.padEnd(10)} ${kB(whole.raw).padStart(18)} ${kB(whole.gzip).padStart(10)} ${kB(whole.gzip - shared.gzip).padStart(18)}`);
+  console.log(
+    `${name.padEnd(10)} ${kB(whole.raw).padStart(18)} ${kB(whole.gzip).padStart(10)} ${kB(whole.gzip - shared.gzip).padStart(18)}`,
+  );
 }
 console.log(`(the entry alone, shared by every page: ${kB(shared.raw)} raw, ${kB(shared.gzip)} gzip)`);

@@ -11,10 +11,15 @@ import { startWebServer } from "../src/web/web-server.ts";
 const projectRoot = path.resolve(import.meta.dirname, "..");
 const { values } = parseArgs({ options: { network: { type: "string" }, port: { type: "string" } } });
 try {
-  if (values.network === undefined) throw new Error("name the network: npm run web -- --network testnet (the local stack's app is served by npm start)");
+  if (values.network === undefined)
+    throw new Error("name the network: npm run web -- --network testnet (the local stack's app is served by npm start)");
   const config = await namedWebConfig(projectRoot, values.network);
   await ensureWebBuild(projectRoot, (line) => console.log(line));
-  const server = await startWebServer({ distDir: webPaths(projectRoot).distDir, config, port: Number(values.port ?? process.env.WEB_PORT ?? 8788) });
+  const server = await startWebServer({
+    distDir: webPaths(projectRoot).distDir,
+    config,
+    port: Number(values.port ?? process.env.WEB_PORT ?? 8788),
+  });
   console.log(`Web app for ${config.name} at ${server.url} (Ctrl-C stops it)`);
   process.once("SIGINT", () => void server.close().then(() => process.exit(130)));
 } catch (error) {

@@ -1,7 +1,7 @@
 import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
 
-import { PRIMARY_NAME, PRIMARY_SYMBOL } from "./parts/defaults.js";
-import { l1Governance } from "./parts/governance.js";
+import { PRIMARY_NAME, PRIMARY_SYMBOL } from "./parts/defaults.ts";
+import { l1Governance } from "./parts/governance.ts";
 
 /**
  * The L1 side: the primary token, canonical on L1, its whole fixed supply minted once to

@@ -1,11 +1,11 @@
 import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
 
-import { opIgnitionArtifact } from "../../src/op/artifacts.js";
-import { L2_PREDEPLOYS } from "../../src/op/predeploys.js";
-import { PRIMARY_NAME, PRIMARY_SYMBOL } from "./parts/defaults.js";
-import { l2Governance } from "./parts/governance.js";
-import { stakedTokenFuture } from "./parts/staked-token.js";
-import { verificationServices } from "./parts/verification-services.js";
+import { opIgnitionArtifact } from "../../src/op/artifacts.ts";
+import { L2_PREDEPLOYS } from "../../src/op/predeploys.ts";
+import { PRIMARY_NAME, PRIMARY_SYMBOL } from "./parts/defaults.ts";
+import { l2Governance } from "./parts/governance.ts";
+import { stakedTokenFuture } from "./parts/staked-token.ts";
+import { verificationServices } from "./parts/verification-services.ts";
 
 /**
  * The L2 side. The primary token here is the OP standard bridge's representation of the L1 token

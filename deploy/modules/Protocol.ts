@@ -1,7 +1,7 @@
 import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
 
-import { verificationServices } from "./parts/verification-services.js";
-import TokensModule from "./Tokens.js";
+import { verificationServices } from "./parts/verification-services.ts";
+import TokensModule from "./Tokens.ts";
 
 /**
  * The whole protocol on one chain: the tokens (module Tokens), the node licenses, the node registry and

@@ -1,7 +1,7 @@
 import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
 
-import { PRIMARY_NAME, PRIMARY_SYMBOL } from "./parts/defaults.js";
-import { stakedTokenFuture } from "./parts/staked-token.js";
+import { PRIMARY_NAME, PRIMARY_SYMBOL } from "./parts/defaults.ts";
+import { stakedTokenFuture } from "./parts/staked-token.ts";
 
 /**
  * The primary token and the staked token on one chain (the in-process network, a local chain). On the

@@ -104,7 +104,10 @@ export function batchSuccessSchema(positionField: string, positionDescription: s
 export const BATCH_ERROR_RESPONSES = {
   400: { description: "Body not a JSON array of 1 to 100 items, too large, wrong Content-Type, or attest requested", ...errorSchema },
   401: { description: "Missing or unknown API key (checked first)", ...errorSchema },
-  429: { description: `The key's monthly quota is used up ("${QUOTA_EXCEEDED_MESSAGE}"), or not a single token left for it; see Retry-After`, ...errorSchema },
+  429: {
+    description: `The key's monthly quota is used up ("${QUOTA_EXCEEDED_MESSAGE}"), or not a single token left for it; see Retry-After`,
+    ...errorSchema,
+  },
   500: { description: "The pinned position (block, slot) could not be read", ...errorSchema },
 } as const;
 

@@ -13,44 +13,54 @@ const evmAddress = z
   .transform((value) => getAddress(value));
 const ATTESTATION_REQUIRED = ["ATTESTATION_L2_RPC_URL", "ATTESTATION_NODE_REGISTRY", "ATTESTATION_VERIFIER"] as const;
 
-const schema = z.object({
-  API_HOST: listenHost(),
-  API_PORT: port().default(8787),
-  ...sourceChainFields,
-  /** A SQLite file (embedded default) or `postgres://…` (a server several API instances share; its URL carries a password). */
-  API_KEYS_DB: loggedAsOrigin(z.string().min(1)).default(".data/api-keys.sqlite"),
-  /** Worker processes sharing the port; unset: one per core (one with the attestation hub). */
-  API_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
-  /** How often each process writes its usage counters (a crash loses at most this much counting). */
-  USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(300_000).default(5_000),
-  RATE_LIMIT_CAPACITY: z.coerce.number().int().positive().default(60),
-  RATE_LIMIT_REFILL_PER_SECOND: z.coerce.number().positive().default(10),
-  REDIS_URL: serviceUrl(/^rediss?$/).optional(),
-  CACHE_TTL_MS: z.coerce.number().int().min(0).default(2_000),
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(4_096),
-  // The attestation hub: on when the three below are set (all or none), off otherwise (?attest=true → 501).
-  ATTESTATION_L2_RPC_URL: rpcUrl().optional(),
-  ATTESTATION_NODE_REGISTRY: evmAddress.optional(),
-  ATTESTATION_VERIFIER: evmAddress.optional(),
-  /** Ethereum blocks below the head an attested answer is pinned to (reorg safety). */
-  ATTESTATION_EVM_CONFIRMATIONS: z.coerce.number().int().min(0).max(1_000).default(3),
-  /** How long an attested query waits for the quorum before answering 503. */
-  ATTESTATION_DEADLINE_MS: z.coerce.number().int().positive().max(60_000).default(3_000),
-  /** How often each connected node's licenses are read again. */
-  ATTESTATION_RECHECK_MS: z.coerce.number().int().positive().default(10_000),
-  /** The hub's name in the login challenge nodes sign. */
-  ATTESTATION_HUB_NAME: z.string().min(1).max(100).default("avn-attestation-hub"),
-}).superRefine((config, context) => {
-  const set = ATTESTATION_REQUIRED.filter((name) => config[name] !== undefined);
-  if (set.length > 0 && set.length < ATTESTATION_REQUIRED.length) {
-    const missing = ATTESTATION_REQUIRED.filter((name) => config[name] === undefined);
-    context.addIssue({ code: "custom", path: [missing[0]], message: `the attestation hub needs ${missing.join(", ")} too (or none of ${ATTESTATION_REQUIRED.join(", ")})` });
-  }
-  // Nodes keep one WebSocket to one process; an attested query reaching another worker would find none.
-  if (set.length > 0 && config.API_WORKERS !== undefined && config.API_WORKERS > 1) {
-    context.addIssue({ code: "custom", path: ["API_WORKERS"], message: "the attestation hub runs in one process: API_WORKERS must be 1 (or unset) when ATTESTATION_* is set" });
-  }
-});
+const schema = z
+  .object({
+    API_HOST: listenHost(),
+    API_PORT: port().default(8787),
+    ...sourceChainFields,
+    /** A SQLite file (embedded default) or `postgres://…` (a server several API instances share; its URL carries a password). */
+    API_KEYS_DB: loggedAsOrigin(z.string().min(1)).default(".data/api-keys.sqlite"),
+    /** Worker processes sharing the port; unset: one per core (one with the attestation hub). */
+    API_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
+    /** How often each process writes its usage counters (a crash loses at most this much counting). */
+    USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(300_000).default(5_000),
+    RATE_LIMIT_CAPACITY: z.coerce.number().int().positive().default(60),
+    RATE_LIMIT_REFILL_PER_SECOND: z.coerce.number().positive().default(10),
+    REDIS_URL: serviceUrl(/^rediss?$/).optional(),
+    CACHE_TTL_MS: z.coerce.number().int().min(0).default(2_000),
+    BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(4_096),
+    // The attestation hub: on when the three below are set (all or none), off otherwise (?attest=true → 501).
+    ATTESTATION_L2_RPC_URL: rpcUrl().optional(),
+    ATTESTATION_NODE_REGISTRY: evmAddress.optional(),
+    ATTESTATION_VERIFIER: evmAddress.optional(),
+    /** Ethereum blocks below the head an attested answer is pinned to (reorg safety). */
+    ATTESTATION_EVM_CONFIRMATIONS: z.coerce.number().int().min(0).max(1_000).default(3),
+    /** How long an attested query waits for the quorum before answering 503. */
+    ATTESTATION_DEADLINE_MS: z.coerce.number().int().positive().max(60_000).default(3_000),
+    /** How often each connected node's licenses are read again. */
+    ATTESTATION_RECHECK_MS: z.coerce.number().int().positive().default(10_000),
+    /** The hub's name in the login challenge nodes sign. */
+    ATTESTATION_HUB_NAME: z.string().min(1).max(100).default("avn-attestation-hub"),
+  })
+  .superRefine((config, context) => {
+    const set = ATTESTATION_REQUIRED.filter((name) => config[name] !== undefined);
+    if (set.length > 0 && set.length < ATTESTATION_REQUIRED.length) {
+      const missing = ATTESTATION_REQUIRED.filter((name) => config[name] === undefined);
+      context.addIssue({
+        code: "custom",
+        path: [missing[0]],
+        message: `the attestation hub needs ${missing.join(", ")} too (or none of ${ATTESTATION_REQUIRED.join(", ")})`,
+      });
+    }
+    // Nodes keep one WebSocket to one process; an attested query reaching another worker would find none.
+    if (set.length > 0 && config.API_WORKERS !== undefined && config.API_WORKERS > 1) {
+      context.addIssue({
+        code: "custom",
+        path: ["API_WORKERS"],
+        message: "the attestation hub runs in one process: API_WORKERS must be 1 (or unset) when ATTESTATION_* is set",
+      });
+    }
+  });
 
 export type ApiConfig = Readonly<z.infer<typeof schema>>;
 

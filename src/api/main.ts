@@ -64,7 +64,8 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
   const keyLog = log.child({ component: "api-keys" });
   const keys = await ApiKeys.open(config.API_KEYS_DB, {
     migrate: primary === undefined,
-    onIdleConnectionError: (error) => keyLog.warn({ failure: failureFields(error) }, "key database connection lost while idle; reconnecting on the next query"),
+    onIdleConnectionError: (error) =>
+      keyLog.warn({ failure: failureFields(error) }, "key database connection lost while idle; reconnecting on the next query"),
   });
   const keyVerifier = await KeyVerifier.create(keys, {
     onPollError: (error) => keyLog.warn({ failure: failureFields(error) }, "key database unreachable; remembered keys forgotten"),
@@ -85,12 +86,24 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
         : new MemoryRateLimitStore(policy));
   // The hub reads NodeRegistry on the L2; its pinned reads use their own Solana transport (same URLs).
   const hubSettings = attestationSettings(config);
-  const hub = hubSettings === undefined ? undefined : await AttestationHub.create({ ...hubSettings, metrics, logger: log.child({ component: "attestation-hub" }) });
+  const hub =
+    hubSettings === undefined
+      ? undefined
+      : await AttestationHub.create({ ...hubSettings, metrics, logger: log.child({ component: "attestation-hub" }) });
   const attestation =
     hub === undefined
       ? undefined
-      : { hub, pinned: new PinnedReaders(readers.evmRpc, createFailoverTransport(upstream("svm", config.SOLANA_RPC_URLS))), evm: readers.evm, solana: readers.solana };
-  const answers = async (probe: () => Promise<unknown>) => probe().then(() => true, () => false);
+      : {
+          hub,
+          pinned: new PinnedReaders(readers.evmRpc, createFailoverTransport(upstream("svm", config.SOLANA_RPC_URLS))),
+          evm: readers.evm,
+          solana: readers.solana,
+        };
+  const answers = async (probe: () => Promise<unknown>) =>
+    probe().then(
+      () => true,
+      () => false,
+    );
 
   const app = await buildApiServer({
     keys: keyVerifier,

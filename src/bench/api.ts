@@ -7,11 +7,11 @@ import autocannon from "autocannon";
 import { getAddress, hexlify, randomBytes } from "ethers";
 import Fastify from "fastify";
 
-import { apiWorkerCount, loadApiConfig } from "../api/config.js";
-import { freePort } from "../common/free-port.js";
-import { ApiKeys } from "../api/keys/api-keys.js";
-import { startApi, type RunningApi } from "../api/main.js";
-import { startSourceFixtures, type SourceFixtures } from "../devnet/source-chains.js";
+import { apiWorkerCount, loadApiConfig } from "../api/config.ts";
+import { freePort } from "../common/free-port.ts";
+import { ApiKeys } from "../api/keys/api-keys.ts";
+import { startApi, type RunningApi } from "../api/main.ts";
+import { startSourceFixtures, type SourceFixtures } from "../devnet/source-chains.ts";
 
 export interface LoadResult {
   label: string;
@@ -21,7 +21,13 @@ export interface LoadResult {
   non2xx: number;
 }
 
-async function load(label: string, url: string, body: string, headers: Record<string, string>, durationSeconds: number): Promise<LoadResult> {
+async function load(
+  label: string,
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  durationSeconds: number,
+): Promise<LoadResult> {
   const result = await autocannon({
     url,
     method: "POST",
@@ -48,7 +54,8 @@ async function interleavedLoad(
 ): Promise<LoadResult[]> {
   const runs = targets.map((): LoadResult[] => []);
   for (let round = 0; round < rounds; round += 1) {
-    for (const [index, target] of targets.entries()) runs[index].push(await load(target.label, target.url, target.body, target.headers, secondsPerRound));
+    for (const [index, target] of targets.entries())
+      runs[index].push(await load(target.label, target.url, target.body, target.headers, secondsPerRound));
   }
   const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
   return targets.map((target, index) => ({
@@ -63,7 +70,8 @@ async function interleavedLoad(
 async function upstreamRequests(api: RunningApi, chain: string): Promise<number> {
   const text = await (await fetch(`${api.url}/metrics`)).text();
   let total = 0;
-  for (const match of text.matchAll(new RegExp(`api_upstream_requests_total\\{chain="${chain}",outcome="\\w+"\\} (\\d+)`, "g"))) total += Number(match[1]);
+  for (const match of text.matchAll(new RegExp(`api_upstream_requests_total\\{chain="${chain}",outcome="\\w+"\\} (\\d+)`, "g")))
+    total += Number(match[1]);
   return total;
 }
 
@@ -103,7 +111,9 @@ export async function benchmarkApi(durationSeconds = 5): Promise<{
     const auth = { authorization: key };
     const evmBody = JSON.stringify({ user_address: sources.evm.holder, contract_address: sources.evm.erc20 });
     const svmBody = JSON.stringify({ owner_address: sources.svm.owner, token_mint_address: sources.svm.splMint });
-    const sample = await (await fetch(`${cached.url}/api/ccq-evm`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: evmBody })).text();
+    const sample = await (
+      await fetch(`${cached.url}/api/ccq-evm`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: evmBody })
+    ).text();
     bare.post("/bare", async (_request, reply) => reply.type("application/json").send(sample));
     const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
 
@@ -142,7 +152,15 @@ export async function benchmarkApi(durationSeconds = 5): Promise<{
     });
     try {
       await load("warm-up", `${clustered.url}/api/ccq-evm`, evmBody, auth, warmUp);
-      results.push(await load(`ccq-evm, cached result, npm run api with ${workers} workers`, `${clustered.url}/api/ccq-evm`, evmBody, auth, durationSeconds));
+      results.push(
+        await load(
+          `ccq-evm, cached result, npm run api with ${workers} workers`,
+          `${clustered.url}/api/ccq-evm`,
+          evmBody,
+          auth,
+          durationSeconds,
+        ),
+      );
     } finally {
       await clustered.stop();
     }
@@ -160,7 +178,10 @@ export async function benchmarkApi(durationSeconds = 5): Promise<{
     // expired (1 s), so its count includes the block-number read: the whole cost of a batch.
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const beforeBatch = await upstreamRequests(uncached, "evm");
-    const items = Array.from({ length: 100 }, () => ({ user_address: getAddress(hexlify(randomBytes(20))), contract_address: sources.evm.erc20 }));
+    const items = Array.from({ length: 100 }, () => ({
+      user_address: getAddress(hexlify(randomBytes(20))),
+      contract_address: sources.evm.erc20,
+    }));
     const started = performance.now();
     const response = await fetch(`${uncached.url}/api/ccq-evm/batch`, {
       method: "POST",
@@ -190,11 +211,20 @@ async function spawnApiProcess(env: Record<string, string>): Promise<{ url: stri
   const script = path.resolve(import.meta.dirname, "..", "..", "scripts", "api.ts");
   const environment: Record<string, string | undefined> = { ...process.env, ...env, API_HOST: "127.0.0.1", API_PORT: String(port) };
   delete environment.API_WORKERS; // the default: one per core
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", script], { env: environment, stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", script], {
+    env: environment,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
   const url = `http://127.0.0.1:${port}`;
   for (let attempt = 0; ; attempt += 1) {
-    if (await fetch(`${url}/healthz`).then((response) => response.ok, () => false)) break;
+    if (
+      await fetch(`${url}/healthz`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      break;
     if (attempt > 300 || child.exitCode !== null) {
       child.kill("SIGKILL");
       throw new Error("npm run api did not start");
@@ -211,7 +241,12 @@ async function spawnApiProcess(env: Record<string, string>): Promise<{ url: stri
 }
 
 /** Sends one ccq-evm query per owner, all at once, from a child Node process; returns statuses and wall time. */
-async function burstFromChildProcess(url: string, key: string, asset: string, owners: string[]): Promise<{ ms: number; statuses: number[] }> {
+async function burstFromChildProcess(
+  url: string,
+  key: string,
+  asset: string,
+  owners: string[],
+): Promise<{ ms: number; statuses: number[] }> {
   const program = `
     const { url, key, asset, owners } = JSON.parse(process.env.BENCH_BURST);
     const started = performance.now();

@@ -1,10 +1,10 @@
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 import { getBytes, toBeHex, zeroPadValue } from "ethers";
 
-import { attestationDomain, signAttestation, type BalanceAttestation } from "../common/attestation.js";
-import { queryResultHash } from "../common/query-result.js";
-import { gasOf, type GasRow } from "./gas.js";
-import { deployGasBenchProtocol, formatTargetTable } from "./verification-gas.js";
+import { attestationDomain, signAttestation, type BalanceAttestation } from "../common/attestation.ts";
+import { queryResultHash } from "../common/query-result.ts";
+import { gasOf, type GasRow } from "./gas.ts";
+import { deployGasBenchProtocol, formatTargetTable } from "./verification-gas.ts";
 
 /** The attested path's gas targets (issue 13), by operation name. */
 export const ATTESTATION_GAS_TARGETS: Array<{ operation: string; atMost: bigint; reference: string }> = [
@@ -19,7 +19,10 @@ export const ATTESTATION_GAS_TARGETS: Array<{ operation: string; atMost: bigint;
  * for a subject recorded before and for a new one).
  */
 export async function measureAttestationGas(ethers: HardhatEthers): Promise<GasRow[]> {
-  const { primary, license, nodeRegistry, registry, attestationVerifier, owner, operators, consumer } = await deployGasBenchProtocol(ethers, 2n);
+  const { primary, license, nodeRegistry, registry, attestationVerifier, owner, operators, consumer } = await deployGasBenchProtocol(
+    ethers,
+    2n,
+  );
   const [operatorA, operatorB] = operators;
   await license.connect(owner).buy(3n, ethers.MaxUint256);
   for (const [index, operator] of operators.entries()) {
@@ -42,7 +45,9 @@ export async function measureAttestationGas(ethers: HardhatEthers): Promise<GasR
   const jobPath = async () => {
     const jobId = await registry.nextJobId();
     const request = await gasOf(registry.connect(consumer).requestEvmBalance(holder, token));
-    const votes = (await gasOf(registry.connect(operatorA).submitResults([vote(jobId, 1n)]))) + (await gasOf(registry.connect(operatorB).submitResults([vote(jobId, 2n)])));
+    const votes =
+      (await gasOf(registry.connect(operatorA).submitResults([vote(jobId, 1n)]))) +
+      (await gasOf(registry.connect(operatorB).submitResults([vote(jobId, 2n)])));
     return { request, votes };
   };
   await jobPath();

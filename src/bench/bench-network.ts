@@ -4,9 +4,9 @@ import path from "node:path";
 
 import type { JsonRpcProvider } from "ethers";
 
-import { deployOnDevnet } from "../devnet/local-stack.js";
-import { devnetProvider, startOpDevnet } from "../devnet/op-devnet.js";
-import { startVerificationNetwork, type VerificationNetwork } from "../devnet/verification-network.js";
+import { deployOnDevnet } from "../devnet/local-stack.ts";
+import { devnetProvider, startOpDevnet } from "../devnet/op-devnet.ts";
+import { startVerificationNetwork, type VerificationNetwork } from "../devnet/verification-network.ts";
 
 export interface BenchNetwork {
   /** An L2 provider (destroyed when the bench ends). */
@@ -53,6 +53,7 @@ export async function withBenchNetwork<T>(
     await network?.stop();
     await devnet.stop();
     await rm(stateDir, { recursive: true, force: true });
-    for (const id of Object.values(ids)) await rm(path.join(options.projectRoot, "deploy", "deployments", id), { recursive: true, force: true });
+    for (const id of Object.values(ids))
+      await rm(path.join(options.projectRoot, "deploy", "deployments", id), { recursive: true, force: true });
   }
 }

@@ -5,9 +5,9 @@ import path from "node:path";
 import { Bridge, type BridgeNetwork } from "@avn/bridge";
 import { Contract, parseEther } from "ethers";
 
-import { devAccount } from "../devnet/accounts.js";
-import { deployOnDevnet } from "../devnet/local-stack.js";
-import { startOpDevnet } from "../devnet/op-devnet.js";
+import { devAccount } from "../devnet/accounts.ts";
+import { deployOnDevnet } from "../devnet/local-stack.ts";
+import { startOpDevnet } from "../devnet/op-devnet.ts";
 
 export interface TimingSummary {
   measurement: string;
@@ -73,7 +73,7 @@ export async function measureBridgeTimings(options: { deposits: number; withdraw
     // Some primary tokens on L2 to withdraw.
     const deployer = await devnet.l1Provider.getSigner(devnet.accounts.deployer.address);
     const l1Token = new Contract(deployed.l1PrimaryToken, ["function transfer(address, uint256) returns (bool)"], deployer);
-    await (await l1Token.getFunction("transfer")(user.address, parseEther("1000"))).wait();
+    await (await l1Token.getFunction("transfer").send(user.address, parseEther("1000"))).wait();
     await bridge.waitFor(await bridge.depositPrimaryToken(parseEther("1000"), { approve: true }), "RELAYED");
 
     const toProvableMs: number[] = [];

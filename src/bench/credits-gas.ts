@@ -1,10 +1,10 @@
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 import type { Address, Hex } from "viem";
 
-import { creditsDomain, VOUCHER_TYPES, type Voucher } from "../credits/typed-data.js";
-import { gasOf, type GasRow } from "./gas.js";
-import { deployGasBenchProtocol } from "./verification-gas.js";
-import { E18 } from "../common/units.js";
+import { creditsDomain, VOUCHER_TYPES, type Voucher } from "../credits/typed-data.ts";
+import { gasOf, type GasRow } from "./gas.ts";
+import { deployGasBenchProtocol } from "./verification-gas.ts";
+import { E18 } from "../common/units.ts";
 
 /** IVoucherClaims.ItemKind. */
 const KIND = { Transfer: 1, StakeFor: 2, NftInventory: 3, Mint: 4 } as const;
@@ -18,11 +18,35 @@ export async function measureCreditsGas(ethers: HardhatEthers): Promise<GasRow[]
   const [issuer, buyer] = [ethers.Wallet.createRandom(), (await ethers.getSigners())[7]];
   const claims = await ethers.deployContract("VoucherClaims", [issuer.address, admin.address, admin.address, 0n]);
   const claimsAddress = await claims.getAddress();
-  const game = await ethers.deployContract("GameItem", [await attestationVerifier.getAddress(), await primary.getAddress(), 1n, 3_600n, claimsAddress]);
+  const game = await ethers.deployContract("GameItem", [
+    await attestationVerifier.getAddress(),
+    await primary.getAddress(),
+    1n,
+    3_600n,
+    claimsAddress,
+  ]);
   const items = [
-    { id: 1n, kind: KIND.Transfer, asset: await primary.getAddress(), amount: 100n * E18, name: "VoucherClaims.claim: 100 primary tokens (Transfer)" },
-    { id: 2n, kind: KIND.StakeFor, asset: await staked.getAddress(), amount: 100n * E18, name: "VoucherClaims.claim: 100 staked tokens (StakeFor)" },
-    { id: 3n, kind: KIND.NftInventory, asset: await license.getAddress(), amount: 1n, name: "VoucherClaims.claim: 1 node license (NftInventory)" },
+    {
+      id: 1n,
+      kind: KIND.Transfer,
+      asset: await primary.getAddress(),
+      amount: 100n * E18,
+      name: "VoucherClaims.claim: 100 primary tokens (Transfer)",
+    },
+    {
+      id: 2n,
+      kind: KIND.StakeFor,
+      asset: await staked.getAddress(),
+      amount: 100n * E18,
+      name: "VoucherClaims.claim: 100 staked tokens (StakeFor)",
+    },
+    {
+      id: 3n,
+      kind: KIND.NftInventory,
+      asset: await license.getAddress(),
+      amount: 1n,
+      name: "VoucherClaims.claim: 1 node license (NftInventory)",
+    },
     { id: 4n, kind: KIND.Mint, asset: await game.getAddress(), amount: 1n, name: "VoucherClaims.claim: 1 game item (Mint)" },
   ];
   for (const item of items) await (await claims.setItem(item.id, { kind: item.kind, asset: item.asset })).wait();
@@ -35,8 +59,14 @@ export async function measureCreditsGas(ethers: HardhatEthers): Promise<GasRow[]
   const expiry = BigInt((await ethers.provider.getBlock("latest"))!.timestamp) + 86_400n;
   const rows: GasRow[] = [];
   for (const item of items) {
-    const voucher: Voucher = { recipient: buyer.address as Address, itemId: item.id, amount: item.amount, voucherId: ethers.zeroPadValue(ethers.toBeHex(item.id), 32) as Hex, expiry };
-    const signature = await issuer.signTypedData(domain as never, { Voucher: [...VOUCHER_TYPES.Voucher] }, voucher);
+    const voucher: Voucher = {
+      recipient: buyer.address as Address,
+      itemId: item.id,
+      amount: item.amount,
+      voucherId: ethers.zeroPadValue(ethers.toBeHex(item.id), 32) as Hex,
+      expiry,
+    };
+    const signature = await issuer.signTypedData(domain, { Voucher: [...VOUCHER_TYPES.Voucher] }, voucher);
     rows.push({ operation: item.name, gasUsed: await gasOf(claims.connect(buyer).claim(voucher, signature)) });
   }
   return rows;

@@ -2,12 +2,12 @@ import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 import type { NetworkHelpers } from "@nomicfoundation/hardhat-network-helpers/types";
 import type { ContractTransactionResponse } from "ethers";
 
-import { deployTokenPair } from "../deploy/contracts.js";
-import { signPermit } from "../tokens/permit.js";
-import { gasOf, type GasRow } from "./gas.js";
-import { DAY, E18 } from "../common/units.js";
+import { deployTokenPair } from "../deploy/contracts.ts";
+import { signPermit } from "../tokens/permit.ts";
+import { gasOf, type GasRow } from "./gas.ts";
+import { DAY, E18 } from "../common/units.ts";
 
-export type { GasRow } from "./gas.js";
+export type { GasRow } from "./gas.ts";
 
 /**
  * Deploys the token contracts (module Tokens) and a plain OpenZeppelin ERC-20 on the connected network
@@ -27,8 +27,7 @@ export async function measureTokenGas(ethers: HardhatEthers, networkHelpers: Net
   await primary.connect(holder).approve(await staked.getAddress(), ethers.MaxUint256);
 
   const rows: GasRow[] = [];
-  const measure = async (operation: string, tx: Promise<ContractTransactionResponse>) =>
-    rows.push({ operation, gasUsed: await gasOf(tx) });
+  const measure = async (operation: string, tx: Promise<ContractTransactionResponse>) => rows.push({ operation, gasUsed: await gasOf(tx) });
 
   await measure("PlainERC20.transfer (baseline)", plain.connect(holder).transfer(spender.address, E18));
   await measure("PrimaryToken.transfer", primary.connect(holder).transfer(spender.address, E18));
@@ -47,10 +46,7 @@ export async function measureTokenGas(ethers: HardhatEthers, networkHelpers: Net
     "PrimaryToken.permit",
     primary.connect(spender).permit(holder.address, spender.address, E18, deadline, signature.v, signature.r, signature.s),
   );
-  await measure(
-    "PrimaryToken.transferFrom (after permit)",
-    primary.connect(spender).transferFrom(holder.address, spender.address, E18),
-  );
+  await measure("PrimaryToken.transferFrom (after permit)", primary.connect(spender).transferFrom(holder.address, spender.address, E18));
 
   await measure("StakedToken.stake (first)", asHolder.stake(100n * E18));
   await measure("StakedToken.stake (again)", asHolder.stake(100n * E18));

@@ -2,11 +2,11 @@ import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 import type { NetworkHelpers } from "@nomicfoundation/hardhat-network-helpers/types";
 import { toBeHex, zeroPadValue, type ContractTransactionResponse } from "ethers";
 
-import { queryResultHash } from "../common/query-result.js";
+import { queryResultHash } from "../common/query-result.ts";
 
-import { deployProtocolContracts } from "../deploy/contracts.js";
-import { gasOf, type GasRow } from "./gas.js";
-import { DAY, E18 } from "../common/units.js";
+import { deployProtocolContracts } from "../deploy/contracts.ts";
+import { gasOf, type GasRow } from "./gas.ts";
+import { DAY, E18 } from "../common/units.ts";
 
 export const BATCH_SIZE = 20;
 
@@ -34,7 +34,8 @@ export async function deployGasBenchProtocol(ethers: HardhatEthers, quorum: bigi
   });
   for (const payer of [owner, consumer, admin]) {
     if (payer !== admin) await primary.transfer(payer.address, 100_000n * E18);
-    for (const spender of [contracts.license, contracts.registry]) await primary.connect(payer).approve(await spender.getAddress(), ethers.MaxUint256);
+    for (const spender of [contracts.license, contracts.registry])
+      await primary.connect(payer).approve(await spender.getAddress(), ethers.MaxUint256);
   }
   await contracts.registry.connect(consumer).stakeCollateral(consumer.address, 10_000n * E18);
   return { ...contracts, primary, staked, admin, owner, operators: [operatorA, operatorB, operatorC], consumer };
@@ -57,7 +58,10 @@ export async function measureVerificationGas(ethers: HardhatEthers, networkHelpe
 
   const registryAsOwner = nodeRegistry.connect(owner);
   await measure("NodeRegistry.delegate (1 license, new operator)", registryAsOwner.delegate([1n], freshOperator.address));
-  await measure("NodeRegistry.delegate (10 licenses)", registryAsOwner.delegate([2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n, 10n, 11n], batchOperator.address));
+  await measure(
+    "NodeRegistry.delegate (10 licenses)",
+    registryAsOwner.delegate([2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n, 10n, 11n], batchOperator.address),
+  );
   await registryAsOwner.delegate([12n], operatorA.address);
   await registryAsOwner.delegate([13n], operatorB.address);
   await registryAsOwner.delegate([14n], operatorC.address);
@@ -91,7 +95,7 @@ export async function measureVerificationGas(ethers: HardhatEthers, networkHelpe
   await asB.submitResults([vote(2n, 13n)]);
   await measure("VerificationRegistry.submitResults (finalizing vote, quorum 3, warm epoch)", asC.submitResults([vote(2n, 14n)]));
 
-  const firstBatchJob = (await registry.nextJobId());
+  const firstBatchJob = await registry.nextJobId();
   for (let i = 0; i < BATCH_SIZE; i++) await request();
   const jobIds = Array.from({ length: BATCH_SIZE }, (_, i) => firstBatchJob + BigInt(i));
   await measure(
@@ -127,7 +131,10 @@ export async function measureVerificationGas(ethers: HardhatEthers, networkHelpe
   await request();
   await asA.submitResults([vote(nextEpochJob, 12n)]);
   await asB.submitResults([vote(nextEpochJob, 13n)]);
-  await measure("VerificationRegistry.submitResults (finalizing vote, quorum 3, first of an epoch)", asC.submitResults([vote(nextEpochJob, 14n)]));
+  await measure(
+    "VerificationRegistry.submitResults (finalizing vote, quorum 3, first of an epoch)",
+    asC.submitResults([vote(nextEpochJob, 14n)]),
+  );
   await measure("VerificationRegistry.claimRewards (1 license)", registry.connect(owner).claimRewards(0n, [12n]));
   return rows;
 }

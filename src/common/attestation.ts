@@ -78,7 +78,13 @@ export function attestationDigest(domain: AttestationDomain, attestation: Balanc
 
 /** Signs `attestation` with an ethers signer (a node's burner wallet); returns the 65-byte signature. */
 export async function signAttestation(
-  signer: { signTypedData: (domain: TypedDataDomain, types: Record<string, Array<{ name: string; type: string }>>, value: Record<string, unknown>) => Promise<string> },
+  signer: {
+    signTypedData: (
+      domain: TypedDataDomain,
+      types: Record<string, Array<{ name: string; type: string }>>,
+      value: Record<string, unknown>,
+    ) => Promise<string>;
+  },
   domain: AttestationDomain,
   attestation: BalanceAttestation,
 ): Promise<string> {
@@ -89,7 +95,11 @@ export async function signAttestation(
  * The address that signed `attestation` under `domain`, or undefined when the signature is malformed or
  * malleable (a high-s value, which the contract refuses too).
  */
-export function recoverAttestationSigner(domain: AttestationDomain, attestation: BalanceAttestation, signature: string): string | undefined {
+export function recoverAttestationSigner(
+  domain: AttestationDomain,
+  attestation: BalanceAttestation,
+  signature: string,
+): string | undefined {
   if (!isHexString(signature, 65)) return undefined;
   try {
     const parsed = Signature.from(signature);
@@ -114,7 +124,11 @@ export function sameAttestation(a: BalanceAttestation, b: BalanceAttestation): b
 }
 
 /** The API's JSON form: integers of the message as decimal strings, the domain's chain id as a number. */
-export function attestationToJson(domain: AttestationDomain, attestation: BalanceAttestation, signatures: NodeSignature[]): AttestationJson {
+export function attestationToJson(
+  domain: AttestationDomain,
+  attestation: BalanceAttestation,
+  signatures: NodeSignature[],
+): AttestationJson {
   return {
     domain: { name: domain.name, version: domain.version, chainId: Number(domain.chainId), verifyingContract: domain.verifyingContract },
     message: attestationMessageToJson(attestation),
@@ -123,11 +137,24 @@ export function attestationToJson(domain: AttestationDomain, attestation: Balanc
 }
 
 /** Parses the API's JSON form back (for clients, tests and the contract call's arguments). */
-export function attestationFromJson(json: AttestationJson): { domain: AttestationDomain; attestation: BalanceAttestation; signatures: NodeSignature[] } {
+export function attestationFromJson(json: AttestationJson): {
+  domain: AttestationDomain;
+  attestation: BalanceAttestation;
+  signatures: NodeSignature[];
+} {
   return {
-    domain: { name: json.domain.name, version: json.domain.version, chainId: BigInt(json.domain.chainId), verifyingContract: getAddress(json.domain.verifyingContract) },
+    domain: {
+      name: json.domain.name,
+      version: json.domain.version,
+      chainId: BigInt(json.domain.chainId),
+      verifyingContract: getAddress(json.domain.verifyingContract),
+    },
     attestation: attestationMessageFromJson(json.message),
-    signatures: json.signatures.map(({ signer, licenseIds, signature }) => ({ signer: getAddress(signer), licenseIds: licenseIds.map(BigInt), signature })),
+    signatures: json.signatures.map(({ signer, licenseIds, signature }) => ({
+      signer: getAddress(signer),
+      licenseIds: licenseIds.map(BigInt),
+      signature,
+    })),
   };
 }
 

@@ -118,6 +118,9 @@ export async function migrateDatabase<Schema>(db: Kysely<Schema>, label: string,
     const message = error instanceof Error ? error.message : JSON.stringify(error);
     const failed = results?.find((result) => result.status === "Error")?.migrationName;
     // Without a failed migration, the database was not reached (or its migration table not read).
-    throw new Error(failed === undefined ? `the ${label} could not be opened: ${message}` : `${label} migration ${failed} failed: ${message}`, { cause: error });
+    throw new Error(
+      failed === undefined ? `the ${label} could not be opened: ${message}` : `${label} migration ${failed} failed: ${message}`,
+      { cause: error },
+    );
   }
 }

@@ -1,7 +1,11 @@
 import { z } from "zod";
 
 /** Parses `env` with `schema`; every problem is listed in one error, named after `what`. The result is frozen. */
-export function parseEnvironment<Schema extends z.ZodType>(schema: Schema, env: NodeJS.ProcessEnv, what: string): Readonly<z.infer<Schema>> {
+export function parseEnvironment<Schema extends z.ZodType>(
+  schema: Schema,
+  env: NodeJS.ProcessEnv,
+  what: string,
+): Readonly<z.infer<Schema>> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
@@ -20,6 +24,11 @@ export function urlOrigin(url: string): string {
 export function urlList(protocols: RegExp) {
   return z
     .string()
-    .transform((value) => value.split(",").map((url) => url.trim()).filter((url) => url.length > 0))
+    .transform((value) =>
+      value
+        .split(",")
+        .map((url) => url.trim())
+        .filter((url) => url.length > 0),
+    )
     .pipe(z.array(z.url({ protocol: protocols })).min(1));
 }

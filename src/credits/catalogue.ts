@@ -33,7 +33,11 @@ const catalogue = z.object({ items: z.array(item).min(1) }).superRefine((value, 
     ids.add(entry.id);
     // A voucher carries at most 20 ERC-721 tokens or minted items (VoucherClaims.MAX_TOKENS_PER_VOUCHER).
     if ((entry.kind === "NftInventory" || entry.kind === "Mint") && BigInt(entry.amountPerUnit) * BigInt(entry.maxQuantity) > 20n) {
-      context.addIssue({ code: "custom", path: ["items", index, "maxQuantity"], message: "a voucher carries at most 20 tokens: lower amountPerUnit × maxQuantity" });
+      context.addIssue({
+        code: "custom",
+        path: ["items", index, "maxQuantity"],
+        message: "a voucher carries at most 20 tokens: lower amountPerUnit × maxQuantity",
+      });
     }
   }
 });
@@ -54,6 +58,7 @@ export async function loadCatalogue(file: string): Promise<Catalogue> {
 
 export function parseCatalogue(json: unknown, where = "the catalogue"): Catalogue {
   const parsed = catalogue.safeParse(json);
-  if (!parsed.success) throw new Error(`invalid ${where}:\n  ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("\n  ")}`);
+  if (!parsed.success)
+    throw new Error(`invalid ${where}:\n  ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("\n  ")}`);
   return parsed.data;
 }

@@ -64,7 +64,8 @@ export class ClaimsChain implements ClaimsReader {
   async stock(item: CatalogueItem): Promise<{ pool: string; available: bigint } | undefined> {
     if (item.kind === "Mint") return undefined;
     let token = item.asset;
-    if (item.kind === "StakeFor") token = (await new Contract(item.asset, BALANCE_OF, this.#provider).getFunction("PRIMARY_TOKEN")()) as string;
+    if (item.kind === "StakeFor")
+      token = (await new Contract(item.asset, BALANCE_OF, this.#provider).getFunction("PRIMARY_TOKEN")()) as string;
     const available = (await new Contract(token, BALANCE_OF, this.#provider).getFunction("balanceOf")(this.address)) as bigint;
     return { pool: token.toLowerCase(), available };
   }
@@ -72,7 +73,15 @@ export class ClaimsChain implements ClaimsReader {
   /** Whether `account` signed `redemption` (an ordinary wallet's signature, or a contract wallet's by ERC-1271). */
   verifyRedemption(domain: TypedDataDomain, redemption: CreditRedemption, signature: Hex): Promise<boolean> {
     // "eoa" first: a plain wallet's signature is recovered locally, with no RPC call; others go on-chain.
-    return this.#viem.verifyTypedData({ address: redemption.account, domain, types: REDEMPTION_TYPES, primaryType: "CreditRedemption", message: { ...redemption }, signature, mode: "eoa" });
+    return this.#viem.verifyTypedData({
+      address: redemption.account,
+      domain,
+      types: REDEMPTION_TYPES,
+      primaryType: "CreditRedemption",
+      message: { ...redemption },
+      signature,
+      mode: "eoa",
+    });
   }
 
   /** The catalogue's items whose kind or asset differ from the claim contract's (vouchers for them would fail). */
@@ -82,7 +91,9 @@ export class ClaimsChain implements ClaimsReader {
       const [kind, asset] = await this.#claims.itemOf(item.id);
       const onChain = ITEM_KINDS[Number(kind)];
       if (onChain !== item.kind || asset.toLowerCase() !== item.asset.toLowerCase()) {
-        problems.push(`item ${item.id} (${item.name}) is ${item.kind} of ${item.asset} in the catalogue but ${onChain} of ${asset} on the claim contract`);
+        problems.push(
+          `item ${item.id} (${item.name}) is ${item.kind} of ${item.asset} in the catalogue but ${onChain} of ${asset} on the claim contract`,
+        );
       }
     }
     return problems;

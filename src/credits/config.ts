@@ -24,7 +24,10 @@ const schema = z.object({
   /** Where Checkout sends buyers back (the web app's Credits page, say). */
   CREDITS_CHECKOUT_RETURN_URL: serviceUrl(/^https?$/).optional(),
   /** The currency buyers pay in (ISO code, lower case as Stripe writes it). */
-  CREDITS_CURRENCY: z.string().regex(/^[a-z]{3}$/, "a three-letter currency code in lower case").default("usd"),
+  CREDITS_CURRENCY: z
+    .string()
+    .regex(/^[a-z]{3}$/, "a three-letter currency code in lower case")
+    .default("usd"),
   /** Credits per minor currency unit (per cent): 1 makes a credit cost 1 cent. */
   CREDITS_PER_MINOR_UNIT: z.coerce.number().int().positive().max(1_000_000).default(1),
   /** The operator's catalogue: a JSON file of items priced in credits. */
@@ -34,14 +37,24 @@ const schema = z.object({
   CREDITS_L2_RPC_URL: rpcUrl(),
   CREDITS_CLAIMS_CONTRACT: evmAddress,
   /** How long a voucher may be claimed, in seconds; its credits come back after that if it was not. */
-  VOUCHER_TTL_SECONDS: z.coerce.number().int().min(60).max(90 * 86_400).default(7 * 86_400),
+  VOUCHER_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(90 * 86_400)
+    .default(7 * 86_400),
   /** How far a redemption request's time may be from the service's, in seconds. */
   REDEMPTION_MAX_SKEW_SECONDS: z.coerce.number().int().min(10).max(3_600).default(600),
   /** Web origins allowed to call the service from a browser (comma-separated; none by default; `*` any). */
   CREDITS_ALLOWED_ORIGINS: z
     .string()
     .default("")
-    .transform((value) => value.split(",").map((origin) => origin.trim()).filter((origin) => origin.length > 0)),
+    .transform((value) =>
+      value
+        .split(",")
+        .map((origin) => origin.trim())
+        .filter((origin) => origin.length > 0),
+    ),
   LOG_LEVEL: logLevel(),
 });
 

@@ -20,9 +20,19 @@ export class VoucherIssuer {
   }
 
   /** A voucher for `recipient` (a fresh random id, expiring at `expiry`) and its signature. */
-  async issue(input: { recipient: Address; itemId: bigint; amount: bigint; expiry: bigint }): Promise<{ voucher: Voucher; signature: Hex }> {
+  async issue(input: {
+    recipient: Address;
+    itemId: bigint;
+    amount: bigint;
+    expiry: bigint;
+  }): Promise<{ voucher: Voucher; signature: Hex }> {
     const voucher: Voucher = { ...input, voucherId: `0x${randomBytes(32).toString("hex")}` };
-    const signature = await this.#account.signTypedData({ domain: this.#domain, types: VOUCHER_TYPES, primaryType: "Voucher", message: voucher });
+    const signature = await this.#account.signTypedData({
+      domain: this.#domain,
+      types: VOUCHER_TYPES,
+      primaryType: "Voucher",
+      message: voucher,
+    });
     return { voucher, signature };
   }
 }

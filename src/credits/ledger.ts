@@ -35,16 +35,27 @@ export class Ledger {
       account,
       balance: row?.balance ?? 0,
       owed: row?.owed ?? 0,
-      movements: movements.map((movement) => ({ kind: movement.kind, amount: movement.amount, reference: movement.reference, createdAt: movement.created_at })),
+      movements: movements.map((movement) => ({
+        kind: movement.kind,
+        amount: movement.amount,
+        reference: movement.reference,
+        createdAt: movement.created_at,
+      })),
     };
   }
 
   /** Accounts whose balance less what they owe is not the sum of their movements (none, always). */
   async unreconciled(): Promise<string[]> {
-    const sums = await this.#db.selectFrom("credit_movements").select(["account", (eb) => eb.fn.sum<number>("amount").as("total")]).groupBy("account").execute();
+    const sums = await this.#db
+      .selectFrom("credit_movements")
+      .select(["account", (eb) => eb.fn.sum<number>("amount").as("total")])
+      .groupBy("account")
+      .execute();
     const accounts = await this.#db.selectFrom("credit_accounts").selectAll().execute();
     const total = new Map(sums.map((row) => [row.account, Number(row.total)]));
-    const wrong = accounts.filter((row) => row.balance - row.owed !== (total.get(row.account) ?? 0) || (row.balance > 0 && row.owed > 0)).map((row) => row.account);
+    const wrong = accounts
+      .filter((row) => row.balance - row.owed !== (total.get(row.account) ?? 0) || (row.balance > 0 && row.owed > 0))
+      .map((row) => row.account);
     for (const account of total.keys()) if (!accounts.some((row) => row.account === account)) wrong.push(account);
     return wrong;
   }

@@ -39,11 +39,16 @@ export async function startCreditsService(config: CreditsConfig): Promise<Runnin
     const elsewhere = await ledger.vouchers.outstandingElsewhere(config.CREDITS_CLAIMS_CONTRACT, chainId);
     if (elsewhere.length > 0) {
       // Their settlement would read the wrong contract: a claim there would never be seen, an expiry refund would pay twice.
-      throw new Error(`the ledger holds vouchers still out on another claim contract (${elsewhere.join(", ")}): point the service at that contract until they are settled, or use a new ledger`);
+      throw new Error(
+        `the ledger holds vouchers still out on another claim contract (${elsewhere.join(", ")}): point the service at that contract until they are settled, or use a new ledger`,
+      );
     }
     const status = await chain.status();
     if (status.issuer.toLowerCase() !== issuer.address.toLowerCase() || status.paused) {
-      log.warn({ component: "credits", issuer: issuer.address, onChainIssuer: status.issuer, paused: status.paused }, "the claim contract is paused or expects another issuer key: redemptions are refused until that changes");
+      log.warn(
+        { component: "credits", issuer: issuer.address, onChainIssuer: status.issuer, paused: status.paused },
+        "the claim contract is paused or expects another issuer key: redemptions are refused until that changes",
+      );
     }
     const stripe = config.STRIPE_SECRET_KEY === undefined ? undefined : new Stripe(config.STRIPE_SECRET_KEY);
     const app = await buildCreditsServer({ config, ledger, catalogue, issuer, chain, chainId, stripe, log });

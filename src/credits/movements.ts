@@ -7,11 +7,23 @@ export type Trx = Transaction<CreditsSchema>;
 
 /** An account's balance and debt (zero and zero for an account never seen). */
 export async function accountRow(trx: Trx, account: string): Promise<{ balance: number; owed: number }> {
-  return (await trx.selectFrom("credit_accounts").select(["balance", "owed"]).where("account", "=", account).executeTakeFirst()) ?? { balance: 0, owed: 0 };
+  return (
+    (await trx.selectFrom("credit_accounts").select(["balance", "owed"]).where("account", "=", account).executeTakeFirst()) ?? {
+      balance: 0,
+      owed: 0,
+    }
+  );
 }
 
 /** Adds `amount` (negative: takes) to `account`: a debit beyond the balance becomes owed; a credit pays what is owed first. */
-export async function moveCredits(trx: Trx, account: string, amount: number, kind: MovementKind, reference: string, at: string): Promise<void> {
+export async function moveCredits(
+  trx: Trx,
+  account: string,
+  amount: number,
+  kind: MovementKind,
+  reference: string,
+  at: string,
+): Promise<void> {
   if (!Number.isSafeInteger(amount)) throw new Error(`a movement of ${amount} credits is not a safe integer`);
   const current = await accountRow(trx, account);
   let { balance, owed } = current;

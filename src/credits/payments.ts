@@ -20,7 +20,11 @@ export class PaymentBook {
    * Runs `apply` for Stripe event `eventId` once: a replay of an event already handled (or being handled:
    * the transaction serializes them) returns its recorded outcome and changes nothing.
    */
-  async handleEventOnce(eventId: string, type: string, apply: (trx: Trx) => Promise<string>): Promise<{ duplicate: boolean; outcome: string }> {
+  async handleEventOnce(
+    eventId: string,
+    type: string,
+    apply: (trx: Trx) => Promise<string>,
+  ): Promise<{ duplicate: boolean; outcome: string }> {
     return this.#db.transaction().execute(async (trx) => {
       const seen = await trx.selectFrom("stripe_events").select("outcome").where("event_id", "=", eventId).executeTakeFirst();
       if (seen !== undefined) return { duplicate: true, outcome: seen.outcome };
@@ -34,22 +38,44 @@ export class PaymentBook {
    * A paid checkout: credits `credits` to `account` (or parks the payment with `problem` when it named no
    * valid account), then takes back what refunds and disputes that arrived before it hold.
    */
-  async purchase(trx: Trx, input: { paymentIntent: string; session: string; account: string | null; credits: number; problem: string | null }): Promise<string> {
+  async purchase(
+    trx: Trx,
+    input: { paymentIntent: string; session: string; account: string | null; credits: number; problem: string | null },
+  ): Promise<string> {
     const row = await trx.selectFrom("payments").selectAll().where("payment_intent", "=", input.paymentIntent).executeTakeFirst();
     if (row !== undefined && (row.purchased > 0 || row.problem !== null)) return "already credited";
     const account = input.problem === null ? input.account : null;
     if (row === undefined) {
       await trx
         .insertInto("payments")
-        .values({ payment_intent: input.paymentIntent, checkout_session: input.session, account, purchased: input.credits, refunded: 0, disputed: 0, taken: 0, problem: input.problem, created_at: this.#iso() })
+        .values({
+          payment_intent: input.paymentIntent,
+          checkout_session: input.session,
+          account,
+          purchased: input.credits,
+          refunded: 0,
+          disputed: 0,
+          taken: 0,
+          problem: input.problem,
+          created_at: this.#iso(),
+        })
         .execute();
     } else {
-      await trx.updateTable("payments").set({ checkout_session: input.session, account, purchased: input.credits, problem: input.problem }).where("payment_intent", "=", input.paymentIntent).execute();
+      await trx
+        .updateTable("payments")
+        .set({ checkout_session: input.session, account, purchased: input.credits, problem: input.problem })
+        .where("payment_intent", "=", input.paymentIntent)
+        .execute();
     }
     if (account === null) return `not credited: ${input.problem}`;
     await this.#move(trx, account, input.credits, "purchase", input.paymentIntent);
     const early = row ?? { refunded: 0, disputed: 0 };
-    await this.#settle(trx, input.paymentIntent, early.refunded >= early.disputed ? "refund" : "dispute", `${input.paymentIntent}:before-purchase`);
+    await this.#settle(
+      trx,
+      input.paymentIntent,
+      early.refunded >= early.disputed ? "refund" : "dispute",
+      `${input.paymentIntent}:before-purchase`,
+    );
     return `credited ${input.credits}`;
   }
 
@@ -68,8 +94,15 @@ export class PaymentBook {
     const existing = await trx.selectFrom("disputes").select("status").where("dispute_id", "=", input.disputeId).executeTakeFirst();
     if (existing !== undefined) return "already recorded";
     const row = await this.#paymentRow(trx, input.paymentIntent);
-    await trx.insertInto("disputes").values({ dispute_id: input.disputeId, payment_intent: input.paymentIntent, credits: input.credits, status: "open" }).execute();
-    await trx.updateTable("payments").set({ disputed: row.disputed + input.credits }).where("payment_intent", "=", input.paymentIntent).execute();
+    await trx
+      .insertInto("disputes")
+      .values({ dispute_id: input.disputeId, payment_intent: input.paymentIntent, credits: input.credits, status: "open" })
+      .execute();
+    await trx
+      .updateTable("payments")
+      .set({ disputed: row.disputed + input.credits })
+      .where("payment_intent", "=", input.paymentIntent)
+      .execute();
     return this.#settle(trx, input.paymentIntent, "dispute", input.disputeId);
   }
 
@@ -82,10 +115,18 @@ export class PaymentBook {
       dispute = await trx.selectFrom("disputes").selectAll().where("dispute_id", "=", input.disputeId).executeTakeFirstOrThrow();
     }
     if (dispute.status !== "open") return `already ${dispute.status}`;
-    await trx.updateTable("disputes").set({ status: input.won ? "won" : "lost" }).where("dispute_id", "=", input.disputeId).execute();
+    await trx
+      .updateTable("disputes")
+      .set({ status: input.won ? "won" : "lost" })
+      .where("dispute_id", "=", input.disputeId)
+      .execute();
     if (!input.won) return "lost: stays taken";
     const row = await this.#paymentRow(trx, input.paymentIntent);
-    await trx.updateTable("payments").set({ disputed: row.disputed - dispute.credits }).where("payment_intent", "=", input.paymentIntent).execute();
+    await trx
+      .updateTable("payments")
+      .set({ disputed: row.disputed - dispute.credits })
+      .where("payment_intent", "=", input.paymentIntent)
+      .execute();
     return `won: ${await this.#settle(trx, input.paymentIntent, "dispute_won", input.disputeId)}`;
   }
 
@@ -108,7 +149,17 @@ export class PaymentBook {
   async #paymentRow(trx: Trx, paymentIntent: string): Promise<CreditsSchema["payments"]> {
     const row = await trx.selectFrom("payments").selectAll().where("payment_intent", "=", paymentIntent).executeTakeFirst();
     if (row !== undefined) return row;
-    const placeholder = { payment_intent: paymentIntent, checkout_session: null, account: null, purchased: 0, refunded: 0, disputed: 0, taken: 0, problem: null, created_at: this.#iso() };
+    const placeholder = {
+      payment_intent: paymentIntent,
+      checkout_session: null,
+      account: null,
+      purchased: 0,
+      refunded: 0,
+      disputed: 0,
+      taken: 0,
+      problem: null,
+      created_at: this.#iso(),
+    };
     await trx.insertInto("payments").values(placeholder).execute();
     return placeholder;
   }

@@ -49,7 +49,10 @@ export async function verifiedRedemption(
   };
   if (redemption.recipient === ZeroAddress) throw new CreditsError(400, "A voucher's recipient cannot be the zero address");
   if (Math.abs(Number(redemption.issuedAt) - context.nowSeconds) > context.maxSkewSeconds) {
-    throw new CreditsError(400, `The request was signed for ${new Date(Number(redemption.issuedAt) * 1000).toISOString()}: sign it again (the clocks may differ by ${context.maxSkewSeconds} s)`);
+    throw new CreditsError(
+      400,
+      `The request was signed for ${new Date(Number(redemption.issuedAt) * 1000).toISOString()}: sign it again (the clocks may differ by ${context.maxSkewSeconds} s)`,
+    );
   }
   let valid: boolean;
   try {

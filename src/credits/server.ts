@@ -78,11 +78,21 @@ export async function buildCreditsServer(parts: CreditsServerParts): Promise<Fas
 
   // Stripe signs the exact bytes it sent: this route reads its body raw, in its own scope.
   await app.register(async (scope) => {
-    scope.addContentTypeParser("application/json", { parseAs: "buffer", bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser("application/json", { parseAs: "buffer", bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) =>
+      done(null, body),
+    );
     scope.post("/credits/webhooks/stripe", async (request) => {
       if (!Buffer.isBuffer(request.body)) throw new CreditsError(400, "The webhook body must be JSON");
-      const event = verifiedStripeEvent(request.body, request.headers["stripe-signature"] as string | undefined, config.STRIPE_WEBHOOK_SECRET, config.STRIPE_WEBHOOK_TOLERANCE_SECONDS);
-      const { duplicate, outcome } = await applyStripeEvent(ledger, event, { currency: config.CREDITS_CURRENCY, creditsPerMinorUnit: config.CREDITS_PER_MINOR_UNIT });
+      const event = verifiedStripeEvent(
+        request.body,
+        request.headers["stripe-signature"] as string | undefined,
+        config.STRIPE_WEBHOOK_SECRET,
+        config.STRIPE_WEBHOOK_TOLERANCE_SECONDS,
+      );
+      const { duplicate, outcome } = await applyStripeEvent(ledger, event, {
+        currency: config.CREDITS_CURRENCY,
+        creditsPerMinorUnit: config.CREDITS_PER_MINOR_UNIT,
+      });
       request.log.info({ event: event.id, type: event.type, duplicate, outcome }, "stripe event");
       return { received: true, duplicate, outcome };
     });
@@ -110,12 +120,20 @@ export async function buildCreditsServer(parts: CreditsServerParts): Promise<Fas
       request.log.warn({ account, err: { type: (error as Error).name } }, "vouchers not settled: the L2 did not answer");
     }
     const view = await ledger.account(account);
-    return { ...view, settled, vouchers: (await ledger.vouchers.of(account)).map((voucher) => voucherView(voucher, config.CREDITS_CLAIMS_CONTRACT)) };
+    return {
+      ...view,
+      settled,
+      vouchers: (await ledger.vouchers.of(account)).map((voucher) => voucherView(voucher, config.CREDITS_CLAIMS_CONTRACT)),
+    };
   });
 
   app.post("/credits/redemptions", async (request) => {
     const parsed = redemptionBody.safeParse(request.body);
-    if (!parsed.success) throw new CreditsError(400, `Invalid redemption: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+    if (!parsed.success)
+      throw new CreditsError(
+        400,
+        `Invalid redemption: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`,
+      );
     const redemption = await verifiedRedemption(parsed.data, {
       chainId: parts.chainId,
       claimsContract: config.CREDITS_CLAIMS_CONTRACT as Address,
@@ -137,9 +155,13 @@ export async function buildCreditsServer(parts: CreditsServerParts): Promise<Fas
       return { ...voucherView(earlier, config.CREDITS_CLAIMS_CONTRACT), replayed: true };
     }
     const price = BigInt(item.priceCredits) * redemption.quantity;
-    if (price > BigInt(Number.MAX_SAFE_INTEGER)) throw new CreditsError(400, `${quantity} of ${item.name} cost more credits than an account can hold`);
+    if (price > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new CreditsError(400, `${quantity} of ${item.name} cost more credits than an account can hold`);
     if (price > redemption.maxPrice) {
-      throw new CreditsError(409, `The price changed: ${quantity} of ${item.name} now cost ${price} credits, more than the ${redemption.maxPrice} you signed for`);
+      throw new CreditsError(
+        409,
+        `The price changed: ${quantity} of ${item.name} now cost ${price} credits, more than the ${redemption.maxPrice} you signed for`,
+      );
     }
     await refuseWhenUnclaimable(chain, issuer.address);
     // Read from the chain before the ledger's transaction: it holds the ledger only for local work.
@@ -153,7 +175,14 @@ export async function buildCreditsServer(parts: CreditsServerParts): Promise<Fas
       stock,
       sign: async () => {
         const issued = await issuer.issue({ recipient: redemption.recipient, itemId: BigInt(item.id), amount, expiry: BigInt(expiry) });
-        return { voucherId: issued.voucher.voucherId, expiry, issuer: issuer.address, signature: issued.signature, claimsContract: config.CREDITS_CLAIMS_CONTRACT, chainId: parts.chainId };
+        return {
+          voucherId: issued.voucher.voucherId,
+          expiry,
+          issuer: issuer.address,
+          signature: issued.signature,
+          claimsContract: config.CREDITS_CLAIMS_CONTRACT,
+          chainId: parts.chainId,
+        };
       },
     });
     request.log.info({ account, item: item.id, quantity, voucher: voucher.voucherId, replayed }, "redemption");
@@ -165,11 +194,16 @@ export async function buildCreditsServer(parts: CreditsServerParts): Promise<Fas
       throw new CreditsError(501, "Checkout is not configured on this service (STRIPE_SECRET_KEY and CREDITS_CHECKOUT_RETURN_URL)");
     }
     const parsed = checkoutBody.safeParse(request.body);
-    if (!parsed.success) throw new CreditsError(400, `Invalid checkout: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+    if (!parsed.success)
+      throw new CreditsError(
+        400,
+        `Invalid checkout: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`,
+      );
     const account = claimAccount(parsed.data.account);
     if (account === ZeroAddress) throw new CreditsError(400, "A claim account cannot be the zero address");
     const { credits } = parsed.data;
-    if (credits % config.CREDITS_PER_MINOR_UNIT !== 0) throw new CreditsError(400, `credits must be a whole multiple of ${config.CREDITS_PER_MINOR_UNIT}`);
+    if (credits % config.CREDITS_PER_MINOR_UNIT !== 0)
+      throw new CreditsError(400, `credits must be a whole multiple of ${config.CREDITS_PER_MINOR_UNIT}`);
     let session: Stripe.Checkout.Session;
     try {
       session = await parts.stripe.checkout.sessions.create({
@@ -177,7 +211,16 @@ export async function buildCreditsServer(parts: CreditsServerParts): Promise<Fas
         client_reference_id: getAddress(account),
         // The webhook credits only sessions marked so: other checkouts of the same Stripe account are not credits.
         metadata: { purpose: "credits" },
-        line_items: [{ quantity: 1, price_data: { currency: config.CREDITS_CURRENCY, unit_amount: credits / config.CREDITS_PER_MINOR_UNIT, product_data: { name: `${credits} credits` } } }],
+        line_items: [
+          {
+            quantity: 1,
+            price_data: {
+              currency: config.CREDITS_CURRENCY,
+              unit_amount: credits / config.CREDITS_PER_MINOR_UNIT,
+              product_data: { name: `${credits} credits` },
+            },
+          },
+        ],
         success_url: config.CREDITS_CHECKOUT_RETURN_URL,
         cancel_url: config.CREDITS_CHECKOUT_RETURN_URL,
       });
@@ -199,7 +242,8 @@ export async function buildCreditsServer(parts: CreditsServerParts): Promise<Fas
 async function refuseWhenUnclaimable(chain: CreditsChain, issuer: string): Promise<void> {
   const status = await chain.status();
   if (status.paused) throw new CreditsError(503, "The claim platform is paused: redemptions are closed for now");
-  if (status.issuer.toLowerCase() !== issuer.toLowerCase()) throw new CreditsError(503, "The claim platform expects another issuer key: redemptions are closed until the service signs with it");
+  if (status.issuer.toLowerCase() !== issuer.toLowerCase())
+    throw new CreditsError(503, "The claim platform expects another issuer key: redemptions are closed until the service signs with it");
 }
 
 /**
@@ -239,7 +283,13 @@ function itemOf(catalogue: Catalogue, itemId: bigint): CatalogueItem {
 /** A voucher as the service answers it: what `VoucherClaims.claim` takes, with its state and price. */
 function voucherView(voucher: VoucherRow, claimsContract: string) {
   return {
-    voucher: voucherToJson({ recipient: voucher.recipient as Address, itemId: BigInt(voucher.itemId), amount: BigInt(voucher.amount), voucherId: voucher.voucherId as `0x${string}`, expiry: BigInt(voucher.expiry) }),
+    voucher: voucherToJson({
+      recipient: voucher.recipient as Address,
+      itemId: BigInt(voucher.itemId),
+      amount: BigInt(voucher.amount),
+      voucherId: voucher.voucherId as `0x${string}`,
+      expiry: BigInt(voucher.expiry),
+    }),
     signature: voucher.signature,
     claimsContract,
     status: voucher.status,

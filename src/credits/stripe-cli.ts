@@ -30,7 +30,13 @@ export async function runStripeCli(args: string[], context: StripeCliContext): P
     parsed = parseArgs({
       args,
       allowPositionals: true,
-      options: { account: { type: "string" }, credits: { type: "string" }, payment: { type: "string" }, id: { type: "string" }, close: { type: "string" } },
+      options: {
+        account: { type: "string" },
+        credits: { type: "string" },
+        payment: { type: "string" },
+        id: { type: "string" },
+        close: { type: "string" },
+      },
     });
   } catch (error) {
     context.printError(`${(error as Error).message}\n\n${USAGE}`);
@@ -78,6 +84,8 @@ export async function runStripeCli(args: string[], context: StripeCliContext): P
   }
   const answer = await postWebhook(webhookUrl, body, webhookSecret);
   if (answer.status !== 200) return fail(`the credits service answered ${answer.status}: ${String(answer.body.message)}`);
-  context.print(`${body.type} ${body.id} (payment ${payment.paymentIntent}): ${String(answer.body.outcome)}${answer.body.duplicate === true ? " (a replay)" : ""}`);
+  context.print(
+    `${body.type} ${body.id} (payment ${payment.paymentIntent}): ${String(answer.body.outcome)}${answer.body.duplicate === true ? " (a replay)" : ""}`,
+  );
   return 0;
 }

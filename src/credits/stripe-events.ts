@@ -14,7 +14,12 @@ export interface PaymentSettings {
  * (at most `toleranceSeconds` old) are checked with Stripe's own library. Anything else is a 400 that
  * changes nothing: a forged, altered, replayed-late or unsigned request never reaches the ledger.
  */
-export function verifiedStripeEvent(rawBody: Buffer, signature: string | undefined, secret: string, toleranceSeconds: number): Stripe.Event {
+export function verifiedStripeEvent(
+  rawBody: Buffer,
+  signature: string | undefined,
+  secret: string,
+  toleranceSeconds: number,
+): Stripe.Event {
   if (signature === undefined || signature === "") throw new CreditsError(400, "Missing Stripe-Signature header");
   try {
     return Stripe.webhooks.constructEvent(rawBody, signature, secret, toleranceSeconds);
@@ -33,7 +38,11 @@ export function verifiedStripeEvent(rawBody: Buffer, signature: string | undefin
  *   disputed amount, `charge.dispute.closed` gives it back when won;
  * - every other type is acknowledged and ignored.
  */
-export async function applyStripeEvent(ledger: Ledger, event: Stripe.Event, settings: PaymentSettings): Promise<{ duplicate: boolean; outcome: string }> {
+export async function applyStripeEvent(
+  ledger: Ledger,
+  event: Stripe.Event,
+  settings: PaymentSettings,
+): Promise<{ duplicate: boolean; outcome: string }> {
   return ledger.payments.handleEventOnce(event.id, event.type, async (trx) => {
     switch (event.type) {
       case "checkout.session.completed":
@@ -44,7 +53,9 @@ export async function applyStripeEvent(ledger: Ledger, event: Stripe.Event, sett
         if (session.payment_status !== "paid") return `awaiting payment (${session.payment_status})`;
         const paymentIntent = idOf(session.payment_intent) ?? `session:${session.id}`;
         const { account, problem: accountProblem } = claimAccountOf(session.client_reference_id);
-        const problem = accountProblem ?? (session.currency !== settings.currency ? `paid in ${session.currency ?? "no currency"}, not ${settings.currency}` : null);
+        const problem =
+          accountProblem ??
+          (session.currency !== settings.currency ? `paid in ${session.currency ?? "no currency"}, not ${settings.currency}` : null);
         // Before tax and shipping: what the buyer paid for credits.
         const paid = session.amount_subtotal ?? session.amount_total ?? 0;
         return ledger.payments.purchase(trx, { paymentIntent, session: session.id, account, credits: credits(paid, settings), problem });
@@ -70,7 +81,12 @@ export async function applyStripeEvent(ledger: Ledger, event: Stripe.Event, sett
         if (dispute.currency !== settings.currency) return `ignored: a dispute in ${dispute.currency}, not ${settings.currency}`;
         // An inquiry closed without becoming a dispute took nothing for good: like a dispute won.
         const won = dispute.status === "won" || dispute.status === "warning_closed";
-        return ledger.payments.disputeClosed(trx, { paymentIntent, disputeId: dispute.id, credits: credits(dispute.amount, settings), won });
+        return ledger.payments.disputeClosed(trx, {
+          paymentIntent,
+          disputeId: dispute.id,
+          credits: credits(dispute.amount, settings),
+          won,
+        });
       }
       default:
         return "ignored";

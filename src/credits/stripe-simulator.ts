@@ -18,7 +18,14 @@ export function newPayment(): SimulatedPayment {
 }
 
 /** A `checkout.session.completed` event: `account` paid `amountMinor` minor units of `currency`. */
-export function checkoutCompleted(input: { payment: SimulatedPayment; account: string; amountMinor: number; currency: string; paid?: boolean; metadata?: Record<string, string> }) {
+export function checkoutCompleted(input: {
+  payment: SimulatedPayment;
+  account: string;
+  amountMinor: number;
+  currency: string;
+  paid?: boolean;
+  metadata?: Record<string, string>;
+}) {
   return event("checkout.session.completed", {
     id: input.payment.checkoutSession,
     object: "checkout.session",
@@ -49,7 +56,13 @@ export function chargeRefunded(input: { payment: SimulatedPayment; amountMinor: 
 }
 
 /** A dispute event: opened (`charge.dispute.created`) or closed with `status` won or lost. */
-export function dispute(input: { payment: SimulatedPayment; disputeId: string; amountMinor: number; currency: string; closed?: "won" | "lost" }) {
+export function dispute(input: {
+  payment: SimulatedPayment;
+  disputeId: string;
+  amountMinor: number;
+  currency: string;
+  closed?: "won" | "lost";
+}) {
   return event(input.closed === undefined ? "charge.dispute.created" : "charge.dispute.closed", {
     id: input.disputeId,
     object: "dispute",
@@ -81,7 +94,12 @@ export function stripeSignature(payload: string, secret: string, timestamp?: num
 }
 
 /** Posts `eventBody` to the webhook at `url`, signed with `secret`; returns the HTTP status and the answer. */
-export async function postWebhook(url: string, eventBody: object, secret: string, options: { timestamp?: number; tamper?: (payload: string) => string } = {}) {
+export async function postWebhook(
+  url: string,
+  eventBody: object,
+  secret: string,
+  options: { timestamp?: number; tamper?: (payload: string) => string } = {},
+) {
   const payload = JSON.stringify(eventBody);
   const signature = stripeSignature(payload, secret, options.timestamp);
   const response = await fetch(url, {

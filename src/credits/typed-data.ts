@@ -65,9 +65,21 @@ export interface VoucherJson {
 }
 
 export function voucherToJson(voucher: Voucher): VoucherJson {
-  return { recipient: voucher.recipient, itemId: voucher.itemId.toString(), amount: voucher.amount.toString(), voucherId: voucher.voucherId, expiry: voucher.expiry.toString() };
+  return {
+    recipient: voucher.recipient,
+    itemId: voucher.itemId.toString(),
+    amount: voucher.amount.toString(),
+    voucherId: voucher.voucherId,
+    expiry: voucher.expiry.toString(),
+  };
 }
 
 export function voucherFromJson(json: VoucherJson): Voucher {
-  return { recipient: json.recipient as Address, itemId: BigInt(json.itemId), amount: BigInt(json.amount), voucherId: json.voucherId as Hex, expiry: BigInt(json.expiry) };
+  return {
+    recipient: json.recipient as Address,
+    itemId: BigInt(json.itemId),
+    amount: BigInt(json.amount),
+    voucherId: json.voucherId as Hex,
+    expiry: BigInt(json.expiry),
+  };
 }

@@ -73,11 +73,18 @@ export class VoucherBook {
       const earlier = await this.earlierRedemption(input, trx);
       if (earlier !== undefined) return { voucher: earlier, replayed: true };
       const { balance } = await accountRow(trx, input.account);
-      if (balance < input.price) throw new CreditsError(402, `Not enough credits: the item costs ${input.price}, the account holds ${balance}`);
+      if (balance < input.price)
+        throw new CreditsError(402, `Not enough credits: the item costs ${input.price}, the account holds ${balance}`);
       if (input.stock !== undefined) {
-        const promised = await trx.selectFrom("vouchers").select("amount").where("pool", "=", input.stock.pool).where("status", "=", "issued").execute();
+        const promised = await trx
+          .selectFrom("vouchers")
+          .select("amount")
+          .where("pool", "=", input.stock.pool)
+          .where("status", "=", "issued")
+          .execute();
         const outstanding = promised.reduce((sum, row) => sum + BigInt(row.amount), 0n);
-        if (outstanding + input.amount > input.stock.available) throw new CreditsError(409, "Out of stock: the claim platform holds no more of this item than vouchers already promise");
+        if (outstanding + input.amount > input.stock.available)
+          throw new CreditsError(409, "Out of stock: the claim platform holds no more of this item than vouchers already promise");
       }
       const signed = await input.sign();
       await this.#move(trx, input.account, -input.price, "redemption", signed.voucherId);
@@ -115,7 +122,11 @@ export class VoucherBook {
   ): Promise<VoucherRow | undefined> {
     const earlier = await trx.selectFrom("vouchers").selectAll().where("request_id", "=", terms.requestId).executeTakeFirst();
     if (earlier === undefined) return undefined;
-    const same = earlier.account === terms.account && earlier.item_id === terms.itemId && earlier.quantity === terms.quantity && earlier.recipient === terms.recipient;
+    const same =
+      earlier.account === terms.account &&
+      earlier.item_id === terms.itemId &&
+      earlier.quantity === terms.quantity &&
+      earlier.recipient === terms.recipient;
     if (!same) throw new CreditsError(409, "This request id was used for another redemption");
     return voucherRow(earlier);
   }
@@ -128,7 +139,12 @@ export class VoucherBook {
    * set again, and the voucher with it.
    */
   async settle(account: string, chain: ClaimsReader): Promise<void> {
-    const issued = await this.#db.selectFrom("vouchers").selectAll().where("account", "=", account).where("status", "=", "issued").execute();
+    const issued = await this.#db
+      .selectFrom("vouchers")
+      .selectAll()
+      .where("account", "=", account)
+      .where("status", "=", "issued")
+      .execute();
     if (issued.length === 0) return;
     const point = await chain.settlementPoint();
     // Asked together: the JSON-RPC provider sends them as one batch.
@@ -138,7 +154,11 @@ export class VoucherBook {
         await this.#db.updateTable("vouchers").set({ status: "claimed" }).where("voucher_id", "=", voucher.voucher_id).execute();
       } else if (point.timestamp > voucher.expiry + EXPIRY_SETTLE_MARGIN_SECONDS) {
         await this.#db.transaction().execute(async (trx) => {
-          const still = await trx.selectFrom("vouchers").select("status").where("voucher_id", "=", voucher.voucher_id).executeTakeFirstOrThrow();
+          const still = await trx
+            .selectFrom("vouchers")
+            .select("status")
+            .where("voucher_id", "=", voucher.voucher_id)
+            .executeTakeFirstOrThrow();
           if (still.status !== "issued") return;
           await trx.updateTable("vouchers").set({ status: "expired" }).where("voucher_id", "=", voucher.voucher_id).execute();
           await this.#move(trx, voucher.account, voucher.price, "voucher_expired", voucher.voucher_id);
@@ -161,7 +181,9 @@ export class VoucherBook {
 
   /** `account`'s vouchers, oldest first. */
   async of(account: string): Promise<VoucherRow[]> {
-    return (await this.#db.selectFrom("vouchers").selectAll().where("account", "=", account).orderBy("created_at").execute()).map(voucherRow);
+    return (await this.#db.selectFrom("vouchers").selectAll().where("account", "=", account).orderBy("created_at").execute()).map(
+      voucherRow,
+    );
   }
 
   async #move(trx: Trx, account: string, amount: number, kind: MovementKind, reference: string): Promise<void> {

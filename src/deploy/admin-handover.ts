@@ -24,11 +24,12 @@ export async function handOverAdmin(contracts: string[], admin: string, deployer
   const handovers: AdminHandover[] = [];
   for (const address of contracts) {
     const contract = new Contract(address, DEFAULT_ADMIN_RULES_ABI, deployer);
-    if ((await contract.getFunction("defaultAdmin")()).toLowerCase() === admin.toLowerCase()) continue;
-    let [newAdmin, schedule]: [string, bigint] = await contract.getFunction("pendingDefaultAdmin")();
+    const currentAdmin = (await contract.getFunction("defaultAdmin").staticCall()) as string;
+    if (currentAdmin.toLowerCase() === admin.toLowerCase()) continue;
+    let [newAdmin, schedule] = (await contract.getFunction("pendingDefaultAdmin").staticCall()) as [string, bigint];
     if (newAdmin.toLowerCase() !== admin.toLowerCase()) {
-      await (await contract.getFunction("beginDefaultAdminTransfer")(admin)).wait();
-      [newAdmin, schedule] = await contract.getFunction("pendingDefaultAdmin")();
+      await (await contract.getFunction("beginDefaultAdminTransfer").send(admin)).wait();
+      [newAdmin, schedule] = (await contract.getFunction("pendingDefaultAdmin").staticCall()) as [string, bigint];
     }
     handovers.push({ contract: address, newAdmin, acceptableFrom: schedule });
   }

@@ -7,11 +7,11 @@ import type { IgnitionModule, IgnitionModuleResult, ModuleParameters, SolidityPa
 import hre from "hardhat";
 import type { NetworkConnection } from "hardhat/types/network";
 
-import ProtocolModule from "../../deploy/modules/Protocol.js";
-import TokensModule from "../../deploy/modules/Tokens.js";
-import { DEVNET_IGNITION_CONFIG } from "./two-chain.js";
+import ProtocolModule from "../../deploy/modules/Protocol.ts";
+import TokensModule from "../../deploy/modules/Tokens.ts";
+import { DEVNET_IGNITION_CONFIG } from "./two-chain.ts";
 
-export { DEFAULT_RATE_SCHEDULE } from "../../deploy/modules/parts/defaults.js";
+export { DEFAULT_RATE_SCHEDULE } from "../../deploy/modules/parts/defaults.ts";
 
 // Tests and benchmarks deploy the protocol through the same Ignition modules that the deploy scripts ship
 // (deploy/modules/Tokens.ts, Protocol.ts), so what they check is the shipped wiring; they only choose
@@ -82,7 +82,10 @@ export type ProtocolParameters = {
 function moduleParameters(parameters: Record<string, unknown>): ModuleParameters {
   const defined = Object.entries(parameters).filter(([, value]) => value !== undefined);
   return Object.fromEntries(
-    defined.map(([name, value]) => [name, (Array.isArray(value) ? value.map((item) => ({ ...item })) : value) as SolidityParameterType]),
+    defined.map(([name, value]) => [
+      name,
+      (Array.isArray(value) ? value.map((item: object) => ({ ...item })) : value) as SolidityParameterType,
+    ]),
   );
 }
 

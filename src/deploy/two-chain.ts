@@ -1,10 +1,10 @@
 import type { DeployConfig } from "@nomicfoundation/ignition-core";
 import type { NetworkConnection } from "hardhat/types/network";
 
-import L1Module from "../../deploy/modules/L1.js";
-import L2Module from "../../deploy/modules/L2.js";
-import { handOverAdmin, type AdminHandover } from "./admin-handover.js";
-import { loadParameters } from "./parameters.js";
+import L1Module from "../../deploy/modules/L1.ts";
+import L2Module from "../../deploy/modules/L2.ts";
+import { handOverAdmin, type AdminHandover } from "./admin-handover.ts";
+import { loadParameters } from "./parameters.ts";
 
 export interface DeploymentOptions {
   /** Which `deploy/parameters/<name>.json` to use (defaults to the connection's network name). */
@@ -87,6 +87,8 @@ export async function deployL2(connection: NetworkConnection, links: L1Links, op
 }
 
 /** The L2 contracts with an admin role, which governance holds (the attestation verifier has none). */
-export function governedContracts(l2: Pick<L2Deployment, "StakedToken" | "NodeLicense" | "NodeRegistry" | "VerificationRegistry">): string[] {
+export function governedContracts(
+  l2: Pick<L2Deployment, "StakedToken" | "NodeLicense" | "NodeRegistry" | "VerificationRegistry">,
+): string[] {
   return [l2.StakedToken, l2.NodeLicense, l2.NodeRegistry, l2.VerificationRegistry];
 }

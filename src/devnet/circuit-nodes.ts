@@ -22,7 +22,13 @@ export interface CircuitNodeProcess {
  * Starts `scripts/node.ts` with `env` (see src/node/config.ts), its output appended to `logFile`. Node 22
  * runs the TypeScript directly, the same way the container does.
  */
-export async function spawnCircuitNode(projectRoot: string, name: string, cacheDir: string, logFile: string, env: Record<string, string>): Promise<CircuitNodeProcess> {
+export async function spawnCircuitNode(
+  projectRoot: string,
+  name: string,
+  cacheDir: string,
+  logFile: string,
+  env: Record<string, string>,
+): Promise<CircuitNodeProcess> {
   await mkdir(path.dirname(logFile), { recursive: true });
   const log = createWriteStream(logFile, { flags: "a" });
   await new Promise<void>((resolve, reject) => log.once("open", () => resolve()).once("error", reject));

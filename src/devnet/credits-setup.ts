@@ -5,14 +5,14 @@ import path from "node:path";
 import { ContractFactory, NonceManager, Wallet, type Provider } from "ethers";
 import hre from "hardhat";
 
-import { NodeLicense__factory, PrimaryToken__factory, VoucherClaims__factory } from "../../typechain-types/index.js";
-import { ITEM_KINDS, type Catalogue } from "../credits/catalogue.js";
-import { loadCreditsConfig } from "../credits/config.js";
-import { startCreditsService, type RunningCreditsService } from "../credits/main.js";
-import type { DevAccount } from "./accounts.js";
-import { eventArgs } from "./events.js";
-import { bridgePrimaryTokens } from "./network-setup.js";
-import { E18 } from "../common/units.js";
+import { NodeLicense__factory, PrimaryToken__factory, VoucherClaims__factory } from "../../typechain-types/index.ts";
+import { ITEM_KINDS, type Catalogue } from "../credits/catalogue.ts";
+import { loadCreditsConfig } from "../credits/config.ts";
+import { startCreditsService, type RunningCreditsService } from "../credits/main.ts";
+import type { DevAccount } from "./accounts.ts";
+import { eventArgs } from "./events.ts";
+import { bridgePrimaryTokens } from "./network-setup.ts";
+import { E18 } from "../common/units.ts";
 
 /** The claim platform's inventory of primary tokens (sold as they are, or staked for the buyer), bridged from L1. */
 export const CLAIMS_PRIMARY_INVENTORY = 200_000n * E18;
@@ -87,14 +87,51 @@ export async function startCreditsChannel(input: CreditsChannelInput): Promise<C
 
   const catalogue: Catalogue = {
     items: [
-      { id: CREDIT_ITEMS.primary, name: "100 primary tokens", description: "Verification Network tokens, on the L2", priceCredits: 1_000, amountPerUnit: (100n * E18).toString(), maxQuantity: 10, kind: "Transfer", asset: contracts.l2.PrimaryToken },
-      { id: CREDIT_ITEMS.staked, name: "100 staked tokens", description: "Staked tokens: verification collateral, or redeemed after an unlock period", priceCredits: 1_000, amountPerUnit: (100n * E18).toString(), maxQuantity: 10, kind: "StakeFor", asset: contracts.l2.StakedToken },
-      { id: CREDIT_ITEMS.license, name: "Node license", description: "The right to run a circuit node", priceCredits: 100_000, amountPerUnit: "1", maxQuantity: 1, kind: "NftInventory", asset: contracts.l2.NodeLicense },
-      { id: CREDIT_ITEMS.gameItem, name: "Game item", description: "The example game's item, minted to you", priceCredits: 500, amountPerUnit: "1", maxQuantity: 5, kind: "Mint", asset: contracts.l2.GameItem },
+      {
+        id: CREDIT_ITEMS.primary,
+        name: "100 primary tokens",
+        description: "Verification Network tokens, on the L2",
+        priceCredits: 1_000,
+        amountPerUnit: (100n * E18).toString(),
+        maxQuantity: 10,
+        kind: "Transfer",
+        asset: contracts.l2.PrimaryToken,
+      },
+      {
+        id: CREDIT_ITEMS.staked,
+        name: "100 staked tokens",
+        description: "Staked tokens: verification collateral, or redeemed after an unlock period",
+        priceCredits: 1_000,
+        amountPerUnit: (100n * E18).toString(),
+        maxQuantity: 10,
+        kind: "StakeFor",
+        asset: contracts.l2.StakedToken,
+      },
+      {
+        id: CREDIT_ITEMS.license,
+        name: "Node license",
+        description: "The right to run a circuit node",
+        priceCredits: 100_000,
+        amountPerUnit: "1",
+        maxQuantity: 1,
+        kind: "NftInventory",
+        asset: contracts.l2.NodeLicense,
+      },
+      {
+        id: CREDIT_ITEMS.gameItem,
+        name: "Game item",
+        description: "The example game's item, minted to you",
+        priceCredits: 500,
+        amountPerUnit: "1",
+        maxQuantity: 5,
+        kind: "Mint",
+        asset: contracts.l2.GameItem,
+      },
     ],
   };
   const claims = VoucherClaims__factory.connect(claimsAddress, operator);
-  for (const item of catalogue.items) await (await claims.setItem(item.id, { kind: ITEM_KINDS.indexOf(item.kind), asset: item.asset })).wait();
+  for (const item of catalogue.items)
+    await (await claims.setItem(item.id, { kind: ITEM_KINDS.indexOf(item.kind), asset: item.asset })).wait();
   const catalogueFile = path.join(input.workDir, "catalogue.json");
   await writeFile(catalogueFile, `${JSON.stringify(catalogue, null, 2)}\n`);
 

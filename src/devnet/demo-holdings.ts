@@ -2,8 +2,8 @@ import type { Address } from "@solana/kit";
 import { ContractFactory, type Signer } from "ethers";
 import hre from "hardhat";
 
-import type { SolanaTokenLedger } from "./solana/token-ledger.js";
-import type { StackFile } from "./stack-file.js";
+import type { SolanaTokenLedger } from "./solana/token-ledger.ts";
+import type { StackFile } from "./stack-file.ts";
 
 /** An ERC-20 balance above 2^53: the API must write it as an exact JSON integer. */
 export const ABOVE_2_53 = 2n ** 53n + 12_345n;
@@ -79,7 +79,13 @@ export function demoSection(evm: EvmDemoHoldings, svm: SolanaDemoHoldings): NonN
     evm: [
       { user_address: evm.holder, contract_address: evm.erc20, kind: "erc20", balance: String(ABOVE_2_53), note: "above 2^53" },
       { user_address: evm.empty, contract_address: evm.erc20, kind: "erc20", balance: "0", note: "zero balance" },
-      { user_address: evm.holder, contract_address: evm.erc721, kind: "erc721", balance: String(ERC721_TOKENS_HELD), note: "several tokens" },
+      {
+        user_address: evm.holder,
+        contract_address: evm.erc721,
+        kind: "erc721",
+        balance: String(ERC721_TOKENS_HELD),
+        note: "several tokens",
+      },
     ],
     svm: [
       { owner_address: svm.owner, token_mint_address: svm.splMint, kind: "spl", balance: String(spl), note: "two token accounts" },

@@ -1,11 +1,11 @@
 import { address, getAddressEncoder } from "@solana/kit";
 import { hexlify, NonceManager, Wallet, type Provider } from "ethers";
 
-import { GameItem__factory, VerificationRegistry__factory } from "../../typechain-types/index.js";
+import { GameItem__factory, VerificationRegistry__factory } from "../../typechain-types/index.ts";
 import { queryResultHash } from "../common/query-result.ts";
-import { eventArgs } from "./events.js";
-import type { StackFile } from "./stack-file.js";
-import { JobStatus } from "../common/protocol-constants.js";
+import { eventArgs } from "./events.ts";
+import type { StackFile } from "./stack-file.ts";
+import { JobStatus } from "../common/protocol-constants.ts";
 
 /**
  * Explicit gas for job requests: an estimate is made against the latest block, and a finalization mined
@@ -25,29 +25,47 @@ export interface OnChainVerification {
   gas: { request: bigint; nodes: bigint };
 }
 
-export type DemoQuery = { chain: "evm"; user_address: string; contract_address: string } | { chain: "svm"; owner_address: string; token_mint_address: string };
+export type DemoQuery =
+  { chain: "evm"; user_address: string; contract_address: string } | { chain: "svm"; owner_address: string; token_mint_address: string };
 
 /**
  * Opens an on-chain verification job as the stack's consumer, waits for the circuit nodes to finalize it,
  * and asks the API the same question: what `npm run demo:verify` prints and the end-to-end tests assert.
  */
-export async function verifyOnChainAndByApi(stack: StackFile, l2: Provider, query: DemoQuery, timeoutMs = 60_000): Promise<OnChainVerification> {
+export async function verifyOnChainAndByApi(
+  stack: StackFile,
+  l2: Provider,
+  query: DemoQuery,
+  timeoutMs = 60_000,
+): Promise<OnChainVerification> {
   const consumer = new NonceManager(new Wallet(stack.accounts!.consumer.privateKey, l2));
   const registry = VerificationRegistry__factory.connect(stack.contracts!.l2!.VerificationRegistry, consumer);
   const started = performance.now();
   const tx =
     query.chain === "evm"
       ? await registry.requestEvmBalance(query.user_address, query.contract_address, { gasLimit: REQUEST_GAS_LIMIT })
-      : await registry.requestSvmBalance(solanaBytes32(query.owner_address), solanaBytes32(query.token_mint_address), { gasLimit: REQUEST_GAS_LIMIT });
+      : await registry.requestSvmBalance(solanaBytes32(query.owner_address), solanaBytes32(query.token_mint_address), {
+          gasLimit: REQUEST_GAS_LIMIT,
+        });
   const receipt = await tx.wait();
   const jobId = eventArgs(receipt, "VerificationRequested").jobId as bigint;
   const onChain = await waitForResult(registry, jobId, timeoutMs);
   const ms = performance.now() - started;
-  return { jobId, onChain, api: await askApi(stack, query), ms, gas: { request: receipt!.gasUsed, nodes: await nodeGasOf(registry, jobId, receipt!.blockNumber) } };
+  return {
+    jobId,
+    onChain,
+    api: await askApi(stack, query),
+    ms,
+    gas: { request: receipt!.gasUsed, nodes: await nodeGasOf(registry, jobId, receipt!.blockNumber) },
+  };
 }
 
 /** The gas of the transactions that carried votes on `jobId` (a node's batch may carry other jobs too). */
-async function nodeGasOf(registry: ReturnType<typeof VerificationRegistry__factory.connect>, jobId: bigint, fromBlock: number): Promise<bigint> {
+async function nodeGasOf(
+  registry: ReturnType<typeof VerificationRegistry__factory.connect>,
+  jobId: bigint,
+  fromBlock: number,
+): Promise<bigint> {
   const votes = await registry.queryFilter(registry.filters.VoteSubmitted(jobId), fromBlock);
   const hashes = [...new Set(votes.map((vote) => vote.transactionHash))];
   const receipts = await Promise.all(hashes.map((hash) => registry.runner!.provider!.getTransactionReceipt(hash)));
@@ -55,7 +73,11 @@ async function nodeGasOf(registry: ReturnType<typeof VerificationRegistry__facto
 }
 
 /** The example game: the demo holder asks for verification, the nodes answer, the holder claims its item. */
-export async function claimGameItem(stack: StackFile, l2: Provider, timeoutMs = 60_000): Promise<{ jobId: bigint; tokenId: bigint; verifiedBalance: bigint }> {
+export async function claimGameItem(
+  stack: StackFile,
+  l2: Provider,
+  timeoutMs = 60_000,
+): Promise<{ jobId: bigint; tokenId: bigint; verifiedBalance: bigint }> {
   const player = new NonceManager(new Wallet(stack.accounts!.demoHolder.privateKey, l2));
   const game = GameItem__factory.connect(stack.contracts!.l2!.GameItem, player);
   await (await game.requestVerification({ gasLimit: REQUEST_GAS_LIMIT })).wait();

@@ -7,7 +7,9 @@ import { EventLog, type ContractTransactionReceipt, type Result } from "ethers";
  */
 export function eventArgs(receipt: ContractTransactionReceipt | null, name: string): Result {
   const emitter = receipt?.to?.toLowerCase();
-  const event = receipt?.logs.find((log): log is EventLog => log instanceof EventLog && log.eventName === name && log.address.toLowerCase() === emitter);
+  const event = receipt?.logs.find(
+    (log): log is EventLog => log instanceof EventLog && log.eventName === name && log.address.toLowerCase() === emitter,
+  );
   if (event === undefined) throw new Error(`the transaction emitted no ${name} event`);
   return event.args;
 }

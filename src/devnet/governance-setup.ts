@@ -1,12 +1,12 @@
 import { Contract, NonceManager, Wallet, type JsonRpcProvider } from "ethers";
 
-import { governedContracts } from "../deploy/two-chain.js";
-import { waitFor } from "../common/wait-for.js";
-import { Governance, type GovernanceAddresses } from "../governance/governance.js";
-import { DEVNET_L1_BLOCK_SECONDS } from "../governance/network.js";
-import type { ProtocolChange } from "../governance/proposal.js";
-import type { DevAccount } from "./accounts.js";
-import { devnetProvider } from "./op-devnet.js";
+import { governedContracts } from "../deploy/two-chain.ts";
+import { waitFor } from "../common/wait-for.ts";
+import { Governance, type GovernanceAddresses } from "../governance/governance.ts";
+import { DEVNET_L1_BLOCK_SECONDS } from "../governance/network.ts";
+import type { ProtocolChange } from "../governance/proposal.ts";
+import type { DevAccount } from "./accounts.ts";
+import { devnetProvider } from "./op-devnet.ts";
 
 /**
  * Moves the devnet's L1 on by `blocks` blocks and `seconds` seconds at once (anvil's `evm_increaseTime`
@@ -79,7 +79,10 @@ export async function placeUnderGovernance(input: Omit<Parameters<typeof passOnD
     note: "Hand the L2 protocol to governance",
     done: async (l2) => {
       const admins = await Promise.all(
-        contracts.map((address) => new Contract(address, ["function defaultAdmin() view returns (address)"], l2).getFunction("defaultAdmin")() as Promise<string>),
+        contracts.map(
+          (address) =>
+            new Contract(address, ["function defaultAdmin() view returns (address)"], l2).getFunction("defaultAdmin")() as Promise<string>,
+        ),
       );
       return admins.every((admin) => admin.toLowerCase() === input.addresses.executor.toLowerCase());
     },

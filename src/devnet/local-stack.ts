@@ -3,16 +3,16 @@ import path from "node:path";
 
 import { network } from "hardhat";
 
-import { deployL1, deployL2, DEVNET_IGNITION_CONFIG, type L1Deployment, type L2Deployment } from "../deploy/two-chain.js";
+import { deployL1, deployL2, DEVNET_IGNITION_CONFIG, type L1Deployment, type L2Deployment } from "../deploy/two-chain.ts";
 import { Wallet } from "ethers";
 
-import { devAccount } from "./accounts.js";
-import { deployClaimPlatform, startCreditsChannel, type CreditsChannel } from "./credits-setup.js";
-import { devnetGovernanceAddresses } from "../governance/network.js";
-import { placeUnderGovernance } from "./governance-setup.js";
-import { devnetProvider, startOpDevnet, type OpDevnet } from "./op-devnet.js";
-import { startVerificationNetwork, type VerificationNetwork } from "./verification-network.js";
-import { removeStackFile, stackFilePath, writeStackFile, type StackFile } from "./stack-file.js";
+import { devAccount } from "./accounts.ts";
+import { deployClaimPlatform, startCreditsChannel, type CreditsChannel } from "./credits-setup.ts";
+import { devnetGovernanceAddresses } from "../governance/network.ts";
+import { placeUnderGovernance } from "./governance-setup.ts";
+import { devnetProvider, startOpDevnet, type OpDevnet } from "./op-devnet.ts";
+import { startVerificationNetwork, type VerificationNetwork } from "./verification-network.ts";
+import { removeStackFile, stackFilePath, writeStackFile, type StackFile } from "./stack-file.ts";
 import { webConfigFromStack } from "../web/web-config.ts";
 import { ensureWebBuild, webPaths } from "../web/web-build.ts";
 import { startWebServer, type RunningWebServer } from "../web/web-server.ts";
@@ -94,19 +94,29 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       accounts: { ...devnet.accounts },
     };
     if (options.deployContracts) {
-      progress("Deploying the contracts: module L1 (primary token, governor, timelock), module L2 (bridged token, staked token, licenses, registries, governance executor)…");
+      progress(
+        "Deploying the contracts: module L1 (primary token, governor, timelock), module L2 (bridged token, staked token, licenses, registries, governance executor)…",
+      );
       const deployed = await deployOnDevnet(devnet);
       Object.assign(stack.contracts!.l1!, deployed.l1);
       const { adminHandovers: _handedOver, ...l2 } = deployed.l2;
       Object.assign(stack.contracts!.l2!, l2);
       stack.accounts!.governanceGuardian = devAccount(DEVNET_GOVERNANCE_GUARDIAN);
       progress("Handing the L2 contracts to governance: its first proposal, voted by the deployer's tokens on L1…");
-      await placeUnderGovernance({ l1: devnet.l1, l2: devnet.l2, voter: devnet.accounts.deployer, addresses: devnetGovernanceAddresses(stack.contracts!), onProgress: progress });
+      await placeUnderGovernance({
+        l1: devnet.l1,
+        l2: devnet.l2,
+        voter: devnet.accounts.deployer,
+        addresses: devnetGovernanceAddresses(stack.contracts!),
+        onProgress: progress,
+      });
       if (options.runNetwork === true) {
         // The credits channel's claim platform first: the example game lets it mint bought items.
         const issuer = Wallet.createRandom();
         const l2Provider = devnetProvider(devnet.l2.rpcUrl, devnet.l2.chainId);
-        const voucherClaims = await deployClaimPlatform(l2Provider, devnet.accounts.deployer, issuer.address).finally(() => l2Provider.destroy());
+        const voucherClaims = await deployClaimPlatform(l2Provider, devnet.accounts.deployer, issuer.address).finally(() =>
+          l2Provider.destroy(),
+        );
         network = await startVerificationNetwork({
           projectRoot: options.projectRoot,
           workDir: path.join(options.projectRoot, ".devnet", "network"),
@@ -129,7 +139,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
             l2: l2Rpc,
             l2RpcUrl: devnet.l2.rpcUrl,
             deployer: devnet.accounts.deployer,
-            contracts: { l1PrimaryToken: deployed.l1PrimaryToken, l1StandardBridge: devnet.l1Contracts.L1StandardBridge, l2: { ...l2, GameItem: network.gameItem, VoucherClaims: voucherClaims } },
+            contracts: {
+              l1PrimaryToken: deployed.l1PrimaryToken,
+              l1StandardBridge: devnet.l1Contracts.L1StandardBridge,
+              l2: { ...l2, GameItem: network.gameItem, VoucherClaims: voucherClaims },
+            },
             issuerKey: issuer.privateKey,
             port: options.creditsPort ?? Number(process.env.CREDITS_PORT ?? 8789),
             onProgress: progress,
@@ -140,11 +154,20 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         }
         stack.credits = credits.stack;
         Object.assign(stack.accounts!, network.stack.accounts);
-        Object.assign(stack, { solana: network.stack.solana, api: network.stack.api, nodes: network.stack.nodes, demo: network.stack.demo });
+        Object.assign(stack, {
+          solana: network.stack.solana,
+          api: network.stack.api,
+          nodes: network.stack.nodes,
+          demo: network.stack.demo,
+        });
       }
       if (options.webPort !== undefined) {
         await ensureWebBuild(options.projectRoot, progress);
-        web = await startWebServer({ distDir: webPaths(options.projectRoot).distDir, config: webConfigFromStack(stack), port: options.webPort });
+        web = await startWebServer({
+          distDir: webPaths(options.projectRoot).distDir,
+          config: webConfigFromStack(stack),
+          port: options.webPort,
+        });
         stack.web = { url: web.url };
         progress(`Web app at ${web.url}`);
       }

@@ -1,11 +1,16 @@
 import { Contract, NonceManager, Wallet, parseEther, type ContractTransactionResponse, type Provider } from "ethers";
 
-import { NodeLicense__factory, NodeRegistry__factory, PrimaryToken__factory, VerificationRegistry__factory } from "../../typechain-types/index.js";
-import { waitFor } from "../common/wait-for.js";
-import { opArtifact } from "../op/artifacts.js";
-import type { DevAccount } from "./accounts.js";
-import { eventArgs } from "./events.js";
-import { E18 } from "../common/units.js";
+import {
+  NodeLicense__factory,
+  NodeRegistry__factory,
+  PrimaryToken__factory,
+  VerificationRegistry__factory,
+} from "../../typechain-types/index.ts";
+import { waitFor } from "../common/wait-for.ts";
+import { opArtifact } from "../op/artifacts.ts";
+import type { DevAccount } from "./accounts.ts";
+import { eventArgs } from "./events.ts";
+import { E18 } from "../common/units.ts";
 
 /** Bridged to each node owner: enough for a license at the first price tier. */
 export const OWNER_TOKENS = 5_000n * E18;
@@ -28,7 +33,12 @@ const DEPOSIT_L1_GAS_LIMIT = 1_500_000n;
  * (`depositERC20To`), and waits until every one has arrived.
  */
 export async function bridgePrimaryTokens(
-  input: { l1: Provider; l2: Provider; deployer: DevAccount; contracts: { l1PrimaryToken: string; l1StandardBridge: string; l2: { PrimaryToken: string } } },
+  input: {
+    l1: Provider;
+    l2: Provider;
+    deployer: DevAccount;
+    contracts: { l1PrimaryToken: string; l1StandardBridge: string; l2: { PrimaryToken: string } };
+  },
   recipients: Array<{ to: string; amount: bigint }>,
 ): Promise<void> {
   const { contracts } = input;
@@ -39,9 +49,17 @@ export async function bridgePrimaryTokens(
   const total = recipients.reduce((sum, { amount }) => sum + amount, 0n);
   await (await PrimaryToken__factory.connect(contracts.l1PrimaryToken, deployerL1).approve(contracts.l1StandardBridge, total)).wait();
   for (const { to, amount } of recipients) {
-    const deposit = bridge.getFunction("depositERC20To")(contracts.l1PrimaryToken, contracts.l2.PrimaryToken, to, amount, DEPOSIT_GAS_LIMIT, "0x", {
-      gasLimit: DEPOSIT_L1_GAS_LIMIT,
-    }) as Promise<ContractTransactionResponse>;
+    const deposit = bridge.getFunction("depositERC20To")(
+      contracts.l1PrimaryToken,
+      contracts.l2.PrimaryToken,
+      to,
+      amount,
+      DEPOSIT_GAS_LIMIT,
+      "0x",
+      {
+        gasLimit: DEPOSIT_L1_GAS_LIMIT,
+      },
+    ) as Promise<ContractTransactionResponse>;
     await (await deposit).wait();
   }
   for (const [index, { to, amount }] of recipients.entries()) {
@@ -59,7 +77,11 @@ export interface NetworkSetupInput {
   l1: Provider;
   l2: Provider;
   deployer: DevAccount;
-  contracts: { l1PrimaryToken: string; l1StandardBridge: string; l2: { PrimaryToken: string; NodeLicense: string; NodeRegistry: string; VerificationRegistry: string } };
+  contracts: {
+    l1PrimaryToken: string;
+    l1StandardBridge: string;
+    l2: { PrimaryToken: string; NodeLicense: string; NodeRegistry: string; VerificationRegistry: string };
+  };
   operators: NodeOperator[];
   consumer: DevAccount;
   /** A token holder for the web app's pages: primary tokens on both chains. */
@@ -78,12 +100,18 @@ export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> 
   const l1Token = PrimaryToken__factory.connect(contracts.l1PrimaryToken, new NonceManager(new Wallet(input.deployer.privateKey, l1)));
 
   input.onProgress("Bridging primary tokens from L1 to the node owners, the consumer and the token holder (OP standard bridge)…");
-  const recipients = [...input.operators.map(({ owner }) => ({ account: owner, amount: OWNER_TOKENS })), { account: input.consumer, amount: CONSUMER_TOKENS }];
+  const recipients = [
+    ...input.operators.map(({ owner }) => ({ account: owner, amount: OWNER_TOKENS })),
+    { account: input.consumer, amount: CONSUMER_TOKENS },
+  ];
   if (input.tokenHolder !== undefined) {
     recipients.push({ account: input.tokenHolder, amount: TOKEN_HOLDER_L2_TOKENS });
     await (await l1Token.transfer(input.tokenHolder.address, TOKEN_HOLDER_L1_TOKENS)).wait();
   }
-  await bridgePrimaryTokens({ l1, l2, deployer: input.deployer, contracts }, recipients.map(({ account, amount }) => ({ to: account.address, amount })));
+  await bridgePrimaryTokens(
+    { l1, l2, deployer: input.deployer, contracts },
+    recipients.map(({ account, amount }) => ({ to: account.address, amount })),
+  );
 
   input.onProgress("Selling a license to each node owner and delegating it to the node's burner wallet…");
   const licenseIds: bigint[] = [];
@@ -115,4 +143,3 @@ export async function stakeCollateral(
   await (await PrimaryToken__factory.connect(contracts.PrimaryToken, signer).approve(contracts.VerificationRegistry, amount)).wait();
   await (await VerificationRegistry__factory.connect(contracts.VerificationRegistry, signer).stakeCollateral(consumer, amount)).wait();
 }
-

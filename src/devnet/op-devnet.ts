@@ -2,14 +2,14 @@ import path from "node:path";
 
 import { JsonRpcProvider, Wallet } from "ethers";
 
-import { devAccount, type DevAccount } from "./accounts.js";
-import { startAnvil, type AnvilInstance } from "./anvil.js";
-import { DepositRelay } from "./op/deposit-relay.js";
-import { deployOpL1, initializeOutputOracle, type OpL1Contracts } from "./op/l1.js";
-import { L2_PREDEPLOYS, MULTICALL3_ADDRESS } from "../op/predeploys.js";
-import { installL2Predeploys, installMulticall3 } from "./op/l2.js";
-import { OutputProposer } from "./op/output-proposer.js";
-import { startRpcFront, type RpcFront } from "./rpc-front.js";
+import { devAccount, type DevAccount } from "./accounts.ts";
+import { startAnvil, type AnvilInstance } from "./anvil.ts";
+import { DepositRelay } from "./op/deposit-relay.ts";
+import { deployOpL1, initializeOutputOracle, type OpL1Contracts } from "./op/l1.ts";
+import { L2_PREDEPLOYS, MULTICALL3_ADDRESS } from "../op/predeploys.ts";
+import { installL2Predeploys, installMulticall3 } from "./op/l2.ts";
+import { OutputProposer } from "./op/output-proposer.ts";
+import { startRpcFront, type RpcFront } from "./rpc-front.ts";
 
 export const DEVNET_L1_CHAIN_ID = 900;
 export const DEVNET_L2_CHAIN_ID = 901;

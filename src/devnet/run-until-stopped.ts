@@ -1,4 +1,4 @@
-import { startLocalStack, type LocalStack } from "./local-stack.js";
+import { startLocalStack, type LocalStack } from "./local-stack.ts";
 
 /**
  * Keeps a started local stack running until Ctrl-C (exit 130) or SIGTERM (exit 143), or until one of
@@ -54,8 +54,7 @@ export async function startLocalStackFromCli(
       runNetwork,
       webPort,
       onProgress: (line) => console.log(line),
-      onServiceError: (service, error) =>
-        console.error(`${service}: ${error instanceof Error ? error.message : String(error)} (retrying)`),
+      onServiceError: (service, error) => console.error(`${service}: ${error instanceof Error ? error.message : String(error)} (retrying)`),
     });
     runUntilStopped(stack);
     return stack;

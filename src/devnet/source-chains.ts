@@ -1,15 +1,15 @@
 import { NonceManager, Wallet } from "ethers";
 import hre from "hardhat";
 
-import { devAccount } from "./accounts.js";
-import { startAnvil, type AnvilInstance } from "./anvil.js";
-import { seedEvmDemo, seedSolanaDemo, type EvmDemoHoldings, type SolanaDemoHoldings } from "./demo-holdings.js";
-import { installMulticall3 } from "./op/l2.js";
-import { startSolanaRpcServer, type SolanaRpcServer } from "./solana/litesvm-rpc-server.js";
-import { SolanaTokenLedger } from "./solana/token-ledger.js";
-import { devnetProvider } from "./op-devnet.js";
+import { devAccount } from "./accounts.ts";
+import { startAnvil, type AnvilInstance } from "./anvil.ts";
+import { seedEvmDemo, seedSolanaDemo, type EvmDemoHoldings, type SolanaDemoHoldings } from "./demo-holdings.ts";
+import { installMulticall3 } from "./op/l2.ts";
+import { startSolanaRpcServer, type SolanaRpcServer } from "./solana/litesvm-rpc-server.ts";
+import { SolanaTokenLedger } from "./solana/token-ledger.ts";
+import { devnetProvider } from "./op-devnet.ts";
 
-export { ABOVE_2_53 } from "./demo-holdings.js";
+export { ABOVE_2_53 } from "./demo-holdings.ts";
 
 /**
  * The source chains of the API tests and benchmarks: an anvil "Ethereum" (chain 1) with Multicall3 and

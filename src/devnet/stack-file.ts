@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 
-import type { DevAccount } from "./accounts.js";
+import type { DevAccount } from "./accounts.ts";
 
 /**
  * The local stack file, `.devnet/stack.json`: how tests, scripts and outside tools

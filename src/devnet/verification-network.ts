@@ -4,21 +4,21 @@ import path from "node:path";
 import { ContractFactory, NonceManager, Wallet, ZeroAddress } from "ethers";
 import hre from "hardhat";
 
-import { NodeRegistry__factory } from "../../typechain-types/index.js";
-import { HUB_PATH } from "../node/hub-protocol.js";
-import { loadApiConfig } from "../api/config.js";
-import { ApiKeys } from "../api/keys/api-keys.js";
-import { startApi, type RunningApi } from "../api/main.js";
-import { waitFor } from "../common/wait-for.js";
-import { loadOrCreateBurner } from "../node/burner.js";
-import { devAccount, type DevAccount } from "./accounts.js";
-import { devnetProvider } from "./op-devnet.js";
-import { spawnCircuitNode, type CircuitNodeProcess } from "./circuit-nodes.js";
-import { demoSection, seedEvmDemo, seedSolanaDemo, type EvmDemoHoldings, type SolanaDemoHoldings } from "./demo-holdings.js";
-import { GAME_COLLATERAL, setUpNetwork, stakeCollateral } from "./network-setup.js";
-import { startSolanaRpcServer, type SolanaRpcServer } from "./solana/litesvm-rpc-server.js";
-import { SolanaTokenLedger } from "./solana/token-ledger.js";
-import type { StackFile } from "./stack-file.js";
+import { NodeRegistry__factory } from "../../typechain-types/index.ts";
+import { HUB_PATH } from "../node/hub-protocol.ts";
+import { loadApiConfig } from "../api/config.ts";
+import { ApiKeys } from "../api/keys/api-keys.ts";
+import { startApi, type RunningApi } from "../api/main.ts";
+import { waitFor } from "../common/wait-for.ts";
+import { loadOrCreateBurner } from "../node/burner.ts";
+import { devAccount, type DevAccount } from "./accounts.ts";
+import { devnetProvider } from "./op-devnet.ts";
+import { spawnCircuitNode, type CircuitNodeProcess } from "./circuit-nodes.ts";
+import { demoSection, seedEvmDemo, seedSolanaDemo, type EvmDemoHoldings, type SolanaDemoHoldings } from "./demo-holdings.ts";
+import { GAME_COLLATERAL, setUpNetwork, stakeCollateral } from "./network-setup.ts";
+import { startSolanaRpcServer, type SolanaRpcServer } from "./solana/litesvm-rpc-server.ts";
+import { SolanaTokenLedger } from "./solana/token-ledger.ts";
+import type { StackFile } from "./stack-file.ts";
 
 /** anvil development accounts by role (0 deploys, 9 proposes outputs: see DEVNET_ACCOUNTS). */
 export const NETWORK_ACCOUNTS = { nodeOwners: [1, 2, 3], consumer: 4, tokenHolder: 5, demoHolder: 7, demoEmpty: 8 } as const;
@@ -33,7 +33,11 @@ export interface VerificationNetworkInput {
   l1: { rpcUrl: string; chainId: number };
   l2: { rpcUrl: string; wsUrl: string; chainId: number };
   deployer: DevAccount;
-  contracts: { l1PrimaryToken: string; l1StandardBridge: string; l2: Record<"PrimaryToken" | "StakedToken" | "NodeLicense" | "NodeRegistry" | "VerificationRegistry" | "AttestationVerifier", string> };
+  contracts: {
+    l1PrimaryToken: string;
+    l1StandardBridge: string;
+    l2: Record<"PrimaryToken" | "StakedToken" | "NodeLicense" | "NodeRegistry" | "VerificationRegistry" | "AttestationVerifier", string>;
+  };
   /** Port of the API (0 = any free port). */
   apiPort: number;
   nodeCount?: number;
@@ -81,7 +85,9 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     l2.destroy();
   };
   try {
-    onProgress("Seeding the demo holdings: ERC-20 and ERC-721 on the EVM source (the local L1), SPL, Token-2022 and an NFT on the Solana endpoint…");
+    onProgress(
+      "Seeding the demo holdings: ERC-20 and ERC-721 on the EVM source (the local L1), SPL, Token-2022 and an NFT on the Solana endpoint…",
+    );
     const evmDemo = await seedEvmDemo(
       new NonceManager(new Wallet(input.deployer.privateKey, l1)),
       devAccount(NETWORK_ACCOUNTS.demoHolder).address,
@@ -163,7 +169,13 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       ...input.nodeEnv,
     });
     const spawnNode = (index: number) =>
-      spawnCircuitNode(input.projectRoot, `node-${index + 1}`, cacheDirs[index], path.join(input.workDir, "logs", `node-${index + 1}.log`), nodeEnvOf(index));
+      spawnCircuitNode(
+        input.projectRoot,
+        `node-${index + 1}`,
+        cacheDirs[index],
+        path.join(input.workDir, "logs", `node-${index + 1}.log`),
+        nodeEnvOf(index),
+      );
     const nodes = await Promise.all(owners.map((_, index) => spawnNode(index)));
     cleanups.push(async () => {
       await Promise.all(nodes.map((node) => node.stop()));
@@ -177,7 +189,9 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     }
     // Attested answers need the nodes admitted by the hub (they connect once their first heartbeat is mined).
     await waitFor("the nodes' connections to the attestation hub", async () => {
-      const { nodes: admitted } = (await (await fetch(`${api.url}/attest/nodes`)).json()) as { nodes: Array<{ burner: string; connected: boolean }> };
+      const { nodes: admitted } = (await (await fetch(`${api.url}/attest/nodes`)).json()) as {
+        nodes: Array<{ burner: string; connected: boolean }>;
+      };
       return burners.every((burner) => admitted.some((node) => node.connected && node.burner === burner));
     });
 

@@ -20,7 +20,10 @@ export async function parseChanges(words: readonly string[]): Promise<ProtocolCh
       continue;
     }
     if (!(CHANGES_WITH_VALUE as readonly string[]).includes(name)) {
-      throw new GovernanceError("INVALID_INPUT", `Unknown change ${JSON.stringify(name)} (known: ${[...CHANGES_WITH_VALUE, "accept-admin"].join(", ")})`);
+      throw new GovernanceError(
+        "INVALID_INPUT",
+        `Unknown change ${JSON.stringify(name)} (known: ${[...CHANGES_WITH_VALUE, "accept-admin"].join(", ")})`,
+      );
     }
     const value = words[index + 1];
     if (value === undefined) throw new GovernanceError("INVALID_INPUT", `${name} needs a value`);
@@ -67,16 +70,20 @@ async function rawCalls(file: string): Promise<L2Call[]> {
   } catch (error) {
     throw new GovernanceError("INVALID_INPUT", `calls: cannot read ${file} as JSON (${(error as Error).message.split("\n")[0]})`);
   }
-  if (!Array.isArray(entries) || entries.length === 0) throw new GovernanceError("INVALID_INPUT", `calls: ${file} must hold a non-empty array of calls`);
+  if (!Array.isArray(entries) || entries.length === 0)
+    throw new GovernanceError("INVALID_INPUT", `calls: ${file} must hold a non-empty array of calls`);
   return entries.map((entry: Record<string, unknown>, index) => {
     const where = `calls[${index}] of ${file}`;
-    if (typeof entry?.target !== "string" || !isAddress(entry.target)) throw new GovernanceError("INVALID_INPUT", `${where}: target must be an address`);
+    if (typeof entry?.target !== "string" || !isAddress(entry.target))
+      throw new GovernanceError("INVALID_INPUT", `${where}: target must be an address`);
     // A JSON number above 2^53 has lost digits before we see it: amounts must be strings.
-    if (entry.value !== undefined && typeof entry.value !== "string") throw new GovernanceError("INVALID_INPUT", `${where}: value must be a string ("1e18"), as JSON numbers lose digits`);
+    if (entry.value !== undefined && typeof entry.value !== "string")
+      throw new GovernanceError("INVALID_INPUT", `${where}: value must be a string ("1e18"), as JSON numbers lose digits`);
     const value = entry.value === undefined ? 0n : integer(entry.value, `${where}: value`);
     let data: string;
     if (typeof entry.data === "string") {
-      if (!isHexString(entry.data, true)) throw new GovernanceError("INVALID_INPUT", `${where}: data must be 0x-prefixed hex of whole bytes`);
+      if (!isHexString(entry.data, true))
+        throw new GovernanceError("INVALID_INPUT", `${where}: data must be 0x-prefixed hex of whole bytes`);
       data = entry.data;
     } else if (typeof entry.signature === "string") {
       try {
@@ -93,7 +100,8 @@ async function rawCalls(file: string): Promise<L2Call[]> {
 }
 
 export function proposalId(text: string | undefined): bigint {
-  if (text === undefined || !/^\d+$/.test(text)) throw new GovernanceError("INVALID_INPUT", "Name the proposal by its id (npm run gov -- status lists them)");
+  if (text === undefined || !/^\d+$/.test(text))
+    throw new GovernanceError("INVALID_INPUT", "Name the proposal by its id (npm run gov -- status lists them)");
   return BigInt(text);
 }
 

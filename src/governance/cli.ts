@@ -91,19 +91,24 @@ async function run(args: string[], context: CliContext): Promise<void> {
   const l2 = new JsonRpcProvider(network.l2.rpcUrl, network.l2.chainId, { staticNetwork: true, cacheTimeout: -1 });
   try {
     const sends = ["delegate", "propose", "vote", "queue", "execute"].includes(command);
-    const account = sends || (command === "power" && values.to === undefined) ? accountOf(network, values.account, context.env, l1) : undefined;
+    const account =
+      sends || (command === "power" && values.to === undefined) ? accountOf(network, values.account, context.env, l1) : undefined;
     const runner: ContractRunner = account ?? l1;
     const governance = new Governance({ l1: runner, l2, addresses: network.addresses, l1BlockSeconds: network.l1BlockSeconds });
     switch (command) {
       case "delegate": {
         const { delegatee, votes } = await governance.delegate(values.to === undefined ? undefined : address(values.to, "--to"));
-        context.print(`Votes delegated to ${delegatee}: it now holds ${formatVotes(votes)} votes (counted for proposals made from the next block on)`);
+        context.print(
+          `Votes delegated to ${delegatee}: it now holds ${formatVotes(votes)} votes (counted for proposals made from the next block on)`,
+        );
         return;
       }
       case "power": {
         const who = values.to === undefined ? await account!.getAddress() : address(values.to, "--to");
         const power = await governance.votingPower(who);
-        context.print(`${who}: ${formatVotes(power.votes)} votes, ${formatVotes(power.balance)} tokens, delegated to ${power.delegatee === "0x0000000000000000000000000000000000000000" ? "no one (delegate to vote)" : power.delegatee}`);
+        context.print(
+          `${who}: ${formatVotes(power.votes)} votes, ${formatVotes(power.balance)} tokens, delegated to ${power.delegatee === "0x0000000000000000000000000000000000000000" ? "no one (delegate to vote)" : power.delegatee}`,
+        );
         return;
       }
       case "propose": {
@@ -118,7 +123,8 @@ async function run(args: string[], context: CliContext): Promise<void> {
       case "vote": {
         const id = proposalId(rest[0]);
         const choice = rest[1];
-        if (choice !== "for" && choice !== "against" && choice !== "abstain") throw new GovernanceError("INVALID_INPUT", "Vote for, against or abstain: npm run gov -- vote <id> for");
+        if (choice !== "for" && choice !== "against" && choice !== "abstain")
+          throw new GovernanceError("INVALID_INPUT", "Vote for, against or abstain: npm run gov -- vote <id> for");
         const weight = await governance.vote(id, choice, values.reason);
         context.print(`Voted ${choice} proposal ${id} with ${formatVotes(weight)} votes`);
         printStatus(await governance.status(id), context.print);
@@ -133,7 +139,9 @@ async function run(args: string[], context: CliContext): Promise<void> {
       case "execute": {
         const id = proposalId(rest[0]);
         const { messageHash } = await governance.execute(id);
-        context.print(`Proposal ${id} executed on L1${messageHash === undefined ? "" : `; its L2 message ${messageHash} is on its way (npm run gov -- status ${id})`}`);
+        context.print(
+          `Proposal ${id} executed on L1${messageHash === undefined ? "" : `; its L2 message ${messageHash} is on its way (npm run gov -- status ${id})`}`,
+        );
         return;
       }
       case "status": {
@@ -144,7 +152,9 @@ async function run(args: string[], context: CliContext): Promise<void> {
       }
       case "roles": {
         for (const contract of await roleHolders(l2, network.addresses.l2, Number(integer(values["from-block"], "--from-block")))) {
-          context.print(`${contract.contract} ${contract.address}: admin ${contract.defaultAdmin}${contract.pendingAdmin === undefined ? "" : ` (handover pending to ${contract.pendingAdmin})`}`);
+          context.print(
+            `${contract.contract} ${contract.address}: admin ${contract.defaultAdmin}${contract.pendingAdmin === undefined ? "" : ` (handover pending to ${contract.pendingAdmin})`}`,
+          );
           for (const [role, holders] of Object.entries(contract.roles)) context.print(`  ${role}: ${holders.join(", ")}`);
         }
         return;
@@ -175,7 +185,11 @@ function accountOf(network: GovernanceNetwork, accountName: string, env: NodeJS.
   }
   if (network.name !== "devnet") throw new GovernanceError("NO_SIGNER", "Set GOV_PRIVATE_KEY to send on the test network");
   const account = network.accounts[accountName];
-  if (account === undefined) throw new GovernanceError("INVALID_INPUT", `The stack file has no account ${JSON.stringify(accountName)} (it has: ${Object.keys(network.accounts).join(", ")})`);
+  if (account === undefined)
+    throw new GovernanceError(
+      "INVALID_INPUT",
+      `The stack file has no account ${JSON.stringify(accountName)} (it has: ${Object.keys(network.accounts).join(", ")})`,
+    );
   return new NonceManager(new Wallet(account.privateKey, l1));
 }
 
@@ -184,7 +198,9 @@ function printStatus(status: ProposalStatus, print: (line: string) => void): voi
   for (const change of status.changes) print(`  ${change}`);
   for (const warning of status.warnings) print(`  warning: ${warning}`);
   if (status.l2Deadline !== undefined) print(`  runs on L2 no later than ${new Date(Number(status.l2Deadline) * 1000).toISOString()}`);
-  print(`  votes: for ${formatVotes(status.votes.for)}, against ${formatVotes(status.votes.against)}, abstain ${formatVotes(status.votes.abstain)} (quorum ${formatVotes(status.quorum)}; snapshot block ${status.snapshotBlock}, vote ends at block ${status.deadlineBlock})`);
+  print(
+    `  votes: for ${formatVotes(status.votes.for)}, against ${formatVotes(status.votes.against)}, abstain ${formatVotes(status.votes.abstain)} (quorum ${formatVotes(status.quorum)}; snapshot block ${status.snapshotBlock}, vote ends at block ${status.deadlineBlock})`,
+  );
   if (status.l2 !== undefined) print(`  L2 message ${status.l2.messageHash}: ${status.l2.outcome}`);
   print(`  next: ${status.next}`);
 }

@@ -66,7 +66,11 @@ export class Governance {
 
   /** The votes `account` holds now, its token balance and its delegate. */
   async votingPower(account: string): Promise<{ votes: bigint; balance: bigint; delegatee: string }> {
-    const [votes, balance, delegatee] = await Promise.all([this.#token.getVotes(account), this.#token.balanceOf(account), this.#token.delegates(account)]);
+    const [votes, balance, delegatee] = await Promise.all([
+      this.#token.getVotes(account),
+      this.#token.balanceOf(account),
+      this.#token.delegates(account),
+    ]);
     return { votes, balance, delegatee };
   }
 
@@ -81,11 +85,16 @@ export class Governance {
     // The governor counts the votes of the block before the proposal's: those of the latest block now.
     const [threshold, votes] = await Promise.all([this.#governor.proposalThreshold(), this.#token.getVotes(proposer)]);
     if (votes < threshold) {
-      throw new GovernanceError("BELOW_THRESHOLD", `Proposing needs ${formatVotes(threshold)} votes; ${proposer} has ${formatVotes(votes)} (tokens vote once delegated: npm run gov -- delegate)`);
+      throw new GovernanceError(
+        "BELOW_THRESHOLD",
+        `Proposing needs ${formatVotes(threshold)} votes; ${proposer} has ${formatVotes(votes)} (tokens vote once delegated: npm run gov -- delegate)`,
+      );
     }
     const { proposal, earliestRun } = await this.#proposalWithTiming(changes, proposer, options);
     if (options.skipL2Check !== true) await this.#simulateOnL2(changes, earliestRun);
-    const receipt = await (await this.#governor.propose(proposal.targets, proposal.values, proposal.calldatas, proposal.description)).wait();
+    const receipt = await (
+      await this.#governor.propose(proposal.targets, proposal.values, proposal.calldatas, proposal.description)
+    ).wait();
     for (const log of receipt?.logs ?? []) {
       const event = this.#governor.interface.parseLog(log);
       if (event?.name === "ProposalCreated") return event.args.proposalId as bigint;
@@ -131,10 +140,14 @@ export class Governance {
     if (status.state !== "Active" || status.deadlineBlock <= status.block) {
       throw new GovernanceError(status.state === "Pending" ? "TOO_EARLY" : "WRONG_STATE", `Cannot vote: ${status.next}`);
     }
-    if (await this.#governor.hasVoted(id, voter)) throw new GovernanceError("ALREADY_VOTED", `${voter} has already voted on proposal ${id}`);
+    if (await this.#governor.hasVoted(id, voter))
+      throw new GovernanceError("ALREADY_VOTED", `${voter} has already voted on proposal ${id}`);
     const weight = await this.#governor.getVotes(voter, status.snapshotBlock);
     if (weight === 0n) {
-      throw new GovernanceError("NO_VOTES", `${voter} had no votes at the proposal's snapshot (block ${status.snapshotBlock}): votes count only if delegated before it`);
+      throw new GovernanceError(
+        "NO_VOTES",
+        `${voter} had no votes at the proposal's snapshot (block ${status.snapshotBlock}): votes count only if delegated before it`,
+      );
     }
     await (await this.#governor.castVoteWithReason(id, SUPPORT[choice], reason)).wait();
     return weight;
@@ -146,7 +159,10 @@ export class Governance {
     const status = await this.status(id);
     if (status.state !== "Succeeded") {
       const early = status.state === "Pending" || status.state === "Active";
-      throw new GovernanceError(early ? "TOO_EARLY" : "WRONG_STATE", `Cannot queue: ${status.state === "Queued" ? "it is queued already; " : ""}${status.next}`);
+      throw new GovernanceError(
+        early ? "TOO_EARLY" : "WRONG_STATE",
+        `Cannot queue: ${status.state === "Queued" ? "it is queued already; " : ""}${status.next}`,
+      );
     }
     await (await this.#governor["queue(uint256)"](id)).wait();
     return this.#governor.proposalEta(id);
@@ -165,7 +181,10 @@ export class Governance {
     }
     // Executing a batch its deadline would refuse only spends gas and leaves a message that can never run.
     if (tooLateForL2(status.time, status.l2Deadline)) {
-      throw new GovernanceError("WRONG_STATE", `Cannot execute: its L2 batch must run by ${new Date(Number(status.l2Deadline) * 1000).toISOString()}, too soon for the bridge to carry it; propose it again`);
+      throw new GovernanceError(
+        "WRONG_STATE",
+        `Cannot execute: its L2 batch must run by ${new Date(Number(status.l2Deadline) * 1000).toISOString()}, too soon for the bridge to carry it; propose it again`,
+      );
     }
     const held = await this.#l1Provider().getBalance(this.#options.addresses.timelock);
     const value = status.value > held ? status.value - held : 0n;
@@ -201,7 +220,10 @@ export class Governance {
     for (const [index, call] of calls.entries()) {
       let from = addresses.executor;
       if (accepting.has(call.target.toLowerCase())) {
-        from = AccessControlDefaultAdmin.decodeFunctionResult("defaultAdmin", await l2.call({ to: call.target, data: AccessControlDefaultAdmin.encodeFunctionData("defaultAdmin") }))[0] as string;
+        from = AccessControlDefaultAdmin.decodeFunctionResult(
+          "defaultAdmin",
+          await l2.call({ to: call.target, data: AccessControlDefaultAdmin.encodeFunctionData("defaultAdmin") }),
+        )[0] as string;
       }
       if (call.data.startsWith(ACCEPT_ADMIN_SELECTOR)) accepting.add(call.target.toLowerCase());
       try {
@@ -239,5 +261,8 @@ export class Governance {
   }
 }
 
-const AccessControlDefaultAdmin = new Interface(["function defaultAdmin() view returns (address)", "function acceptDefaultAdminTransfer()"]);
+const AccessControlDefaultAdmin = new Interface([
+  "function defaultAdmin() view returns (address)",
+  "function acceptDefaultAdminTransfer()",
+]);
 const ACCEPT_ADMIN_SELECTOR = AccessControlDefaultAdmin.getFunction("acceptDefaultAdminTransfer")!.selector;

@@ -28,7 +28,8 @@ export const DEVNET_L1_BLOCK_SECONDS = 2;
 export function devnetGovernanceAddresses(contracts: NonNullable<StackFile["contracts"]>): GovernanceAddresses {
   const need = (part: Record<string, string> | undefined, name: string, chain: string) => {
     const address = part?.[name];
-    if (address === undefined) throw new GovernanceError("CONFIGURATION", `The stack names no ${chain} ${name}: deploy the contracts first (npm start)`);
+    if (address === undefined)
+      throw new GovernanceError("CONFIGURATION", `The stack names no ${chain} ${name}: deploy the contracts first (npm start)`);
     return address as `0x${string}`;
   };
   return {
@@ -76,13 +77,15 @@ export async function testnetGovernanceNetwork(projectRoot: string, env: NodeJS.
     if (value === undefined || value === "") throw new GovernanceError("CONFIGURATION", `Set ${name} to reach the test network`);
     return value;
   };
-  const records = async (chainId: number) => readJson(path.join(projectRoot, "deploy", "deployments", `chain-${chainId}`, "deployed_addresses.json"));
+  const records = async (chainId: number) =>
+    readJson(path.join(projectRoot, "deploy", "deployments", `chain-${chainId}`, "deployed_addresses.json"));
   const l1 = await records(TESTNET.l1ChainId);
   const l2 = await records(TESTNET.l2ChainId);
   const opChain = await readJson(path.join(projectRoot, "deploy", "op-chains", "l2Testnet.json"));
   const pick = (source: Record<string, unknown>, key: string, where: string) => {
     const value = source[key];
-    if (typeof value !== "string" || !isAddress(value) || BigInt(value) === 0n) throw new GovernanceError("CONFIGURATION", `${where} names no address for ${key}`);
+    if (typeof value !== "string" || !isAddress(value) || BigInt(value) === 0n)
+      throw new GovernanceError("CONFIGURATION", `${where} names no address for ${key}`);
     return value as `0x${string}`;
   };
   const l1Where = `deploy/deployments/chain-${TESTNET.l1ChainId}`;
@@ -114,7 +117,8 @@ async function readJson(file: string): Promise<Record<string, unknown>> {
   try {
     return JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new GovernanceError("CONFIGURATION", `${path.basename(path.dirname(file))}/${path.basename(file)} not found: deploy first`);
+    if ((error as NodeJS.ErrnoException).code === "ENOENT")
+      throw new GovernanceError("CONFIGURATION", `${path.basename(path.dirname(file))}/${path.basename(file)} not found: deploy first`);
     throw new GovernanceError("CONFIGURATION", `${path.basename(file)} is not valid JSON`);
   }
 }

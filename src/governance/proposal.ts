@@ -3,7 +3,17 @@
 // that carries it (the timelock calling L1CrossDomainMessenger.sendMessage), and the hash by which the
 // L2 messenger records the message once relayed. viem only (no ethers, no artifacts), so the browser
 // bundle can import it as it is.
-import { decodeFunctionData, encodeAbiParameters, encodeFunctionData, formatUnits, keccak256, parseAbi, parseAbiParameters, type Address, type Hex } from "viem";
+import {
+  decodeFunctionData,
+  encodeAbiParameters,
+  encodeFunctionData,
+  formatUnits,
+  keccak256,
+  parseAbi,
+  parseAbiParameters,
+  type Address,
+  type Hex,
+} from "viem";
 
 /** One call the L2 executor makes. */
 export interface L2Call {
@@ -90,7 +100,9 @@ export function l2CallsOf(change: ProtocolChange, l2: GovernedContracts): L2Call
     case "set-request-fee":
       return [call(l2.VerificationRegistry, encodeFunctionData({ abi: PROTOCOL_ABI, functionName: "setRequestFee", args: [change.fee] }))];
     case "set-job-timeout":
-      return [call(l2.VerificationRegistry, encodeFunctionData({ abi: PROTOCOL_ABI, functionName: "setJobTimeout", args: [change.seconds] }))];
+      return [
+        call(l2.VerificationRegistry, encodeFunctionData({ abi: PROTOCOL_ABI, functionName: "setJobTimeout", args: [change.seconds] })),
+      ];
     case "set-liveness-window":
       return [call(l2.NodeRegistry, encodeFunctionData({ abi: PROTOCOL_ABI, functionName: "setLivenessWindow", args: [change.seconds] }))];
     case "accept-admin": {
@@ -143,7 +155,11 @@ export function l1ProposalFor(input: {
   l2GasLimit?: number;
 }): L1Proposal {
   if (input.calls.length === 0) throw new Error("a governance proposal needs at least one L2 call");
-  const message = encodeFunctionData({ abi: EXECUTOR_ABI, functionName: "execute", args: [input.calls.map((call) => ({ ...call })), input.deadline] });
+  const message = encodeFunctionData({
+    abi: EXECUTOR_ABI,
+    functionName: "execute",
+    args: [input.calls.map((call) => ({ ...call })), input.deadline],
+  });
   const value = input.calls.reduce((sum, call) => sum + call.value, 0n);
   const sendMessage = encodeFunctionData({
     abi: L1_MESSENGER_ABI,
@@ -155,7 +171,12 @@ export function l1ProposalFor(input: {
 
 /** `keccak256(abi.encode(calls, deadline))`: the id the executor's `BatchExecuted` event carries. */
 export function batchHash(calls: readonly L2Call[], deadline: bigint): Hex {
-  return keccak256(encodeAbiParameters(parseAbiParameters("(address target, uint256 value, bytes data)[], uint256"), [calls.map((call) => ({ ...call })), deadline]));
+  return keccak256(
+    encodeAbiParameters(parseAbiParameters("(address target, uint256 value, bytes data)[], uint256"), [
+      calls.map((call) => ({ ...call })),
+      deadline,
+    ]),
+  );
 }
 
 /** A message the L1 messenger sent (its `SentMessage` and `SentMessageExtension1` events). */
@@ -183,7 +204,9 @@ export function crossDomainMessageHash(sent: SentMessage): Hex {
 }
 
 /** The L2 calls of a proposal made by `l1ProposalFor` (undefined for a proposal of another shape). */
-export function l2CallsOfProposal(calldatas: readonly Hex[]): { calls: L2Call[]; deadline: bigint; executor: Address; gasLimit: bigint } | undefined {
+export function l2CallsOfProposal(
+  calldatas: readonly Hex[],
+): { calls: L2Call[]; deadline: bigint; executor: Address; gasLimit: bigint } | undefined {
   if (calldatas.length !== 1) return undefined;
   try {
     const send = decodeFunctionData({ abi: L1_MESSENGER_ABI, data: calldatas[0] });
@@ -192,7 +215,12 @@ export function l2CallsOfProposal(calldatas: readonly Hex[]): { calls: L2Call[];
     const batch = decodeFunctionData({ abi: EXECUTOR_ABI, data: message });
     if (batch.functionName !== "execute") return undefined;
     const [calls, deadline] = batch.args;
-    return { calls: calls.map((call) => ({ target: call.target, value: call.value, data: call.data })), deadline, executor, gasLimit: BigInt(gasLimit) };
+    return {
+      calls: calls.map((call) => ({ target: call.target, value: call.value, data: call.data })),
+      deadline,
+      executor,
+      gasLimit: BigInt(gasLimit),
+    };
   } catch {
     return undefined;
   }
@@ -203,12 +231,21 @@ export function describeL2Call(call: L2Call, l2: GovernedContracts & { Governanc
   return describeCall(call.target, call.value, call.data, { ...l2 }, PROTOCOL_ABI);
 }
 
-function describeCall(target: Address, value: bigint, data: Hex, names: Record<string, string | undefined>, abi: typeof PROTOCOL_ABI | typeof L1_GOVERNANCE_ABI): string {
-  const name = Object.entries(names).find(([, address]) => address !== undefined && address.toLowerCase() === target.toLowerCase())?.[0] ?? target;
+function describeCall(
+  target: Address,
+  value: bigint,
+  data: Hex,
+  names: Record<string, string | undefined>,
+  abi: typeof PROTOCOL_ABI | typeof L1_GOVERNANCE_ABI,
+): string {
+  const name =
+    Object.entries(names).find(([, address]) => address !== undefined && address.toLowerCase() === target.toLowerCase())?.[0] ?? target;
   const paid = value === 0n ? "" : ` with ${value} wei`;
   try {
     const decoded = decodeFunctionData({ abi, data });
-    const args = (decoded.args ?? []).map((arg) => (typeof arg === "object" ? JSON.stringify(arg, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) : String(arg)));
+    const args = (decoded.args ?? []).map((arg) =>
+      typeof arg === "object" ? JSON.stringify(arg, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) : String(arg),
+    );
     return `${name}.${decoded.functionName}(${args.join(", ")})${paid}`;
   } catch {
     return `${name}: call ${data.slice(0, 10)}…${paid}`;
@@ -247,10 +284,13 @@ export function inspectProposal(
       warnings.push(`action ${index + 1} is not an L2 batch through the L1 messenger: it acts on L1`);
       return;
     }
-    if (batch.executor.toLowerCase() !== expected.executor.toLowerCase()) warnings.push(`action ${index + 1} sends its batch to ${batch.executor}, not to the governance executor`);
+    if (batch.executor.toLowerCase() !== expected.executor.toLowerCase())
+      warnings.push(`action ${index + 1} sends its batch to ${batch.executor}, not to the governance executor`);
     const carried = batch.calls.reduce((sum, call) => sum + call.value, 0n);
-    if (carried !== value) warnings.push(`action ${index + 1} sends ${value} wei for calls that spend ${carried}: the batch would fail on L2`);
-    if (batch.gasLimit !== BigInt(DEFAULT_L2_GAS_LIMIT)) warnings.push(`action ${index + 1} gives its batch ${batch.gasLimit} L2 gas (the default is ${DEFAULT_L2_GAS_LIMIT})`);
+    if (carried !== value)
+      warnings.push(`action ${index + 1} sends ${value} wei for calls that spend ${carried}: the batch would fail on L2`);
+    if (batch.gasLimit !== BigInt(DEFAULT_L2_GAS_LIMIT))
+      warnings.push(`action ${index + 1} gives its batch ${batch.gasLimit} L2 gas (the default is ${DEFAULT_L2_GAS_LIMIT})`);
     l2Deadline = l2Deadline === undefined || batch.deadline < l2Deadline ? batch.deadline : l2Deadline;
     for (const call of batch.calls) changes.push(`L2: ${describeL2Call(call, { ...expected.l2, GovernanceExecutor: expected.executor })}`);
   });

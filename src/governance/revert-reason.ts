@@ -22,7 +22,9 @@ function protocolErrorsInterface(): Interface {
 
 /** The governed contracts' error a failed call reverted with, if it is one of theirs. */
 export function decodedRevert(error: unknown) {
-  const data = (error as { data?: unknown; info?: { error?: { data?: unknown } } }).data ?? (error as { info?: { error?: { data?: unknown } } }).info?.error?.data;
+  const data =
+    (error as { data?: unknown; info?: { error?: { data?: unknown } } }).data ??
+    (error as { info?: { error?: { data?: unknown } } }).info?.error?.data;
   if (typeof data !== "string" || data.length < 10) return undefined;
   try {
     return protocolErrorsInterface().parseError(data) ?? undefined;

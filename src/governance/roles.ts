@@ -11,7 +11,9 @@ const ACCESS_CONTROL = new Interface([
 
 const ROLE_NAMES = new Map<string, string>([
   [`0x${"00".repeat(32)}`, "DEFAULT_ADMIN_ROLE"],
-  ...["PROTOCOL_ROLE", "RECORDER_ROLE", "REWARDS_FUNDER_ROLE", "ATTESTATION_ROLE", "OPERATOR_ROLE"].map((name) => [id(name), name] as [string, string]),
+  ...["PROTOCOL_ROLE", "RECORDER_ROLE", "REWARDS_FUNDER_ROLE", "ATTESTATION_ROLE", "OPERATOR_ROLE"].map(
+    (name) => [id(name), name] as [string, string],
+  ),
 ]);
 
 export interface ContractRoles {
@@ -46,7 +48,10 @@ export async function roleHolders(l2: Provider, contracts: GovernedContracts, fr
       holders.set(role, set);
     }
     const contract = new Contract(address, ACCESS_CONTROL, l2);
-    const [defaultAdmin, pending] = await Promise.all([contract.getFunction("defaultAdmin")() as Promise<string>, contract.getFunction("pendingDefaultAdmin")() as Promise<[string, bigint]>]);
+    const [defaultAdmin, pending] = await Promise.all([
+      contract.getFunction("defaultAdmin")() as Promise<string>,
+      contract.getFunction("pendingDefaultAdmin")() as Promise<[string, bigint]>,
+    ]);
     result.push({
       contract: name,
       address,

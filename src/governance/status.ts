@@ -3,7 +3,14 @@ import type { Address, Hex } from "viem";
 
 import type { ProtocolGovernor, ProtocolTimelock } from "../../typechain-types/index.ts";
 import { formatBlocks, formatDuration, formatVotes } from "./format.ts";
-import { crossDomainMessageHash, inspectProposal, L1_MESSENGER_ABI, L2_MESSENGER_ABI, type GovernedContracts, type SentMessage } from "./proposal.ts";
+import {
+  crossDomainMessageHash,
+  inspectProposal,
+  L1_MESSENGER_ABI,
+  L2_MESSENGER_ABI,
+  type GovernedContracts,
+  type SentMessage,
+} from "./proposal.ts";
 import { PROPOSAL_STATES, timelockSalt, tooLateForL2, voteStillOpen, type ProposalStateName } from "./rules.ts";
 
 export { PROPOSAL_STATES, type ProposalStateName } from "./rules.ts";
@@ -86,7 +93,13 @@ export async function readStatus(context: StatusContext, id: bigint): Promise<Pr
   const [targets, values, calldatas] = [[...details[0]], [...details[1]], [...details[2]]];
   const inspection = inspectProposal(
     { targets: targets as Address[], values, calldatas: calldatas as Hex[] },
-    { l1Messenger: addresses.l1Messenger as Address, executor: addresses.executor as Address, governor: addresses.governor as Address, timelock: addresses.timelock as Address, l2: addresses.l2 },
+    {
+      l1Messenger: addresses.l1Messenger as Address,
+      executor: addresses.executor as Address,
+      governor: addresses.governor as Address,
+      timelock: addresses.timelock as Address,
+      l2: addresses.l2,
+    },
   );
   const status: ProposalStatus = {
     id,
@@ -104,7 +117,14 @@ export async function readStatus(context: StatusContext, id: bigint): Promise<Pr
     eta: eta === 0n ? undefined : eta,
     l2Deadline: inspection.l2Deadline,
     value: values.reduce((sum, value) => sum + value, 0n),
-    l2: state === "Executed" ? await l2OutcomeOf(context, { targets, values, calldatas, descriptionHash: details[3], executedAfter: deadlineBlock }, inspection.l2Deadline) : undefined,
+    l2:
+      state === "Executed"
+        ? await l2OutcomeOf(
+            context,
+            { targets, values, calldatas, descriptionHash: details[3], executedAfter: deadlineBlock },
+            inspection.l2Deadline,
+          )
+        : undefined,
     next: "",
   };
   status.next = nextStep(status, context.l1BlockSeconds);
@@ -130,7 +150,8 @@ export function nextStep(status: ProposalStatus, blockSeconds: number): string {
       return `the proposal passed (${tally}): queue it in the timelock`;
     case "Queued": {
       const eta = status.eta ?? 0n;
-      if (tooLateForL2(status.time, status.l2Deadline)) return "queued, but too late: its L2 batch could no longer reach L2 before its deadline (propose it again)";
+      if (tooLateForL2(status.time, status.l2Deadline))
+        return "queued, but too late: its L2 batch could no longer reach L2 before its deadline (propose it again)";
       return eta > status.time
         ? `queued: the timelock releases it in ${formatDuration(Number(eta - status.time))} (at ${new Date(Number(eta) * 1000).toISOString()})`
         : "queued and ready: execute it";
@@ -180,7 +201,13 @@ async function l2OutcomeOf(
   deadline: bigint | undefined,
 ): Promise<ProposalStatus["l2"]> {
   const { targets, values, calldatas, descriptionHash } = proposal;
-  const operationId = await context.timelock.hashOperationBatch(targets, values, calldatas, `0x${"00".repeat(32)}`, timelockSalt(context.addresses.governor as Address, descriptionHash as Hex));
+  const operationId = await context.timelock.hashOperationBatch(
+    targets,
+    values,
+    calldatas,
+    `0x${"00".repeat(32)}`,
+    timelockSalt(context.addresses.governor as Address, descriptionHash as Hex),
+  );
   // Executed after its vote ended: the search starts there.
   const [executed] = await context.l1.getLogs({
     address: context.addresses.timelock,
@@ -193,7 +220,10 @@ async function l2OutcomeOf(
   if (sent === undefined) return undefined;
   const messageHash = crossDomainMessageHash(sent);
   const read = async (name: "successfulMessages" | "failedMessages") =>
-    L2_MESSENGER.decodeFunctionResult(name, await context.l2.call({ to: context.addresses.l2Messenger, data: L2_MESSENGER.encodeFunctionData(name, [messageHash]) }))[0] as boolean;
+    L2_MESSENGER.decodeFunctionResult(
+      name,
+      await context.l2.call({ to: context.addresses.l2Messenger, data: L2_MESSENGER.encodeFunctionData(name, [messageHash]) }),
+    )[0] as boolean;
   if (await read("successfulMessages")) return { outcome: "executed", messageHash };
   const l2Time = BigInt((await context.l2.getBlock("latest"))?.timestamp ?? 0);
   if (deadline !== undefined && l2Time > deadline) return { outcome: "expired (can never run)", messageHash };
@@ -202,7 +232,10 @@ async function l2OutcomeOf(
 }
 
 /** The message the L1 messenger sent to the executor in `receipt` (with the value its extension event states). */
-export function sentMessageIn(receipt: TransactionReceipt, addresses: Pick<GovernanceAddresses, "l1Messenger" | "executor">): SentMessage | undefined {
+export function sentMessageIn(
+  receipt: TransactionReceipt,
+  addresses: Pick<GovernanceAddresses, "l1Messenger" | "executor">,
+): SentMessage | undefined {
   const messenger = addresses.l1Messenger.toLowerCase();
   let sent: Omit<SentMessage, "value"> | undefined;
   let value = 0n;

@@ -2,7 +2,13 @@ import { address } from "@solana/kit";
 import type { Wallet } from "ethers";
 
 import { AssetNotFoundError } from "../chains/rpc/errors.ts";
-import { attestationMessageToJson, AttestedChain, signAttestation, type AttestationDomain, type BalanceAttestation } from "../common/attestation.ts";
+import {
+  attestationMessageToJson,
+  AttestedChain,
+  signAttestation,
+  type AttestationDomain,
+  type BalanceAttestation,
+} from "../common/attestation.ts";
 import { queryResultHash } from "../common/query-result.ts";
 import { encodeSubject } from "./attestation-subject.ts";
 import type { HubMessage } from "./hub-protocol.ts";
@@ -51,12 +57,14 @@ export class AttestationSigner {
     const sourceBlock = BigInt(request.sourceBlock);
     const issuedAt = BigInt(request.issuedAt);
     const skew = Number(issuedAt) - Date.now() / 1000;
-    if (Math.abs(skew) > this.options.maxClockSkewSeconds) return refuse(`issue time ${request.issuedAt} is ${Math.round(skew)} s off this node's clock`);
+    if (Math.abs(skew) > this.options.maxClockSkewSeconds)
+      return refuse(`issue time ${request.issuedAt} is ${Math.round(skew)} s off this node's clock`);
     let read: { balance: bigint; queryResult: string };
     try {
       if (chain === AttestedChain.ethereum) {
         const head = await this.options.evmHead();
-        if (sourceBlock + BigInt(this.options.maxBlockLag) < head) return refuse(`block ${sourceBlock} is more than ${this.options.maxBlockLag} blocks below the head`);
+        if (sourceBlock + BigInt(this.options.maxBlockLag) < head)
+          return refuse(`block ${sourceBlock} is more than ${this.options.maxBlockLag} blocks below the head`);
         read = await this.options.pinned.evmAt(sourceBlock).balanceOf(request.asset, request.owner);
       } else {
         const solana = await this.options.pinned.solanaFrom(sourceBlock).balanceOf(request.owner, request.asset);

@@ -5,6 +5,9 @@ import type { Logger } from "pino";
 export async function warnIfBurnerIsPoor(provider: Provider, burner: string, minimum: bigint, logger: Logger): Promise<void> {
   const balance = await provider.getBalance(burner);
   if (balance < minimum) {
-    logger.warn({ burner, balanceEth: formatEther(balance), minimumEth: formatEther(minimum) }, "the burner's L2 balance is low: send it gas money");
+    logger.warn(
+      { burner, balanceEth: formatEther(balance), minimumEth: formatEther(minimum) },
+      "the burner's L2 balance is low: send it gas money",
+    );
   }
 }

@@ -65,7 +65,9 @@ async function readBurner(file: string): Promise<Wallet> {
   try {
     parsed = JSON.parse(await readFile(file, "utf8")) as typeof parsed;
   } catch {
-    throw new Error(`${file} is not a burner wallet file (unreadable JSON); restore it from a backup or move it away to generate a new burner`);
+    throw new Error(
+      `${file} is not a burner wallet file (unreadable JSON); restore it from a backup or move it away to generate a new burner`,
+    );
   }
   let wallet: Wallet;
   try {

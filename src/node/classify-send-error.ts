@@ -4,31 +4,32 @@ import { describeError } from "../common/describe-error.ts";
  * What a failed `eth_sendRawTransaction` means for the transaction, which decides what the sender does
  * with it. `message` is the error as it may be logged (`describeError`: no URLs).
  */
-export type SendError = { message: string } & (
+export type SendError = { message: string } &
   /** The RPC already holds this very transaction: it was broadcast. */
-  | { kind: "already-known" }
-  /** The nonce is spent: by this transaction, mined meanwhile, or by another one signed with the same key. */
-  | { kind: "nonce-too-low" }
-  /** A lower nonce is missing: the local count ran ahead of the chain's. */
-  | { kind: "nonce-too-high" }
-  | { kind: "insufficient-funds" }
-  /** A transaction with this nonce is pending with fees this one does not beat by the pool's margin. */
-  | { kind: "replacement-underpriced" }
-  /** The tip is below the least the RPC's pool admits. */
-  | { kind: "underpriced" }
-  /** The fee cap is below the base fee of the block being built: the base fee rose since the fees were read. */
-  | { kind: "fee-cap-below-base-fee" }
-  /** More gas than a block holds: never mined as signed. */
-  | { kind: "gas-limit-too-high" }
-  /** Less gas than the transaction's intrinsic cost: never mined as signed. */
-  | { kind: "intrinsic-gas" }
-  /** Refused as signed for another reason: oversized data, a tip above the fee cap, a fee above the RPC's cap, an unsupported type. */
-  | { kind: "invalid" }
-  | { kind: "execution-reverted" }
-  /** The RPC did not answer properly (connection, timeout, HTTP error, rate limit, full pool): another URL may. */
-  | { kind: "rpc-unavailable" }
-  | { kind: "unknown" }
-);
+  (
+    | { kind: "already-known" }
+    /** The nonce is spent: by this transaction, mined meanwhile, or by another one signed with the same key. */
+    | { kind: "nonce-too-low" }
+    /** A lower nonce is missing: the local count ran ahead of the chain's. */
+    | { kind: "nonce-too-high" }
+    | { kind: "insufficient-funds" }
+    /** A transaction with this nonce is pending with fees this one does not beat by the pool's margin. */
+    | { kind: "replacement-underpriced" }
+    /** The tip is below the least the RPC's pool admits. */
+    | { kind: "underpriced" }
+    /** The fee cap is below the base fee of the block being built: the base fee rose since the fees were read. */
+    | { kind: "fee-cap-below-base-fee" }
+    /** More gas than a block holds: never mined as signed. */
+    | { kind: "gas-limit-too-high" }
+    /** Less gas than the transaction's intrinsic cost: never mined as signed. */
+    | { kind: "intrinsic-gas" }
+    /** Refused as signed for another reason: oversized data, a tip above the fee cap, a fee above the RPC's cap, an unsupported type. */
+    | { kind: "invalid" }
+    | { kind: "execution-reverted" }
+    /** The RPC did not answer properly (connection, timeout, HTTP error, rate limit, full pool): another URL may. */
+    | { kind: "rpc-unavailable" }
+    | { kind: "unknown" }
+  );
 
 export type SendErrorKind = SendError["kind"];
 
@@ -59,13 +60,19 @@ const NODE_MESSAGES: ReadonlyArray<readonly [SendErrorKind, RegExp]> = [
   ["insufficient-funds", /insufficient funds|exceeds transaction sender account balance/],
   ["replacement-underpriced", /replacement transaction underpriced|replacement fee too low|insufficient gas price to replace/],
   ["underpriced", /transaction underpriced|gas price below minimum|tip too low|fee too low/],
-  ["gas-limit-too-high", /intrinsic gas too high|exceeds block gas limit|gas limit reached|greater than the block gas limit|gas limit too high/],
+  [
+    "gas-limit-too-high",
+    /intrinsic gas too high|exceeds block gas limit|gas limit reached|greater than the block gas limit|gas limit too high/,
+  ],
   ["intrinsic-gas", /intrinsic gas too low/],
   [
     "invalid",
     /oversized data|max priority fee per gas higher than max fee per gas|tip higher than fee cap|higher than 2\^256|exceeds the configured cap|transaction type not supported|invalid sender|invalid chain id/,
   ],
-  ["rpc-unavailable", /rate limit|too many requests|timeout|timed out|service unavailable|bad gateway|connection (refused|reset|closed)|socket hang up|txpool is full/],
+  [
+    "rpc-unavailable",
+    /rate limit|too many requests|timeout|timed out|service unavailable|bad gateway|connection (refused|reset|closed)|socket hang up|txpool is full/,
+  ],
 ];
 
 // EIP-1474 codes that say the server, not the transaction, failed: resource unavailable, limit exceeded.

@@ -5,57 +5,66 @@ import { listenHost, port, rpcUrl, rpcUrlList, serviceUrl, sourceChainFields } f
 import { redactConfig } from "../common/config-redaction.ts";
 import { parseEnvironment } from "../common/environment.ts";
 
-const evmAddress = z.string().refine((value) => isAddress(value), "not an EVM address (0x + 40 hex digits, valid EIP-55 checksum if mixed case)");
+const evmAddress = z
+  .string()
+  .refine((value) => isAddress(value), "not an EVM address (0x + 40 hex digits, valid EIP-55 checksum if mixed case)");
 
-const schema = z.object({
-  /** The wallet or wallets that own the licenses this node works for (comma-separated). */
-  OWNERS_ALLOWLIST: z
-    .string()
-    .transform((value) => value.split(",").map((entry) => entry.trim()).filter((entry) => entry.length > 0))
-    .pipe(z.array(evmAddress).min(1))
-    .transform((owners) => owners.map((owner) => getAddress(owner))),
-  /** Burner key, last processed block and submission journal live here (a volume in the container). */
-  NODE_CACHE_DIR: z.string().min(1).default("cache"),
-  L2_RPC_URLS: rpcUrlList(),
-  /** Optional: new jobs are then seen at once instead of at the next poll. */
-  L2_WS_URL: rpcUrl(/^wss?$/).optional(),
-  VERIFICATION_REGISTRY: evmAddress.transform((value) => getAddress(value)),
-  ...sourceChainFields,
-  /** First L2 block to scan when the cache holds no position yet (default: the latest block minus one job timeout's worth). */
-  START_BLOCK: z.coerce.number().int().min(0).optional(),
-  POLL_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
-  HEARTBEAT_INTERVAL_SECONDS: z.coerce.number().int().positive().default(60),
-  /** Most job answers in one submitResults transaction. */
-  MAX_SUBMISSIONS_PER_TX: z.coerce.number().int().min(1).max(64).default(16),
-  /** A transaction not mined after this long is sent again with higher fees (same nonce). */
-  FEE_BUMP_AFTER_MS: z.coerce.number().int().positive().default(20_000),
-  /** Fee bumps stop at this maximum fee per gas. */
-  MAX_FEE_PER_GAS_GWEI: z.coerce.number().positive().default(100),
-  /** Most gas one submitResults transaction asks for (batches are cut to fit). */
-  MAX_GAS_PER_TX: z.coerce.bigint().positive().default(8_000_000n),
-  /** Blocks below the L2 head a job must be before it is scanned (reorg safety; 0 on a local chain). */
-  CONFIRMATIONS: z.coerce.number().int().min(0).default(1),
-  /** Most blocks per eth_getLogs request (providers cap ranges). */
-  LOG_BLOCK_RANGE: z.coerce.number().int().positive().default(1_000),
-  /** Most jobs answered per pass. */
-  MAX_JOBS_PER_PASS: z.coerce.number().int().positive().default(200),
-  /** Below this L2 balance (wei) the node warns that its burner needs gas money. */
-  MIN_BURNER_BALANCE_WEI: z.coerce.bigint().nonnegative().default(5_000_000_000_000_000n),
-  /** Optional health and metrics port (the node needs no inbound port otherwise). */
-  NODE_HEALTH_PORT: port().optional(),
-  NODE_HEALTH_HOST: listenHost(),
-  /** Optional: the API's attestation hub (ws:// or wss://…/attest/ws). Without it the node does not attest. */
-  ATTESTATION_HUB_URL: serviceUrl(/^wss?$/).optional(),
-  /** The AttestationVerifier contract: the EIP-712 domain's verifying contract (required with the hub URL). */
-  ATTESTATION_VERIFIER: evmAddress.transform((value) => getAddress(value)).optional(),
-  /** Refuse to sign an Ethereum position more than this many blocks below the node's own head. */
-  ATTESTATION_MAX_BLOCK_LAG: z.coerce.number().int().min(0).default(64),
-  /** Refuse to sign an issue time further than this from the node's own clock. */
-  ATTESTATION_MAX_CLOCK_SKEW_SECONDS: z.coerce.number().int().positive().default(30),
-}).refine((config) => config.ATTESTATION_HUB_URL === undefined || config.ATTESTATION_VERIFIER !== undefined, {
-  path: ["ATTESTATION_VERIFIER"],
-  message: "required when ATTESTATION_HUB_URL is set (the EIP-712 domain the node signs under)",
-});
+const schema = z
+  .object({
+    /** The wallet or wallets that own the licenses this node works for (comma-separated). */
+    OWNERS_ALLOWLIST: z
+      .string()
+      .transform((value) =>
+        value
+          .split(",")
+          .map((entry) => entry.trim())
+          .filter((entry) => entry.length > 0),
+      )
+      .pipe(z.array(evmAddress).min(1))
+      .transform((owners) => owners.map((owner) => getAddress(owner))),
+    /** Burner key, last processed block and submission journal live here (a volume in the container). */
+    NODE_CACHE_DIR: z.string().min(1).default("cache"),
+    L2_RPC_URLS: rpcUrlList(),
+    /** Optional: new jobs are then seen at once instead of at the next poll. */
+    L2_WS_URL: rpcUrl(/^wss?$/).optional(),
+    VERIFICATION_REGISTRY: evmAddress.transform((value) => getAddress(value)),
+    ...sourceChainFields,
+    /** First L2 block to scan when the cache holds no position yet (default: the latest block minus one job timeout's worth). */
+    START_BLOCK: z.coerce.number().int().min(0).optional(),
+    POLL_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
+    HEARTBEAT_INTERVAL_SECONDS: z.coerce.number().int().positive().default(60),
+    /** Most job answers in one submitResults transaction. */
+    MAX_SUBMISSIONS_PER_TX: z.coerce.number().int().min(1).max(64).default(16),
+    /** A transaction not mined after this long is sent again with higher fees (same nonce). */
+    FEE_BUMP_AFTER_MS: z.coerce.number().int().positive().default(20_000),
+    /** Fee bumps stop at this maximum fee per gas. */
+    MAX_FEE_PER_GAS_GWEI: z.coerce.number().positive().default(100),
+    /** Most gas one submitResults transaction asks for (batches are cut to fit). */
+    MAX_GAS_PER_TX: z.coerce.bigint().positive().default(8_000_000n),
+    /** Blocks below the L2 head a job must be before it is scanned (reorg safety; 0 on a local chain). */
+    CONFIRMATIONS: z.coerce.number().int().min(0).default(1),
+    /** Most blocks per eth_getLogs request (providers cap ranges). */
+    LOG_BLOCK_RANGE: z.coerce.number().int().positive().default(1_000),
+    /** Most jobs answered per pass. */
+    MAX_JOBS_PER_PASS: z.coerce.number().int().positive().default(200),
+    /** Below this L2 balance (wei) the node warns that its burner needs gas money. */
+    MIN_BURNER_BALANCE_WEI: z.coerce.bigint().nonnegative().default(5_000_000_000_000_000n),
+    /** Optional health and metrics port (the node needs no inbound port otherwise). */
+    NODE_HEALTH_PORT: port().optional(),
+    NODE_HEALTH_HOST: listenHost(),
+    /** Optional: the API's attestation hub (ws:// or wss://…/attest/ws). Without it the node does not attest. */
+    ATTESTATION_HUB_URL: serviceUrl(/^wss?$/).optional(),
+    /** The AttestationVerifier contract: the EIP-712 domain's verifying contract (required with the hub URL). */
+    ATTESTATION_VERIFIER: evmAddress.transform((value) => getAddress(value)).optional(),
+    /** Refuse to sign an Ethereum position more than this many blocks below the node's own head. */
+    ATTESTATION_MAX_BLOCK_LAG: z.coerce.number().int().min(0).default(64),
+    /** Refuse to sign an issue time further than this from the node's own clock. */
+    ATTESTATION_MAX_CLOCK_SKEW_SECONDS: z.coerce.number().int().positive().default(30),
+  })
+  .refine((config) => config.ATTESTATION_HUB_URL === undefined || config.ATTESTATION_VERIFIER !== undefined, {
+    path: ["ATTESTATION_VERIFIER"],
+    message: "required when ATTESTATION_HUB_URL is set (the EIP-712 domain the node signs under)",
+  });
 
 export type NodeConfig = Readonly<z.infer<typeof schema>>;
 

@@ -50,12 +50,20 @@ export class DelegationWatcher {
     metrics.delegatedLicenses.set(delegated.length);
     const lost = previous.filter((id) => !delegated.includes(id));
     const gained = delegated.filter((id) => !previous.includes(id));
-    if (lost.length > 0) this.#logger.warn({ licenses: lost.map(String) }, "licenses no longer delegated to this node (transferred or undelegated): not voting for them");
+    if (lost.length > 0)
+      this.#logger.warn(
+        { licenses: lost.map(String) },
+        "licenses no longer delegated to this node (transferred or undelegated): not voting for them",
+      );
     if (gained.length > 0) this.#logger.info({ licenses: gained.map(String) }, "voting for licenses");
     if (delegated.length === 0 && Date.now() - this.#lastInstructionsAt >= INSTRUCTIONS_EVERY_MS) {
       this.#lastInstructionsAt = Date.now();
       this.#logger.warn(
-        { burner, nodeRegistry: this.#options.nodeRegistryAddress, instructions: delegationInstructions(this.#status, owners, burner, this.#options.nodeRegistryAddress) },
+        {
+          burner,
+          nodeRegistry: this.#options.nodeRegistryAddress,
+          instructions: delegationInstructions(this.#status, owners, burner, this.#options.nodeRegistryAddress),
+        },
         "waiting for delegation",
       );
     }

@@ -27,7 +27,12 @@ export function freshFees(fees: FeeData, cap: bigint): Fees {
  * rise does not refuse it again. `undefined` when the cap holds the rise below what pools accept as a
  * replacement: sending it would only be refused.
  */
-export function bumpedFees(previous: { maxFeePerGas: bigint | null; maxPriorityFeePerGas: bigint | null }, current: Fees, cap: bigint, baseFee = 0n): Fees | undefined {
+export function bumpedFees(
+  previous: { maxFeePerGas: bigint | null; maxPriorityFeePerGas: bigint | null },
+  current: Fees,
+  cap: bigint,
+  baseFee = 0n,
+): Fees | undefined {
   const raise = (old: bigint | null, now: bigint) => min(max(now, ((old ?? 0n) * BUMP_NUMERATOR) / BUMP_DENOMINATOR + 1n), cap);
   const tip = raise(previous.maxPriorityFeePerGas, current.maxPriorityFeePerGas);
   const maxFeePerGas = min(max(raise(previous.maxFeePerGas, current.maxFeePerGas), baseFee * 2n + tip), cap);

@@ -16,15 +16,27 @@ export class NodeMetrics {
     registers: [this.registry],
   });
   readonly passErrors = new Counter({ name: "node_pass_errors_total", help: "Job passes that failed", registers: [this.registry] });
-  readonly delegatedLicenses = new Gauge({ name: "node_delegated_licenses", help: "Licenses delegated to this node", registers: [this.registry] });
-  readonly lastBlock = new Gauge({ name: "node_last_processed_block", help: "Last L2 block whose jobs are all handled", registers: [this.registry] });
+  readonly delegatedLicenses = new Gauge({
+    name: "node_delegated_licenses",
+    help: "Licenses delegated to this node",
+    registers: [this.registry],
+  });
+  readonly lastBlock = new Gauge({
+    name: "node_last_processed_block",
+    help: "Last L2 block whose jobs are all handled",
+    registers: [this.registry],
+  });
   readonly attestations = new Counter({
     name: "node_attestations_total",
     help: "Attestation requests of the hub, by outcome (signed, refused)",
     labelNames: ["outcome"] as const,
     registers: [this.registry],
   });
-  readonly hubConnected = new Gauge({ name: "node_attestation_hub_connected", help: "1 while the attestation hub has admitted this node", registers: [this.registry] });
+  readonly hubConnected = new Gauge({
+    name: "node_attestation_hub_connected",
+    help: "1 while the attestation hub has admitted this node",
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });

@@ -27,7 +27,9 @@ export interface HeartbeatOptions {
  * before would be ignored. Returns early (throwing `StopRequested`) if the node is asked to stop.
  */
 export async function sendFirstHeartbeat(options: HeartbeatOptions, lifecycle: Lifecycle, step: StartupStep): Promise<void> {
-  const first = await step("sending the first heartbeat", () => options.sender.send("heartbeat", options.nodeRegistryAddress, options.heartbeatData));
+  const first = await step("sending the first heartbeat", () =>
+    options.sender.send("heartbeat", options.nodeRegistryAddress, options.heartbeatData),
+  );
   options.logger.child({ component: "heartbeats" }).info("first heartbeat sent; waiting for it to be mined");
   if ((await Promise.race([first.outcome, lifecycle.stopped()])) === "stopped") await lifecycle.throwIfStopped();
 }

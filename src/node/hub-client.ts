@@ -56,7 +56,10 @@ export function connectToHub(options: HubClientOptions): () => Promise<void> {
       }
       if (message.type === "challenge") {
         if (message.chainId !== options.chainId.toString()) {
-          logger.error({ hubChainId: String(message.chainId), chainId: String(options.chainId) }, "the hub's challenge names another L2 chain: not logging in");
+          logger.error(
+            { hubChainId: String(message.chainId), chainId: String(options.chainId) },
+            "the hub's challenge names another L2 chain: not logging in",
+          );
           return ws.close(1000);
         }
         void options.wallet
@@ -83,7 +86,10 @@ export function connectToHub(options: HubClientOptions): () => Promise<void> {
     ws.addEventListener("close", (event) => {
       options.onAdmitted?.(false);
       if (stopped) return;
-      logger.warn({ code: event.code, reason: event.reason || undefined, reconnectInSeconds: retryMs / 1000 }, "the attestation hub connection closed; reconnecting");
+      logger.warn(
+        { code: event.code, reason: event.reason || undefined, reconnectInSeconds: retryMs / 1000 },
+        "the attestation hub connection closed; reconnecting",
+      );
       timer = setTimeout(connect, retryMs);
       retryMs = Math.min(options.maxRetryMs ?? MAX_RETRY_MS, retryMs * 2);
     });
@@ -110,7 +116,10 @@ export function startAttesting(
   },
 ): (() => Promise<void>) | undefined {
   if (config.ATTESTATION_HUB_URL === undefined || config.ATTESTATION_VERIFIER === undefined) return undefined;
-  const pinned = new PinnedReaders(node.evmRpc, createFailoverTransport({ urls: config.SOLANA_RPC_URLS, timeoutMs: config.UPSTREAM_TIMEOUT_MS }));
+  const pinned = new PinnedReaders(
+    node.evmRpc,
+    createFailoverTransport({ urls: config.SOLANA_RPC_URLS, timeoutMs: config.UPSTREAM_TIMEOUT_MS }),
+  );
   const signer = new AttestationSigner({
     wallet: node.wallet,
     domain: attestationDomain(node.chainId, config.ATTESTATION_VERIFIER),

@@ -9,7 +9,14 @@ import { z } from "zod";
  */
 export const HUB_PATH = "/attest/ws";
 /** Close codes (4000–4999 are free for applications): the node logs the reason and reconnects later. */
-export const CLOSE_CODE = { authFailed: 4401, notOperator: 4403, replaced: 4409, licensesLost: 4410, protocol: 4400, shuttingDown: 1001 } as const;
+export const CLOSE_CODE = {
+  authFailed: 4401,
+  notOperator: 4403,
+  replaced: 4409,
+  licensesLost: 4410,
+  protocol: 4400,
+  shuttingDown: 1001,
+} as const;
 
 export interface AttestQuery {
   /** 0 Ethereum, 1 Solana (`AttestedChain`). */
@@ -34,7 +41,11 @@ const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
 
 /** Node → hub, validated on arrival; anything else closes the connection. */
 export const nodeMessageSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("hello"), burner: z.string().refine((value) => isAddress(value)), signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/) }),
+  z.object({
+    type: z.literal("hello"),
+    burner: z.string().refine((value) => isAddress(value)),
+    signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/),
+  }),
   z.object({
     type: z.literal("attestation"),
     id: z.string().max(64),

@@ -14,7 +14,13 @@ import type { NodeStateStore } from "./state-store.ts";
 export interface JobLoopOptions {
   config: Pick<
     NodeConfig,
-    "START_BLOCK" | "POLL_INTERVAL_MS" | "MAX_SUBMISSIONS_PER_TX" | "MAX_GAS_PER_TX" | "CONFIRMATIONS" | "LOG_BLOCK_RANGE" | "MAX_JOBS_PER_PASS"
+    | "START_BLOCK"
+    | "POLL_INTERVAL_MS"
+    | "MAX_SUBMISSIONS_PER_TX"
+    | "MAX_GAS_PER_TX"
+    | "CONFIRMATIONS"
+    | "LOG_BLOCK_RANGE"
+    | "MAX_JOBS_PER_PASS"
   >;
   chain: L2Chain;
   endpoints: L2Endpoints;

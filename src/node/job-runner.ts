@@ -104,7 +104,15 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
           logger.warn({ jobId: String(jobId), reason: outcome.reason }, "job not answered: it will expire and refund its requester");
           return undefined;
         }
-        return { jobId, jobBlock: event.blockNumber, owner, asset, licenseIds: todo, answer: outcome.answer, finalizationGas: finalizationGasOf(job) };
+        return {
+          jobId,
+          jobBlock: event.blockNumber,
+          owner,
+          asset,
+          licenseIds: todo,
+          answer: outcome.answer,
+          finalizationGas: finalizationGasOf(job),
+        };
       } catch (error) {
         logger.warn({ jobId: String(jobId), error: describeError(error) }, "reading or answering a job failed; retrying on the next pass");
         failedAt(event.blockNumber);
@@ -113,8 +121,13 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
     }),
   );
 
-  for (const batch of batches(prepared.filter((submission) => submission !== undefined), options)) {
-    const votes: VoteIntent[] = batch.flatMap(({ jobId, jobBlock, licenseIds }) => licenseIds.map((licenseId) => ({ jobId, licenseId, jobBlock })));
+  for (const batch of batches(
+    prepared.filter((submission) => submission !== undefined),
+    options,
+  )) {
+    const votes: VoteIntent[] = batch.flatMap(({ jobId, jobBlock, licenseIds }) =>
+      licenseIds.map((licenseId) => ({ jobId, licenseId, jobBlock })),
+    );
     const data = registry.interface.encodeFunctionData("submitResults", [
       batch.map(({ jobId, owner, asset, licenseIds, answer }) => ({
         jobId,
@@ -156,7 +169,10 @@ export function finalizationGasOf(job: { callbackGasLimit: bigint }): bigint {
 }
 
 /** Splits submissions into transactions of at most `maxSubmissionsPerTx` answers and `maxGasPerTx` gas. */
-function* batches(submissions: PreparedSubmission[], options: Pick<JobRunnerOptions, "maxSubmissionsPerTx" | "maxGasPerTx">): Generator<PreparedSubmission[]> {
+function* batches(
+  submissions: PreparedSubmission[],
+  options: Pick<JobRunnerOptions, "maxSubmissionsPerTx" | "maxGasPerTx">,
+): Generator<PreparedSubmission[]> {
   let batch: PreparedSubmission[] = [];
   let gas = 0n;
   for (const submission of submissions) {

@@ -36,7 +36,10 @@ export function lostVotesCallbacks(options: LostVotesOptions): Pick<TxSenderOpti
       if (tx.kind !== "submitResults") return;
       const skipped = jobsToAnswerAgain(receipt, options.registry(), options.burner);
       if (skipped.length === 0) return;
-      logger.info({ txId: tx.id, jobs: skipped.map(String) }, "jobs skipped: a license voted meanwhile elsewhere or left this node; answering again with the others");
+      logger.info(
+        { txId: tx.id, jobs: skipped.map(String) },
+        "jobs skipped: a license voted meanwhile elsewhere or left this node; answering again with the others",
+      );
       rescanFrom(journal.forgetSkippedVotes(tx.id, skipped));
     },
     onReverted: (tx) => {

@@ -51,7 +51,12 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
   lifecycle.onStop(() => endpoints.destroy());
   const failover = failoverOnError(endpoints, logger);
   // What /healthz reports, filled in as start-up gets there.
-  const health: HealthStatus = { phase: "starting", burner: burnerAddress, delegatedLicenses: () => [], lastProcessedBlock: () => undefined };
+  const health: HealthStatus = {
+    phase: "starting",
+    burner: burnerAddress,
+    delegatedLicenses: () => [],
+    lastProcessedBlock: () => undefined,
+  };
   const closeHealth = await serveHealth(config, metrics, health, logger);
   if (closeHealth !== undefined) lifecycle.onStop(closeHealth);
 
@@ -77,7 +82,14 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
     maxFeePerGas: parseUnits(String(config.MAX_FEE_PER_GAS_GWEI), "gwei"),
     logger,
     onUpstreamError: failover,
-    ...lostVotesCallbacks({ journal: store, registry: () => contracts.on(endpoints.current).registry, burner: burnerAddress, metrics, logger, wakeJobLoop: () => jobs?.loop.wake() }),
+    ...lostVotesCallbacks({
+      journal: store,
+      registry: () => contracts.on(endpoints.current).registry,
+      burner: burnerAddress,
+      metrics,
+      logger,
+      wakeJobLoop: () => jobs?.loop.wake(),
+    }),
   });
   lifecycle.onStop(() => sender.stop());
   await step("resuming the journal", () => sender.recover());
@@ -87,23 +99,63 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
   await step("reading the burner's balance", checkBalance);
   const owners = config.OWNERS_ALLOWLIST;
   const nodeRegistryAddress = chain.addresses.nodeRegistry;
-  const watcher = new DelegationWatcher({ contracts: () => contracts.on(endpoints.current), nodeRegistryAddress, owners, burner: burnerAddress, metrics, logger });
+  const watcher = new DelegationWatcher({
+    contracts: () => contracts.on(endpoints.current),
+    nodeRegistryAddress,
+    owners,
+    burner: burnerAddress,
+    metrics,
+    logger,
+  });
   health.delegatedLicenses = () => watcher.delegated;
   await watcher.waitForDelegation(lifecycle, failover);
 
   health.phase = "sending the first heartbeat";
-  const heartbeatData = contracts.on(endpoints.current).nodeRegistry.interface.encodeFunctionData("heartbeat(uint32)", [capacity.jobsPerMinute]);
+  const heartbeatData = contracts
+    .on(endpoints.current)
+    .nodeRegistry.interface.encodeFunctionData("heartbeat(uint32)", [capacity.jobsPerMinute]);
   const intervalMs = config.HEARTBEAT_INTERVAL_SECONDS * 1000;
-  const heartbeats: HeartbeatOptions = { sender, nodeRegistryAddress, heartbeatData, delegation: watcher, checkBalance, intervalMs, metrics, logger, onError: failover };
+  const heartbeats: HeartbeatOptions = {
+    sender,
+    nodeRegistryAddress,
+    heartbeatData,
+    delegation: watcher,
+    checkBalance,
+    intervalMs,
+    metrics,
+    logger,
+    onError: failover,
+  };
   await sendFirstHeartbeat(heartbeats, lifecycle, step);
   const heartbeat = heartbeatLoop(heartbeats);
   lifecycle.onStop(() => heartbeat.stop());
 
-  jobs = createJobLoop({ config, chain, endpoints, contracts, readers, journal: store, sender, delegation: watcher, metrics, logger, onError: failover });
+  jobs = createJobLoop({
+    config,
+    chain,
+    endpoints,
+    contracts,
+    readers,
+    journal: store,
+    sender,
+    delegation: watcher,
+    metrics,
+    logger,
+    onError: failover,
+  });
   const { loop } = jobs;
   lifecycle.onStop(() => loop.stop()); // before the heartbeats, the sender and the journal it uses (reverse order)
-  if (config.L2_WS_URL !== undefined) lifecycle.onStop(wakeOnNewJobs(config.L2_WS_URL, chain.chainId, chain.addresses.registry, () => loop.wake(), logger));
-  const hub = startAttesting(config, { wallet: burner.wallet, chainId: chain.chainId, evmRpc, evm: readers.evm, licenses: () => watcher.delegated, logger, metrics });
+  if (config.L2_WS_URL !== undefined)
+    lifecycle.onStop(wakeOnNewJobs(config.L2_WS_URL, chain.chainId, chain.addresses.registry, () => loop.wake(), logger));
+  const hub = startAttesting(config, {
+    wallet: burner.wallet,
+    chainId: chain.chainId,
+    evmRpc,
+    evm: readers.evm,
+    licenses: () => watcher.delegated,
+    logger,
+    metrics,
+  });
   if (hub !== undefined) lifecycle.onStop(hub);
   heartbeat.start();
   loop.start();

@@ -57,7 +57,8 @@ function withMinContextSlot(payload: unknown, slot: bigint): unknown {
   const params = [...request.params];
   const last = params.length - 1;
   const options = { ...(params[last] as { minContextSlot?: bigint }) };
-  options.minContextSlot = options.minContextSlot !== undefined && BigInt(options.minContextSlot) > slot ? BigInt(options.minContextSlot) : slot;
+  options.minContextSlot =
+    options.minContextSlot !== undefined && BigInt(options.minContextSlot) > slot ? BigInt(options.minContextSlot) : slot;
   params[last] = options;
   return { ...request, params };
 }

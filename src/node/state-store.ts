@@ -120,7 +120,13 @@ export class NodeStateStore {
     const rows = this.#db.prepare("SELECT id, nonce, kind, raw, hashes FROM txs WHERE status = 'pending' ORDER BY nonce").all() as Array<
       Omit<StoredTx, "hashes"> & { hashes: string }
     >;
-    return rows.map((row) => ({ id: Number(row.id), nonce: Number(row.nonce), kind: row.kind, raw: row.raw, hashes: JSON.parse(row.hashes) as string[] }));
+    return rows.map((row) => ({
+      id: Number(row.id),
+      nonce: Number(row.nonce),
+      kind: row.kind,
+      raw: row.raw,
+      hashes: JSON.parse(row.hashes) as string[],
+    }));
   }
 
   /** The highest nonce journaled, if any (the next transaction must not reuse it). */
@@ -154,7 +160,9 @@ export class NodeStateStore {
     return this.#transaction(() => {
       let earliest: number | undefined;
       for (const jobId of jobIds) {
-        const row = this.#db.prepare("SELECT MIN(job_block) AS block FROM votes WHERE tx_id = ? AND job_id = ?").get(id, String(jobId)) as { block: number | null };
+        const row = this.#db.prepare("SELECT MIN(job_block) AS block FROM votes WHERE tx_id = ? AND job_id = ?").get(id, String(jobId)) as {
+          block: number | null;
+        };
         if (row.block !== null) earliest = Math.min(earliest ?? row.block, Number(row.block));
         this.#db.prepare("DELETE FROM votes WHERE tx_id = ? AND job_id = ?").run(id, String(jobId));
       }
@@ -164,7 +172,9 @@ export class NodeStateStore {
 
   /** Votes journaled for `jobId` (tests and diagnostics). */
   votesFor(jobId: bigint): bigint[] {
-    const rows = this.#db.prepare("SELECT license_id FROM votes WHERE job_id = ? ORDER BY license_id").all(String(jobId)) as Array<{ license_id: string }>;
+    const rows = this.#db.prepare("SELECT license_id FROM votes WHERE job_id = ? ORDER BY license_id").all(String(jobId)) as Array<{
+      license_id: string;
+    }>;
     return rows.map((row) => BigInt(row.license_id));
   }
 

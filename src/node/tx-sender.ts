@@ -6,6 +6,7 @@ import { describeError } from "../common/describe-error.ts";
 import { classifySendError, type SendError } from "./classify-send-error.ts";
 import { bumpedFees, freshFees, type Fees } from "./fees.ts";
 import type { NodeStateStore, StoredTx, VoteIntent } from "./state-store.ts";
+import { receiptOfAny, signCall, signCancellation, signReplacement } from "./transactions.ts";
 
 export interface TxSenderOptions {
   wallet: Wallet;
@@ -35,7 +36,6 @@ export interface TxSenderOptions {
 export type TxOutcome = "mined" | "reverted" | "dropped";
 
 const GAS_MARGIN_PERCENT = 130n;
-const TRANSFER_GAS = 21_000n;
 
 /**
  * Sends the burner's transactions one at a time with nonces it manages itself: every transaction is
@@ -68,10 +68,14 @@ export class TxSender {
   constructor(options: TxSenderOptions) {
     this.#options = options;
     this.#logger = options.logger.child({ component: "tx-sender" });
-    this.#watcher = new PollingLoop(() => this.#checkPending(), options.checkIntervalMs ?? 1_000, (error) => {
-      options.onUpstreamError?.();
-      this.#logger.warn({ error: describeError(error) }, "checking pending transactions failed; retrying");
-    });
+    this.#watcher = new PollingLoop(
+      () => this.#checkPending(),
+      options.checkIntervalMs ?? 1_000,
+      (error) => {
+        options.onUpstreamError?.();
+        this.#logger.warn({ error: describeError(error) }, "checking pending transactions failed; retrying");
+      },
+    );
   }
 
   /** Resumes the journal: settles or re-broadcasts pending transactions, then starts watching. */
@@ -89,7 +93,13 @@ export class TxSender {
    * the watcher to broadcast), with the journal id and a promise of its outcome. Throws when gas
    * estimation fails (the call would revert). `extraGas` is added to the estimate.
    */
-  send(kind: string, to: string, data: string, votes: VoteIntent[] = [], extraGas = 0n): Promise<{ id: number; outcome: Promise<TxOutcome> }> {
+  send(
+    kind: string,
+    to: string,
+    data: string,
+    votes: VoteIntent[] = [],
+    extraGas = 0n,
+  ): Promise<{ id: number; outcome: Promise<TxOutcome> }> {
     const run = this.#queue.then(() => this.#send(kind, to, data, votes, extraGas));
     this.#queue = run.catch(() => undefined);
     return run;
@@ -107,7 +117,7 @@ export class TxSender {
     const estimate = await provider.estimateGas({ from: wallet.address, to, data });
     const fees = await this.#currentFees();
     const nonce = this.#nextNonce;
-    const raw = await wallet.signTransaction({ type: 2, chainId, nonce, to, data, gasLimit: (estimate * GAS_MARGIN_PERCENT) / 100n + extraGas, ...fees });
+    const raw = await signCall({ wallet, chainId }, { nonce, to, data, gasLimit: (estimate * GAS_MARGIN_PERCENT) / 100n + extraGas }, fees);
     const id = store.recordTx({ nonce, kind, raw, hash: keccak256(raw) }, votes);
     this.#nextNonce = nonce + 1;
     this.#sentAt.set(id, Date.now());
@@ -145,7 +155,11 @@ export class TxSender {
       case "already-known":
         return;
       case "insufficient-funds":
-        if (!this.#unfunded.has(tx.id)) this.#logger.error({ ...fields, burner: this.#options.wallet.address }, "the burner cannot pay for a transaction: send it L2 ETH");
+        if (!this.#unfunded.has(tx.id))
+          this.#logger.error(
+            { ...fields, burner: this.#options.wallet.address },
+            "the burner cannot pay for a transaction: send it L2 ETH",
+          );
         this.#unfunded.add(tx.id);
         return;
       case "nonce-too-low":
@@ -194,7 +208,7 @@ export class TxSender {
   /** Replaces a transaction the node refuses with a plain transfer to the burner itself, same nonce. */
   async #cancel(tx: StoredTx, failure: SendError): Promise<void> {
     const { wallet, store, chainId } = this.#options;
-    const raw = await wallet.signTransaction({ type: 2, chainId, nonce: tx.nonce, to: wallet.address, value: 0n, gasLimit: TRANSFER_GAS, ...(await this.#currentFees()) });
+    const raw = await signCancellation({ wallet, chainId }, tx.nonce, await this.#currentFees());
     this.#logger.error(
       { txId: tx.id, txKind: tx.kind, nonce: tx.nonce, error: failure.message, errorKind: failure.kind },
       "transaction refused; cancelling its nonce, its votes will be sent again",
@@ -204,9 +218,12 @@ export class TxSender {
     const id = store.recordTx({ nonce: tx.nonce, kind: "cancel", raw, hash: keccak256(raw) });
     this.#sentAt.set(id, Date.now());
     this.#options.onVotesLost?.(rescanFrom);
-    await this.#options.provider().broadcastTransaction(raw).catch((error: unknown) => {
-      this.#logger.warn({ txId: id, nonce: tx.nonce, error: describeError(error) }, "broadcasting the cancellation failed; retrying");
-    });
+    await this.#options
+      .provider()
+      .broadcastTransaction(raw)
+      .catch((error: unknown) => {
+        this.#logger.warn({ txId: id, nonce: tx.nonce, error: describeError(error) }, "broadcasting the cancellation failed; retrying");
+      });
   }
 
   async #checkPending(rebroadcastAll = false): Promise<void> {
@@ -216,7 +233,7 @@ export class TxSender {
     const provider = this.#options.provider();
     const usedNonces = await provider.getTransactionCount(wallet.address, "latest");
     for (const tx of pending) {
-      const receipt = await this.#receiptOf(provider, tx);
+      const receipt = await receiptOfAny(provider, tx.hashes);
       if (receipt !== undefined) {
         this.#suspectedDropped.delete(tx.id);
         if (receipt.status === 1) {
@@ -238,7 +255,10 @@ export class TxSender {
         }
         this.#suspectedDropped.delete(tx.id);
         const rescanFrom = store.forgetTx(tx.id, "dropped");
-        this.#logger.warn({ txId: tx.id, txKind: tx.kind, nonce: tx.nonce }, "transaction replaced by another; its votes will be sent again");
+        this.#logger.warn(
+          { txId: tx.id, txKind: tx.kind, nonce: tx.nonce },
+          "transaction replaced by another; its votes will be sent again",
+        );
         this.#options.onVotesLost?.(rescanFrom);
         this.#settle(tx.id, "dropped");
         continue;
@@ -247,14 +267,6 @@ export class TxSender {
       if (tx.nonce === usedNonces && waitedLongEnough && !this.#unfunded.has(tx.id)) await this.#bump(tx);
       else if (rebroadcastAll || this.#unfunded.has(tx.id)) await this.#broadcast(tx);
     }
-  }
-
-  async #receiptOf(provider: Provider, tx: StoredTx): Promise<TransactionReceipt | undefined> {
-    for (const hash of tx.hashes) {
-      const receipt = await provider.getTransactionReceipt(hash);
-      if (receipt !== null) return receipt;
-    }
-    return undefined;
   }
 
   /** Signs `tx` again, same nonce, with `bumpedFees` (`baseFee`: the pending block's, when known). */
@@ -268,16 +280,7 @@ export class TxSender {
       await this.#broadcast(tx, false);
       return;
     }
-    const raw = await this.#options.wallet.signTransaction({
-      type: 2,
-      chainId: previous.chainId,
-      nonce: previous.nonce,
-      to: previous.to,
-      value: previous.value,
-      data: previous.data,
-      gasLimit: previous.gasLimit,
-      ...fees,
-    });
+    const raw = await signReplacement(this.#options.wallet, previous, fees);
     const hash = keccak256(raw);
     this.#options.store.replaceTx(tx.id, raw, hash);
     this.#logger.info({ ...fields, maxFeePerGas: String(fees.maxFeePerGas) }, "transaction sent again with higher fees");

@@ -12,7 +12,13 @@ const WS_RECONNECT_MS = 5_000;
  * (an error on it is an event, never an uncaught exception); when it closes, it is opened again after
  * WS_RECONNECT_MS, while polling carries on. Returns the unsubscribe function.
  */
-export function wakeOnNewJobs(url: string, chainId: bigint, registryAddress: string, wake: () => void, parentLogger: Logger): () => Promise<void> {
+export function wakeOnNewJobs(
+  url: string,
+  chainId: bigint,
+  registryAddress: string,
+  wake: () => void,
+  parentLogger: Logger,
+): () => Promise<void> {
   const logger = parentLogger.child({ component: "wake-up" });
   let provider: WebSocketProvider | undefined;
   let stopped = false;
@@ -24,7 +30,8 @@ export function wakeOnNewJobs(url: string, chainId: bigint, registryAddress: str
     socket.addEventListener("error", () => undefined); // followed by "close", handled there
     socket.addEventListener("close", () => {
       if (stopped) return;
-      if (!warned) logger.warn({ reconnectEverySeconds: WS_RECONNECT_MS / 1000 }, "the L2 WebSocket is closed; polling meanwhile, reconnecting");
+      if (!warned)
+        logger.warn({ reconnectEverySeconds: WS_RECONNECT_MS / 1000 }, "the L2 WebSocket is closed; polling meanwhile, reconnecting");
       warned = true;
       void provider?.destroy();
       provider = undefined;

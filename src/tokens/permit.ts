@@ -10,11 +10,7 @@ export interface Permit {
 }
 
 interface TypedDataSigner {
-  signTypedData(
-    domain: TypedDataDomain,
-    types: Record<string, TypedDataField[]>,
-    value: Record<string, unknown>,
-  ): Promise<string>;
+  signTypedData(domain: TypedDataDomain, types: Record<string, TypedDataField[]>, value: Record<string, unknown>): Promise<string>;
 }
 
 interface PermitToken {
@@ -36,12 +32,7 @@ const PERMIT_TYPES: Record<string, TypedDataField[]> = {
  * Signs an EIP-2612 permit for an OpenZeppelin ERC20Permit token (domain version "1"). `signer` is
  * normally `permit.owner`; tests pass another signer to check that forgeries are refused.
  */
-export async function signPermit(
-  signer: TypedDataSigner,
-  token: PermitToken,
-  chainId: bigint,
-  permit: Permit,
-): Promise<Signature> {
+export async function signPermit(signer: TypedDataSigner, token: PermitToken, chainId: bigint, permit: Permit): Promise<Signature> {
   const domain = { name: await token.name(), version: "1", chainId, verifyingContract: await token.getAddress() };
   return Signature.from(await signer.signTypedData(domain, PERMIT_TYPES, { ...permit }));
 }

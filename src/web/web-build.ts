@@ -38,7 +38,9 @@ export const SHARED_SOURCES = [
 export async function isWebBuildCurrent(projectRoot: string): Promise<boolean> {
   const { appDir, distDir } = webPaths(projectRoot);
   const built = await newestChange(path.join(distDir, "index.html"));
-  const inputs = ["src", "public", "index.html", "vite.config.ts", "wagmi.config.ts", "package.json"].map((entry) => path.join(appDir, entry));
+  const inputs = ["src", "public", "index.html", "vite.config.ts", "wagmi.config.ts", "package.json"].map((entry) =>
+    path.join(appDir, entry),
+  );
   inputs.push(path.join(projectRoot, "artifacts", "contracts"), ...SHARED_SOURCES.map((file) => path.join(projectRoot, file)));
   let newestInput = 0;
   for (const input of inputs) {

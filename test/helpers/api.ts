@@ -2,15 +2,15 @@ import type { AddressInfo } from "node:net";
 
 import type { FastifyInstance } from "fastify";
 
-import { ApiKeys } from "../../src/api/keys/api-keys.js";
-import { KeyVerifier } from "../../src/api/keys/key-verifier.js";
-import { ApiMetrics } from "../../src/api/metrics.js";
-import { UsageMeter } from "../../src/api/usage/usage-meter.js";
-import { UsageStore } from "../../src/api/usage/usage-store.js";
-import { MemoryRateLimitStore, type TokenBucketPolicy } from "../../src/api/rate-limit/token-bucket.js";
-import { buildApiServer, type ApiServerDependencies } from "../../src/api/server.js";
-import { createSourceReaders } from "../../src/chains/source-readers.js";
-import type { SourceFixtures } from "../../src/devnet/source-chains.js";
+import { ApiKeys } from "../../src/api/keys/api-keys.ts";
+import { KeyVerifier } from "../../src/api/keys/key-verifier.ts";
+import { ApiMetrics } from "../../src/api/metrics.ts";
+import { UsageMeter } from "../../src/api/usage/usage-meter.ts";
+import { UsageStore } from "../../src/api/usage/usage-store.ts";
+import { MemoryRateLimitStore, type TokenBucketPolicy } from "../../src/api/rate-limit/token-bucket.ts";
+import { buildApiServer, type ApiServerDependencies } from "../../src/api/server.ts";
+import { createSourceReaders } from "../../src/chains/source-readers.ts";
+import type { SourceFixtures } from "../../src/devnet/source-chains.ts";
 
 export interface TestApi {
   app: FastifyInstance;
@@ -27,7 +27,13 @@ export interface TestApi {
 /** The API on a real HTTP port over the test source chains, with one live key. */
 export async function startTestApi(
   sources: SourceFixtures,
-  options: { policy?: TokenBucketPolicy; evmUrls?: string[]; solanaUrls?: string[]; timeoutMs?: number; meterUsage?: boolean } & Partial<ApiServerDependencies> = {},
+  options: {
+    policy?: TokenBucketPolicy;
+    evmUrls?: string[];
+    solanaUrls?: string[];
+    timeoutMs?: number;
+    meterUsage?: boolean;
+  } & Partial<ApiServerDependencies> = {},
 ): Promise<TestApi> {
   const keys = await ApiKeys.open(":memory:");
   const apiKey = (await keys.create("tests")).key;
@@ -39,7 +45,12 @@ export async function startTestApi(
   const metrics = new ApiMetrics();
   const timeoutMs = options.timeoutMs ?? 2_000;
   const readers = createSourceReaders({
-    evm: { urls: options.evmUrls ?? [sources.anvil.rpcUrl], timeoutMs, backoffMs: 10, onUpstreamRequest: (outcome) => metrics.upstream.inc({ chain: "evm", outcome }) },
+    evm: {
+      urls: options.evmUrls ?? [sources.anvil.rpcUrl],
+      timeoutMs,
+      backoffMs: 10,
+      onUpstreamRequest: (outcome) => metrics.upstream.inc({ chain: "evm", outcome }),
+    },
     solana: { urls: options.solanaUrls ?? [sources.solanaRpc.url], timeoutMs, backoffMs: 10 },
   });
   const app = await buildApiServer({

@@ -6,7 +6,7 @@ import {
   type AttestationDomain,
   type BalanceAttestation,
   type NodeSignature,
-} from "../../src/common/attestation.js";
+} from "../../src/common/attestation.ts";
 
 type Signer = Awaited<ReturnType<HardhatEthers["getSigners"]>>[number];
 
@@ -32,8 +32,16 @@ export async function attestationOf(ethers: HardhatEthers, fields: Partial<Balan
 }
 
 /** Each node signs `attestation` under `domain` for its licenses, as a circuit node would. */
-export async function signAll(domain: AttestationDomain, attestation: BalanceAttestation, nodes: Array<{ burner: Signer; licenseIds: bigint[] }>): Promise<NodeSignature[]> {
+export async function signAll(
+  domain: AttestationDomain,
+  attestation: BalanceAttestation,
+  nodes: Array<{ burner: Signer; licenseIds: bigint[] }>,
+): Promise<NodeSignature[]> {
   return Promise.all(
-    nodes.map(async ({ burner, licenseIds }) => ({ signer: burner.address, licenseIds, signature: await signAttestation(burner, domain, attestation) })),
+    nodes.map(async ({ burner, licenseIds }) => ({
+      signer: burner.address,
+      licenseIds,
+      signature: await signAttestation(burner, domain, attestation),
+    })),
   );
 }

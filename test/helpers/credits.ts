@@ -5,11 +5,11 @@ import path from "node:path";
 import { Wallet } from "ethers";
 import hre from "hardhat";
 
-import { loadCreditsConfig } from "../../src/credits/config.js";
-import { startCreditsService, type RunningCreditsService } from "../../src/credits/main.js";
-import { deployTokenPair } from "../../src/deploy/contracts.js";
-import { startAnvil } from "../../src/devnet/anvil.js";
-import { E18 } from "../../src/common/units.js";
+import { loadCreditsConfig } from "../../src/credits/config.ts";
+import { startCreditsService, type RunningCreditsService } from "../../src/credits/main.ts";
+import { deployTokenPair } from "../../src/deploy/contracts.ts";
+import { startAnvil } from "../../src/devnet/anvil.ts";
+import { E18 } from "../../src/common/units.ts";
 
 /** The webhook signing secret of these tests' "Stripe endpoint" (a test value, like Stripe's own test mode ones). */
 export const TEST_WEBHOOK_SECRET = "whsec_test_credits_service";
@@ -27,7 +27,11 @@ export async function startCreditsFixture(env: Record<string, string> = {}) {
   const { ethers } = connection;
   const [admin, operator] = await ethers.getSigners();
   const issuer = Wallet.createRandom();
-  const { primary } = await deployTokenPair(connection, { supplyRecipient: operator.address, admin: admin.address, forfeitRecipient: admin.address });
+  const { primary } = await deployTokenPair(connection, {
+    supplyRecipient: operator.address,
+    admin: admin.address,
+    forfeitRecipient: admin.address,
+  });
   const claims = await ethers.deployContract("VoucherClaims", [issuer.address, operator.address, admin.address, 0n]);
   const claimsAddress = await claims.getAddress();
   await (await claims.connect(operator).setItem(PRIMARY_ITEM, { kind: 1, asset: await primary.getAddress() })).wait();
@@ -36,7 +40,17 @@ export async function startCreditsFixture(env: Record<string, string> = {}) {
   await writeFile(
     catalogue,
     JSON.stringify({
-      items: [{ id: PRIMARY_ITEM, name: "10 primary tokens", priceCredits: 1_000, amountPerUnit: (10n * E18).toString(), maxQuantity: 5, kind: "Transfer", asset: await primary.getAddress() }],
+      items: [
+        {
+          id: PRIMARY_ITEM,
+          name: "10 primary tokens",
+          priceCredits: 1_000,
+          amountPerUnit: (10n * E18).toString(),
+          maxQuantity: 5,
+          kind: "Transfer",
+          asset: await primary.getAddress(),
+        },
+      ],
     }),
   );
   let ledgers = 0;

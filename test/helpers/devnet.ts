@@ -5,9 +5,9 @@ import path from "node:path";
 import type { BridgeNetwork } from "@avn/bridge";
 import hre from "hardhat";
 
-import type { L1Deployment, L2Deployment } from "../../src/deploy/two-chain.js";
-import { deployOnDevnet } from "../../src/devnet/local-stack.js";
-import { startOpDevnet, type OpDevnet, type OpDevnetOptions } from "../../src/devnet/op-devnet.js";
+import type { L1Deployment, L2Deployment } from "../../src/deploy/two-chain.ts";
+import { deployOnDevnet } from "../../src/devnet/local-stack.ts";
+import { startOpDevnet, type OpDevnet, type OpDevnetOptions } from "../../src/devnet/op-devnet.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 

@@ -1,9 +1,9 @@
 import path from "node:path";
 
-import type { StackFile } from "../../src/devnet/stack-file.js";
-import { startVerificationNetwork, type VerificationNetwork } from "../../src/devnet/verification-network.js";
-import type { TestDevnet } from "./devnet.js";
-import { stackOfTestDevnet } from "./stack.js";
+import type { StackFile } from "../../src/devnet/stack-file.ts";
+import { startVerificationNetwork, type VerificationNetwork } from "../../src/devnet/verification-network.ts";
+import type { TestDevnet } from "./devnet.ts";
+import { stackOfTestDevnet } from "./stack.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 

@@ -6,7 +6,7 @@ import path from "node:path";
 
 import pg from "pg";
 
-import { freePort } from "../../src/common/free-port.js";
+import { freePort } from "../../src/common/free-port.ts";
 
 export interface TestPostgres {
   /** `postgres://…` of a fresh, empty database on the server. */
@@ -18,7 +18,9 @@ export interface TestPostgres {
 function postgresBin(): string | undefined {
   const root = "/usr/lib/postgresql";
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((name) => existsSync(path.join(root, name, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((name) => existsSync(path.join(root, name, "bin", "initdb")))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.length === 0 ? undefined : path.join(root, versions[0], "bin");
 }
 
@@ -44,12 +46,30 @@ export async function startPostgres(): Promise<TestPostgres | undefined> {
   if (user !== undefined) chownSync(dir, user.uid, user.gid);
   const data = path.join(dir, "data");
   const asServer: SpawnOptions = user === undefined ? {} : { uid: user.uid, gid: user.gid };
-  const init = spawnSync(path.join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"], { ...asServer, encoding: "utf8" });
+  const init = spawnSync(path.join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"], {
+    ...asServer,
+    encoding: "utf8",
+  });
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
   const port = await freePort();
   const server = spawn(
     path.join(bin, "postgres"),
-    ["-D", data, "-p", String(port), "-h", "127.0.0.1", "-k", dir, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
+    [
+      "-D",
+      data,
+      "-p",
+      String(port),
+      "-h",
+      "127.0.0.1",
+      "-k",
+      dir,
+      "-c",
+      "fsync=off",
+      "-c",
+      "synchronous_commit=off",
+      "-c",
+      "full_page_writes=off",
+    ],
     { ...asServer, stdio: "ignore" },
   );
   const killOnExit = () => server.kill("SIGKILL");
@@ -63,7 +83,7 @@ export async function startPostgres(): Promise<TestPostgres | undefined> {
       break;
     } catch (error) {
       await client.end().catch(() => undefined);
-      if (attempt >= 200) throw new Error(`PostgreSQL did not start: ${(error as Error).message}`);
+      if (attempt >= 200) throw new Error(`PostgreSQL did not start: ${(error as Error).message}`, { cause: error });
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

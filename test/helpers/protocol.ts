@@ -1,12 +1,12 @@
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 import { AbiCoder, toBeHex, zeroPadValue } from "ethers";
 
-import { deployProtocolContracts, type DeployTarget } from "../../src/deploy/contracts.js";
-import { E18 } from "../../src/common/units.js";
+import { deployProtocolContracts, type DeployTarget } from "../../src/deploy/contracts.ts";
+import { E18 } from "../../src/common/units.ts";
 export { E18 };
 // The protocol's own defaults, which deployProtocol deploys with: the tests compare against the values
 // the shipped modules use.
-export { EPOCH_DURATION, JOB_TIMEOUT, LIVENESS_WINDOW, QUORUM, REQUEST_FEE } from "../../deploy/modules/parts/defaults.js";
+export { EPOCH_DURATION, JOB_TIMEOUT, LIVENESS_WINDOW, QUORUM, REQUEST_FEE } from "../../deploy/modules/parts/defaults.ts";
 
 // The tests' license sale: a supply small enough to sell out, and tiers cheap enough to buy in bulk.
 export const MAX_SUPPLY = 1000n;
@@ -27,7 +27,13 @@ export function addressToBytes32(address: string): string {
 }
 
 /** The answer votes agree on: keccak256(abi.encode(subject, balance, keccak256(queryResult))). */
-export function resultHash(ethers: HardhatEthers, chain: number, subject: { owner: string; asset: string }, balance: bigint, queryResult: string): string {
+export function resultHash(
+  ethers: HardhatEthers,
+  chain: number,
+  subject: { owner: string; asset: string },
+  balance: bigint,
+  queryResult: string,
+): string {
   const coder = AbiCoder.defaultAbiCoder();
   const subjectHash = ethers.keccak256(coder.encode(["uint8", "bytes32", "bytes32"], [chain, subject.owner, subject.asset]));
   return ethers.keccak256(coder.encode(["bytes32", "uint256", "bytes32"], [subjectHash, balance, ethers.keccak256(queryResult)]));

@@ -10,7 +10,9 @@ export async function startRedis(): Promise<{ url: string; stop(): Promise<void>
       probe.close(() => resolve(free));
     });
   });
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    stdio: "ignore",
+  });
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
   for (let attempt = 0; attempt < 100; attempt += 1) {

@@ -1,5 +1,5 @@
-import type { StackFile } from "../../src/devnet/stack-file.js";
-import type { TestDevnet } from "./devnet.js";
+import type { StackFile } from "../../src/devnet/stack-file.ts";
+import type { TestDevnet } from "./devnet.ts";
 
 /**
  * The stack file's view of a test devnet with the contracts deployed, without the verification network:

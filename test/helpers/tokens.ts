@@ -1,6 +1,6 @@
-import { DEFAULT_RATE_SCHEDULE, RATE_ONE } from "../../deploy/modules/parts/defaults.js";
-import { deployTokenPair, type DeployTarget } from "../../src/deploy/contracts.js";
-import { DAY } from "../../src/common/units.js";
+import { DEFAULT_RATE_SCHEDULE, RATE_ONE } from "../../deploy/modules/parts/defaults.ts";
+import { deployTokenPair, type DeployTarget } from "../../src/deploy/contracts.ts";
+import { DAY } from "../../src/common/units.ts";
 export { DAY, RATE_ONE };
 
 export const TOTAL_SUPPLY = 1_000_000_000n * 10n ** 18n;
@@ -13,9 +13,7 @@ export type Schedule = { minPeriod: bigint; maxPeriod: bigint; minRate: bigint; 
 /** The expected rate for `period` under `schedule`, computed independently of the contract. */
 export function expectedRate(schedule: Schedule, period: bigint): bigint {
   return (
-    schedule.minRate +
-    ((schedule.maxRate - schedule.minRate) * (period - schedule.minPeriod)) /
-      (schedule.maxPeriod - schedule.minPeriod)
+    schedule.minRate + ((schedule.maxRate - schedule.minRate) * (period - schedule.minPeriod)) / (schedule.maxPeriod - schedule.minPeriod)
   );
 }
 

@@ -13,9 +13,9 @@ import {
   recoverAttestationSigner,
   type BalanceAttestation,
   type NodeSignature,
-} from "../../src/common/attestation.js";
-import { attestationOf, domainOf, signAll } from "../helpers/attestations.js";
-import { deployProtocol, LIVENESS_WINDOW, REQUEST_FEE } from "../helpers/protocol.js";
+} from "../../src/common/attestation.ts";
+import { attestationOf, domainOf, signAll } from "../helpers/attestations.ts";
+import { deployProtocol, LIVENESS_WINDOW, REQUEST_FEE } from "../helpers/protocol.ts";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;
@@ -43,7 +43,10 @@ async function quorumSigned(f: Fixture, fields: Partial<BalanceAttestation> = {}
 /** Expects both answers of the verifier: `false` from the view, and `error` from the checking call. */
 async function expectInvalid(f: Fixture, attestation: BalanceAttestation, signatures: NodeSignature[], error: string, args?: unknown[]) {
   expect(await f.attestationVerifier.isAttestationValid(attestation, signatures, MAX_AGE)).to.equal(false);
-  const check = expect(f.attestationVerifier.checkAttestation(attestation, signatures, MAX_AGE)).to.be.revertedWithCustomError(f.attestationVerifier, error);
+  const check = expect(f.attestationVerifier.checkAttestation(attestation, signatures, MAX_AGE)).to.be.revertedWithCustomError(
+    f.attestationVerifier,
+    error,
+  );
   if (args) await check.withArgs(...args);
   else await check;
 }
@@ -53,9 +56,18 @@ describe("AttestationVerifier", function () {
     it("has the TypeScript struct's type hash, domain and digest", async function () {
       const f = await loadFixture(fixture);
       expect(await f.attestationVerifier.BALANCE_ATTESTATION_TYPEHASH()).to.equal(ethers.id(BALANCE_ATTESTATION_TYPE));
-      expect(ethers.TypedDataEncoder.from({ BalanceAttestation: [...BALANCE_ATTESTATION_TYPES.BalanceAttestation] }).encodeType("BalanceAttestation")).to.equal(BALANCE_ATTESTATION_TYPE);
+      expect(
+        ethers.TypedDataEncoder.from({ BalanceAttestation: [...BALANCE_ATTESTATION_TYPES.BalanceAttestation] }).encodeType(
+          "BalanceAttestation",
+        ),
+      ).to.equal(BALANCE_ATTESTATION_TYPE);
       const domain = await f.attestationVerifier.eip712Domain();
-      expect([domain.name, domain.version, domain.chainId, domain.verifyingContract]).to.deep.equal([f.domain.name, f.domain.version, f.domain.chainId, f.verifierAddress]);
+      expect([domain.name, domain.version, domain.chainId, domain.verifyingContract]).to.deep.equal([
+        f.domain.name,
+        f.domain.version,
+        f.domain.chainId,
+        f.verifierAddress,
+      ]);
       const attestation = await attestationOf(ethers, { chain: 1, balance: 2n ** 255n, sourceBlock: 2n ** 64n - 1n });
       expect(await f.attestationVerifier.hashAttestation(attestation)).to.equal(attestationDigest(f.domain, attestation));
     });
@@ -66,7 +78,14 @@ describe("AttestationVerifier", function () {
       const json = JSON.parse(JSON.stringify(attestationToJson(f.domain, attestation, signatures)));
       expect(json.message.balance).to.equal((2n ** 70n).toString());
       for (const { signer, signature } of json.signatures) {
-        expect(ethers.verifyTypedData(json.domain, { BalanceAttestation: [...BALANCE_ATTESTATION_TYPES.BalanceAttestation] }, json.message, signature)).to.equal(signer);
+        expect(
+          ethers.verifyTypedData(
+            json.domain,
+            { BalanceAttestation: [...BALANCE_ATTESTATION_TYPES.BalanceAttestation] },
+            json.message,
+            signature,
+          ),
+        ).to.equal(signer);
         const viemValid = await viemVerifyTypedData({
           address: signer,
           domain: json.domain,
@@ -161,9 +180,18 @@ describe("AttestationVerifier", function () {
       const f = await loadFixture(fixture);
       const { attestation, signatures } = await quorumSigned(f);
       const byOutsider = await signAll(f.domain, attestation, [{ burner: f.outsider, licenseIds: [1n] }]);
-      await expectInvalid(f, attestation, [{ ...byOutsider[0], signer: f.burnerA.address }, signatures[1]], "AttestationVerifier_WrongSigner", [0n, f.outsider.address]);
+      await expectInvalid(
+        f,
+        attestation,
+        [{ ...byOutsider[0], signer: f.burnerA.address }, signatures[1]],
+        "AttestationVerifier_WrongSigner",
+        [0n, f.outsider.address],
+      );
       await expectInvalid(f, { ...attestation, balance: 184n }, signatures, "AttestationVerifier_WrongSigner");
-      for (const domain of [attestationDomain(f.domain.chainId + 1n, f.verifierAddress), attestationDomain(f.domain.chainId, f.outsider.address)]) {
+      for (const domain of [
+        attestationDomain(f.domain.chainId + 1n, f.verifierAddress),
+        attestationDomain(f.domain.chainId, f.outsider.address),
+      ]) {
         const foreign = await signAll(domain, attestation, f.nodes.slice(0, 2));
         await expectInvalid(f, attestation, foreign, "AttestationVerifier_WrongSigner");
       }
@@ -172,9 +200,21 @@ describe("AttestationVerifier", function () {
     it("fails on a malleable (high-s) twin and on malformed signatures", async function () {
       const f = await loadFixture(fixture);
       const { attestation, signatures } = await quorumSigned(f);
-      await expectInvalid(f, attestation, [{ ...signatures[0], signature: malleable(signatures[0].signature) }, signatures[1]], "AttestationVerifier_MalleableSignature", [0n]);
+      await expectInvalid(
+        f,
+        attestation,
+        [{ ...signatures[0], signature: malleable(signatures[0].signature) }, signatures[1]],
+        "AttestationVerifier_MalleableSignature",
+        [0n],
+      );
       for (const bad of [signatures[1].signature.slice(0, 130), `${signatures[1].signature}00`, `0x${"00".repeat(65)}`]) {
-        await expectInvalid(f, attestation, [signatures[0], { ...signatures[1], signature: bad }], "AttestationVerifier_MalformedSignature", [1n]);
+        await expectInvalid(
+          f,
+          attestation,
+          [signatures[0], { ...signatures[1], signature: bad }],
+          "AttestationVerifier_MalformedSignature",
+          [1n],
+        );
       }
     });
 
@@ -205,7 +245,17 @@ describe("AttestationVerifier", function () {
       const before = await f.registry.collateralOf(f.consumer.address);
       await expect(f.attestationVerifier.connect(f.consumer).recordAttestation(attestation, signatures))
         .to.emit(f.registry, "AttestationRecorded")
-        .withArgs(f.consumer.address, 0, attestation.owner, attestation.asset, 2n ** 200n, attestation.queryResultHash, attestation.sourceBlock, attestation.issuedAt, REQUEST_FEE);
+        .withArgs(
+          f.consumer.address,
+          0,
+          attestation.owner,
+          attestation.asset,
+          2n ** 200n,
+          attestation.queryResultHash,
+          attestation.sourceBlock,
+          attestation.issuedAt,
+          REQUEST_FEE,
+        );
       expect((await f.registry.collateralOf(f.consumer.address)).available).to.equal(before.available - REQUEST_FEE);
       expect(await f.registry.claimableFees(1n)).to.equal(REQUEST_FEE / 2n);
       expect(await f.registry.claimableFees(2n)).to.equal(REQUEST_FEE / 2n);
@@ -215,9 +265,16 @@ describe("AttestationVerifier", function () {
       // Signatures are not votes on jobs: the vote statistics stay as they were.
       expect(await f.registry.voteStatsOf(1n)).to.deep.equal([0n, 0n]);
       const latest = await f.registry.latestBalance(0, attestation.owner, attestation.asset);
-      expect([latest.balance, latest.sourceBlock, latest.finalizedAt, latest.jobId]).to.deep.equal([2n ** 200n, attestation.sourceBlock, attestation.issuedAt, 0n]);
+      expect([latest.balance, latest.sourceBlock, latest.finalizedAt, latest.jobId]).to.deep.equal([
+        2n ** 200n,
+        attestation.sourceBlock,
+        attestation.issuedAt,
+        0n,
+      ]);
       // Paid like a job's fee: claiming burns the staked fee and stakes its backing for the owner.
-      await expect(f.registry.connect(f.alice).claimFees([1n])).to.emit(f.registry, "FeesClaimed").withArgs(1n, f.alice.address, REQUEST_FEE / 2n);
+      await expect(f.registry.connect(f.alice).claimFees([1n]))
+        .to.emit(f.registry, "FeesClaimed")
+        .withArgs(1n, f.alice.address, REQUEST_FEE / 2n);
     });
 
     it("refuses an attestation not newer than the stored one, without charging", async function () {
@@ -240,10 +297,22 @@ describe("AttestationVerifier", function () {
       const { attestation, signatures } = await quorumSigned(f, { balance: 5n });
       await f.attestationVerifier.connect(f.consumer).recordAttestation(attestation, signatures);
       // A job for the same holding finalizes after the attestation was issued: it is the latest.
-      await f.registry.connect(f.consumer).requestEvmBalance(ethers.dataSlice(attestation.owner, 12), ethers.dataSlice(attestation.asset, 12));
+      await f.registry
+        .connect(f.consumer)
+        .requestEvmBalance(ethers.dataSlice(attestation.owner, 12), ethers.dataSlice(attestation.asset, 12));
       await time.increase(5n);
       for (const node of f.nodes.slice(0, 2)) {
-        await f.registry.connect(node.burner).submitResults([{ jobId: 1n, licenseIds: node.licenseIds, owner: attestation.owner, asset: attestation.asset, balance: 9n, queryResultHash: ethers.ZeroHash, sourceBlock: 1n }]);
+        await f.registry.connect(node.burner).submitResults([
+          {
+            jobId: 1n,
+            licenseIds: node.licenseIds,
+            owner: attestation.owner,
+            asset: attestation.asset,
+            balance: 9n,
+            queryResultHash: ethers.ZeroHash,
+            sourceBlock: 1n,
+          },
+        ]);
       }
       expect((await f.registry.latestBalance(0, attestation.owner, attestation.asset)).jobId).to.equal(1n);
       // A newer attestation wins again.
@@ -258,18 +327,29 @@ describe("AttestationVerifier", function () {
     it("refuses a caller without enough collateral, an invalid attestation, and anyone but the verifier at the registry", async function () {
       const f = await loadFixture(fixture);
       const { attestation, signatures } = await quorumSigned(f);
-      await expect(f.attestationVerifier.connect(f.outsider).recordAttestation(attestation, signatures)).to.be.revertedWithCustomError(f.registry, "VerificationRegistry_InsufficientCollateral");
+      await expect(f.attestationVerifier.connect(f.outsider).recordAttestation(attestation, signatures)).to.be.revertedWithCustomError(
+        f.registry,
+        "VerificationRegistry_InsufficientCollateral",
+      );
       await expect(f.attestationVerifier.connect(f.consumer).recordAttestation(attestation, signatures.slice(0, 1)))
         .to.be.revertedWithCustomError(f.attestationVerifier, "AttestationVerifier_QuorumNotReached")
         .withArgs(1n, 2n);
-      await expect(f.attestationVerifier.connect(f.consumer).recordAttestation(attestation, [])).to.be.revertedWithCustomError(f.attestationVerifier, "AttestationVerifier_QuorumNotReached");
+      await expect(f.attestationVerifier.connect(f.consumer).recordAttestation(attestation, [])).to.be.revertedWithCustomError(
+        f.attestationVerifier,
+        "AttestationVerifier_QuorumNotReached",
+      );
       const result = { ...attestation };
-      await expect(f.registry.connect(f.consumer).recordAttestedResult(f.consumer.address, result, [1n, 2n])).to.be.revertedWithCustomError(f.registry, "AccessControlUnauthorizedAccount");
+      await expect(f.registry.connect(f.consumer).recordAttestedResult(f.consumer.address, result, [1n, 2n])).to.be.revertedWithCustomError(
+        f.registry,
+        "AccessControlUnauthorizedAccount",
+      );
       // An attestation older than the recording limit verifies for a caller who accepts its age, but is not recorded.
       const limit = await f.attestationVerifier.MAX_RECORD_AGE();
       const old = await quorumSigned(f, { issuedAt: BigInt(await time.latest()) - limit - 1n });
       expect(await f.attestationVerifier.isAttestationValid(old.attestation, old.signatures, limit * 2n)).to.equal(true);
-      await expect(f.attestationVerifier.connect(f.consumer).recordAttestation(old.attestation, old.signatures)).to.be.revertedWithCustomError(f.attestationVerifier, "AttestationVerifier_StaleAttestation");
+      await expect(
+        f.attestationVerifier.connect(f.consumer).recordAttestation(old.attestation, old.signatures),
+      ).to.be.revertedWithCustomError(f.attestationVerifier, "AttestationVerifier_StaleAttestation");
     });
   });
 });

@@ -1,11 +1,11 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 
-import ProtocolModule from "../../deploy/modules/Protocol.js";
-import { queryResultHash } from "../../src/common/query-result.js";
-import { addressToBytes32, balanceWord } from "../helpers/protocol.js";
-import { DAY, E18 } from "../../src/common/units.js";
-import { IgnoreReason } from "../../src/common/protocol-constants.js";
+import ProtocolModule from "../../deploy/modules/Protocol.ts";
+import { queryResultHash } from "../../src/common/query-result.ts";
+import { addressToBytes32, balanceWord } from "../helpers/protocol.ts";
+import { DAY, E18 } from "../../src/common/units.ts";
+import { IgnoreReason } from "../../src/common/protocol-constants.ts";
 
 const { ethers, ignition, networkHelpers } = await network.create();
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { expect } from "chai";
 import { artifacts, config } from "hardhat";
 
-import ProtocolModule from "../../deploy/modules/Protocol.js";
+import ProtocolModule from "../../deploy/modules/Protocol.ts";
 
 // The Solidity tests cannot run the Ignition modules, so test/solidity/utils/Fixtures.sol deploys the
 // protocol itself. This test holds it to module Protocol (with module Tokens, which it uses): the fixture
@@ -66,10 +66,19 @@ async function fixtureAst() {
   for (const source of Object.values(buildInfo.output.sources)) {
     for (const node of nodesOf(source.ast)) if (node.id !== undefined) byId.set(node.id, node);
   }
-  return { unit: buildInfo.output.sources[artifact.inputSourceName]!.ast, byId };
+  return { unit: buildInfo.output.sources[artifact.inputSourceName].ast, byId };
 }
 
-const SUBDENOMINATIONS: Record<string, bigint> = { seconds: 1n, minutes: 60n, hours: 3_600n, days: 86_400n, weeks: 604_800n, wei: 1n, gwei: 10n ** 9n, ether: 10n ** 18n };
+const SUBDENOMINATIONS: Record<string, bigint> = {
+  seconds: 1n,
+  minutes: 60n,
+  hours: 3_600n,
+  days: 86_400n,
+  weeks: 604_800n,
+  wei: 1n,
+  gwei: 10n ** 9n,
+  ether: 10n ** 18n,
+};
 
 /** A Solidity number literal's exact value ("0.25e18", "1_000", "0x10", with "days" and the like). */
 function literalValue(text: string, subdenomination: string | null | undefined): bigint {
@@ -78,13 +87,13 @@ function literalValue(text: string, subdenomination: string | null | undefined):
   if (/^0x/i.test(plain)) value = BigInt(plain);
   else {
     const [mantissa, exponentText = "0"] = plain.toLowerCase().split("e");
-    const [whole, fraction = ""] = mantissa!.split(".");
+    const [whole, fraction = ""] = mantissa.split(".");
     const exponent = BigInt(exponentText) - BigInt(fraction.length);
     const digits = BigInt(`${whole}${fraction}` || "0");
     if (exponent < 0n && digits % 10n ** -exponent !== 0n) throw new Error(`${text} is not a whole number`);
     value = exponent >= 0n ? digits * 10n ** exponent : digits / 10n ** -exponent;
   }
-  return value * (subdenomination ? SUBDENOMINATIONS[subdenomination]! : 1n);
+  return value * (subdenomination ? SUBDENOMINATIONS[subdenomination] : 1n);
 }
 
 type Value = bigint | { [field: string]: Value };
@@ -96,23 +105,26 @@ type Value = bigint | { [field: string]: Value };
 function evaluate(node: AstNode, byId: Map<number, AstNode>): Value {
   switch (node.nodeType) {
     case "Literal":
-      return literalValue(String(node.value), node.subdenomination);
+      if (typeof node.value !== "string") throw new Error("a literal without its value in the AST");
+      return literalValue(node.value, node.subdenomination);
     case "Identifier": {
       const declaration = byId.get(node.referencedDeclaration!);
-      if (declaration?.nodeType !== "VariableDeclaration" || declaration.constant !== true) throw new Error(`${node.name} is not a constant`);
+      if (declaration?.nodeType !== "VariableDeclaration" || declaration.constant !== true)
+        throw new Error(`${node.name} is not a constant`);
       return evaluate(declaration.value as AstNode, byId);
     }
     case "FunctionCall": {
       const args = node.arguments ?? [];
-      if (node.kind === "typeConversion") return evaluate(args[0]!, byId);
+      if (node.kind === "typeConversion") return evaluate(args[0], byId);
       if (node.kind === "structConstructorCall") {
         if (node.names === undefined || node.names.length !== args.length) throw new Error("struct built without field names");
-        return Object.fromEntries(node.names.map((name, index) => [name, evaluate(args[index]!, byId)]));
+        return Object.fromEntries(node.names.map((name, index) => [name, evaluate(args[index], byId)]));
       }
       const callee = node.expression?.nodeType === "Identifier" ? byId.get(node.expression.referencedDeclaration!) : undefined;
       const returns = nodesOf(callee?.body).filter((statement) => statement.nodeType === "Return");
-      if (callee?.nodeType !== "FunctionDefinition" || args.length !== 0 || returns.length !== 1) throw new Error("cannot evaluate this call");
-      return evaluate(returns[0]!.expression!, byId);
+      if (callee?.nodeType !== "FunctionDefinition" || args.length !== 0 || returns.length !== 1)
+        throw new Error("cannot evaluate this call");
+      return evaluate(returns[0].expression!, byId);
     }
     default:
       throw new Error(`cannot evaluate a ${node.nodeType}`);
@@ -129,7 +141,7 @@ function contractTypeOf(node: AstNode): string | undefined {
  * it, the test contract (every admin, as the deploying account is in the module) as "admin".
  */
 function describeFixtureArgument(node: AstNode): string {
-  if (node.nodeType === "FunctionCall" && node.kind === "typeConversion") return describeFixtureArgument(node.arguments![0]!);
+  if (node.nodeType === "FunctionCall" && node.kind === "typeConversion") return describeFixtureArgument(node.arguments![0]);
   if (node.nodeType === "Identifier" && node.name === "this") return "admin";
   if (node.nodeType === "FunctionCall" && node.expression?.nodeType === "MemberAccess" && (node.arguments ?? []).length === 0) {
     return `${contractTypeOf(node.expression.expression!)}.${node.expression.memberName}()`;
@@ -155,7 +167,9 @@ function fixtureDeployment(unit: AstNode, byId: Map<number, AstNode>) {
       // Reads (views, and the getters of public variables such as the role ids) change nothing.
       const target = byId.get(callee.referencedDeclaration!);
       if (target?.nodeType === "VariableDeclaration" || target?.stateMutability === "view" || target?.stateMutability === "pure") continue;
-      wiring.push(`${contractTypeOf(callee.expression!)}.${callee.memberName}(${(call.arguments ?? []).map(describeFixtureArgument).join(", ")})`);
+      wiring.push(
+        `${contractTypeOf(callee.expression!)}.${callee.memberName}(${(call.arguments ?? []).map(describeFixtureArgument).join(", ")})`,
+      );
     }
   }
   return { deployments, wiring: wiring.sort() };
@@ -205,7 +219,13 @@ function sharedDefaultsOf(futures: Future[]) {
       for (const [field, value] of parameters) {
         const parameter = value as { type?: string; name?: string; defaultValue?: unknown };
         if (parameter.type === "MODULE_PARAMETER" && SHARED_DEFAULTS.includes(parameter.name!)) {
-          expected.push({ contract: future.contractName!, position, parameter: parameter.name!, field, value: BigInt(parameter.defaultValue as bigint) });
+          expected.push({
+            contract: future.contractName!,
+            position,
+            parameter: parameter.name!,
+            field,
+            value: BigInt(parameter.defaultValue as bigint),
+          });
         }
       }
     });

@@ -1,11 +1,11 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 
-import type { BalanceAttestation } from "../../src/common/attestation.js";
-import { queryResultHash } from "../../src/common/query-result.js";
-import { attestationOf, domainOf, signAll } from "../helpers/attestations.js";
-import { balanceWord, deployProtocol, E18, REQUEST_FEE } from "../helpers/protocol.js";
-import { JobStatus } from "../../src/common/protocol-constants.js";
+import type { BalanceAttestation } from "../../src/common/attestation.ts";
+import { queryResultHash } from "../../src/common/query-result.ts";
+import { attestationOf, domainOf, signAll } from "../helpers/attestations.ts";
+import { balanceWord, deployProtocol, E18, REQUEST_FEE } from "../helpers/protocol.ts";
+import { JobStatus } from "../../src/common/protocol-constants.ts";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;
@@ -19,7 +19,13 @@ async function fixture() {
   const requiredAsset = ethers.Wallet.createRandom().address; // an ERC-20 on Ethereum, as jobs name it
   // The credits channel's claim platform may mint bought items: here an account stands in for it.
   const minter = protocol.treasury;
-  const game = await ethers.deployContract("GameItem", [await protocol.attestationVerifier.getAddress(), requiredAsset, MIN_BALANCE, MAX_RESULT_AGE, minter.address]);
+  const game = await ethers.deployContract("GameItem", [
+    await protocol.attestationVerifier.getAddress(),
+    requiredAsset,
+    MIN_BALANCE,
+    MAX_RESULT_AGE,
+    minter.address,
+  ]);
   // The game pays job fees from its own collateral: the consumer stakes primary tokens into it.
   await protocol.registry.connect(protocol.consumer).stakeCollateral(await game.getAddress(), 100n * E18);
   const [player] = [protocol.outsider];
@@ -31,19 +37,17 @@ type Fixture = Awaited<ReturnType<typeof fixture>>;
 /** Two of the three nodes answer the player's job with `balance`: quorum 2 finalizes it. */
 async function answer(f: Fixture, jobId: bigint, balance: bigint) {
   for (const node of f.nodes.slice(0, 2)) {
-    await f.registry
-      .connect(node.burner)
-      .submitResults([
-        {
-          jobId,
-          licenseIds: [node.licenseId],
-          owner: ethers.zeroPadValue(f.player.address, 32),
-          asset: ethers.zeroPadValue(f.requiredAsset, 32),
-          balance,
-          queryResultHash: queryResultHash(balanceWord(balance)),
-          sourceBlock: 1n,
-        },
-      ]);
+    await f.registry.connect(node.burner).submitResults([
+      {
+        jobId,
+        licenseIds: [node.licenseId],
+        owner: ethers.zeroPadValue(f.player.address, 32),
+        asset: ethers.zeroPadValue(f.requiredAsset, 32),
+        balance,
+        queryResultHash: queryResultHash(balanceWord(balance)),
+        sourceBlock: 1n,
+      },
+    ]);
   }
 }
 
@@ -61,7 +65,10 @@ describe("GameItem (example integration)", function () {
     const job = await f.registry.getJob(jobId);
     expect(job.requester).to.equal(await f.game.getAddress());
     const opened = await f.registry.queryFilter(f.registry.filters.VerificationRequested(jobId));
-    expect([opened[0].args.owner, opened[0].args.asset]).to.deep.equal([ethers.zeroPadValue(f.player.address, 32), ethers.zeroPadValue(f.requiredAsset, 32)]);
+    expect([opened[0].args.owner, opened[0].args.asset]).to.deep.equal([
+      ethers.zeroPadValue(f.player.address, 32),
+      ethers.zeroPadValue(f.requiredAsset, 32),
+    ]);
     expect((await f.registry.collateralOf(await f.game.getAddress())).available).to.equal(collateralBefore.available - REQUEST_FEE);
 
     await answer(f, jobId, MIN_BALANCE);
@@ -110,7 +117,10 @@ describe("GameItem (example integration)", function () {
       [verifier, f.requiredAsset, 0n, MAX_RESULT_AGE],
       [verifier, f.requiredAsset, MIN_BALANCE, 0n],
     ]) {
-      await expect(factory.deploy(...(args as [string, string, bigint, bigint]), ethers.ZeroAddress)).to.be.revertedWithCustomError(factory, "GameItem_ZeroArgument");
+      await expect(factory.deploy(...(args as [string, string, bigint, bigint]), ethers.ZeroAddress)).to.be.revertedWithCustomError(
+        factory,
+        "GameItem_ZeroArgument",
+      );
     }
   });
 
@@ -127,7 +137,13 @@ describe("GameItem (example integration)", function () {
       .to.be.revertedWithCustomError(f.game, "GameItem_NotMinter")
       .withArgs(f.player.address);
     // A game without a minter sells nothing: not even the zero address can mint.
-    const unsold = await ethers.deployContract("GameItem", [await f.attestationVerifier.getAddress(), f.requiredAsset, MIN_BALANCE, MAX_RESULT_AGE, ethers.ZeroAddress]);
+    const unsold = await ethers.deployContract("GameItem", [
+      await f.attestationVerifier.getAddress(),
+      f.requiredAsset,
+      MIN_BALANCE,
+      MAX_RESULT_AGE,
+      ethers.ZeroAddress,
+    ]);
     await expect(unsold.connect(f.minter).mintTo(f.player.address, 1n)).to.be.revertedWithCustomError(unsold, "GameItem_NotMinter");
   });
 });
@@ -141,7 +157,11 @@ describe("GameItem (example integration): the attested path", function () {
       balance: MIN_BALANCE,
       ...fields,
     });
-    const signatures = await signAll(await domainOf(ethers, await f.attestationVerifier.getAddress()), attestation, nodes.map(({ burner, licenseId }) => ({ burner, licenseIds: [licenseId] })));
+    const signatures = await signAll(
+      await domainOf(ethers, await f.attestationVerifier.getAddress()),
+      attestation,
+      nodes.map(({ burner, licenseId }) => ({ burner, licenseIds: [licenseId] })),
+    );
     return [attestation, signatures] as const;
   }
 
@@ -149,17 +169,26 @@ describe("GameItem (example integration): the attested path", function () {
     const f = await loadFixture(fixture);
     const collateralBefore = await f.registry.collateralOf(await f.game.getAddress());
     const [attestation, signatures] = await attested(f);
-    await expect(f.game.connect(f.player).claimWithAttestation(attestation, signatures)).to.emit(f.game, "ItemClaimed").withArgs(f.player.address, 1n, MIN_BALANCE);
+    await expect(f.game.connect(f.player).claimWithAttestation(attestation, signatures))
+      .to.emit(f.game, "ItemClaimed")
+      .withArgs(f.player.address, 1n, MIN_BALANCE);
     expect(await f.registry.collateralOf(await f.game.getAddress())).to.deep.equal(collateralBefore);
     // One item per player, whichever path it comes through.
-    await expect(f.game.connect(f.player).claimWithAttestation(attestation, signatures)).to.be.revertedWithCustomError(f.game, "GameItem_AlreadyClaimed");
+    await expect(f.game.connect(f.player).claimWithAttestation(attestation, signatures)).to.be.revertedWithCustomError(
+      f.game,
+      "GameItem_AlreadyClaimed",
+    );
     await expect(f.game.connect(f.player).requestVerification()).to.be.revertedWithCustomError(f.game, "GameItem_AlreadyClaimed");
   });
 
   it("refuses an attestation about another wallet, asset or chain, below the minimum, short of the quorum, or too old", async function () {
     const f = await loadFixture(fixture);
     const claim = (pair: Awaited<ReturnType<typeof attested>>) => f.game.connect(f.player).claimWithAttestation(...pair);
-    for (const fields of [{ owner: ethers.zeroPadValue(f.consumer.address, 32) }, { asset: ethers.zeroPadValue(f.player.address, 32) }, { chain: 1 as const }]) {
+    for (const fields of [
+      { owner: ethers.zeroPadValue(f.consumer.address, 32) },
+      { asset: ethers.zeroPadValue(f.player.address, 32) },
+      { chain: 1 as const },
+    ]) {
       await expect(claim(await attested(f, fields))).to.be.revertedWithCustomError(f.game, "GameItem_WrongAttestation");
     }
     await expect(claim(await attested(f, { balance: MIN_BALANCE - 1n })))

@@ -96,7 +96,10 @@ function undeclared(contractAbi: InterfaceAbi, interfaceAbi: InterfaceAbi, excus
   const contract = fragmentsOf(contractAbi);
   const declared = [interfaceAbi, ...excusedAbis].map(fragmentsOf);
   const missing = (kind: keyof Fragments) =>
-    [...contract[kind]].filter((key) => !declared.some((d) => d[kind].has(key))).map((key) => contract.names.get(key)!).sort();
+    [...contract[kind]]
+      .filter((key) => !declared.some((d) => d[kind].has(key)))
+      .map((key) => contract.names.get(key)!)
+      .sort();
   return { functions: missing("functions"), events: missing("events"), errors: missing("errors") };
 }
 
@@ -109,7 +112,11 @@ describe("Interface completeness", function () {
       before(async function () {
         const contractAbi = (await hre.artifacts.readArtifact(contract)).abi as InterfaceAbi;
         const interfaceAbi = (await hre.artifacts.readArtifact(iface)).abi as InterfaceAbi;
-        missing = undeclared(contractAbi, interfaceAbi, inherited.map((e) => openZeppelinAbi(e.base)));
+        missing = undeclared(
+          contractAbi,
+          interfaceAbi,
+          inherited.map((e) => openZeppelinAbi(e.base)),
+        );
         excusedBare = undeclared(contractAbi, interfaceAbi);
       });
 

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 
-import { deployProtocol, E18, MAX_SUPPLY, PRICE_TIERS } from "../helpers/protocol.js";
+import { deployProtocol, E18, MAX_SUPPLY, PRICE_TIERS } from "../helpers/protocol.ts";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture } = networkHelpers;
@@ -24,13 +24,16 @@ describe("NodeLicense", function () {
       const { primary, treasury, admin } = await loadFixture(fixture);
       const factory = await ethers.getContractFactory("NodeLicense");
       const args = ["N", "N", await primary.getAddress(), treasury.address, MAX_SUPPLY, PRICE_TIERS, admin.address, 0n] as const;
-      await expect(factory.deploy(args[0], args[1], ethers.ZeroAddress, args[3], args[4], args[5], args[6], args[7]))
-        .to.be.revertedWithCustomError(factory, "NodeLicense_ZeroAddress");
-      await expect(factory.deploy(args[0], args[1], args[2], ethers.ZeroAddress, args[4], args[5], args[6], args[7]))
-        .to.be.revertedWithCustomError(factory, "NodeLicense_ZeroAddress");
+      await expect(
+        factory.deploy(args[0], args[1], ethers.ZeroAddress, args[3], args[4], args[5], args[6], args[7]),
+      ).to.be.revertedWithCustomError(factory, "NodeLicense_ZeroAddress");
+      await expect(
+        factory.deploy(args[0], args[1], args[2], ethers.ZeroAddress, args[4], args[5], args[6], args[7]),
+      ).to.be.revertedWithCustomError(factory, "NodeLicense_ZeroAddress");
       // Tiers that stop below the maximum supply.
-      await expect(factory.deploy(args[0], args[1], args[2], args[3], MAX_SUPPLY + 1n, args[5], args[6], args[7]))
-        .to.be.revertedWithCustomError(factory, "NodeLicense_InvalidPriceTiers");
+      await expect(
+        factory.deploy(args[0], args[1], args[2], args[3], MAX_SUPPLY + 1n, args[5], args[6], args[7]),
+      ).to.be.revertedWithCustomError(factory, "NodeLicense_InvalidPriceTiers");
     });
 
     it("supports the ERC-721, enumerable, metadata and access-control interfaces", async function () {
@@ -99,10 +102,7 @@ describe("NodeLicense", function () {
     it("refuses a purchase whose payment is not approved", async function () {
       const { license, primary, alice } = await loadFixture(fixture);
       await primary.connect(alice).approve(await license.getAddress(), 0n);
-      await expect(license.connect(alice).buy(1n, ethers.MaxUint256)).to.be.revertedWithCustomError(
-        primary,
-        "ERC20InsufficientAllowance",
-      );
+      await expect(license.connect(alice).buy(1n, ethers.MaxUint256)).to.be.revertedWithCustomError(primary, "ERC20InsufficientAllowance");
     });
 
     it("sells for free in a zero-price tier without touching the payment token", async function () {
@@ -150,8 +150,20 @@ describe("NodeLicense", function () {
       await expect(license.connect(admin).setNodeRegistry(alice.address))
         .to.be.revertedWithCustomError(license, "NodeLicense_NodeRegistryAlreadySet")
         .withArgs(await nodeRegistry.getAddress());
-      const fresh = await ethers.deployContract("NodeLicense", ["L", "L", await license.PAYMENT_TOKEN(), admin.address, 10n, [{ upToSupply: 10n, price: 1n }], admin.address, 0n]);
-      await expect(fresh.connect(admin).setNodeRegistry(ethers.ZeroAddress)).to.be.revertedWithCustomError(fresh, "NodeLicense_ZeroAddress");
+      const fresh = await ethers.deployContract("NodeLicense", [
+        "L",
+        "L",
+        await license.PAYMENT_TOKEN(),
+        admin.address,
+        10n,
+        [{ upToSupply: 10n, price: 1n }],
+        admin.address,
+        0n,
+      ]);
+      await expect(fresh.connect(admin).setNodeRegistry(ethers.ZeroAddress)).to.be.revertedWithCustomError(
+        fresh,
+        "NodeLicense_ZeroAddress",
+      );
       await expect(fresh.connect(alice).setNodeRegistry(alice.address))
         .to.be.revertedWithCustomError(fresh, "AccessControlUnauthorizedAccount")
         .withArgs(alice.address, ethers.ZeroHash);
@@ -160,7 +172,16 @@ describe("NodeLicense", function () {
 
     it("licenses move freely before a registry is named (none can be delegated until then)", async function () {
       const { license, admin, alice, bob } = await loadFixture(fixture);
-      const fresh = await ethers.deployContract("NodeLicense", ["L", "L", await license.PAYMENT_TOKEN(), admin.address, 10n, [{ upToSupply: 10n, price: 0n }], admin.address, 0n]);
+      const fresh = await ethers.deployContract("NodeLicense", [
+        "L",
+        "L",
+        await license.PAYMENT_TOKEN(),
+        admin.address,
+        10n,
+        [{ upToSupply: 10n, price: 0n }],
+        admin.address,
+        0n,
+      ]);
       await fresh.connect(admin).airdrop(alice.address, 1n);
       await fresh.connect(alice).transferFrom(alice.address, bob.address, 1n);
       expect(await fresh.ownerOf(1n)).to.equal(bob.address);
@@ -183,17 +204,27 @@ describe("NodeLicense", function () {
     const invalidTiers: Array<[string, Array<{ upToSupply: bigint; price: bigint }>]> = [
       ["empty", []],
       ["not covering the maximum supply", [{ upToSupply: MAX_SUPPLY - 1n, price: 1n }]],
-      ["supply not ascending", [{ upToSupply: 10n, price: 1n }, { upToSupply: 10n, price: 2n }, { upToSupply: MAX_SUPPLY, price: 3n }]],
-      ["price falling", [{ upToSupply: 10n, price: 2n }, { upToSupply: MAX_SUPPLY, price: 1n }]],
+      [
+        "supply not ascending",
+        [
+          { upToSupply: 10n, price: 1n },
+          { upToSupply: 10n, price: 2n },
+          { upToSupply: MAX_SUPPLY, price: 3n },
+        ],
+      ],
+      [
+        "price falling",
+        [
+          { upToSupply: 10n, price: 2n },
+          { upToSupply: MAX_SUPPLY, price: 1n },
+        ],
+      ],
       ["too many", Array.from({ length: 33 }, (_, i) => ({ upToSupply: BigInt(i + 1) * 100n, price: 1n }))],
     ];
     for (const [reason, tiers] of invalidTiers) {
       it(`test_RevertWhen_PriceTiersInvalid: ${reason}`, async function () {
         const { license, admin } = await loadFixture(fixture);
-        await expect(license.connect(admin).setPriceTiers(tiers)).to.be.revertedWithCustomError(
-          license,
-          "NodeLicense_InvalidPriceTiers",
-        );
+        await expect(license.connect(admin).setPriceTiers(tiers)).to.be.revertedWithCustomError(license, "NodeLicense_InvalidPriceTiers");
       });
     }
 

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 
-import { deployProtocol, LIVENESS_WINDOW, QUORUM } from "../helpers/protocol.js";
+import { deployProtocol, LIVENESS_WINDOW, QUORUM } from "../helpers/protocol.ts";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;
@@ -65,7 +65,10 @@ describe("NodeRegistry", function () {
     it("refuses a delegation that no transfer would end (the license contract names another registry)", async function () {
       const { license, admin, alice, outsider } = await loadFixture(fixture);
       const other = await ethers.deployContract("NodeRegistry", [await license.getAddress(), 60n, 2n, admin.address, 0n]);
-      await expect(other.connect(alice).delegate([1n], outsider.address)).to.be.revertedWithCustomError(other, "NodeRegistry_NotLicenseRegistry");
+      await expect(other.connect(alice).delegate([1n], outsider.address)).to.be.revertedWithCustomError(
+        other,
+        "NodeRegistry_NotLicenseRegistry",
+      );
     });
 
     it("refuses a zero operator, no licenses, or an unminted license", async function () {
@@ -136,10 +139,7 @@ describe("NodeRegistry", function () {
       await expect(nodeRegistry.connect(alice).undelegate([4n]))
         .to.be.revertedWithCustomError(nodeRegistry, "NodeRegistry_NotDelegated")
         .withArgs(4n);
-      await expect(nodeRegistry.connect(alice).undelegate([])).to.be.revertedWithCustomError(
-        nodeRegistry,
-        "NodeRegistry_NoLicenses",
-      );
+      await expect(nodeRegistry.connect(alice).undelegate([])).to.be.revertedWithCustomError(nodeRegistry, "NodeRegistry_NoLicenses");
     });
   });
 
@@ -196,7 +196,10 @@ describe("NodeRegistry", function () {
           .to.be.revertedWithCustomError(nodeRegistry, "NodeRegistry_InvalidQuorum")
           .withArgs(quorum);
       }
-      await expect(nodeRegistry.connect(outsider).setQuorum(1n)).to.be.revertedWithCustomError(nodeRegistry, "AccessControlUnauthorizedAccount");
+      await expect(nodeRegistry.connect(outsider).setQuorum(1n)).to.be.revertedWithCustomError(
+        nodeRegistry,
+        "AccessControlUnauthorizedAccount",
+      );
     });
 
     it("setLivenessWindow emits old and new; bounds and admin enforced", async function () {
@@ -218,9 +221,7 @@ describe("NodeRegistry", function () {
   describe("recorder functions", function () {
     async function withRecorder() {
       const context = await loadFixture(fixture);
-      await context.nodeRegistry
-        .connect(context.admin)
-        .grantRole(await context.nodeRegistry.RECORDER_ROLE(), context.outsider.address);
+      await context.nodeRegistry.connect(context.admin).grantRole(await context.nodeRegistry.RECORDER_ROLE(), context.outsider.address);
       return context;
     }
 

@@ -11,7 +11,10 @@ const hooks = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "u
 
 /** `node -p process.versions.node` of a binary, or undefined when it does not run. */
 function versionOf(binary: string): string | undefined {
-  const result = spawnSync(binary, ["-p", "process.versions.node"], { encoding: "utf8", env: { PATH: process.env.PATH ?? "", NODE_OPTIONS: "" } });
+  const result = spawnSync(binary, ["-p", "process.versions.node"], {
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "", NODE_OPTIONS: "" },
+  });
   return result.status === 0 ? result.stdout.trim() : undefined;
 }
 
@@ -64,7 +67,12 @@ describe("npm start and npm test on a machine whose Node is older than 22.18", f
     }
     const outerPath = (process.env.PATH ?? "").split(path.delimiter).filter((entry) => !/node_modules[\\/]\.bin[\\/]?$/.test(entry));
     env.PATH = [systemBin, ...outerPath].join(path.delimiter);
-    Object.assign(env, { npm_config_offline: "true", npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" });
+    Object.assign(env, {
+      npm_config_offline: "true",
+      npm_config_audit: "false",
+      npm_config_fund: "false",
+      npm_config_update_notifier: "false",
+    });
     const result = spawnSync("npm", args, { cwd: dir, env, encoding: "utf8" });
     const output = `${result.stdout}\n${result.stderr}`;
     expect(result.status, output).to.equal(0);
@@ -102,7 +110,10 @@ describe("npm start and npm test on a machine whose Node is older than 22.18", f
     }
     // Two local packages, one of them like Hardhat's native EDR: an optional dependency that needs Node
     // 22, which npm silently skips when it runs on an older Node.
-    for (const [name, extra] of [["plain", {}], ["needs22", { engines: { node: ">=22.18" } }]] as const) {
+    for (const [name, extra] of [
+      ["plain", {}],
+      ["needs22", { engines: { node: ">=22.18" } }],
+    ] as const) {
       await mkdir(path.join(dir, name));
       await writeFile(path.join(dir, name, "package.json"), JSON.stringify({ name, version: "1.0.0", ...extra }));
     }
@@ -129,7 +140,10 @@ describe("npm start and npm test on a machine whose Node is older than 22.18", f
       "node_modules/plain": { resolved: "plain", link: true },
       "node_modules/needs22": { resolved: "needs22", link: true },
     };
-    await writeFile(path.join(dir, "package-lock.json"), JSON.stringify({ ...root, lockfileVersion: 3, requires: true, packages }, null, 2));
+    await writeFile(
+      path.join(dir, "package-lock.json"),
+      JSON.stringify({ ...root, lockfileVersion: 3, requires: true, packages }, null, 2),
+    );
   });
   afterEach(async function () {
     await rm(dir, { recursive: true, force: true });
@@ -191,4 +205,8 @@ describe("npm start and npm test on a machine whose Node is older than 22.18", f
   });
 });
 
-const isSymlink = (file: string) => lstat(file).then((stats) => stats.isSymbolicLink(), () => false);
+const isSymlink = (file: string) =>
+  lstat(file).then(
+    (stats) => stats.isSymbolicLink(),
+    () => false,
+  );

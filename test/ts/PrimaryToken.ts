@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 
-import { signPermit } from "../../src/tokens/permit.js";
-import { TOTAL_SUPPLY } from "../helpers/tokens.js";
+import { signPermit } from "../../src/tokens/permit.ts";
+import { TOTAL_SUPPLY } from "../helpers/tokens.ts";
 
 const { ethers, networkHelpers } = await network.create();
 
@@ -36,7 +36,10 @@ describe("PrimaryToken", function () {
       const names: string[] = [];
       token.interface.forEachFunction((fragment) => names.push(fragment.name.toLowerCase()));
       for (const power of ["mint", "burn", "owner", "pause", "grantrole", "transferownership", "upgrade"]) {
-        expect(names.filter((name) => name.includes(power)), power).to.deep.equal([]);
+        expect(
+          names.filter((name) => name.includes(power)),
+          power,
+        ).to.deep.equal([]);
       }
     });
   });

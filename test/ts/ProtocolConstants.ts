@@ -12,7 +12,7 @@ import {
   PROPOSAL_STATES,
   SourceChain,
   SUPPORT,
-} from "../../src/common/protocol-constants.js";
+} from "../../src/common/protocol-constants.ts";
 
 // The TypeScript mirror of the contracts' enums and constants is checked against the compiler's own view
 // of the contracts (the ASTs in the build info), so a reordered enum or a changed constant fails here.

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 
-import { DAY, DEFAULT_SCHEDULE, deployTokens, expectedRate, RATE_ONE, type Schedule } from "../helpers/tokens.js";
-import { E18 } from "../../src/common/units.js";
+import { DAY, DEFAULT_SCHEDULE, deployTokens, expectedRate, RATE_ONE, type Schedule } from "../helpers/tokens.ts";
+import { E18 } from "../../src/common/units.ts";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;
@@ -68,9 +68,7 @@ describe("StakedToken", function () {
 
     it("refuses a zero forfeit recipient", async function () {
       const { factory, deployment } = await deployWith({ recipient: ethers.ZeroAddress });
-      await expect(deployment)
-        .to.be.revertedWithCustomError(factory, "StakedToken_InvalidRecipient")
-        .withArgs(ethers.ZeroAddress);
+      await expect(deployment).to.be.revertedWithCustomError(factory, "StakedToken_InvalidRecipient").withArgs(ethers.ZeroAddress);
     });
 
     it("refuses a primary token with other decimals", async function () {
@@ -104,9 +102,7 @@ describe("StakedToken", function () {
 
     it("stakeFor mints to the beneficiary and pulls from the payer", async function () {
       const { primary, staked, alice, carol, funding } = await loadFixture(fixture);
-      await expect(staked.connect(alice).stakeFor(carol.address, 5n))
-        .to.emit(staked, "Staked")
-        .withArgs(alice.address, carol.address, 5n);
+      await expect(staked.connect(alice).stakeFor(carol.address, 5n)).to.emit(staked, "Staked").withArgs(alice.address, carol.address, 5n);
       expect(await staked.balanceOf(carol.address)).to.equal(5n);
       expect(await staked.balanceOf(alice.address)).to.equal(0n);
       expect(await primary.balanceOf(alice.address)).to.equal(funding - 5n);
@@ -115,18 +111,12 @@ describe("StakedToken", function () {
     it("refuses a zero amount", async function () {
       const { staked, alice } = await loadFixture(fixture);
       await expect(staked.connect(alice).stake(0n)).to.be.revertedWithCustomError(staked, "StakedToken_ZeroAmount");
-      await expect(staked.connect(alice).stakeFor(alice.address, 0n)).to.be.revertedWithCustomError(
-        staked,
-        "StakedToken_ZeroAmount",
-      );
+      await expect(staked.connect(alice).stakeFor(alice.address, 0n)).to.be.revertedWithCustomError(staked, "StakedToken_ZeroAmount");
     });
 
     it("refuses a zero beneficiary", async function () {
       const { staked, alice } = await loadFixture(fixture);
-      await expect(staked.connect(alice).stakeFor(ethers.ZeroAddress, 1n)).to.be.revertedWithCustomError(
-        staked,
-        "StakedToken_ZeroAddress",
-      );
+      await expect(staked.connect(alice).stakeFor(ethers.ZeroAddress, 1n)).to.be.revertedWithCustomError(staked, "StakedToken_ZeroAddress");
     });
 
     it("refuses to stake primary tokens that are not approved", async function () {
@@ -163,7 +153,10 @@ describe("StakedToken", function () {
       const { staked, alice, bob } = await loadFixture(fixture);
       await staked.connect(alice).stake(10n);
       await expect(staked.connect(alice).transfer(bob.address, 0n)).to.be.revertedWithCustomError(staked, "StakedToken_TransferNotAllowed");
-      await expect(staked.connect(alice).transfer(alice.address, 1n)).to.be.revertedWithCustomError(staked, "StakedToken_TransferNotAllowed");
+      await expect(staked.connect(alice).transfer(alice.address, 1n)).to.be.revertedWithCustomError(
+        staked,
+        "StakedToken_TransferNotAllowed",
+      );
     });
 
     it("an allowance to a contract that lost its protocol role can still be revoked", async function () {
@@ -171,10 +164,11 @@ describe("StakedToken", function () {
       const escrowAddress = await escrow.getAddress();
       await staked.connect(alice).approve(escrowAddress, ethers.MaxUint256);
       await staked.connect(admin).revokeRole(await staked.PROTOCOL_ROLE(), escrowAddress);
-      await expect(staked.connect(alice).approve(escrowAddress, 1n)).to.be.revertedWithCustomError(staked, "StakedToken_ApprovalNotAllowed");
-      await expect(staked.connect(alice).approve(escrowAddress, 0n))
-        .to.emit(staked, "Approval")
-        .withArgs(alice.address, escrowAddress, 0n);
+      await expect(staked.connect(alice).approve(escrowAddress, 1n)).to.be.revertedWithCustomError(
+        staked,
+        "StakedToken_ApprovalNotAllowed",
+      );
+      await expect(staked.connect(alice).approve(escrowAddress, 0n)).to.emit(staked, "Approval").withArgs(alice.address, escrowAddress, 0n);
       expect(await staked.allowance(alice.address, escrowAddress)).to.equal(0n);
     });
 
@@ -208,9 +202,7 @@ describe("StakedToken", function () {
         .to.emit(staked, "Approval")
         .withArgs(alice.address, escrowAddress, 10n);
 
-      await expect(escrow.connect(alice).deposit(10n))
-        .to.emit(staked, "Transfer")
-        .withArgs(alice.address, escrowAddress, 10n);
+      await expect(escrow.connect(alice).deposit(10n)).to.emit(staked, "Transfer").withArgs(alice.address, escrowAddress, 10n);
       expect(await staked.balanceOf(escrowAddress)).to.equal(10n);
 
       await escrow.withdraw(bob.address, 4n);
@@ -330,18 +322,12 @@ describe("StakedToken", function () {
     it("refuses a burn after the protocol role is revoked", async function () {
       const { staked, escrow, admin, carol } = await escrowHolding(100n);
       await staked.connect(admin).revokeRole(await staked.PROTOCOL_ROLE(), await escrow.getAddress());
-      await expect(escrow.burnForService(1n, carol.address)).to.be.revertedWithCustomError(
-        staked,
-        "AccessControlUnauthorizedAccount",
-      );
+      await expect(escrow.burnForService(1n, carol.address)).to.be.revertedWithCustomError(staked, "AccessControlUnauthorizedAccount");
     });
 
     it("refuses a burn beyond the protocol's balance", async function () {
       const { staked, escrow, carol } = await escrowHolding(100n);
-      await expect(escrow.burnForService(101n, carol.address)).to.be.revertedWithCustomError(
-        staked,
-        "ERC20InsufficientBalance",
-      );
+      await expect(escrow.burnForService(101n, carol.address)).to.be.revertedWithCustomError(staked, "ERC20InsufficientBalance");
     });
   });
 
@@ -408,10 +394,7 @@ describe("StakedToken", function () {
 
     it("refuses redeeming zero", async function () {
       const { staked, alice } = await loadFixture(fixture);
-      await expect(staked.connect(alice).requestRedemption(0n, 15n * DAY)).to.be.revertedWithCustomError(
-        staked,
-        "StakedToken_ZeroAmount",
-      );
+      await expect(staked.connect(alice).requestRedemption(0n, 15n * DAY)).to.be.revertedWithCustomError(staked, "StakedToken_ZeroAmount");
     });
 
     it("refuses an unlock period out of range", async function () {
@@ -629,10 +612,7 @@ describe("StakedToken", function () {
       ["min rate not below max rate", { ...DEFAULT_SCHEDULE, minRate: DEFAULT_SCHEDULE.maxRate }],
       ["min rate above max rate", { ...DEFAULT_SCHEDULE, minRate: DEFAULT_SCHEDULE.maxRate + 1n }],
       ["min rate zero (the shortest period would pay nothing)", { ...DEFAULT_SCHEDULE, minRate: 0n }],
-      [
-        "rate rising by less than one unit per second",
-        { minPeriod: 0n, maxPeriod: 1000n, minRate: 500n, maxRate: 1499n },
-      ],
+      ["rate rising by less than one unit per second", { minPeriod: 0n, maxPeriod: 1000n, minRate: 500n, maxRate: 1499n }],
     ];
     for (const [reason, schedule] of invalidSchedules) {
       it(`test_RevertWhen_ScheduleInvalid: ${reason}`, async function () {

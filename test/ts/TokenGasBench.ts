@@ -1,9 +1,9 @@
 import { expect } from "chai";
 import hre, { network } from "hardhat";
 
-import { ATTESTATION_GAS_TARGETS, formatAttestationTable, measureAttestationGas } from "../../src/bench/attestation-gas.js";
-import { formatGasTable, measureTokenGas } from "../../src/bench/token-gas.js";
-import { BATCH_SIZE, formatTargetTable, GAS_TARGETS, measureVerificationGas } from "../../src/bench/verification-gas.js";
+import { ATTESTATION_GAS_TARGETS, formatAttestationTable, measureAttestationGas } from "../../src/bench/attestation-gas.ts";
+import { formatGasTable, measureTokenGas } from "../../src/bench/token-gas.ts";
+import { BATCH_SIZE, formatTargetTable, GAS_TARGETS, measureVerificationGas } from "../../src/bench/verification-gas.ts";
 
 const { ethers, networkHelpers } = await network.create();
 
@@ -49,10 +49,14 @@ describe("bench:gas verification measurement", function () {
   it("measures a verified balance by the job path and by the attested path, and a warm recording meets its target", async function () {
     const rows = await measureAttestationGas(ethers);
     const gasOf = (operation: string) => rows.find((row) => row.operation === operation)!.gasUsed;
-    expect(gasOf("job path: per verified balance")).to.equal(gasOf("job path: requestEvmBalance") + gasOf("job path: node votes (first + finalizing)"));
+    expect(gasOf("job path: per verified balance")).to.equal(
+      gasOf("job path: requestEvmBalance") + gasOf("job path: node votes (first + finalizing)"),
+    );
     // The attested path is the cheaper way on-chain, recorded or not.
     expect(gasOf("AttestationVerifier.recordAttestation (new subject)")).to.be.lessThan(gasOf("job path: per verified balance"));
-    expect(gasOf("AttestationVerifier.isAttestationValid (execution)")).to.be.lessThan(gasOf("AttestationVerifier.recordAttestation (subject recorded before)"));
+    expect(gasOf("AttestationVerifier.isAttestationValid (execution)")).to.be.lessThan(
+      gasOf("AttestationVerifier.recordAttestation (subject recorded before)"),
+    );
     const recording = ATTESTATION_GAS_TARGETS.find((target) => target.operation.startsWith("AttestationVerifier.recordAttestation"))!;
     if (!hre.globalOptions.coverage) expect(gasOf(recording.operation)).to.be.lessThanOrEqual(recording.atMost);
     expect(formatAttestationTable(rows).split("\n")).to.have.length(rows.length + 1);

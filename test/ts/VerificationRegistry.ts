@@ -13,11 +13,11 @@ import {
   REQUEST_FEE,
   resultHash,
   type Protocol,
-} from "../helpers/protocol.js";
-import { queryResultHash } from "../../src/common/query-result.js";
-import { DEFAULT_RATE_SCHEDULE } from "../../src/deploy/contracts.js";
-import { finalizationGasOf } from "../../src/node/job-runner.js";
-import { IgnoreReason, JobStatus, MAX_VOTES_PER_JOB } from "../../src/common/protocol-constants.js";
+} from "../helpers/protocol.ts";
+import { queryResultHash } from "../../src/common/query-result.ts";
+import { DEFAULT_RATE_SCHEDULE } from "../../src/deploy/contracts.ts";
+import { finalizationGasOf } from "../../src/node/job-runner.ts";
+import { IgnoreReason, JobStatus, MAX_VOTES_PER_JOB } from "../../src/common/protocol-constants.ts";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;
@@ -47,7 +47,14 @@ const EVM_SUBJECT: Subject = { owner: addressToBytes32(HOLDER), asset: addressTo
 const SOL_SUBJECT: Subject = { owner: SOL_OWNER, asset: SOL_MINT };
 
 /** A vote on the job about `subject` (the EVM holding by default) with `balance` and its QueryResult word. */
-function submission(jobId: bigint, licenseIds: bigint[], balance: bigint, sourceBlock = 100n, queryResult = balanceWord(balance), subject = EVM_SUBJECT) {
+function submission(
+  jobId: bigint,
+  licenseIds: bigint[],
+  balance: bigint,
+  sourceBlock = 100n,
+  queryResult = balanceWord(balance),
+  subject = EVM_SUBJECT,
+) {
   return { jobId, licenseIds, ...subject, balance, queryResultHash: queryResultHash(queryResult), sourceBlock };
 }
 
@@ -91,11 +98,26 @@ describe("VerificationRegistry", function () {
       const s = await staked.getAddress();
       const n = await nodeRegistry.getAddress();
       const a = admin.address;
-      await expect(factory.deploy(ethers.ZeroAddress, n, 1n, 0n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_ZeroAddress");
-      await expect(factory.deploy(s, ethers.ZeroAddress, 1n, 0n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_ZeroAddress");
-      await expect(factory.deploy(s, n, 0n, 0n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_InvalidEpochDuration");
-      await expect(factory.deploy(s, n, 1n, 2n ** 96n, 60n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_InvalidFee");
-      await expect(factory.deploy(s, n, 1n, 0n, 59n, a, 0n)).to.be.revertedWithCustomError(factory, "VerificationRegistry_InvalidJobTimeout");
+      await expect(factory.deploy(ethers.ZeroAddress, n, 1n, 0n, 60n, a, 0n)).to.be.revertedWithCustomError(
+        factory,
+        "VerificationRegistry_ZeroAddress",
+      );
+      await expect(factory.deploy(s, ethers.ZeroAddress, 1n, 0n, 60n, a, 0n)).to.be.revertedWithCustomError(
+        factory,
+        "VerificationRegistry_ZeroAddress",
+      );
+      await expect(factory.deploy(s, n, 0n, 0n, 60n, a, 0n)).to.be.revertedWithCustomError(
+        factory,
+        "VerificationRegistry_InvalidEpochDuration",
+      );
+      await expect(factory.deploy(s, n, 1n, 2n ** 96n, 60n, a, 0n)).to.be.revertedWithCustomError(
+        factory,
+        "VerificationRegistry_InvalidFee",
+      );
+      await expect(factory.deploy(s, n, 1n, 0n, 59n, a, 0n)).to.be.revertedWithCustomError(
+        factory,
+        "VerificationRegistry_InvalidJobTimeout",
+      );
     });
 
     it("refuses a staked token whose primary supply does not fit the packed fee credits and collateral", async function () {
@@ -155,10 +177,22 @@ describe("VerificationRegistry", function () {
 
     it("refuses a zero collateral amount or a zero address", async function () {
       const { registry, consumer } = await loadFixture(fixture);
-      await expect(registry.connect(consumer).stakeCollateral(consumer.address, 0n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAmount");
-      await expect(registry.connect(consumer).stakeCollateral(ethers.ZeroAddress, 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAddress");
-      await expect(registry.connect(consumer).depositCollateral(0n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAmount");
-      await expect(registry.connect(consumer).withdrawCollateral(0n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAmount");
+      await expect(registry.connect(consumer).stakeCollateral(consumer.address, 0n)).to.be.revertedWithCustomError(
+        registry,
+        "VerificationRegistry_ZeroAmount",
+      );
+      await expect(registry.connect(consumer).stakeCollateral(ethers.ZeroAddress, 1n)).to.be.revertedWithCustomError(
+        registry,
+        "VerificationRegistry_ZeroAddress",
+      );
+      await expect(registry.connect(consumer).depositCollateral(0n)).to.be.revertedWithCustomError(
+        registry,
+        "VerificationRegistry_ZeroAmount",
+      );
+      await expect(registry.connect(consumer).withdrawCollateral(0n)).to.be.revertedWithCustomError(
+        registry,
+        "VerificationRegistry_ZeroAmount",
+      );
     });
   });
 
@@ -193,8 +227,14 @@ describe("VerificationRegistry", function () {
 
     it("refuses a zero owner or asset", async function () {
       const { registry, consumer } = await loadFixture(fixture);
-      await expect(registry.connect(consumer).requestEvmBalance(ethers.ZeroAddress, TOKEN)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAddress");
-      await expect(registry.connect(consumer).requestSvmBalance(SOL_OWNER, ethers.ZeroHash)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAddress");
+      await expect(registry.connect(consumer).requestEvmBalance(ethers.ZeroAddress, TOKEN)).to.be.revertedWithCustomError(
+        registry,
+        "VerificationRegistry_ZeroAddress",
+      );
+      await expect(registry.connect(consumer).requestSvmBalance(SOL_OWNER, ethers.ZeroHash)).to.be.revertedWithCustomError(
+        registry,
+        "VerificationRegistry_ZeroAddress",
+      );
     });
   });
 
@@ -224,7 +264,12 @@ describe("VerificationRegistry", function () {
 
       const finalizedAt = BigInt(await time.latest());
       expect(await registry.getResult(1n)).to.deep.equal([JobStatus.finalized, 183n, queryResultHash(balanceWord(183n)), 95n, finalizedAt]);
-      expect(await registry.latestBalance(0, addressToBytes32(HOLDER), addressToBytes32(TOKEN))).to.deep.equal([183n, 95n, finalizedAt, 1n]);
+      expect(await registry.latestBalance(0, addressToBytes32(HOLDER), addressToBytes32(TOKEN))).to.deep.equal([
+        183n,
+        95n,
+        finalizedAt,
+        1n,
+      ]);
       // The fee's staked tokens stay here, credited to the licenses, until their owners claim.
       expect(await staked.balanceOf(await registry.getAddress())).to.equal(registryStaked);
       expect(await registry.totalFeesBurned()).to.equal(0n);
@@ -269,13 +314,20 @@ describe("VerificationRegistry", function () {
         .withArgs(1n);
       await submit(registry, burnerA, 1n, [1n], 183n);
       // The audit's case: after an honest first vote, a quorum of votes about another subject.
-      for (const [burner, licenseId, subject] of [[burnerB, 2n, other], [burnerC, 3n, otherAsset], [burnerC, 3n, other]] as const) {
+      for (const [burner, licenseId, subject] of [
+        [burnerB, 2n, other],
+        [burnerC, 3n, otherAsset],
+        [burnerC, 3n, other],
+      ] as const) {
         await expect(submit(registry, burner, 1n, [licenseId], 5n, 100n, balanceWord(5n), subject))
           .to.be.revertedWithCustomError(registry, "VerificationRegistry_WrongSubject")
           .withArgs(1n);
       }
       expect((await registry.getJob(1n)).voteCount).to.equal(1n);
-      await expect(registry.latestBalance(0, other.owner, other.asset)).to.be.revertedWithCustomError(registry, "VerificationRegistry_NoResult");
+      await expect(registry.latestBalance(0, other.owner, other.asset)).to.be.revertedWithCustomError(
+        registry,
+        "VerificationRegistry_NoResult",
+      );
       await expect(submit(registry, burnerB, 1n, [2n], 183n)).to.emit(registry, "VerificationFulfilled");
       expect((await registry.latestBalance(0, addressToBytes32(HOLDER), addressToBytes32(TOKEN))).balance).to.equal(183n);
     });
@@ -290,7 +342,9 @@ describe("VerificationRegistry", function () {
     it("submits many jobs in one transaction", async function () {
       const { registry, consumer, burnerA, burnerB } = await withJob();
       for (let i = 0; i < 4; i++) await registry.connect(consumer).requestSvmBalance(SOL_OWNER, SOL_MINT);
-      const batch = [1n, 2n, 3n, 4n, 5n].map((jobId) => submission(jobId, [0n], jobId, 7n, balanceWord(jobId), jobId === 1n ? EVM_SUBJECT : SOL_SUBJECT));
+      const batch = [1n, 2n, 3n, 4n, 5n].map((jobId) =>
+        submission(jobId, [0n], jobId, 7n, balanceWord(jobId), jobId === 1n ? EVM_SUBJECT : SOL_SUBJECT),
+      );
       await registry.connect(burnerA).submitResults(batch.map((s) => ({ ...s, licenseIds: [1n] })));
       await registry.connect(burnerB).submitResults(batch.map((s) => ({ ...s, licenseIds: [2n] })));
       for (const { jobId } of batch) expect((await registry.getResult(jobId)).balance).to.equal(jobId);
@@ -301,10 +355,7 @@ describe("VerificationRegistry", function () {
       await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN); // job 2
       await submit(registry, burnerA, 1n, [1n], 1n);
       await submit(registry, burnerB, 1n, [2n], 1n); // job 1 finalized
-      const late = registry.connect(burnerC).submitResults([
-        submission(1n, [3n], 1n, 1n),
-        submission(2n, [3n], 2n, 1n),
-      ]);
+      const late = registry.connect(burnerC).submitResults([submission(1n, [3n], 1n, 1n), submission(2n, [3n], 2n, 1n)]);
       await expect(late).to.emit(registry, "SubmissionIgnored").withArgs(1n, burnerC.address, IgnoreReason.jobFinalized);
       expect(await registry.hasVoted(2n, 3n)).to.equal(true);
       expect(await registry.voteStatsOf(3n)).to.deep.equal([0n, 0n]);
@@ -376,8 +427,12 @@ describe("VerificationRegistry", function () {
 
     it("reverts on an unknown job or a submission without licenses", async function () {
       const { registry, burnerA } = await withJob();
-      await expect(submit(registry, burnerA, 9n, [1n], 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_UnknownJob").withArgs(9n);
-      await expect(submit(registry, burnerA, 1n, [], 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_NoLicenses").withArgs(1n);
+      await expect(submit(registry, burnerA, 9n, [1n], 1n))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_UnknownJob")
+        .withArgs(9n);
+      await expect(submit(registry, burnerA, 1n, [], 1n))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_NoLicenses")
+        .withArgs(1n);
     });
 
     it("stores votes beyond the head slot and refuses more than MAX_VOTES_PER_JOB", async function () {
@@ -546,7 +601,11 @@ describe("VerificationRegistry", function () {
         await submit(registry, burnerA, jobId, [1n], balance, 9n);
         await submit(registry, burnerB, jobId, [2n], balance, 9n);
         const result = await registry.getResult(jobId);
-        expect([result.balance, result.sourceBlock, result.queryResultHash]).to.deep.equal([balance, 9n, queryResultHash(balanceWord(balance))]);
+        expect([result.balance, result.sourceBlock, result.queryResultHash]).to.deep.equal([
+          balance,
+          9n,
+          queryResultHash(balanceWord(balance)),
+        ]);
       }
       expect((await registry.latestBalance(0, addressToBytes32(HOLDER), addressToBytes32(TOKEN)))[0]).to.equal(0n);
     });
@@ -557,9 +616,7 @@ describe("VerificationRegistry", function () {
       const { registry, consumer, outsider } = await withJob();
       const job = await registry.getJob(1n);
       await time.increaseTo(job.deadline + 1n);
-      await expect(registry.connect(outsider).expireJob(1n))
-        .to.emit(registry, "JobExpired")
-        .withArgs(1n, consumer.address, REQUEST_FEE);
+      await expect(registry.connect(outsider).expireJob(1n)).to.emit(registry, "JobExpired").withArgs(1n, consumer.address, REQUEST_FEE);
       expect(await registry.collateralOf(consumer.address)).to.deep.equal([1_000n * E18, 0n]);
       expect((await registry.getResult(1n)).status).to.equal(JobStatus.expired);
     });
@@ -571,10 +628,14 @@ describe("VerificationRegistry", function () {
       await expect(registry.connect(outsider).expireJob(1n))
         .to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotExpired")
         .withArgs(1n, job.deadline);
-      await expect(registry.expireJob(7n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen").withArgs(7n, JobStatus.none);
+      await expect(registry.expireJob(7n))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen")
+        .withArgs(7n, JobStatus.none);
       await time.increaseTo(job.deadline + 1n);
       await registry.connect(outsider).expireJob(1n);
-      await expect(registry.expireJob(1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen").withArgs(1n, JobStatus.expired);
+      await expect(registry.expireJob(1n))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen")
+        .withArgs(1n, JobStatus.expired);
     });
 
     it("refuses to expire a finalized job", async function () {
@@ -582,7 +643,9 @@ describe("VerificationRegistry", function () {
       await submit(registry, burnerA, 1n, [1n], 1n);
       await submit(registry, burnerB, 1n, [2n], 1n);
       await time.increase(JOB_TIMEOUT + 1n);
-      await expect(registry.expireJob(1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen").withArgs(1n, JobStatus.finalized);
+      await expect(registry.expireJob(1n))
+        .to.be.revertedWithCustomError(registry, "VerificationRegistry_JobNotOpen")
+        .withArgs(1n, JobStatus.finalized);
     });
   });
 
@@ -642,8 +705,9 @@ describe("VerificationRegistry", function () {
 
     it("the example consumer accepts callbacks from the registry only", async function () {
       const { mock, outsider } = await withConsumerContract(ConsumerMode.Record, 100_000n);
-      await expect(mock.connect(outsider).onVerificationFulfilled(1n, 0, ethers.ZeroHash, ethers.ZeroHash, 1n, 1n))
-        .to.be.revertedWithCustomError(mock, "MockVerificationConsumer_NotRegistry");
+      await expect(
+        mock.connect(outsider).onVerificationFulfilled(1n, 0, ethers.ZeroHash, ethers.ZeroHash, 1n, 1n),
+      ).to.be.revertedWithCustomError(mock, "MockVerificationConsumer_NotRegistry");
     });
 
     it("a reverting callback does not block finalization", async function () {
@@ -656,7 +720,7 @@ describe("VerificationRegistry", function () {
     });
 
     it("a callback that burns all its gas does not block finalization", async function () {
-      const { registry, mock, burnerA, burnerB } = await withConsumerContract(ConsumerMode.BurnGas, 300_000n);
+      const { registry, burnerA, burnerB } = await withConsumerContract(ConsumerMode.BurnGas, 300_000n);
       await submit(registry, burnerA, 1n, [1n], 42n);
       await expect(submit(registry, burnerB, 1n, [2n], 42n)).to.emit(registry, "CallbackFailed");
       expect((await registry.getResult(1n)).status).to.equal(JobStatus.finalized);
@@ -691,7 +755,11 @@ describe("VerificationRegistry", function () {
       const { registry, primary, staked, alice, burnerA, burnerB } = await withJob();
       await submit(registry, burnerA, 1n, [1n], 1n);
       await submit(registry, burnerB, 1n, [2n], 1n);
-      const [primaryBefore, stakedBefore, supplyBefore] = [await primary.balanceOf(alice.address), await staked.balanceOf(alice.address), await staked.totalSupply()];
+      const [primaryBefore, stakedBefore, supplyBefore] = [
+        await primary.balanceOf(alice.address),
+        await staked.balanceOf(alice.address),
+        await staked.totalSupply(),
+      ];
       const registryAddress = await registry.getAddress();
       await expect(registry.connect(alice).claimFees([1n]))
         .to.emit(registry, "FeesClaimed")
@@ -753,7 +821,11 @@ describe("VerificationRegistry", function () {
       await submit(registry, burnerB, 1n, [2n], 1n);
       await submit(registry, burnerA, 1n, [1n], 1n);
       await submit(registry, burnerC, 1n, [3n], 1n);
-      expect([await registry.claimableFees(2n), await registry.claimableFees(1n), await registry.claimableFees(3n)]).to.deep.equal([4n, 3n, 3n]);
+      expect([await registry.claimableFees(2n), await registry.claimableFees(1n), await registry.claimableFees(3n)]).to.deep.equal([
+        4n,
+        3n,
+        3n,
+      ]);
     });
 
     it("a zero fee finalizes and leaves nothing to claim", async function () {
@@ -794,7 +866,10 @@ describe("VerificationRegistry", function () {
       await registry.connect(carol).claimRewards(0n, [3n]);
       expect(await staked.balanceOf(bob.address)).to.equal(225n);
       expect(await staked.balanceOf(carol.address)).to.equal(225n);
-      await expect(registry.connect(alice).claimRewards(0n, [1n])).to.be.revertedWithCustomError(registry, "VerificationRegistry_NothingToClaim");
+      await expect(registry.connect(alice).claimRewards(0n, [1n])).to.be.revertedWithCustomError(
+        registry,
+        "VerificationRegistry_NothingToClaim",
+      );
       await expect(registry.connect(alice).claimRewards(0n, [2n]))
         .to.be.revertedWithCustomError(registry, "VerificationRegistry_NotLicenseOwner")
         .withArgs(2n, alice.address);
@@ -833,7 +908,10 @@ describe("VerificationRegistry", function () {
       await registry.connect(alice).claimRewards(1n, [1n]);
       expect(await staked.balanceOf(alice.address)).to.equal(300n + 150n);
       for (const epoch of [0n, 1n]) {
-        await expect(registry.connect(alice).claimRewards(epoch, [1n])).to.be.revertedWithCustomError(registry, "VerificationRegistry_NothingToClaim");
+        await expect(registry.connect(alice).claimRewards(epoch, [1n])).to.be.revertedWithCustomError(
+          registry,
+          "VerificationRegistry_NothingToClaim",
+        );
       }
     });
 
@@ -842,9 +920,7 @@ describe("VerificationRegistry", function () {
       await registry.connect(admin).fundEpochRewards(0n, 500n);
       await expect(registry.rollOverEpochRewards(0n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_EpochNotEnded");
       await time.increase(2n * EPOCH_DURATION);
-      await expect(registry.connect(outsider).rollOverEpochRewards(0n))
-        .to.emit(registry, "EpochRewardsRolledOver")
-        .withArgs(0n, 2n, 500n);
+      await expect(registry.connect(outsider).rollOverEpochRewards(0n)).to.emit(registry, "EpochRewardsRolledOver").withArgs(0n, 2n, 500n);
       expect((await registry.epochRewardInfo(2n, 0n)).pool).to.equal(500n);
       await expect(registry.rollOverEpochRewards(0n))
         .to.be.revertedWithCustomError(registry, "VerificationRegistry_CannotRollOver")
@@ -868,7 +944,10 @@ describe("VerificationRegistry", function () {
       await expect(registry.connect(admin).fundEpochRewards(0n, 1n))
         .to.be.revertedWithCustomError(registry, "VerificationRegistry_EpochEnded")
         .withArgs(0n, 1n);
-      await expect(registry.connect(admin).fundEpochRewards(1n, 0n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_ZeroAmount");
+      await expect(registry.connect(admin).fundEpochRewards(1n, 0n)).to.be.revertedWithCustomError(
+        registry,
+        "VerificationRegistry_ZeroAmount",
+      );
       await expect(registry.connect(outsider).fundEpochRewards(1n, 1n))
         .to.be.revertedWithCustomError(registry, "AccessControlUnauthorizedAccount")
         .withArgs(outsider.address, await registry.REWARDS_FUNDER_ROLE());
@@ -890,8 +969,14 @@ describe("VerificationRegistry", function () {
 
     it("refuses invalid setter input and callers who are not the admin", async function () {
       const { registry, admin, outsider } = await loadFixture(fixture);
-      await expect(registry.connect(admin).setJobTimeout(7n * 86_400n + 1n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_InvalidJobTimeout");
-      await expect(registry.connect(admin).setRequestFee(2n ** 96n)).to.be.revertedWithCustomError(registry, "VerificationRegistry_InvalidFee");
+      await expect(registry.connect(admin).setJobTimeout(7n * 86_400n + 1n)).to.be.revertedWithCustomError(
+        registry,
+        "VerificationRegistry_InvalidJobTimeout",
+      );
+      await expect(registry.connect(admin).setRequestFee(2n ** 96n)).to.be.revertedWithCustomError(
+        registry,
+        "VerificationRegistry_InvalidFee",
+      );
       for (const call of [registry.connect(outsider).setJobTimeout(60n), registry.connect(outsider).setRequestFee(0n)]) {
         await expect(call).to.be.revertedWithCustomError(registry, "AccessControlUnauthorizedAccount");
       }

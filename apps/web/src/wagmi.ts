@@ -10,7 +10,9 @@ import type { NetworkConfig } from "./config/network-config";
  */
 export function wagmiConfig(config: NetworkConfig, chains: AppChains): Config {
   const l2Transport =
-    config.l2.wsUrl === undefined ? http(config.l2.rpcUrl, { batch: true }) : fallback([http(config.l2.rpcUrl, { batch: true }), webSocket(config.l2.wsUrl)]);
+    config.l2.wsUrl === undefined
+      ? http(config.l2.rpcUrl, { batch: true })
+      : fallback([http(config.l2.rpcUrl, { batch: true }), webSocket(config.l2.wsUrl)]);
   return createConfig({
     chains: [chains.l2, chains.l1],
     multiInjectedProviderDiscovery: true,

@@ -1,8 +1,8 @@
 import type { IgnitionModuleBuilder } from "@nomicfoundation/ignition-core";
 
-import { L2_PREDEPLOYS } from "../../../src/op/predeploys.js";
-import { PROPOSAL_THRESHOLD, QUORUM_PERCENT, TIMELOCK_DELAY, VOTING_DELAY, VOTING_PERIOD } from "./defaults.js";
-import type { TokenFuture } from "./types.js";
+import { L2_PREDEPLOYS } from "../../../src/op/predeploys.ts";
+import { PROPOSAL_THRESHOLD, QUORUM_PERCENT, TIMELOCK_DELAY, VOTING_DELAY, VOTING_PERIOD } from "./defaults.ts";
+import type { TokenFuture } from "./types.ts";
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 

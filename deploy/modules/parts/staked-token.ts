@@ -1,7 +1,7 @@
 import type { IgnitionModuleBuilder } from "@nomicfoundation/ignition-core";
 
-import { ADMIN_TRANSFER_DELAY, DEFAULT_RATE_SCHEDULE, STAKED_NAME, STAKED_SYMBOL } from "./defaults.js";
-import type { AdminArgument, TokenFuture } from "./types.js";
+import { ADMIN_TRANSFER_DELAY, DEFAULT_RATE_SCHEDULE, STAKED_NAME, STAKED_SYMBOL } from "./defaults.ts";
+import type { AdminArgument, TokenFuture } from "./types.ts";
 
 /**
  * The staked token backed by `primary`, with its redemption schedule and forfeit recipient from the

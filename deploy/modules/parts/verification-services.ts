@@ -11,8 +11,8 @@ import {
   LIVENESS_WINDOW,
   QUORUM,
   REQUEST_FEE,
-} from "./defaults.js";
-import type { AdminArgument, TokenFuture } from "./types.js";
+} from "./defaults.ts";
+import type { AdminArgument, TokenFuture } from "./types.ts";
 
 /**
  * The node licenses (sold for `primary`), the node registry and the verification registry, wired to
@@ -38,7 +38,10 @@ export function verificationServices(
     primary,
     m.getParameter("treasury", deployer),
     m.getParameter("licenseMaxSupply", LICENSE_MAX_SUPPLY),
-    m.getParameter("licensePriceTiers", LICENSE_PRICE_TIERS.map((tier) => ({ ...tier }))),
+    m.getParameter(
+      "licensePriceTiers",
+      LICENSE_PRICE_TIERS.map((tier) => ({ ...tier })),
+    ),
     deployer,
     adminTransferDelay,
   ]);

@@ -1,10 +1,4 @@
-import {
-  CrossChainMessenger,
-  hashLowLevelMessage,
-  MessageDirection,
-  MessageStatus,
-  type CrossChainMessage,
-} from "@eth-optimism/sdk";
+import { CrossChainMessenger, hashLowLevelMessage, MessageDirection, MessageStatus, type CrossChainMessage } from "@eth-optimism/sdk";
 import { ethers } from "ethers";
 
 import { BridgeError } from "./errors.ts";
@@ -251,7 +245,9 @@ export class Bridge {
     } catch (error) {
       // The SDK's words when neither chain has a receipt; anything else (an RPC failure) is not ours to rename.
       if (!/unable to find transaction receipt/i.test(String((error as Error).message))) throw error;
-      throw new BridgeError("MESSAGE_NOT_FOUND", `Transaction ${txHash} is not mined on L1 or L2 of ${this.network.name}`, { cause: error });
+      throw new BridgeError("MESSAGE_NOT_FOUND", `Transaction ${txHash} is not mined on L1 or L2 of ${this.network.name}`, {
+        cause: error,
+      });
     }
     if (messages.length === 0) throw new BridgeError("MESSAGE_NOT_FOUND", `Transaction ${txHash} sent no cross-chain message`);
     return messages[0];

@@ -151,7 +151,8 @@ async function run(args: string[], context: CliContext): Promise<void> {
       const until = values.until.toUpperCase() as MessageStatusName;
       if (!STATUSES.includes(until)) throw new BridgeError("INVALID_ARGUMENT", `--until must be one of ${STATUSES.join(", ")}`);
       const timeoutSeconds = Number(values.timeout);
-      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new BridgeError("INVALID_ARGUMENT", "--timeout must be a positive number of seconds");
+      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0)
+        throw new BridgeError("INVALID_ARGUMENT", "--timeout must be a positive number of seconds");
       const bridge = await connect();
       const reached = await bridge.waitFor(tx(), until, {
         timeoutMs: timeoutSeconds * 1000,
@@ -208,7 +209,10 @@ async function privateKey(networkName: string, account: string, context: CliCont
   };
   const key = stack.accounts?.[account]?.privateKey;
   if (typeof key !== "string") {
-    throw new BridgeError("CONFIGURATION", `The stack file has no account ${JSON.stringify(account)} (it has: ${Object.keys(stack.accounts ?? {}).join(", ")})`);
+    throw new BridgeError(
+      "CONFIGURATION",
+      `The stack file has no account ${JSON.stringify(account)} (it has: ${Object.keys(stack.accounts ?? {}).join(", ")})`,
+    );
   }
   return key;
 }

@@ -28,13 +28,7 @@ export interface BridgeNetwork {
   pollIntervalMs: number;
 }
 
-const OP_CONTRACT_NAMES = [
-  "AddressManager",
-  "L1CrossDomainMessenger",
-  "L1StandardBridge",
-  "OptimismPortal",
-  "L2OutputOracle",
-] as const;
+const OP_CONTRACT_NAMES = ["AddressManager", "L1CrossDomainMessenger", "L1StandardBridge", "OptimismPortal", "L2OutputOracle"] as const;
 
 /** What this package reads of the local stack file (`.devnet/stack.json`). */
 interface StackFileView {

@@ -26,13 +26,17 @@ export async function attestEvm(service: AttestationService, owner: string, asse
   const head = await service.evm.latestBlock();
   const confirmations = BigInt(service.hub.evmConfirmations);
   const sourceBlock = head > confirmations ? head - confirmations : 0n;
-  return attest(service, { chain: AttestedChain.ethereum, owner, asset, sourceBlock, issuedAt: now() }, () => service.pinned.evmAt(sourceBlock).balanceOf(asset, owner));
+  return attest(service, { chain: AttestedChain.ethereum, owner, asset, sourceBlock, issuedAt: now() }, () =>
+    service.pinned.evmAt(sourceBlock).balanceOf(asset, owner),
+  );
 }
 
 /** An attested SPL / Token-2022 balance, read at the latest finalized slot or later. */
 export async function attestSvm(service: AttestationService, owner: string, mint: string): Promise<AttestedAnswer> {
   const sourceBlock = await service.solana.latestSlot();
-  return attest(service, { chain: AttestedChain.solana, owner, asset: mint, sourceBlock, issuedAt: now() }, () => service.pinned.solanaFrom(sourceBlock).balanceOf(owner, mint));
+  return attest(service, { chain: AttestedChain.solana, owner, asset: mint, sourceBlock, issuedAt: now() }, () =>
+    service.pinned.solanaFrom(sourceBlock).balanceOf(owner, mint),
+  );
 }
 
 /**
@@ -40,7 +44,11 @@ export async function attestSvm(service: AttestationService, owner: string, mint
  * gives the answer's QueryResult bytes (the nodes sign only their hash), and the attested struct must
  * match it, so the body and its attestation never tell two stories.
  */
-async function attest(service: AttestationService, query: AttestQuery, read: () => Promise<{ balance: bigint; queryResult: string }>): Promise<AttestedAnswer> {
+async function attest(
+  service: AttestationService,
+  query: AttestQuery,
+  read: () => Promise<{ balance: bigint; queryResult: string }>,
+): Promise<AttestedAnswer> {
   const gathering = service.hub.gather(query);
   gathering.catch(() => undefined); // awaited below, unless the own read fails first
   const own = await read();
@@ -48,7 +56,11 @@ async function attest(service: AttestationService, query: AttestQuery, read: () 
   if (attestation.balance !== own.balance || attestation.queryResultHash !== queryResultHash(own.queryResult).toLowerCase()) {
     throw new QuorumNotReachedError("The nodes' attested answer differs from the API's own read (the source moved); retry");
   }
-  return { balance: own.balance, queryResult: own.queryResult, attestation: attestationToJson(service.hub.domain, attestation, signatures) };
+  return {
+    balance: own.balance,
+    queryResult: own.queryResult,
+    attestation: attestationToJson(service.hub.domain, attestation, signatures),
+  };
 }
 
 function now(): bigint {

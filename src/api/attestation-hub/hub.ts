@@ -52,7 +52,13 @@ export class AttestationHub {
       recheckMs: options.recheckMs,
       onAnswer: (session, message) => void this.#rounds.answer(session, message),
     });
-    this.#rounds = new AttestationRounds({ domain: this.domain, checker, stats: this.stats, metrics: options.metrics, sessions: () => this.#sessions.list() });
+    this.#rounds = new AttestationRounds({
+      domain: this.domain,
+      checker,
+      stats: this.stats,
+      metrics: options.metrics,
+      sessions: () => this.#sessions.list(),
+    });
   }
 
   /** Reads the L2 chain id (the EIP-712 domain's) and builds the hub. */

@@ -89,9 +89,10 @@ export class LicenseChecker {
     const now = Date.now();
     const cached = this.#licenses.get(id);
     if (cached !== undefined && now - cached.at < this.#licenseTtlMs) return cached.state;
-    const state = Promise.all([this.#nodeRegistry.operatorOf(id) as Promise<string>, this.#nodeRegistry.isLive(id) as Promise<boolean>]).then(
-      ([operator, live]) => ({ operator: getAddress(operator), live }),
-    );
+    const state = Promise.all([
+      this.#nodeRegistry.operatorOf(id) as Promise<string>,
+      this.#nodeRegistry.isLive(id) as Promise<boolean>,
+    ]).then(([operator, live]) => ({ operator: getAddress(operator), live }));
     state.catch(() => this.#licenses.delete(id));
     this.#licenses.set(id, { at: now, state });
     if (this.#licenses.size > 10_000) this.#licenses.delete(this.#licenses.keys().next().value!);

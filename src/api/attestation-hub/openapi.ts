@@ -27,7 +27,12 @@ export const attestationSchema = {
   properties: {
     domain: {
       type: "object",
-      properties: { name: { type: "string" }, version: { type: "string" }, chainId: { type: "integer" }, verifyingContract: { type: "string" } },
+      properties: {
+        name: { type: "string" },
+        version: { type: "string" },
+        chainId: { type: "integer" },
+        verifyingContract: { type: "string" },
+      },
       required: ["name", "version", "chainId", "verifyingContract"],
     },
     message: {

@@ -105,7 +105,15 @@ export class AttestationRounds {
         this.#finish(round);
       }, deadlineMs).unref();
     });
-    const message = { type: "attest" as const, id, chain: query.chain, owner: query.owner, asset: query.asset, sourceBlock: query.sourceBlock.toString(), issuedAt: query.issuedAt.toString() };
+    const message = {
+      type: "attest" as const,
+      id,
+      chain: query.chain,
+      owner: query.owner,
+      asset: query.asset,
+      sourceBlock: query.sourceBlock.toString(),
+      issuedAt: query.issuedAt.toString(),
+    };
     for (const node of nodes) {
       stats.asked(node.burner);
       node.send(message);
@@ -135,7 +143,8 @@ export class AttestationRounds {
       attestation.asset === expected.asset &&
       attestation.sourceBlock === expected.sourceBlock &&
       attestation.issuedAt === expected.issuedAt;
-    if (!asked || recoverAttestationSigner(this.options.domain, attestation, message.signature) !== session.burner) return this.#count(session.burner, "invalid");
+    if (!asked || recoverAttestationSigner(this.options.domain, attestation, message.signature) !== session.burner)
+      return this.#count(session.burner, "invalid");
     const digest = attestationDigest(this.options.domain, attestation);
     if (round.winner !== undefined) return this.#count(session.burner, digest === round.winner ? "late" : "disagreed");
     const reported = [...new Set(message.licenseIds.map(BigInt))];
@@ -151,7 +160,11 @@ export class AttestationRounds {
     const fresh = licenseIds.filter((id) => !group.licenses.has(id));
     if (fresh.length === 0) return;
     for (const id of fresh) group.licenses.add(id);
-    group.signatures.set(session.burner, { signer: session.burner, licenseIds: fresh.sort((a, b) => (a < b ? -1 : 1)), signature: message.signature });
+    group.signatures.set(session.burner, {
+      signer: session.burner,
+      licenseIds: fresh.sort((a, b) => (a < b ? -1 : 1)),
+      signature: message.signature,
+    });
     if (BigInt(group.licenses.size) < round.quorum) return;
 
     round.winner = digest;

@@ -83,7 +83,8 @@ export class HubSessions {
           const licenseIds = await this.#options.checker.liveLicensesOf(session.burner);
           if (this.#sessions.get(session.burner) !== session) return;
           this.#options.checker.forget(session.licenseIds);
-          if (licenseIds.length === 0) return this.#drop(session, CLOSE_CODE.licensesLost, "no live license is delegated to this burner any more");
+          if (licenseIds.length === 0)
+            return this.#drop(session, CLOSE_CODE.licensesLost, "no live license is delegated to this burner any more");
           session.licenseIds = licenseIds;
           this.#options.stats.licenses(session.burner, licenseIds);
         } catch (error) {
@@ -111,7 +112,10 @@ export class HubSessions {
       metrics.attestationRefusedConnections.inc({ reason: label });
       ws.close(code, reason);
     };
-    const timer = setTimeout(() => session === undefined && refuse(CLOSE_CODE.authFailed, "no answer to the challenge", "auth"), this.#options.challengeTimeoutMs ?? 10_000);
+    const timer = setTimeout(
+      () => session === undefined && refuse(CLOSE_CODE.authFailed, "no answer to the challenge", "auth"),
+      this.#options.challengeTimeoutMs ?? 10_000,
+    );
     ws.on("pong", () => this.#alive.set(ws, true));
     ws.on("close", () => {
       clearTimeout(timer);
@@ -133,7 +137,8 @@ export class HubSessions {
       if (message.type !== "hello" || helloSeen) return refuse(CLOSE_CODE.protocol, "expected the challenge answer", "protocol");
       helloSeen = true;
       const signer = challengeSigner(hubName, chainId.toString(), nonce, message.signature);
-      if (signer === undefined || signer !== getAddress(message.burner)) return refuse(CLOSE_CODE.authFailed, "challenge answer refused", "auth");
+      if (signer === undefined || signer !== getAddress(message.burner))
+        return refuse(CLOSE_CODE.authFailed, "challenge answer refused", "auth");
       void checker.liveLicensesOf(signer).then(
         (licenseIds) => {
           if (ws.readyState !== ws.OPEN) return;

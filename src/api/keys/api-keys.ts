@@ -34,7 +34,8 @@ function hashKey(key: string): string {
 const quotaOf = (stored: number | string | null): number | null => (stored === null ? null : Number(stored));
 
 function checkQuota(quota: number | null): void {
-  if (quota !== null && (!Number.isSafeInteger(quota) || quota < 0)) throw new Error("a monthly quota must be a whole number of requests, 0 or more");
+  if (quota !== null && (!Number.isSafeInteger(quota) || quota < 0))
+    throw new Error("a monthly quota must be a whole number of requests, 0 or more");
 }
 
 /**
@@ -52,7 +53,10 @@ export class ApiKeys {
   }
 
   /** Opens (and unless told otherwise migrates) the database at `location`: a file path or `postgres://…`. */
-  static async open(location: string, options: { migrate?: boolean; onIdleConnectionError?: (error: Error) => void } = {}): Promise<ApiKeys> {
+  static async open(
+    location: string,
+    options: { migrate?: boolean; onIdleConnectionError?: (error: Error) => void } = {},
+  ): Promise<ApiKeys> {
     const { db, dialect } = await connectKeyDatabase(location, options);
     return new ApiKeys(db, dialect);
   }
@@ -67,13 +71,25 @@ export class ApiKeys {
     const record: ApiKeyRecord = { id: randomUUID(), name: trimmed, createdAt: new Date().toISOString(), revokedAt: null, monthlyQuota };
     await this.db
       .insertInto("api_keys")
-      .values({ id: record.id, name: record.name, key_hash: hashKey(key), created_at: record.createdAt, revoked_at: null, monthly_quota: monthlyQuota })
+      .values({
+        id: record.id,
+        name: record.name,
+        key_hash: hashKey(key),
+        created_at: record.createdAt,
+        revoked_at: null,
+        monthly_quota: monthlyQuota,
+      })
       .execute();
     return { record, key };
   }
 
   async list(): Promise<ApiKeyRecord[]> {
-    const rows = await this.db.selectFrom("api_keys").select(["id", "name", "created_at", "revoked_at", "monthly_quota"]).orderBy("created_at").orderBy("id").execute();
+    const rows = await this.db
+      .selectFrom("api_keys")
+      .select(["id", "name", "created_at", "revoked_at", "monthly_quota"])
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute();
     return rows.map((row) => ({
       id: row.id,
       name: row.name,
@@ -86,7 +102,12 @@ export class ApiKeys {
   /** Revokes the key with `id`; false when there is no such key or it was revoked already. */
   async revoke(id: string): Promise<boolean> {
     return this.#changeAndBumpRevision((db) =>
-      db.updateTable("api_keys").set({ revoked_at: new Date().toISOString() }).where("id", "=", id).where("revoked_at", "is", null).executeTakeFirst(),
+      db
+        .updateTable("api_keys")
+        .set({ revoked_at: new Date().toISOString() })
+        .where("id", "=", id)
+        .where("revoked_at", "is", null)
+        .executeTakeFirst(),
     );
   }
 
@@ -94,7 +115,12 @@ export class ApiKeys {
   async setMonthlyQuota(id: string, monthlyQuota: number | null): Promise<boolean> {
     checkQuota(monthlyQuota);
     return this.#changeAndBumpRevision((db) =>
-      db.updateTable("api_keys").set({ monthly_quota: monthlyQuota }).where("id", "=", id).where("revoked_at", "is", null).executeTakeFirst(),
+      db
+        .updateTable("api_keys")
+        .set({ monthly_quota: monthlyQuota })
+        .where("id", "=", id)
+        .where("revoked_at", "is", null)
+        .executeTakeFirst(),
     );
   }
 

@@ -86,7 +86,9 @@ export async function runKeysCli(args: string[], location: string, output: KeysC
         print(`Requests since ${from} (UTC days; counted by the API processes, written every few seconds):`);
         if (rows.length === 0) print("  none");
         for (const row of rows) {
-          print(`${row.day}  ${row.keyId}  ${row.endpoint.padEnd(20)}  ${row.statusClass}  ${String(row.requests).padStart(10)}  ${names.get(row.keyId) ?? ""}`);
+          print(
+            `${row.day}  ${row.keyId}  ${row.endpoint.padEnd(20)}  ${row.statusClass}  ${String(row.requests).padStart(10)}  ${names.get(row.keyId) ?? ""}`,
+          );
         }
         const total = rows.reduce((sum, row) => sum + row.requests, 0);
         print(`Total: ${total} request(s)`);

@@ -22,7 +22,12 @@ export class KeyVerifier {
   #polling = false;
   readonly #onPollError: (error: unknown) => void;
 
-  private constructor(store: Pick<ApiKeys, "verify" | "revision">, revision: string, pollMs: number, onPollError: (error: unknown) => void) {
+  private constructor(
+    store: Pick<ApiKeys, "verify" | "revision">,
+    revision: string,
+    pollMs: number,
+    onPollError: (error: unknown) => void,
+  ) {
     this.#store = store;
     this.#revision = revision;
     this.#onPollError = onPollError;

@@ -34,7 +34,8 @@ export interface RateLimitStore {
 /** `count` as a store takes it: a whole number of tokens, at least one. */
 export function tokenCount(count: number | undefined): number {
   const tokens = count ?? 1;
-  if (!Number.isSafeInteger(tokens) || tokens < 1) throw new RangeError(`a rate-limit take needs a whole number of tokens ≥ 1, not ${count}`);
+  if (!Number.isSafeInteger(tokens) || tokens < 1)
+    throw new RangeError(`a rate-limit take needs a whole number of tokens ≥ 1, not ${count}`);
   return tokens;
 }
 
@@ -80,10 +81,13 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.#policy = policy;
     this.#now = now;
     const fullAfterMs = Math.ceil((policy.capacity * 1000) / policy.refillPerSecond);
-    this.#sweep = setInterval(() => {
-      const cutoff = this.#now() - fullAfterMs;
-      for (const [key, bucket] of this.#buckets) if (bucket.at < cutoff) this.#buckets.delete(key);
-    }, Math.max(1_000, fullAfterMs));
+    this.#sweep = setInterval(
+      () => {
+        const cutoff = this.#now() - fullAfterMs;
+        for (const [key, bucket] of this.#buckets) if (bucket.at < cutoff) this.#buckets.delete(key);
+      },
+      Math.max(1_000, fullAfterMs),
+    );
     this.#sweep.unref();
   }
 

@@ -50,7 +50,11 @@ export function registerBatchRoute<Query extends { key: string }, Value extends 
     body: batchBodyValidationSchema,
     response: {
       // A 200 entry's `data` is the single route's, without the attestation.
-      200: batchSuccessSchema(positionField, chain.batch.positionDescription, successDataSchema(ownerField, chain.queryResultPattern, false)),
+      200: batchSuccessSchema(
+        positionField,
+        chain.batch.positionDescription,
+        successDataSchema(ownerField, chain.queryResultPattern, false),
+      ),
       ...BATCH_ERROR_RESPONSES,
     },
   };
@@ -79,7 +83,10 @@ export function registerBatchRoute<Query extends { key: string }, Value extends 
       answer: (item, query, value) => success(ownerField, chain.echoedOwner(item as BalanceBody, query), value.balance, value.queryResult),
       onFailure: (error) => request.log.error({ failure: failureFields(error) }, "batch item failed"),
     });
-    context.recordItemStatuses(request, results.map((entry) => entry.status));
+    context.recordItemStatuses(
+      request,
+      results.map((entry) => entry.status),
+    );
     return { status: 200, message: BATCH_SUCCESS_MESSAGE, data: { [positionField]: position, results } };
   });
 }

@@ -93,7 +93,8 @@ export function svmChain(reader: SolanaBalanceReader, cacheTtlMs: number, metric
     echoedOwner: (_body, query) => query.owner,
     head: () => reader.latestSlot(),
     // Pinned: a cached answer serves only when it was read at the pinned slot itself, the single route's rule.
-    read: ({ owner, mint }, slot) => (slot === undefined ? reader.balanceOf(owner, mint) : reader.balanceOf(owner, mint, { minContextSlot: slot })),
+    read: ({ owner, mint }, slot) =>
+      slot === undefined ? reader.balanceOf(owner, mint) : reader.balanceOf(owner, mint, { minContextSlot: slot }),
     cache: new ReadThroughCache<SolanaBalance>("svm", cacheTtlMs, metrics, (read) => read.slot),
     attest: (service, { owner, mint }) => attestSvm(service, owner, mint),
   };

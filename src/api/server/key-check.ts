@@ -30,7 +30,8 @@ export function registerKeyCheck(app: FastifyInstance, deps: Pick<ApiServerDepen
       const headers = rateLimitHeaders(decision, rateLimit.policy);
       if (!decision.allowed) return done(new ApiError(429, RATE_LIMITED_ENTRY.message, headers));
       reply.headers(headers);
-      if (hasForeignCharset(request.headers["content-type"])) return done(new ApiError(400, "Content-Type must be application/json in UTF-8"));
+      if (hasForeignCharset(request.headers["content-type"]))
+        return done(new ApiError(400, "Content-Type must be application/json in UTF-8"));
       done();
     }, done);
   };

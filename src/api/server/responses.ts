@@ -70,9 +70,5 @@ export function success(ownerField: string, owner: string, balance: bigint, quer
 
 /** Every error answer, whichever hook or handler refuses: `{ status, message }` with the error's headers. */
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
-  return reply
-    .code(error.status)
-    .headers(error.headers)
-    .type("application/json")
-    .send({ status: error.status, message: error.message });
+  return reply.code(error.status).headers(error.headers).type("application/json").send({ status: error.status, message: error.message });
 }

@@ -115,15 +115,18 @@ export class UsageMeter {
     this.#flushingCounted = counted;
     const month = this.#month;
     try {
-      await this.#sink.add([...pending].map(([counter, requests]) => {
-        const [keyId, day, endpoint, statusClass] = counter.split("\n");
-        return { keyId, day, endpoint, statusClass, requests };
-      }));
+      await this.#sink.add(
+        [...pending].map(([counter, requests]) => {
+          const [keyId, day, endpoint, statusClass] = counter.split("\n");
+          return { keyId, day, endpoint, statusClass, requests };
+        }),
+      );
     } catch (error) {
       // Nothing is lost: the counters go back for the next flush.
       for (const [counter, requests] of pending) this.#pending.set(counter, (this.#pending.get(counter) ?? 0) + requests);
       // They count against the quota again, unless the month changed meanwhile.
-      if (this.#month === month) for (const [keyId, requests] of counted) this.#unsettled.set(keyId, (this.#unsettled.get(keyId) ?? 0) + requests);
+      if (this.#month === month)
+        for (const [keyId, requests] of counted) this.#unsettled.set(keyId, (this.#unsettled.get(keyId) ?? 0) + requests);
       this.#flushingCounted = new Map();
       this.#onFlushError(error);
       return;
@@ -134,7 +137,8 @@ export class UsageMeter {
       if (this.#month === month) this.#monthTotals = totals;
     } catch (error) {
       // The counts are written, but the totals are stale: keep them as an estimate until the next read.
-      if (this.#month === month) for (const [keyId, requests] of counted) this.#monthTotals.set(keyId, (this.#monthTotals.get(keyId) ?? 0) + requests);
+      if (this.#month === month)
+        for (const [keyId, requests] of counted) this.#monthTotals.set(keyId, (this.#monthTotals.get(keyId) ?? 0) + requests);
       this.#onFlushError(error);
     } finally {
       this.#flushingCounted = new Map();

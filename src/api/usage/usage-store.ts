@@ -57,9 +57,19 @@ export class UsageStore {
         const chunk = rows.slice(start, start + 200);
         await transaction
           .insertInto("api_usage")
-          .values(chunk.map((row) => ({ key_id: row.keyId, day: row.day, endpoint: row.endpoint, status_class: row.statusClass, requests: row.requests })))
+          .values(
+            chunk.map((row) => ({
+              key_id: row.keyId,
+              day: row.day,
+              endpoint: row.endpoint,
+              status_class: row.statusClass,
+              requests: row.requests,
+            })),
+          )
           .onConflict((conflict) =>
-            conflict.columns(["key_id", "day", "endpoint", "status_class"]).doUpdateSet({ requests: sql`api_usage.requests + excluded.requests` }),
+            conflict
+              .columns(["key_id", "day", "endpoint", "status_class"])
+              .doUpdateSet({ requests: sql`api_usage.requests + excluded.requests` }),
           )
           .execute();
       }
@@ -90,6 +100,12 @@ export class UsageStore {
     if (options.keyId !== undefined) query = query.where("key_id", "=", options.keyId);
     if (options.fromDay !== undefined) query = query.where("day", ">=", options.fromDay);
     const rows = await query.orderBy("day").orderBy("key_id").orderBy("endpoint").orderBy("status_class").execute();
-    return rows.map((row) => ({ keyId: row.key_id, day: row.day, endpoint: row.endpoint, statusClass: row.status_class, requests: Number(row.requests) }));
+    return rows.map((row) => ({
+      keyId: row.key_id,
+      day: row.day,
+      endpoint: row.endpoint,
+      statusClass: row.status_class,
+      requests: Number(row.requests),
+    }));
   }
 }

@@ -113,8 +113,10 @@ export class EvmBalanceReader {
     const key = block === undefined ? `${assetKey}:${ownerKey}` : `${assetKey}:${ownerKey}@${block}`;
     const existing = this.#inFlight.get(key);
     if (existing !== undefined) return existing;
-    if (BigInt(assetKey) < LOWEST_CONTRACT_ADDRESS) return Promise.reject(new AssetNotFoundError(`no token contract at ${assetKey} (precompile range)`));
-    if (this.#queue.length >= this.#maxQueued) return Promise.reject(new SourceError("too many balance queries are waiting for the upstream"));
+    if (BigInt(assetKey) < LOWEST_CONTRACT_ADDRESS)
+      return Promise.reject(new AssetNotFoundError(`no token contract at ${assetKey} (precompile range)`));
+    if (this.#queue.length >= this.#maxQueued)
+      return Promise.reject(new SourceError("too many balance queries are waiting for the upstream"));
     const promise = new Promise<EvmBalance>((resolve, reject) => {
       this.#queue.push({ key, asset: assetKey, owner: ownerKey, block, queuedAt: performance.now(), resolve, reject });
       if (this.#queue.length >= this.#maxBatchSize) this.#flush();
@@ -215,7 +217,10 @@ export class EvmBalanceReader {
   }
 
   async #aggregate(batch: PendingQuery[], blockNumber: bigint): Promise<CallResult[]> {
-    const raw = await this.#rpc.request<unknown>("eth_call", [{ to: MULTICALL3_ADDRESS, data: encodeAggregate3(batch) }, toQuantity(blockNumber)]);
+    const raw = await this.#rpc.request<unknown>("eth_call", [
+      { to: MULTICALL3_ADDRESS, data: encodeAggregate3(batch) },
+      toQuantity(blockNumber),
+    ]);
     return decodeAggregate3(raw, batch.length);
   }
 }
@@ -248,7 +253,10 @@ function decodeAggregate3(raw: unknown, count: number): CallResult[] {
   }
   if (results.length !== count) throw new SourceError("the upstream's Multicall3 answer has the wrong length");
   // One 32-byte word is `0x` + 64 hex digits; viem writes hex in lower case.
-  return results.map(({ success, returnData }) => ({ success, word: returnData.length === 2 + 2 * WORD ? returnData.toLowerCase() : undefined }));
+  return results.map(({ success, returnData }) => ({
+    success,
+    word: returnData.length === 2 + 2 * WORD ? returnData.toLowerCase() : undefined,
+  }));
 }
 
 function notFound(query: PendingQuery): AssetNotFoundError {

@@ -15,7 +15,6 @@ import { AssetNotFoundError, SourceError } from "../rpc/errors.ts";
 import { HeadCache } from "../rpc/head-cache.ts";
 import { ACCOUNT_AMOUNT_OFFSET, ACCOUNT_MINT_OFFSET, ACCOUNT_OWNER_OFFSET, isInitializedMint, TOKEN_ACCOUNT_SIZE } from "./token-layout.ts";
 
-
 interface TokenAccountsAnswer {
   context: { slot: bigint };
   value: ReadonlyArray<{ pubkey: Address; account: { data: readonly [string, string]; owner: Address } }>;

@@ -1,4 +1,4 @@
-import { PollingLoop } from "../../common/polling-loop.js";
+import { PollingLoop } from "../../common/polling-loop.ts";
 
 /** What the devnet's background services (deposit relay, output proposer) are told about their loop. */
 export interface BackgroundServiceOptions {
@@ -20,7 +20,11 @@ export abstract class BackgroundService<T> {
   readonly #loop: PollingLoop<T>;
 
   protected constructor(options: BackgroundServiceOptions) {
-    this.#loop = new PollingLoop((isStopping) => this.pass(isStopping), options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, options.onError);
+    this.#loop = new PollingLoop(
+      (isStopping) => this.pass(isStopping),
+      options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+      options.onError,
+    );
   }
 
   /** One pass of the service's work; stops early, leaving nothing half done, once `isStopping()`. */

@@ -4,14 +4,14 @@ import path from "node:path";
 
 import type { JsonRpcProvider } from "ethers";
 
-import { BackgroundService, type BackgroundServiceOptions } from "./background-service.js";
+import { BackgroundService, type BackgroundServiceOptions } from "./background-service.ts";
 import {
   depositFromLog,
   depositHash,
   serializeDeposit,
   TRANSACTION_DEPOSITED_TOPIC,
   type DepositTransaction,
-} from "./deposit-transaction.js";
+} from "./deposit-transaction.ts";
 
 export interface DepositRelayOptions extends BackgroundServiceOptions {
   l1: JsonRpcProvider;

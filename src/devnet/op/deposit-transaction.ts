@@ -1,9 +1,7 @@
 import { AbiCoder, concat, dataSlice, encodeRlp, getAddress, keccak256, toBeArray, toBeHex, toNumber, type Log } from "ethers";
 
 /** `TransactionDeposited(address indexed from, address indexed to, uint256 indexed version, bytes opaqueData)`. */
-export const TRANSACTION_DEPOSITED_TOPIC = keccak256(
-  new TextEncoder().encode("TransactionDeposited(address,address,uint256,bytes)"),
-);
+export const TRANSACTION_DEPOSITED_TOPIC = keccak256(new TextEncoder().encode("TransactionDeposited(address,address,uint256,bytes)"));
 const DEPOSIT_TX_TYPE = "0x7e";
 const USER_DEPOSIT_DOMAIN = 0n;
 

@@ -1,6 +1,6 @@
 import { Contract, ZeroAddress, zeroPadValue, type Signer } from "ethers";
 
-import { opArtifact, opFactory } from "../../op/artifacts.js";
+import { opArtifact, opFactory } from "../../op/artifacts.ts";
 
 /** The settings of the devnet's OP chain that its L1 contracts hold. */
 export interface OpL1Config {

@@ -1,8 +1,8 @@
 import { Contract, type JsonRpcProvider, type Signer } from "ethers";
 
-import { opArtifact, opPreinstallCode } from "../../op/artifacts.js";
-import { L2_PREDEPLOYS, MULTICALL3_ADDRESS } from "../../op/predeploys.js";
-import type { OpL1Contracts } from "./l1.js";
+import { opArtifact, opPreinstallCode } from "../../op/artifacts.ts";
+import { L2_PREDEPLOYS, MULTICALL3_ADDRESS } from "../../op/predeploys.ts";
+import type { OpL1Contracts } from "./l1.ts";
 
 /** Puts Multicall3's runtime code at its canonical address on an anvil chain. */
 export async function installMulticall3(provider: JsonRpcProvider): Promise<void> {

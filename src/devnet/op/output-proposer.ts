@@ -1,8 +1,8 @@
 import { AbiCoder, Contract, keccak256, toQuantity, ZeroHash, type JsonRpcProvider, type Signer } from "ethers";
 
-import { opArtifact } from "../../op/artifacts.js";
-import { L2_PREDEPLOYS } from "../../op/predeploys.js";
-import { BackgroundService, type BackgroundServiceOptions } from "./background-service.js";
+import { opArtifact } from "../../op/artifacts.ts";
+import { L2_PREDEPLOYS } from "../../op/predeploys.ts";
+import { BackgroundService, type BackgroundServiceOptions } from "./background-service.ts";
 
 export interface OutputProposerOptions extends BackgroundServiceOptions {
   /** The proposer account on L1 (the oracle's `proposer`). */

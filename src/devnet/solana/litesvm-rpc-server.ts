@@ -4,7 +4,13 @@ import type { AddressInfo } from "node:net";
 import { address, getAddressEncoder, getBase64Decoder, type Address, type ReadonlyUint8Array } from "@solana/kit";
 import type { LiteSVM } from "litesvm";
 
-import { ACCOUNT_MINT_OFFSET, ACCOUNT_OWNER_OFFSET, isInitializedMint, isInitializedTokenAccount, TOKEN_PROGRAMS } from "../../chains/solana/token-layout.js";
+import {
+  ACCOUNT_MINT_OFFSET,
+  ACCOUNT_OWNER_OFFSET,
+  isInitializedMint,
+  isInitializedTokenAccount,
+  TOKEN_PROGRAMS,
+} from "../../chains/solana/token-layout.ts";
 
 const MAX_BODY_BYTES = 1 << 20;
 const RENT_EPOCH_EXEMPT = "18446744073709551615"; // u64::MAX, as agave writes it for rent-exempt accounts
@@ -122,7 +128,8 @@ function tokenAccountsByOwner(svm: LiteSVM, owner: Address, filter: unknown) {
       throw new RpcError(-32602, "Error getting token program id and mint: Invalid param: not a Token mint");
     }
     // As agave: the mint must unpack (an initialized mint, or a Token-2022 mint with extensions).
-    if (!isInitializedMint(mintAccount.programAddress, mintAccount.data)) throw new RpcError(-32602, "Error getting token program id and mint: Invalid param: mint could not be unpacked");
+    if (!isInitializedMint(mintAccount.programAddress, mintAccount.data))
+      throw new RpcError(-32602, "Error getting token program id and mint: Invalid param: mint could not be unpacked");
     program = mintAccount.programAddress;
   } else if (typeof programId === "string" && TOKEN_PROGRAMS.includes(programId)) {
     program = programId;
@@ -134,7 +141,12 @@ function tokenAccountsByOwner(svm: LiteSVM, owner: Address, filter: unknown) {
   const mintBytes = mint === undefined ? undefined : encoder.encode(parseAddress(mint));
   return svm
     .getProgramAccounts(address(program))
-    .filter(({ data }) => isInitializedTokenAccount(data) && startsWith(data, ACCOUNT_OWNER_OFFSET, ownerBytes) && (mintBytes === undefined || startsWith(data, ACCOUNT_MINT_OFFSET, mintBytes)))
+    .filter(
+      ({ data }) =>
+        isInitializedTokenAccount(data) &&
+        startsWith(data, ACCOUNT_OWNER_OFFSET, ownerBytes) &&
+        (mintBytes === undefined || startsWith(data, ACCOUNT_MINT_OFFSET, mintBytes)),
+    )
     .map((account) => ({ pubkey: account.address, account: uiAccount({ ...account, programAddress: address(program) }) }));
 }
 

@@ -26,7 +26,7 @@ import {
 } from "@solana-program/token";
 import { FailedTransactionMetadata, LiteSVM } from "litesvm";
 
-import { TOKEN_2022_PROGRAM_ADDRESS } from "../../chains/solana/token-layout.js";
+import { TOKEN_2022_PROGRAM_ADDRESS } from "../../chains/solana/token-layout.ts";
 
 /** The two token programs a mint can belong to. */
 export type TokenProgramName = "spl" | "token-2022";
@@ -68,7 +68,10 @@ export class SolanaTokenLedger {
     const programAddress = PROGRAM_ADDRESS[program];
     await this.#send([
       this.#createAccount(mint, getMintSize(), programAddress),
-      getInitializeMint2Instruction({ mint: mint.address, decimals, mintAuthority: this.#payer.address, freezeAuthority: null }, { programAddress }),
+      getInitializeMint2Instruction(
+        { mint: mint.address, decimals, mintAuthority: this.#payer.address, freezeAuthority: null },
+        { programAddress },
+      ),
     ]);
     this.#mints.set(mint.address, { program: programAddress, decimals });
     return mint.address;
@@ -78,7 +81,9 @@ export class SolanaTokenLedger {
   async associatedAccount(owner: Address, mint: Address): Promise<Address> {
     const { program } = this.#mint(mint);
     const [account] = await findAssociatedTokenPda({ owner, mint, tokenProgram: program });
-    await this.#send([getCreateAssociatedTokenIdempotentInstruction({ payer: this.#payer, ata: account, owner, mint, tokenProgram: program })]);
+    await this.#send([
+      getCreateAssociatedTokenIdempotentInstruction({ payer: this.#payer, ata: account, owner, mint, tokenProgram: program }),
+    ]);
     return account;
   }
 
@@ -102,7 +107,9 @@ export class SolanaTokenLedger {
   async transfer(owner: KeyPairSigner, mint: Address, source: Address, destination: Address, amount: bigint): Promise<void> {
     const { program, decimals } = this.#mint(mint);
     // The owner signs through the instruction's account meta; the ledger's payer pays the fee.
-    await this.#send([getTransferCheckedInstruction({ source, mint, destination, authority: owner, amount, decimals }, { programAddress: program })]);
+    await this.#send([
+      getTransferCheckedInstruction({ source, mint, destination, authority: owner, amount, decimals }, { programAddress: program }),
+    ]);
   }
 
   /** An NFT: a decimals-0 mint, one token minted to `owner`, minting then disabled for good (supply 1). */

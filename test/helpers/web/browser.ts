@@ -4,7 +4,7 @@ import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 
-import type { TestWallet } from "./test-wallet.js";
+import type { TestWallet } from "./test-wallet.ts";
 
 /** The Chromium the tests drive: Debian's package by default (Playwright cannot download browsers here). */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -97,7 +97,13 @@ export async function seriousAccessibilityViolations(page: Page): Promise<string
   const results = await new AxeBuilder({ page }).analyze();
   return results.violations
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes.map((node) => node.target.join(" ")).slice(0, 3).join(", ")}`);
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes
+          .map((node) => node.target.join(" "))
+          .slice(0, 3)
+          .join(", ")}`,
+    );
 }
 
 /** Saves a full-page screenshot as `<name>.png` in the artifacts folder and returns its path. */
@@ -112,11 +118,20 @@ export async function screenshot(page: Page, name: string): Promise<string> {
  * After a failed test (`test`: mocha's current test), a screenshot of each page open in `contexts`, named
  * `failed-<prefix><the title's first words>-<n>`: what the user would have seen.
  */
-export async function screenshotFailure(test: { state?: string; title: string } | undefined, contexts: BrowserContext[], prefix = ""): Promise<void> {
+export async function screenshotFailure(
+  test: { state?: string; title: string } | undefined,
+  contexts: BrowserContext[],
+  prefix = "",
+): Promise<void> {
   if (test?.state !== "failed") return;
-  const title = test.title.split(/[^a-z0-9]+/i).slice(0, 4).join("-").toLowerCase();
+  const title = test.title
+    .split(/[^a-z0-9]+/i)
+    .slice(0, 4)
+    .join("-")
+    .toLowerCase();
   let index = 0;
-  for (const context of contexts) for (const page of context.pages()) await screenshot(page, `failed-${prefix}${title}-${index++}`).catch(() => undefined);
+  for (const context of contexts)
+    for (const page of context.pages()) await screenshot(page, `failed-${prefix}${title}-${index++}`).catch(() => undefined);
 }
 
 /**

@@ -113,7 +113,7 @@ export class TestWallet {
         }
         case "wallet_addEthereumChain": {
           const request = params[0] as { chainId: string; rpcUrls: string[] };
-          this.addChainRequests.push(request as unknown as Record<string, unknown>);
+          this.addChainRequests.push(request);
           const chainId = Number(request.chainId);
           this.knownChains.set(chainId, { chainId, rpcUrl: request.rpcUrls[0] });
           // MetaMask switches to a chain it has just added.
@@ -138,11 +138,17 @@ export class TestWallet {
    * Signs EIP-712 typed data as MetaMask does: only for its own account, and only when the domain's chain
    * id (if any) is the chain the wallet is on, so a page must switch the wallet before asking.
    */
-  private async signTypedData(address: string, typedData: { domain?: { chainId?: number | string } } & Record<string, unknown>): Promise<RpcAnswer> {
-    if (address.toLowerCase() !== this.account.address.toLowerCase()) return { error: { code: 4100, message: "The requested account has not been authorized by the user." } };
+  private async signTypedData(
+    address: string,
+    typedData: { domain?: { chainId?: number | string } } & Record<string, unknown>,
+  ): Promise<RpcAnswer> {
+    if (address.toLowerCase() !== this.account.address.toLowerCase())
+      return { error: { code: 4100, message: "The requested account has not been authorized by the user." } };
     const domainChain = typedData.domain?.chainId;
     if (domainChain !== undefined && Number(domainChain) !== this.chainId) {
-      return { error: { code: -32603, message: `Provided chainId "${Number(domainChain)}" must match the active chainId "${this.chainId}"` } };
+      return {
+        error: { code: -32603, message: `Provided chainId "${Number(domainChain)}" must match the active chainId "${this.chainId}"` },
+      };
     }
     const signature = await this.account.signTypedData(typedData as never);
     this.typedDataSigned += 1;
@@ -163,7 +169,12 @@ export class TestWallet {
     const chain = this.currentChain();
     const client = createWalletClient({
       account: this.account,
-      chain: defineChain({ id: chain.chainId, name: `chain ${chain.chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [chain.rpcUrl] } } }),
+      chain: defineChain({
+        id: chain.chainId,
+        name: `chain ${chain.chainId}`,
+        nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+        rpcUrls: { default: { http: [chain.rpcUrl] } },
+      }),
       transport: http(chain.rpcUrl),
     });
     const transaction: TransactionRequest = {

@@ -4,11 +4,11 @@ import { expect } from "chai";
 import { Contract, ContractFactory, getAddress, hexlify, randomBytes, Wallet } from "ethers";
 import hre from "hardhat";
 
-import { devAccount } from "../../../src/devnet/accounts.js";
-import { startTestApi, type TestApi } from "../../helpers/api.js";
-import { ABOVE_2_53, startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
-import { MANY_ACCOUNTS, MANY_ACCOUNTS_AMOUNT } from "../../../src/devnet/demo-holdings.js";
-import { devnetProvider } from "../../../src/devnet/op-devnet.js";
+import { devAccount } from "../../../src/devnet/accounts.ts";
+import { startTestApi, type TestApi } from "../../helpers/api.ts";
+import { ABOVE_2_53, startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
+import { MANY_ACCOUNTS, MANY_ACCOUNTS_AMOUNT } from "../../../src/devnet/demo-holdings.ts";
+import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 
 describe("API: POST /api/ccq-evm and /api/ccq-svm on a real server", function () {
   this.timeout(60_000);
@@ -58,12 +58,18 @@ describe("API: POST /api/ccq-evm and /api/ccq-svm on a real server", function ()
     });
 
     it("answers an ERC-721 holder's count and a zero balance; accepts all-lowercase addresses and Bearer keys", async function () {
-      const nft = await post("/api/ccq-evm", { user_address: sources.evm.holder.toLowerCase(), contract_address: sources.evm.erc721.toLowerCase() }, { authorization: `Bearer ${apiKey}` });
+      const nft = await post(
+        "/api/ccq-evm",
+        { user_address: sources.evm.holder.toLowerCase(), contract_address: sources.evm.erc721.toLowerCase() },
+        { authorization: `Bearer ${apiKey}` },
+      );
       expect(nft.status).to.equal(200);
       const body = (await nft.json()) as { data: { user_address: string; asset: { balance: number } } };
       expect(body.data.asset.balance).to.equal(3);
       expect(body.data.user_address).to.equal(sources.evm.holder.toLowerCase());
-      const zero = (await (await post("/api/ccq-evm", { user_address: sources.evm.empty, contract_address: sources.evm.erc20 })).json()) as {
+      const zero = (await (
+        await post("/api/ccq-evm", { user_address: sources.evm.empty, contract_address: sources.evm.erc20 })
+      ).json()) as {
         data: { asset: { balance: number; QueryResult: string } };
       };
       expect(zero.data.asset).to.deep.equal({ balance: 0, QueryResult: `0x${"0".repeat(64)}` });
@@ -113,7 +119,14 @@ describe("API: POST /api/ccq-evm and /api/ccq-svm on a real server", function ()
         { user_address: 42, contract_address: sources.evm.erc20 },
         [],
       ];
-      const messages = [/EIP-55 checksum/, /40 hexadecimal digits/, /required property 'contract_address'/, /additional properties/, /must be string/, /must be object/];
+      const messages = [
+        /EIP-55 checksum/,
+        /40 hexadecimal digits/,
+        /required property 'contract_address'/,
+        /additional properties/,
+        /must be string/,
+        /must be object/,
+      ];
       for (const [index, body] of cases.entries()) await expectError(await post("/api/ccq-evm", body), 400, messages[index]);
     });
   });
@@ -122,7 +135,10 @@ describe("API: POST /api/ccq-evm and /api/ccq-svm on a real server", function ()
     it("answers an owner's two SPL accounts summed, with their raw data", async function () {
       const response = await post("/api/ccq-svm", { owner_address: sources.svm.owner, token_mint_address: sources.svm.splMint });
       expect(response.status).to.equal(200);
-      const body = (await response.json()) as { message: string; data: { owner_address: string; asset: { balance: number; QueryResult: string } } };
+      const body = (await response.json()) as {
+        message: string;
+        data: { owner_address: string; asset: { balance: number; QueryResult: string } };
+      };
       expect(body.message).to.equal("Assets Fetched Successfully");
       expect(body.data.owner_address).to.equal(sources.svm.owner);
       expect(body.data.asset.balance).to.equal(7_500_000);
@@ -130,7 +146,10 @@ describe("API: POST /api/ccq-evm and /api/ccq-svm on a real server", function ()
     });
 
     it("answers an owner of 1,000 token accounts for one mint: the data of every account", async function () {
-      const response = await post("/api/ccq-svm", { owner_address: sources.svm.manyAccountsOwner, token_mint_address: sources.svm.splMint });
+      const response = await post("/api/ccq-svm", {
+        owner_address: sources.svm.manyAccountsOwner,
+        token_mint_address: sources.svm.splMint,
+      });
       expect(response.status).to.equal(200);
       const body = (await response.json()) as { data: { asset: { balance: number; QueryResult: string } } };
       expect(body.data.asset.balance).to.equal(Number(MANY_ACCOUNTS_AMOUNT));
@@ -145,11 +164,15 @@ describe("API: POST /api/ccq-evm and /api/ccq-svm on a real server", function ()
     it("answers a Token-2022 balance above 2^53 exactly, an NFT, and an owner with no account", async function () {
       const t22 = await (await post("/api/ccq-svm", { owner_address: sources.svm.owner, token_mint_address: sources.svm.t22Mint })).text();
       expect(t22).to.include(`"balance":${ABOVE_2_53}`);
-      const nft = (await (await post("/api/ccq-svm", { owner_address: sources.svm.nftOwner, token_mint_address: sources.svm.nftMint })).json()) as {
+      const nft = (await (
+        await post("/api/ccq-svm", { owner_address: sources.svm.nftOwner, token_mint_address: sources.svm.nftMint })
+      ).json()) as {
         data: { asset: { balance: number } };
       };
       expect(nft.data.asset.balance).to.equal(1);
-      const none = (await (await post("/api/ccq-svm", { owner_address: sources.svm.emptyOwner, token_mint_address: sources.svm.splMint })).json()) as {
+      const none = (await (
+        await post("/api/ccq-svm", { owner_address: sources.svm.emptyOwner, token_mint_address: sources.svm.splMint })
+      ).json()) as {
         data: { asset: unknown };
       };
       expect(none.data.asset).to.deep.equal({ balance: 0, QueryResult: "" });
@@ -165,7 +188,11 @@ describe("API: POST /api/ccq-evm and /api/ccq-svm on a real server", function ()
   describe("keys and request format", function () {
     it("answers 401 for a missing or unknown key before looking at anything else", async function () {
       await expectError(await post("/api/ccq-evm", "{not json", { authorization: "" }), 401, /Missing API key/);
-      await expectError(await post("/api/ccq-evm", "{not json", { authorization: "avn_unknown", "content-type": "text/xml" }), 401, /Unknown API key/);
+      await expectError(
+        await post("/api/ccq-evm", "{not json", { authorization: "avn_unknown", "content-type": "text/xml" }),
+        401,
+        /Unknown API key/,
+      );
     });
 
     it("checks the key on every spelling of an API path: percent-encoded, absolute-form, odd schemes", async function () {
@@ -196,13 +223,19 @@ describe("API: POST /api/ccq-evm and /api/ccq-svm on a real server", function ()
     });
 
     it("answers 400 for a wrong Content-Type, malformed JSON and an oversized body", async function () {
-      await expectError(await post("/api/ccq-evm", "user_address=1", { "content-type": "application/x-www-form-urlencoded" }), 400, /Content-Type/);
+      await expectError(
+        await post("/api/ccq-evm", "user_address=1", { "content-type": "application/x-www-form-urlencoded" }),
+        400,
+        /Content-Type/,
+      );
       await expectError(await post("/api/ccq-evm", "{not json"), 400, /not valid JSON/);
       await expectError(await post("/api/ccq-evm", { user_address: "x".repeat(10_000), contract_address: "y" }), 400, /too large/);
     });
 
     it("describes both endpoints and their errors in /openapi.json", async function () {
-      const spec = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as { paths: Record<string, { post: { responses: Record<string, unknown> } }> };
+      const spec = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as {
+        paths: Record<string, { post: { responses: Record<string, unknown> } }>;
+      };
       for (const path of ["/api/ccq-evm", "/api/ccq-svm"]) {
         expect(Object.keys(spec.paths[path].post.responses)).to.include.members(["200", "400", "401", "404", "429", "500"]);
       }

@@ -2,8 +2,8 @@ import { Writable } from "node:stream";
 
 import { expect } from "chai";
 
-import { startTestApi, type TestApi } from "../../helpers/api.js";
-import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
+import { startTestApi, type TestApi } from "../../helpers/api.ts";
+import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 
 const DEAD_UPSTREAM = "http://127.0.0.1:9/v3/SECRET-RPC-KEY";
 
@@ -60,10 +60,15 @@ describe("API operations: upstream faults, rate limits, health, metrics, logs", 
   });
 
   it("fails over to the next upstream when the first is down", async function () {
-    const api = await startTestApi(sources, { evmUrls: [DEAD_UPSTREAM, sources.anvil.rpcUrl], solanaUrls: [DEAD_UPSTREAM, sources.solanaRpc.url] });
+    const api = await startTestApi(sources, {
+      evmUrls: [DEAD_UPSTREAM, sources.anvil.rpcUrl],
+      solanaUrls: [DEAD_UPSTREAM, sources.solanaRpc.url],
+    });
     try {
       expect((await query(api)).status).to.equal(200);
-      expect((await query(api, "/api/ccq-svm", { owner_address: sources.svm.owner, token_mint_address: sources.svm.splMint })).status).to.equal(200);
+      expect(
+        (await query(api, "/api/ccq-svm", { owner_address: sources.svm.owner, token_mint_address: sources.svm.splMint })).status,
+      ).to.equal(200);
     } finally {
       await api.close();
     }

@@ -7,14 +7,14 @@ import path from "node:path";
 
 import { expect } from "chai";
 
-import { apiWorkerCount, loadApiConfig, redactedConfig } from "../../../src/api/config.js";
-import { ApiKeys } from "../../../src/api/keys/api-keys.js";
-import { runKeysCli } from "../../../src/api/keys/cli.js";
-import { UsageStore } from "../../../src/api/usage/usage-store.js";
-import { startApi } from "../../../src/api/main.js";
-import { freePort } from "../../../src/common/free-port.js";
-import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
-import { startPostgres } from "../../helpers/postgres.js";
+import { apiWorkerCount, loadApiConfig, redactedConfig } from "../../../src/api/config.ts";
+import { ApiKeys } from "../../../src/api/keys/api-keys.ts";
+import { runKeysCli } from "../../../src/api/keys/cli.ts";
+import { UsageStore } from "../../../src/api/usage/usage-store.ts";
+import { startApi } from "../../../src/api/main.ts";
+import { freePort } from "../../../src/common/free-port.ts";
+import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
+import { startPostgres } from "../../helpers/postgres.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 
@@ -41,7 +41,11 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
     const out: string[] = [];
     const err: string[] = [];
     const cli = (...args: string[]) =>
-      runKeysCli(args, database, { print: (line) => out.push(line), printError: (line) => err.push(line), now: () => new Date("2026-11-24T10:00:00Z") });
+      runKeysCli(args, database, {
+        print: (line) => out.push(line),
+        printError: (line) => err.push(line),
+        now: () => new Date("2026-11-24T10:00:00Z"),
+      });
     expect(await cli("create", "game studio", "--quota", "1000")).to.equal(0);
     const key = /(avn_[A-Za-z0-9_-]{43})/.exec(out.join("\n"))![1];
     const id = /Created key ([0-9a-f-]{36})/.exec(out.join("\n"))![1];
@@ -65,7 +69,10 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
     ]);
     out.length = 0;
     expect(await cli("usage", id)).to.equal(0);
-    expect(out.join("\n")).to.include("since 2026-11-01").and.match(/2026-11-02 .*\/api\/ccq-evm .*2xx +41/).and.not.include("2026-10-31");
+    expect(out.join("\n"))
+      .to.include("since 2026-11-01")
+      .and.match(/2026-11-02 .*\/api\/ccq-evm .*2xx +41/)
+      .and.not.include("2026-10-31");
     expect(out.at(-1)).to.equal("Total: 41 request(s)");
     expect(await cli("usage", "--from", "2026-10-01")).to.equal(0);
     expect(out.at(-1)).to.equal("Total: 42 request(s)");
@@ -85,7 +92,9 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
   });
 
   it("refuses an invalid configuration naming each problem, and logs URLs by origin only", function () {
-    expect(() => loadApiConfig({ EVM_RPC_URLS: "not a url", API_PORT: "-1" })).to.throw(/EVM_RPC_URLS\.0: .*\n.*SOLANA_RPC_URLS: .*\n|API_PORT/);
+    expect(() => loadApiConfig({ EVM_RPC_URLS: "not a url", API_PORT: "-1" })).to.throw(
+      /EVM_RPC_URLS\.0: .*\n.*SOLANA_RPC_URLS: .*\n|API_PORT/,
+    );
     const config = loadApiConfig({
       EVM_RPC_URLS: "https://eth.example/v2/SECRET-1, https://user:SECRET-2@backup.example/rpc",
       SOLANA_RPC_URLS: "https://sol.example/?api-key=SECRET-3",
@@ -122,7 +131,15 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
       const logs: string[] = [];
       const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "scripts/api.ts"], {
         cwd: projectRoot,
-        env: { ...process.env, API_PORT: String(port), EVM_RPC_URLS: sources.anvil.rpcUrl, SOLANA_RPC_URLS: sources.solanaRpc.url, LOG_LEVEL: "silent", API_WORKERS: "1", ...env },
+        env: {
+          ...process.env,
+          API_PORT: String(port),
+          EVM_RPC_URLS: sources.anvil.rpcUrl,
+          SOLANA_RPC_URLS: sources.solanaRpc.url,
+          LOG_LEVEL: "silent",
+          API_WORKERS: "1",
+          ...env,
+        },
         stdio: ["ignore", "pipe", "inherit"],
       });
       child.stdout.setEncoding("utf8").on("data", (chunk: string) => logs.push(...chunk.split("\n").filter(Boolean)));
@@ -131,7 +148,10 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
       const clusterListening = () => logs.some((line) => line.includes("worker processes"));
       const waitsForCluster = env.API_WORKERS !== undefined && env.API_WORKERS !== "1";
       for (let attempt = 0; ; attempt++) {
-        const up = await fetch(`http://127.0.0.1:${port}/healthz`).then((response) => response.ok, () => false);
+        const up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (response) => response.ok,
+          () => false,
+        );
         if (up && (!waitsForCluster || clusterListening())) break;
         if (attempt > 300 || child.exitCode !== null) throw new Error(`the API on port ${port} did not start`);
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -152,7 +172,14 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
       new Promise<{ status: number; body: string }>((resolve, reject) => {
         const body = JSON.stringify({ user_address: sources.evm.holder, contract_address: sources.evm.erc20 });
         const request = httpRequest(
-          { host: "127.0.0.1", port, path, method: "POST", agent: false, headers: { authorization: key, "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+          {
+            host: "127.0.0.1",
+            port,
+            path,
+            method: "POST",
+            agent: false,
+            headers: { authorization: key, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+          },
           (response) => {
             let text = "";
             response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
@@ -165,7 +192,9 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
     const usageOf = async (location: string, keyId: string) => {
       const keys = await ApiKeys.open(location);
       try {
-        return Object.fromEntries((await new UsageStore(keys.db).report({ keyId })).map((row) => [`${row.endpoint} ${row.statusClass}`, row.requests]));
+        return Object.fromEntries(
+          (await new UsageStore(keys.db).report({ keyId })).map((row) => [`${row.endpoint} ${row.statusClass}`, row.requests]),
+        );
       } finally {
         await keys.close();
       }
@@ -200,7 +229,9 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
         const second = await admin.create("second");
         for (const api of apis) expect(await send(api, second)).to.equal(200);
 
-        expect(await runKeysCli(["revoke", first.record.id], location, { print: () => undefined, printError: () => undefined })).to.equal(0);
+        expect(await runKeysCli(["revoke", first.record.id], location, { print: () => undefined, printError: () => undefined })).to.equal(
+          0,
+        );
         const revokedAt = Date.now();
         const refusedAfter = await Promise.all(
           apis.map(async (api) => {
@@ -248,14 +279,25 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
       const admin = await ApiKeys.open(location);
       const { key, record } = await admin.create("workers");
       await admin.close();
-      const api = await spawnApi({ API_KEYS_DB: location, API_WORKERS: "2", RATE_LIMIT_CAPACITY: "10", RATE_LIMIT_REFILL_PER_SECOND: "0.01", LOG_LEVEL: "info" });
+      const api = await spawnApi({
+        API_KEYS_DB: location,
+        API_WORKERS: "2",
+        RATE_LIMIT_CAPACITY: "10",
+        RATE_LIMIT_REFILL_PER_SECOND: "0.01",
+        LOG_LEVEL: "info",
+      });
       try {
         // 30 requests at once, each on its own connection: exactly the bucket's 10 pass, whichever worker
         // each one reaches (two buckets of 10 would let up to 20 through).
         const statuses = await Promise.all(Array.from({ length: 30 }, () => statusOf(api.port, key)));
         expect(statuses.filter((status) => status === 200)).to.have.length(10);
         expect(statuses.filter((status) => status === 429)).to.have.length(20);
-        const servedBy = new Set(api.logs.map((line) => JSON.parse(line) as { pid: number; msg: string }).filter((line) => line.msg === "request completed").map((line) => line.pid));
+        const servedBy = new Set(
+          api.logs
+            .map((line) => JSON.parse(line) as { pid: number; msg: string })
+            .filter((line) => line.msg === "request completed")
+            .map((line) => line.pid),
+        );
         expect(servedBy.size, "requests answered by two worker processes").to.equal(2);
         // /metrics sums both workers, whichever answers.
         for (let i = 0; i < 4; i += 1) {

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import fc from "fast-check";
 
-import { startTestApi, type TestApi } from "../../helpers/api.js";
-import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
+import { startTestApi, type TestApi } from "../../helpers/api.ts";
+import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 
 /** Something a careless or hostile client might put in a field. */
 const junkValue = fc.oneof(
@@ -64,8 +64,19 @@ describe("API: malformed input never breaks the server (property-based, fast-che
       await fc.assert(
         fc.asyncProperty(
           fc.string({ maxLength: 300 }),
-          fc.constantFrom("application/json", "text/plain", "application/x-www-form-urlencoded", "application/json; charset=utf-8", "", "*/*"),
-          fc.oneof(fc.constant(api.apiKey), fc.constant(`Bearer ${api.apiKey}`), fc.string({ maxLength: 60 }).filter((value) => /^[\x20-\x7e]*$/.test(value))),
+          fc.constantFrom(
+            "application/json",
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "application/json; charset=utf-8",
+            "",
+            "*/*",
+          ),
+          fc.oneof(
+            fc.constant(api.apiKey),
+            fc.constant(`Bearer ${api.apiKey}`),
+            fc.string({ maxLength: 60 }).filter((value) => /^[\x20-\x7e]*$/.test(value)),
+          ),
           async (body, contentType, authorization) => {
             const headers: Record<string, string> = { authorization };
             if (contentType !== "") headers["content-type"] = contentType;

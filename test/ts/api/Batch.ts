@@ -7,16 +7,16 @@ import fc from "fast-check";
 import { Contract, ContractFactory, getAddress, hexlify, Interface, randomBytes, toQuantity, Wallet } from "ethers";
 import hre from "hardhat";
 
-import { EvmBalanceReader } from "../../../src/chains/evm/balance-reader.js";
-import { SourceError } from "../../../src/chains/rpc/errors.js";
-import { JsonRpcPool } from "../../../src/chains/rpc/json-rpc-pool.js";
-import { SolanaBalanceReader } from "../../../src/chains/solana/balance-reader.js";
-import { createFailoverTransport } from "../../../src/chains/solana/failover-transport.js";
-import { devAccount } from "../../../src/devnet/accounts.js";
-import { devnetProvider } from "../../../src/devnet/op-devnet.js";
-import { ABOVE_2_53, startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
-import { startTestApi, type TestApi } from "../../helpers/api.js";
-import { eventually } from "../../helpers/devnet.js";
+import { EvmBalanceReader } from "../../../src/chains/evm/balance-reader.ts";
+import { SourceError } from "../../../src/chains/rpc/errors.ts";
+import { JsonRpcPool } from "../../../src/chains/rpc/json-rpc-pool.ts";
+import { SolanaBalanceReader } from "../../../src/chains/solana/balance-reader.ts";
+import { createFailoverTransport } from "../../../src/chains/solana/failover-transport.ts";
+import { devAccount } from "../../../src/devnet/accounts.ts";
+import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
+import { ABOVE_2_53, startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
+import { startTestApi, type TestApi } from "../../helpers/api.ts";
+import { eventually } from "../../helpers/devnet.ts";
 
 /** One JSON-RPC call as an upstream saw it. */
 interface SeenCall {
@@ -84,7 +84,8 @@ const MULTICALL3 = new Interface([
   "function aggregate3((address target, bool allowFailure, bytes callData)[] calls) payable returns ((bool success, bytes returnData)[] returnData)",
 ]);
 /** The calls inside an aggregate3 eth_call's calldata. */
-const aggregatedCalls = (call: SeenCall) => (MULTICALL3.decodeFunctionData("aggregate3", (call.params[0] as { data: string }).data)[0] as unknown[]).length;
+const aggregatedCalls = (call: SeenCall) =>
+  (MULTICALL3.decodeFunctionData("aggregate3", (call.params[0] as { data: string }).data)[0] as unknown[]).length;
 const randomOwner = () => getAddress(hexlify(randomBytes(20)));
 
 describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server", function () {
@@ -129,7 +130,9 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
     expect(response.status, text).to.equal(200);
     const position = (JSON.parse(text) as { data: Record<string, number> }).data[positionField];
     expect(position).to.be.a("number");
-    expect(text).to.equal(`{"status":200,"message":"Batch Processed Successfully","data":{"${positionField}":${position},"results":[${singles.join(",")}]}}`);
+    expect(text).to.equal(
+      `{"status":200,"message":"Batch Processed Successfully","data":{"${positionField}":${position},"results":[${singles.join(",")}]}}`,
+    );
     return { text, position, singles };
   };
 
@@ -181,7 +184,12 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
 
     it("answers any items (property-based): one entry each, exactly the single endpoint's answer, never a failed batch", async function () {
       const { holder, erc20 } = sources.evm;
-      const field = fc.oneof(fc.string({ maxLength: 110 }), fc.integer(), fc.constant(null), fc.constantFrom(holder, holder.toLowerCase(), erc20, "0x1234"));
+      const field = fc.oneof(
+        fc.string({ maxLength: 110 }),
+        fc.integer(),
+        fc.constant(null),
+        fc.constantFrom(holder, holder.toLowerCase(), erc20, "0x1234"),
+      );
       const item = fc.oneof(
         fc.jsonValue({ maxDepth: 2 }),
         fc.record({ user_address: field, contract_address: field }, { requiredKeys: [] }),
@@ -238,7 +246,11 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
           evmUpstream.reset();
           const response = await post(api, "/api/ccq-evm/batch", items);
           expect(response.status).to.equal(200);
-          return ((await response.json()) as { data: { blockNumber: number; results: Array<{ status: number; data?: { asset: { balance: number } } }> } }).data;
+          return (
+            (await response.json()) as {
+              data: { blockNumber: number; results: Array<{ status: number; data?: { asset: { balance: number } } }> };
+            }
+          ).data;
         };
         const before = await ask();
         expect(before.blockNumber).to.equal(await provider.getBlockNumber());
@@ -253,7 +265,8 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
         const after = await ask();
         expect(after.blockNumber).to.equal(before.blockNumber + 1);
         expect(after.results[0].data!.asset.balance, "no answer cached at the older block").to.equal(7);
-        for (const call of evmUpstream.calls.filter((seen) => seen.method === "eth_call")) expect(call.params[1]).to.equal(toQuantity(after.blockNumber));
+        for (const call of evmUpstream.calls.filter((seen) => seen.method === "eth_call"))
+          expect(call.params[1]).to.equal(toQuantity(after.blockNumber));
       } finally {
         provider.destroy();
       }
@@ -266,11 +279,12 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
       const moving = await startTestApi(sources, { evmUrls: [upstream.url], evm });
       try {
         upstream.beforeReply = async (calls) => {
-          if (calls.some((call) => call.method === "eth_blockNumber")) await fetch(sources.anvil.rpcUrl, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }),
-          });
+          if (calls.some((call) => call.method === "eth_blockNumber"))
+            await fetch(sources.anvil.rpcUrl, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }),
+            });
         };
         const items = Array.from({ length: 5 }, () => ({ user_address: randomOwner(), contract_address: sources.evm.erc20 }));
         const response = await post(moving, "/api/ccq-evm/batch", items);
@@ -295,7 +309,9 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
       ];
       evmUpstream.reset();
       const first = await post(api, "/api/ccq-evm/batch", items);
-      const firstBody = (await first.json()) as { data: { blockNumber: number; results: Array<{ status: number; data: { user_address: string } }> } };
+      const firstBody = (await first.json()) as {
+        data: { blockNumber: number; results: Array<{ status: number; data: { user_address: string } }> };
+      };
       expect(firstBody.data.results.map((entry) => entry.status)).to.deep.equal([200, 200, 200, 200]);
       expect(firstBody.data.results[1].data.user_address, "each entry echoes its own item").to.equal(owner.toLowerCase());
       const ethCalls = evmUpstream.calls.filter((call) => call.method === "eth_call");
@@ -305,7 +321,10 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
       evmUpstream.reset();
       const second = (await (await post(api, "/api/ccq-evm/batch", items)).json()) as { data: { blockNumber: number } };
       expect(second.data.blockNumber).to.equal(firstBody.data.blockNumber);
-      expect(evmUpstream.calls.filter((call) => call.method === "eth_call"), "all from the cache").to.have.length(0);
+      expect(
+        evmUpstream.calls.filter((call) => call.method === "eth_call"),
+        "all from the cache",
+      ).to.have.length(0);
     });
 
     it("reads every Solana item at or after the finalized slot it states (minContextSlot)", async function () {
@@ -368,7 +387,9 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
       const { owner, splMint } = sources.svm;
       svmUpstream.reset();
       expect((await reader.balanceOf(owner, splMint, { minContextSlot: slot })).balance).to.equal(7_500_000n);
-      expect(svmUpstream.calls.map((call) => [call.method, (call.params.at(-1) as { minContextSlot?: number }).minContextSlot])).to.deep.equal([
+      expect(
+        svmUpstream.calls.map((call) => [call.method, (call.params.at(-1) as { minContextSlot?: number }).minContextSlot]),
+      ).to.deep.equal([
         ["getAccountInfo", Number(slot)],
         ["getTokenAccountsByOwner", Number(slot)],
       ]);
@@ -403,10 +424,18 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
     it("answers 400 when the body is not an array of 1 to 100 items, not JSON, too large, or not JSON at all", async function () {
       await expectError(await post(api, "/api/ccq-evm/batch", evmItem()), 400, /^Invalid request: body must be array$/);
       await expectError(await post(api, "/api/ccq-evm/batch", []), 400, /^Invalid request: body must NOT have fewer than 1 items$/);
-      await expectError(await post(api, "/api/ccq-svm/batch", Array.from({ length: 101 }, evmItem)), 400, /^Invalid request: body must NOT have more than 100 items$/);
+      await expectError(
+        await post(api, "/api/ccq-svm/batch", Array.from({ length: 101 }, evmItem)),
+        400,
+        /^Invalid request: body must NOT have more than 100 items$/,
+      );
       await expectError(await post(api, "/api/ccq-evm/batch", "[{not json"), 400, /not valid JSON/);
       await expectError(await post(api, "/api/ccq-evm/batch", ""), 400, /not valid JSON/);
-      await expectError(await post(api, "/api/ccq-evm/batch", JSON.stringify([evmItem()]), { "content-type": "text/plain" }), 400, /Content-Type/);
+      await expectError(
+        await post(api, "/api/ccq-evm/batch", JSON.stringify([evmItem()]), { "content-type": "text/plain" }),
+        400,
+        /Content-Type/,
+      );
       const oversized = Array.from({ length: 100 }, () => ({ user_address: "x".repeat(700), contract_address: "y" }));
       await expectError(await post(api, "/api/ccq-evm/batch", oversized), 400, /too large/);
     });
@@ -419,7 +448,8 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
       expect(response.status).to.equal(200);
       const { results } = ((await response.json()) as { data: { results: Array<{ status: number; message: string }> } }).data;
       expect(results).to.have.length(100);
-      for (const entry of results) expect(entry).to.deep.equal({ status: 400, message: "user_address must be 0x followed by 40 hexadecimal digits" });
+      for (const entry of results)
+        expect(entry).to.deep.equal({ status: 400, message: "user_address must be 0x followed by 40 hexadecimal digits" });
     });
 
     it("answers 400 to ?attest=true, and 401 for a missing or unknown key before looking at the body", async function () {
@@ -427,7 +457,11 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
       await expectError(await post(api, "/api/ccq-svm/batch?attest=true", [evmItem()]), 400, /^attest is not supported on batch requests$/);
       expect((await post(api, "/api/ccq-evm/batch?attest=false", [evmItem()])).status).to.equal(200);
       await expectError(await post(api, "/api/ccq-evm/batch", "{not json", { authorization: "" }), 401, /Missing API key/);
-      await expectError(await post(api, "/api/ccq-svm/batch", "{not json", { authorization: "avn_unknown", "content-type": "text/xml" }), 401, /Unknown API key/);
+      await expectError(
+        await post(api, "/api/ccq-svm/batch", "{not json", { authorization: "avn_unknown", "content-type": "text/xml" }),
+        401,
+        /Unknown API key/,
+      );
       await expectError(await post(api, "/api/ccq-%65vm/batch", [evmItem()], { authorization: "" }), 401, /Missing API key/);
     });
   });
@@ -473,23 +507,43 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
       const step = async (response: Promise<Response>, status: number, calls: Array<[string, number]>) => {
         expect((await response).status).to.equal(status);
         expected.push(...calls.map(([endpoint, itemStatus]): [string, string, number] => [keyId, endpoint, itemStatus]));
-        await eventually(async () => recorded.length, (length) => length >= expected.length, 2_000);
+        await eventually(
+          async () => recorded.length,
+          (length) => length >= expected.length,
+          2_000,
+        );
         expect(recorded).to.deep.equal(expected);
       };
       await step(post(metered, "/api/ccq-evm", item), 200, [["/api/ccq-evm", 200]]);
       await step(post(metered, "/api/ccq-svm", { owner_address: owner }), 400, [["/api/ccq-svm", 400]]);
       await step(post(metered, "/api/ccq-evm", item, { authorization: "avn_unknown" }), 401, []);
-      await step(post(metered, "/api/ccq-evm/batch", [item, { user_address: owner }, { user_address: sources.evm.holder, contract_address: sources.evm.empty }]), 200, [
-        ["/api/ccq-evm/batch", 200],
-        ["/api/ccq-evm/batch", 400],
-        ["/api/ccq-evm/batch", 404],
-      ]);
-      await step(post(metered, "/api/ccq-svm/batch", [{ owner_address: owner, token_mint_address: splMint }, { owner_address: owner, token_mint_address: splMint }, item]), 200, [
-        // 7 tokens: 1 + 1 + 3 taken before, so this batch gets 2 and its last item is refused
-        ["/api/ccq-svm/batch", 200],
-        ["/api/ccq-svm/batch", 200],
-        ["/api/ccq-svm/batch", 429],
-      ]);
+      await step(
+        post(metered, "/api/ccq-evm/batch", [
+          item,
+          { user_address: owner },
+          { user_address: sources.evm.holder, contract_address: sources.evm.empty },
+        ]),
+        200,
+        [
+          ["/api/ccq-evm/batch", 200],
+          ["/api/ccq-evm/batch", 400],
+          ["/api/ccq-evm/batch", 404],
+        ],
+      );
+      await step(
+        post(metered, "/api/ccq-svm/batch", [
+          { owner_address: owner, token_mint_address: splMint },
+          { owner_address: owner, token_mint_address: splMint },
+          item,
+        ]),
+        200,
+        [
+          // 7 tokens: 1 + 1 + 3 taken before, so this batch gets 2 and its last item is refused
+          ["/api/ccq-svm/batch", 200],
+          ["/api/ccq-svm/batch", 200],
+          ["/api/ccq-svm/batch", 429],
+        ],
+      );
       await step(post(metered, "/api/ccq-evm", item), 429, [["/api/ccq-evm", 429]]);
       await step(post(metered, "/api/ccq-evm/batch", [item]), 429, [["/api/ccq-evm/batch", 429]]);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -501,11 +555,17 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
 
   it("tells the usage seam once about a batch refused as a whole", async function () {
     const recorded: Array<[string, number]> = [];
-    const metered = await startTestApi(sources, { usage: { record: (_keyId, endpoint, status) => recorded.push([endpoint, status]), remainingQuota: () => Infinity } });
+    const metered = await startTestApi(sources, {
+      usage: { record: (_keyId, endpoint, status) => recorded.push([endpoint, status]), remainingQuota: () => Infinity },
+    });
     try {
       expect((await post(metered, "/api/ccq-evm/batch", {})).status).to.equal(400);
       expect((await post(metered, "/api/ccq-svm/batch?attest=true", [{}])).status).to.equal(400);
-      await eventually(async () => recorded.length, (length) => length >= 2, 2_000);
+      await eventually(
+        async () => recorded.length,
+        (length) => length >= 2,
+        2_000,
+      );
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(recorded).to.deep.equal([
         ["/api/ccq-evm/batch", 400],
@@ -518,8 +578,17 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
 
   it("describes both batch routes, their item shape, limits and position in /openapi.json", async function () {
     type Operation = {
-      requestBody: { content: { "application/json": { schema: { type: string; minItems: number; maxItems: number; items: { required: string[]; additionalProperties: boolean } } } } };
-      responses: Record<string, { content?: { "application/json": { schema: { properties: { data: { properties: Record<string, { type: string }> } } } } } }>;
+      requestBody: {
+        content: {
+          "application/json": {
+            schema: { type: string; minItems: number; maxItems: number; items: { required: string[]; additionalProperties: boolean } };
+          };
+        };
+      };
+      responses: Record<
+        string,
+        { content?: { "application/json": { schema: { properties: { data: { properties: Record<string, { type: string }> } } } } } }
+      >;
       parameters?: Array<{ name: string; in: string }>;
     };
     const spec = (await (await fetch(`${api.baseUrl}/openapi.json`)).json()) as { paths: Record<string, { post: Operation }> };

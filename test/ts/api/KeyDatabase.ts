@@ -5,11 +5,11 @@ import { DatabaseSync } from "node:sqlite";
 
 import { expect } from "chai";
 
-import { ApiKeys } from "../../../src/api/keys/api-keys.js";
-import { KeyVerifier } from "../../../src/api/keys/key-verifier.js";
-import { UsageMeter, type UsageSink } from "../../../src/api/usage/usage-meter.js";
-import { UsageStore, type UsageRow } from "../../../src/api/usage/usage-store.js";
-import { startPostgres, type TestPostgres } from "../../helpers/postgres.js";
+import { ApiKeys } from "../../../src/api/keys/api-keys.ts";
+import { KeyVerifier } from "../../../src/api/keys/key-verifier.ts";
+import { UsageMeter, type UsageSink } from "../../../src/api/usage/usage-meter.ts";
+import { UsageStore, type UsageRow } from "../../../src/api/usage/usage-store.ts";
+import { startPostgres, type TestPostgres } from "../../helpers/postgres.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -66,16 +66,33 @@ function keyDatabaseBehaviour(newLocation: () => Promise<string>, inParallel: bo
     const a = await ApiKeys.open(location);
     const b = await ApiKeys.open(location);
     try {
-      const row = (day: string, statusClass: string, requests: number, keyId = "k1", endpoint = "/api/ccq-evm"): UsageRow => ({ keyId, day, endpoint, statusClass, requests });
+      const row = (day: string, statusClass: string, requests: number, keyId = "k1", endpoint = "/api/ccq-evm"): UsageRow => ({
+        keyId,
+        day,
+        endpoint,
+        statusClass,
+        requests,
+      });
       const storeA = new UsageStore(a.db);
       const storeB = new UsageStore(b.db);
       // 20 flushes from each "process" at once, on the same counters.
       await all(
-        Array.from({ length: 20 }, (_, index) => () =>
-          (index % 2 === 0 ? storeA : storeB).add([row("2026-11-03", "2xx", 3), row("2026-11-03", "4xx", 1), row("2026-11-03", "429", 2)]),
+        Array.from(
+          { length: 20 },
+          (_, index) => () =>
+            (index % 2 === 0 ? storeA : storeB).add([
+              row("2026-11-03", "2xx", 3),
+              row("2026-11-03", "4xx", 1),
+              row("2026-11-03", "429", 2),
+            ]),
         ),
       );
-      await storeB.add([row("2026-10-31", "2xx", 1_000), row("2026-12-01", "2xx", 500), row("2026-11-30", "4xx", 7, "k2"), row("2026-11-30", "5xx", 3, "k2")]);
+      await storeB.add([
+        row("2026-10-31", "2xx", 1_000),
+        row("2026-12-01", "2xx", 500),
+        row("2026-11-30", "4xx", 7, "k2"),
+        row("2026-11-30", "5xx", 3, "k2"),
+      ]);
       const report = await storeA.report({ keyId: "k1", fromDay: "2026-11-01" });
       expect(report.map((entry) => [entry.day, entry.statusClass, entry.requests])).to.deep.equal([
         ["2026-11-03", "2xx", 60],
@@ -162,7 +179,10 @@ function keyDatabaseBehaviour(newLocation: () => Promise<string>, inParallel: bo
 }
 
 async function expectRejection(promise: Promise<unknown>, message: string): Promise<void> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error, `expected a rejection with "${message}"`).to.be.instanceOf(Error);
   expect((error as Error).message).to.include(message);
 }
@@ -189,7 +209,9 @@ describe("Key database", function () {
         created_at TEXT NOT NULL, revoked_at TEXT) STRICT; CREATE INDEX api_keys_revoked_at ON api_keys (revoked_at);`);
       const key = `avn_${"A".repeat(43)}`;
       const { createHash } = await import("node:crypto");
-      legacy.prepare("INSERT INTO api_keys VALUES (?, ?, ?, ?, NULL)").run("old-id", "old", createHash("sha256").update(key).digest("hex"), "2026-01-01T00:00:00.000Z");
+      legacy
+        .prepare("INSERT INTO api_keys VALUES (?, ?, ?, ?, NULL)")
+        .run("old-id", "old", createHash("sha256").update(key).digest("hex"), "2026-01-01T00:00:00.000Z");
       legacy.close();
 
       const keys = await ApiKeys.open(file);

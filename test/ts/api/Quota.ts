@@ -1,9 +1,9 @@
 import { expect } from "chai";
 
-import { UsageStore } from "../../../src/api/usage/usage-store.js";
-import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
-import { startTestApi, type TestApi } from "../../helpers/api.js";
-import { eventually } from "../../helpers/devnet.js";
+import { UsageStore } from "../../../src/api/usage/usage-store.ts";
+import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
+import { startTestApi, type TestApi } from "../../helpers/api.ts";
+import { eventually } from "../../helpers/devnet.ts";
 
 /** Seconds from `now` to the first instant of the next calendar month (UTC). */
 function secondsToNextMonth(now: number): number {
@@ -27,14 +27,20 @@ describe("API: monthly quotas per key, on a real server with a real key database
   });
 
   const post = (path: string, body: unknown, key: string) =>
-    fetch(`${api.baseUrl}${path}`, { method: "POST", headers: { authorization: key, "content-type": "application/json" }, body: JSON.stringify(body) });
+    fetch(`${api.baseUrl}${path}`, {
+      method: "POST",
+      headers: { authorization: key, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
   const evmItem = () => ({ user_address: sources.evm.holder, contract_address: sources.evm.erc20 });
 
   it("answers 429 'Monthly quota exceeded' once a key's answered requests reach its quota, until the quota is raised", async function () {
     const { record, key } = await api.keys.create("quota of 3", { monthlyQuota: 3 });
     expect((await post("/api/ccq-evm", evmItem(), key)).status).to.equal(200);
     expect((await post("/api/ccq-evm", { user_address: "0x12" }, key)).status, "a bad request is answered, so it counts").to.equal(400);
-    expect((await post("/api/ccq-svm", { owner_address: sources.svm.owner, token_mint_address: sources.svm.splMint }, key)).status).to.equal(200);
+    expect(
+      (await post("/api/ccq-svm", { owner_address: sources.svm.owner, token_mint_address: sources.svm.splMint }, key)).status,
+    ).to.equal(200);
 
     const before = Date.now();
     const over = await post("/api/ccq-evm", evmItem(), key);
@@ -47,16 +53,25 @@ describe("API: monthly quotas per key, on a real server with a real key database
 
     // Refusals do not count against the quota: one more allowed request is exactly one more answer.
     expect(await api.keys.setMonthlyQuota(record.id, 4)).to.equal(true);
-    await eventually(async () => (await post("/api/ccq-evm", evmItem(), key)).status, (status) => status === 200, 3_000);
+    await eventually(
+      async () => (await post("/api/ccq-evm", evmItem(), key)).status,
+      (status) => status === 200,
+      3_000,
+    );
     const again = await post("/api/ccq-evm", evmItem(), key);
     expect(await again.json()).to.deep.equal({ status: 429, message: "Monthly quota exceeded" });
 
     expect(await api.keys.setMonthlyQuota(record.id, null)).to.equal(true);
-    await eventually(async () => (await post("/api/ccq-evm", evmItem(), key)).status, (status) => status === 200, 3_000);
+    await eventually(
+      async () => (await post("/api/ccq-evm", evmItem(), key)).status,
+      (status) => status === 200,
+      3_000,
+    );
 
     await api.meter!.flush();
     const rows = await new UsageStore(api.keys.db).report({ keyId: record.id });
-    const total = (statusClass: string) => rows.filter((row) => row.statusClass === statusClass).reduce((sum, row) => sum + row.requests, 0);
+    const total = (statusClass: string) =>
+      rows.filter((row) => row.statusClass === statusClass).reduce((sum, row) => sum + row.requests, 0);
     expect(total("2xx")).to.equal(4); // the last 200 came after the quota was removed
     expect(total("4xx")).to.equal(1);
     expect(total("429")).to.be.at.least(3);

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 
-import { RedisRateLimitStore } from "../../../src/api/rate-limit/redis-store.js";
-import { MemoryRateLimitStore, rateLimitHeaders } from "../../../src/api/rate-limit/token-bucket.js";
-import { startRedis } from "../../helpers/redis.js";
+import { RedisRateLimitStore } from "../../../src/api/rate-limit/redis-store.ts";
+import { MemoryRateLimitStore, rateLimitHeaders } from "../../../src/api/rate-limit/token-bucket.ts";
+import { startRedis } from "../../helpers/redis.ts";
 
 describe("API rate limits: token buckets per key", function () {
   this.timeout(30_000);
@@ -40,7 +40,14 @@ describe("API rate limits: token buckets per key", function () {
     const policy = { capacity: 5, refillPerSecond: 2 };
     const store = new MemoryRateLimitStore(policy, () => now);
     try {
-      expect(await store.take("a", 3)).to.deep.equal({ allowed: true, granted: 3, limit: 5, remaining: 2, retryAfterMs: 0, resetMs: 1_500 });
+      expect(await store.take("a", 3)).to.deep.equal({
+        allowed: true,
+        granted: 3,
+        limit: 5,
+        remaining: 2,
+        retryAfterMs: 0,
+        resetMs: 1_500,
+      });
       const partial = await store.take("a", 4);
       expect(partial).to.deep.equal({ allowed: true, granted: 2, limit: 5, remaining: 0, retryAfterMs: 0, resetMs: 2_500 });
       expect(rateLimitHeaders(partial, policy)).to.not.have.property("Retry-After");
@@ -63,7 +70,10 @@ describe("API rate limits: token buckets per key", function () {
     const redis = await startRedis();
     if (redis === undefined) this.skip();
     const policy = { capacity: 5, refillPerSecond: 0.01 };
-    const [first, second] = await Promise.all([RedisRateLimitStore.connect(redis.url, policy), RedisRateLimitStore.connect(redis.url, policy)]);
+    const [first, second] = await Promise.all([
+      RedisRateLimitStore.connect(redis.url, policy),
+      RedisRateLimitStore.connect(redis.url, policy),
+    ]);
     try {
       const decisions = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? first : second).take("shared")));
       expect(decisions.filter((decision) => decision.allowed)).to.have.length(5);
@@ -81,7 +91,10 @@ describe("API rate limits: token buckets per key", function () {
     const redis = await startRedis();
     if (redis === undefined) this.skip();
     const policy = { capacity: 50, refillPerSecond: 0.001 };
-    const [first, second] = await Promise.all([RedisRateLimitStore.connect(redis.url, policy), RedisRateLimitStore.connect(redis.url, policy)]);
+    const [first, second] = await Promise.all([
+      RedisRateLimitStore.connect(redis.url, policy),
+      RedisRateLimitStore.connect(redis.url, policy),
+    ]);
     try {
       const decisions = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? first : second).take("batch", 7)));
       // 12 × 7 = 84 asked of 50: exactly 50 granted, in sevens until one partial grant, then none.

@@ -1,12 +1,21 @@
 import { expect } from "chai";
 import { verifyTypedData, Wallet } from "ethers";
 
-import { challengeText } from "../../../src/node/hub-protocol.js";
-import { attestationFromJson, BALANCE_ATTESTATION_TYPES, signAttestation, type AttestationJson } from "../../../src/common/attestation.js";
-import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
-import type { AttestationSigner } from "../../../src/node/attestation-signer.js";
-import { attestationDomain } from "../../../src/common/attestation.js";
-import { connectNode, honestSigner, L2_CHAIN_ID, startAttestationL2, startHubApi, until, type AttestationL2, type LicensedNode } from "./fixture.js";
+import { challengeText } from "../../../src/node/hub-protocol.ts";
+import { attestationFromJson, BALANCE_ATTESTATION_TYPES, signAttestation, type AttestationJson } from "../../../src/common/attestation.ts";
+import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
+import type { AttestationSigner } from "../../../src/node/attestation-signer.ts";
+import { attestationDomain } from "../../../src/common/attestation.ts";
+import {
+  connectNode,
+  honestSigner,
+  L2_CHAIN_ID,
+  startAttestationL2,
+  startHubApi,
+  until,
+  type AttestationL2,
+  type LicensedNode,
+} from "./fixture.ts";
 
 type Answer = { status: number; data: { asset: { balance: number; QueryResult: string }; attestation: AttestationJson } };
 const types = { BalanceAttestation: BALANCE_ATTESTATION_TYPES.BalanceAttestation.map((field) => ({ ...field })) };
@@ -34,13 +43,21 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
   });
 
   const post = (path: string, body: unknown) =>
-    fetch(`${hubApi.api.baseUrl}${path}`, { method: "POST", headers: { authorization: hubApi.api.apiKey, "content-type": "application/json" }, body: JSON.stringify(body) });
+    fetch(`${hubApi.api.baseUrl}${path}`, {
+      method: "POST",
+      headers: { authorization: hubApi.api.apiKey, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
   const evmQuery = () => ({ user_address: sources.evm.holder, contract_address: sources.evm.erc20 });
   const svmQuery = () => ({ owner_address: sources.svm.owner, token_mint_address: sources.svm.splMint });
   const statsOf = (node: LicensedNode) => hubApi.hub.stats.get(node.burner.address)!;
   const join = async (entries: Array<[LicensedNode, Pick<AttestationSigner, "answer">?]>) => {
-    for (const [node, signer] of entries) disconnects.push(connectNode(hubApi.hubUrl, node, signer ?? honestSigner(sources, node, l2.verifier)));
-    await until(`${entries.length} node(s) admitted`, () => hubApi.hub.stats.list().filter((node) => node.connected).length === entries.length);
+    for (const [node, signer] of entries)
+      disconnects.push(connectNode(hubApi.hubUrl, node, signer ?? honestSigner(sources, node, l2.verifier)));
+    await until(
+      `${entries.length} node(s) admitted`,
+      () => hubApi.hub.stats.list().filter((node) => node.connected).length === entries.length,
+    );
   };
   /** A node that signs, with its real key, a balance one above what it read. */
   const malicious = (node: LicensedNode): Pick<AttestationSigner, "answer"> => {
@@ -49,15 +66,26 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
       async answer(request) {
         const reply = await honest.answer(request);
         if (reply.type !== "attestation") return reply;
-        const { attestation } = attestationFromJson({ domain: { name: "", version: "", chainId: 0, verifyingContract: l2.verifier }, message: reply.message, signatures: [] });
+        const { attestation } = attestationFromJson({
+          domain: { name: "", version: "", chainId: 0, verifyingContract: l2.verifier },
+          message: reply.message,
+          signatures: [],
+        });
         const forged = { ...attestation, balance: attestation.balance + 1n };
-        return { ...reply, message: { ...reply.message, balance: forged.balance.toString() }, signature: await signAttestation(node.burner, attestationDomain(L2_CHAIN_ID, l2.verifier), forged) };
+        return {
+          ...reply,
+          message: { ...reply.message, balance: forged.balance.toString() },
+          signature: await signAttestation(node.burner, attestationDomain(L2_CHAIN_ID, l2.verifier), forged),
+        };
       },
     };
   };
   const silent: Pick<AttestationSigner, "answer"> = { answer: () => new Promise(() => undefined) };
   /** A raw WebSocket login: `answer` builds the hello from the challenge; resolves with how the hub closed it. */
-  const rawLogin = (answer: (challenge: { hub: string; chainId: string; nonce: string }) => Promise<unknown>, onWelcome?: (ws: WebSocket) => void) =>
+  const rawLogin = (
+    answer: (challenge: { hub: string; chainId: string; nonce: string }) => Promise<unknown>,
+    onWelcome?: (ws: WebSocket) => void,
+  ) =>
     new Promise<{ code: number; reason: string }>((resolve) => {
       const ws = new WebSocket(hubApi.hubUrl);
       ws.addEventListener("message", (event) => {
@@ -106,7 +134,10 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
 
   it("answers ?attest=true on both chains with a struct signed by a quorum of live licenses, matching the body and valid on-chain", async function () {
     await join(l2.nodes.slice(0, 3).map((node) => [node]));
-    for (const [path, body] of [["/api/ccq-evm", evmQuery()], ["/api/ccq-svm", svmQuery()]] as const) {
+    for (const [path, body] of [
+      ["/api/ccq-evm", evmQuery()],
+      ["/api/ccq-svm", svmQuery()],
+    ] as const) {
       const plainText = await (await post(path, body)).text();
       const plain = JSON.parse(plainText) as Answer;
       const response = await post(`${path}?attest=true`, body);
@@ -118,7 +149,12 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
       expect(exactBalance(text)).to.equal(exactBalance(plainText));
       expect(answer.data.asset.QueryResult).to.equal(plain.data.asset.QueryResult);
       const { domain, message, signatures } = answer.data.attestation;
-      expect(domain).to.deep.equal({ name: "Asset Verification Network", version: "1", chainId: Number(L2_CHAIN_ID), verifyingContract: l2.verifier });
+      expect(domain).to.deep.equal({
+        name: "Asset Verification Network",
+        version: "1",
+        chainId: Number(L2_CHAIN_ID),
+        verifyingContract: l2.verifier,
+      });
       expect(message.balance).to.equal(exactBalance(plainText));
       expect(message.chain).to.equal(path === "/api/ccq-evm" ? "0" : "1");
       const licenses = signatures.flatMap((signature) => signature.licenseIds);
@@ -126,10 +162,17 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
       for (const signature of signatures) expect(verifyTypedData(domain, types, message, signature.signature)).to.equal(signature.signer);
       await expectValidOnChain(answer.data.attestation);
       // The same struct with any other balance is refused by the contract.
-      await expectValidOnChain({ ...answer.data.attestation, message: { ...message, balance: (BigInt(message.balance) + 1n).toString() } }, false);
+      await expectValidOnChain(
+        { ...answer.data.attestation, message: { ...message, balance: (BigInt(message.balance) + 1n).toString() } },
+        false,
+      );
     }
-    const listed = (await (await fetch(`${hubApi.api.baseUrl}/attest/nodes`)).json()) as { nodes: Array<{ burner: string; connected: boolean; asked: number }> };
-    expect(listed.nodes.filter((node) => node.connected).map((node) => node.burner)).to.have.members(l2.nodes.slice(0, 3).map((node) => node.burner.address));
+    const listed = (await (await fetch(`${hubApi.api.baseUrl}/attest/nodes`)).json()) as {
+      nodes: Array<{ burner: string; connected: boolean; asked: number }>;
+    };
+    expect(listed.nodes.filter((node) => node.connected).map((node) => node.burner)).to.have.members(
+      l2.nodes.slice(0, 3).map((node) => node.burner.address),
+    );
   });
 
   it("does not let one node that signs a wrong balance reach quorum alone, and counts it as disagreeing", async function () {
@@ -170,7 +213,10 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
     const tooFew = await post("/api/ccq-evm?attest=true", evmQuery());
     expect(tooFew.status).to.equal(503);
     expect(tooFew.headers.get("retry-after")).to.equal("1");
-    expect(await tooFew.json()).to.deep.equal({ status: 503, message: "Attestation unavailable: 1 live license(s) connected, quorum is 2" });
+    expect(await tooFew.json()).to.deep.equal({
+      status: 503,
+      message: "Attestation unavailable: 1 live license(s) connected, quorum is 2",
+    });
 
     disconnects.push(connectNode(hubApi.hubUrl, nodeC, silent));
     await until("two admitted", () => hubApi.hub.stats.list().filter((node) => node.connected).length === 2);

@@ -1,12 +1,12 @@
 import { expect } from "chai";
 import { Wallet } from "ethers";
 
-import { loadApiConfig, redactedConfig } from "../../../src/api/config.js";
-import { attestationDomain, recoverAttestationSigner } from "../../../src/common/attestation.js";
-import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.js";
-import { loadNodeConfig } from "../../../src/node/config.js";
-import { startTestApi, type TestApi } from "../../helpers/api.js";
-import { honestSigner, L2_CHAIN_ID, startAttestationL2, startHubApi, type AttestationL2 } from "./fixture.js";
+import { loadApiConfig, redactedConfig } from "../../../src/api/config.ts";
+import { attestationDomain, recoverAttestationSigner } from "../../../src/common/attestation.ts";
+import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
+import { loadNodeConfig } from "../../../src/node/config.ts";
+import { startTestApi, type TestApi } from "../../helpers/api.ts";
+import { honestSigner, L2_CHAIN_ID, startAttestationL2, startHubApi, type AttestationL2 } from "./fixture.ts";
 
 /** What `?attest=true` changes and what it must not; the node's own refusals; the configuration. */
 describe("attested answers: unchanged plain answers, the hub switched off, the node's refusals", function () {
@@ -30,7 +30,11 @@ describe("attested answers: unchanged plain answers, the hub switched off, the n
   });
 
   const post = (api: TestApi, path: string, body: unknown) =>
-    fetch(`${api.baseUrl}${path}`, { method: "POST", headers: { authorization: api.apiKey, "content-type": "application/json" }, body: JSON.stringify(body) });
+    fetch(`${api.baseUrl}${path}`, {
+      method: "POST",
+      headers: { authorization: api.apiKey, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
   const queries = () =>
     [
       ["/api/ccq-evm", { user_address: sources.evm.holder, contract_address: sources.evm.erc20 }],
@@ -43,7 +47,11 @@ describe("attested answers: unchanged plain answers, the hub switched off, the n
     for (const [path, body] of queries()) {
       const reference = await post(plainApi, path, body);
       const referenceText = await reference.text();
-      for (const [api, suffix] of [[hubApi.api, ""], [hubApi.api, "?attest=false"], [plainApi, "?attest=false"]] as const) {
+      for (const [api, suffix] of [
+        [hubApi.api, ""],
+        [hubApi.api, "?attest=false"],
+        [plainApi, "?attest=false"],
+      ] as const) {
         const response = await post(api, `${path}${suffix}`, body);
         expect(response.status).to.equal(200);
         expect(response.headers.get("content-type")).to.equal(reference.headers.get("content-type"));
@@ -60,13 +68,28 @@ describe("attested answers: unchanged plain answers, the hub switched off, the n
     const malformed = await post(hubApi.api, `${path}?attest=yes`, body);
     expect(malformed.status).to.equal(400);
     // Keys are checked first, as for every request.
-    const unauthenticated = await fetch(`${hubApi.api.baseUrl}${path}?attest=true`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const unauthenticated = await fetch(`${hubApi.api.baseUrl}${path}?attest=true`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     expect(unauthenticated.status).to.equal(401);
   });
 
   it("documents ?attest, data.attestation, 501 and 503 in /openapi.json", async function () {
     const spec = (await (await fetch(`${hubApi.api.baseUrl}/openapi.json`)).json()) as {
-      paths: Record<string, { post: { parameters: Array<{ name: string; in: string }>; responses: Record<string, { content: { "application/json": { schema: { properties: { data: { properties: Record<string, unknown> } } } } } }> } }>;
+      paths: Record<
+        string,
+        {
+          post: {
+            parameters: Array<{ name: string; in: string }>;
+            responses: Record<
+              string,
+              { content: { "application/json": { schema: { properties: { data: { properties: Record<string, unknown> } } } } } }
+            >;
+          };
+        }
+      >;
     };
     for (const path of ["/api/ccq-evm", "/api/ccq-svm"]) {
       const operation = spec.paths[path].post;
@@ -88,7 +111,11 @@ describe("attested answers: unchanged plain answers, the hub switched off, the n
       ...fields,
     });
     const rpc = async (method: string, params: unknown[] = []) => {
-      const response = await fetch(sources.anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+      const response = await fetch(sources.anvil.rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      });
       return ((await response.json()) as { result: string }).result;
     };
     const headOf = async () => BigInt(await rpc("eth_blockNumber"));
@@ -100,8 +127,16 @@ describe("attested answers: unchanged plain answers, the hub switched off, the n
       expect(reply.type).to.equal("attestation");
       if (reply.type !== "attestation") return;
       expect(reply.licenseIds).to.deep.equal([node.licenseId.toString()]);
-      const attestation = { ...reply.message, chain: 0 as const, balance: BigInt(reply.message.balance), sourceBlock: head, issuedAt: BigInt(reply.message.issuedAt) };
-      expect(recoverAttestationSigner(attestationDomain(L2_CHAIN_ID, l2.verifier), attestation, reply.signature)).to.equal(node.burner.address);
+      const attestation = {
+        ...reply.message,
+        chain: 0 as const,
+        balance: BigInt(reply.message.balance),
+        sourceBlock: head,
+        issuedAt: BigInt(reply.message.issuedAt),
+      };
+      expect(recoverAttestationSigner(attestationDomain(L2_CHAIN_ID, l2.verifier), attestation, reply.signature)).to.equal(
+        node.burner.address,
+      );
       expect(reply.message.owner).to.equal(`0x${"0".repeat(24)}${sources.evm.holder.slice(2).toLowerCase()}`);
     });
 
@@ -116,9 +151,16 @@ describe("attested answers: unchanged plain answers, the hub switched off, the n
         return reply.type === "refusal" ? reply.reason : "";
       };
       expect(await refusal({ sourceBlock: String(head + 1_000n) })).to.match(/source read failed/);
-      expect(await refusal({ sourceBlock: head.toString(), issuedAt: String(Math.floor(Date.now() / 1000) + 3_600) })).to.match(/off this node's clock/);
+      expect(await refusal({ sourceBlock: head.toString(), issuedAt: String(Math.floor(Date.now() / 1000) + 3_600) })).to.match(
+        /off this node's clock/,
+      );
       expect(await refusal({ sourceBlock: head.toString(), asset: Wallet.createRandom().address })).to.equal("not found");
-      expect(await refusal({ sourceBlock: head.toString() }, honestSigner(sources, node, l2.verifier, () => []))).to.match(/no license/);
+      expect(
+        await refusal(
+          { sourceBlock: head.toString() },
+          honestSigner(sources, node, l2.verifier, () => []),
+        ),
+      ).to.match(/no license/);
       expect(await refusal({ sourceBlock: String(head - 65n) })).to.match(/below the head/);
     });
   });
@@ -139,10 +181,18 @@ describe("attested answers: unchanged plain answers, the hub switched off, the n
     });
 
     it("needs the verifier address with a hub URL on the node", function () {
-      const node = { OWNERS_ALLOWLIST: l2.nodes[0].owner.address, L2_RPC_URLS: "http://127.0.0.1:3", VERIFICATION_REGISTRY: l2.verificationRegistry, ...base };
+      const node = {
+        OWNERS_ALLOWLIST: l2.nodes[0].owner.address,
+        L2_RPC_URLS: "http://127.0.0.1:3",
+        VERIFICATION_REGISTRY: l2.verificationRegistry,
+        ...base,
+      };
       expect(loadNodeConfig(node).ATTESTATION_HUB_URL).to.equal(undefined);
       expect(() => loadNodeConfig({ ...node, ATTESTATION_HUB_URL: "ws://127.0.0.1:8787/attest/ws" })).to.throw(/ATTESTATION_VERIFIER/);
-      expect(loadNodeConfig({ ...node, ATTESTATION_HUB_URL: "ws://127.0.0.1:8787/attest/ws", ATTESTATION_VERIFIER: l2.verifier }).ATTESTATION_VERIFIER).to.equal(l2.verifier);
+      expect(
+        loadNodeConfig({ ...node, ATTESTATION_HUB_URL: "ws://127.0.0.1:8787/attest/ws", ATTESTATION_VERIFIER: l2.verifier })
+          .ATTESTATION_VERIFIER,
+      ).to.equal(l2.verifier);
     });
   });
 });

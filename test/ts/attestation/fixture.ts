@@ -2,21 +2,21 @@ import { Wallet } from "ethers";
 import hre from "hardhat";
 import { pino } from "pino";
 
-import { AttestationHub } from "../../../src/api/attestation-hub/hub.js";
-import { HUB_PATH } from "../../../src/node/hub-protocol.js";
-import { ApiMetrics } from "../../../src/api/metrics.js";
-import { createSourceReaders } from "../../../src/chains/source-readers.js";
-import { createFailoverTransport } from "../../../src/chains/solana/failover-transport.js";
-import { attestationDomain } from "../../../src/common/attestation.js";
-import { deployProtocolContracts } from "../../../src/deploy/contracts.js";
-import { devAccount } from "../../../src/devnet/accounts.js";
-import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.js";
-import type { SourceFixtures } from "../../../src/devnet/source-chains.js";
-import { AttestationSigner } from "../../../src/node/attestation-signer.js";
-import { connectToHub } from "../../../src/node/hub-client.js";
-import { PinnedReaders } from "../../../src/node/pinned-readers.js";
-import { startTestApi, type TestApi } from "../../helpers/api.js";
-import { E18 } from "../../../src/common/units.js";
+import { AttestationHub } from "../../../src/api/attestation-hub/hub.ts";
+import { HUB_PATH } from "../../../src/node/hub-protocol.ts";
+import { ApiMetrics } from "../../../src/api/metrics.ts";
+import { createSourceReaders } from "../../../src/chains/source-readers.ts";
+import { createFailoverTransport } from "../../../src/chains/solana/failover-transport.ts";
+import { attestationDomain } from "../../../src/common/attestation.ts";
+import { deployProtocolContracts } from "../../../src/deploy/contracts.ts";
+import { devAccount } from "../../../src/devnet/accounts.ts";
+import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
+import type { SourceFixtures } from "../../../src/devnet/source-chains.ts";
+import { AttestationSigner } from "../../../src/node/attestation-signer.ts";
+import { connectToHub } from "../../../src/node/hub-client.ts";
+import { PinnedReaders } from "../../../src/node/pinned-readers.ts";
+import { startTestApi, type TestApi } from "../../helpers/api.ts";
+import { E18 } from "../../../src/common/units.ts";
 
 export const L2_CHAIN_ID = 900n; // the devnetL1 network entry of hardhat.config.ts, pointed at this anvil
 export const QUORUM = 2n;
@@ -80,7 +80,12 @@ export async function startAttestationL2() {
 export type AttestationL2 = Awaited<ReturnType<typeof startAttestationL2>>;
 
 /** The API with its hub over the source fixtures and `l2`; `verifier` is the EIP-712 verifying contract. */
-export async function startHubApi(sources: SourceFixtures, l2: AttestationL2, verifier: string, options: { deadlineMs?: number; confirmations?: number } = {}) {
+export async function startHubApi(
+  sources: SourceFixtures,
+  l2: AttestationL2,
+  verifier: string,
+  options: { deadlineMs?: number; confirmations?: number } = {},
+) {
   const metrics = new ApiMetrics();
   const hub = await AttestationHub.create({
     l2RpcUrl: l2.anvil.rpcUrl,
@@ -93,15 +98,26 @@ export async function startHubApi(sources: SourceFixtures, l2: AttestationL2, ve
     metrics,
     logger: pino({ level: "silent" }),
   });
-  const readers = createSourceReaders({ evm: { urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 }, solana: { urls: [sources.solanaRpc.url], timeoutMs: 2_000 } });
+  const readers = createSourceReaders({
+    evm: { urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 },
+    solana: { urls: [sources.solanaRpc.url], timeoutMs: 2_000 },
+  });
   const pinned = new PinnedReaders(readers.evmRpc, createFailoverTransport({ urls: [sources.solanaRpc.url], timeoutMs: 2_000 }));
   const api: TestApi = await startTestApi(sources, { metrics, attestation: { hub, pinned, evm: readers.evm, solana: readers.solana } });
   return { api, hub, metrics, hubUrl: `${api.baseUrl.replace(/^http/, "ws")}${HUB_PATH}` };
 }
 
 /** An honest node's signer: reads the sources itself at the pinned position. */
-export function honestSigner(sources: SourceFixtures, node: LicensedNode, verifier: string, licenses: () => readonly bigint[] = () => [node.licenseId]) {
-  const readers = createSourceReaders({ evm: { urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 }, solana: { urls: [sources.solanaRpc.url], timeoutMs: 2_000 } });
+export function honestSigner(
+  sources: SourceFixtures,
+  node: LicensedNode,
+  verifier: string,
+  licenses: () => readonly bigint[] = () => [node.licenseId],
+) {
+  const readers = createSourceReaders({
+    evm: { urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 },
+    solana: { urls: [sources.solanaRpc.url], timeoutMs: 2_000 },
+  });
   return new AttestationSigner({
     wallet: node.burner,
     domain: attestationDomain(L2_CHAIN_ID, verifier),
@@ -115,7 +131,15 @@ export function honestSigner(sources: SourceFixtures, node: LicensedNode, verifi
 
 /** A node process's hub client, in this process: the real WebSocket client with `signer`. */
 export function connectNode(hubUrl: string, node: LicensedNode, signer: Pick<AttestationSigner, "answer">) {
-  return connectToHub({ url: hubUrl, chainId: L2_CHAIN_ID, wallet: node.burner, signer, logger: pino({ level: "silent" }), firstRetryMs: 100, maxRetryMs: 200 });
+  return connectToHub({
+    url: hubUrl,
+    chainId: L2_CHAIN_ID,
+    wallet: node.burner,
+    signer,
+    logger: pino({ level: "silent" }),
+    firstRetryMs: 100,
+    maxRetryMs: 200,
+  });
 }
 
 /** Polls `check` every 50 ms until it holds, or fails after `timeoutMs`. */

@@ -8,10 +8,10 @@ import { Bridge, BridgeError, describeUnexpected, runCli, type MessageStatusName
 import { expect } from "chai";
 import { AbiCoder, Contract, parseEther, ZeroAddress } from "ethers";
 
-import { devAccount } from "../../../src/devnet/accounts.js";
-import { writeStackFile } from "../../../src/devnet/stack-file.js";
-import { advanceL1Time, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
-import { E18 } from "../../../src/common/units.js";
+import { devAccount } from "../../../src/devnet/accounts.ts";
+import { writeStackFile } from "../../../src/devnet/stack-file.ts";
+import { advanceL1Time, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
+import { E18 } from "../../../src/common/units.ts";
 
 const ERC20 = [
   "function balanceOf(address) view returns (uint256)",
@@ -72,7 +72,9 @@ describe("bridge: deposits and withdrawals through the OP standard bridge on the
     expect(await l2Token().getFunction("balanceOf")(user.address)).to.equal(500n * E18);
     expect(await l1Token().getFunction("balanceOf")(user.address)).to.equal(l1Before - 500n * E18);
     // The L1 bridge holds what L2 minted (other tests on the shared devnet bridge tokens too).
-    expect(await l1Token().getFunction("balanceOf")(net.devnet.l1Contracts.L1StandardBridge)).to.equal(await l2Token().getFunction("totalSupply")());
+    expect(await l1Token().getFunction("balanceOf")(net.devnet.l1Contracts.L1StandardBridge)).to.equal(
+      await l2Token().getFunction("totalSupply")(),
+    );
   });
 
   it("refuses a deposit larger than the balance", async function () {
@@ -151,16 +153,24 @@ describe("bridge: deposits and withdrawals through the OP standard bridge on the
           response.writeHead(500).end(`upstream http://127.0.0.1:${port}/SECRET-KEY failed`);
           return;
         }
-        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id, result: answers[method] }));
+        response
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ jsonrpc: "2.0", id, result: answers[method] }));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const fake = { ...net.bridgeNetwork, l1: { chainId: 900, rpcUrl: `${base}/l1/SECRET-KEY` }, l2: { chainId: 901, rpcUrl: `${base}/l2/SECRET-KEY` } };
+    const fake = {
+      ...net.bridgeNetwork,
+      l1: { chainId: 900, rpcUrl: `${base}/l1/SECRET-KEY` },
+      l2: { chainId: 901, rpcUrl: `${base}/l2/SECRET-KEY` },
+    };
     try {
       const error = await rejectionOf(Bridge.connect(fake, user.privateKey));
       expect(error.code).to.equal("CONFIGURATION");
-      expect(error.message).to.equal("The OptimismPortal of devnet is version 3.10.0 (fault proofs): add the chain's DisputeGameFactory address to its configuration");
+      expect(error.message).to.equal(
+        "The OptimismPortal of devnet is version 3.10.0 (fault proofs): add the chain's DisputeGameFactory address to its configuration",
+      );
 
       portalVersion = "2.8.0";
       const projectRoot = await mkdtemp(path.join(tmpdir(), "bridge-fake-"));
@@ -258,11 +268,18 @@ describe("bridge: deposits and withdrawals through the OP standard bridge on the
 
     it("on testnet, names the missing configuration instead of guessing", async function () {
       expect(await cli("deposit-eth", "--amount", "1", "--network", "testnet")).to.equal(1);
-      expect(err.at(-1)).to.match(/^error \[CONFIGURATION\]: The OP chain's L1 contract addresses are not configured: write them to deploy\/op-chains\/l2Testnet\.json/);
+      expect(err.at(-1)).to.match(
+        /^error \[CONFIGURATION\]: The OP chain's L1 contract addresses are not configured: write them to deploy\/op-chains\/l2Testnet\.json/,
+      );
       // The committed example has placeholders only: it is refused too.
       const example = path.resolve(import.meta.dirname, "..", "..", "..", "deploy", "op-chains", "example.json");
       const withExample = (env: NodeJS.ProcessEnv) =>
-        runCli(["deposit-eth", "--amount", "1", "--network", "testnet"], { projectRoot, env, print: () => undefined, printError: (line) => err.push(line) });
+        runCli(["deposit-eth", "--amount", "1", "--network", "testnet"], {
+          projectRoot,
+          env,
+          print: () => undefined,
+          printError: (line) => err.push(line),
+        });
       expect(await withExample({ OP_CHAIN_CONFIG: example })).to.equal(1);
       expect(err.at(-1)).to.match(/^error \[CONFIGURATION\]: .*example\.json has no address for AddressManager$/);
       // With the chain's addresses known, the next missing piece is named: the RPC URL, then the key.

@@ -5,14 +5,14 @@ import { expect } from "chai";
 import { ContractFactory, getAddress, hexlify, JsonRpcProvider, randomBytes, Wallet } from "ethers";
 import hre from "hardhat";
 
-import { EvmBalanceReader } from "../../../src/chains/evm/balance-reader.js";
-import { AssetNotFoundError, UpstreamUnavailableError } from "../../../src/chains/rpc/errors.js";
-import { JsonRpcPool } from "../../../src/chains/rpc/json-rpc-pool.js";
-import { devAccount } from "../../../src/devnet/accounts.js";
-import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.js";
-import { installMulticall3 } from "../../../src/devnet/op/l2.js";
-import { MULTICALL3_ADDRESS } from "../../../src/op/predeploys.js";
-import { devnetProvider } from "../../../src/devnet/op-devnet.js";
+import { EvmBalanceReader } from "../../../src/chains/evm/balance-reader.ts";
+import { AssetNotFoundError, UpstreamUnavailableError } from "../../../src/chains/rpc/errors.ts";
+import { JsonRpcPool } from "../../../src/chains/rpc/json-rpc-pool.ts";
+import { devAccount } from "../../../src/devnet/accounts.ts";
+import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
+import { installMulticall3 } from "../../../src/devnet/op/l2.ts";
+import { MULTICALL3_ADDRESS } from "../../../src/op/predeploys.ts";
+import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 
 const ABOVE_2_53 = 2n ** 53n + 12_345n;
 
@@ -52,7 +52,13 @@ describe("source adapter: EVM balances", function () {
 
   const reader = (urls: string[], options: Partial<ConstructorParameters<typeof JsonRpcPool>[0]> = {}, headTtlMs?: number) => {
     const counts = { ok: 0, error: 0 };
-    const rpc = new JsonRpcPool({ urls, timeoutMs: 500, backoffMs: 10, onUpstreamRequest: (outcome) => (counts[outcome] += 1), ...options });
+    const rpc = new JsonRpcPool({
+      urls,
+      timeoutMs: 500,
+      backoffMs: 10,
+      onUpstreamRequest: (outcome) => (counts[outcome] += 1),
+      ...options,
+    });
     return { reader: new EvmBalanceReader({ rpc, headTtlMs }), counts };
   };
 
@@ -112,7 +118,10 @@ describe("source adapter: EVM balances", function () {
     // The head is asked once: with the default 1 s, a slow machine would ask again between batches.
     const { reader: evm, counts } = reader([anvil.rpcUrl], {}, 60_000);
     const owners = Array.from({ length: 1_000 }, () => getAddress(hexlify(randomBytes(20))));
-    const results = await Promise.all([...owners.map((owner) => evm.balanceOf(erc20, owner)), ...Array.from({ length: 50 }, () => evm.balanceOf(erc20, holder))]);
+    const results = await Promise.all([
+      ...owners.map((owner) => evm.balanceOf(erc20, owner)),
+      ...Array.from({ length: 50 }, () => evm.balanceOf(erc20, holder)),
+    ]);
     expect(results.slice(0, 1_000).every((result) => result.balance === 0n)).to.equal(true);
     expect(results.slice(1_000).every((result) => result.balance === ABOVE_2_53)).to.equal(true);
     // One block-number request, then 1,001 distinct queries in batches of 500.

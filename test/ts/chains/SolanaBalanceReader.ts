@@ -4,11 +4,11 @@ import type { AddressInfo } from "node:net";
 import { generateKeyPairSigner, getAddressEncoder, type Address } from "@solana/kit";
 import { expect } from "chai";
 
-import { SolanaBalanceReader } from "../../../src/chains/solana/balance-reader.js";
-import { createFailoverTransport } from "../../../src/chains/solana/failover-transport.js";
-import { AssetNotFoundError, UpstreamUnavailableError } from "../../../src/chains/rpc/errors.js";
-import { startSolanaRpcServer, type SolanaRpcServer } from "../../../src/devnet/solana/litesvm-rpc-server.js";
-import { SolanaTokenLedger } from "../../../src/devnet/solana/token-ledger.js";
+import { SolanaBalanceReader } from "../../../src/chains/solana/balance-reader.ts";
+import { createFailoverTransport } from "../../../src/chains/solana/failover-transport.ts";
+import { AssetNotFoundError, UpstreamUnavailableError } from "../../../src/chains/rpc/errors.ts";
+import { startSolanaRpcServer, type SolanaRpcServer } from "../../../src/devnet/solana/litesvm-rpc-server.ts";
+import { SolanaTokenLedger } from "../../../src/devnet/solana/token-ledger.ts";
 
 const AMOUNT_OFFSET = 64;
 
@@ -46,14 +46,17 @@ describe("source adapter: Solana token balances (LiteSVM endpoint, real SPL Toke
     await rpc?.close();
   });
 
-  const reader = (urls = [rpc.url], timeoutMs = 1_000) => new SolanaBalanceReader(createFailoverTransport({ urls, timeoutMs, backoffMs: 10 }));
+  const reader = (urls = [rpc.url], timeoutMs = 1_000) =>
+    new SolanaBalanceReader(createFailoverTransport({ urls, timeoutMs, backoffMs: 10 }));
 
   it("sums an owner's two token accounts and returns their raw data in account-address order", async function () {
     const result = await reader().balanceOf(fixture.owner, fixture.splMint);
     expect(result.balance).to.equal(7_500_000n);
     expect(result.queryResult).to.match(/^[0-9a-f]{660}$/); // two 165-byte SPL accounts
     const encoder = getAddressEncoder();
-    const [first, second] = [fixture.ata, fixture.extra].sort((a, b) => Buffer.compare(Buffer.from(encoder.encode(a)), Buffer.from(encoder.encode(b))));
+    const [first, second] = [fixture.ata, fixture.extra].sort((a, b) =>
+      Buffer.compare(Buffer.from(encoder.encode(a)), Buffer.from(encoder.encode(b))),
+    );
     const expected = { [fixture.ata]: 4_000_000n, [fixture.extra]: 3_500_000n };
     expect(amountOf(result.queryResult, 0)).to.equal(expected[first]);
     expect(amountOf(result.queryResult, 1)).to.equal(expected[second]);
@@ -77,21 +80,37 @@ describe("source adapter: Solana token balances (LiteSVM endpoint, real SPL Toke
 
   it("reports a mint address with no account, or an account that is not a mint, as not found", async function () {
     const nowhere = (await generateKeyPairSigner()).address;
-    expect(await reader().balanceOf(fixture.owner, nowhere).catch((error: unknown) => error)).to.be.instanceOf(AssetNotFoundError);
-    expect(await reader().balanceOf(fixture.owner, fixture.owner).catch((error: unknown) => error)).to.be.instanceOf(AssetNotFoundError);
+    expect(
+      await reader()
+        .balanceOf(fixture.owner, nowhere)
+        .catch((error: unknown) => error),
+    ).to.be.instanceOf(AssetNotFoundError);
+    expect(
+      await reader()
+        .balanceOf(fixture.owner, fixture.owner)
+        .catch((error: unknown) => error),
+    ).to.be.instanceOf(AssetNotFoundError);
   });
 
   it("reports a token account or multisig-shaped account as not found, whatever its byte 45 holds", async function () {
     // A real token account, and a copy of it whose byte 45 (inside the owner key) is 1: the spot where a
     // mint keeps its "initialized" flag. Neither is a mint.
-    expect(await reader().balanceOf(fixture.owner, fixture.ata).catch((error: unknown) => error)).to.be.instanceOf(AssetNotFoundError);
+    expect(
+      await reader()
+        .balanceOf(fixture.owner, fixture.ata)
+        .catch((error: unknown) => error),
+    ).to.be.instanceOf(AssetNotFoundError);
     const tokenAccount = ledger.svm.getAccount(fixture.ata);
     if (!tokenAccount.exists) throw new Error("the fixture's token account is missing");
     const data = Uint8Array.from(tokenAccount.data);
     data[45] = 1;
     const lookalike = (await generateKeyPairSigner()).address;
     ledger.svm.setAccount({ ...tokenAccount, address: lookalike, data });
-    expect(await reader().balanceOf(fixture.owner, lookalike).catch((error: unknown) => error)).to.be.instanceOf(AssetNotFoundError);
+    expect(
+      await reader()
+        .balanceOf(fixture.owner, lookalike)
+        .catch((error: unknown) => error),
+    ).to.be.instanceOf(AssetNotFoundError);
   });
 
   it("fails over from an upstream that answers with an error about its own state (unhealthy, behind)", async function () {

@@ -4,12 +4,12 @@ import { expect } from "chai";
 import { pino } from "pino";
 import { z } from "zod";
 
-import { loadApiConfig, redactedConfig } from "../../../src/api/config.js";
-import { loadCreditsConfig, redactedCreditsConfig } from "../../../src/credits/config.js";
-import { loadNodeConfig, redactedNodeConfig } from "../../../src/node/config.js";
-import { logLevel, port, rpcUrl, rpcUrlList, serviceUrl, sourceChainFields } from "../../../src/common/config-fields.js";
-import { loggedAsOrigin, redactConfig, secret } from "../../../src/common/config-redaction.js";
-import { parseEnvironment } from "../../../src/common/environment.js";
+import { loadApiConfig, redactedConfig } from "../../../src/api/config.ts";
+import { loadCreditsConfig, redactedCreditsConfig } from "../../../src/credits/config.ts";
+import { loadNodeConfig, redactedNodeConfig } from "../../../src/node/config.ts";
+import { logLevel, port, rpcUrl, rpcUrlList, serviceUrl, sourceChainFields } from "../../../src/common/config-fields.ts";
+import { loggedAsOrigin, redactConfig, secret } from "../../../src/common/config-redaction.ts";
+import { parseEnvironment } from "../../../src/common/environment.ts";
 
 /** Every secret below contains this, so one search finds any of them in a log line. */
 const SECRET = "L3AKED"; // not "SECRET": field names such as STRIPE_WEBHOOK_SECRET contain that
@@ -84,7 +84,11 @@ describe("configuration redaction, driven by the schema", function () {
       NAME: "plain",
     });
     // An optional field left unset stays unset, and a file path where a URL may stand is not a URL.
-    const withoutOptional = parseEnvironment(schema, { ...env(config), EVENTS_WS_URL: undefined, CACHE_DB: ".data/cache.sqlite" }, "test configuration");
+    const withoutOptional = parseEnvironment(
+      schema,
+      { ...env(config), EVENTS_WS_URL: undefined, CACHE_DB: ".data/cache.sqlite" },
+      "test configuration",
+    );
     expect(redactConfig(schema, withoutOptional)).to.deep.include({ EVENTS_WS_URL: undefined, CACHE_DB: ".data/cache.sqlite" });
   });
 
@@ -101,7 +105,13 @@ describe("configuration redaction, driven by the schema", function () {
     });
     const line = startLogLine(redactedConfig(config), "API configuration");
     expect(line).to.not.include(SECRET);
-    for (const origin of ["https://eth.example/…", "https://backup.example/…", "rediss://redis.example:6380/…", "postgres://db.example:5432/…", "https://l2.example/…"]) {
+    for (const origin of [
+      "https://eth.example/…",
+      "https://backup.example/…",
+      "rediss://redis.example:6380/…",
+      "postgres://db.example:5432/…",
+      "https://l2.example/…",
+    ]) {
       expect(line).to.include(origin);
     }
   });
@@ -154,6 +164,9 @@ describe("configuration redaction, driven by the schema", function () {
 /** A parsed configuration back as the environment strings it came from (for a second parse). */
 function env(config: Record<string, unknown>): NodeJS.ProcessEnv {
   return Object.fromEntries(
-    Object.entries(config).map(([name, value]) => [name, Array.isArray(value) ? value.join(",") : value === undefined ? undefined : String(value as string | number | boolean)]),
+    Object.entries(config).map(([name, value]) => [
+      name,
+      Array.isArray(value) ? value.join(",") : value === undefined ? undefined : String(value as string | number | boolean),
+    ]),
   );
 }

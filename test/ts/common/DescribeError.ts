@@ -1,9 +1,9 @@
 import { expect } from "chai";
 
 // By path, not as "@avn/bridge": in a git worktree node_modules may link to another checkout's packages.
-import { describeUnexpected, redactUrls } from "../../../packages/bridge/src/index.js";
+import { describeUnexpected, redactUrls } from "../../../packages/bridge/src/index.ts";
 
-import { describeError, redactSecrets } from "../../../src/common/describe-error.js";
+import { describeError, redactSecrets } from "../../../src/common/describe-error.ts";
 
 describe("describeError: one line for people, without URLs or secrets", function () {
   const PRIVATE_KEY = `0x${"ab12".repeat(16)}`;
@@ -28,7 +28,9 @@ describe("describeError: one line for people, without URLs or secrets", function
   it("replaces bare hostnames and addresses with a port, and credentials written without a scheme", function () {
     expect(describeError(new Error("connect ECONNREFUSED 127.0.0.1:9"))).to.equal("connect ECONNREFUSED <host>");
     expect(describeError(new Error("getaddrinfo ENOTFOUND rpc.provider.example:443"))).to.equal("getaddrinfo ENOTFOUND <host>");
-    expect(describeError(new Error("connect ECONNREFUSED [::1]:8545 and localhost:8545"))).to.equal("connect ECONNREFUSED <host> and <host>");
+    expect(describeError(new Error("connect ECONNREFUSED [::1]:8545 and localhost:8545"))).to.equal(
+      "connect ECONNREFUSED <host> and <host>",
+    );
     expect(describeError(new Error("login as avn:DB-PASSWORD@db.example:5432 refused"))).to.equal("login as <host> refused");
   });
 
@@ -39,10 +41,13 @@ describe("describeError: one line for people, without URLs or secrets", function
   });
 
   it("prefers ethers' short message and drops the details ethers appends (they may echo an argument)", function () {
-    const v6 = Object.assign(new Error(`invalid private key (argument="privateKey", value="${PRIVATE_KEY}", code=INVALID_ARGUMENT, version=6.13.4)`), {
-      shortMessage: "invalid private key",
-      code: "INVALID_ARGUMENT",
-    });
+    const v6 = Object.assign(
+      new Error(`invalid private key (argument="privateKey", value="${PRIVATE_KEY}", code=INVALID_ARGUMENT, version=6.13.4)`),
+      {
+        shortMessage: "invalid private key",
+        code: "INVALID_ARGUMENT",
+      },
+    );
     expect(describeError(v6)).to.equal("invalid private key (INVALID_ARGUMENT)");
     const v5 = Object.assign(new Error('bad response (status=500, url="https://rpc.example/KEY", code=SERVER_ERROR, version=web/5.8.0)'), {
       reason: "bad response",
@@ -59,7 +64,10 @@ describe("describeError: one line for people, without URLs or secrets", function
     expect(describeError(new Error("request to https://rpc.example/KEY failed", { cause: fetchFailed }))).to.equal(
       "request to <url> failed: fetch failed: connect ECONNREFUSED <host>",
     );
-    const coalesced = Object.assign(new Error("long"), { shortMessage: "could not coalesce error", error: { code: -32000, message: "execution reverted" } });
+    const coalesced = Object.assign(new Error("long"), {
+      shortMessage: "could not coalesce error",
+      error: { code: -32000, message: "execution reverted" },
+    });
     expect(describeError(coalesced)).to.equal("could not coalesce error: execution reverted");
     const repeated = new Error("timeout", { cause: new Error("timeout") });
     expect(describeError(repeated)).to.equal("timeout");

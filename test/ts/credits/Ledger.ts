@@ -1,10 +1,10 @@
 import { expect } from "chai";
 import fc from "fast-check";
 
-import { connectCreditsDatabase } from "../../../src/credits/database.js";
-import { CreditsError } from "../../../src/credits/errors.js";
-import { Ledger } from "../../../src/credits/ledger.js";
-import { EXPIRY_SETTLE_MARGIN_SECONDS } from "../../../src/credits/voucher-book.js";
+import { connectCreditsDatabase } from "../../../src/credits/database.ts";
+import { CreditsError } from "../../../src/credits/errors.ts";
+import { Ledger } from "../../../src/credits/ledger.ts";
+import { EXPIRY_SETTLE_MARGIN_SECONDS } from "../../../src/credits/voucher-book.ts";
 
 const ACCOUNTS = ["0x00000000000000000000000000000000000000a1", "0x00000000000000000000000000000000000000b2"];
 const PAYMENTS = ["pi_1", "pi_2", "pi_3", "pi_4"];
@@ -25,11 +25,26 @@ type Op =
   | { type: "settle"; account: number; claimed: boolean };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ type: fc.constant("purchase" as const), payment: fc.nat(3), account: fc.nat(1), credits: fc.integer({ min: 1, max: 1_000 }) }),
+  fc.record({
+    type: fc.constant("purchase" as const),
+    payment: fc.nat(3),
+    account: fc.nat(1),
+    credits: fc.integer({ min: 1, max: 1_000 }),
+  }),
   fc.record({ type: fc.constant("refund" as const), payment: fc.nat(3), total: fc.integer({ min: 0, max: 1_200 }) }),
-  fc.record({ type: fc.constant("dispute" as const), dispute: fc.nat(2), close: fc.option(fc.constantFrom("won" as const, "lost" as const), { nil: undefined }) }),
+  fc.record({
+    type: fc.constant("dispute" as const),
+    dispute: fc.nat(2),
+    close: fc.option(fc.constantFrom("won" as const, "lost" as const), { nil: undefined }),
+  }),
   fc.record({ type: fc.constant("replay" as const), index: fc.nat(40) }),
-  fc.record({ type: fc.constant("redeem" as const), account: fc.nat(1), price: fc.integer({ min: 1, max: 800 }), quantity: fc.integer({ min: 1, max: 2 }), request: fc.nat(5) }),
+  fc.record({
+    type: fc.constant("redeem" as const),
+    account: fc.nat(1),
+    price: fc.integer({ min: 1, max: 800 }),
+    quantity: fc.integer({ min: 1, max: 2 }),
+    request: fc.nat(5),
+  }),
   fc.record({ type: fc.constant("settle" as const), account: fc.nat(1), claimed: fc.boolean() }),
 );
 
@@ -82,7 +97,9 @@ describe("credits ledger: random sequences of purchases, refunds, disputes, repl
             if (step.type === "purchase") {
               const id = PAYMENTS[step.payment];
               const account = ACCOUNTS[step.account];
-              await stripe((trx) => ledger.payments.purchase(trx, { paymentIntent: id, session: `cs_${id}`, account, credits: step.credits, problem: null }));
+              await stripe((trx) =>
+                ledger.payments.purchase(trx, { paymentIntent: id, session: `cs_${id}`, account, credits: step.credits, problem: null }),
+              );
               const payment = model.payment(id);
               if (payment.account === undefined) Object.assign(payment, { account, purchased: step.credits });
             } else if (step.type === "refund") {
@@ -96,10 +113,19 @@ describe("credits ledger: random sequences of purchases, refunds, disputes, repl
               await stripe((trx) =>
                 step.close === undefined
                   ? ledger.payments.disputeOpened(trx, { paymentIntent: dispute.payment, disputeId: dispute.id, credits: dispute.credits })
-                  : ledger.payments.disputeClosed(trx, { paymentIntent: dispute.payment, disputeId: dispute.id, credits: dispute.credits, won: step.close === "won" }),
+                  : ledger.payments.disputeClosed(trx, {
+                      paymentIntent: dispute.payment,
+                      disputeId: dispute.id,
+                      credits: dispute.credits,
+                      won: step.close === "won",
+                    }),
               );
               model.payment(dispute.payment);
-              const known = model.disputes.get(dispute.id) ?? { payment: dispute.payment, credits: dispute.credits, status: "open" as const };
+              const known = model.disputes.get(dispute.id) ?? {
+                payment: dispute.payment,
+                credits: dispute.credits,
+                status: "open" as const,
+              };
               if (step.close !== undefined && known.status === "open") known.status = step.close;
               model.disputes.set(dispute.id, known);
             } else if (step.type === "replay") {
@@ -121,21 +147,38 @@ describe("credits ledger: random sequences of purchases, refunds, disputes, repl
                 price: step.price,
                 amount: BigInt(step.quantity),
                 stock: undefined,
-                sign: async () => ({ voucherId: `voucher_${step.request}`, expiry: 100, issuer: "0xissuer", signature: "0x", claimsContract: "0xclaims", chainId: 1n }),
+                sign: async () => ({
+                  voucherId: `voucher_${step.request}`,
+                  expiry: 100,
+                  issuer: "0xissuer",
+                  signature: "0x",
+                  claimsContract: "0xclaims",
+                  chainId: 1n,
+                }),
               });
               if (earlier !== undefined) {
                 if (sameRequest) expect((await attempt).replayed, "a repeated request is the first redemption").to.equal(true);
-                else await attempt.then(() => expect.fail("a request id reused for another redemption"), (error) => expect((error as CreditsError).status).to.equal(409));
+                else
+                  await attempt.then(
+                    () => expect.fail("a request id reused for another redemption"),
+                    (error) => expect((error as CreditsError).status).to.equal(409),
+                  );
               } else if (canPay) {
                 expect((await attempt).replayed).to.equal(false);
                 model.requests.set(step.request, { account, quantity: step.quantity, price: step.price, status: "issued" });
               } else {
-                await attempt.then(() => expect.fail("a redemption beyond the balance"), (error) => expect((error as CreditsError).status).to.equal(402));
+                await attempt.then(
+                  () => expect.fail("a redemption beyond the balance"),
+                  (error) => expect((error as CreditsError).status).to.equal(402),
+                );
               }
             } else {
               const account = ACCOUNTS[step.account];
               // Judged well past the vouchers' expiry (100) and the settlement margin.
-              await ledger.vouchers.settle(account, { isClaimed: async () => step.claimed, settlementPoint: async () => ({ blockNumber: 7, timestamp: 100 + EXPIRY_SETTLE_MARGIN_SECONDS + 1 }) });
+              await ledger.vouchers.settle(account, {
+                isClaimed: async () => step.claimed,
+                settlementPoint: async () => ({ blockNumber: 7, timestamp: 100 + EXPIRY_SETTLE_MARGIN_SECONDS + 1 }),
+              });
               for (const request of model.requests.values()) {
                 if (request.account === account && request.status === "issued") request.status = step.claimed ? "claimed" : "expired";
               }

@@ -2,8 +2,8 @@ import { expect } from "chai";
 import { network } from "hardhat";
 import { hashTypedData, type Address, type Hex } from "viem";
 
-import { creditsDomain, VOUCHER_TYPES, type Voucher } from "../../../src/credits/typed-data.js";
-import { deployProtocol, E18 } from "../../helpers/protocol.js";
+import { creditsDomain, VOUCHER_TYPES, type Voucher } from "../../../src/credits/typed-data.ts";
+import { deployProtocol, E18 } from "../../helpers/protocol.ts";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;
@@ -21,7 +21,13 @@ async function fixture() {
   const [operator, issuer, buyer, other, newIssuer] = signers.slice(11, 16);
   const claims = await ethers.deployContract("VoucherClaims", [issuer.address, operator.address, protocol.admin.address, 0n]);
   const claimsAddress = await claims.getAddress();
-  const game = await ethers.deployContract("GameItem", [await protocol.attestationVerifier.getAddress(), other.address, 1n, 3_600n, claimsAddress]);
+  const game = await ethers.deployContract("GameItem", [
+    await protocol.attestationVerifier.getAddress(),
+    other.address,
+    1n,
+    3_600n,
+    claimsAddress,
+  ]);
   await claims.connect(operator).setItem(ITEM.primary, { kind: KIND.Transfer, asset: await protocol.primary.getAddress() });
   await claims.connect(operator).setItem(ITEM.staked, { kind: KIND.StakeFor, asset: await protocol.staked.getAddress() });
   await claims.connect(operator).setItem(ITEM.license, { kind: KIND.NftInventory, asset: await protocol.license.getAddress() });
@@ -29,7 +35,8 @@ async function fixture() {
   // The operator stocks the inventory: primary tokens, and two licenses sent with safeTransferFrom.
   await protocol.primary.connect(protocol.treasury).transfer(claimsAddress, 1_000n * E18);
   await protocol.license.connect(protocol.alice).buy(2n, ethers.MaxUint256); // ids 4 and 5
-  for (const id of [4n, 5n]) await protocol.license.connect(protocol.alice)["safeTransferFrom(address,address,uint256)"](protocol.alice.address, claimsAddress, id);
+  for (const id of [4n, 5n])
+    await protocol.license.connect(protocol.alice)["safeTransferFrom(address,address,uint256)"](protocol.alice.address, claimsAddress, id);
   const { chainId } = await ethers.provider.getNetwork();
   const domain = creditsDomain(chainId, claimsAddress as Address);
   let next = 1;
@@ -53,8 +60,12 @@ describe("VoucherClaims: the credits channel's claim platform", function () {
   it("computes the digest the credits service signs, field for field", async function () {
     const f = await loadFixture(fixture);
     const { value } = await f.voucher();
-    expect(await f.claims.hashVoucher(value)).to.equal(hashTypedData({ domain: f.domain, types: VOUCHER_TYPES, primaryType: "Voucher", message: value }));
-    expect(await f.claims.VOUCHER_TYPEHASH()).to.equal(ethers.id("Voucher(address recipient,uint256 itemId,uint256 amount,bytes32 voucherId,uint64 expiry)"));
+    expect(await f.claims.hashVoucher(value)).to.equal(
+      hashTypedData({ domain: f.domain, types: VOUCHER_TYPES, primaryType: "Voucher", message: value }),
+    );
+    expect(await f.claims.VOUCHER_TYPEHASH()).to.equal(
+      ethers.id("Voucher(address recipient,uint256 itemId,uint256 amount,bytes32 voucherId,uint64 expiry)"),
+    );
   });
 
   it("delivers each kind of item to the voucher's recipient: tokens, staked tokens, licenses, minted game items", async function () {
@@ -116,26 +127,48 @@ describe("VoucherClaims: the credits channel's claim platform", function () {
     const otherContract = await f.voucher({}, f.issuer, creditsDomain(f.chainId, f.other.address as Address));
     const otherKey = await f.voucher({}, f.other);
     for (const { value, signature } of [otherChain, otherContract, otherKey]) {
-      await expect(f.claims.connect(f.buyer).claim(value, signature)).to.be.revertedWithCustomError(f.claims, "VoucherClaims_InvalidSignature");
+      await expect(f.claims.connect(f.buyer).claim(value, signature)).to.be.revertedWithCustomError(
+        f.claims,
+        "VoucherClaims_InvalidSignature",
+      );
     }
     const honest = await f.voucher();
-    await expect(f.claims.connect(f.buyer).claim({ ...honest.value, amount: honest.value.amount * 2n }, honest.signature)).to.be.revertedWithCustomError(f.claims, "VoucherClaims_InvalidSignature");
+    await expect(
+      f.claims.connect(f.buyer).claim({ ...honest.value, amount: honest.value.amount * 2n }, honest.signature),
+    ).to.be.revertedWithCustomError(f.claims, "VoucherClaims_InvalidSignature");
     const parsed = ethers.Signature.from(honest.signature);
     const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
     const twin = ethers.concat([parsed.r, ethers.toBeHex(n - BigInt(parsed.s), 32), ethers.toBeHex(parsed.v === 27 ? 28 : 27, 1)]);
-    await expect(f.claims.connect(f.buyer).claim(honest.value, twin)).to.be.revertedWithCustomError(f.claims, "VoucherClaims_InvalidSignature");
-    await expect(f.claims.connect(f.buyer).claim(honest.value, "0x1234")).to.be.revertedWithCustomError(f.claims, "VoucherClaims_InvalidSignature");
+    await expect(f.claims.connect(f.buyer).claim(honest.value, twin)).to.be.revertedWithCustomError(
+      f.claims,
+      "VoucherClaims_InvalidSignature",
+    );
+    await expect(f.claims.connect(f.buyer).claim(honest.value, "0x1234")).to.be.revertedWithCustomError(
+      f.claims,
+      "VoucherClaims_InvalidSignature",
+    );
   });
 
   it("refuses vouchers of a rotated-out issuer key, and takes the new key's", async function () {
     const f = await loadFixture(fixture);
     const old = await f.voucher();
-    await expect(f.claims.connect(f.operator).setIssuer(f.newIssuer.address)).to.be.revertedWithCustomError(f.claims, "AccessControlUnauthorizedAccount");
-    await expect(f.claims.connect(f.admin).setIssuer(f.newIssuer.address)).to.emit(f.claims, "IssuerUpdated").withArgs(f.issuer.address, f.newIssuer.address);
-    await expect(f.claims.connect(f.buyer).claim(old.value, old.signature)).to.be.revertedWithCustomError(f.claims, "VoucherClaims_InvalidSignature");
+    await expect(f.claims.connect(f.operator).setIssuer(f.newIssuer.address)).to.be.revertedWithCustomError(
+      f.claims,
+      "AccessControlUnauthorizedAccount",
+    );
+    await expect(f.claims.connect(f.admin).setIssuer(f.newIssuer.address))
+      .to.emit(f.claims, "IssuerUpdated")
+      .withArgs(f.issuer.address, f.newIssuer.address);
+    await expect(f.claims.connect(f.buyer).claim(old.value, old.signature)).to.be.revertedWithCustomError(
+      f.claims,
+      "VoucherClaims_InvalidSignature",
+    );
     const fresh = await f.voucher({}, f.newIssuer);
     await f.claims.connect(f.buyer).claim(fresh.value, fresh.signature);
-    await expect(f.claims.connect(f.admin).setIssuer(ethers.ZeroAddress)).to.be.revertedWithCustomError(f.claims, "VoucherClaims_ZeroAddress");
+    await expect(f.claims.connect(f.admin).setIssuer(ethers.ZeroAddress)).to.be.revertedWithCustomError(
+      f.claims,
+      "VoucherClaims_ZeroAddress",
+    );
   });
 
   it("refuses an unknown item, a zero amount and more tokens than a voucher may carry, changing nothing", async function () {
@@ -156,26 +189,50 @@ describe("VoucherClaims: the credits channel's claim platform", function () {
   it("lets only the operator define items and take inventory back, with events", async function () {
     const f = await loadFixture(fixture);
     const primary = await f.primary.getAddress();
-    await expect(f.claims.connect(f.buyer).setItem(9n, { kind: KIND.Transfer, asset: primary })).to.be.revertedWithCustomError(f.claims, "AccessControlUnauthorizedAccount");
-    await expect(f.claims.connect(f.operator).setItem(9n, { kind: KIND.None, asset: primary })).to.be.revertedWithCustomError(f.claims, "VoucherClaims_InvalidItem");
-    await expect(f.claims.connect(f.operator).setItem(9n, { kind: KIND.Transfer, asset: ethers.ZeroAddress })).to.be.revertedWithCustomError(f.claims, "VoucherClaims_InvalidItem");
-    await expect(f.claims.connect(f.operator).setItem(9n, { kind: KIND.Transfer, asset: primary })).to.emit(f.claims, "ItemSet").withArgs(9n, [BigInt(KIND.Transfer), primary]);
+    await expect(f.claims.connect(f.buyer).setItem(9n, { kind: KIND.Transfer, asset: primary })).to.be.revertedWithCustomError(
+      f.claims,
+      "AccessControlUnauthorizedAccount",
+    );
+    await expect(f.claims.connect(f.operator).setItem(9n, { kind: KIND.None, asset: primary })).to.be.revertedWithCustomError(
+      f.claims,
+      "VoucherClaims_InvalidItem",
+    );
+    await expect(
+      f.claims.connect(f.operator).setItem(9n, { kind: KIND.Transfer, asset: ethers.ZeroAddress }),
+    ).to.be.revertedWithCustomError(f.claims, "VoucherClaims_InvalidItem");
+    await expect(f.claims.connect(f.operator).setItem(9n, { kind: KIND.Transfer, asset: primary }))
+      .to.emit(f.claims, "ItemSet")
+      .withArgs(9n, [BigInt(KIND.Transfer), primary]);
     expect(await f.claims.itemOf(9n)).to.deep.equal([BigInt(KIND.Transfer), primary]);
     // An item is defined once: outstanding vouchers for it can never be paid in another asset.
     await expect(f.claims.connect(f.operator).setItem(9n, { kind: KIND.Transfer, asset: await f.staked.getAddress() }))
       .to.be.revertedWithCustomError(f.claims, "VoucherClaims_ItemDefined")
       .withArgs(9n);
 
-    await expect(f.claims.connect(f.buyer).withdrawInventory(primary, f.buyer.address, 1n)).to.be.revertedWithCustomError(f.claims, "AccessControlUnauthorizedAccount");
-    await expect(f.claims.connect(f.operator).withdrawInventory(primary, ethers.ZeroAddress, 1n)).to.be.revertedWithCustomError(f.claims, "VoucherClaims_ZeroAddress");
+    await expect(f.claims.connect(f.buyer).withdrawInventory(primary, f.buyer.address, 1n)).to.be.revertedWithCustomError(
+      f.claims,
+      "AccessControlUnauthorizedAccount",
+    );
+    await expect(f.claims.connect(f.operator).withdrawInventory(primary, ethers.ZeroAddress, 1n)).to.be.revertedWithCustomError(
+      f.claims,
+      "VoucherClaims_ZeroAddress",
+    );
     await expect(f.claims.connect(f.operator).withdrawInventory(primary, f.operator.address, 100n * E18))
       .to.emit(f.claims, "InventoryWithdrawn")
       .withArgs(primary, f.operator.address, 100n * E18);
     expect(await f.primary.balanceOf(f.operator.address)).to.equal(100n * E18);
     const license = await f.license.getAddress();
-    await expect(f.claims.connect(f.buyer).withdrawNft(license, f.buyer.address, 4n)).to.be.revertedWithCustomError(f.claims, "AccessControlUnauthorizedAccount");
-    await expect(f.claims.connect(f.operator).withdrawNft(license, ethers.ZeroAddress, 4n)).to.be.revertedWithCustomError(f.claims, "VoucherClaims_ZeroAddress");
-    await expect(f.claims.connect(f.operator).withdrawNft(license, f.operator.address, 4n)).to.emit(f.claims, "NftWithdrawn").withArgs(license, f.operator.address, 4n);
+    await expect(f.claims.connect(f.buyer).withdrawNft(license, f.buyer.address, 4n)).to.be.revertedWithCustomError(
+      f.claims,
+      "AccessControlUnauthorizedAccount",
+    );
+    await expect(f.claims.connect(f.operator).withdrawNft(license, ethers.ZeroAddress, 4n)).to.be.revertedWithCustomError(
+      f.claims,
+      "VoucherClaims_ZeroAddress",
+    );
+    await expect(f.claims.connect(f.operator).withdrawNft(license, f.operator.address, 4n))
+      .to.emit(f.claims, "NftWithdrawn")
+      .withArgs(license, f.operator.address, 4n);
     expect(await f.license.ownerOf(4n)).to.equal(f.operator.address);
     await expect(f.claims.connect(f.buyer).pause()).to.be.revertedWithCustomError(f.claims, "AccessControlUnauthorizedAccount");
     await f.claims.connect(f.admin).pause();
@@ -207,7 +264,13 @@ describe("VoucherClaims: the credits channel's claim platform", function () {
   it("refuses zero addresses at deployment", async function () {
     const f = await loadFixture(fixture);
     const factory = await ethers.getContractFactory("VoucherClaims");
-    await expect(factory.deploy(ethers.ZeroAddress, f.operator.address, f.admin.address, 0n)).to.be.revertedWithCustomError(factory, "VoucherClaims_ZeroAddress");
-    await expect(factory.deploy(f.issuer.address, ethers.ZeroAddress, f.admin.address, 0n)).to.be.revertedWithCustomError(factory, "VoucherClaims_ZeroAddress");
+    await expect(factory.deploy(ethers.ZeroAddress, f.operator.address, f.admin.address, 0n)).to.be.revertedWithCustomError(
+      factory,
+      "VoucherClaims_ZeroAddress",
+    );
+    await expect(factory.deploy(f.issuer.address, ethers.ZeroAddress, f.admin.address, 0n)).to.be.revertedWithCustomError(
+      factory,
+      "VoucherClaims_ZeroAddress",
+    );
   });
 });

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { JsonRpcProvider } from "ethers";
 
-import { devAccount } from "../../../src/devnet/accounts.js";
-import { startAnvil } from "../../../src/devnet/anvil.js";
+import { devAccount } from "../../../src/devnet/accounts.ts";
+import { startAnvil } from "../../../src/devnet/anvil.ts";
 
 describe("devnet: anvil launcher", function () {
   it("starts anvil on a free port with the chain id asked for, funds the dev accounts, and stops it", async function () {

@@ -16,15 +16,15 @@ import {
   type TransactionReceipt,
 } from "ethers";
 
-import { loadParameters } from "../../../src/deploy/parameters.js";
-import { devAccount } from "../../../src/devnet/accounts.js";
-import { depositFromLog, depositHash, TRANSACTION_DEPOSITED_TOPIC } from "../../../src/devnet/op/deposit-transaction.js";
-import { DepositRelay } from "../../../src/devnet/op/deposit-relay.js";
-import { opArtifact } from "../../../src/op/artifacts.js";
-import { L2_PREDEPLOYS, MULTICALL3_ADDRESS } from "../../../src/op/predeploys.js";
-import { devnetProvider } from "../../../src/devnet/op-devnet.js";
-import { DEVNET_GOVERNANCE_GUARDIAN } from "../../../src/devnet/local-stack.js";
-import { eventually, inOneL1Block, startTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
+import { loadParameters } from "../../../src/deploy/parameters.ts";
+import { devAccount } from "../../../src/devnet/accounts.ts";
+import { depositFromLog, depositHash, TRANSACTION_DEPOSITED_TOPIC } from "../../../src/devnet/op/deposit-transaction.ts";
+import { DepositRelay } from "../../../src/devnet/op/deposit-relay.ts";
+import { opArtifact } from "../../../src/op/artifacts.ts";
+import { L2_PREDEPLOYS, MULTICALL3_ADDRESS } from "../../../src/op/predeploys.ts";
+import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
+import { DEVNET_GOVERNANCE_GUARDIAN } from "../../../src/devnet/local-stack.ts";
+import { eventually, inOneL1Block, startTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 
 const abi = (name: string) => new Interface(opArtifact(name).abi);
 
@@ -117,7 +117,7 @@ describe("devnet: local OP stack", function () {
       // The root posted is the one the SDK rebuilds from the L2 block and the message passer's storage.
       const index: bigint = await oracle.getFunction("getL2OutputIndexAfter")(latest);
       const output = await oracle.getFunction("getL2Output")(index);
-      const { computeOutputRoot } = await import("../../../src/devnet/op/output-proposer.js");
+      const { computeOutputRoot } = await import("../../../src/devnet/op/output-proposer.ts");
       expect(output.outputRoot).to.equal(await computeOutputRoot(devnet.l2Provider, latest));
     });
   });
@@ -129,7 +129,11 @@ describe("devnet: local OP stack", function () {
       expect(await l2Token.getFunction("remoteToken")()).to.equal(deployment!.l1PrimaryToken);
       expect(await l2Token.getFunction("bridge")()).to.equal(L2_PREDEPLOYS.L2StandardBridge);
       expect(await l2Token.getFunction("decimals")()).to.equal(18n);
-      const l1Token = new Contract(deployment!.l1PrimaryToken, ["function symbol() view returns (string)", "function totalSupply() view returns (uint256)"], devnet.l1Provider);
+      const l1Token = new Contract(
+        deployment!.l1PrimaryToken,
+        ["function symbol() view returns (string)", "function totalSupply() view returns (uint256)"],
+        devnet.l1Provider,
+      );
       expect(await l2Token.getFunction("symbol")()).to.equal(await l1Token.getFunction("symbol")());
       expect(await l1Token.getFunction("totalSupply")()).to.equal(10n ** 27n);
       expect(await l2Token.getFunction("totalSupply")()).to.equal(0n); // L2 supply only ever comes over the bridge
@@ -156,7 +160,9 @@ describe("devnet: local OP stack", function () {
       // Every admin role is on its way to the governance executor, which obeys only the L1 timelock; the
       // deployer keeps it until governance's first proposal accepts it.
       expect(await read(l2.GovernanceExecutor, "function L1_TIMELOCK() view returns (address)")).to.equal(deployment!.l1.Timelock);
-      expect(await read(l2.GovernanceExecutor, "function MESSENGER() view returns (address)")).to.equal("0x4200000000000000000000000000000000000007");
+      expect(await read(l2.GovernanceExecutor, "function MESSENGER() view returns (address)")).to.equal(
+        "0x4200000000000000000000000000000000000007",
+      );
       expect(l2.adminHandovers.map((handover) => [handover.contract, handover.newAdmin])).to.deep.equal(
         [l2.StakedToken, l2.NodeLicense, l2.NodeRegistry, l2.VerificationRegistry].map((contract) => [contract, l2.GovernanceExecutor]),
       );
@@ -168,7 +174,10 @@ describe("devnet: local OP stack", function () {
 
     it("refuses a live parameter file whose accounts are still the zero address", async function () {
       await expectRejection(loadParameters("l1Testnet", "L1"), /l1Testnet\.json: L1\.supplyRecipient must be a non-zero address/);
-      await expectRejection(loadParameters("l2Testnet", "L2", { l1PrimaryToken: devAccount(1).address }), /L2\.rewardsFunder must be a non-zero address/);
+      await expectRejection(
+        loadParameters("l2Testnet", "L2", { l1PrimaryToken: devAccount(1).address }),
+        /L2\.rewardsFunder must be a non-zero address/,
+      );
     });
   });
 
@@ -191,7 +200,7 @@ describe("devnet: local OP stack", function () {
           value: amount,
           gasLimit: 500_000n, // the portal burns L1 gas to pay for L2 gas by a block-dependent amount: no exact estimate
         });
-        receipts.push((await tx.wait()));
+        receipts.push(await tx.wait());
       }
       await new Promise((resolve) => setTimeout(resolve, 2_500)); // an L2 block passes: nothing arrives
       expect(await l2Balance(senders[0].address)).to.equal(before[0]);
@@ -201,13 +210,22 @@ describe("devnet: local OP stack", function () {
       const stateBefore = await readFile(cursorFile, "utf8");
       const unreachableL2 = devnetProvider("http://127.0.0.1:9", 901);
       const broken = new DepositRelay({ l1: devnet.l1Provider, l2: unreachableL2, portal: portalAddress, fromBlock: 0, cursorFile });
-      const failure = await broken.relayPending().then(() => undefined, (error: Error) => error);
+      const failure = await broken.relayPending().then(
+        () => undefined,
+        (error: Error) => error,
+      );
       unreachableL2.destroy();
       expect(failure, "a pass against an unreachable L2 fails").to.be.instanceOf(Error);
       expect(await readFile(cursorFile, "utf8")).to.equal(stateBefore);
 
       // A new relay process with the same cursor file picks them up.
-      const restarted = new DepositRelay({ l1: devnet.l1Provider, l2: devnet.l2Provider, portal: portalAddress, fromBlock: 0, cursorFile: path.join(stateDir, "deposit-relay.json") });
+      const restarted = new DepositRelay({
+        l1: devnet.l1Provider,
+        l2: devnet.l2Provider,
+        portal: portalAddress,
+        fromBlock: 0,
+        cursorFile: path.join(stateDir, "deposit-relay.json"),
+      });
       expect(await restarted.relayPending()).to.equal(3);
       expect(await l2Balance(senders[0].address)).to.equal(before[0] + amounts[0] + amounts[2]);
       expect(await l2Balance(senders[1].address)).to.equal(before[1] + amounts[1]);
@@ -225,7 +243,13 @@ describe("devnet: local OP stack", function () {
       expect(positions).to.deep.equal([...positions].sort((a, b) => a - b));
 
       // A relay that lost its cursor rescans everything and sends nothing twice.
-      const amnesiac = new DepositRelay({ l1: devnet.l1Provider, l2: devnet.l2Provider, portal: portalAddress, fromBlock: 0, cursorFile: path.join(stateDir, "missing", "cursor.json") });
+      const amnesiac = new DepositRelay({
+        l1: devnet.l1Provider,
+        l2: devnet.l2Provider,
+        portal: portalAddress,
+        fromBlock: 0,
+        cursorFile: path.join(stateDir, "missing", "cursor.json"),
+      });
       expect(await amnesiac.relayPending()).to.equal(0);
       expect(amnesiac.skippedCount).to.be.greaterThanOrEqual(3);
       await new Promise((resolve) => setTimeout(resolve, 2_500));
@@ -258,13 +282,23 @@ describe("devnet: local OP stack", function () {
           gasLimit: 1_000_000n,
           nonce,
         }),
-        await portal.getFunction("depositTransaction")(ZeroAddress, 0n, 200_000n, true, initCode, { gasLimit: 1_500_000n, nonce: nonce + 1 }),
+        await portal.getFunction("depositTransaction")(ZeroAddress, 0n, 200_000n, true, initCode, {
+          gasLimit: 1_500_000n,
+          nonce: nonce + 1,
+        }),
       ]);
       const [transferReceipt, creationReceipt] = [(await transfer.wait())!, (await creation.wait())!];
       expect(creationReceipt.blockHash).to.equal(transferReceipt.blockHash);
 
       const expectations = [
-        { receipt: transferReceipt, to: recipient.toLowerCase(), mint: parseEther("0.5"), value: parseEther("0.2"), gas: 100_000n, input: "0x" },
+        {
+          receipt: transferReceipt,
+          to: recipient.toLowerCase(),
+          mint: parseEther("0.5"),
+          value: parseEther("0.2"),
+          gas: 100_000n,
+          input: "0x",
+        },
         { receipt: creationReceipt, to: undefined, mint: 0n, value: 0n, gas: 200_000n, input: initCode },
       ];
       const l2Positions = [];
@@ -310,15 +344,29 @@ describe("devnet: local OP stack", function () {
       const later = Wallet.createRandom().address;
       await (
         await new Contract(devnet.l1Contracts.OptimismPortal, abi("OptimismPortal"), funder).getFunction("depositTransaction")(
-          later, parseEther("0.1"), 100_000n, false, "0x", { value: parseEther("0.1"), gasLimit: 1_000_000n },
+          later,
+          parseEther("0.1"),
+          100_000n,
+          false,
+          "0x",
+          { value: parseEther("0.1"), gasLimit: 1_000_000n },
         )
       ).wait();
-      await eventually(() => devnet.l2Provider.getBalance(later), (balance) => balance === parseEther("0.1"));
+      await eventually(
+        () => devnet.l2Provider.getBalance(later),
+        (balance) => balance === parseEther("0.1"),
+      );
       expect(await devnet.l2Provider.getBalance(fresh.address)).to.equal(parseEther("1"));
       expect(devnet.relay.failedCount).to.equal(1);
 
       // A restarted relay remembers it: the mint is not credited twice.
-      const restarted = new DepositRelay({ l1: devnet.l1Provider, l2: devnet.l2Provider, portal: devnet.l1Contracts.OptimismPortal, fromBlock: 0, cursorFile: path.join(stateDir, "deposit-relay.json") });
+      const restarted = new DepositRelay({
+        l1: devnet.l1Provider,
+        l2: devnet.l2Provider,
+        portal: devnet.l1Contracts.OptimismPortal,
+        fromBlock: 0,
+        cursorFile: path.join(stateDir, "deposit-relay.json"),
+      });
       await devnet.relay.stop();
       const state = JSON.parse(await readFile(path.join(stateDir, "deposit-relay.json"), "utf8"));
       await writeFile(path.join(stateDir, "deposit-relay.json"), JSON.stringify({ ...state, nextBlock: 0, anchor: null }));
@@ -333,15 +381,29 @@ describe("devnet: local OP stack", function () {
       const latest = await devnet.l1Provider.getBlockNumber();
       const foreign = path.join(stateDir, "foreign-state.json");
       // An earlier devnet had scanned further than this chain has blocks, past a deposit yet to come.
-      await writeFile(foreign, JSON.stringify({ portal: devnet.l1Contracts.OptimismPortal, nextBlock: latest + 50, anchor: keccak256("0x01"), failed: [] }));
-      const relay = new DepositRelay({ l1: devnet.l1Provider, l2: devnet.l2Provider, portal: devnet.l1Contracts.OptimismPortal, fromBlock: 0, cursorFile: foreign });
+      await writeFile(
+        foreign,
+        JSON.stringify({ portal: devnet.l1Contracts.OptimismPortal, nextBlock: latest + 50, anchor: keccak256("0x01"), failed: [] }),
+      );
+      const relay = new DepositRelay({
+        l1: devnet.l1Provider,
+        l2: devnet.l2Provider,
+        portal: devnet.l1Contracts.OptimismPortal,
+        fromBlock: 0,
+        cursorFile: foreign,
+      });
       expect(await relay.relayPending()).to.equal(0);
       expect(relay.skippedCount, "it rescanned this chain from its start").to.be.greaterThanOrEqual(5);
       expect(JSON.parse(await readFile(foreign, "utf8")).nextBlock).to.be.within(latest + 1, latest + 3);
     });
 
     it("refuses to derive a deposit of an unknown version instead of guessing its layout", async function () {
-      const log = { topics: [TRANSACTION_DEPOSITED_TOPIC, ZeroAddress, ZeroAddress, "0x" + "0".repeat(63) + "1"], data: "0x", blockNumber: 1, index: 0 };
+      const log = {
+        topics: [TRANSACTION_DEPOSITED_TOPIC, ZeroAddress, ZeroAddress, "0x" + "0".repeat(63) + "1"],
+        data: "0x",
+        blockNumber: 1,
+        index: 0,
+      };
       expect(() => depositFromLog(log as never)).to.throw(/unknown deposit version 1/);
     });
   });

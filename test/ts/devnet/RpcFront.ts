@@ -1,7 +1,7 @@
 import { expect } from "chai";
 
-import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.js";
-import { startRpcFront, type RpcFront } from "../../../src/devnet/rpc-front.js";
+import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
+import { startRpcFront, type RpcFront } from "../../../src/devnet/rpc-front.ts";
 
 const FROM = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"; // anvil's first development account
 const MIN_MS = 300;
@@ -22,8 +22,12 @@ describe("devnet: the RPC front before anvil", function () {
 
   const call = async (body: unknown) => {
     const started = performance.now();
-    const response = await fetch(front.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-    return { ms: performance.now() - started, status: response.status, json: (await response.json()) };
+    const response = await fetch(front.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return { ms: performance.now() - started, status: response.status, json: await response.json() };
   };
   const send = (id: number) => ({ jsonrpc: "2.0", id, method: "eth_sendTransaction", params: [{ from: FROM, to: FROM, value: "0x1" }] });
   const nonce = (id: number, tag: string) => ({ jsonrpc: "2.0", id, method: "eth_getTransactionCount", params: [FROM, tag] });
@@ -35,7 +39,11 @@ describe("devnet: the RPC front before anvil", function () {
     expect((submitted.json as { result: string }).result).to.match(/^0x[0-9a-f]{64}$/);
     expect(submitted.ms).to.be.at.least(MIN_MS - 5);
     // Anvil mined it when it arrived: a read straight from anvil already counts it.
-    const direct = await fetch(anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(nonce(3, "latest")) });
+    const direct = await fetch(anvil.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(nonce(3, "latest")),
+    });
     expect(Number(((await direct.json()) as { result: string }).result)).to.equal(before + 1);
   });
 
@@ -50,7 +58,11 @@ describe("devnet: the RPC front before anvil", function () {
   it("lets a web page of another origin call it: the preflight is allowed and answers carry the CORS header", async function () {
     const preflight = await fetch(front.rpcUrl, {
       method: "OPTIONS",
-      headers: { origin: "http://127.0.0.1:8788", "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+      headers: {
+        origin: "http://127.0.0.1:8788",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type",
+      },
     });
     expect(preflight.status).to.equal(204);
     expect(preflight.headers.get("access-control-allow-origin")).to.equal("*");

@@ -4,8 +4,8 @@ import { Contract, JsonRpcProvider, Wallet, type JsonRpcApiProviderOptions } fro
 import { createWalletClient, defineChain, http, publicActions, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
-import { sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
-import { E18 } from "../../../src/common/units.js";
+import { sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
+import { E18 } from "../../../src/common/units.ts";
 
 const TRANSFERS = 100;
 // Clients poll for receipts this often: a setting of how soon they look, not of how they count nonces.
@@ -55,7 +55,8 @@ describe("devnet: a wallet's send-wait-send through ethers v6, viem and the OP S
         try {
           const receipt = await (await wallet.sendTransaction({ to: Wallet.createRandom().address, value: 1n })).wait();
           const seen = await chainNonces(rpcUrl, wallet.address);
-          if (receipt?.status !== 1 || seen[0] !== i + 1 || seen[1] !== i + 1) failures.push(`#${i}: status ${receipt?.status}, counts ${seen.join("/")}`);
+          if (receipt?.status !== 1 || seen[0] !== i + 1 || seen[1] !== i + 1)
+            failures.push(`#${i}: status ${receipt?.status}, counts ${seen.join("/")}`);
         } catch (error) {
           failures.push(`#${i}: ${(error as Error).message.slice(0, 120)}`);
         }
@@ -73,14 +74,20 @@ describe("devnet: a wallet's send-wait-send through ethers v6, viem and the OP S
       nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
       rpcUrls: { default: { http: [rpcUrl] } },
     });
-    const client = createWalletClient({ account: privateKeyToAccount(key), chain, transport: http(rpcUrl), pollingInterval: POLL_MS }).extend(publicActions);
+    const client = createWalletClient({
+      account: privateKeyToAccount(key),
+      chain,
+      transport: http(rpcUrl),
+      pollingInterval: POLL_MS,
+    }).extend(publicActions);
     const failures: string[] = [];
     for (let i = 0; i < TRANSFERS; i++) {
       try {
         const hash = await client.sendTransaction({ to: privateKeyToAccount(generatePrivateKey()).address, value: 1n });
         const receipt = await client.waitForTransactionReceipt({ hash });
         const seen = await chainNonces(rpcUrl, client.account.address);
-        if (receipt.status !== "success" || seen[0] !== i + 1 || seen[1] !== i + 1) failures.push(`#${i}: ${receipt.status}, counts ${seen.join("/")}`);
+        if (receipt.status !== "success" || seen[0] !== i + 1 || seen[1] !== i + 1)
+          failures.push(`#${i}: ${receipt.status}, counts ${seen.join("/")}`);
       } catch (error) {
         failures.push(`#${i}: ${(error as Error).message.split("\n")[0].slice(0, 120)}`);
       }

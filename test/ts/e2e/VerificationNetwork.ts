@@ -5,21 +5,25 @@ import { DatabaseSync } from "node:sqlite";
 import { expect } from "chai";
 import { JsonRpcProvider, NonceManager, Wallet, ZeroHash, zeroPadValue } from "ethers";
 
-import { NodeLicense__factory, NodeRegistry__factory, PrimaryToken__factory, VerificationRegistry__factory } from "../../../typechain-types/index.js";
-import { devAccount } from "../../../src/devnet/accounts.js";
-import { attestAndRecord } from "../../../src/devnet/demo-attest.js";
-import { claimGameItem, solanaBytes32, verifyOnChainAndByApi } from "../../../src/devnet/demo-verify.js";
-import { eventArgs } from "../../../src/devnet/events.js";
-import type { StackFile } from "../../../src/devnet/stack-file.js";
-import type { VerificationNetwork } from "../../../src/devnet/verification-network.js";
-import { BURNER_FILE } from "../../../src/node/burner.js";
-import { STATE_FILE } from "../../../src/node/main.js";
-import { eventually, startTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
-import { describeGovernance } from "./governance-suite.js";
-import { startTestVerificationNetwork } from "../../helpers/network.js";
-import { devnetProvider } from "../../../src/devnet/op-devnet.js";
-import { JobStatus } from "../../../src/common/protocol-constants.js";
-
+import {
+  NodeLicense__factory,
+  NodeRegistry__factory,
+  PrimaryToken__factory,
+  VerificationRegistry__factory,
+} from "../../../typechain-types/index.ts";
+import { devAccount } from "../../../src/devnet/accounts.ts";
+import { attestAndRecord } from "../../../src/devnet/demo-attest.ts";
+import { claimGameItem, solanaBytes32, verifyOnChainAndByApi } from "../../../src/devnet/demo-verify.ts";
+import { eventArgs } from "../../../src/devnet/events.ts";
+import type { StackFile } from "../../../src/devnet/stack-file.ts";
+import type { VerificationNetwork } from "../../../src/devnet/verification-network.ts";
+import { BURNER_FILE } from "../../../src/node/burner.ts";
+import { STATE_FILE } from "../../../src/node/main.ts";
+import { eventually, startTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
+import { describeGovernance } from "./governance-suite.ts";
+import { startTestVerificationNetwork } from "../../helpers/network.ts";
+import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
+import { JobStatus } from "../../../src/common/protocol-constants.ts";
 
 // One devnet and network for both groups: governance first (its last test restores the parameters), then
 // the node tests, some of which stop a node or move a license for good.
@@ -36,7 +40,10 @@ describe("end to end on the local network: governance, and circuit nodes answeri
     test = await startTestDevnet({ deploy: true });
     const { devnet } = test;
     // Delegation is re-read at each heartbeat tick: often here, so a transfer shows within the test.
-    ({ network, stack } = await startTestVerificationNetwork(test, "network", { HEARTBEAT_INTERVAL_SECONDS: "3", POLL_INTERVAL_MS: "500" }));
+    ({ network, stack } = await startTestVerificationNetwork(test, "network", {
+      HEARTBEAT_INTERVAL_SECONDS: "3",
+      POLL_INTERVAL_MS: "500",
+    }));
     l1 = devnetProvider(devnet.l1.rpcUrl, devnet.l1.chainId);
     l2 = devnetProvider(devnet.l2.rpcUrl, devnet.l2.chainId);
     registry = VerificationRegistry__factory.connect(stack.contracts!.l2!.VerificationRegistry, l2);
@@ -50,8 +57,14 @@ describe("end to end on the local network: governance, and circuit nodes answeri
 
   /** Every demo holding of both chains, with the query that asks for it. */
   const demoQueries = () => [
-    ...stack.demo!.evm.map((entry) => ({ entry, query: { chain: "evm" as const, user_address: entry.user_address, contract_address: entry.contract_address } })),
-    ...stack.demo!.svm.map((entry) => ({ entry, query: { chain: "svm" as const, owner_address: entry.owner_address, token_mint_address: entry.token_mint_address } })),
+    ...stack.demo!.evm.map((entry) => ({
+      entry,
+      query: { chain: "evm" as const, user_address: entry.user_address, contract_address: entry.contract_address },
+    })),
+    ...stack.demo!.svm.map((entry) => ({
+      entry,
+      query: { chain: "svm" as const, owner_address: entry.owner_address, token_mint_address: entry.token_mint_address },
+    })),
   ];
 
   /** Every license vote cast on `jobId`, by license id. */
@@ -80,7 +93,9 @@ describe("end to end on the local network: governance, and circuit nodes answeri
         const label = `${entry.kind} ${entry.note}`;
         expect(attested.valid, label).to.equal(true);
         expect(attested.attestation.balance, label).to.equal(BigInt(entry.balance));
-        expect(attested.licenseIds.length, label).to.be.at.least(Number(await NodeRegistry__factory.connect(stack.contracts!.l2!.NodeRegistry, l2).quorum()));
+        expect(attested.licenseIds.length, label).to.be.at.least(
+          Number(await NodeRegistry__factory.connect(stack.contracts!.l2!.NodeRegistry, l2).quorum()),
+        );
         // Recorded after the job of the previous test finalized: the attestation is now the latest result.
         expect(attested.latest, label).to.deep.equal({ balance: BigInt(entry.balance), jobId: 0n });
       }
@@ -94,11 +109,19 @@ describe("end to end on the local network: governance, and circuit nodes answeri
 
     it("still finalizes jobs with one of the three nodes killed mid-run", async function () {
       const [evm] = stack.demo!.evm;
-      const pending = verifyOnChainAndByApi(stack, l2, { chain: "evm", user_address: evm.user_address, contract_address: evm.contract_address });
+      const pending = verifyOnChainAndByApi(stack, l2, {
+        chain: "evm",
+        user_address: evm.user_address,
+        contract_address: evm.contract_address,
+      });
       await network.nodes[2].stop("SIGKILL");
       const first = await pending;
       const [svm] = stack.demo!.svm;
-      const second = await verifyOnChainAndByApi(stack, l2, { chain: "svm", owner_address: svm.owner_address, token_mint_address: svm.token_mint_address });
+      const second = await verifyOnChainAndByApi(stack, l2, {
+        chain: "svm",
+        owner_address: svm.owner_address,
+        token_mint_address: svm.token_mint_address,
+      });
       expect(first.onChain.balance).to.equal(BigInt(evm.balance));
       expect(second.onChain.balance).to.equal(BigInt(svm.balance));
       expect(await votesOn(second.jobId)).to.not.include(BigInt(stack.nodes![2].licenseIds[0]));
@@ -127,7 +150,11 @@ describe("end to end on the local network: governance, and circuit nodes answeri
         const { msg, licenses } = JSON.parse(line) as { msg: string; licenses?: string[] };
         return msg === "voting for licenses" ? (licenses ?? []) : [];
       };
-      await eventually(async () => (await network.nodes[0].logLines()).some((line) => votesFor(line).includes(String(second))), Boolean, 30_000);
+      await eventually(
+        async () => (await network.nodes[0].logLines()).some((line) => votesFor(line).includes(String(second))),
+        Boolean,
+        30_000,
+      );
 
       const consumer = new NonceManager(new Wallet(stack.accounts!.consumer.privateKey, l2));
       const [evm] = stack.demo!.evm;
@@ -164,13 +191,23 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       expect(hostileVotes).to.be.at.least(pausedRounds);
       for (const jobId of jobIds) {
         try {
-          await eventually(async () => (await registry.getResult(jobId)).status, (status) => status === JobStatus.finalized, 60_000);
+          await eventually(
+            async () => (await registry.getResult(jobId)).status,
+            (status) => status === JobStatus.finalized,
+            60_000,
+          );
         } catch (error) {
           // What the nodes did, to tell why the job stayed open.
-          const votes = (await registry.queryFilter(registry.filters.VoteSubmitted(jobId))).map((event) => `${event.args.licenseId}:${event.args.operator}`);
-          const ignored = (await registry.queryFilter(registry.filters.SubmissionIgnored(jobId))).map((event) => `${event.args.operator}:${event.args.reason}`);
+          const votes = (await registry.queryFilter(registry.filters.VoteSubmitted(jobId))).map(
+            (event) => `${event.args.licenseId}:${event.args.operator}`,
+          );
+          const ignored = (await registry.queryFilter(registry.filters.SubmissionIgnored(jobId))).map(
+            (event) => `${event.args.operator}:${event.args.reason}`,
+          );
           const logs = [...(await network.nodes[0].logLines()).slice(-25), "---", ...(await network.nodes[1].logLines()).slice(-15)];
-          throw new Error(`job ${jobId} not finalized; votes ${votes.join(", ")}; ignored ${ignored.join(", ")}\n${logs.join("\n")}`, { cause: error });
+          throw new Error(`job ${jobId} not finalized; votes ${votes.join(", ")}; ignored ${ignored.join(", ")}\n${logs.join("\n")}`, {
+            cause: error,
+          });
         }
         expect((await registry.getResult(jobId)).balance).to.equal(BigInt(evm.balance));
       }
@@ -178,7 +215,8 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       const node1Transactions = [];
       for (let block = requestedFrom; block <= (await l2.getBlockNumber()); block += 1) {
         for (const tx of (await l2.getBlock(block, true))!.prefetchedTransactions) {
-          if (tx.from.toLowerCase() === node1.toLowerCase() && tx.to?.toLowerCase() === contracts.VerificationRegistry.toLowerCase()) node1Transactions.push(tx.hash);
+          if (tx.from.toLowerCase() === node1.toLowerCase() && tx.to?.toLowerCase() === contracts.VerificationRegistry.toLowerCase())
+            node1Transactions.push(tx.hash);
         }
       }
       for (const hash of node1Transactions) expect((await l2.getTransactionReceipt(hash))!.status, hash).to.equal(1);
@@ -196,7 +234,11 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       ).wait();
       const jobId = (await registry.nextJobId()) - 1n;
       const license3 = BigInt(stack.nodes![2].licenseIds[0]);
-      await eventually(() => votesOn(jobId), (votes) => votes.includes(license3), 60_000);
+      await eventually(
+        () => votesOn(jobId),
+        (votes) => votes.includes(license3),
+        60_000,
+      );
 
       // Restarted on the same cache, with its scan position erased so that it reads the job's block again,
       // node 3 must leave the job alone.
@@ -206,13 +248,21 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       journal.prepare("DELETE FROM meta WHERE key = 'cursor'").run();
       journal.close();
       await network.restartNode(2);
-      await eventually(async () => (await network.nodes[2].logLines()).filter((line) => line.includes("answering jobs")).length, (count) => count >= 3, 60_000);
+      await eventually(
+        async () => (await network.nodes[2].logLines()).filter((line) => line.includes("answering jobs")).length,
+        (count) => count >= 3,
+        60_000,
+      );
       await new Promise((resolve) => setTimeout(resolve, 5_000)); // several passes over the job's block
       expect((await registry.getJob(jobId)).status).to.equal(JobStatus.open);
 
       // The others come back and finalize it; every license voted once, and node 3 sent nothing for it again.
       await Promise.all([network.restartNode(0), network.restartNode(1)]);
-      await eventually(async () => (await registry.getJob(jobId)).status, (status) => status !== JobStatus.open, 60_000);
+      await eventually(
+        async () => (await registry.getJob(jobId)).status,
+        (status) => status !== JobStatus.open,
+        60_000,
+      );
       const votes = await votesOn(jobId);
       expect(new Set(votes.map(String)).size).to.equal(votes.length);
       expect(votes).to.include(license3);
@@ -220,7 +270,8 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       // From the block after the one the first vote was seen in: everything node 3 sent since its restart.
       for (let block = restartBlock + 1; block <= (await l2.getBlockNumber()); block += 1) {
         for (const tx of (await l2.getBlock(block, true))!.prefetchedTransactions) {
-          if (tx.from.toLowerCase() !== burner3 || tx.to?.toLowerCase() !== stack.contracts!.l2!.VerificationRegistry.toLowerCase()) continue;
+          if (tx.from.toLowerCase() !== burner3 || tx.to?.toLowerCase() !== stack.contracts!.l2!.VerificationRegistry.toLowerCase())
+            continue;
           const call = registry.interface.parseTransaction(tx)!;
           const jobIds = (call.args[0] as Array<{ jobId: bigint }>).map((submission) => submission.jobId);
           expect(jobIds, `transaction ${tx.hash} of the restarted node`).to.not.include(jobId);
@@ -235,9 +286,17 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       const license2 = BigInt(stack.nodes![1].licenseIds[0]);
       const license = NodeLicense__factory.connect(stack.contracts!.l2!.NodeLicense, new NonceManager(new Wallet(owner2.privateKey, l2)));
       await (await license.transferFrom(owner2.address, devAccount(6).address, license2)).wait();
-      await eventually(async () => (await network.nodes[1].logLines()).some((line) => line.includes("no longer delegated")), Boolean, 30_000);
+      await eventually(
+        async () => (await network.nodes[1].logLines()).some((line) => line.includes("no longer delegated")),
+        Boolean,
+        30_000,
+      );
       const [evm] = stack.demo!.evm;
-      const result = await verifyOnChainAndByApi(stack, l2, { chain: "evm", user_address: evm.user_address, contract_address: evm.contract_address });
+      const result = await verifyOnChainAndByApi(stack, l2, {
+        chain: "evm",
+        user_address: evm.user_address,
+        contract_address: evm.contract_address,
+      });
       expect(result.onChain.balance).to.equal(BigInt(evm.balance));
       expect(await votesOn(result.jobId)).to.not.include(license2);
     });

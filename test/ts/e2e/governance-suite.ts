@@ -6,20 +6,30 @@ import { expect } from "chai";
 import { Contract, Interface, NonceManager, Wallet, type JsonRpcProvider } from "ethers";
 import { decodeFunctionData, encodeFunctionData, type Address, type Hex } from "viem";
 
-import { NodeRegistry__factory, ProtocolGovernor__factory, VerificationRegistry__factory } from "../../../typechain-types/index.js";
-import { devAccount } from "../../../src/devnet/accounts.js";
-import { verifyOnChainAndByApi } from "../../../src/devnet/demo-verify.js";
-import { advanceL1, passOnDevnet } from "../../../src/devnet/governance-setup.js";
-import { writeStackFile, stackFilePath, type StackFile } from "../../../src/devnet/stack-file.js";
-import { NETWORK_ACCOUNTS } from "../../../src/devnet/verification-network.js";
-import { runCli } from "../../../src/governance/cli.js";
-import { Governance } from "../../../src/governance/governance.js";
-import { devnetGovernanceAddresses, DEVNET_L1_BLOCK_SECONDS } from "../../../src/governance/network.js";
-import { batchHash, crossDomainMessageHash, EXECUTOR_ABI, L1_MESSENGER_ABI, L2_MESSENGER_ABI, l2CallsOf } from "../../../src/governance/proposal.js";
-import { eventually } from "../../helpers/devnet.js";
-import { E18 } from "../../../src/common/units.js";
+import { NodeRegistry__factory, ProtocolGovernor__factory, VerificationRegistry__factory } from "../../../typechain-types/index.ts";
+import { devAccount } from "../../../src/devnet/accounts.ts";
+import { verifyOnChainAndByApi } from "../../../src/devnet/demo-verify.ts";
+import { advanceL1, passOnDevnet } from "../../../src/devnet/governance-setup.ts";
+import { writeStackFile, stackFilePath, type StackFile } from "../../../src/devnet/stack-file.ts";
+import { NETWORK_ACCOUNTS } from "../../../src/devnet/verification-network.ts";
+import { runCli } from "../../../src/governance/cli.ts";
+import { Governance } from "../../../src/governance/governance.ts";
+import { devnetGovernanceAddresses, DEVNET_L1_BLOCK_SECONDS } from "../../../src/governance/network.ts";
+import {
+  batchHash,
+  crossDomainMessageHash,
+  EXECUTOR_ABI,
+  L1_MESSENGER_ABI,
+  L2_MESSENGER_ABI,
+  l2CallsOf,
+} from "../../../src/governance/proposal.ts";
+import { eventually } from "../../helpers/devnet.ts";
+import { E18 } from "../../../src/common/units.ts";
 
-const ADMIN_ABI = ["function defaultAdmin() view returns (address)", "function pendingDefaultAdmin() view returns (address newAdmin, uint48 schedule)"];
+const ADMIN_ABI = [
+  "function defaultAdmin() view returns (address)",
+  "function pendingDefaultAdmin() view returns (address newAdmin, uint48 schedule)",
+];
 
 /** What the governance tests need of the end-to-end network they share with the node tests. */
 export interface GovernanceSuiteContext {
@@ -57,15 +67,29 @@ export function describeGovernance(context: () => GovernanceSuiteContext): void 
     /** `npm run gov -- …args` as `account`, its exit code and the lines it printed. */
     const gov = async (account: string, ...args: string[]) => {
       lines.length = 0;
-      const code = await runCli([...args, "--account", account], { projectRoot, env: {}, print: (line) => lines.push(line), printError: (line) => lines.push(line) });
+      const code = await runCli([...args, "--account", account], {
+        projectRoot,
+        env: {},
+        print: (line) => lines.push(line),
+        printError: (line) => lines.push(line),
+      });
       return { code, output: lines.join("\n") };
     };
     const client = (signer: { privateKey: string }) =>
-      new Governance({ l1: new NonceManager(new Wallet(signer.privateKey, context().l1)), l2: context().l2, addresses: addresses(), l1BlockSeconds: DEVNET_L1_BLOCK_SECONDS });
+      new Governance({
+        l1: new NonceManager(new Wallet(signer.privateKey, context().l1)),
+        l2: context().l2,
+        addresses: addresses(),
+        l1BlockSeconds: DEVNET_L1_BLOCK_SECONDS,
+      });
     const quorum = () => NodeRegistry__factory.connect(l2Contract("NodeRegistry"), context().l2).quorum();
     const requestFee = () => VerificationRegistry__factory.connect(l2Contract("VerificationRegistry"), context().l2).requestFee();
     const admins = () =>
-      Promise.all(["StakedToken", "NodeLicense", "NodeRegistry", "VerificationRegistry"].map((name) => new Contract(l2Contract(name), ADMIN_ABI, context().l2).getFunction("defaultAdmin")() as Promise<string>));
+      Promise.all(
+        ["StakedToken", "NodeLicense", "NodeRegistry", "VerificationRegistry"].map(
+          (name) => new Contract(l2Contract(name), ADMIN_ABI, context().l2).getFunction("defaultAdmin")() as Promise<string>,
+        ),
+      );
     /** Moves the L1 past proposal `id`'s voting delay, or past its vote, or past its timelock delay. */
     const moveOn = async (id: bigint, past: "delay" | "vote" | "timelock") => {
       const status = await client(deployer).status(id);
@@ -83,10 +107,14 @@ export function describeGovernance(context: () => GovernanceSuiteContext): void 
       expect((await gov("deployer", "delegate")).code).to.equal(0);
       const proposed = await gov("deployer", "propose", "accept-admin", "--note", "Hand the L2 protocol to governance");
       expect(proposed.code, proposed.output).to.equal(0);
-      expect(proposed.output).to.match(/^Proposal 1 made:\nProposal 1: Pending — Hand the L2 protocol to governance\n {2}L2: StakedToken\.acceptDefaultAdminTransfer\(\)/);
+      expect(proposed.output).to.match(
+        /^Proposal 1 made:\nProposal 1: Pending — Hand the L2 protocol to governance\n {2}L2: StakedToken\.acceptDefaultAdminTransfer\(\)/,
+      );
       // Voters can see who holds which role before the handover (a role granted before it survives it).
       const roles = await gov("deployer", "roles");
-      expect(roles.output).to.include(`VerificationRegistry ${l2Contract("VerificationRegistry")}: admin ${deployer.address} (handover pending to ${executor})`);
+      expect(roles.output).to.include(
+        `VerificationRegistry ${l2Contract("VerificationRegistry")}: admin ${deployer.address} (handover pending to ${executor})`,
+      );
       expect(roles.output).to.include(`  ATTESTATION_ROLE: ${l2Contract("AttestationVerifier")}`);
       const early = await gov("deployer", "vote", "1", "for");
       expect(early.code).to.equal(1);
@@ -97,7 +125,10 @@ export function describeGovernance(context: () => GovernanceSuiteContext): void 
       await moveOn(1n, "vote");
       expect((await gov("tokenHolder", "queue", "1")).code).to.equal(0);
       const waiting = await gov("tokenHolder", "execute", "1");
-      expect([waiting.code, /^error \[TOO_EARLY\]: Cannot execute: queued: the timelock releases it in \d+ s/.test(waiting.output)]).to.deep.equal([1, true]);
+      expect([
+        waiting.code,
+        /^error \[TOO_EARLY\]: Cannot execute: queued: the timelock releases it in \d+ s/.test(waiting.output),
+      ]).to.deep.equal([1, true]);
       // Passed and queued on L1: nothing has changed on L2 yet.
       expect(await admins()).to.deep.equal([deployer.address, deployer.address, deployer.address, deployer.address]);
 
@@ -112,7 +143,13 @@ export function describeGovernance(context: () => GovernanceSuiteContext): void 
     it("changes the quorum and the request fee when token holders vote for it, and only once the L2 message is relayed", async function () {
       // The token holder proposes with its own tokens; the deployer's votes carry the quorum.
       await client(holder).delegate();
-      const id = await client(holder).propose([{ kind: "set-quorum", quorum: 3n }, { kind: "set-request-fee", fee: 2n * E18 }], { note: "Quorum 3 and a cheaper request" });
+      const id = await client(holder).propose(
+        [
+          { kind: "set-quorum", quorum: 3n },
+          { kind: "set-request-fee", fee: 2n * E18 },
+        ],
+        { note: "Quorum 3 and a cheaper request" },
+      );
       await moveOn(id, "delay");
       await client(holder).vote(id, "for");
       await client(deployer).vote(id, "for");
@@ -129,7 +166,11 @@ export function describeGovernance(context: () => GovernanceSuiteContext): void 
     it("keeps the node network answering: a job opened after the change needs, and gets, three agreeing licenses", async function () {
       const { stack, l2 } = context();
       const [evm] = stack.demo!.evm;
-      const result = await verifyOnChainAndByApi(stack, l2, { chain: "evm", user_address: evm.user_address, contract_address: evm.contract_address });
+      const result = await verifyOnChainAndByApi(stack, l2, {
+        chain: "evm",
+        user_address: evm.user_address,
+        contract_address: evm.contract_address,
+      });
       const registry = VerificationRegistry__factory.connect(l2Contract("VerificationRegistry"), l2);
       expect((await registry.getJob(result.jobId)).quorum).to.equal(3n);
       const [requested] = await registry.queryFilter(registry.filters.VerificationRequested(result.jobId));
@@ -146,7 +187,9 @@ export function describeGovernance(context: () => GovernanceSuiteContext): void 
       await moveOn(id, "vote");
       const defeated = await gov("tokenHolder", "queue", id.toString());
       expect(defeated.code).to.equal(1);
-      expect(defeated.output).to.match(/^error \[WRONG_STATE\]: Cannot queue: the proposal was defeated \(for [\d,]+, against [\d,]+, abstain 0; quorum 40,000,000\)$/);
+      expect(defeated.output).to.match(
+        /^error \[WRONG_STATE\]: Cannot queue: the proposal was defeated \(for [\d,]+, against [\d,]+, abstain 0; quorum 40,000,000\)$/,
+      );
       const governor = ProtocolGovernor__factory.connect(addresses().governor, new Wallet(holder.privateKey, context().l1));
       await expect(governor["queue(uint256)"](id)).to.be.revertedWithCustomError(governor, "GovernorUnexpectedProposalState");
 
@@ -157,18 +200,40 @@ export function describeGovernance(context: () => GovernanceSuiteContext): void 
       const message = encodeFunctionData({ abi: EXECUTOR_ABI, functionName: "execute", args: [calls, 2n ** 63n] });
       const messenger = new Contract(addresses().l1Messenger, L1_MESSENGER_ABI, stranger);
       const receipt = await (await messenger.getFunction("sendMessage")(addresses().executor, message, 1_000_000)).wait();
-      const sent = receipt.logs.map((log: { topics: string[]; data: string }) => messenger.interface.parseLog(log)).find((event: { name: string } | null) => event?.name === "SentMessage");
-      const messageHash = crossDomainMessageHash({ nonce: sent.args.messageNonce, sender: sent.args.sender, target: sent.args.target, value: 0n, gasLimit: sent.args.gasLimit, message: sent.args.message as Hex });
+      const sent = receipt.logs
+        .map((log: { topics: string[]; data: string }) => messenger.interface.parseLog(log))
+        .find((event: { name: string } | null) => event?.name === "SentMessage");
+      const messageHash = crossDomainMessageHash({
+        nonce: sent.args.messageNonce,
+        sender: sent.args.sender,
+        target: sent.args.target,
+        value: 0n,
+        gasLimit: sent.args.gasLimit,
+        message: sent.args.message as Hex,
+      });
       const l2Messenger = new Contract(addresses().l2Messenger, L2_MESSENGER_ABI, l2);
-      await eventually(() => l2Messenger.getFunction("failedMessages")(messageHash) as Promise<boolean>, (failed) => failed, 60_000);
+      await eventually(
+        () => l2Messenger.getFunction("failedMessages")(messageHash) as Promise<boolean>,
+        (failed) => failed,
+        60_000,
+      );
       expect(await quorum()).to.equal(3n);
 
       // The relayed message of the passed proposal, relayed again by hand, is refused by the L2 messenger.
-      const passed = (await client(holder).list()).find((status) => status.l2?.outcome === "executed" && status.changes.some((change) => change.includes("setQuorum(3)")))!;
+      const passed = (await client(holder).list()).find(
+        (status) => status.l2?.outcome === "executed" && status.changes.some((change) => change.includes("setQuorum(3)")),
+      )!;
       const relayer = new Wallet(holder.privateKey, l2);
       const l1Receipt = await findSentMessage(context().l1, addresses().timelock, addresses().l1Messenger, passed.l2!.messageHash);
       const replay = new Contract(addresses().l2Messenger, L2_MESSENGER_ABI as unknown as string[], relayer).getFunction("relayMessage");
-      const refusal = await replay(l1Receipt.nonce, l1Receipt.sender, l1Receipt.target, l1Receipt.value, l1Receipt.gasLimit, l1Receipt.message).then(
+      const refusal = await replay(
+        l1Receipt.nonce,
+        l1Receipt.sender,
+        l1Receipt.target,
+        l1Receipt.value,
+        l1Receipt.gasLimit,
+        l1Receipt.message,
+      ).then(
         () => undefined,
         (error: Error) => error,
       );
@@ -188,7 +253,10 @@ export function describeGovernance(context: () => GovernanceSuiteContext): void 
         l2: stack.l2!,
         voter: deployer,
         addresses: addresses(),
-        changes: [{ kind: "set-quorum", quorum: 2n }, { kind: "set-request-fee", fee: 10n * E18 }],
+        changes: [
+          { kind: "set-quorum", quorum: 2n },
+          { kind: "set-request-fee", fee: 10n * E18 },
+        ],
         done: async () => (await quorum()) === 2n,
       });
       expect(await requestFee()).to.equal(10n * E18);
@@ -202,7 +270,14 @@ async function findSentMessage(l1: JsonRpcProvider, timelock: string, l1Messenge
   const logs = await l1.getLogs({ address: l1Messenger, topics: [messenger.getEvent("SentMessage")!.topicHash], fromBlock: 0 });
   for (const log of logs) {
     const event = messenger.parseLog(log)!;
-    const sent = { nonce: event.args.messageNonce as bigint, sender: event.args.sender as Address, target: event.args.target as Address, value: 0n, gasLimit: event.args.gasLimit as bigint, message: event.args.message as Hex };
+    const sent = {
+      nonce: event.args.messageNonce as bigint,
+      sender: event.args.sender as Address,
+      target: event.args.target as Address,
+      value: 0n,
+      gasLimit: event.args.gasLimit as bigint,
+      message: event.args.message as Hex,
+    };
     if (sent.sender.toLowerCase() === timelock.toLowerCase() && crossDomainMessageHash(sent) === messageHash) return sent;
   }
   throw new Error(`no message ${messageHash} from the timelock`);

@@ -5,9 +5,9 @@ import path from "node:path";
 import { expect } from "chai";
 import { Interface } from "ethers";
 
-import { integer, parseChanges } from "../../../src/governance/cli-arguments.js";
-import { runCli } from "../../../src/governance/cli.js";
-import { GovernanceError } from "../../../src/governance/governance.js";
+import { integer, parseChanges } from "../../../src/governance/cli-arguments.ts";
+import { runCli } from "../../../src/governance/cli.ts";
+import { GovernanceError } from "../../../src/governance/governance.ts";
 
 const TARGET = "0x00000000000000000000000000000000000000aa";
 
@@ -31,7 +31,19 @@ describe("npm run gov: reading what the user typed", function () {
   });
 
   it("reads several changes into one proposal, in order", async function () {
-    expect(await parseChanges(["set-quorum", "3", "set-request-fee", "2e18", "accept-admin", "set-job-timeout", "600", "set-liveness-window", "300"])).to.deep.equal([
+    expect(
+      await parseChanges([
+        "set-quorum",
+        "3",
+        "set-request-fee",
+        "2e18",
+        "accept-admin",
+        "set-job-timeout",
+        "600",
+        "set-liveness-window",
+        "300",
+      ]),
+    ).to.deep.equal([
       { kind: "set-quorum", quorum: 3n },
       { kind: "set-request-fee", fee: 2n * 10n ** 18n },
       { kind: "accept-admin" },
@@ -48,12 +60,25 @@ describe("npm run gov: reading what the user typed", function () {
 
   it("reads raw calls from a JSON file, by calldata or by signature and arguments", async function () {
     const file = path.join(dir, "calls.json");
-    await writeFile(file, JSON.stringify([{ target: TARGET, data: "0x1234" }, { target: TARGET, value: "1e3", signature: "setQuorum(uint256)", args: [3] }]));
+    await writeFile(
+      file,
+      JSON.stringify([
+        { target: TARGET, data: "0x1234" },
+        { target: TARGET, value: "1e3", signature: "setQuorum(uint256)", args: [3] },
+      ]),
+    );
     const [first, second] = await parseChanges(["calls", file]);
-    expect(first).to.deep.equal({ kind: "call", call: { target: "0x00000000000000000000000000000000000000AA", value: 0n, data: "0x1234" } });
+    expect(first).to.deep.equal({
+      kind: "call",
+      call: { target: "0x00000000000000000000000000000000000000AA", value: 0n, data: "0x1234" },
+    });
     expect(second).to.deep.equal({
       kind: "call",
-      call: { target: "0x00000000000000000000000000000000000000AA", value: 1000n, data: new Interface(["function setQuorum(uint256)"]).encodeFunctionData("setQuorum", [3]) },
+      call: {
+        target: "0x00000000000000000000000000000000000000AA",
+        value: 1000n,
+        data: new Interface(["function setQuorum(uint256)"]).encodeFunctionData("setQuorum", [3]),
+      },
     });
   });
 
@@ -65,15 +90,32 @@ describe("npm run gov: reading what the user typed", function () {
     };
     await expectRejected(parseChanges(["calls", path.join(dir, "missing.json")]), /calls: cannot read/);
     await expectRejected(parseChanges(["calls", await write("[]")]), /must hold a non-empty array/);
-    await expectRejected(parseChanges(["calls", await write(`[{"target": "nope", "data": "0x"}]`)]), /calls\[0\] of .*: target must be an address/);
-    await expectRejected(parseChanges(["calls", await write(`[{"target": "${TARGET}", "data": "12"}]`)]), /calls\[0\].*: data must be 0x-prefixed hex/);
-    await expectRejected(parseChanges(["calls", await write(`[{"target": "${TARGET}"}]`)]), /calls\[0\].*: give data, or a signature with its args/);
-    await expectRejected(parseChanges(["calls", await write(`[{"target": "${TARGET}", "signature": "setQuorum(uint256)", "args": []}]`)]), /calls\[0\]/);
+    await expectRejected(
+      parseChanges(["calls", await write(`[{"target": "nope", "data": "0x"}]`)]),
+      /calls\[0\] of .*: target must be an address/,
+    );
+    await expectRejected(
+      parseChanges(["calls", await write(`[{"target": "${TARGET}", "data": "12"}]`)]),
+      /calls\[0\].*: data must be 0x-prefixed hex/,
+    );
+    await expectRejected(
+      parseChanges(["calls", await write(`[{"target": "${TARGET}"}]`)]),
+      /calls\[0\].*: give data, or a signature with its args/,
+    );
+    await expectRejected(
+      parseChanges(["calls", await write(`[{"target": "${TARGET}", "signature": "setQuorum(uint256)", "args": []}]`)]),
+      /calls\[0\]/,
+    );
   });
 
   it("answers a wrong command or network with its usage and exit code 1, and needs a running stack on the devnet", async function () {
     const lines: string[] = [];
-    const context = { projectRoot: dir, env: {}, print: (line: string) => lines.push(line), printError: (line: string) => lines.push(line) };
+    const context = {
+      projectRoot: dir,
+      env: {},
+      print: (line: string) => lines.push(line),
+      printError: (line: string) => lines.push(line),
+    };
     expect(await runCli(["status", "--network", "mainnet"], context)).to.equal(1);
     expect(lines.pop()).to.match(/--network must be devnet or testnet/);
     expect(await runCli(["status"], context)).to.equal(1);

@@ -2,8 +2,8 @@ import { expect } from "chai";
 import { network } from "hardhat";
 import type { Address, Hex } from "viem";
 
-import { batchHash, l2CallsOf, type GovernedContracts, type L2Call } from "../../../src/governance/proposal.js";
-import { deployProtocol, QUORUM, REQUEST_FEE } from "../../helpers/protocol.js";
+import { batchHash, l2CallsOf, type GovernedContracts, type L2Call } from "../../../src/governance/proposal.ts";
+import { deployProtocol, QUORUM, REQUEST_FEE } from "../../helpers/protocol.ts";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;
@@ -46,17 +46,27 @@ describe("GovernanceExecutor", function () {
     expect(await executor.MESSENGER()).to.equal(await messenger.getAddress());
     expect(await executor.L1_TIMELOCK()).to.equal(l1Timelock.address);
     const factory = await ethers.getContractFactory("GovernanceExecutor");
-    await expect(factory.deploy(ethers.ZeroAddress, l1Timelock.address)).to.be.revertedWithCustomError(factory, "GovernanceExecutor_ZeroAddress");
-    await expect(factory.deploy(l1Timelock.address, ethers.ZeroAddress)).to.be.revertedWithCustomError(factory, "GovernanceExecutor_ZeroAddress");
+    await expect(factory.deploy(ethers.ZeroAddress, l1Timelock.address)).to.be.revertedWithCustomError(
+      factory,
+      "GovernanceExecutor_ZeroAddress",
+    );
+    await expect(factory.deploy(l1Timelock.address, ethers.ZeroAddress)).to.be.revertedWithCustomError(
+      factory,
+      "GovernanceExecutor_ZeroAddress",
+    );
   });
 
   it("accepts the admin role of every protocol contract through its first batch, then changes parameters", async function () {
     const { executor, relay, l2, nodeRegistry, registry, staked, license, deadline } = await loadFixture(fixture);
     const accept = l2CallsOf({ kind: "accept-admin" }, l2);
     await expect(relay(accept)).to.emit(executor, "BatchExecuted");
-    for (const contract of [staked, license, nodeRegistry, registry]) expect(await contract.defaultAdmin()).to.equal(await executor.getAddress());
+    for (const contract of [staked, license, nodeRegistry, registry])
+      expect(await contract.defaultAdmin()).to.equal(await executor.getAddress());
 
-    const calls = [...l2CallsOf({ kind: "set-quorum", quorum: 3n }, l2), ...l2CallsOf({ kind: "set-request-fee", fee: 2n * 10n ** 18n }, l2)];
+    const calls = [
+      ...l2CallsOf({ kind: "set-quorum", quorum: 3n }, l2),
+      ...l2CallsOf({ kind: "set-request-fee", fee: 2n * 10n ** 18n }, l2),
+    ];
     await expect(relay(calls))
       .to.emit(executor, "CallExecuted")
       .withArgs(batchHash(calls, deadline), 0n, l2.NodeRegistry, 0n, calls[0].data)
@@ -95,9 +105,13 @@ describe("GovernanceExecutor", function () {
     const { executor, relay, l2, registry } = await loadFixture(fixture);
     const calls = l2CallsOf({ kind: "accept-admin" }, l2);
     const past = BigInt(await time.latest());
-    await expect(relay(calls, { deadline: past })).to.be.revertedWithCustomError(executor, "GovernanceExecutor_Expired").withArgs(past);
+    await expect(relay(calls, { deadline: past }))
+      .to.be.revertedWithCustomError(executor, "GovernanceExecutor_Expired")
+      .withArgs(past);
     await expect(relay([])).to.be.revertedWithCustomError(executor, "GovernanceExecutor_EmptyBatch");
-    await expect(relay(calls, { value: 1n })).to.be.revertedWithCustomError(executor, "GovernanceExecutor_ValueMismatch").withArgs(1n, 0n);
+    await expect(relay(calls, { value: 1n }))
+      .to.be.revertedWithCustomError(executor, "GovernanceExecutor_ValueMismatch")
+      .withArgs(1n, 0n);
     expect(await registry.requestFee()).to.equal(REQUEST_FEE);
   });
 
@@ -122,13 +136,23 @@ describe("GovernanceExecutor", function () {
     await expect(relayFirst()).to.emit(messenger, "RelayedMessage");
     expect(await nodeRegistry.quorum()).to.equal(3n);
     expect(await executor.batchState(batchHash(setQuorum, deadline))).to.equal(1n);
-    await expect(relay(setQuorum)).to.be.revertedWithCustomError(executor, "GovernanceExecutor_BatchClosed").withArgs(batchHash(setQuorum, deadline), 1n);
+    await expect(relay(setQuorum))
+      .to.be.revertedWithCustomError(executor, "GovernanceExecutor_BatchClosed")
+      .withArgs(batchHash(setQuorum, deadline), 1n);
 
     // A batch that failed and that governance gives up on: a later batch cancels it, and no replay can run it.
     const lower = l2CallsOf({ kind: "set-quorum", quorum: 1n }, l2);
-    const cancel = { target: (await executor.getAddress()) as Address, value: 0n, data: executor.interface.encodeFunctionData("cancelBatch", [batchHash(lower, deadline)]) as Hex };
-    await expect(relay([cancel])).to.emit(executor, "BatchCancelled").withArgs(batchHash(lower, deadline));
-    await expect(relay(lower)).to.be.revertedWithCustomError(executor, "GovernanceExecutor_BatchClosed").withArgs(batchHash(lower, deadline), 2n);
+    const cancel = {
+      target: (await executor.getAddress()) as Address,
+      value: 0n,
+      data: executor.interface.encodeFunctionData("cancelBatch", [batchHash(lower, deadline)]) as Hex,
+    };
+    await expect(relay([cancel]))
+      .to.emit(executor, "BatchCancelled")
+      .withArgs(batchHash(lower, deadline));
+    await expect(relay(lower))
+      .to.be.revertedWithCustomError(executor, "GovernanceExecutor_BatchClosed")
+      .withArgs(batchHash(lower, deadline), 2n);
     await expect(executor.cancelBatch(batchHash(lower, deadline))).to.be.revertedWithCustomError(executor, "GovernanceExecutor_NotSelf");
     expect(await nodeRegistry.quorum()).to.equal(3n);
   });

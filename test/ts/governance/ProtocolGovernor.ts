@@ -2,12 +2,12 @@ import { expect } from "chai";
 import { network } from "hardhat";
 import { decodeFunctionData, type Address, type Hex } from "viem";
 
-import L1Module from "../../../deploy/modules/L1.js";
-import { loadParameters } from "../../../src/deploy/parameters.js";
-import { Governance, GovernanceError } from "../../../src/governance/governance.js";
-import { crossDomainMessageHash, EXECUTOR_ABI, type GovernedContracts } from "../../../src/governance/proposal.js";
-import { deployProtocol, QUORUM } from "../../helpers/protocol.js";
-import { E18 } from "../../../src/common/units.js";
+import L1Module from "../../../deploy/modules/L1.ts";
+import { loadParameters } from "../../../src/deploy/parameters.ts";
+import { Governance, GovernanceError } from "../../../src/governance/governance.ts";
+import { crossDomainMessageHash, EXECUTOR_ABI, type GovernedContracts } from "../../../src/governance/proposal.ts";
+import { deployProtocol, QUORUM } from "../../helpers/protocol.ts";
+import { E18 } from "../../../src/common/units.ts";
 
 const { ethers, ignition, networkHelpers } = await network.create();
 const { loadFixture, mine, time } = networkHelpers;
@@ -54,7 +54,22 @@ async function fixture() {
   const as = (signer: (typeof signers)[number]) => new Governance({ l1: signer, l2: ethers.provider, addresses, l1BlockSeconds: 2 });
   // The holder gets 2% of the supply: enough to propose, not enough for the 4% quorum alone.
   await token.connect(deployer).transfer(holder.address, 20_000_000n * E18);
-  return { ...protocol, governor, timelock, token, deployer, holder, guardian, l1Messenger, l2Messenger, executor, l2, addresses, as, parameters };
+  return {
+    ...protocol,
+    governor,
+    timelock,
+    token,
+    deployer,
+    holder,
+    guardian,
+    l1Messenger,
+    l2Messenger,
+    executor,
+    l2,
+    addresses,
+    as,
+    parameters,
+  };
 }
 
 type Fixture = Awaited<ReturnType<typeof fixture>>;
@@ -75,7 +90,14 @@ async function relayOnL2(f: Fixture, index: bigint) {
   const sent = await f.l1Messenger.sent(index);
   const nonce = index | (1n << 240n);
   await f.l2Messenger.relayMessage(nonce, sent.sender, sent.target, sent.value, sent.minGasLimit, sent.message, { value: sent.value });
-  return crossDomainMessageHash({ nonce, sender: sent.sender as Address, target: sent.target as Address, value: sent.value, gasLimit: sent.minGasLimit, message: sent.message as Hex });
+  return crossDomainMessageHash({
+    nonce,
+    sender: sent.sender as Address,
+    target: sent.target as Address,
+    value: sent.value,
+    gasLimit: sent.minGasLimit,
+    message: sent.message as Hex,
+  });
 }
 
 describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
@@ -102,7 +124,9 @@ describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
   it("carries a passed proposal from the token holders' vote to the L2 contracts, and only then changes them", async function () {
     const f = await loadFixture(fixture);
     await f.as(f.deployer).delegate();
-    const id = await f.as(f.deployer).propose([{ kind: "accept-admin" }, { kind: "set-quorum", quorum: 3n }], { note: "Hand over and raise the quorum" });
+    const id = await f
+      .as(f.deployer)
+      .propose([{ kind: "accept-admin" }, { kind: "set-quorum", quorum: 3n }], { note: "Hand over and raise the quorum" });
     expect(id).to.equal(1n); // sequential ids people can type
 
     const pending = await f.as(f.deployer).status(id);
@@ -137,7 +161,13 @@ describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
     expect(sent.sender).to.equal(await f.timelock.getAddress());
     expect(sent.target).to.equal(await f.executor.getAddress());
     const [calls] = decodeFunctionData({ abi: EXECUTOR_ABI, data: sent.message as Hex }).args as unknown as [Array<{ target: string }>];
-    expect(calls.map((call) => call.target)).to.deep.equal([f.l2.StakedToken, f.l2.NodeLicense, f.l2.NodeRegistry, f.l2.VerificationRegistry, f.l2.NodeRegistry]);
+    expect(calls.map((call) => call.target)).to.deep.equal([
+      f.l2.StakedToken,
+      f.l2.NodeLicense,
+      f.l2.NodeRegistry,
+      f.l2.VerificationRegistry,
+      f.l2.NodeRegistry,
+    ]);
     // Executed on L1, not yet relayed: nothing has changed on L2.
     expect((await f.as(f.holder).status(id)).l2).to.deep.equal({ outcome: "awaiting relay", messageHash });
     expect(await f.nodeRegistry.quorum()).to.equal(QUORUM);
@@ -147,7 +177,8 @@ describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
     const done = await f.as(f.holder).status(id);
     expect([done.state, done.l2?.outcome, done.next]).to.deep.equal(["Executed", "executed", "executed on L1 and on L2"]);
     expect(await f.nodeRegistry.quorum()).to.equal(3n);
-    for (const contract of [f.staked, f.license, f.nodeRegistry, f.registry]) expect(await contract.defaultAdmin()).to.equal(await f.executor.getAddress());
+    for (const contract of [f.staked, f.license, f.nodeRegistry, f.registry])
+      expect(await contract.defaultAdmin()).to.equal(await f.executor.getAddress());
     // The same message relayed again changes nothing: the messenger refuses it.
     await expect(relayOnL2(f, 0n)).to.be.revertedWithCustomError(f.l2Messenger, "MockCrossDomainMessenger_AlreadyRelayed");
     await expectGovernanceError(f.as(f.holder).execute(id), "WRONG_STATE", /executed on L1 and on L2/);
@@ -209,13 +240,21 @@ describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
 
   it("says plainly why a step cannot be taken: no votes to propose, none at the snapshot, a second vote, an unknown id", async function () {
     const f = await loadFixture(fixture);
-    await expectGovernanceError(f.as(f.holder).propose([{ kind: "set-quorum", quorum: 3n }]), "BELOW_THRESHOLD", /Proposing needs 1,000 votes; 0x[0-9a-fA-F]{40} has 0 \(tokens vote once delegated/);
+    await expectGovernanceError(
+      f.as(f.holder).propose([{ kind: "set-quorum", quorum: 3n }]),
+      "BELOW_THRESHOLD",
+      /Proposing needs 1,000 votes; 0x[0-9a-fA-F]{40} has 0 \(tokens vote once delegated/,
+    );
     await f.as(f.deployer).delegate();
     const id = await f.as(f.deployer).propose([{ kind: "accept-admin" }]);
     // Delegating after the proposal's snapshot counts for later proposals only.
     await mine(2);
     await f.as(f.holder).delegate();
-    await expectGovernanceError(f.as(f.holder).vote(id, "for"), "NO_VOTES", /had no votes at the proposal's snapshot \(block \d+\): votes count only if delegated before it/);
+    await expectGovernanceError(
+      f.as(f.holder).vote(id, "for"),
+      "NO_VOTES",
+      /had no votes at the proposal's snapshot \(block \d+\): votes count only if delegated before it/,
+    );
     await f.as(f.deployer).vote(id, "abstain");
     await expectGovernanceError(f.as(f.deployer).vote(id, "for"), "ALREADY_VOTED", /has already voted on proposal 1/);
     await expectGovernanceError(f.as(f.deployer).status(99n), "UNKNOWN_PROPOSAL", /No proposal 99/);
@@ -227,13 +266,25 @@ describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
     const governor = await f.governor.getAddress();
     const replace = f.governor.interface.encodeFunctionData("setProposalGuardian", [f.holder.address]);
     const propose = async (targets: string[], calldatas: string[], description: string) => {
-      await f.governor.connect(f.deployer).propose(targets, targets.map(() => 0n), calldatas, description);
+      await f.governor.connect(f.deployer).propose(
+        targets,
+        targets.map(() => 0n),
+        calldatas,
+        description,
+      );
       return f.governor.latestProposalId();
     };
     const alone = await propose([governor], [replace], "Replace the guardian");
     expect(await f.governor.replacesGuardianOnly(alone)).to.equal(true);
-    await expect(f.governor.connect(f.guardian)["cancel(uint256)"](alone)).to.be.revertedWithCustomError(f.governor, "GovernorUnableToCancel");
-    const bundled = await propose([governor, governor], [replace, f.governor.interface.encodeFunctionData("setVotingDelay", [1n])], "Replace the guardian, and more");
+    await expect(f.governor.connect(f.guardian)["cancel(uint256)"](alone)).to.be.revertedWithCustomError(
+      f.governor,
+      "GovernorUnableToCancel",
+    );
+    const bundled = await propose(
+      [governor, governor],
+      [replace, f.governor.interface.encodeFunctionData("setVotingDelay", [1n])],
+      "Replace the guardian, and more",
+    );
     expect(await f.governor.replacesGuardianOnly(bundled)).to.equal(false);
     await f.governor.connect(f.guardian)["cancel(uint256)"](bundled);
     expect((await f.as(f.deployer).status(bundled)).state).to.equal("Canceled");
@@ -252,12 +303,16 @@ describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
     const f = await loadFixture(fixture);
     await f.as(f.deployer).delegate();
     const timelock = await f.timelock.getAddress();
-    await f.governor.connect(f.deployer).propose([timelock], [0n], [f.timelock.interface.encodeFunctionData("updateDelay", [0n])], "Lower the request fee");
+    await f.governor
+      .connect(f.deployer)
+      .propose([timelock], [0n], [f.timelock.interface.encodeFunctionData("updateDelay", [0n])], "Lower the request fee");
     const status = await f.as(f.deployer).status(await f.governor.latestProposalId());
     expect(status.changes).to.deep.equal(["L1: Timelock.updateDelay(0)"]);
     expect(status.warnings).to.deep.equal(["action 1 is not an L2 batch through the L1 messenger: it acts on L1"]);
     // A batch to another executor, with ETH that its calls do not spend and another gas limit.
-    const proposal = await f.as(f.deployer).proposalFor([{ kind: "set-quorum", quorum: 3n }], f.deployer.address, { l2GasLimit: 2_000_000 });
+    const proposal = await f
+      .as(f.deployer)
+      .proposalFor([{ kind: "set-quorum", quorum: 3n }], f.deployer.address, { l2GasLimit: 2_000_000 });
     const elsewhere = proposal.calldatas[0].replace(f.addresses.executor.slice(2).toLowerCase(), f.holder.address.slice(2).toLowerCase());
     await f.governor.connect(f.deployer).propose(proposal.targets, [5n], [elsewhere], "Raise the quorum");
     const odd = await f.as(f.deployer).status(await f.governor.latestProposalId());
@@ -277,12 +332,20 @@ describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
     await f.as(f.deployer).vote(id, "for");
     const active = await f.as(f.deployer).status(id);
     await mine(Number(active.deadlineBlock - active.block)); // the latest block is the deadline block
-    await expectGovernanceError(f.as(f.holder).vote(id, "for"), "WRONG_STATE", /voting closes with block \d+, the latest: too late for another vote/);
+    await expectGovernanceError(
+      f.as(f.holder).vote(id, "for"),
+      "WRONG_STATE",
+      /voting closes with block \d+, the latest: too late for another vote/,
+    );
     await mine(1);
     await f.as(f.deployer).queue(id);
     await expectGovernanceError(f.as(f.deployer).queue(id), "WRONG_STATE", /it is queued already/);
     await time.increase(3 * 86_400);
-    await expectGovernanceError(f.as(f.deployer).execute(id), "WRONG_STATE", /its L2 batch's deadline has passed|must run by .* too soon for the bridge/);
+    await expectGovernanceError(
+      f.as(f.deployer).execute(id),
+      "WRONG_STATE",
+      /its L2 batch's deadline has passed|must run by .* too soon for the bridge/,
+    );
 
     // A batch that pays: whoever executes it pays what the timelock does not hold.
     const payment = { kind: "call" as const, call: { target: f.holder.address as Address, value: 7n, data: "0x" as Hex } };

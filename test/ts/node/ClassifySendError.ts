@@ -1,9 +1,9 @@
 import { expect } from "chai";
 import { JsonRpcProvider, parseUnits, toQuantity, Wallet, type JsonRpcError, type JsonRpcPayload } from "ethers";
 
-import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.js";
-import { devnetProvider } from "../../../src/devnet/op-devnet.js";
-import { classifySendError, type SendErrorKind } from "../../../src/node/classify-send-error.js";
+import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
+import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
+import { classifySendError, type SendErrorKind } from "../../../src/node/classify-send-error.ts";
 
 // A JSON-RPC error turned into what ethers throws from `broadcastTransaction`, by ethers itself.
 const offline = new JsonRpcProvider("http://127.0.0.1:9", 1, { staticNetwork: true });
@@ -25,13 +25,23 @@ const CASES: Array<[string, SendErrorKind, number, string]> = [
   ["geth", "replacement-underpriced", -32000, "replacement transaction underpriced"],
   ["geth", "underpriced", -32000, "transaction underpriced: tip needed 1000000, tip permitted 1"],
   ["geth", "already-known", -32000, "already known"],
-  ["geth", "fee-cap-below-base-fee", -32000, `max fee per gas less than block base fee: address ${ADDRESS}, maxFeePerGas: 1000000 baseFee: 2000000`],
+  [
+    "geth",
+    "fee-cap-below-base-fee",
+    -32000,
+    `max fee per gas less than block base fee: address ${ADDRESS}, maxFeePerGas: 1000000 baseFee: 2000000`,
+  ],
   ["geth", "gas-limit-too-high", -32000, "exceeds block gas limit"],
   ["geth", "gas-limit-too-high", -32000, "gas limit reached"],
   ["geth", "intrinsic-gas", -32000, "intrinsic gas too low: have 20000, want 21000"],
   ["geth", "invalid", -32000, "oversized data: transaction size 200000, limit 131072"],
   ["geth", "invalid", -32000, "tx fee (1.20 ether) exceeds the configured cap (1.00 ether)"],
-  ["geth", "invalid", -32000, `max priority fee per gas higher than max fee per gas: address ${ADDRESS}, maxPriorityFeePerGas: 2, maxFeePerGas: 1`],
+  [
+    "geth",
+    "invalid",
+    -32000,
+    `max priority fee per gas higher than max fee per gas: address ${ADDRESS}, maxPriorityFeePerGas: 2, maxFeePerGas: 1`,
+  ],
   ["geth", "invalid", -32000, "transaction type not supported"],
   ["geth", "rpc-unavailable", -32000, "txpool is full"],
   ["geth", "execution-reverted", 3, "execution reverted"],
@@ -42,7 +52,12 @@ const CASES: Array<[string, SendErrorKind, number, string]> = [
   ["anvil", "intrinsic-gas", -32003, "intrinsic gas too low"],
   ["anvil", "gas-limit-too-high", -32003, "intrinsic gas too high -- tx.gas_limit > env.block.gas_limit"],
   ["anvil", "gas-limit-too-high", -32003, "Transaction gas limit is greater than the block gas limit, gas_limit: 100000000, cap: 30000000"],
-  ["anvil", "replacement-underpriced", -32003, "Tx: [0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060] insufficient gas price to replace existing transaction"],
+  [
+    "anvil",
+    "replacement-underpriced",
+    -32003,
+    "Tx: [0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060] insufficient gas price to replace existing transaction",
+  ],
   ["anvil", "already-known", -32003, "Tx: [0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060] already Imported"],
   ["anvil", "invalid", -32003, "max priority fee per gas higher than max fee per gas"],
   ["any", "rpc-unavailable", -32005, "request limit exceeded"],
@@ -77,7 +92,10 @@ describe("circuit node: what a failed send means (classifySendError)", function 
     refused.destroy();
     expect(classifySendError(error).kind).to.equal("rpc-unavailable");
     // What ethers' fetch layer throws when the RPC does not answer in time.
-    const timeout = Object.assign(new Error("request timeout (code=TIMEOUT, version=6)"), { code: "TIMEOUT", shortMessage: "request timeout" });
+    const timeout = Object.assign(new Error("request timeout (code=TIMEOUT, version=6)"), {
+      code: "TIMEOUT",
+      shortMessage: "request timeout",
+    });
     expect(classifySendError(timeout).kind).to.equal("rpc-unavailable");
   });
 
@@ -87,8 +105,18 @@ describe("circuit node: what a failed send means (classifySendError)", function 
     let provider: JsonRpcProvider;
     let wallet: Wallet;
     const chainId = 31_337n;
-    const failure = (raw: string) => provider.broadcastTransaction(raw).then(() => expect.fail("accepted"), (error: unknown) => classifySendError(error).kind);
-    const sign = async (fields: { nonce?: number; value?: bigint; gasLimit?: bigint; maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint }) => {
+    const failure = (raw: string) =>
+      provider.broadcastTransaction(raw).then(
+        () => expect.fail("accepted"),
+        (error: unknown) => classifySendError(error).kind,
+      );
+    const sign = async (fields: {
+      nonce?: number;
+      value?: bigint;
+      gasLimit?: bigint;
+      maxFeePerGas?: bigint;
+      maxPriorityFeePerGas?: bigint;
+    }) => {
       const fees = await provider.getFeeData();
       return wallet.signTransaction({
         type: 2,
@@ -120,7 +148,15 @@ describe("circuit node: what a failed send means (classifySendError)", function 
       expect(await failure(await sign({ gasLimit: 100_000_000n }))).to.equal("gas-limit-too-high");
       const poor = new Wallet(Wallet.createRandom().privateKey, provider);
       const fees = await provider.getFeeData();
-      const unpaid = await poor.signTransaction({ type: 2, chainId, to: ADDRESS, nonce: 0, gasLimit: 21_000n, maxFeePerGas: fees.maxFeePerGas!, maxPriorityFeePerGas: 1n });
+      const unpaid = await poor.signTransaction({
+        type: 2,
+        chainId,
+        to: ADDRESS,
+        nonce: 0,
+        gasLimit: 21_000n,
+        maxFeePerGas: fees.maxFeePerGas!,
+        maxPriorityFeePerGas: 1n,
+      });
       expect(await failure(unpaid)).to.equal("insufficient-funds");
       const baseFee = parseUnits("100", "gwei");
       await provider.send("anvil_setNextBlockBaseFeePerGas", [toQuantity(baseFee)]);
@@ -137,7 +173,12 @@ describe("circuit node: what a failed send means (classifySendError)", function 
         const nonce = await provider.getTransactionCount(wallet.address, "latest");
         const fees = await provider.getFeeData();
         // Another transaction for the pending nonce, at fees no higher: a replacement the pool refuses.
-        const sameFees = await sign({ nonce, value: 2n, maxFeePerGas: fees.maxFeePerGas!, maxPriorityFeePerGas: fees.maxPriorityFeePerGas! });
+        const sameFees = await sign({
+          nonce,
+          value: 2n,
+          maxFeePerGas: fees.maxFeePerGas!,
+          maxPriorityFeePerGas: fees.maxPriorityFeePerGas!,
+        });
         expect(await failure(sameFees)).to.equal("replacement-underpriced");
       } finally {
         await provider.send("evm_setAutomine", [true]);

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { parseUnits } from "ethers";
 
-import { bumpedFees } from "../../../src/node/fees.js";
+import { bumpedFees } from "../../../src/node/fees.ts";
 
 const gwei = (value: string) => parseUnits(value, "gwei");
 
@@ -10,7 +10,10 @@ describe("circuit node: fee bumps", function () {
   const current = { maxFeePerGas: gwei("3"), maxPriorityFeePerGas: gwei("1") };
 
   it("raises both fields by 12.5% when the provider's fees are lower", function () {
-    expect(bumpedFees(previous, current, gwei("1000"))).to.deep.equal({ maxFeePerGas: gwei("11.25") + 1n, maxPriorityFeePerGas: gwei("1.125") + 1n });
+    expect(bumpedFees(previous, current, gwei("1000"))).to.deep.equal({
+      maxFeePerGas: gwei("11.25") + 1n,
+      maxPriorityFeePerGas: gwei("1.125") + 1n,
+    });
   });
 
   it("takes the fee cap to twice a risen base fee plus the tip, so the replacement clears it", function () {

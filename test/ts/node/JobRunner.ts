@@ -5,14 +5,14 @@ import path from "node:path";
 import { expect } from "chai";
 import { network } from "hardhat";
 
-import type { VerificationRegistry } from "../../../typechain-types/index.js";
-import type { SourceReaders } from "../../../src/node/answers.js";
-import { finalizationGasOf, runJobPass, type JobRunnerOptions } from "../../../src/node/job-runner.js";
-import { NodeStateStore, type VoteIntent } from "../../../src/node/state-store.js";
-import type { TxOutcome } from "../../../src/node/tx-sender.js";
-import { queryResultHash } from "../../../src/common/query-result.js";
-import { addressToBytes32, balanceWord, deployProtocol } from "../../helpers/protocol.js";
-import { captureLogs } from "./log-capture.js";
+import type { VerificationRegistry } from "../../../typechain-types/index.ts";
+import type { SourceReaders } from "../../../src/node/answers.ts";
+import { finalizationGasOf, runJobPass, type JobRunnerOptions } from "../../../src/node/job-runner.ts";
+import { NodeStateStore, type VoteIntent } from "../../../src/node/state-store.ts";
+import type { TxOutcome } from "../../../src/node/tx-sender.ts";
+import { queryResultHash } from "../../../src/common/query-result.ts";
+import { addressToBytes32, balanceWord, deployProtocol } from "../../helpers/protocol.ts";
+import { captureLogs } from "./log-capture.ts";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture } = networkHelpers;
@@ -55,7 +55,13 @@ class RecordingSender {
     private readonly registry: VerificationRegistry,
   ) {}
 
-  async send(kind: string, _to: string, data: string, votes: VoteIntent[] = [], extraGas = 0n): Promise<{ id: number; outcome: Promise<TxOutcome> }> {
+  async send(
+    kind: string,
+    _to: string,
+    data: string,
+    votes: VoteIntent[] = [],
+    extraGas = 0n,
+  ): Promise<{ id: number; outcome: Promise<TxOutcome> }> {
     if (this.failNext) {
       this.failNext = false;
       throw new Error("the L2 RPC is down");
@@ -154,8 +160,15 @@ describe("circuit node: job runner (cursor, rescans, batches) on a Hardhat netwo
     for (const jobId of jobs) expect(store.votesFor(jobId)).to.deep.equal([1n]);
     // Each submission carries the source's answer, with the job's owner and asset as its request names them.
     const [submission] = first.submissions;
-    expect([submission.licenseIds, submission.balance, submission.queryResultHash]).to.deep.equal([[1n], BALANCE, queryResultHash(balanceWord(BALANCE))]);
-    expect([submission.owner, submission.asset]).to.deep.equal([addressToBytes32(HOLDER).toLowerCase(), addressToBytes32(TOKEN).toLowerCase()]);
+    expect([submission.licenseIds, submission.balance, submission.queryResultHash]).to.deep.equal([
+      [1n],
+      BALANCE,
+      queryResultHash(balanceWord(BALANCE)),
+    ]);
+    expect([submission.owner, submission.asset]).to.deep.equal([
+      addressToBytes32(HOLDER).toLowerCase(),
+      addressToBytes32(TOKEN).toLowerCase(),
+    ]);
 
     expect(await pass()).to.equal(false);
     expect(sender.take()).to.deep.equal([]);

@@ -5,16 +5,16 @@ import path from "node:path";
 import { expect } from "chai";
 import type { TransactionReceipt } from "ethers";
 
-import { VerificationRegistry__factory } from "../../../typechain-types/index.js";
+import { VerificationRegistry__factory } from "../../../typechain-types/index.ts";
 
-import { BURNER_FILE, loadOrCreateBurner } from "../../../src/node/burner.js";
-import { loadNodeConfig, redactedNodeConfig } from "../../../src/node/config.js";
-import { queryResultHash } from "../../../src/common/query-result.js";
-import { IgnoreReason, MAX_VOTES_PER_JOB } from "../../../src/common/protocol-constants.js";
-import { finalizationGasOf } from "../../../src/node/job-runner.js";
-import { jobsToAnswerAgain } from "../../../src/node/skipped-votes.js";
-import { NodeStateStore } from "../../../src/node/state-store.js";
-import { describeError } from "../../../src/common/describe-error.js";
+import { BURNER_FILE, loadOrCreateBurner } from "../../../src/node/burner.ts";
+import { loadNodeConfig, redactedNodeConfig } from "../../../src/node/config.ts";
+import { queryResultHash } from "../../../src/common/query-result.ts";
+import { IgnoreReason, MAX_VOTES_PER_JOB } from "../../../src/common/protocol-constants.ts";
+import { finalizationGasOf } from "../../../src/node/job-runner.ts";
+import { jobsToAnswerAgain } from "../../../src/node/skipped-votes.ts";
+import { NodeStateStore } from "../../../src/node/state-store.ts";
+import { describeError } from "../../../src/common/describe-error.ts";
 
 describe("circuit node: units", function () {
   let dir: string;
@@ -70,7 +70,9 @@ describe("circuit node: units", function () {
         expect(store.hasVote(7n, 1n)).to.equal(true);
         expect(store.highestNonce()).to.equal(4);
         // A second journal entry for the same vote is impossible: the transaction is refused whole.
-        expect(() => store.recordTx({ nonce: 5, kind: "submitResults", raw: "0x02", hash: "0xbb" }, [{ jobId: 7n, licenseId: 1n, jobBlock: 120 }])).to.throw();
+        expect(() =>
+          store.recordTx({ nonce: 5, kind: "submitResults", raw: "0x02", hash: "0xbb" }, [{ jobId: 7n, licenseId: 1n, jobBlock: 120 }]),
+        ).to.throw();
         expect(store.pendingTxs().map((tx) => tx.nonce)).to.deep.equal([4]);
         store.replaceTx(id, "0x03", "0xcc");
         expect(store.pendingTxs()[0].hashes).to.deep.equal(["0xaa", "0xcc"]);
@@ -145,9 +147,9 @@ describe("circuit node: units", function () {
     };
 
     it("lists every configuration problem at once", function () {
-      expect(() => loadNodeConfig({ ...env, OWNERS_ALLOWLIST: "0x70997970c51812dc3A010C7d01b50e0d17dc79C8", L2_RPC_URLS: "ftp://x" })).to.throw(
-        /OWNERS_ALLOWLIST[\s\S]*L2_RPC_URLS/,
-      );
+      expect(() =>
+        loadNodeConfig({ ...env, OWNERS_ALLOWLIST: "0x70997970c51812dc3A010C7d01b50e0d17dc79C8", L2_RPC_URLS: "ftp://x" }),
+      ).to.throw(/OWNERS_ALLOWLIST[\s\S]*L2_RPC_URLS/);
       expect(() => loadNodeConfig({})).to.throw(/OWNERS_ALLOWLIST[\s\S]*VERIFICATION_REGISTRY/);
     });
 

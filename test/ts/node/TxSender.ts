@@ -5,13 +5,13 @@ import path from "node:path";
 import { expect } from "chai";
 import { JsonRpcProvider, keccak256, parseUnits, toQuantity, Wallet } from "ethers";
 
-import { devAccount } from "../../../src/devnet/accounts.js";
-import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.js";
-import { NodeStateStore } from "../../../src/node/state-store.js";
-import { TxSender } from "../../../src/node/tx-sender.js";
-import { eventually } from "../../helpers/devnet.js";
-import { captureLogs, type LogLine } from "./log-capture.js";
-import { devnetProvider } from "../../../src/devnet/op-devnet.js";
+import { devAccount } from "../../../src/devnet/accounts.ts";
+import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
+import { NodeStateStore } from "../../../src/node/state-store.ts";
+import { TxSender } from "../../../src/node/tx-sender.ts";
+import { eventually } from "../../helpers/devnet.ts";
+import { captureLogs, type LogLine } from "./log-capture.ts";
+import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 
 const CHAIN_ID = 31_337n;
 
@@ -95,8 +95,14 @@ describe("circuit node: transaction sender (nonces, journal, fee bumps, drops) o
     });
     store.recordTx({ nonce: 0, kind: "test", raw, hash: keccak256(raw) }, [{ jobId: 9n, licenseId: 1n, jobBlock: 5 }]);
     await startSender();
-    await eventually(() => provider.getTransactionReceipt(keccak256(raw)), (receipt) => receipt !== null);
-    await eventually(async () => store.pendingTxs().length, (count) => count === 0);
+    await eventually(
+      () => provider.getTransactionReceipt(keccak256(raw)),
+      (receipt) => receipt !== null,
+    );
+    await eventually(
+      async () => store.pendingTxs().length,
+      (count) => count === 0,
+    );
     expect(await provider.getTransactionCount(wallet.address)).to.equal(1);
     expect(store.hasVote(9n, 1n)).to.equal(true);
   });
@@ -106,12 +112,19 @@ describe("circuit node: transaction sender (nonces, journal, fee bumps, drops) o
     const tx = await startSender({ feeBumpAfterMs: 200, maxFeePerGas: parseUnits("1000", "gwei") });
     const first = await tx.send("test", target, "0x");
     await tx.send("test", target, "0x");
-    await eventually(async () => store.pendingTxs()[0].hashes.length, (count) => count >= 3, 10_000);
+    await eventually(
+      async () => store.pendingTxs()[0].hashes.length,
+      (count) => count >= 3,
+      10_000,
+    );
     expect(store.pendingTxs()[1].hashes.length).to.equal(1); // waits behind the first: not bumped
     await provider.send("evm_mine", []);
     expect(await first.outcome).to.equal("mined");
     await provider.send("evm_mine", []);
-    await eventually(async () => store.pendingTxs().length, (count) => count === 0);
+    await eventually(
+      async () => store.pendingTxs().length,
+      (count) => count === 0,
+    );
   });
 
   it("stops bumping at the fee cap", async function () {
@@ -140,7 +153,10 @@ describe("circuit node: transaction sender (nonces, journal, fee bumps, drops) o
     });
     await provider.broadcastTransaction(replacement);
     await provider.send("evm_mine", []);
-    await eventually(async () => lost, (blocks) => blocks.includes(11));
+    await eventually(
+      async () => lost,
+      (blocks) => blocks.includes(11),
+    );
     expect(store.hasVote(4n, 2n)).to.equal(false);
     expect(store.pendingTxs()).to.deep.equal([]);
   });

@@ -9,18 +9,33 @@ import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import type { Hex } from "viem";
 import { generatePrivateKey } from "viem/accounts";
 
-import { chargeRefunded, checkoutCompleted, newPayment, postWebhook, type SimulatedPayment } from "../../../src/credits/stripe-simulator.ts";
-import { CREDIT_ITEMS, deployClaimPlatform, startCreditsChannel, type CreditsChannel } from "../../../src/devnet/credits-setup.js";
-import { devnetProvider } from "../../../src/devnet/op-devnet.js";
-import type { StackFile } from "../../../src/devnet/stack-file.js";
+import {
+  chargeRefunded,
+  checkoutCompleted,
+  newPayment,
+  postWebhook,
+  type SimulatedPayment,
+} from "../../../src/credits/stripe-simulator.ts";
+import { CREDIT_ITEMS, deployClaimPlatform, startCreditsChannel, type CreditsChannel } from "../../../src/devnet/credits-setup.ts";
+import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
+import type { StackFile } from "../../../src/devnet/stack-file.ts";
 import { isWebBuildCurrent, ensureWebBuild, SHARED_SOURCES, webPaths } from "../../../src/web/web-build.ts";
 import { namedWebConfig, webConfigFromStack } from "../../../src/web/web-config.ts";
 import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
-import { GameItem__factory, PrimaryToken__factory, VoucherClaims__factory } from "../../../typechain-types/index.js";
-import { eventually, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
-import { stackOfTestDevnet } from "../../helpers/stack.js";
-import { launchChromium, openConnected, screenshot, screenshotFailure, seriousAccessibilityViolations, sendTransaction, VIEWPORTS, waitForText } from "../../helpers/web/browser.js";
-import { TestWallet } from "../../helpers/web/test-wallet.js";
+import { GameItem__factory, PrimaryToken__factory, VoucherClaims__factory } from "../../../typechain-types/index.ts";
+import { eventually, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
+import { stackOfTestDevnet } from "../../helpers/stack.ts";
+import {
+  launchChromium,
+  openConnected,
+  screenshot,
+  screenshotFailure,
+  seriousAccessibilityViolations,
+  sendTransaction,
+  VIEWPORTS,
+  waitForText,
+} from "../../helpers/web/browser.ts";
+import { TestWallet } from "../../helpers/web/test-wallet.ts";
 import { E18 } from "../../../src/common/units.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
@@ -92,7 +107,13 @@ describe("web app: credits in Chromium", function () {
       contracts: {
         l1PrimaryToken: net.deployment!.l1PrimaryToken,
         l1StandardBridge: net.devnet.l1Contracts.L1StandardBridge,
-        l2: { PrimaryToken: l2Contracts.PrimaryToken, StakedToken: l2Contracts.StakedToken, NodeLicense: l2Contracts.NodeLicense, GameItem: gameItemAddress, VoucherClaims: claimsAddress },
+        l2: {
+          PrimaryToken: l2Contracts.PrimaryToken,
+          StakedToken: l2Contracts.StakedToken,
+          NodeLicense: l2Contracts.NodeLicense,
+          GameItem: gameItemAddress,
+          VoucherClaims: claimsAddress,
+        },
       },
       issuerKey: issuer.privateKey,
       port: 0,
@@ -100,7 +121,11 @@ describe("web app: credits in Chromium", function () {
     });
 
     await ensureWebBuild(projectRoot);
-    const withCredits: StackFile = { ...stack, credits: channel.stack, contracts: { ...stack.contracts, l2: { ...l2Contracts, VoucherClaims: claimsAddress, GameItem: gameItemAddress } } };
+    const withCredits: StackFile = {
+      ...stack,
+      credits: channel.stack,
+      contracts: { ...stack.contracts, l2: { ...l2Contracts, VoucherClaims: claimsAddress, GameItem: gameItemAddress } },
+    };
     web = await startWebServer({ distDir: webPaths(projectRoot).distDir, config: webConfigFromStack(withCredits), port: 0 });
 
     // The buyer has no tokens; L2 ETH pays for its claims.
@@ -147,7 +172,9 @@ describe("web app: credits in Chromium", function () {
     await item.getByRole("button", { name: "Redeem", exact: true }).click();
     const status = item.getByTestId("redeem-status");
     await eventually(
-      async () => Number(await control.getAttribute("data-attempts")) > before && /\b(success|error)\b/.test((await status.getAttribute("class")) ?? ""),
+      async () =>
+        Number(await control.getAttribute("data-attempts")) > before &&
+        /\b(success|error)\b/.test((await status.getAttribute("class")) ?? ""),
       (done) => done,
       30_000,
     );
@@ -157,7 +184,9 @@ describe("web app: credits in Chromium", function () {
   it("lets the page reach its credits service besides itself and the RPC endpoints, and nothing else (content security policy)", async function () {
     const policy = (await fetch(`${web!.url}/credits`)).headers.get("content-security-policy") ?? "";
     const connect = policy.split("; ").find((directive) => directive.startsWith("connect-src "));
-    const origins = [net.devnet.l1.rpcUrl, net.devnet.l2.rpcUrl, net.devnet.l2.wsUrl, channel!.service.url].map((url) => new URL(url).origin);
+    const origins = [net.devnet.l1.rpcUrl, net.devnet.l2.rpcUrl, net.devnet.l2.wsUrl, channel!.service.url].map(
+      (url) => new URL(url).origin,
+    );
     expect(connect).to.equal(`connect-src 'self' ${[...new Set(origins)].join(" ")}`);
   });
 
@@ -181,7 +210,11 @@ describe("web app: credits in Chromium", function () {
 
   it("shows a purchase of 2,500 credits once Stripe's signed webhook reports it", async function () {
     purchase = newPayment();
-    const answer = await postWebhook(channel!.stack.webhookUrl, checkoutCompleted({ payment: purchase, account: wallet.address, amountMinor: 2_500, currency: "usd" }), channel!.stack.webhookSecret);
+    const answer = await postWebhook(
+      channel!.stack.webhookUrl,
+      checkoutCompleted({ payment: purchase, account: wallet.address, amountMinor: 2_500, currency: "usd" }),
+      channel!.stack.webhookSecret,
+    );
     expect(answer.status).to.equal(200);
     // The page reads the account every 3 s.
     await waitForText(balance(), /^2,500 credits$/, 15_000);
@@ -193,7 +226,10 @@ describe("web app: credits in Chromium", function () {
   it("switches the wallet to the L2, redeems 1 × 100 primary tokens once although its first answer is lost, then 2 game items", async function () {
     // On the L1, Redeem gives way to the switch: the request is signed for the L2's domain.
     await card(CREDIT_ITEMS.primary).getByRole("button", { name: "Switch to Devnet L2" }).click();
-    await eventually(async () => wallet.currentChainId, (chainId) => chainId === net.devnet.l2.chainId);
+    await eventually(
+      async () => wallet.currentChainId,
+      (chainId) => chainId === net.devnet.l2.chainId,
+    );
     // A node license costs more than the balance: Redeem says so, disabled.
     const license = card(CREDIT_ITEMS.license);
     await waitForText(license.getByTestId("redeem-blocker"), /^This costs 100,000 credits; you hold 2,500 credits\.$/);
@@ -225,12 +261,16 @@ describe("web app: credits in Chromium", function () {
     expect(wallet.typedDataSignatures).to.equal(1);
 
     const retried = await redeem(card(CREDIT_ITEMS.primary));
-    expect(retried).to.equal("This request had been made already: its voucher (100 primary tokens) is under Your vouchers, and no credits were spent twice.");
+    expect(retried).to.equal(
+      "This request had been made already: its voucher (100 primary tokens) is under Your vouchers, and no credits were spent twice.",
+    );
     // The same signed request went again: the wallet was not asked twice.
     expect(wallet.typedDataSignatures).to.equal(1);
     account = await serviceAccount();
     expect([account.balance, account.vouchers.length]).to.deep.equal([2_500 - PRICES.primary, 1]);
-    expect(account.movements.filter((movement) => movement.kind === "redemption").map((movement) => movement.amount)).to.deep.equal([-PRICES.primary]);
+    expect(account.movements.filter((movement) => movement.kind === "redemption").map((movement) => movement.amount)).to.deep.equal([
+      -PRICES.primary,
+    ]);
 
     const game = card(CREDIT_ITEMS.gameItem);
     await game.getByLabel("Quantity").fill("2");
@@ -244,7 +284,10 @@ describe("web app: credits in Chromium", function () {
       [String(CREDIT_ITEMS.gameItem), "2", "issued"],
     ]);
     await waitForText(balance(), /^500 credits$/, 15_000);
-    await eventually(() => page.getByTestId("voucher").count(), (count) => count === 2);
+    await eventually(
+      () => page.getByTestId("voucher").count(),
+      (count) => count === 2,
+    );
     for (const itemId of [CREDIT_ITEMS.primary, CREDIT_ITEMS.gameItem]) {
       expect(await voucherRow(itemId).getByTestId("voucher-status").textContent()).to.equal("Issued, not yet claimed");
     }
@@ -268,7 +311,8 @@ describe("web app: credits in Chromium", function () {
     await waitForText(page.getByTestId("claim-done"), /^Voucher claimed: 100 primary tokens delivered to your wallet\.$/);
     await sendTransaction(voucherRow(CREDIT_ITEMS.gameItem), "Claim", { mayLeave: true });
     expect(await game.balanceOf(wallet.address)).to.equal(2n);
-    for (const view of (await serviceAccount()).vouchers) expect(await claims.isClaimed(view.voucher.voucherId), view.voucher.itemId).to.equal(true);
+    for (const view of (await serviceAccount()).vouchers)
+      expect(await claims.isClaimed(view.voucher.voucherId), view.voucher.itemId).to.equal(true);
 
     // The service sees the claims on-chain; the page follows it, and the Claim buttons are gone.
     for (const itemId of [CREDIT_ITEMS.primary, CREDIT_ITEMS.gameItem]) {
@@ -294,7 +338,11 @@ describe("web app: credits in Chromium", function () {
       await held;
       await route.continue().catch(() => undefined);
     });
-    const refund = await postWebhook(channel!.stack.webhookUrl, chargeRefunded({ payment: purchase, amountMinor: 2_500, refundedMinor: 2_500, currency: "usd" }), channel!.stack.webhookSecret);
+    const refund = await postWebhook(
+      channel!.stack.webhookUrl,
+      chargeRefunded({ payment: purchase, amountMinor: 2_500, refundedMinor: 2_500, currency: "usd" }),
+      channel!.stack.webhookSecret,
+    );
     expect(refund.status).to.equal(200);
     expect(await serviceAccount()).to.include({ balance: 0, owed: 2_000 });
     const game = card(CREDIT_ITEMS.gameItem);
@@ -307,7 +355,10 @@ describe("web app: credits in Chromium", function () {
 
     // Once the page reads the account again: nothing left, the debt explained, Redeem blocked by it.
     await waitForText(balance(), /^0 credits$/, 15_000);
-    await waitForText(page.getByTestId("credit-owed"), /^You owe 2,000 credits\. A refund or a dispute of one of your payments took back credits you had already spent/);
+    await waitForText(
+      page.getByTestId("credit-owed"),
+      /^You owe 2,000 credits\. A refund or a dispute of one of your payments took back credits you had already spent/,
+    );
     const newest = page.getByTestId("movement").first();
     expect(await newest.getAttribute("data-kind")).to.equal("refund");
     expect(await newest.getByTestId("movement-amount").textContent()).to.equal("−2,500");
@@ -318,7 +369,10 @@ describe("web app: credits in Chromium", function () {
 
   it("shows the movements and vouchers at phone width with no serious accessibility violation and no sideways scrolling", async function () {
     const phone = await openConnected(browser!, `${web!.url}/credits`, wallet, contexts, VIEWPORTS.phone);
-    await eventually(() => phone.getByTestId("voucher").count(), (count) => count === 2);
+    await eventually(
+      () => phone.getByTestId("voucher").count(),
+      (count) => count === 2,
+    );
     await phone.getByTestId("movement").first().waitFor();
     expect(await seriousAccessibilityViolations(phone)).to.deep.equal([]);
     // A source string: the test runner's TypeScript loader may wrap functions in helpers the page lacks.
@@ -335,17 +389,30 @@ describe("web app settings: the credits channel", function () {
     l2: { chainId: 901, rpcUrl: "http://127.0.0.1:9002", wsUrl: "ws://127.0.0.1:9002" },
     contracts: {
       l1: { PrimaryToken: address("1"), OptimismPortal: address("2"), L2OutputOracle: address("3"), L1StandardBridge: address("4") },
-      l2: { PrimaryToken: address("5"), StakedToken: address("6"), NodeLicense: address("7"), NodeRegistry: address("8"), VerificationRegistry: address("9"), ...(voucherClaims === undefined ? {} : { VoucherClaims: voucherClaims }) },
+      l2: {
+        PrimaryToken: address("5"),
+        StakedToken: address("6"),
+        NodeLicense: address("7"),
+        NodeRegistry: address("8"),
+        VerificationRegistry: address("9"),
+        ...(voucherClaims === undefined ? {} : { VoucherClaims: voucherClaims }),
+      },
     },
     ...credits,
   });
-  const service = { url: "http://127.0.0.1:8789", webhookUrl: "http://127.0.0.1:8789/credits/webhooks/stripe", webhookSecret: "whsec_settings_test" };
+  const service = {
+    url: "http://127.0.0.1:8789",
+    webhookUrl: "http://127.0.0.1:8789/credits/webhooks/stripe",
+    webhookSecret: "whsec_settings_test",
+  };
 
   it("are the service's URL and the claim contract together or neither, and the server lets the page reach the service", async function () {
     // A stack without the channel still loads (its Credits page says it has none).
     const without = webConfigFromStack(stackWith({}));
     expect([without.credits, without.contracts.l2.VoucherClaims]).to.deep.equal([undefined, undefined]);
-    expect(() => webConfigFromStack(stackWith({ credits: service }))).to.throw(/contracts\.l2\.VoucherClaims is missing: the credits service \(credits\.url\) needs its claim contract/);
+    expect(() => webConfigFromStack(stackWith({ credits: service }))).to.throw(
+      /contracts\.l2\.VoucherClaims is missing: the credits service \(credits\.url\) needs its claim contract/,
+    );
     expect(() => webConfigFromStack(stackWith({}, address("a")))).to.throw(/credits\.url is missing: the claim contract/);
     const config = webConfigFromStack(stackWith({ credits: service }, address("a")));
     expect(config.credits).to.deep.equal({ url: "http://127.0.0.1:8789" });
@@ -353,7 +420,9 @@ describe("web app settings: the credits channel", function () {
     // The committed test-network file carries both, unfilled: refused until they are.
     let message = "";
     await namedWebConfig(projectRoot, "testnet").catch((error: Error) => (message = error.message));
-    expect(message).to.match(/contracts\.l2\.VoucherClaims is the zero address.*; credits\.url is empty: this deployment's file is not filled in/);
+    expect(message).to.match(
+      /contracts\.l2\.VoucherClaims is the zero address.*; credits\.url is empty: this deployment's file is not filled in/,
+    );
   });
 });
 
@@ -368,7 +437,16 @@ describe("web app build: the shared credits typed data counts as a source", func
 
   before(async function () {
     root = await mkdtemp(path.join(tmpdir(), "web-build-"));
-    const files = ["apps/web/src/main.tsx", "apps/web/index.html", "apps/web/vite.config.ts", "apps/web/wagmi.config.ts", "apps/web/package.json", "artifacts/contracts/A.sol/A.json", ...SHARED_SOURCES, "apps/web/dist/index.html"];
+    const files = [
+      "apps/web/src/main.tsx",
+      "apps/web/index.html",
+      "apps/web/vite.config.ts",
+      "apps/web/wagmi.config.ts",
+      "apps/web/package.json",
+      "artifacts/contracts/A.sol/A.json",
+      ...SHARED_SOURCES,
+      "apps/web/dist/index.html",
+    ];
     for (const file of files) {
       await mkdir(path.dirname(path.join(root, file)), { recursive: true });
       await writeFile(path.join(root, file), "x");
@@ -376,7 +454,8 @@ describe("web app build: the shared credits typed data counts as a source", func
     // Every source an hour old, the build a minute old.
     const past = (seconds: number) => new Date(Date.now() - seconds * 1000);
     for (const file of files) await utimes(path.join(root, file), past(3_600), past(3_600));
-    for (const dir of ["apps/web/src", "artifacts/contracts", "artifacts/contracts/A.sol"]) await utimes(path.join(root, dir), past(3_600), past(3_600));
+    for (const dir of ["apps/web/src", "artifacts/contracts", "artifacts/contracts/A.sol"])
+      await utimes(path.join(root, dir), past(3_600), past(3_600));
     await utimes(path.join(root, "apps/web/dist/index.html"), past(60), past(60));
   });
 

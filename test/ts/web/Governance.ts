@@ -9,19 +9,27 @@ import type { Hex } from "viem";
 import { generatePrivateKey } from "viem/accounts";
 
 import { formatVotes } from "../../../src/governance/rules.ts";
-import { devAccount } from "../../../src/devnet/accounts.js";
-import { devnetProvider } from "../../../src/devnet/op-devnet.js";
-import type { StackFile } from "../../../src/devnet/stack-file.js";
+import { devAccount } from "../../../src/devnet/accounts.ts";
+import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
+import type { StackFile } from "../../../src/devnet/stack-file.ts";
 import { l2CallsOfProposal } from "../../../src/governance/proposal.ts";
 import { L2_DEADLINE_SLACK_SECONDS } from "../../../src/governance/rules.ts";
 import { ensureWebBuild, isWebBuildCurrent, SHARED_SOURCES, webPaths } from "../../../src/web/web-build.ts";
 import { webConfigFromStack } from "../../../src/web/web-config.ts";
 import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
-import { PrimaryToken__factory, ProtocolGovernor__factory } from "../../../typechain-types/index.js";
-import { sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
-import { launchChromium, openConnected, screenshot, screenshotFailure, seriousAccessibilityViolations, sendTransaction, waitForText } from "../../helpers/web/browser.js";
-import { stackOfTestDevnet } from "../../helpers/stack.js";
-import { TestWallet } from "../../helpers/web/test-wallet.js";
+import { PrimaryToken__factory, ProtocolGovernor__factory } from "../../../typechain-types/index.ts";
+import { sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
+import {
+  launchChromium,
+  openConnected,
+  screenshot,
+  screenshotFailure,
+  seriousAccessibilityViolations,
+  sendTransaction,
+  waitForText,
+} from "../../helpers/web/browser.ts";
+import { stackOfTestDevnet } from "../../helpers/stack.ts";
+import { TestWallet } from "../../helpers/web/test-wallet.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 /** `IGovernor.ProposalState` indices. */
@@ -107,7 +115,10 @@ describe("web app: governance in Chromium", function () {
     page = await openConnected(browser!, `${web!.url}/governance`, walletFor(deployer.privateKey as Hex), contexts);
     await waitForText(page.getByTestId("delegatee"), /^No one yet/);
     const threshold = await governor().proposalThreshold();
-    await waitForText(page.getByText(/^Proposing needs/), literally(`Proposing needs ${formatVotes(threshold)} votes; you have 0 (tokens vote once delegated`));
+    await waitForText(
+      page.getByText(/^Proposing needs/),
+      literally(`Proposing needs ${formatVotes(threshold)} votes; you have 0 (tokens vote once delegated`),
+    );
     expect(await page.getByRole("button", { name: "Propose", exact: true }).isDisabled()).to.equal(true);
 
     await sendTransaction(page, "Delegate to myself");
@@ -120,7 +131,11 @@ describe("web app: governance in Chromium", function () {
   });
 
   it("checks changes against the L2 contracts, holds two at once, and proposes accept-admin with a note, shown Pending", async function () {
-    const maxQuorum = await new Contract(stack.contracts!.l2!.NodeRegistry, ["function MAX_QUORUM() view returns (uint256)"], l2).getFunction("MAX_QUORUM")();
+    const maxQuorum = await new Contract(
+      stack.contracts!.l2!.NodeRegistry,
+      ["function MAX_QUORUM() view returns (uint256)"],
+      l2,
+    ).getFunction("MAX_QUORUM")();
     // A value the L2 setter would refuse is refused here, with its bounds, rather than after a week of governance.
     await page.getByLabel("Change 1: what to change").selectOption({ label: "Set the quorum" });
     await page.getByLabel("Change 1: new quorum, in licenses").fill(String(maxQuorum + 1n));
@@ -153,7 +168,9 @@ describe("web app: governance in Chromium", function () {
     // proposing + the vote (1 + 30 blocks of 2 s) + the timelock (30 s) + the slack.
     const [targets, , calldatas, descriptionHash] = await gov.proposalDetails(proposalId);
     expect([...targets]).to.deep.equal([stack.contracts!.l1!.L1CrossDomainMessenger]);
-    expect(descriptionHash).to.equal(keccakText(`${NOTE}\n\n- accept the admin role of the L2 protocol contracts\n\n#proposer=${deployer.address}`));
+    expect(descriptionHash).to.equal(
+      keccakText(`${NOTE}\n\n- accept the admin role of the L2 protocol contracts\n\n#proposer=${deployer.address}`),
+    );
     const batch = l2CallsOfProposal([...calldatas] as Hex[])!;
     expect(batch.executor).to.equal(stack.contracts!.l2!.GovernanceExecutor);
     expect(batch.calls.map((call) => call.target)).to.deep.equal(GOVERNED.map((name) => stack.contracts!.l2![name]));
@@ -180,7 +197,9 @@ describe("web app: governance in Chromium", function () {
     const other = await openConnected(browser!, `${web!.url}/governance`, walletFor(generatePrivateKey()), contexts);
     const address = (await other.getByTestId("connected-address").getAttribute("title"))!;
     const reason = await waitForText(card(other).getByTestId("vote-blocker"), /had no votes/);
-    expect(reason).to.equal(`${address} had no votes at the proposal's snapshot (block ${snapshot}): votes count only if delegated before it.`);
+    expect(reason).to.equal(
+      `${address} had no votes at the proposal's snapshot (block ${snapshot}): votes count only if delegated before it.`,
+    );
     for (const name of ["Vote for", "Vote against", "Abstain"]) {
       expect(await card(other).getByRole("button", { name, exact: true }).isDisabled(), name).to.equal(true);
     }
@@ -213,7 +232,9 @@ describe("web app: governance in Chromium", function () {
     await sendTransaction(card(page), "Queue", { mayLeave: true });
     expect(await gov.state(proposalId)).to.equal(STATE.Queued);
     await waitForText(card(page).getByTestId("next-step"), /^Queued: executable in \d+ s \(at .+, L1 time\)\.$/);
-    const execute = card(page).locator(".tx").filter({ has: page.getByRole("button", { name: "Execute", exact: true }) });
+    const execute = card(page)
+      .locator(".tx")
+      .filter({ has: page.getByRole("button", { name: "Execute", exact: true }) });
     expect(await execute.getByRole("button").isDisabled()).to.equal(true);
     await waitForText(execute.locator(".hint"), /^The timelock releases it in \d+ s/);
   });
@@ -244,8 +265,20 @@ describe("web app settings: governance's addresses", function () {
     l1: { chainId: 900, rpcUrl: "http://127.0.0.1:9001" },
     l2: { chainId: 901, rpcUrl: "http://127.0.0.1:9002", wsUrl: "ws://127.0.0.1:9002" },
     contracts: {
-      l1: { PrimaryToken: address("1"), OptimismPortal: address("2"), L2OutputOracle: address("3"), L1StandardBridge: address("4"), ...governance },
-      l2: { PrimaryToken: address("5"), StakedToken: address("6"), NodeLicense: address("7"), NodeRegistry: address("8"), VerificationRegistry: address("9") },
+      l1: {
+        PrimaryToken: address("1"),
+        OptimismPortal: address("2"),
+        L2OutputOracle: address("3"),
+        L1StandardBridge: address("4"),
+        ...governance,
+      },
+      l2: {
+        PrimaryToken: address("5"),
+        StakedToken: address("6"),
+        NodeLicense: address("7"),
+        NodeRegistry: address("8"),
+        VerificationRegistry: address("9"),
+      },
     },
   });
 
@@ -253,11 +286,16 @@ describe("web app settings: governance's addresses", function () {
     // A deployment from before governance still loads (its Governance page says it has none).
     expect(webConfigFromStack(stackWith({})).contracts.l1.Governor).to.equal(undefined);
     const half = stackWith({ Governor: address("a"), Timelock: address("b") });
-    expect(() => webConfigFromStack(half)).to.throw(/contracts\.l1\.L1CrossDomainMessenger is missing: governance needs all of .*; contracts\.l2\.GovernanceExecutor is missing/);
+    expect(() => webConfigFromStack(half)).to.throw(
+      /contracts\.l1\.L1CrossDomainMessenger is missing: governance needs all of .*; contracts\.l2\.GovernanceExecutor is missing/,
+    );
     const whole = stackWith({ Governor: address("a"), Timelock: address("b"), L1CrossDomainMessenger: address("c") });
     whole.contracts!.l2!.GovernanceExecutor = address("d");
     const config = webConfigFromStack(whole);
-    expect([config.contracts.l1.Governor, config.contracts.l2.GovernanceExecutor]).to.deep.equal(["0xaAaAaAaaAaAaAaaAaAAAAAAAAaaaAaAaAaaAaaAa", "0xDDdDddDdDdddDDddDDddDDDDdDdDDdDDdDDDDDDd"]);
+    expect([config.contracts.l1.Governor, config.contracts.l2.GovernanceExecutor]).to.deep.equal([
+      "0xaAaAaAaaAaAaAaaAaAAAAAAAAaaaAaAaAaaAaaAa",
+      "0xDDdDddDdDdddDDddDDddDDDDdDdDDdDDdDDDDDDd",
+    ]);
     expect(config.l1.blockSeconds).to.equal(2);
   });
 });
@@ -290,7 +328,8 @@ describe("web app build: the shared governance module counts as a source", funct
     // Every source an hour old, the build a minute old.
     const past = (seconds: number) => new Date(Date.now() - seconds * 1000);
     for (const file of files) await utimes(path.join(root, file), past(3_600), past(3_600));
-    for (const dir of ["apps/web/src", "apps/web/public", "artifacts/contracts", "artifacts/contracts/A.sol"]) await utimes(path.join(root, dir), past(3_600), past(3_600));
+    for (const dir of ["apps/web/src", "apps/web/public", "artifacts/contracts", "artifacts/contracts/A.sol"])
+      await utimes(path.join(root, dir), past(3_600), past(3_600));
     await utimes(path.join(root, "apps/web/dist/index.html"), past(60), past(60));
   });
 

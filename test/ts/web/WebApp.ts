@@ -6,15 +6,21 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { Hex } from "viem";
 
 import { formatAmount, formatRate } from "../../../apps/web/src/lib/format.ts";
-import { NodeLicense__factory, NodeRegistry__factory, PrimaryToken__factory, StakedToken__factory, VerificationRegistry__factory } from "../../../typechain-types/index.js";
-import { devAccount } from "../../../src/devnet/accounts.js";
-import { devnetProvider } from "../../../src/devnet/op-devnet.js";
-import type { StackFile } from "../../../src/devnet/stack-file.js";
-import { NETWORK_ACCOUNTS, type VerificationNetwork } from "../../../src/devnet/verification-network.js";
+import {
+  NodeLicense__factory,
+  NodeRegistry__factory,
+  PrimaryToken__factory,
+  StakedToken__factory,
+  VerificationRegistry__factory,
+} from "../../../typechain-types/index.ts";
+import { devAccount } from "../../../src/devnet/accounts.ts";
+import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
+import type { StackFile } from "../../../src/devnet/stack-file.ts";
+import { NETWORK_ACCOUNTS, type VerificationNetwork } from "../../../src/devnet/verification-network.ts";
 import { ensureWebBuild, webPaths } from "../../../src/web/web-build.ts";
 import { webConfigFromStack } from "../../../src/web/web-config.ts";
 import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
-import { advanceL1Time, eventually, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.js";
+import { advanceL1Time, eventually, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 import {
   connectWallet,
   launchChromium,
@@ -25,9 +31,9 @@ import {
   sendTransaction,
   VIEWPORTS,
   waitForText,
-} from "../../helpers/web/browser.js";
-import { startTestVerificationNetwork } from "../../helpers/network.js";
-import { TestWallet } from "../../helpers/web/test-wallet.js";
+} from "../../helpers/web/browser.ts";
+import { startTestVerificationNetwork } from "../../helpers/network.ts";
+import { TestWallet } from "../../helpers/web/test-wallet.ts";
 import { E18 } from "../../../src/common/units.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
@@ -55,7 +61,10 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
     if (browser === undefined) this.skip();
     net = await sharedTestDevnet();
     // Heartbeats every 3 s: a stopped node is the only one left not live once time moves past the window.
-    ({ network, stack } = await startTestVerificationNetwork(net, "web-network", { HEARTBEAT_INTERVAL_SECONDS: "3", POLL_INTERVAL_MS: "500" }));
+    ({ network, stack } = await startTestVerificationNetwork(net, "web-network", {
+      HEARTBEAT_INTERVAL_SECONDS: "3",
+      POLL_INTERVAL_MS: "500",
+    }));
     await ensureWebBuild(projectRoot);
     web = await startWebServer({ distDir: webPaths(projectRoot).distDir, config: webConfigFromStack(stack), port: 0 });
     l1 = devnetProvider(net.devnet.l1.rpcUrl, net.devnet.l1.chainId);
@@ -88,8 +97,11 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
   const holderWallet = (chainId = net.devnet.l2.chainId) => new TestWallet(holder.privateKey as Hex, chainsOf(), chainId);
 
   /** Opens `route` in a new browser context with `wallet` injected, and connects it through the page. */
-  const openConnected = (route: string, wallet: TestWallet, viewport: { width: number; height: number } = VIEWPORTS.desktop): Promise<Page> =>
-    openConnectedPage(browser!, `${web.url}${route}`, wallet, contexts, viewport);
+  const openConnected = (
+    route: string,
+    wallet: TestWallet,
+    viewport: { width: number; height: number } = VIEWPORTS.desktop,
+  ): Promise<Page> => openConnectedPage(browser!, `${web.url}${route}`, wallet, contexts, viewport);
 
   /** The node row of `operator` on the Network page, and whether its status cell reads exactly `status`. */
   const nodeStatus = (page: Page, operator: string, status: "Live" | "Not live") =>
@@ -127,7 +139,10 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
     const page = await openConnected("/licenses", holderWallet());
     await page.getByLabel("Quantity").fill("3");
     const quote = await license.quote(3n);
-    const shown = await waitForText(page.getByTestId("license-total"), new RegExp(`^${formatAmount(quote).replace(/[.,]/g, "\\$&")} primary tokens$`));
+    const shown = await waitForText(
+      page.getByTestId("license-total"),
+      new RegExp(`^${formatAmount(quote).replace(/[.,]/g, "\\$&")} primary tokens$`),
+    );
     expect(shown).to.equal(`${formatAmount(quote)} primary tokens`);
     const [licensesBefore, tokensBefore] = [await license.balanceOf(holder.address), await token.balanceOf(holder.address)];
     await sendTransaction(page, "Approve");
@@ -148,7 +163,11 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
     await page.getByRole("button", { name: "Delegate", exact: true }).click();
     const input = page.getByLabel("Burner wallet address");
     // A typo in a checksummed address is caught; the lower-case form is accepted and shown checksummed.
-    const typo = burner.slice(0, 2) + [...burner.slice(2)].map((char) => (/[a-f]/.test(char) ? char.toUpperCase() : /[A-F]/.test(char) ? char.toLowerCase() : char)).join("");
+    const typo =
+      burner.slice(0, 2) +
+      [...burner.slice(2)]
+        .map((char) => (/[a-f]/.test(char) ? char.toUpperCase() : /[A-F]/.test(char) ? char.toLowerCase() : char))
+        .join("");
     if (typo !== burner.toLowerCase() && typo !== burner.toUpperCase()) {
       await input.fill(typo);
       await waitForText(page.getByRole("alert").filter({ hasText: "checksum" }), /checksum does not match/);
@@ -212,14 +231,18 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
     await page.getByLabel("Amount").fill("1.5");
     await sendTransaction(page, "Deposit");
     await waitForText(page.getByRole("status").filter({ hasText: "Arrived on L2" }), /Arrived on L2/, 60_000);
-    expect(await l2.getBalance(holder.address)).to.equal(ethBefore + 15n * E18 / 10n);
+    expect(await l2.getBalance(holder.address)).to.equal(ethBefore + (15n * E18) / 10n);
 
     const tokensBefore = await l2Token.balanceOf(holder.address);
     await page.getByLabel("Primary token", { exact: true }).check();
     await page.getByLabel("Amount").fill("250");
     await sendTransaction(page, "Approve");
     await sendTransaction(page, "Deposit");
-    await eventually(() => l2Token.balanceOf(holder.address), (balance) => balance === tokensBefore + 250n * E18, 60_000);
+    await eventually(
+      () => l2Token.balanceOf(holder.address),
+      (balance) => balance === tokensBefore + 250n * E18,
+      60_000,
+    );
     await waitForText(page.getByRole("status").filter({ hasText: "Arrived on L2" }), /Arrived on L2/, 60_000);
   });
 
@@ -240,14 +263,21 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
     await waitForText(elsewhere.getByTestId("withdrawal").first(), /40/, 30_000);
 
     await waitForText(row, /Ready to prove/, 120_000);
-    await row.getByRole("button", { name: "Switch to Devnet L1" }).click().catch(() => undefined);
+    await row
+      .getByRole("button", { name: "Switch to Devnet L1" })
+      .click()
+      .catch(() => undefined);
     await sendTransaction(row, "Prove", { timeoutMs: 120_000, mayLeave: true });
     await waitForText(row, /challenge period/, 30_000);
     await advanceL1Time(net.devnet, SHARED_FINALIZATION_PERIOD + 1n);
     await waitForText(row, /Ready to finalize/, 60_000);
     const before = await l1Token.balanceOf(holder.address);
     await sendTransaction(row, "Finalize", { timeoutMs: 120_000, mayLeave: true });
-    await eventually(() => l1Token.balanceOf(holder.address), (balance) => balance === before + 40n * E18, 30_000);
+    await eventually(
+      () => l1Token.balanceOf(holder.address),
+      (balance) => balance === before + 40n * E18,
+      30_000,
+    );
     await waitForText(row, /Done/, 30_000);
   });
 
@@ -269,12 +299,18 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
       await page.getByLabel("Unlock period (days)").fill(String(Number(period) / 86_400));
       const expected = await staked.previewRedemption(amount, period);
       const rate = await staked.redemptionRate(period);
-      const shown = await waitForText(page.getByTestId("redemption-preview"), new RegExp(`pays ${formatAmount(expected).replace(/[.,]/g, "\\$&")} primary`));
+      const shown = await waitForText(
+        page.getByTestId("redemption-preview"),
+        new RegExp(`pays ${formatAmount(expected).replace(/[.,]/g, "\\$&")} primary`),
+      );
       expect(shown).to.contain(formatRate(rate));
       await sendTransaction(page, "Request redemption");
     }
     const rows = page.getByTestId("redemption");
-    await eventually(() => rows.count(), (count) => count === 2);
+    await eventually(
+      () => rows.count(),
+      (count) => count === 2,
+    );
     expect(await staked.pendingRedemptionCount(holder.address)).to.equal(2n);
 
     // Time passes on L2 past the shorter unlock.
@@ -284,13 +320,20 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
     const [shorter, longer] = [...(await staked.pendingRedemptionIds(holder.address, 0n, 10n))].sort((a, b) => (a < b ? -1 : 1));
     const { primaryAmount } = await staked.getRedemption(shorter);
     const rowOf = (id: bigint) => page.locator(`[data-testid="redemption"][data-redemption-id="${id}"]`);
-    await eventually(async () => rowOf(shorter).getByRole("button", { name: "Complete" }).isEnabled(), (enabled) => enabled, 30_000);
+    await eventually(
+      async () => rowOf(shorter).getByRole("button", { name: "Complete" }).isEnabled(),
+      (enabled) => enabled,
+      30_000,
+    );
     const stakedNow = await staked.balanceOf(holder.address);
     // A completed or cancelled redemption leaves the list; the page says what happened above it.
     await sendTransaction(rowOf(shorter), "Complete", { mayLeave: true });
     await waitForText(page.getByRole("status").filter({ hasText: `Redemption #${shorter} completed` }), /completed/);
     expect(await token.balanceOf(holder.address)).to.equal(primaryBefore + primaryAmount);
-    await eventually(() => rows.count(), (count) => count === 1);
+    await eventually(
+      () => rows.count(),
+      (count) => count === 1,
+    );
     await sendTransaction(rowOf(longer), "Cancel", { mayLeave: true });
     await waitForText(page.getByRole("status").filter({ hasText: `Redemption #${longer} cancelled` }), /cancelled/);
     expect(await staked.balanceOf(holder.address)).to.equal(stakedNow + 100n * E18);

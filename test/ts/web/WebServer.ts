@@ -4,7 +4,7 @@ import path from "node:path";
 
 import { expect } from "chai";
 
-import type { StackFile } from "../../../src/devnet/stack-file.js";
+import type { StackFile } from "../../../src/devnet/stack-file.ts";
 import { namedWebConfig, webConfigFromStack } from "../../../src/web/web-config.ts";
 import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
 
@@ -18,7 +18,13 @@ function stack(): StackFile {
     l2: { chainId: 901, rpcUrl: "http://127.0.0.1:9002", wsUrl: "ws://127.0.0.1:9002" },
     contracts: {
       l1: { PrimaryToken: address("1"), OptimismPortal: address("2"), L2OutputOracle: address("3"), L1StandardBridge: address("4") },
-      l2: { PrimaryToken: address("5"), StakedToken: address("6"), NodeLicense: address("7"), NodeRegistry: address("8"), VerificationRegistry: address("9") },
+      l2: {
+        PrimaryToken: address("5"),
+        StakedToken: address("6"),
+        NodeLicense: address("7"),
+        NodeRegistry: address("8"),
+        VerificationRegistry: address("9"),
+      },
     },
   };
 }

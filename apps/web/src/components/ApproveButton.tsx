@@ -12,7 +12,15 @@ import { TxButton } from "./TxButton";
  * allowance, so a compromised spender can take no more than this purchase). Always shown, disabled when
  * the allowance already covers the amount, so the two steps stay in place as the user goes through them.
  */
-export function ApproveButton({ spender, amount, allowance }: { spender: Address; amount: bigint | undefined; allowance: bigint | undefined }) {
+export function ApproveButton({
+  spender,
+  amount,
+  allowance,
+}: {
+  spender: Address;
+  amount: bigint | undefined;
+  allowance: bigint | undefined;
+}) {
   const { config, chains } = useAppSettings();
   const wagmiConfig = useConfig();
   const covered = amount !== undefined && allowance !== undefined && allowance >= amount;
@@ -21,7 +29,13 @@ export function ApproveButton({ spender, amount, allowance }: { spender: Address
       chainId={chains.l2.id}
       variant="secondary"
       disabled={amount === undefined || amount === 0n || allowance === undefined || covered}
-      disabledReason={covered ? `Your allowance (${formatAmount(allowance)}) already covers this amount.` : amount === undefined ? "Enter an amount first." : undefined}
+      disabledReason={
+        covered
+          ? `Your allowance (${formatAmount(allowance)}) already covers this amount.`
+          : amount === undefined
+            ? "Enter an amount first."
+            : undefined
+      }
       send={() =>
         simulateAndWrite(wagmiConfig, {
           address: config.contracts.l2.PrimaryToken,

@@ -38,12 +38,7 @@ export function ConnectWallet() {
   return (
     <div className="wallet">
       {connectors.map((candidate) => (
-        <button
-          type="button"
-          key={candidate.uid}
-          disabled={connect.isPending}
-          onClick={() => connect.connect({ connector: candidate })}
-        >
+        <button type="button" key={candidate.uid} disabled={connect.isPending} onClick={() => connect.connect({ connector: candidate })}>
           {candidate.icon !== undefined && <img src={candidate.icon} alt="" width={18} height={18} />}
           Connect {candidate.name}
         </button>

@@ -8,7 +8,15 @@ import { describeError } from "../lib/errors";
  * `chainId` (a wallet that does not know the chain gets the add-network request, EIP-3085). `disabled`
  * while the action's own request is still in the wallet or pending.
  */
-export function SwitchChainButton({ chainId, variant = "primary", disabled = false }: { chainId: number; variant?: "primary" | "secondary"; disabled?: boolean }) {
+export function SwitchChainButton({
+  chainId,
+  variant = "primary",
+  disabled = false,
+}: {
+  chainId: number;
+  variant?: "primary" | "secondary";
+  disabled?: boolean;
+}) {
   const { chains } = useAppSettings();
   const switcher = useSwitchChain();
   const chainName = [chains.l1, chains.l2].find((chain) => chain.id === chainId)?.name ?? `chain ${chainId}`;

@@ -83,18 +83,34 @@ export const networkConfigSchema = z
     credits: z.object({ url: serviceUrl }).optional(),
   })
   .superRefine((config, context) => {
-    const missing = GOVERNANCE_ADDRESSES.filter(([chain, name]) => (config.contracts[chain] as Record<string, unknown>)[name] === undefined);
+    const missing = GOVERNANCE_ADDRESSES.filter(
+      ([chain, name]) => (config.contracts[chain] as Record<string, unknown>)[name] === undefined,
+    );
     if (missing.length === 0 || missing.length === GOVERNANCE_ADDRESSES.length) return;
     for (const [chain, name] of missing) {
-      context.addIssue({ code: "custom", path: ["contracts", chain, name], message: "is missing: governance needs all of Governor, Timelock, L1CrossDomainMessenger and GovernanceExecutor" });
+      context.addIssue({
+        code: "custom",
+        path: ["contracts", chain, name],
+        message: "is missing: governance needs all of Governor, Timelock, L1CrossDomainMessenger and GovernanceExecutor",
+      });
     }
   })
   .superRefine((config, context) => {
     // The Credits page signs redemptions for the claim contract and claims there: one without the other is half a channel.
     const hasService = config.credits !== undefined;
     const hasContract = config.contracts.l2.VoucherClaims !== undefined;
-    if (hasService && !hasContract) context.addIssue({ code: "custom", path: ["contracts", "l2", "VoucherClaims"], message: "is missing: the credits service (credits.url) needs its claim contract" });
-    if (hasContract && !hasService) context.addIssue({ code: "custom", path: ["credits", "url"], message: "is missing: the claim contract (contracts.l2.VoucherClaims) needs its credits service" });
+    if (hasService && !hasContract)
+      context.addIssue({
+        code: "custom",
+        path: ["contracts", "l2", "VoucherClaims"],
+        message: "is missing: the credits service (credits.url) needs its claim contract",
+      });
+    if (hasContract && !hasService)
+      context.addIssue({
+        code: "custom",
+        path: ["credits", "url"],
+        message: "is missing: the claim contract (contracts.l2.VoucherClaims) needs its credits service",
+      });
   });
 
 export type NetworkConfig = z.infer<typeof networkConfigSchema>;

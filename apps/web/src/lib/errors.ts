@@ -21,13 +21,16 @@ export function describeError(error: unknown): string {
     }
     return withoutUrls(error.shortMessage || error.message);
   }
-  if (typeof error === "object" && error !== null && (error as { code?: unknown }).code === 4001) return "You rejected the request in your wallet.";
+  if (typeof error === "object" && error !== null && (error as { code?: unknown }).code === 4001)
+    return "You rejected the request in your wallet.";
   return withoutUrls(error instanceof Error ? error.message : String(error));
 }
 
 /** `NodeRegistry_NotLicenseOwner` → "not license owner"; `ERC20InsufficientBalance` → "insufficient balance". */
 export function humanizeErrorName(name: string): string {
-  const bare = name.includes("_") ? name.slice(name.lastIndexOf("_") + 1) : name.replace(/^(ERC20|ERC721|ERC1155|Ownable|AccessControl|SafeERC20)/, "");
+  const bare = name.includes("_")
+    ? name.slice(name.lastIndexOf("_") + 1)
+    : name.replace(/^(ERC20|ERC721|ERC1155|Ownable|AccessControl|SafeERC20)/, "");
   return bare.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
 }
 

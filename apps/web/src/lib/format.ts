@@ -13,7 +13,12 @@ export function formatDuration(seconds: bigint | number): string {
   let left = Number(seconds);
   if (left <= 0) return "0 s";
   const parts: string[] = [];
-  for (const [unit, size] of [["d", 86_400], ["h", 3_600], ["min", 60], ["s", 1]] as const) {
+  for (const [unit, size] of [
+    ["d", 86_400],
+    ["h", 3_600],
+    ["min", 60],
+    ["s", 1],
+  ] as const) {
     const count = Math.floor(left / size);
     if (count > 0) parts.push(`${count} ${unit}`);
     left -= count * size;

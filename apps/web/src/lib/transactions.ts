@@ -37,7 +37,11 @@ export function useTransaction() {
   const [attempts, setAttempts] = useState(0);
 
   const run = useCallback(
-    async (chainId: number, send: () => Promise<Hash>, onMined?: (receipt: TransactionReceipt) => void): Promise<TransactionReceipt | undefined> => {
+    async (
+      chainId: number,
+      send: () => Promise<Hash>,
+      onMined?: (receipt: TransactionReceipt) => void,
+    ): Promise<TransactionReceipt | undefined> => {
       setState({ status: "signing" });
       setAttempts((count) => count + 1);
       let hash: Hash | undefined;

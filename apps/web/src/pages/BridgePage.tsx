@@ -15,7 +15,11 @@ export default function BridgePage() {
       <h1>Bridge</h1>
       <ChainNotice expected="either" />
       <BridgeForm account={address} />
-      {address === undefined ? <p className="hint">Connect a wallet to bridge and to see your withdrawals.</p> : <Withdrawals key={address} account={address} />}
+      {address === undefined ? (
+        <p className="hint">Connect a wallet to bridge and to see your withdrawals.</p>
+      ) : (
+        <Withdrawals key={address} account={address} />
+      )}
     </section>
   );
 }

@@ -22,8 +22,8 @@ export default function CreditsPage() {
       <h1>Credits</h1>
       <ChainNotice expected="l2" />
       <p className="hint">
-        Buy credits with a card or another payment method, spend them on tokens, staked tokens, node licenses or game items, and claim what you
-        bought on the L2 with your wallet. Your wallet address is your credits account.
+        Buy credits with a card or another payment method, spend them on tokens, staked tokens, node licenses or game items, and claim what
+        you bought on the L2 with your wallet. Your wallet address is your credits account.
       </p>
       {settings === undefined ? (
         <p className="error" role="alert">

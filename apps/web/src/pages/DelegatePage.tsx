@@ -39,8 +39,8 @@ export default function DelegatePage() {
     <section>
       <h1>Delegate</h1>
       <p className="hint">
-        A circuit node signs with its own burner wallet. Delegating your licenses to that wallet lets the node work for them, while
-        the licenses stay in your wallet.
+        A circuit node signs with its own burner wallet. Delegating your licenses to that wallet lets the node work for them, while the
+        licenses stay in your wallet.
       </p>
       <ChainNotice expected="l2" />
       {address === undefined ? (
@@ -188,7 +188,9 @@ function DelegateForm({ licenseIds, owner, onDone }: { licenseIds: bigint[]; own
   const heartbeat = useHeartbeat(burner);
   return (
     <div className="panel">
-      <h2>Delegate {licenseIds.length === 1 ? "license" : "licenses"} {licenseIds.join(", ")}</h2>
+      <h2>
+        Delegate {licenseIds.length === 1 ? "license" : "licenses"} {licenseIds.join(", ")}
+      </h2>
       <div className="field">
         <label htmlFor="burner">Burner wallet address</label>
         <input

@@ -29,7 +29,12 @@ export default function LicensesPage() {
   const [tiers, totalMinted, maxSupply, maxPerMint] = sale.data ?? [];
   const soldOut = totalMinted !== undefined && maxSupply !== undefined && totalMinted >= maxSupply;
   // quote(1) reverts once sold out, so it is not asked then.
-  const unitPrice = useReadContract({ ...license, functionName: "quote", args: [1n], query: { enabled: sale.data !== undefined && !soldOut } });
+  const unitPrice = useReadContract({
+    ...license,
+    functionName: "quote",
+    args: [1n],
+    query: { enabled: sale.data !== undefined && !soldOut },
+  });
 
   return (
     <section>

@@ -111,7 +111,13 @@ function StakeForm({ primaryBalance, allowance }: { primaryBalance: bigint | und
         disabledReason={blocker}
         onMined={() => setText("")}
         send={() =>
-          simulateAndWrite(wagmiConfig, { address: staked, abi: stakedTokenAbi, functionName: "stake", args: [amount!], chainId: chains.l2.id })
+          simulateAndWrite(wagmiConfig, {
+            address: staked,
+            abi: stakedTokenAbi,
+            functionName: "stake",
+            args: [amount!],
+            chainId: chains.l2.id,
+          })
         }
       >
         Stake

@@ -7,7 +7,17 @@ import { TxButton } from "../../components/TxButton";
 import { l1StandardBridgeAbi, l2StandardBridgeAbi, primaryTokenAbi } from "../../generated/abis";
 import { formatAmount } from "../../lib/format";
 import { DepositProgress } from "./DepositProgress";
-import { ASSET_NAMES, DEPOSIT_MIN_GAS_LIMIT, LEGACY_ETH, L2_STANDARD_BRIDGE, parseAmount, WITHDRAWAL_MIN_GAS_LIMIT, writeChecked, type Asset, type Direction } from "./shared";
+import {
+  ASSET_NAMES,
+  DEPOSIT_MIN_GAS_LIMIT,
+  LEGACY_ETH,
+  L2_STANDARD_BRIDGE,
+  parseAmount,
+  WITHDRAWAL_MIN_GAS_LIMIT,
+  writeChecked,
+  type Asset,
+  type Direction,
+} from "./shared";
 
 /** Direction, asset and amount, the source-chain balance, and the transactions of a deposit or a withdrawal (to the sender's own address). */
 export function BridgeForm({ account }: { account: Address | undefined }) {
@@ -59,7 +69,15 @@ export function BridgeForm({ account }: { account: Address | undefined }) {
   const sendDeposit = () => {
     sentDescription.current = `${formatAmount(amount!)} ${ASSET_NAMES[asset]}`;
     return asset === "eth"
-      ? writeChecked(wagmiConfig, { address: l1Bridge, abi: l1StandardBridgeAbi, functionName: "depositETHTo", args: [account!, DEPOSIT_MIN_GAS_LIMIT, "0x"], value: amount!, chainId: chains.l1.id, account: account! })
+      ? writeChecked(wagmiConfig, {
+          address: l1Bridge,
+          abi: l1StandardBridgeAbi,
+          functionName: "depositETHTo",
+          args: [account!, DEPOSIT_MIN_GAS_LIMIT, "0x"],
+          value: amount!,
+          chainId: chains.l1.id,
+          account: account!,
+        })
       : writeChecked(wagmiConfig, {
           address: l1Bridge,
           abi: l1StandardBridgeAbi,
@@ -86,13 +104,31 @@ export function BridgeForm({ account }: { account: Address | undefined }) {
       <form className="panel" onSubmit={(event) => event.preventDefault()} aria-label="Bridge transfer">
         <fieldset>
           <legend>Direction</legend>
-          <Radio name="direction" id="bridge-direction-deposit" checked={isDeposit} onChange={() => setDirection("deposit")} label="Deposit: L1 → L2" />
-          <Radio name="direction" id="bridge-direction-withdraw" checked={!isDeposit} onChange={() => setDirection("withdraw")} label="Withdraw: L2 → L1" />
+          <Radio
+            name="direction"
+            id="bridge-direction-deposit"
+            checked={isDeposit}
+            onChange={() => setDirection("deposit")}
+            label="Deposit: L1 → L2"
+          />
+          <Radio
+            name="direction"
+            id="bridge-direction-withdraw"
+            checked={!isDeposit}
+            onChange={() => setDirection("withdraw")}
+            label="Withdraw: L2 → L1"
+          />
         </fieldset>
         <fieldset>
           <legend>Asset</legend>
           <Radio name="asset" id="bridge-asset-eth" checked={asset === "eth"} onChange={() => setAsset("eth")} label={ASSET_NAMES.eth} />
-          <Radio name="asset" id="bridge-asset-token" checked={asset === "token"} onChange={() => setAsset("token")} label={ASSET_NAMES.token} />
+          <Radio
+            name="asset"
+            id="bridge-asset-token"
+            checked={asset === "token"}
+            onChange={() => setAsset("token")}
+            label={ASSET_NAMES.token}
+          />
         </fieldset>
         <p className="hint">
           From {source.name} to {(isDeposit ? chains.l2 : chains.l1).name}, to your own address.
@@ -137,7 +173,16 @@ export function BridgeForm({ account }: { account: Address | undefined }) {
                     disabled={!needsApproval}
                     disabledReason="Approved: the bridge may move this amount."
                     onMined={() => setApproved(amount)}
-                    send={() => writeChecked(wagmiConfig, { address: config.contracts.l1.PrimaryToken, abi: primaryTokenAbi, functionName: "approve", args: [l1Bridge, amount], chainId: chains.l1.id, account: account! })}
+                    send={() =>
+                      writeChecked(wagmiConfig, {
+                        address: config.contracts.l1.PrimaryToken,
+                        abi: primaryTokenAbi,
+                        functionName: "approve",
+                        args: [l1Bridge, amount],
+                        chainId: chains.l1.id,
+                        account: account!,
+                      })
+                    }
                   >
                     Approve
                   </TxButton>
@@ -150,7 +195,11 @@ export function BridgeForm({ account }: { account: Address | undefined }) {
                 disabled={disabledReason !== undefined || needsApproval || (asset === "token" && allowance.data === undefined)}
                 disabledReason={
                   disabledReason ??
-                  (needsApproval ? "Approve the bridge first." : allowance.error !== null ? "Could not read the bridge's allowance." : "Checking the bridge's allowance…")
+                  (needsApproval
+                    ? "Approve the bridge first."
+                    : allowance.error !== null
+                      ? "Could not read the bridge's allowance."
+                      : "Checking the bridge's allowance…")
                 }
               >
                 Deposit
@@ -163,12 +212,26 @@ export function BridgeForm({ account }: { account: Address | undefined }) {
           )}
         </div>
       </form>
-      {deposit !== undefined && <DepositProgress key={deposit.receipt.transactionHash} l1Receipt={deposit.receipt} description={deposit.description} />}
+      {deposit !== undefined && (
+        <DepositProgress key={deposit.receipt.transactionHash} l1Receipt={deposit.receipt} description={deposit.description} />
+      )}
     </>
   );
 }
 
-function Radio({ name, id, checked, onChange, label }: { name: string; id: string; checked: boolean; onChange: () => void; label: string }) {
+function Radio({
+  name,
+  id,
+  checked,
+  onChange,
+  label,
+}: {
+  name: string;
+  id: string;
+  checked: boolean;
+  onChange: () => void;
+  label: string;
+}) {
   return (
     <label htmlFor={id}>
       <input type="radio" name={name} id={id} checked={checked} onChange={onChange} /> {label}

@@ -34,8 +34,13 @@ export function DepositProgress({ l1Receipt, description }: { l1Receipt: Transac
       const receipt = await waitForTransactionReceipt(wagmiConfig, { chainId: chains.l2.id, hash: l2Hash, timeout: ARRIVAL_TIMEOUT_MS });
       // The deposit transaction succeeds even when the messenger's relay fails (it records the failure
       // instead of reverting), so the bridge's own "finalized" event is what proves the funds arrived.
-      const finalized = parseEventLogs({ abi: l2StandardBridgeAbi, logs: receipt.logs, eventName: ["ETHBridgeFinalized", "ERC20BridgeFinalized"] });
-      const released = receipt.status === "success" && finalized.some((log) => log.address.toLowerCase() === L2_STANDARD_BRIDGE.toLowerCase());
+      const finalized = parseEventLogs({
+        abi: l2StandardBridgeAbi,
+        logs: receipt.logs,
+        eventName: ["ETHBridgeFinalized", "ERC20BridgeFinalized"],
+      });
+      const released =
+        receipt.status === "success" && finalized.some((log) => log.address.toLowerCase() === L2_STANDARD_BRIDGE.toLowerCase());
       return { hash: receipt.transactionHash, released };
     },
   });
@@ -50,7 +55,8 @@ export function DepositProgress({ l1Receipt, description }: { l1Receipt: Transac
         <p className="error">The L1 transaction sent no deposit to L2.</p>
       ) : arrival.isPending ? (
         <p>
-          Waiting for L2: the deposit becomes L2 transaction <code title={l2Hash}>{shortAddress(l2Hash)}</code>. This usually takes under a minute.
+          Waiting for L2: the deposit becomes L2 transaction <code title={l2Hash}>{shortAddress(l2Hash)}</code>. This usually takes under a
+          minute.
         </p>
       ) : arrival.isError ? (
         <p className="error">
@@ -62,8 +68,8 @@ export function DepositProgress({ l1Receipt, description }: { l1Receipt: Transac
         </p>
       ) : (
         <p className="error">
-          Failed on L2 (tx <code title={arrival.data.hash}>{shortAddress(arrival.data.hash)}</code>): the bridge did not release the funds; the
-          message must be replayed with more gas.
+          Failed on L2 (tx <code title={arrival.data.hash}>{shortAddress(arrival.data.hash)}</code>): the bridge did not release the funds;
+          the message must be replayed with more gas.
         </p>
       )}
     </div>

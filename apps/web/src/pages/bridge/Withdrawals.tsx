@@ -45,7 +45,13 @@ export function Withdrawals({ account }: { account: Address }) {
         toBlock: "latest",
       });
       return logs
-        .map((log) => ({ l2Hash: log.transactionHash, logIndex: log.logIndex, l2Block: log.blockNumber, l2Token: log.args.l2Token!, amount: log.args.amount! }))
+        .map((log) => ({
+          l2Hash: log.transactionHash,
+          logIndex: log.logIndex,
+          l2Block: log.blockNumber,
+          l2Token: log.args.l2Token!,
+          amount: log.args.amount!,
+        }))
         .reverse(); // newest first
     },
   });
@@ -54,8 +60,8 @@ export function Withdrawals({ account }: { account: Address }) {
     <section aria-labelledby="withdrawals-heading">
       <h2 id="withdrawals-heading">Withdrawals</h2>
       <p className="hint">
-        A withdrawal takes three steps: start it on L2, prove it on L1 once the L2 state root that includes it is posted there, and finalize it
-        on L1 after the challenge period.
+        A withdrawal takes three steps: start it on L2, prove it on L1 once the L2 state root that includes it is posted there, and finalize
+        it on L1 after the challenge period.
       </p>
       {list.isPending ? (
         <p role="status">Loading your withdrawals…</p>
@@ -173,7 +179,12 @@ function WithdrawalRow({ start }: { start: WithdrawalStart }) {
             onMined={refresh}
             send={async () => {
               const wallet = await opWalletL1(wagmiConfig, settings);
-              return wallet.finalizeWithdrawal({ withdrawal, targetChain: opTargetChain(settings), account: wallet.account, chain: chains.l1 });
+              return wallet.finalizeWithdrawal({
+                withdrawal,
+                targetChain: opTargetChain(settings),
+                account: wallet.account,
+                chain: chains.l1,
+              });
             }}
           >
             Finalize
@@ -208,10 +219,24 @@ function WithdrawalRow({ start }: { start: WithdrawalStart }) {
  * the output oracle's `FINALIZATION_PERIOD_SECONDS`. A test network's clock can differ from the
  * computer's (a devnet's time is moved forward), so the wall clock is not used.
  */
-async function challengeSecondsLeft(l1: PublicClient, targetChain: OpTargetChain, l1ChainId: number, withdrawalHash: Hash): Promise<number> {
+async function challengeSecondsLeft(
+  l1: PublicClient,
+  targetChain: OpTargetChain,
+  l1ChainId: number,
+  withdrawalHash: Hash,
+): Promise<number> {
   const [[, provenAt], period, block] = await Promise.all([
-    l1.readContract({ address: targetChain.contracts.portal[l1ChainId].address, abi: optimismPortalAbi, functionName: "provenWithdrawals", args: [withdrawalHash] }),
-    l1.readContract({ address: targetChain.contracts.l2OutputOracle[l1ChainId].address, abi: l2OutputOracleAbi, functionName: "FINALIZATION_PERIOD_SECONDS" }),
+    l1.readContract({
+      address: targetChain.contracts.portal[l1ChainId].address,
+      abi: optimismPortalAbi,
+      functionName: "provenWithdrawals",
+      args: [withdrawalHash],
+    }),
+    l1.readContract({
+      address: targetChain.contracts.l2OutputOracle[l1ChainId].address,
+      abi: l2OutputOracleAbi,
+      functionName: "FINALIZATION_PERIOD_SECONDS",
+    }),
     l1.getBlock({ blockTag: "latest" }),
   ]);
   return Number(provenAt + period + 1n - block.timestamp);

@@ -1,4 +1,12 @@
-import { type Abi, type Address, type Chain, type ChainContract, type ContractFunctionArgs, type ContractFunctionName, type Hash } from "viem";
+import {
+  type Abi,
+  type Address,
+  type Chain,
+  type ChainContract,
+  type ContractFunctionArgs,
+  type ContractFunctionName,
+  type Hash,
+} from "viem";
 import { chainConfig, publicActionsL1, publicActionsL2, walletActionsL1 } from "viem/op-stack";
 import type { Config } from "wagmi";
 import { getPublicClient, getWalletClient, type SimulateContractParameters } from "wagmi/actions";

@@ -20,7 +20,15 @@ const DEFAULT_CREDITS = "5000";
  * there; Stripe's webhook credits the account once paid. A service without a Stripe account (every local
  * network) answers 501: the page then gives the command that sends the webhook Stripe would.
  */
-export function BuyCredits({ settings, catalogue, wallet }: { settings: CreditsSettings; catalogue: Catalogue | undefined; wallet: string | undefined }) {
+export function BuyCredits({
+  settings,
+  catalogue,
+  wallet,
+}: {
+  settings: CreditsSettings;
+  catalogue: Catalogue | undefined;
+  wallet: string | undefined;
+}) {
   const [text, setText] = useState(DEFAULT_CREDITS);
   const [state, setState] = useState<CheckoutState>({ status: "idle" });
   const step = catalogue?.creditsPerMinorUnit ?? 1;
@@ -48,7 +56,9 @@ export function BuyCredits({ settings, catalogue, wallet }: { settings: CreditsS
   return (
     <section className="panel" aria-labelledby="buy-credits-heading">
       <h2 id="buy-credits-heading">Buy credits</h2>
-      <p className="hint">You pay by card or another payment method on Stripe's checkout page; the credits arrive here once the payment is confirmed.</p>
+      <p className="hint">
+        You pay by card or another payment method on Stripe's checkout page; the credits arrive here once the payment is confirmed.
+      </p>
       <div className="field">
         <label htmlFor="credits-to-buy">Credits to buy</label>
         <input
@@ -63,10 +73,17 @@ export function BuyCredits({ settings, catalogue, wallet }: { settings: CreditsS
           aria-describedby="credits-price"
         />
         <p className="hint" id="credits-price" aria-live="polite">
-          {problem ?? (catalogue === undefined ? "" : `${formatCredits(credits!)} cost ${formatPrice(credits!, catalogue.currency, catalogue.creditsPerMinorUnit)}.`)}
+          {problem ??
+            (catalogue === undefined
+              ? ""
+              : `${formatCredits(credits!)} cost ${formatPrice(credits!, catalogue.currency, catalogue.creditsPerMinorUnit)}.`)}
         </p>
       </div>
-      <button type="button" disabled={blocker !== undefined || state.status === "opening" || state.status === "redirecting"} onClick={() => void buy()}>
+      <button
+        type="button"
+        disabled={blocker !== undefined || state.status === "opening" || state.status === "redirecting"}
+        onClick={() => void buy()}
+      >
         Buy credits
       </button>
       {blocker !== undefined && <p className="hint">{blocker}</p>}
@@ -93,8 +110,8 @@ function CheckoutOutcome({ state, wallet }: { state: CheckoutState; wallet: stri
       return (
         <div role="status" data-testid="simulated-purchase">
           <p>
-            This network's credits service takes no payments (it has no Stripe account): purchases are simulated. From the project's folder, send
-            the payment Stripe would report for this wallet:
+            This network's credits service takes no payments (it has no Stripe account): purchases are simulated. From the project's folder,
+            send the payment Stripe would report for this wallet:
           </p>
           <pre className="command">
             <code data-testid="purchase-command">{`npm run credits:stripe -- purchase --account ${wallet} --credits ${state.credits}`}</code>

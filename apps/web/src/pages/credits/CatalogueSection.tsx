@@ -21,8 +21,8 @@ export function CatalogueSection({ settings, catalogue, account }: CatalogueSect
     <section aria-labelledby="catalogue-heading">
       <h2 id="catalogue-heading">Catalogue</h2>
       <p className="hint">
-        Redeeming spends credits on an item and gives you a voucher, signed by the credits service, that your wallet claims on the L2 (below,
-        under Your vouchers). Your wallet first signs the request, so that no one else can spend your credits.
+        Redeeming spends credits on an item and gives you a voucher, signed by the credits service, that your wallet claims on the L2
+        (below, under Your vouchers). Your wallet first signs the request, so that no one else can spend your credits.
       </p>
       {catalogue.items.length === 0 ? (
         <p>The catalogue is empty.</p>
@@ -40,7 +40,8 @@ export function CatalogueSection({ settings, catalogue, account }: CatalogueSect
 function ItemCard({ settings, item, account }: { settings: CreditsSettings; item: CatalogueItem; account: CreditAccount | undefined }) {
   const { config } = useAppSettings();
   const [text, setText] = useState("1");
-  const quantity = /^\d+$/.test(text.trim()) && Number(text.trim()) >= 1 && Number(text.trim()) <= item.maxQuantity ? BigInt(text.trim()) : undefined;
+  const quantity =
+    /^\d+$/.test(text.trim()) && Number(text.trim()) >= 1 && Number(text.trim()) <= item.maxQuantity ? BigInt(text.trim()) : undefined;
   const total = quantity === undefined ? undefined : item.priceCredits * Number(quantity);
   const headingId = `item-${item.id}-name`;
   const quantityId = `item-${item.id}-quantity`;
@@ -116,7 +117,12 @@ function RedeemButton({ settings, item, quantity, total, account }: RedeemButton
   }
   return (
     <div className="redeem" data-attempts={attempts}>
-      <button type="button" disabled={blocker !== undefined || busy} aria-busy={busy} onClick={() => void redeem(quantity!, BigInt(item.priceCredits) * BigInt(quantity!))}>
+      <button
+        type="button"
+        disabled={blocker !== undefined || busy}
+        aria-busy={busy}
+        onClick={() => void redeem(quantity!, BigInt(item.priceCredits) * BigInt(quantity!))}
+      >
         Redeem
       </button>
       {blocker !== undefined && (
@@ -167,8 +173,8 @@ function RedemptionStatus({ state, item }: { state: RedemptionState; item: Catal
     case "uncertain":
       return (
         <p className="redeem-status error" role="alert" data-testid="redeem-status">
-          {state.message} The voucher may have been made. Press Redeem again with the same quantity: the same request is sent, and the service
-          never redeems one request twice.
+          {state.message} The voucher may have been made. Press Redeem again with the same quantity: the same request is sent, and the
+          service never redeems one request twice.
         </p>
       );
   }

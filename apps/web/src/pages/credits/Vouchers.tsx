@@ -31,7 +31,16 @@ export function Vouchers({ settings, catalogue, wallet, account }: VouchersProps
   if (wallet === undefined) body = <p className="hint">Connect a wallet to see your vouchers.</p>;
   else if (account === undefined) body = <p role="status">Loading your vouchers…</p>;
   else if (account.vouchers.length === 0) body = <p data-testid="no-vouchers">No vouchers yet: redeem an item of the catalogue.</p>;
-  else body = <VoucherTable settings={settings} catalogue={catalogue} wallet={wallet} vouchers={[...account.vouchers].reverse()} onClaimed={setDone} />;
+  else
+    body = (
+      <VoucherTable
+        settings={settings}
+        catalogue={catalogue}
+        wallet={wallet}
+        vouchers={[...account.vouchers].reverse()}
+        onClaimed={setDone}
+      />
+    );
   return (
     <section aria-labelledby="vouchers-heading">
       <h2 id="vouchers-heading">Your vouchers</h2>
@@ -72,10 +81,18 @@ function VoucherTable({ settings, catalogue, wallet, vouchers, onClaimed }: Vouc
         <tbody>
           {vouchers.map((view) => {
             const item = catalogue?.items.find((entry) => String(entry.id) === view.voucher.itemId);
-            const delivers = item === undefined ? `${view.voucher.amount} (item ${view.voucher.itemId})` : describeDelivery(item, BigInt(view.voucher.amount), config.contracts);
+            const delivers =
+              item === undefined
+                ? `${view.voucher.amount} (item ${view.voucher.itemId})`
+                : describeDelivery(item, BigInt(view.voucher.amount), config.contracts);
             const expiry = BigInt(view.voucher.expiry);
             return (
-              <tr key={view.voucher.voucherId} data-testid="voucher" data-voucher-id={view.voucher.voucherId} data-item-id={view.voucher.itemId}>
+              <tr
+                key={view.voucher.voucherId}
+                data-testid="voucher"
+                data-voucher-id={view.voucher.voucherId}
+                data-item-id={view.voucher.itemId}
+              >
                 <th scope="row">
                   {view.quantity} × {item?.name ?? `item ${view.voucher.itemId}`}
                 </th>
@@ -83,11 +100,19 @@ function VoucherTable({ settings, catalogue, wallet, vouchers, onClaimed }: Vouc
                 <td>{formatCredits(view.price)}</td>
                 <td>
                   {formatTime(expiry)}
-                  {view.status === "issued" && l2Now !== undefined && expiry >= l2Now && <span className="hint"> (in {formatDuration(expiry - l2Now)})</span>}
+                  {view.status === "issued" && l2Now !== undefined && expiry >= l2Now && (
+                    <span className="hint"> (in {formatDuration(expiry - l2Now)})</span>
+                  )}
                 </td>
                 <td data-testid="voucher-status">{statusWords(view)}</td>
                 <td>
-                  <VoucherAction settings={settings} view={view} wallet={wallet} l2Now={l2Now} onClaimed={() => onClaimed(`Voucher claimed: ${delivers} delivered to your wallet.`)} />
+                  <VoucherAction
+                    settings={settings}
+                    view={view}
+                    wallet={wallet}
+                    l2Now={l2Now}
+                    onClaimed={() => onClaimed(`Voucher claimed: ${delivers} delivered to your wallet.`)}
+                  />
                 </td>
               </tr>
             );
@@ -128,7 +153,9 @@ function VoucherAction({ settings, view, wallet, l2Now, onClaimed }: VoucherActi
     return <span className="hint">It is for another claim contract ({shortAddress(view.claimsContract)}) than this deployment's.</span>;
   }
   if (l2Now !== undefined && l2Now > BigInt(view.voucher.expiry)) {
-    return <span className="hint">Expired on the L2: the credits service gives its credits back once the chain is safely past its expiry.</span>;
+    return (
+      <span className="hint">Expired on the L2: the credits service gives its credits back once the chain is safely past its expiry.</span>
+    );
   }
   return (
     <TxButton

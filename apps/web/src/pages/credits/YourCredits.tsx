@@ -22,8 +22,15 @@ interface YourCreditsProps {
 /** The wallet's balance, what it owes and why, and every movement, newest first. */
 export function YourCredits({ wallet, account, error }: YourCreditsProps) {
   let body;
-  if (wallet === undefined) body = <p className="hint">Connect a wallet to see your credits: your wallet address is your credits account.</p>;
-  else if (account === undefined) body = error === null ? <p role="status">Loading your credits…</p> : <p className="error">Could not read your credits: {describeError(error)}</p>;
+  if (wallet === undefined)
+    body = <p className="hint">Connect a wallet to see your credits: your wallet address is your credits account.</p>;
+  else if (account === undefined)
+    body =
+      error === null ? (
+        <p role="status">Loading your credits…</p>
+      ) : (
+        <p className="error">Could not read your credits: {describeError(error)}</p>
+      );
   else
     body = (
       <>
@@ -35,8 +42,8 @@ export function YourCredits({ wallet, account, error }: YourCreditsProps) {
         </dl>
         {account.owed > 0 && (
           <p className="warning" data-testid="credit-owed">
-            You owe {formatCredits(account.owed)}. A refund or a dispute of one of your payments took back credits you had already spent; your next
-            purchase pays this first, and you cannot redeem until it is paid.
+            You owe {formatCredits(account.owed)}. A refund or a dispute of one of your payments took back credits you had already spent;
+            your next purchase pays this first, and you cannot redeem until it is paid.
           </p>
         )}
         {error !== null && <p className="error">The last refresh failed ({describeError(error)}): these figures may be out of date.</p>}

@@ -36,7 +36,13 @@ export type CatalogueItem = z.infer<typeof catalogueItem>;
 export type Catalogue = z.infer<typeof catalogueSchema>;
 
 const voucherView = z.object({
-  voucher: z.object({ recipient: hexAddress, itemId: decimal, amount: decimal, voucherId: z.string().regex(/^0x[0-9a-fA-F]{64}$/), expiry: decimal }),
+  voucher: z.object({
+    recipient: hexAddress,
+    itemId: decimal,
+    amount: decimal,
+    voucherId: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+    expiry: decimal,
+  }),
   signature: z.string().regex(/^0x[0-9a-fA-F]+$/),
   claimsContract: hexAddress,
   status: z.enum(["issued", "claimed", "expired"]),
@@ -66,7 +72,15 @@ const checkoutAnswer = z.object({ url: z.url({ protocol: /^https?$/ }) });
 
 /** What `POST /credits/redemptions` takes: the request as the wallet signed it, integers as decimal strings. */
 export interface RedemptionBody {
-  redemption: { account: string; itemId: string; quantity: string; maxPrice: string; recipient: string; requestId: string; issuedAt: string };
+  redemption: {
+    account: string;
+    itemId: string;
+    quantity: string;
+    maxPrice: string;
+    recipient: string;
+    requestId: string;
+    issuedAt: string;
+  };
   signature: string;
 }
 
@@ -93,7 +107,12 @@ async function call<T>(url: string, init: RequestInit, schema: z.ZodType<T>): Pr
     response = await fetch(url, { ...init, cache: "no-store" });
   } catch (error) {
     // The browser says only "Failed to fetch": the service is down, unreachable, or the answer was lost.
-    throw new CreditsServiceError("The credits service did not answer (it may be down, or the connection was lost).", undefined, true, error);
+    throw new CreditsServiceError(
+      "The credits service did not answer (it may be down, or the connection was lost).",
+      undefined,
+      true,
+      error,
+    );
   }
   const body: unknown = await response.json().catch(() => undefined);
   if (!response.ok) {
@@ -108,12 +127,20 @@ async function call<T>(url: string, init: RequestInit, schema: z.ZodType<T>): Pr
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
     const problems = parsed.error.issues.slice(0, 3).map((issue) => `${issue.path.join(".") || "(answer)"} ${issue.message}`);
-    throw new CreditsServiceError(`The credits service's answer is not what this page expects: ${problems.join("; ")}.`, response.status, true);
+    throw new CreditsServiceError(
+      `The credits service's answer is not what this page expects: ${problems.join("; ")}.`,
+      response.status,
+      true,
+    );
   }
   return parsed.data;
 }
 
-const postJson = (body: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const postJson = (body: unknown): RequestInit => ({
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
 
 export function fetchCatalogue(serviceUrl: string): Promise<Catalogue> {
   return call(`${serviceUrl}/credits/catalogue`, {}, catalogueSchema);

@@ -37,7 +37,9 @@ export function describeDelivery(item: { kind: ItemKind; asset: string }, amount
     case "StakeFor":
       return `${formatAmount(amount)} staked tokens`;
     case "NftInventory":
-      return is(contracts.l2.NodeLicense) ? plural(amount, "node license", "node licenses") : `${plural(amount, "token", "tokens")} of ${item.asset}`;
+      return is(contracts.l2.NodeLicense)
+        ? plural(amount, "node license", "node licenses")
+        : `${plural(amount, "token", "tokens")} of ${item.asset}`;
     case "Mint":
       return plural(amount, "minted item", "minted items");
   }

@@ -23,7 +23,8 @@ export function creditsSettings({ config, chains }: AppSettings): CreditsSetting
  * claim on.
  */
 export function serviceMismatch(settings: CreditsSettings, catalogue: { claimsContract: string; chainId: string }): string | undefined {
-  if (catalogue.claimsContract.toLowerCase() === settings.claimsContract.toLowerCase() && Number(catalogue.chainId) === settings.chainId) return undefined;
+  if (catalogue.claimsContract.toLowerCase() === settings.claimsContract.toLowerCase() && Number(catalogue.chainId) === settings.chainId)
+    return undefined;
   return (
     `The credits service serves the claim contract ${catalogue.claimsContract} on chain ${catalogue.chainId}, ` +
     `but this deployment's is ${settings.claimsContract} on chain ${settings.chainId}: the two are not configured for each other.`

@@ -8,12 +8,17 @@ export const ACCOUNT_REFRESH_MS = 3_000;
 
 export const creditsQueryKeys = {
   catalogue: (settings: CreditsSettings) => ["credits", "catalogue", settings.serviceUrl] as const,
-  account: (settings: CreditsSettings, wallet: string | undefined) => ["credits", "account", settings.serviceUrl, wallet?.toLowerCase()] as const,
+  account: (settings: CreditsSettings, wallet: string | undefined) =>
+    ["credits", "account", settings.serviceUrl, wallet?.toLowerCase()] as const,
 };
 
 /** The operator's catalogue and the service's terms (claim contract, chain, currency); it changes rarely. */
 export function useCatalogue(settings: CreditsSettings) {
-  return useQuery({ queryKey: creditsQueryKeys.catalogue(settings), queryFn: () => fetchCatalogue(settings.serviceUrl), staleTime: 60_000 });
+  return useQuery({
+    queryKey: creditsQueryKeys.catalogue(settings),
+    queryFn: () => fetchCatalogue(settings.serviceUrl),
+    staleTime: 60_000,
+  });
 }
 
 /**

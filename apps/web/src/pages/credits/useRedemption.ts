@@ -58,7 +58,8 @@ export function useRedemption(settings: CreditsSettings, itemId: number) {
       setAttempts((count) => count + 1);
       const { address: account, chainId } = getConnection(wagmiConfig);
       if (account === undefined) return setState({ status: "refused", message: "Connect a wallet first." });
-      if (chainId !== settings.chainId) return setState({ status: "refused", message: "Switch your wallet to the L2 first: the request is signed for it." });
+      if (chainId !== settings.chainId)
+        return setState({ status: "refused", message: "Switch your wallet to the L2 first: the request is signed for it." });
       // The page redeems for the connected wallet; the service would also deliver to another recipient.
       const recipient: Address = account;
       const key = [account, itemId, quantity, recipient].join(":").toLowerCase();
@@ -104,7 +105,8 @@ export function useRedemption(settings: CreditsSettings, itemId: number) {
           // Unless the service says the id is taken by another redemption: a fresh one then.
           if (error instanceof CreditsServiceError && error.status === 409) open.current = undefined;
           // A price changed since the catalogue was read: read it again, so the page shows (and signs) the new one.
-          if (error instanceof CreditsServiceError && error.status === 409) await queryClient.invalidateQueries({ queryKey: creditsQueryKeys.catalogue(settings) });
+          if (error instanceof CreditsServiceError && error.status === 409)
+            await queryClient.invalidateQueries({ queryKey: creditsQueryKeys.catalogue(settings) });
           setState({ status: "refused", message: error instanceof CreditsServiceError ? error.message : describeError(error) });
         }
       }

@@ -24,7 +24,11 @@ export function ChangeFields({
     <fieldset className="change" data-testid="change">
       <legend>Change {position}</legend>
       <label htmlFor={`${id}-kind`}>Change {position}: what to change</label>
-      <select id={`${id}-kind`} value={draft.kind} onChange={(event) => onChange({ ...draft, kind: event.target.value as ChangeKind, text: "" })}>
+      <select
+        id={`${id}-kind`}
+        value={draft.kind}
+        onChange={(event) => onChange({ ...draft, kind: event.target.value as ChangeKind, text: "" })}
+      >
         {(Object.keys(CHANGE_KINDS) as ChangeKind[]).map((kind) => (
           <option key={kind} value={kind}>
             {CHANGE_KINDS[kind].label}

@@ -46,8 +46,10 @@ function VoteButtons({ addresses, proposal }: { addresses: GovernanceAddresses; 
   if (account === undefined) return <p className="hint">Connect a wallet to vote.</p>;
 
   let blocker: string | undefined;
-  if (!voteStillOpen(proposal)) blocker = `Voting closes with block ${proposal.deadlineBlock}, the latest: a vote sent now would come too late.`;
-  else if (ballot.data === undefined) blocker = ballot.error === null ? "Reading your votes at the snapshot…" : `Could not read your votes: ${describeError(ballot.error)}`;
+  if (!voteStillOpen(proposal))
+    blocker = `Voting closes with block ${proposal.deadlineBlock}, the latest: a vote sent now would come too late.`;
+  else if (ballot.data === undefined)
+    blocker = ballot.error === null ? "Reading your votes at the snapshot…" : `Could not read your votes: ${describeError(ballot.error)}`;
   else if (ballot.data.voted) blocker = "You have already voted on this proposal.";
   else if (ballot.data.weight === 0n) {
     blocker = `${account} had no votes at the proposal's snapshot (block ${proposal.snapshotBlock}): votes count only if delegated before it.`;
@@ -55,11 +57,19 @@ function VoteButtons({ addresses, proposal }: { addresses: GovernanceAddresses; 
   return (
     <div className="vote" role="group" aria-label={`Vote on proposal ${proposal.id}`}>
       {ballot.data !== undefined && !ballot.data.voted && ballot.data.weight > 0n && (
-        <p data-testid="vote-weight">You vote with {formatVotes(ballot.data.weight)} votes (held at block {proposal.snapshotBlock.toString()}).</p>
+        <p data-testid="vote-weight">
+          You vote with {formatVotes(ballot.data.weight)} votes (held at block {proposal.snapshotBlock.toString()}).
+        </p>
       )}
       <div className="field">
         <label htmlFor={reasonId}>Reason (optional)</label>
-        <input id={reasonId} value={reason} onChange={(event) => setReason(event.target.value)} autoComplete="off" disabled={blocker !== undefined} />
+        <input
+          id={reasonId}
+          value={reason}
+          onChange={(event) => setReason(event.target.value)}
+          autoComplete="off"
+          disabled={blocker !== undefined}
+        />
       </div>
       <div className="actions">
         {CHOICES.map(({ choice, label }) => (
@@ -113,7 +123,13 @@ function QueueButton({ addresses, proposal }: { addresses: GovernanceAddresses; 
     <TxButton
       chainId={chains.l1.id}
       send={() =>
-        simulateAndWrite(wagmiConfig, { address: addresses.governor, abi: governorCallAbi, functionName: "queue", args: [proposal.id], chainId: chains.l1.id })
+        simulateAndWrite(wagmiConfig, {
+          address: addresses.governor,
+          abi: governorCallAbi,
+          functionName: "queue",
+          args: [proposal.id],
+          chainId: chains.l1.id,
+        })
       }
     >
       Queue

@@ -13,7 +13,15 @@ import { usePublicClients } from "./usePublicClients";
 import { formatVotes } from "./votes";
 
 /** One proposal: what it changes on L2, where its vote stands, what happens next, and what can be done now. */
-export function ProposalCard({ addresses, proposal, description }: { addresses: GovernanceAddresses; proposal: ProposalStatus; description: string | undefined }) {
+export function ProposalCard({
+  addresses,
+  proposal,
+  description,
+}: {
+  addresses: GovernanceAddresses;
+  proposal: ProposalStatus;
+  description: string | undefined;
+}) {
   const { config } = useAppSettings();
   const l2 = useL2Outcome(addresses, proposal);
   const id = proposal.id.toString();
@@ -48,7 +56,11 @@ export function ProposalCard({ addresses, proposal, description }: { addresses: 
         {proposal.state === "Executed" && (
           <>
             <dt>On L2</dt>
-            <dd data-testid="l2-outcome">{l2.error !== null && l2.data === undefined ? `Could not read the L2 outcome: ${describeError(l2.error)}` : describeOutcome(l2.data, proposal)}</dd>
+            <dd data-testid="l2-outcome">
+              {l2.error !== null && l2.data === undefined
+                ? `Could not read the L2 outcome: ${describeError(l2.error)}`
+                : describeOutcome(l2.data, proposal)}
+            </dd>
           </>
         )}
         <dt>Next</dt>
@@ -120,7 +132,8 @@ function useL2Outcome(addresses: GovernanceAddresses, proposal: ProposalStatus) 
     queryKey: ["governance", "l2-outcome", chains.l1.id, addresses.governor, proposal.id.toString()],
     enabled: proposal.state === "Executed",
     // Final outcomes are not read again.
-    refetchInterval: (query) => (["executed", "expired", "no message"].includes(query.state.data?.kind ?? "") ? false : PROPOSALS_REFRESH_MS),
+    refetchInterval: (query) =>
+      ["executed", "expired", "no message"].includes(query.state.data?.kind ?? "") ? false : PROPOSALS_REFRESH_MS,
     queryFn: () => readL2Outcome(clients, addresses, proposal),
   });
 }

@@ -37,7 +37,12 @@ export function ProposalList({ addresses }: { addresses: GovernanceAddresses }) 
         )}
         {descriptions.isError && <p className="error">Could not read the proposals' descriptions: {describeError(descriptions.error)}</p>}
         {proposals.map((proposal) => (
-          <ProposalCard key={proposal.id.toString()} addresses={addresses} proposal={proposal} description={descriptions.data?.get(proposal.id.toString())} />
+          <ProposalCard
+            key={proposal.id.toString()}
+            addresses={addresses}
+            proposal={proposal}
+            description={descriptions.data?.get(proposal.id.toString())}
+          />
         ))}
         {BigInt(proposals.length) < total && (
           <button type="button" className="secondary" onClick={() => setLimit((shown) => shown + PAGE)}>

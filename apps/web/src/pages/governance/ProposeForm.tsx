@@ -49,9 +49,10 @@ export function ProposeForm({ addresses, power }: { addresses: GovernanceAddress
     <section className="panel" aria-labelledby="propose-heading">
       <h2 id="propose-heading">Propose</h2>
       <p className="hint">
-        A proposal changes the L2 protocol: once it passes the vote and waits out the timelock on L1, its changes travel to L2 as one
-        batch, which the governance executor runs. Proposing needs{" "}
-        <span data-testid="proposal-threshold">{power === undefined ? "the governor's threshold of" : formatVotes(power.threshold)}</span> votes.
+        A proposal changes the L2 protocol: once it passes the vote and waits out the timelock on L1, its changes travel to L2 as one batch,
+        which the governance executor runs. Proposing needs{" "}
+        <span data-testid="proposal-threshold">{power === undefined ? "the governor's threshold of" : formatVotes(power.threshold)}</span>{" "}
+        votes.
       </p>
       {rulesError !== null && rules === undefined && (
         <p className="error" role="alert">
@@ -74,7 +75,13 @@ export function ProposeForm({ addresses, power }: { addresses: GovernanceAddress
       </button>
       <div className="field">
         <label htmlFor="proposal-note">Note (optional)</label>
-        <input id="proposal-note" value={note} onChange={(event) => setNote(event.target.value)} autoComplete="off" aria-describedby="proposal-note-hint" />
+        <input
+          id="proposal-note"
+          value={note}
+          onChange={(event) => setNote(event.target.value)}
+          autoComplete="off"
+          aria-describedby="proposal-note-hint"
+        />
         <p className="hint" id="proposal-note-hint">
           The proposal's first line, where voters see it; without one it reads "L2 protocol change".
         </p>
@@ -90,15 +97,19 @@ export function ProposeForm({ addresses, power }: { addresses: GovernanceAddress
             <dt>Calls on L2</dt>
             <dd>
               <ul className="calls">
-                {changes.flatMap((change) => l2CallsOf(change, addresses.l2)).map((call, index) => (
-                  <li key={index}>
-                    <code>{describeL2Call(call, addresses.l2)}</code>
-                  </li>
-                ))}
+                {changes
+                  .flatMap((change) => l2CallsOf(change, addresses.l2))
+                  .map((call, index) => (
+                    <li key={index}>
+                      <code>{describeL2Call(call, addresses.l2)}</code>
+                    </li>
+                  ))}
               </ul>
             </dd>
             <dt>Sent by</dt>
-            <dd>the timelock, through the L1 messenger, to the executor {addresses.executor} on {chains.l2.name}</dd>
+            <dd>
+              the timelock, through the L1 messenger, to the executor {addresses.executor} on {chains.l2.name}
+            </dd>
           </dl>
         </div>
       )}
@@ -108,7 +119,11 @@ export function ProposeForm({ addresses, power }: { addresses: GovernanceAddress
         disabledReason={blocker}
         onMined={(receipt) => {
           const [created] = parseEventLogs({ abi: protocolGovernorAbi, eventName: "ProposalCreated", logs: receipt.logs });
-          setMade(created === undefined ? "Proposal made." : `Proposal ${created.args.proposalId} made: voting starts after block ${created.args.voteStart}.`);
+          setMade(
+            created === undefined
+              ? "Proposal made."
+              : `Proposal ${created.args.proposalId} made: voting starts after block ${created.args.voteStart}.`,
+          );
           setDrafts([]);
           setNote("");
         }}

@@ -13,10 +13,26 @@ import type { VotingPower } from "./useVotingPower";
 import { formatVotes } from "./votes";
 
 /** The connected wallet's L1 tokens, votes and delegate, and the delegation that turns tokens into votes. */
-export function YourVotes({ addresses, account, power, error }: { addresses: GovernanceAddresses; account: Address | undefined; power: VotingPower | undefined; error: Error | null }) {
+export function YourVotes({
+  addresses,
+  account,
+  power,
+  error,
+}: {
+  addresses: GovernanceAddresses;
+  account: Address | undefined;
+  power: VotingPower | undefined;
+  error: Error | null;
+}) {
   let body;
   if (account === undefined) body = <p className="hint">Connect a wallet to see your votes and to delegate them.</p>;
-  else if (power === undefined) body = error === null ? <p role="status">Loading your votes…</p> : <p className="error">Could not read your votes: {describeError(error)}</p>;
+  else if (power === undefined)
+    body =
+      error === null ? (
+        <p role="status">Loading your votes…</p>
+      ) : (
+        <p className="error">Could not read your votes: {describeError(error)}</p>
+      );
   else
     body = (
       <>
@@ -27,7 +43,13 @@ export function YourVotes({ addresses, account, power, error }: { addresses: Gov
           <dd data-testid="current-votes">{formatVotes(power.votes)}</dd>
           <dt>Your tokens vote through</dt>
           <dd data-testid="delegatee">
-            {power.delegatee === zeroAddress ? "No one yet: delegate to vote" : power.delegatee === account ? "Yourself" : <code>{power.delegatee}</code>}
+            {power.delegatee === zeroAddress ? (
+              "No one yet: delegate to vote"
+            ) : power.delegatee === account ? (
+              "Yourself"
+            ) : (
+              <code>{power.delegatee}</code>
+            )}
           </dd>
         </dl>
         <DelegateToSelf addresses={addresses} account={account} power={power} />
@@ -38,8 +60,8 @@ export function YourVotes({ addresses, account, power, error }: { addresses: Gov
     <section className="panel" aria-labelledby="votes-heading">
       <h2 id="votes-heading">Your votes</h2>
       <p className="hint">
-        Primary tokens on L1 vote only once delegated, to yourself or to someone you trust; the tokens stay in your wallet. A proposal counts
-        the votes held at its snapshot block, so delegate before a proposal is made.
+        Primary tokens on L1 vote only once delegated, to yourself or to someone you trust; the tokens stay in your wallet. A proposal
+        counts the votes held at its snapshot block, so delegate before a proposal is made.
       </p>
       {body}
     </section>
@@ -55,7 +77,15 @@ function DelegateToSelf({ addresses, account, power }: { addresses: GovernanceAd
       chainId={chains.l1.id}
       disabled={already}
       disabledReason="Your tokens already vote through you."
-      send={() => simulateAndWrite(wagmiConfig, { address: addresses.token, abi: primaryTokenAbi, functionName: "delegate", args: [account], chainId: chains.l1.id })}
+      send={() =>
+        simulateAndWrite(wagmiConfig, {
+          address: addresses.token,
+          abi: primaryTokenAbi,
+          functionName: "delegate",
+          args: [account],
+          chainId: chains.l1.id,
+        })
+      }
     >
       Delegate to myself
     </TxButton>
@@ -102,7 +132,15 @@ function DelegateToOther({ addresses, account }: { addresses: GovernanceAddresse
         disabled={blocker !== undefined}
         disabledReason={blocker}
         onMined={() => setInput("")}
-        send={() => simulateAndWrite(wagmiConfig, { address: addresses.token, abi: primaryTokenAbi, functionName: "delegate", args: [delegatee!], chainId: chains.l1.id })}
+        send={() =>
+          simulateAndWrite(wagmiConfig, {
+            address: addresses.token,
+            abi: primaryTokenAbi,
+            functionName: "delegate",
+            args: [delegatee!],
+            chainId: chains.l1.id,
+          })
+        }
       >
         Delegate
       </TxButton>

@@ -22,7 +22,13 @@ export interface GovernanceAddresses {
 /** The deployment's governance addresses, or undefined when its configuration names none (all four or none, the schema says). */
 export function governanceAddresses({ config }: AppSettings): GovernanceAddresses | undefined {
   const { l1, l2 } = config.contracts;
-  if (l1.Governor === undefined || l1.Timelock === undefined || l1.L1CrossDomainMessenger === undefined || l2.GovernanceExecutor === undefined) return undefined;
+  if (
+    l1.Governor === undefined ||
+    l1.Timelock === undefined ||
+    l1.L1CrossDomainMessenger === undefined ||
+    l2.GovernanceExecutor === undefined
+  )
+    return undefined;
   return {
     governor: l1.Governor,
     timelock: l1.Timelock,
@@ -30,7 +36,12 @@ export function governanceAddresses({ config }: AppSettings): GovernanceAddresse
     l1Messenger: l1.L1CrossDomainMessenger,
     executor: l2.GovernanceExecutor,
     l2Messenger: chainConfig.contracts.l2CrossDomainMessenger.address,
-    l2: { StakedToken: l2.StakedToken, NodeLicense: l2.NodeLicense, NodeRegistry: l2.NodeRegistry, VerificationRegistry: l2.VerificationRegistry },
+    l2: {
+      StakedToken: l2.StakedToken,
+      NodeLicense: l2.NodeLicense,
+      NodeRegistry: l2.NodeRegistry,
+      VerificationRegistry: l2.VerificationRegistry,
+    },
   };
 }
 

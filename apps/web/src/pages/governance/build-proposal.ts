@@ -5,7 +5,10 @@ import { buildProposal, type L1Proposal, type ProposalTiming, type ProtocolChang
 import type { GovernanceAddresses } from "./addresses";
 
 /** The governor's and the timelock's delays, and the later of the L1's and the L2's times now. */
-export async function readProposalTiming(clients: { l1: PublicClient; l2: PublicClient }, addresses: GovernanceAddresses): Promise<ProposalTiming> {
+export async function readProposalTiming(
+  clients: { l1: PublicClient; l2: PublicClient },
+  addresses: GovernanceAddresses,
+): Promise<ProposalTiming> {
   const governor = { address: addresses.governor, abi: protocolGovernorAbi } as const;
   const [votingDelay, votingPeriod, timelockDelay, l1Latest, l2Latest] = await Promise.all([
     clients.l1.readContract({ ...governor, functionName: "votingDelay" }),

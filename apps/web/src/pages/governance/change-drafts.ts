@@ -69,7 +69,8 @@ export function readDraft(draft: ChangeDraft, rules: L2Rules): { change: Protoco
     const value = BigInt(text);
     return value < min || value > max ? `The L2 contract accepts ${min} to ${max} ${unit}.` : value;
   };
-  const outcome = (value: bigint | string, make: (value: bigint) => ProtocolChange) => (typeof value === "string" ? { problem: value } : { change: make(value) });
+  const outcome = (value: bigint | string, make: (value: bigint) => ProtocolChange) =>
+    typeof value === "string" ? { problem: value } : { change: make(value) };
   switch (draft.kind) {
     case "set-quorum":
       return outcome(whole(1n, rules.maxQuorum, "licenses"), (quorum) => ({ kind: "set-quorum", quorum }));
@@ -100,14 +101,18 @@ export function readDraft(draft: ChangeDraft, rules: L2Rules): { change: Protoco
 function adminHandoverProblem(rules: L2Rules): string | undefined {
   const same = (a: Address, b: Address) => a.toLowerCase() === b.toLowerCase();
   const entries = Object.entries(rules.admins) as Array<[keyof GovernedContracts, L2Rules["admins"][keyof GovernedContracts]]>;
-  if (entries.every(([, { admin }]) => same(admin, rules.executor))) return "Governance already administers the L2 contracts: there is nothing to accept.";
+  if (entries.every(([, { admin }]) => same(admin, rules.executor)))
+    return "Governance already administers the L2 contracts: there is nothing to accept.";
   const notPending = entries.filter(([, { pending }]) => !same(pending, rules.executor)).map(([name]) => name);
   if (notPending.length === 0) return undefined;
   return `${notPending.join(", ")} ${notPending.length === 1 ? "has" : "have"} no admin handover to the governance executor pending: the batch would fail on L2.`;
 }
 
 /** Every draft read, and the first problem of the whole set (none, or the same kind twice, included). */
-export function readDrafts(drafts: readonly ChangeDraft[], rules: L2Rules | undefined): { changes: ProtocolChange[]; problems: Map<number, string>; blocker?: string } {
+export function readDrafts(
+  drafts: readonly ChangeDraft[],
+  rules: L2Rules | undefined,
+): { changes: ProtocolChange[]; problems: Map<number, string>; blocker?: string } {
   const problems = new Map<number, string>();
   const changes: ProtocolChange[] = [];
   if (drafts.length === 0) return { changes, problems, blocker: "Add a change to propose." };

@@ -38,8 +38,12 @@ export function useL2Rules(addresses: GovernanceAddresses): { rules: L2Rules | u
     query: { refetchInterval: 10_000 },
   });
   if (reads.data === undefined) return { rules: undefined, error: reads.error };
-  const [quorum, maxQuorum, requestFee, jobTimeout, minJobTimeout, maxJobTimeout, livenessWindow, maxLivenessWindow, ...admins] = reads.data;
-  const admin = (index: number) => ({ admin: admins[index * 2] as Address, pending: (admins[index * 2 + 1] as readonly [Address, number])[0] });
+  const [quorum, maxQuorum, requestFee, jobTimeout, minJobTimeout, maxJobTimeout, livenessWindow, maxLivenessWindow, ...admins] =
+    reads.data;
+  const admin = (index: number) => ({
+    admin: admins[index * 2] as Address,
+    pending: (admins[index * 2 + 1] as readonly [Address, number])[0],
+  });
   return {
     rules: {
       quorum,

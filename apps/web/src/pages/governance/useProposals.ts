@@ -29,7 +29,11 @@ export function useProposals(addresses: GovernanceAddresses, limit: number) {
   });
 }
 
-async function readProposals(l1: PublicClient, addresses: GovernanceAddresses, limit: number): Promise<{ total: bigint; proposals: ProposalStatus[] }> {
+async function readProposals(
+  l1: PublicClient,
+  addresses: GovernanceAddresses,
+  limit: number,
+): Promise<{ total: bigint; proposals: ProposalStatus[] }> {
   const latest = await l1.getBlock({ blockTag: "latest" });
   const governor = { address: addresses.governor, abi: protocolGovernorAbi, blockNumber: latest.number } as const;
   const total = await l1.readContract({ ...governor, functionName: "proposalCount" });
@@ -37,7 +41,11 @@ async function readProposals(l1: PublicClient, addresses: GovernanceAddresses, l
   for (let index = total - 1n; index >= 0n && indices.length < limit; index -= 1n) indices.push(index);
   const proposals = await Promise.all(
     indices.map(async (index): Promise<ProposalStatus> => {
-      const [id, targets, values, calldatas, descriptionHash] = await l1.readContract({ ...governor, functionName: "proposalDetailsAt", args: [index] });
+      const [id, targets, values, calldatas, descriptionHash] = await l1.readContract({
+        ...governor,
+        functionName: "proposalDetailsAt",
+        args: [index],
+      });
       const [state, snapshotBlock, deadlineBlock, [against, inFavour, abstain], proposer, eta] = await Promise.all([
         l1.readContract({ ...governor, functionName: "state", args: [id] }),
         l1.readContract({ ...governor, functionName: "proposalSnapshot", args: [id] }),
@@ -47,7 +55,8 @@ async function readProposals(l1: PublicClient, addresses: GovernanceAddresses, l
         l1.readContract({ ...governor, functionName: "proposalEta", args: [id] }),
       ]);
       // The supply at a snapshot is known once the snapshot block is past (the token refuses a future lookup).
-      const quorum = snapshotBlock < latest.number ? await l1.readContract({ ...governor, functionName: "quorum", args: [snapshotBlock] }) : undefined;
+      const quorum =
+        snapshotBlock < latest.number ? await l1.readContract({ ...governor, functionName: "quorum", args: [snapshotBlock] }) : undefined;
       return {
         id,
         state: PROPOSAL_STATES[state],

@@ -22,7 +22,10 @@ export interface VotingPower {
 }
 
 /** The connected account's L1 token balance, votes, delegate, and the governor's proposal threshold. */
-export function useVotingPower(addresses: GovernanceAddresses, account: Address | undefined): { power: VotingPower | undefined; error: Error | null } {
+export function useVotingPower(
+  addresses: GovernanceAddresses,
+  account: Address | undefined,
+): { power: VotingPower | undefined; error: Error | null } {
   const { chains } = useAppSettings();
   const token = { address: addresses.token, abi: primaryTokenAbi, chainId: chains.l1.id } as const;
   const reads = useReadContracts({

@@ -113,7 +113,12 @@ function Rewards({ licenseIds, client }: { licenseIds: bigint[]; client: PublicC
   const funded = useQuery({
     queryKey: ["network", "funded-epochs", verification.address, config.l2.fromBlock],
     queryFn: async () => {
-      const filter = { address: verification.address, abi: verificationRegistryAbi, fromBlock: BigInt(config.l2.fromBlock), strict: true } as const;
+      const filter = {
+        address: verification.address,
+        abi: verificationRegistryAbi,
+        fromBlock: BigInt(config.l2.fromBlock),
+        strict: true,
+      } as const;
       const [fundings, rollOvers] = await Promise.all([
         client.getContractEvents({ ...filter, eventName: "EpochRewardsFunded" }),
         client.getContractEvents({ ...filter, eventName: "EpochRewardsRolledOver" }),
@@ -128,7 +133,9 @@ function Rewards({ licenseIds, client }: { licenseIds: bigint[]; client: PublicC
   const pairs = epochs.flatMap((epoch) => licenseIds.map((licenseId) => ({ epoch, licenseId })));
   const info = useReadContracts({
     allowFailure: false,
-    contracts: pairs.map(({ epoch, licenseId }) => ({ ...verification, functionName: "epochRewardInfo", args: [epoch, licenseId] }) as const),
+    contracts: pairs.map(
+      ({ epoch, licenseId }) => ({ ...verification, functionName: "epochRewardInfo", args: [epoch, licenseId] }) as const,
+    ),
     query: { ...REFRESH, enabled: pairs.length > 0 },
   });
 
@@ -196,7 +203,9 @@ function Rewards({ licenseIds, client }: { licenseIds: bigint[]; client: PublicC
                       variant="secondary"
                       disabled={row.amount === 0n}
                       disabledReason="The pool is too small for a share of your votes."
-                      send={() => simulateAndWrite(wagmiConfig, { ...verification, functionName: "claimRewards", args: [row.epoch, row.claimable] })}
+                      send={() =>
+                        simulateAndWrite(wagmiConfig, { ...verification, functionName: "claimRewards", args: [row.epoch, row.claimable] })
+                      }
                     >
                       Claim rewards
                     </TxButton>

@@ -10,11 +10,7 @@ const STATUS_TEXT: Record<JobRow["status"], string> = { open: "Open", fulfilled:
 /** An owner or asset, shortened for phone widths; the full value stays in the title and for copying. */
 function Subject({ chain, value }: { chain: number; value: Hex }) {
   const text = subjectText(chain, value);
-  return (
-    <code title={text}>
-      {shortAddress(text)}
-    </code>
-  );
+  return <code title={text}>{shortAddress(text)}</code>;
 }
 
 /** The latest verification jobs, updated in place as requests, votes, results and expiries are logged. */

@@ -27,19 +27,36 @@ export function NodesSection() {
   const registry = { address: config.contracts.l2.NodeRegistry, abi: nodeRegistryAbi, chainId } as const;
   const verification = { address: config.contracts.l2.VerificationRegistry, abi: verificationRegistryAbi, chainId } as const;
 
-  const minted = useReadContract({ address: config.contracts.l2.NodeLicense, abi: nodeLicenseAbi, chainId, functionName: "totalMinted", query: REFRESH });
+  const minted = useReadContract({
+    address: config.contracts.l2.NodeLicense,
+    abi: nodeLicenseAbi,
+    chainId,
+    functionName: "totalMinted",
+    query: REFRESH,
+  });
   // Ids are 1..totalMinted: NodeLicense mints consecutive ids from totalMinted + 1 and never burns.
   const ids = Array.from({ length: Number(minted.data ?? 0n) }, (_, index) => BigInt(index + 1));
   // Keeping the previous data while a newly minted license changes the query keeps the table from blinking.
   const perLicense = { allowFailure: false, query: { ...REFRESH, enabled: ids.length > 0, placeholderData: keepPreviousData } } as const;
-  const operators = useReadContracts({ ...perLicense, contracts: ids.map((id) => ({ ...registry, functionName: "operatorOf", args: [id] }) as const) });
-  const live = useReadContracts({ ...perLicense, contracts: ids.map((id) => ({ ...registry, functionName: "isLive", args: [id] }) as const) });
-  const stats = useReadContracts({ ...perLicense, contracts: ids.map((id) => ({ ...verification, functionName: "voteStatsOf", args: [id] }) as const) });
+  const operators = useReadContracts({
+    ...perLicense,
+    contracts: ids.map((id) => ({ ...registry, functionName: "operatorOf", args: [id] }) as const),
+  });
+  const live = useReadContracts({
+    ...perLicense,
+    contracts: ids.map((id) => ({ ...registry, functionName: "isLive", args: [id] }) as const),
+  });
+  const stats = useReadContracts({
+    ...perLicense,
+    contracts: ids.map((id) => ({ ...verification, functionName: "voteStatsOf", args: [id] }) as const),
+  });
 
   // Group by operator; operatorOf is zero for a license never delegated, undelegated, or transferred since.
   const nodes = new Map<Address, NodeRow>();
   const undelegated: bigint[] = [];
-  const ready = minted.data !== undefined && (ids.length === 0 || (operators.data !== undefined && live.data !== undefined && stats.data !== undefined));
+  const ready =
+    minted.data !== undefined &&
+    (ids.length === 0 || (operators.data !== undefined && live.data !== undefined && stats.data !== undefined));
   // While placeholder data is shown the three lists may be shorter than ids: use the licenses all three cover.
   const known = Math.min(operators.data?.length ?? 0, live.data?.length ?? 0, stats.data?.length ?? 0);
   if (ready) {
@@ -116,7 +133,9 @@ export function NodesSection() {
                     ) : (
                       <>
                         <time dateTime={new Date(Number(heartbeat.timestamp) * 1000).toISOString()}>{formatTime(heartbeat.timestamp)}</time>
-                        {now !== undefined && <span className="hint"> ({formatDuration(now > heartbeat.timestamp ? now - heartbeat.timestamp : 0n)} ago)</span>}
+                        {now !== undefined && (
+                          <span className="hint"> ({formatDuration(now > heartbeat.timestamp ? now - heartbeat.timestamp : 0n)} ago)</span>
+                        )}
                       </>
                     )}
                   </td>

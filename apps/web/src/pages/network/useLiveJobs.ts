@@ -19,7 +19,11 @@ export interface JobRow {
   votes: number;
 }
 
-type RegistryLog = WatchContractEventOnLogsParameter<typeof verificationRegistryAbi, ContractEventName<typeof verificationRegistryAbi>, true>[number];
+type RegistryLog = WatchContractEventOnLogsParameter<
+  typeof verificationRegistryAbi,
+  ContractEventName<typeof verificationRegistryAbi>,
+  true
+>[number];
 
 /** Folds logs into the rows. Order-independent: a job never goes back to open, so history and live logs may interleave. */
 function applyLogs(previous: ReadonlyMap<bigint, JobRow>, logs: readonly RegistryLog[], firstId: bigint): Map<bigint, JobRow> {
@@ -46,7 +50,14 @@ function applyLogs(previous: ReadonlyMap<bigint, JobRow>, logs: readonly Registr
       }
       case "VerificationFulfilled": {
         const job = row(log.args.jobId);
-        if (job) Object.assign(job, { chain: log.args.chain, owner: log.args.owner, asset: log.args.asset, status: "fulfilled", balance: log.args.balance });
+        if (job)
+          Object.assign(job, {
+            chain: log.args.chain,
+            owner: log.args.owner,
+            asset: log.args.asset,
+            status: "fulfilled",
+            balance: log.args.balance,
+          });
         break;
       }
       case "JobExpired": {

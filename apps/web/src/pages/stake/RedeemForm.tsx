@@ -179,9 +179,7 @@ function RedeemFields({ min, max, stakedBalance }: { min: number; max: number; s
         disabled={blocker !== undefined}
         disabledReason={blocker}
         onMined={() => setAmountText("")}
-        send={() =>
-          simulateAndWrite(wagmiConfig, { ...staked, functionName: "requestRedemption", args: [amount!, BigInt(seconds)] })
-        }
+        send={() => simulateAndWrite(wagmiConfig, { ...staked, functionName: "requestRedemption", args: [amount!, BigInt(seconds)] })}
       >
         Request redemption
       </TxButton>

@@ -43,7 +43,11 @@ export function Redemptions() {
     body = (
       <>
         <RedemptionTable rows={ids.map((id, index) => ({ id, ...details.data![index] }))} onDone={setDone} />
-        {list.data[0] > PAGE && <p className="hint">Showing the first {PAGE.toString()} of {list.data[0].toString()} pending redemptions.</p>}
+        {list.data[0] > PAGE && (
+          <p className="hint">
+            Showing the first {PAGE.toString()} of {list.data[0].toString()} pending redemptions.
+          </p>
+        )}
       </>
     );
 
@@ -70,7 +74,13 @@ function RedemptionTable({ rows, onDone }: { rows: Row[]; onDone: (message: stri
   const wagmiConfig = useConfig();
   const now = useChainNow(chains.l2.id);
   const send = (functionName: "completeRedemption" | "cancelRedemption", id: bigint) => () =>
-    simulateAndWrite(wagmiConfig, { address: config.contracts.l2.StakedToken, abi: stakedTokenAbi, chainId: chains.l2.id, functionName, args: [id] });
+    simulateAndWrite(wagmiConfig, {
+      address: config.contracts.l2.StakedToken,
+      abi: stakedTokenAbi,
+      chainId: chains.l2.id,
+      functionName,
+      args: [id],
+    });
 
   return (
     <div className="table-wrap" tabIndex={0}>
@@ -103,7 +113,9 @@ function RedemptionTable({ rows, onDone }: { rows: Row[]; onDone: (message: stri
                     disabled={left > 0}
                     disabledReason={`Locked for ${formatDuration(Math.max(left, 0))} more.`}
                     send={send("completeRedemption", row.id)}
-                    onMined={() => onDone(`Redemption #${row.id} completed: ${formatAmount(row.primaryAmount)} primary tokens paid to you.`)}
+                    onMined={() =>
+                      onDone(`Redemption #${row.id} completed: ${formatAmount(row.primaryAmount)} primary tokens paid to you.`)
+                    }
                   >
                     Complete
                   </TxButton>
