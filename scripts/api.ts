@@ -59,7 +59,7 @@ if (cluster.isPrimary && workers > 1) {
     SHUTDOWN_DEADLINE_MS + 5_000,
   );
   void runningCluster.ready.then(() =>
-    log.info({ workers, host: config.API_HOST, port: config.API_PORT }, `API listening with ${workers} worker processes`),
+    log.info({ workers, host: config.API_HOST, port: config.API_PORT }, "API listening with worker processes"),
   );
   process.exit(await runningCluster.done);
 } else {
