@@ -25,8 +25,8 @@ export interface RunningCreditsService {
  * (warned about when the contract expects another), Stripe when a secret key is set, and the server.
  */
 export async function startCreditsService(config: CreditsConfig): Promise<RunningCreditsService> {
-  const log = pino({ level: config.LOG_LEVEL });
-  log.info({ component: "credits", config: redactedCreditsConfig(config) }, "starting the credits service");
+  const log = pino({ level: config.LOG_LEVEL }).child({ component: "credits" });
+  log.info({ config: redactedCreditsConfig(config) }, "starting the credits service");
   const catalogue = await loadCatalogue(config.CREDITS_CATALOGUE);
   const chain = new ClaimsChain(config.CREDITS_L2_RPC_URL, config.CREDITS_CLAIMS_CONTRACT);
   const { db } = await connectCreditsDatabase(config.CREDITS_DB);
@@ -46,14 +46,14 @@ export async function startCreditsService(config: CreditsConfig): Promise<Runnin
     const status = await chain.status();
     if (status.issuer.toLowerCase() !== issuer.address.toLowerCase() || status.paused) {
       log.warn(
-        { component: "credits", issuer: issuer.address, onChainIssuer: status.issuer, paused: status.paused },
+        { issuer: issuer.address, onChainIssuer: status.issuer, paused: status.paused },
         "the claim contract is paused or expects another issuer key: redemptions are refused until that changes",
       );
     }
     const stripe = config.STRIPE_SECRET_KEY === undefined ? undefined : new Stripe(config.STRIPE_SECRET_KEY);
     const app = await buildCreditsServer({ config, ledger, catalogue, issuer, chain, chainId, stripe, log });
     const address = await app.listen({ host: config.CREDITS_HOST, port: config.CREDITS_PORT });
-    log.info({ component: "credits", url: address, issuer: issuer.address }, "credits service listening");
+    log.info({ url: address, issuer: issuer.address }, "credits service listening");
     let closing: Promise<void> | undefined;
     return {
       app,

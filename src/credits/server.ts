@@ -61,7 +61,7 @@ const checkoutBody = z
  */
 export async function buildCreditsServer(parts: CreditsServerParts): Promise<FastifyInstance> {
   const { config, ledger, catalogue, issuer, chain, log } = parts;
-  const app = Fastify({ loggerInstance: log.child({ component: "credits" }), bodyLimit: 16 * 1024 }) as unknown as FastifyInstance;
+  const app = Fastify({ loggerInstance: log, bodyLimit: 16 * 1024 }) as unknown as FastifyInstance;
   // Only JSON bodies: without this, text/plain would be parsed.
   app.removeContentTypeParser("text/plain");
   const origins = config.CREDITS_ALLOWED_ORIGINS;
@@ -71,7 +71,7 @@ export async function buildCreditsServer(parts: CreditsServerParts): Promise<Fas
     if (error instanceof CreditsError) return envelope(reply, error.status, error.message);
     const status = (error as { statusCode?: number }).statusCode;
     if (status !== undefined && status >= 400 && status < 500) return envelope(reply, status, (error as Error).message);
-    log.error({ component: "credits", err: { type: (error as Error).name } }, "unexpected error");
+    log.error({ err: { type: (error as Error).name } }, "unexpected error");
     return envelope(reply, 500, "Internal error");
   });
   app.setNotFoundHandler((_request, reply) => envelope(reply, 404, "Not found"));

@@ -5,7 +5,7 @@ import { ContractFactory, NonceManager, Wallet, ZeroAddress } from "ethers";
 import hre from "hardhat";
 
 import { NodeRegistry__factory } from "../../typechain-types/index.ts";
-import { HUB_PATH } from "../node/hub-protocol.ts";
+import { HUB_PATH } from "../common/hub-protocol.ts";
 import { loadApiConfig } from "../api/config.ts";
 import { ApiKeys } from "../api/keys/api-keys.ts";
 import { startApi, type RunningApi } from "../api/main.ts";

@@ -11,7 +11,7 @@ import {
 } from "../common/attestation.ts";
 import { queryResultHash } from "../common/query-result.ts";
 import { encodeSubject } from "./attestation-subject.ts";
-import type { HubMessage } from "./hub-protocol.ts";
+import type { HubMessage } from "../common/hub-protocol.ts";
 import type { PinnedReaders } from "./pinned-readers.ts";
 
 type AttestRequest = Extract<HubMessage, { type: "attest" }>;

@@ -5,7 +5,7 @@ import { createFailoverTransport } from "../chains/solana/failover-transport.ts"
 import type { JsonRpcPool } from "../chains/rpc/json-rpc-pool.ts";
 import type { EvmBalanceReader } from "../chains/evm/balance-reader.ts";
 import { attestationDomain } from "../common/attestation.ts";
-import { challengeText, type HubMessage } from "./hub-protocol.ts";
+import { challengeText, type HubMessage } from "../common/hub-protocol.ts";
 import { AttestationSigner } from "./attestation-signer.ts";
 import type { NodeConfig } from "./config.ts";
 import type { NodeMetrics } from "./health.ts";

@@ -4,7 +4,7 @@ import { attestationToJson, AttestedChain, type AttestationJson } from "../../co
 import { queryResultHash } from "../../common/query-result.ts";
 import type { PinnedReaders } from "../../node/pinned-readers.ts";
 import type { AttestationHub } from "./hub.ts";
-import type { AttestQuery } from "../../node/hub-protocol.ts";
+import type { AttestQuery } from "../../common/hub-protocol.ts";
 import { QuorumNotReachedError } from "./rounds.ts";
 
 /** What the API needs for `?attest=true`: the hub, the heads to pin from, and its own pinned readers. */

@@ -5,7 +5,7 @@ import { attestationDomain, type AttestationDomain } from "../../common/attestat
 import type { ApiMetrics } from "../metrics.ts";
 import { LicenseChecker } from "./license-checker.ts";
 import { NodeStats } from "./node-stats.ts";
-import type { AttestQuery } from "../../node/hub-protocol.ts";
+import type { AttestQuery } from "../../common/hub-protocol.ts";
 import { AttestationRounds, type Attested } from "./rounds.ts";
 import { HubSessions } from "./sessions.ts";
 

@@ -12,7 +12,7 @@ import type { ApiMetrics } from "../metrics.ts";
 import { encodeSubject } from "../../node/attestation-subject.ts";
 import type { LicenseChecker } from "./license-checker.ts";
 import type { AnswerOutcome, NodeStats } from "./node-stats.ts";
-import type { AttestQuery, NodeMessage } from "../../node/hub-protocol.ts";
+import type { AttestQuery, NodeMessage } from "../../common/hub-protocol.ts";
 import type { NodeSession } from "./sessions.ts";
 
 /** Not enough licenses connected, or no quorum within the deadline: the API answers 503 with Retry-After. */

@@ -9,7 +9,7 @@ import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import type { ApiMetrics } from "../metrics.ts";
 import type { LicenseChecker } from "./license-checker.ts";
 import type { NodeStats } from "./node-stats.ts";
-import { challengeSigner, CLOSE_CODE, HUB_PATH, parseNodeMessage, type HubMessage, type NodeMessage } from "../../node/hub-protocol.ts";
+import { challengeSigner, CLOSE_CODE, HUB_PATH, parseNodeMessage, type HubMessage, type NodeMessage } from "../../common/hub-protocol.ts";
 import { failureFields } from "../failure-log.ts";
 
 /** An admitted node: its burner proved by the challenge, with at least one live license. */

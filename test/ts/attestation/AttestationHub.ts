@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { verifyTypedData, Wallet } from "ethers";
 
-import { challengeText } from "../../../src/node/hub-protocol.ts";
+import { challengeText } from "../../../src/common/hub-protocol.ts";
 import { attestationFromJson, BALANCE_ATTESTATION_TYPES, signAttestation, type AttestationJson } from "../../../src/common/attestation.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import type { AttestationSigner } from "../../../src/node/attestation-signer.ts";

@@ -3,7 +3,7 @@ import hre from "hardhat";
 import { pino } from "pino";
 
 import { AttestationHub } from "../../../src/api/attestation-hub/hub.ts";
-import { HUB_PATH } from "../../../src/node/hub-protocol.ts";
+import { HUB_PATH } from "../../../src/common/hub-protocol.ts";
 import { ApiMetrics } from "../../../src/api/metrics.ts";
 import { createSourceReaders } from "../../../src/chains/source-readers.ts";
 import { createFailoverTransport } from "../../../src/chains/solana/failover-transport.ts";

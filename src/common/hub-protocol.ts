@@ -4,8 +4,8 @@ import { z } from "zod";
 /**
  * The attestation hub's wire protocol: JSON text frames over one WebSocket that each circuit node opens
  * to the API (`/attest/ws`; nodes accept no connection). Shared by the hub and the node so the two
- * cannot drift. docs/api.md ("The hub") describes the exchange. It lives in src/node because the node's
- * container image carries only src/node, src/chains and src/common.
+ * cannot drift. docs/api.md ("The hub") describes the exchange. It lives in src/common because both
+ * services import it (the node's container image carries src/common with src/node and src/chains).
  */
 export const HUB_PATH = "/attest/ws";
 /** Close codes (4000–4999 are free for applications): the node logs the reason and reconnects later. */
