@@ -5,9 +5,9 @@ import { creditsDomain, VOUCHER_TYPES, type Voucher } from "../credits/typed-dat
 import { gasOf, type GasRow } from "./gas.ts";
 import { deployGasBenchProtocol } from "./verification-gas.ts";
 import { E18 } from "../common/units.ts";
+import { ItemKind } from "../common/protocol-constants.ts";
 
 /** IVoucherClaims.ItemKind. */
-const KIND = { Transfer: 1, StakeFor: 2, NftInventory: 3, Mint: 4 } as const;
 
 /**
  * The gas of a claim on the credits channel's claim platform, one row per kind of item, each the
@@ -28,26 +28,26 @@ export async function measureCreditsGas(ethers: HardhatEthers): Promise<GasRow[]
   const items = [
     {
       id: 1n,
-      kind: KIND.Transfer,
+      kind: ItemKind.Transfer,
       asset: await primary.getAddress(),
       amount: 100n * E18,
       name: "VoucherClaims.claim: 100 primary tokens (Transfer)",
     },
     {
       id: 2n,
-      kind: KIND.StakeFor,
+      kind: ItemKind.StakeFor,
       asset: await staked.getAddress(),
       amount: 100n * E18,
       name: "VoucherClaims.claim: 100 staked tokens (StakeFor)",
     },
     {
       id: 3n,
-      kind: KIND.NftInventory,
+      kind: ItemKind.NftInventory,
       asset: await license.getAddress(),
       amount: 1n,
       name: "VoucherClaims.claim: 1 node license (NftInventory)",
     },
-    { id: 4n, kind: KIND.Mint, asset: await game.getAddress(), amount: 1n, name: "VoucherClaims.claim: 1 game item (Mint)" },
+    { id: 4n, kind: ItemKind.Mint, asset: await game.getAddress(), amount: 1n, name: "VoucherClaims.claim: 1 game item (Mint)" },
   ];
   for (const item of items) await (await claims.setItem(item.id, { kind: item.kind, asset: item.asset })).wait();
   await (await primary.connect(admin).transfer(claimsAddress, 1_000n * E18)).wait();

@@ -31,9 +31,20 @@ export const MAX_VOTES_PER_JOB = 16n;
 
 /** `IVoucherClaims.ItemKind`, by index: how the claim platform delivers an item. */
 export const ITEM_KINDS = ["None", "Transfer", "StakeFor", "NftInventory", "Mint"] as const;
+export const ItemKind = indexByName(ITEM_KINDS);
 
 /** OpenZeppelin's `IGovernor.ProposalState`, by index. */
 export const PROPOSAL_STATES = ["Pending", "Active", "Canceled", "Defeated", "Succeeded", "Queued", "Expired", "Executed"] as const;
+export const ProposalState = indexByName(PROPOSAL_STATES);
+
+/** `IStakedToken.RedemptionStatus`, by index. */
+export const REDEMPTION_STATUSES = ["None", "Pending", "Cancelled", "Completed"] as const;
+export const RedemptionStatus = indexByName(REDEMPTION_STATUSES);
 
 /** The governor's vote types (`GovernorCountingSimple.VoteType`). */
 export const SUPPORT = { against: 0, for: 1, abstain: 2 } as const;
+
+/** `{ None: 0, Transfer: 1, … }` from an enum's member names in order: the names stay the one copy. */
+function indexByName<const Names extends readonly string[]>(names: Names): { readonly [Name in Names[number]]: number } {
+  return Object.fromEntries(names.map((name, index) => [name, index])) as { readonly [Name in Names[number]]: number };
+}

@@ -1,10 +1,7 @@
-import { readFile } from "node:fs/promises";
-import path from "node:path";
-
 import { expect } from "chai";
-import { artifacts, config } from "hardhat";
 
 import ProtocolModule from "../../deploy/modules/Protocol.ts";
+import { buildAstOf, nodesOf, type AstNode } from "../helpers/solidity-ast.ts";
 
 // The Solidity tests cannot run the Ignition modules, so test/solidity/utils/Fixtures.sol deploys the
 // protocol itself. This test holds it to module Protocol (with module Tokens, which it uses): the fixture
@@ -17,56 +14,14 @@ const SHARED_DEFAULTS = ["minUnlockPeriod", "maxUnlockPeriod", "minRedemptionRat
 /** The fixture's functions that deploy and wire, as module Protocol does. */
 const FIXTURE_DEPLOY_FUNCTIONS = ["_deployTokens", "_deployProtocol"];
 
-interface AstNode {
-  id?: number;
-  nodeType?: string;
-  name?: string;
-  kind?: string;
-  constant?: boolean;
-  value?: AstNode | string | null;
-  subdenomination?: string | null;
-  referencedDeclaration?: number;
-  memberName?: string;
-  expression?: AstNode;
-  arguments?: AstNode[];
-  names?: string[];
-  typeName?: AstNode;
-  typeDescriptions?: { typeString?: string };
-  stateMutability?: string;
-  body?: AstNode;
-  statements?: AstNode[];
-  [key: string]: unknown;
-}
-
-/** Every node of `root`, depth first. */
-function nodesOf(root: unknown): AstNode[] {
-  const nodes: AstNode[] = [];
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) value.forEach(visit);
-    else if (value !== null && typeof value === "object") {
-      const node = value as AstNode;
-      if (typeof node.nodeType === "string") nodes.push(node);
-      Object.values(node).forEach(visit);
-    }
-  };
-  visit(root);
-  return nodes;
-}
-
 /** The fixture's source unit, and every node of its build by id (to follow references into the contracts). */
 async function fixtureAst() {
-  const artifact = (await artifacts.readArtifact("test/solidity/utils/Fixtures.sol:ProtocolFixture")) as {
-    buildInfoId?: string;
-    inputSourceName?: string;
-  };
-  if (artifact.buildInfoId === undefined || artifact.inputSourceName === undefined) throw new Error("Fixtures.sol has no build info");
-  const outputPath = path.join(config.paths.artifacts, "build-info", `${artifact.buildInfoId}.output.json`);
-  const buildInfo = JSON.parse(await readFile(outputPath, "utf8")) as { output: { sources: Record<string, { ast: AstNode }> } };
+  const { sources, ownSource } = await buildAstOf("test/solidity/utils/Fixtures.sol:ProtocolFixture");
   const byId = new Map<number, AstNode>();
-  for (const source of Object.values(buildInfo.output.sources)) {
-    for (const node of nodesOf(source.ast)) if (node.id !== undefined) byId.set(node.id, node);
+  for (const ast of Object.values(sources)) {
+    for (const node of nodesOf(ast)) if (node.id !== undefined) byId.set(node.id, node);
   }
-  return { unit: buildInfo.output.sources[artifact.inputSourceName].ast, byId };
+  return { unit: sources[ownSource], byId };
 }
 
 const SUBDENOMINATIONS: Record<string, bigint> = {

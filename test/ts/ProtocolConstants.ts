@@ -1,8 +1,4 @@
-import { readFile } from "node:fs/promises";
-import path from "node:path";
-
 import { expect } from "chai";
-import { artifacts, config } from "hardhat";
 
 import {
   IgnoreReason,
@@ -10,40 +6,18 @@ import {
   JobStatus,
   MAX_VOTES_PER_JOB,
   PROPOSAL_STATES,
+  REDEMPTION_STATUSES,
   SourceChain,
   SUPPORT,
 } from "../../src/common/protocol-constants.ts";
+import { buildAstOf, nodesOf, type AstNode } from "../helpers/solidity-ast.ts";
 
 // The TypeScript mirror of the contracts' enums and constants is checked against the compiler's own view
 // of the contracts (the ASTs in the build info), so a reordered enum or a changed constant fails here.
 
-interface AstNode {
-  nodeType?: string;
-  name?: string;
-  canonicalName?: string;
-  constant?: boolean;
-  members?: AstNode[];
-  value?: { nodeType?: string; value?: string };
-  [key: string]: unknown;
-}
-
-/** Every AST node of the build that compiled `contractName`, depth first. */
+/** Every AST node of the build that compiled `contractName`. */
 async function astNodesOf(contractName: string): Promise<AstNode[]> {
-  const artifact = (await artifacts.readArtifact(contractName)) as { buildInfoId?: string };
-  if (artifact.buildInfoId === undefined) throw new Error(`${contractName} has no build info`);
-  const outputPath = path.join(config.paths.artifacts, "build-info", `${artifact.buildInfoId}.output.json`);
-  const buildInfo = JSON.parse(await readFile(outputPath, "utf8")) as { output: { sources: Record<string, { ast: AstNode }> } };
-  const nodes: AstNode[] = [];
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) value.forEach(visit);
-    else if (value !== null && typeof value === "object") {
-      const node = value as AstNode;
-      if (typeof node.nodeType === "string") nodes.push(node);
-      Object.values(node).forEach(visit);
-    }
-  };
-  for (const source of Object.values(buildInfo.output.sources)) visit(source.ast);
-  return nodes;
+  return Object.values((await buildAstOf(contractName)).sources).flatMap(nodesOf);
 }
 
 /** An enum's member names in declaration order, which is their value. */
@@ -58,7 +32,9 @@ function constantValue(nodes: AstNode[], name: string): bigint {
   const found = nodes.filter((node) => node.nodeType === "VariableDeclaration" && node.constant === true && node.name === name);
   if (found.length !== 1) throw new Error(`constant ${name} declared ${found.length} times`);
   const literal = found[0].value;
-  if (literal?.nodeType !== "Literal" || literal.value === undefined) throw new Error(`constant ${name} is not a plain literal`);
+  if (typeof literal !== "object" || literal?.nodeType !== "Literal" || typeof literal.value !== "string") {
+    throw new Error(`constant ${name} is not a plain literal`);
+  }
   return BigInt(literal.value.replaceAll("_", ""));
 }
 
@@ -86,6 +62,10 @@ describe("protocol constants in TypeScript", function () {
 
   it("name the claim platform's item kinds in its order", async function () {
     expect([...ITEM_KINDS]).to.deep.equal(enumMembers(await astNodesOf("VoucherClaims"), "IVoucherClaims.ItemKind"));
+  });
+
+  it("name the staked token's redemption statuses in its order", async function () {
+    expect([...REDEMPTION_STATUSES]).to.deep.equal(enumMembers(await astNodesOf("StakedToken"), "IStakedToken.RedemptionStatus"));
   });
 
   it("name the governor's proposal states and vote types in OpenZeppelin's order", async function () {

@@ -3,18 +3,12 @@ import { network } from "hardhat";
 
 import { DAY, DEFAULT_SCHEDULE, deployTokens, expectedRate, RATE_ONE, type Schedule } from "../helpers/tokens.ts";
 import { E18 } from "../../src/common/units.ts";
+import { RedemptionStatus } from "../../src/common/protocol-constants.ts";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;
 
 const fixture = () => deployTokens(ethers);
-
-enum Status {
-  None,
-  Pending,
-  Cancelled,
-  Completed,
-}
 
 describe("StakedToken", function () {
   /** Without donations, primary held equals the staked supply plus the pending redemptions exactly. */
@@ -386,7 +380,7 @@ describe("StakedToken", function () {
         (payout * 400n) / 1000n,
         alice.address,
         unlockTime,
-        BigInt(Status.Pending),
+        BigInt(RedemptionStatus.Pending),
       ]);
       expect(await staked.pendingRedemptionIds(alice.address, 0n, 10n)).to.deep.equal([1n]);
       await expectFullyBacked(context);
@@ -443,7 +437,7 @@ describe("StakedToken", function () {
         .withArgs(ethers.ZeroAddress, alice.address, 60n);
       expect(await staked.balanceOf(alice.address)).to.equal(100n);
       expect(await staked.totalPendingRedemptions()).to.equal(0n);
-      expect((await staked.getRedemption(1n)).status).to.equal(BigInt(Status.Cancelled));
+      expect((await staked.getRedemption(1n)).status).to.equal(BigInt(RedemptionStatus.Cancelled));
       expect(await staked.pendingRedemptionCount(alice.address)).to.equal(0n);
       await expectFullyBacked(context);
     });
@@ -460,7 +454,7 @@ describe("StakedToken", function () {
       await staked.connect(alice).cancelRedemption(1n);
       await expect(staked.connect(alice).cancelRedemption(1n))
         .to.be.revertedWithCustomError(staked, "StakedToken_RedemptionNotPending")
-        .withArgs(1n, Status.Cancelled);
+        .withArgs(1n, RedemptionStatus.Cancelled);
     });
 
     it("refuses a redemption already completed", async function () {
@@ -469,14 +463,14 @@ describe("StakedToken", function () {
       await staked.connect(alice).completeRedemption(1n);
       await expect(staked.connect(alice).cancelRedemption(1n))
         .to.be.revertedWithCustomError(staked, "StakedToken_RedemptionNotPending")
-        .withArgs(1n, Status.Completed);
+        .withArgs(1n, RedemptionStatus.Completed);
     });
 
     it("refuses an id never issued", async function () {
       const { staked, alice } = await pendingRequest();
       await expect(staked.connect(alice).cancelRedemption(2n))
         .to.be.revertedWithCustomError(staked, "StakedToken_RedemptionNotPending")
-        .withArgs(2n, Status.None);
+        .withArgs(2n, RedemptionStatus.None);
     });
   });
 
@@ -501,7 +495,7 @@ describe("StakedToken", function () {
       expect(await primary.balanceOf(await staked.getAddress())).to.equal(0n);
       expect(await staked.totalPendingRedemptions()).to.equal(0n);
       expect(await staked.totalSupply()).to.equal(0n);
-      expect((await staked.getRedemption(1n)).status).to.equal(BigInt(Status.Completed));
+      expect((await staked.getRedemption(1n)).status).to.equal(BigInt(RedemptionStatus.Completed));
       await expectFullyBacked(context);
     });
 
@@ -527,7 +521,7 @@ describe("StakedToken", function () {
       await staked.connect(alice).completeRedemption(1n);
       await expect(staked.connect(alice).completeRedemption(1n))
         .to.be.revertedWithCustomError(staked, "StakedToken_RedemptionNotPending")
-        .withArgs(1n, Status.Completed);
+        .withArgs(1n, RedemptionStatus.Completed);
     });
 
     it("refuses a cancelled redemption", async function () {
@@ -536,7 +530,7 @@ describe("StakedToken", function () {
       await time.increase(15n * DAY);
       await expect(staked.connect(alice).completeRedemption(1n))
         .to.be.revertedWithCustomError(staked, "StakedToken_RedemptionNotPending")
-        .withArgs(1n, Status.Cancelled);
+        .withArgs(1n, RedemptionStatus.Cancelled);
     });
 
     it("refuses a caller who is not the requester", async function () {

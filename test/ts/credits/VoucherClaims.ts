@@ -4,12 +4,12 @@ import { hashTypedData, type Address, type Hex } from "viem";
 
 import { creditsDomain, VOUCHER_TYPES, type Voucher } from "../../../src/credits/typed-data.ts";
 import { deployProtocol, E18 } from "../../helpers/protocol.ts";
+import { ItemKind } from "../../../src/common/protocol-constants.ts";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;
 
 const ITEM = { primary: 1n, staked: 2n, license: 3n, game: 4n } as const;
-const KIND = { None: 0, Transfer: 1, StakeFor: 2, NftInventory: 3, Mint: 4 } as const;
 
 /**
  * The claim platform with every kind of item the catalogue sells: primary tokens and staked tokens from an
@@ -28,10 +28,10 @@ async function fixture() {
     3_600n,
     claimsAddress,
   ]);
-  await claims.connect(operator).setItem(ITEM.primary, { kind: KIND.Transfer, asset: await protocol.primary.getAddress() });
-  await claims.connect(operator).setItem(ITEM.staked, { kind: KIND.StakeFor, asset: await protocol.staked.getAddress() });
-  await claims.connect(operator).setItem(ITEM.license, { kind: KIND.NftInventory, asset: await protocol.license.getAddress() });
-  await claims.connect(operator).setItem(ITEM.game, { kind: KIND.Mint, asset: await game.getAddress() });
+  await claims.connect(operator).setItem(ITEM.primary, { kind: ItemKind.Transfer, asset: await protocol.primary.getAddress() });
+  await claims.connect(operator).setItem(ITEM.staked, { kind: ItemKind.StakeFor, asset: await protocol.staked.getAddress() });
+  await claims.connect(operator).setItem(ITEM.license, { kind: ItemKind.NftInventory, asset: await protocol.license.getAddress() });
+  await claims.connect(operator).setItem(ITEM.game, { kind: ItemKind.Mint, asset: await game.getAddress() });
   // The operator stocks the inventory: primary tokens, and two licenses sent with safeTransferFrom.
   await protocol.primary.connect(protocol.treasury).transfer(claimsAddress, 1_000n * E18);
   await protocol.license.connect(protocol.alice).buy(2n, ethers.MaxUint256); // ids 4 and 5
@@ -189,23 +189,23 @@ describe("VoucherClaims: the credits channel's claim platform", function () {
   it("lets only the operator define items and take inventory back, with events", async function () {
     const f = await loadFixture(fixture);
     const primary = await f.primary.getAddress();
-    await expect(f.claims.connect(f.buyer).setItem(9n, { kind: KIND.Transfer, asset: primary })).to.be.revertedWithCustomError(
+    await expect(f.claims.connect(f.buyer).setItem(9n, { kind: ItemKind.Transfer, asset: primary })).to.be.revertedWithCustomError(
       f.claims,
       "AccessControlUnauthorizedAccount",
     );
-    await expect(f.claims.connect(f.operator).setItem(9n, { kind: KIND.None, asset: primary })).to.be.revertedWithCustomError(
+    await expect(f.claims.connect(f.operator).setItem(9n, { kind: ItemKind.None, asset: primary })).to.be.revertedWithCustomError(
       f.claims,
       "VoucherClaims_InvalidItem",
     );
     await expect(
-      f.claims.connect(f.operator).setItem(9n, { kind: KIND.Transfer, asset: ethers.ZeroAddress }),
+      f.claims.connect(f.operator).setItem(9n, { kind: ItemKind.Transfer, asset: ethers.ZeroAddress }),
     ).to.be.revertedWithCustomError(f.claims, "VoucherClaims_InvalidItem");
-    await expect(f.claims.connect(f.operator).setItem(9n, { kind: KIND.Transfer, asset: primary }))
+    await expect(f.claims.connect(f.operator).setItem(9n, { kind: ItemKind.Transfer, asset: primary }))
       .to.emit(f.claims, "ItemSet")
-      .withArgs(9n, [BigInt(KIND.Transfer), primary]);
-    expect(await f.claims.itemOf(9n)).to.deep.equal([BigInt(KIND.Transfer), primary]);
+      .withArgs(9n, [BigInt(ItemKind.Transfer), primary]);
+    expect(await f.claims.itemOf(9n)).to.deep.equal([BigInt(ItemKind.Transfer), primary]);
     // An item is defined once: outstanding vouchers for it can never be paid in another asset.
-    await expect(f.claims.connect(f.operator).setItem(9n, { kind: KIND.Transfer, asset: await f.staked.getAddress() }))
+    await expect(f.claims.connect(f.operator).setItem(9n, { kind: ItemKind.Transfer, asset: await f.staked.getAddress() }))
       .to.be.revertedWithCustomError(f.claims, "VoucherClaims_ItemDefined")
       .withArgs(9n);
 
@@ -251,7 +251,7 @@ describe("VoucherClaims: the credits channel's claim platform", function () {
     expect(await f.license.ownerOf(4n)).to.equal(walletAddress);
 
     // An item contract that, asked to mint, tries to claim another voucher made out to itself.
-    await f.claims.connect(f.operator).setItem(7n, { kind: KIND.Mint, asset: walletAddress });
+    await f.claims.connect(f.operator).setItem(7n, { kind: ItemKind.Mint, asset: walletAddress });
     const inner = await f.voucher({ recipient: walletAddress, itemId: ITEM.primary });
     await wallet.arm(inner.value, inner.signature);
     const outer = await f.voucher({ itemId: 7n, amount: 1n });

@@ -1,5 +1,3 @@
-import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { expect } from "chai";
@@ -19,8 +17,8 @@ import {
 import { CREDIT_ITEMS, deployClaimPlatform, startCreditsChannel, type CreditsChannel } from "../../../src/devnet/credits-setup.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import type { StackFile } from "../../../src/devnet/stack-file.ts";
-import { isWebBuildCurrent, ensureWebBuild, SHARED_SOURCES, webPaths } from "../../../src/web/web-build.ts";
-import { namedWebConfig, webConfigFromStack } from "../../../src/web/web-config.ts";
+import { ensureWebBuild, webPaths } from "../../../src/web/web-build.ts";
+import { webConfigFromStack } from "../../../src/web/web-config.ts";
 import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
 import { GameItem__factory, PrimaryToken__factory, VoucherClaims__factory } from "../../../typechain-types/index.ts";
 import { eventually, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
@@ -379,94 +377,5 @@ describe("web app: credits in Chromium", function () {
     const overflow = await phone.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth");
     expect(overflow).to.be.at.most(1);
     await screenshot(phone, "credits-vouchers-phone");
-  });
-});
-
-describe("web app settings: the credits channel", function () {
-  const address = (digit: string) => `0x${digit.repeat(40)}`;
-  const stackWith = (credits: Pick<StackFile, "credits">, voucherClaims?: string): StackFile => ({
-    l1: { chainId: 900, rpcUrl: "http://127.0.0.1:9001" },
-    l2: { chainId: 901, rpcUrl: "http://127.0.0.1:9002", wsUrl: "ws://127.0.0.1:9002" },
-    contracts: {
-      l1: { PrimaryToken: address("1"), OptimismPortal: address("2"), L2OutputOracle: address("3"), L1StandardBridge: address("4") },
-      l2: {
-        PrimaryToken: address("5"),
-        StakedToken: address("6"),
-        NodeLicense: address("7"),
-        NodeRegistry: address("8"),
-        VerificationRegistry: address("9"),
-        ...(voucherClaims === undefined ? {} : { VoucherClaims: voucherClaims }),
-      },
-    },
-    ...credits,
-  });
-  const service = {
-    url: "http://127.0.0.1:8789",
-    webhookUrl: "http://127.0.0.1:8789/credits/webhooks/stripe",
-    webhookSecret: "whsec_settings_test",
-  };
-
-  it("are the service's URL and the claim contract together or neither, and the server lets the page reach the service", async function () {
-    // A stack without the channel still loads (its Credits page says it has none).
-    const without = webConfigFromStack(stackWith({}));
-    expect([without.credits, without.contracts.l2.VoucherClaims]).to.deep.equal([undefined, undefined]);
-    expect(() => webConfigFromStack(stackWith({ credits: service }))).to.throw(
-      /contracts\.l2\.VoucherClaims is missing: the credits service \(credits\.url\) needs its claim contract/,
-    );
-    expect(() => webConfigFromStack(stackWith({}, address("a")))).to.throw(/credits\.url is missing: the claim contract/);
-    const config = webConfigFromStack(stackWith({ credits: service }, address("a")));
-    expect(config.credits).to.deep.equal({ url: "http://127.0.0.1:8789" });
-    expect(config.contracts.l2.VoucherClaims).to.equal("0xaAaAaAaaAaAaAaaAaAAAAAAAAaaaAaAaAaaAaaAa");
-    // The committed test-network file carries both, unfilled: refused until they are.
-    let message = "";
-    await namedWebConfig(projectRoot, "testnet").catch((error: Error) => (message = error.message));
-    expect(message).to.match(
-      /contracts\.l2\.VoucherClaims is the zero address.*; credits\.url is empty: this deployment's file is not filled in/,
-    );
-  });
-});
-
-/**
- * The app bundles src/credits/typed-data.ts from outside apps/web: a change to it must make the build
- * stale, so the page never signs an older CreditRedemption than the service checks. Checked on a project
- * tree of its own, so the real files' times are never touched.
- */
-describe("web app build: the shared credits typed data counts as a source", function () {
-  let root: string;
-  const typedData = path.join("src", "credits", "typed-data.ts");
-
-  before(async function () {
-    root = await mkdtemp(path.join(tmpdir(), "web-build-"));
-    const files = [
-      "apps/web/src/main.tsx",
-      "apps/web/index.html",
-      "apps/web/vite.config.ts",
-      "apps/web/wagmi.config.ts",
-      "apps/web/package.json",
-      "artifacts/contracts/A.sol/A.json",
-      ...SHARED_SOURCES,
-      "apps/web/dist/index.html",
-    ];
-    for (const file of files) {
-      await mkdir(path.dirname(path.join(root, file)), { recursive: true });
-      await writeFile(path.join(root, file), "x");
-    }
-    // Every source an hour old, the build a minute old.
-    const past = (seconds: number) => new Date(Date.now() - seconds * 1000);
-    for (const file of files) await utimes(path.join(root, file), past(3_600), past(3_600));
-    for (const dir of ["apps/web/src", "artifacts/contracts", "artifacts/contracts/A.sol"])
-      await utimes(path.join(root, dir), past(3_600), past(3_600));
-    await utimes(path.join(root, "apps/web/dist/index.html"), past(60), past(60));
-  });
-
-  after(async function () {
-    await rm(root, { recursive: true, force: true });
-  });
-
-  it("finds the build stale once src/credits/typed-data.ts is newer than it", async function () {
-    expect(SHARED_SOURCES).to.include(typedData);
-    expect(await isWebBuildCurrent(root)).to.equal(true);
-    await utimes(path.join(root, typedData), new Date(), new Date());
-    expect(await isWebBuildCurrent(root)).to.equal(false);
   });
 });

@@ -1,5 +1,3 @@
-import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { expect } from "chai";
@@ -14,7 +12,7 @@ import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import type { StackFile } from "../../../src/devnet/stack-file.ts";
 import { l2CallsOfProposal } from "../../../src/governance/proposal.ts";
 import { L2_DEADLINE_SLACK_SECONDS } from "../../../src/governance/rules.ts";
-import { ensureWebBuild, isWebBuildCurrent, SHARED_SOURCES, webPaths } from "../../../src/web/web-build.ts";
+import { ensureWebBuild, webPaths } from "../../../src/web/web-build.ts";
 import { webConfigFromStack } from "../../../src/web/web-config.ts";
 import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
 import { PrimaryToken__factory, ProtocolGovernor__factory } from "../../../typechain-types/index.ts";
@@ -30,10 +28,9 @@ import {
 } from "../../helpers/web/browser.ts";
 import { stackOfTestDevnet } from "../../helpers/stack.ts";
 import { TestWallet } from "../../helpers/web/test-wallet.ts";
+import { ProposalState } from "../../../src/common/protocol-constants.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
-/** `IGovernor.ProposalState` indices. */
-const STATE = { Active: 1n, Succeeded: 4n, Queued: 5n, Executed: 7n } as const;
 const NOTE = "Hand the L2 protocol to governance";
 const GOVERNED = ["StakedToken", "NodeLicense", "NodeRegistry", "VerificationRegistry"] as const;
 
@@ -191,7 +188,7 @@ describe("web app: governance in Chromium", function () {
     const snapshot = await gov.proposalSnapshot(proposalId);
     // The vote opens by itself a block or two later, and the page follows the L1 without a reload.
     await waitForText(card(page).getByTestId("proposal-state"), /^Active$/, 15_000);
-    expect(await gov.state(proposalId)).to.equal(STATE.Active);
+    expect(await gov.state(proposalId)).to.equal(BigInt(ProposalState.Active));
     await waitForText(card(page).getByTestId("next-step"), /^Voting is open until block \d+: \d+ blocks? \(~.+\) left\.$/);
 
     const other = await openConnected(browser!, `${web!.url}/governance`, walletFor(generatePrivateKey()), contexts);
@@ -226,11 +223,11 @@ describe("web app: governance in Chromium", function () {
   it("queues the proposal once the vote has passed, and says when the timelock releases it", async function () {
     const gov = governor();
     await mineL1((await gov.proposalDeadline(proposalId)) - BigInt((await latestL1()).number) + 1n);
-    expect(await gov.state(proposalId)).to.equal(STATE.Succeeded);
+    expect(await gov.state(proposalId)).to.equal(BigInt(ProposalState.Succeeded));
     await waitForText(card(page).getByTestId("next-step"), /^The proposal passed: queue it in the timelock\.$/, 15_000);
     // Queued, the row offers Execute instead: the Queue button may leave before its outcome is read.
     await sendTransaction(card(page), "Queue", { mayLeave: true });
-    expect(await gov.state(proposalId)).to.equal(STATE.Queued);
+    expect(await gov.state(proposalId)).to.equal(BigInt(ProposalState.Queued));
     await waitForText(card(page).getByTestId("next-step"), /^Queued: executable in \d+ s \(at .+, L1 time\)\.$/);
     const execute = card(page)
       .locator(".tx")
@@ -246,7 +243,7 @@ describe("web app: governance in Chromium", function () {
     await mineL1(1n);
     await waitForText(card(page).getByTestId("next-step"), /^Queued and released by the timelock: execute it\.$/, 15_000);
     await sendTransaction(card(page), "Execute", { mayLeave: true });
-    expect(await gov.state(proposalId)).to.equal(STATE.Executed);
+    expect(await gov.state(proposalId)).to.equal(BigInt(ProposalState.Executed));
 
     // The deposit relay carries the message to L2; the page reads the L2 messenger's record of it.
     await waitForText(card(page).getByTestId("l2-outcome"), /^Executed on L2 \(message 0x/, 60_000);
@@ -256,90 +253,5 @@ describe("web app: governance in Chromium", function () {
       expect(await contract.getFunction("defaultAdmin")(), name).to.equal(stack.contracts!.l2!.GovernanceExecutor);
     }
     await screenshot(page, "governance-executed");
-  });
-});
-
-describe("web app settings: governance's addresses", function () {
-  const address = (digit: string) => `0x${digit.repeat(40)}`;
-  const stackWith = (governance: Record<string, string>): StackFile => ({
-    l1: { chainId: 900, rpcUrl: "http://127.0.0.1:9001" },
-    l2: { chainId: 901, rpcUrl: "http://127.0.0.1:9002", wsUrl: "ws://127.0.0.1:9002" },
-    contracts: {
-      l1: {
-        PrimaryToken: address("1"),
-        OptimismPortal: address("2"),
-        L2OutputOracle: address("3"),
-        L1StandardBridge: address("4"),
-        ...governance,
-      },
-      l2: {
-        PrimaryToken: address("5"),
-        StakedToken: address("6"),
-        NodeLicense: address("7"),
-        NodeRegistry: address("8"),
-        VerificationRegistry: address("9"),
-      },
-    },
-  });
-
-  it("are taken all four or none, and the devnet's L1 block time comes with them", async function () {
-    // A deployment from before governance still loads (its Governance page says it has none).
-    expect(webConfigFromStack(stackWith({})).contracts.l1.Governor).to.equal(undefined);
-    const half = stackWith({ Governor: address("a"), Timelock: address("b") });
-    expect(() => webConfigFromStack(half)).to.throw(
-      /contracts\.l1\.L1CrossDomainMessenger is missing: governance needs all of .*; contracts\.l2\.GovernanceExecutor is missing/,
-    );
-    const whole = stackWith({ Governor: address("a"), Timelock: address("b"), L1CrossDomainMessenger: address("c") });
-    whole.contracts!.l2!.GovernanceExecutor = address("d");
-    const config = webConfigFromStack(whole);
-    expect([config.contracts.l1.Governor, config.contracts.l2.GovernanceExecutor]).to.deep.equal([
-      "0xaAaAaAaaAaAaAaaAaAAAAAAAAaaaAaAaAaaAaaAa",
-      "0xDDdDddDdDdddDDddDDddDDDDdDdDDdDDdDDDDDDd",
-    ]);
-    expect(config.l1.blockSeconds).to.equal(2);
-  });
-});
-
-/**
- * The app bundles src/governance/proposal.ts from outside apps/web, so a change to it must make the
- * build stale as a change to the app's own sources does. Checked on a project tree of its own, so the
- * real files' times are never touched.
- */
-describe("web app build: the shared governance module counts as a source", function () {
-  let root: string;
-
-  before(async function () {
-    root = await mkdtemp(path.join(tmpdir(), "web-build-"));
-    const files = [
-      "apps/web/src/main.tsx",
-      "apps/web/public/favicon.svg",
-      "apps/web/index.html",
-      "apps/web/vite.config.ts",
-      "apps/web/wagmi.config.ts",
-      "apps/web/package.json",
-      "artifacts/contracts/A.sol/A.json",
-      ...SHARED_SOURCES,
-      "apps/web/dist/index.html",
-    ];
-    for (const file of files) {
-      await mkdir(path.dirname(path.join(root, file)), { recursive: true });
-      await writeFile(path.join(root, file), "x");
-    }
-    // Every source an hour old, the build a minute old.
-    const past = (seconds: number) => new Date(Date.now() - seconds * 1000);
-    for (const file of files) await utimes(path.join(root, file), past(3_600), past(3_600));
-    for (const dir of ["apps/web/src", "apps/web/public", "artifacts/contracts", "artifacts/contracts/A.sol"])
-      await utimes(path.join(root, dir), past(3_600), past(3_600));
-    await utimes(path.join(root, "apps/web/dist/index.html"), past(60), past(60));
-  });
-
-  after(async function () {
-    await rm(root, { recursive: true, force: true });
-  });
-
-  it("finds the build stale once src/governance/proposal.ts is newer than it", async function () {
-    expect(await isWebBuildCurrent(root)).to.equal(true);
-    await utimes(path.join(root, "src/governance/proposal.ts"), new Date(), new Date());
-    expect(await isWebBuildCurrent(root)).to.equal(false);
   });
 });

@@ -1,29 +1,37 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { expect } from "chai";
 
 import type { StackFile } from "../../../src/devnet/stack-file.ts";
+import { isWebBuildCurrent, SHARED_SOURCES } from "../../../src/web/web-build.ts";
 import { namedWebConfig, webConfigFromStack } from "../../../src/web/web-config.ts";
 import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 const address = (digit: string) => `0x${digit.repeat(40)}`;
 
-/** A stack file with every address the web app needs. */
-function stack(): StackFile {
+/** A stack file with every address the web app needs, and `extra` contracts on either chain. */
+function stack(extra: { l1?: Record<string, string>; l2?: Record<string, string> } = {}): StackFile {
   return {
     l1: { chainId: 900, rpcUrl: "http://127.0.0.1:9001" },
     l2: { chainId: 901, rpcUrl: "http://127.0.0.1:9002", wsUrl: "ws://127.0.0.1:9002" },
     contracts: {
-      l1: { PrimaryToken: address("1"), OptimismPortal: address("2"), L2OutputOracle: address("3"), L1StandardBridge: address("4") },
+      l1: {
+        PrimaryToken: address("1"),
+        OptimismPortal: address("2"),
+        L2OutputOracle: address("3"),
+        L1StandardBridge: address("4"),
+        ...extra.l1,
+      },
       l2: {
         PrimaryToken: address("5"),
         StakedToken: address("6"),
         NodeLicense: address("7"),
         NodeRegistry: address("8"),
         VerificationRegistry: address("9"),
+        ...extra.l2,
       },
     },
   };
@@ -88,5 +96,111 @@ describe("web app server and settings", function () {
     expect(message).to.match(/contracts\.l2\.NodeRegistry is the zero address/);
     await namedWebConfig(projectRoot, "../../package").catch((error: Error) => (message = error.message));
     expect(message).to.match(/not a network file name/);
+  });
+});
+
+describe("web app settings: the credits channel", function () {
+  const stackWith = (credits: Pick<StackFile, "credits">, voucherClaims?: string): StackFile => ({
+    ...stack({ l2: voucherClaims === undefined ? {} : { VoucherClaims: voucherClaims } }),
+    ...credits,
+  });
+  const service = {
+    url: "http://127.0.0.1:8789",
+    webhookUrl: "http://127.0.0.1:8789/credits/webhooks/stripe",
+    webhookSecret: "whsec_settings_test",
+  };
+
+  it("are the service's URL and the claim contract together or neither, and the server lets the page reach the service", async function () {
+    // A stack without the channel still loads (its Credits page says it has none).
+    const without = webConfigFromStack(stackWith({}));
+    expect([without.credits, without.contracts.l2.VoucherClaims]).to.deep.equal([undefined, undefined]);
+    expect(() => webConfigFromStack(stackWith({ credits: service }))).to.throw(
+      /contracts\.l2\.VoucherClaims is missing: the credits service \(credits\.url\) needs its claim contract/,
+    );
+    expect(() => webConfigFromStack(stackWith({}, address("a")))).to.throw(/credits\.url is missing: the claim contract/);
+    const config = webConfigFromStack(stackWith({ credits: service }, address("a")));
+    expect(config.credits).to.deep.equal({ url: "http://127.0.0.1:8789" });
+    expect(config.contracts.l2.VoucherClaims).to.equal("0xaAaAaAaaAaAaAaaAaAAAAAAAAaaaAaAaAaaAaaAa");
+    // The committed test-network file carries both, unfilled: refused until they are.
+    let message = "";
+    await namedWebConfig(projectRoot, "testnet").catch((error: Error) => (message = error.message));
+    expect(message).to.match(
+      /contracts\.l2\.VoucherClaims is the zero address.*; credits\.url is empty: this deployment's file is not filled in/,
+    );
+  });
+});
+
+describe("web app settings: governance's addresses", function () {
+  const stackWith = (governance: Record<string, string>): StackFile => stack({ l1: governance });
+
+  it("are taken all four or none, and the devnet's L1 block time comes with them", async function () {
+    // A deployment from before governance still loads (its Governance page says it has none).
+    expect(webConfigFromStack(stackWith({})).contracts.l1.Governor).to.equal(undefined);
+    const half = stackWith({ Governor: address("a"), Timelock: address("b") });
+    expect(() => webConfigFromStack(half)).to.throw(
+      /contracts\.l1\.L1CrossDomainMessenger is missing: governance needs all of .*; contracts\.l2\.GovernanceExecutor is missing/,
+    );
+    const whole = stackWith({ Governor: address("a"), Timelock: address("b"), L1CrossDomainMessenger: address("c") });
+    whole.contracts!.l2!.GovernanceExecutor = address("d");
+    const config = webConfigFromStack(whole);
+    expect([config.contracts.l1.Governor, config.contracts.l2.GovernanceExecutor]).to.deep.equal([
+      "0xaAaAaAaaAaAaAaaAaAAAAAAAAaaaAaAaAaaAaaAa",
+      "0xDDdDddDdDdddDDddDDddDDDDdDdDDdDDdDDDDDDd",
+    ]);
+    expect(config.l1.blockSeconds).to.equal(2);
+  });
+});
+
+/**
+ * The app bundles modules from outside apps/web (SHARED_SOURCES: the governance proposal encoding and
+ * rules, the credits channel's typed data): a change to any of them must make the build stale as a change
+ * to the app's own sources does, or the page could sign an older CreditRedemption than the service checks.
+ * Checked on a project tree of its own, so the real files' times are never touched.
+ */
+describe("web app build: the shared modules count as sources", function () {
+  let root: string;
+  const hourAgo = () => new Date(Date.now() - 3_600_000);
+
+  before(async function () {
+    root = await mkdtemp(path.join(tmpdir(), "web-build-"));
+    const files = [
+      "apps/web/src/main.tsx",
+      "apps/web/public/favicon.svg",
+      "apps/web/index.html",
+      "apps/web/vite.config.ts",
+      "apps/web/wagmi.config.ts",
+      "apps/web/package.json",
+      "artifacts/contracts/A.sol/A.json",
+      ...SHARED_SOURCES,
+      "apps/web/dist/index.html",
+    ];
+    for (const file of files) {
+      await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+      await writeFile(path.join(root, file), "x");
+    }
+    // Every source an hour old, the build a minute old.
+    for (const entry of [...files, "apps/web/src", "apps/web/public", "artifacts/contracts", "artifacts/contracts/A.sol"]) {
+      await utimes(path.join(root, entry), hourAgo(), hourAgo());
+    }
+    const minuteAgo = new Date(Date.now() - 60_000);
+    await utimes(path.join(root, "apps/web/dist/index.html"), minuteAgo, minuteAgo);
+  });
+
+  after(async function () {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it("finds the build stale once any shared module is newer than it", async function () {
+    expect(SHARED_SOURCES).to.include.members([
+      path.join("src", "governance", "proposal.ts"),
+      path.join("src", "governance", "rules.ts"),
+      path.join("src", "credits", "typed-data.ts"),
+    ]);
+    for (const file of SHARED_SOURCES) {
+      expect(await isWebBuildCurrent(root), `before touching ${file}`).to.equal(true);
+      await utimes(path.join(root, file), new Date(), new Date());
+      expect(await isWebBuildCurrent(root), file).to.equal(false);
+      await utimes(path.join(root, file), hourAgo(), hourAgo());
+    }
   });
 });
