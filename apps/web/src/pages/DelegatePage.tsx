@@ -4,6 +4,7 @@ import { zeroAddress, type Address } from "viem";
 import { useConfig, useConnection, useReadContract, useReadContracts } from "wagmi";
 
 import { useAppSettings } from "../app-context";
+import { AddressField } from "../components/AddressField";
 import { ChainNotice } from "../components/ChainNotice";
 import { TxButton } from "../components/TxButton";
 import { nodeRegistryAbi } from "../generated/abis";
@@ -191,26 +192,14 @@ function DelegateForm({ licenseIds, owner, onDone }: { licenseIds: bigint[]; own
       <h2>
         Delegate {licenseIds.length === 1 ? "license" : "licenses"} {licenseIds.join(", ")}
       </h2>
-      <div className="field">
-        <label htmlFor="burner">Burner wallet address</label>
-        <input
-          id="burner"
-          value={input}
-          onChange={(event) => setInput(event.target.value)}
-          placeholder="0x…"
-          autoComplete="off"
-          spellCheck={false}
-          aria-invalid={problem !== undefined}
-          aria-describedby="burner-help"
-        />
-        <p className="hint" id="burner-help">
-          The address your circuit node prints when it starts (its burner wallet), not your own wallet.
-        </p>
-        {problem !== undefined && (
-          <p className="error" role="alert">
-            {problem}
-          </p>
-        )}
+      <AddressField
+        id="burner"
+        label="Burner wallet address"
+        hint="The address your circuit node prints when it starts (its burner wallet), not your own wallet."
+        value={input}
+        onChange={setInput}
+        problem={problem}
+      >
         {burner !== undefined && burner === owner && (
           <p className="warning" role="alert">
             This is the wallet holding the licenses. A node should sign with a separate burner wallet.
@@ -221,7 +210,7 @@ function DelegateForm({ licenseIds, owner, onDone }: { licenseIds: bigint[]; own
             This address has never sent a heartbeat. Check that it is your node's burner; the licenses will not be live until the node runs.
           </p>
         )}
-      </div>
+      </AddressField>
       {burner !== undefined && (
         <div data-testid="signing-preview">
           <h3>What you will sign</h3>

@@ -3,6 +3,7 @@ import { zeroAddress, type Address } from "viem";
 import { useConfig } from "wagmi";
 
 import { useAppSettings } from "../../app-context";
+import { AddressField } from "../../components/AddressField";
 import { TxButton } from "../../components/TxButton";
 import { primaryTokenAbi } from "../../generated/abis";
 import { parseAddressInput } from "../../lib/addresses";
@@ -106,26 +107,14 @@ function DelegateToOther({ addresses, account }: { addresses: GovernanceAddresse
           ? "That is your own address: use Delegate to myself."
           : undefined;
   return (
-    <div className="field">
-      <label htmlFor="delegate-to">Or delegate to another address</label>
-      <input
-        id="delegate-to"
-        value={input}
-        onChange={(event) => setInput(event.target.value)}
-        placeholder="0x…"
-        autoComplete="off"
-        spellCheck={false}
-        aria-invalid={problem !== undefined}
-        aria-describedby="delegate-to-hint"
-      />
-      <p className="hint" id="delegate-to-hint">
-        That account votes with your tokens' weight until you delegate elsewhere.
-      </p>
-      {problem !== undefined && (
-        <p className="error" role="alert">
-          {problem}
-        </p>
-      )}
+    <AddressField
+      id="delegate-to"
+      label="Or delegate to another address"
+      hint="That account votes with your tokens' weight until you delegate elsewhere."
+      value={input}
+      onChange={setInput}
+      problem={problem}
+    >
       <TxButton
         chainId={chains.l1.id}
         variant="secondary"
@@ -144,6 +133,6 @@ function DelegateToOther({ addresses, account }: { addresses: GovernanceAddresse
       >
         Delegate
       </TxButton>
-    </div>
+    </AddressField>
   );
 }
