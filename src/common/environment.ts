@@ -20,15 +20,17 @@ export function urlOrigin(url: string): string {
   return `${parsed.protocol}//${parsed.host}/…`;
 }
 
+/** A comma-separated setting as its entries: trimmed, empty ones dropped (`a, b,` is `["a", "b"]`). */
+export function commaSeparated() {
+  return z.string().transform((value) =>
+    value
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry.length > 0),
+  );
+}
+
 /** A comma-separated list of URLs, at least one, each with a protocol `protocols` accepts. */
 export function urlList(protocols: RegExp) {
-  return z
-    .string()
-    .transform((value) =>
-      value
-        .split(",")
-        .map((url) => url.trim())
-        .filter((url) => url.length > 0),
-    )
-    .pipe(z.array(z.url({ protocol: protocols })).min(1));
+  return commaSeparated().pipe(z.array(z.url({ protocol: protocols })).min(1));
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 
 import { listenHost, logLevel, port, rpcUrl, serviceUrl } from "../common/config-fields.ts";
 import { redactConfig, secret } from "../common/config-redaction.ts";
-import { parseEnvironment } from "../common/environment.ts";
+import { commaSeparated, parseEnvironment } from "../common/environment.ts";
 
 const evmAddress = z
   .string()
@@ -46,15 +46,7 @@ const schema = z.object({
   /** How far a redemption request's time may be from the service's, in seconds. */
   REDEMPTION_MAX_SKEW_SECONDS: z.coerce.number().int().min(10).max(3_600).default(600),
   /** Web origins allowed to call the service from a browser (comma-separated; none by default; `*` any). */
-  CREDITS_ALLOWED_ORIGINS: z
-    .string()
-    .default("")
-    .transform((value) =>
-      value
-        .split(",")
-        .map((origin) => origin.trim())
-        .filter((origin) => origin.length > 0),
-    ),
+  CREDITS_ALLOWED_ORIGINS: commaSeparated().default([]),
   LOG_LEVEL: logLevel(),
 });
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 
 import { listenHost, port, rpcUrl, rpcUrlList, serviceUrl, sourceChainFields } from "../common/config-fields.ts";
 import { redactConfig } from "../common/config-redaction.ts";
-import { parseEnvironment } from "../common/environment.ts";
+import { commaSeparated, parseEnvironment } from "../common/environment.ts";
 
 const evmAddress = z
   .string()
@@ -12,14 +12,7 @@ const evmAddress = z
 const schema = z
   .object({
     /** The wallet or wallets that own the licenses this node works for (comma-separated). */
-    OWNERS_ALLOWLIST: z
-      .string()
-      .transform((value) =>
-        value
-          .split(",")
-          .map((entry) => entry.trim())
-          .filter((entry) => entry.length > 0),
-      )
+    OWNERS_ALLOWLIST: commaSeparated()
       .pipe(z.array(evmAddress).min(1))
       .transform((owners) => owners.map((owner) => getAddress(owner))),
     /** Burner key, last processed block and submission journal live here (a volume in the container). */
