@@ -11,7 +11,11 @@ import { IVerificationRegistry } from "./interfaces/IVerificationRegistry.sol";
 /// @title AttestationVerifier
 /// @notice See {IAttestationVerifier}.
 /// @dev Holds no state and no privilege of its own beyond the verification registry's ATTESTATION_ROLE,
-/// which lets it record a verified attestation there. One pass over the signatures recovers each signer and
+/// which lets it record a verified attestation there. Each node signs the attestation together with its own
+/// license ids (`LicensedBalanceAttestation`), so whoever carries the signatures cannot add, move or reorder
+/// a license. For a valid attestation the gas of every entry point is the same at any block time within the
+/// validity window: the time checks are computed without branching (a client that sends exactly its gas
+/// estimate must not run out because its transaction is mined a second later). One pass over the signatures recovers each signer and
 /// compares each license with those before it (at most `MAX_LICENSES`, so the quadratic duplicate check
 /// stays small); then one call to the node registry checks every delegation and heartbeat and returns the
 /// quorum, which the registry keeps in the slot it reads the liveness window from. That is the whole
@@ -59,10 +63,18 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
     );
 
     /// @inheritdoc IAttestationVerifier
+    // solhint-disable-next-line gas-small-strings
+    bytes32 public constant LICENSED_BALANCE_ATTESTATION_TYPEHASH = keccak256(
+        "LicensedBalanceAttestation(BalanceAttestation attestation,uint256[] licenseIds)BalanceAttestation(uint8 chain,bytes32 owner,bytes32 asset,uint256 balance,bytes32 queryResultHash,uint64 sourceBlock,uint64 issuedAt)"
+    );
+
+    /// @inheritdoc IAttestationVerifier
     uint256 public constant MAX_LICENSES = 16;
 
     /// @inheritdoc IAttestationVerifier
-    uint256 public constant MAX_CLOCK_SKEW = 60 seconds;
+    // The hub stamps `issuedAt` with the L2 head's own timestamp, so a view at that head or later sees no skew
+    // at all; this allows a caller's RPC to be up to two 2-second L2 blocks behind the hub's.
+    uint256 public constant MAX_CLOCK_SKEW = 4 seconds;
 
     /// @inheritdoc IAttestationVerifier
     uint256 public constant MAX_RECORD_AGE = 1 hours;
@@ -96,21 +108,10 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
 
     /// @inheritdoc IAttestationVerifier
     function recordAttestation(BalanceAttestation calldata attestation, NodeSignature[] calldata signatures) external {
-        Outcome memory outcome = _verify(attestation, signatures, MAX_RECORD_AGE);
+        // Nothing issued after this block's time is recorded: it would outrank results that come after it.
+        Outcome memory outcome = _verify(attestation, signatures, MAX_RECORD_AGE, 0);
         if (outcome.failure != Failure.None) _revertWith(outcome);
-        REGISTRY.recordAttestedResult(
-            msg.sender,
-            IVerificationRegistry.AttestedResult({
-                chain: attestation.chain,
-                owner: attestation.owner,
-                asset: attestation.asset,
-                balance: attestation.balance,
-                queryResultHash: attestation.queryResultHash,
-                sourceBlock: attestation.sourceBlock,
-                issuedAt: attestation.issuedAt
-            }),
-            _licenseIdsOf(outcome.delegations)
-        );
+        _recordAttestedResult(attestation, _licenseIdsOf(outcome.delegations));
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -118,9 +119,11 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
     //////////////////////////////////////////////////////////////*/
 
     /// @inheritdoc IAttestationVerifier
-    function hashAttestation(BalanceAttestation calldata attestation) public view returns (bytes32) {
-        // Every field is a static type, so the struct's ABI encoding is its EIP-712 encoding.
-        return _hashTypedDataV4(keccak256(abi.encode(BALANCE_ATTESTATION_TYPEHASH, attestation)));
+    function hashAttestation(
+        BalanceAttestation calldata attestation,
+        uint256[] calldata licenseIds
+    ) external view returns (bytes32) {
+        return _licensedDigest(_domainSeparatorV4(), _attestationStructHash(attestation), licenseIds);
     }
 
     /// @inheritdoc IAttestationVerifier
@@ -129,7 +132,7 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
         NodeSignature[] calldata signatures,
         uint256 maxAge
     ) external view returns (bool) {
-        return _verify(attestation, signatures, maxAge).failure == Failure.None;
+        return _verify(attestation, signatures, maxAge, MAX_CLOCK_SKEW).failure == Failure.None;
     }
 
     /// @inheritdoc IAttestationVerifier
@@ -138,7 +141,7 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
         NodeSignature[] calldata signatures,
         uint256 maxAge
     ) external view {
-        Outcome memory outcome = _verify(attestation, signatures, maxAge);
+        Outcome memory outcome = _verify(attestation, signatures, maxAge, MAX_CLOCK_SKEW);
         if (outcome.failure != Failure.None) _revertWith(outcome);
     }
 
@@ -146,31 +149,40 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
                            PRIVATE FUNCTIONS
     //////////////////////////////////////////////////////////////*/
 
+    /// @dev `maxAhead`: how far past the block time `issuedAt` may be (0 to record, `MAX_CLOCK_SKEW` in views).
     function _verify(
         BalanceAttestation calldata attestation,
         NodeSignature[] calldata signatures,
-        uint256 maxAge
+        uint256 maxAge,
+        uint256 maxAhead
     ) private view returns (Outcome memory outcome) {
         if (attestation.chain > _LAST_CHAIN) return _fail(Failure.UnknownChain, attestation.chain, 0);
-        uint256 issuedAt = attestation.issuedAt;
-        // Written so that no sum can overflow, whatever the caller passes as `maxAge`.
-        if (issuedAt < block.timestamp && block.timestamp - issuedAt > maxAge) {
-            return _fail(Failure.Stale, issuedAt, maxAge);
-        }
-        if (issuedAt > block.timestamp + MAX_CLOCK_SKEW) return _fail(Failure.IssuedInFuture, issuedAt, 0);
+        (bool stale, bool future) = _timeChecks(attestation.issuedAt, maxAge, maxAhead);
+        if (stale) return _fail(Failure.Stale, attestation.issuedAt, maxAge);
+        if (future) return _fail(Failure.IssuedInFuture, attestation.issuedAt, 0);
+        return _verifySignatures(attestation, signatures);
+    }
 
+    /// @dev The signatures' part of `_verify`: each recovers to its signer over the struct and its own
+    /// license list, no license is named twice, and the node registry finds all delegated and live.
+    function _verifySignatures(
+        BalanceAttestation calldata attestation,
+        NodeSignature[] calldata signatures
+    ) private view returns (Outcome memory outcome) {
         // Each license named, packed with its signer as `licenseId << 160 | signer`: room for the most an
         // attestation may name, shrunk to those named, and checked by the node registry in one call.
         uint256[] memory delegations = new uint256[](MAX_LICENSES);
 
-        bytes32 digest = hashAttestation(attestation);
+        // The struct is hashed once; each signature's digest adds only its own license list.
+        bytes32 structHash = _attestationStructHash(attestation);
         uint256 count;
         for (uint256 i = 0; i < signatures.length; ++i) {
             NodeSignature calldata signature = signatures[i];
             address signer = signature.signer;
+            uint256[] calldata signed = signature.licenseIds;
+            bytes32 digest = _licensedDigest(_domainSeparatorV4(), structHash, signed);
             (Failure failure, uint256 arg) = _checkSigner(digest, signer, signature.signature);
             if (failure != Failure.None) return _fail(failure, i, arg);
-            uint256[] calldata signed = signature.licenseIds;
             if (signed.length == 0) return _fail(Failure.NoLicenses, i, 0);
             if (count + signed.length > MAX_LICENSES) return _fail(Failure.TooManyLicenses, count + signed.length, 0);
             for (uint256 j = 0; j < signed.length; ++j) {
@@ -194,6 +206,67 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
         if (!allLive) return _notLive(signatures);
         if (count < quorum) return _fail(Failure.QuorumNotReached, count, quorum);
         outcome.delegations = delegations;
+    }
+
+    /// @dev Whether `issuedAt` is more than `maxAge` before the block time, and whether it is more than
+    /// `maxAhead` after it. Computed without a branch, so the gas is the same whichever side of the block
+    /// time `issuedAt` falls on; no sum can overflow, whatever the caller passes as `maxAge` (`issuedAt` is a
+    /// uint64, `maxAhead` a small constant).
+    function _timeChecks(
+        uint256 issuedAt,
+        uint256 maxAge,
+        uint256 maxAhead
+    ) private view returns (bool stale, bool future) {
+        // solhint-disable-next-line no-inline-assembly
+        assembly ("memory-safe") {
+            let time := timestamp()
+            // The age is zero for a time ahead of the block's (multiplied by the comparison, not branched on).
+            let age := mul(gt(time, issuedAt), sub(time, issuedAt))
+            stale := gt(age, maxAge)
+            future := gt(issuedAt, add(time, maxAhead))
+        }
+    }
+
+    /// @dev hashStruct of a `BalanceAttestation`: every field is a static type, so the struct's seven calldata
+    /// words are its EIP-712 encoding, hashed as they are after the type hash. A field with bits above its type
+    /// hashes to a struct no node signed (typed-data signers refuse such values), and reading it elsewhere
+    /// reverts, so copying without the decoder's checks lets nothing through.
+    function _attestationStructHash(BalanceAttestation calldata attestation) private pure returns (bytes32 structHash) {
+        bytes32 typeHash = BALANCE_ATTESTATION_TYPEHASH;
+        // solhint-disable-next-line no-inline-assembly
+        assembly ("memory-safe") {
+            let scratch := mload(0x40)
+            mstore(scratch, typeHash)
+            calldatacopy(add(scratch, 0x20), attestation, 0xe0)
+            structHash := keccak256(scratch, 0x100)
+        }
+    }
+
+    /// @dev The digest one node signs: the `LicensedBalanceAttestation` of the struct and its license ids, in
+    /// the order given (an EIP-712 array is the hash of its packed elements), under `domainSeparator`. Hashed in
+    /// the memory past the free pointer, which it leaves where it was: a check runs this once per signature.
+    function _licensedDigest(
+        bytes32 domainSeparator,
+        bytes32 structHash,
+        uint256[] calldata licenseIds
+    ) private pure returns (bytes32 digest) {
+        bytes32 typeHash = LICENSED_BALANCE_ATTESTATION_TYPEHASH;
+        // solhint-disable-next-line no-inline-assembly
+        assembly ("memory-safe") {
+            let scratch := mload(0x40)
+            let size := shl(5, licenseIds.length)
+            calldatacopy(scratch, licenseIds.offset, size)
+            let licenseIdsHash := keccak256(scratch, size)
+            mstore(scratch, typeHash)
+            mstore(add(scratch, 0x20), structHash)
+            mstore(add(scratch, 0x40), licenseIdsHash)
+            let licensedHash := keccak256(scratch, 0x60)
+            // MessageHashUtils.toTypedDataHash: keccak256("\x19\x01" ‖ domainSeparator ‖ licensedHash).
+            mstore(scratch, hex"1901")
+            mstore(add(scratch, 0x02), domainSeparator)
+            mstore(add(scratch, 0x22), licensedHash)
+            digest := keccak256(scratch, 0x42)
+        }
     }
 
     /// @dev Recovers the signature's address and compares it with its signer (a malleable high-s twin or a
@@ -230,12 +303,41 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
         return _fail(Failure.LicenseNotLive, signatures[0].licenseIds[0], 0);
     }
 
-    /// @dev The license ids of `licenseId << 160 | signer` entries.
-    function _licenseIdsOf(uint256[] memory delegations) private pure returns (uint256[] memory licenseIds) {
-        licenseIds = new uint256[](delegations.length);
-        for (uint256 i = 0; i < delegations.length; ++i) {
-            licenseIds[i] = delegations[i] >> 160;
+    /// @dev `REGISTRY.recordAttestedResult(msg.sender, attestation, licenseIds)`, encoded by hand: an
+    /// `AttestedResult` has the attestation's seven static fields in the same order, so its ABI encoding is the
+    /// attestation's calldata words as they are (the registry's decoder checks each field's range when it
+    /// reads it). Building the struct field by field and encoding it again cost more than a third of the
+    /// gas the signed license lists added. A revert is passed on as it came.
+    function _recordAttestedResult(BalanceAttestation calldata attestation, uint256[] memory licenseIds) private {
+        bytes4 selector = IVerificationRegistry.recordAttestedResult.selector;
+        address registry = address(REGISTRY);
+        // solhint-disable-next-line no-inline-assembly
+        assembly ("memory-safe") {
+            let count := mload(licenseIds)
+            let data := mload(0x40)
+            mstore(data, selector)
+            mstore(add(data, 0x04), caller())
+            calldatacopy(add(data, 0x24), attestation, 0xe0)
+            // The head: payer, the struct's seven words, then the array's offset from the head's start.
+            mstore(add(data, 0x104), 0x120)
+            mstore(add(data, 0x124), count)
+            for { let i := 0 } lt(i, count) { i := add(i, 1) } {
+                mstore(add(add(data, 0x144), shl(5, i)), mload(add(add(licenseIds, 0x20), shl(5, i))))
+            }
+            if iszero(call(gas(), registry, 0, data, add(0x144, shl(5, count)), 0, 0)) {
+                returndatacopy(data, 0, returndatasize())
+                revert(data, returndatasize())
+            }
         }
+    }
+
+    /// @dev The license ids of `licenseId << 160 | signer` entries, unpacked in place (the entries are not
+    /// needed after the check).
+    function _licenseIdsOf(uint256[] memory delegations) private pure returns (uint256[] memory licenseIds) {
+        for (uint256 i = 0; i < delegations.length; ++i) {
+            delegations[i] >>= 160;
+        }
+        return delegations;
     }
 
     function _fail(Failure failure, uint256 arg0, uint256 arg1) private pure returns (Outcome memory outcome) {

@@ -6,7 +6,8 @@ import { IVerificationRegistry } from "./IVerificationRegistry.sol";
 
 /// @title IAttestationVerifier
 /// @notice Verifies balance attestations: one EIP-712 struct (`BalanceAttestation`) signed by circuit nodes,
-/// the burner wallets of live node licenses. An attestation is valid when its signatures come from
+/// the burner wallets of live node licenses. Each node signs the struct with the ids of the licenses it signs
+/// for (`LicensedBalanceAttestation`), so the licenses a signature counts for are the signer's own word. An attestation is valid when its signatures come from
 /// distinct licenses, each live and delegated to its signer on the node registry, as many as the
 /// verification registry's current quorum, and it is no older than the caller's maximum age. Any contract
 /// checks one in a single view call (`isAttestationValid`); `recordAttestation` also stores its balance
@@ -36,7 +37,8 @@ interface IAttestationVerifier {
         uint64 issuedAt;
     }
 
-    /// @notice One node's signature over an attestation, for the licenses delegated to it.
+    /// @notice One node's signature over an attestation, for the licenses delegated to it. `signature` is over
+    /// `LicensedBalanceAttestation(attestation, licenseIds)`, with `licenseIds` exactly as here (same order).
     struct NodeSignature {
         address signer;
         uint256[] licenseIds;
@@ -56,7 +58,8 @@ interface IAttestationVerifier {
     /// @notice Thrown when the attestation was issued more than `maxAge` seconds ago.
     error AttestationVerifier_StaleAttestation(uint64 issuedAt, uint256 maxAge);
 
-    /// @notice Thrown when the attestation's issue time is more than `MAX_CLOCK_SKEW` ahead of the block.
+    /// @notice Thrown when the attestation's issue time is ahead of the block time: more than `MAX_CLOCK_SKEW`
+    /// ahead in a view, ahead at all when recording.
     error AttestationVerifier_IssuedInFuture(uint64 issuedAt);
 
     /// @notice Thrown when signature `index` is not 65 bytes or does not recover to any address.
@@ -66,7 +69,8 @@ interface IAttestationVerifier {
     error AttestationVerifier_MalleableSignature(uint256 index);
 
     /// @notice Thrown when signature `index` recovers to another address than its `signer`: a wrong
-    /// signer, another struct, or a struct signed for another chain id or verifying contract.
+    /// signer, another struct, license ids other than those signed (added, removed or reordered), or a
+    /// struct signed for another chain id or verifying contract.
     error AttestationVerifier_WrongSigner(uint256 index, address recovered);
 
     /// @notice Thrown when signature `index` names no license.
@@ -94,10 +98,16 @@ interface IAttestationVerifier {
     /// @notice keccak256 of the `BalanceAttestation` type string.
     function BALANCE_ATTESTATION_TYPEHASH() external view returns (bytes32);
 
+    /// @notice keccak256 of the `LicensedBalanceAttestation` type string (what each node signs):
+    /// `LicensedBalanceAttestation(BalanceAttestation attestation,uint256[] licenseIds)` followed by the
+    /// `BalanceAttestation` type string.
+    function LICENSED_BALANCE_ATTESTATION_TYPEHASH() external view returns (bytes32);
+
     /// @notice The most licenses one attestation's signatures may name (bounds the duplicate check).
     function MAX_LICENSES() external view returns (uint256);
 
-    /// @notice How far ahead of the block time an issue time may be (node clocks and block times differ).
+    /// @notice How far ahead of the block time an issue time may be in a view (the hub stamps the L2 head's
+    /// time; a caller's RPC may lag the hub's by a block or two). Recording accepts none.
     function MAX_CLOCK_SKEW() external view returns (uint256);
 
     /// @notice The maximum age of an attestation `recordAttestation` accepts, in seconds.
@@ -113,8 +123,12 @@ interface IAttestationVerifier {
                                  VIEWS
     //////////////////////////////////////////////////////////////*/
 
-    /// @notice The EIP-712 digest nodes sign for `attestation`.
-    function hashAttestation(BalanceAttestation calldata attestation) external view returns (bytes32);
+    /// @notice The EIP-712 digest a node signs for `attestation` and its `licenseIds` (in that order):
+    /// the `LicensedBalanceAttestation` under this contract's domain.
+    function hashAttestation(
+        BalanceAttestation calldata attestation,
+        uint256[] calldata licenseIds
+    ) external view returns (bytes32);
 
     /// @notice Whether `signatures` make `attestation` valid now with at most `maxAge` seconds of age:
     /// distinct licenses, each live and delegated to its signer, reaching the current quorum. Never reverts
@@ -136,7 +150,7 @@ interface IAttestationVerifier {
                                FUNCTIONS
     //////////////////////////////////////////////////////////////*/
 
-    /// @notice Verifies `attestation` (at most `MAX_RECORD_AGE` old), charges the request fee to the caller's
+    /// @notice Verifies `attestation` (at most `MAX_RECORD_AGE` old, not issued after the block time), charges the request fee to the caller's
     /// collateral in the verification registry, credits it to the signing licenses, and stores the
     /// balance where `latestBalance` reads it. Reverts with the verification's reason, or with the
     /// registry's when the caller's collateral is short or a result issued as late or later is stored.

@@ -22,6 +22,27 @@ export const BALANCE_ATTESTATION_TYPES = {
   ],
 } as const;
 
+/**
+ * What each node signs: the attestation with the ids of the licenses it signs for, in the order its
+ * `NodeSignature` lists them. Binding them keeps whoever carries the signatures (the API) from adding a
+ * license delegated to a signer without its consent, moving one to another signer, or reordering a list.
+ */
+export const LICENSED_BALANCE_ATTESTATION_TYPE = `LicensedBalanceAttestation(BalanceAttestation attestation,uint256[] licenseIds)${BALANCE_ATTESTATION_TYPE}`;
+
+export const LICENSED_BALANCE_ATTESTATION_TYPES = {
+  LicensedBalanceAttestation: [
+    { name: "attestation", type: "BalanceAttestation" },
+    { name: "licenseIds", type: "uint256[]" },
+  ],
+  ...BALANCE_ATTESTATION_TYPES,
+} as const;
+
+/** The most licenses one attestation's signatures may name in all (the verifier's `MAX_LICENSES`). */
+export const MAX_ATTESTATION_LICENSES = 16;
+
+/** The primary type a client names to verify a signature (viem's `primaryType`; ethers finds it itself). */
+export const SIGNED_PRIMARY_TYPE = "LicensedBalanceAttestation";
+
 /** The EIP-712 domain's name and version (the contract's constructor gets the same two). */
 export const ATTESTATION_DOMAIN_NAME = "Asset Verification Network";
 export const ATTESTATION_DOMAIN_VERSION = "1";
@@ -71,12 +92,22 @@ export function attestationDomain(chainId: bigint, verifyingContract: string): A
   return { name: ATTESTATION_DOMAIN_NAME, version: ATTESTATION_DOMAIN_VERSION, chainId, verifyingContract: getAddress(verifyingContract) };
 }
 
-/** The EIP-712 digest a node signs and the contract recovers signers from. */
-export function attestationDigest(domain: AttestationDomain, attestation: BalanceAttestation): string {
-  return TypedDataEncoder.hash(domain, mutableTypes(), attestation);
+/** The EIP-712 digest a node signs for `attestation` and its `licenseIds` (order kept), and the contract recovers signers from. */
+export function attestationDigest(domain: AttestationDomain, attestation: BalanceAttestation, licenseIds: readonly bigint[]): string {
+  return TypedDataEncoder.hash(domain, mutableTypes(), licensedMessage(attestation, licenseIds));
 }
 
-/** Signs `attestation` with an ethers signer (a node's burner wallet); returns the 65-byte signature. */
+/** The EIP-712 hashStruct of the attestation alone: one key for the struct whatever licenses signed it. */
+export function attestationStructHash(attestation: BalanceAttestation): string {
+  return TypedDataEncoder.hashStruct("BalanceAttestation", mutableTypes(), attestation);
+}
+
+/** The typed-data message a node signs: `{attestation, licenseIds}`. */
+export function licensedMessage(attestation: BalanceAttestation, licenseIds: readonly bigint[]): Record<string, unknown> {
+  return { attestation: { ...attestation }, licenseIds: [...licenseIds] };
+}
+
+/** Signs `attestation` for `licenseIds` with an ethers signer (a node's burner wallet); returns the 65-byte signature. */
 export async function signAttestation(
   signer: {
     signTypedData: (
@@ -87,24 +118,26 @@ export async function signAttestation(
   },
   domain: AttestationDomain,
   attestation: BalanceAttestation,
+  licenseIds: readonly bigint[],
 ): Promise<string> {
-  return signer.signTypedData(domain, mutableTypes(), { ...attestation });
+  return signer.signTypedData(domain, mutableTypes(), licensedMessage(attestation, licenseIds));
 }
 
 /**
- * The address that signed `attestation` under `domain`, or undefined when the signature is malformed or
- * malleable (a high-s value, which the contract refuses too).
+ * The address that signed `attestation` for `licenseIds` under `domain`, or undefined when the signature
+ * is malformed or malleable (a high-s value, which the contract refuses too).
  */
 export function recoverAttestationSigner(
   domain: AttestationDomain,
   attestation: BalanceAttestation,
+  licenseIds: readonly bigint[],
   signature: string,
 ): string | undefined {
   if (!isHexString(signature, 65)) return undefined;
   try {
     const parsed = Signature.from(signature);
     if (BigInt(parsed.s) > SECP256K1_HALF_N) return undefined;
-    return verifyTypedData(domain, mutableTypes(), attestation, signature);
+    return verifyTypedData(domain, mutableTypes(), licensedMessage(attestation, licenseIds), signature);
   } catch {
     return undefined;
   }
@@ -188,7 +221,9 @@ export function attestationMessageFromJson(message: AttestationJson["message"]):
 
 const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
 
-/** ethers wants mutable arrays; the pinned definition above stays `as const`. */
+/** ethers wants mutable arrays; the pinned definitions above stay `as const`. */
 function mutableTypes(): Record<string, Array<{ name: string; type: string }>> {
-  return { BalanceAttestation: BALANCE_ATTESTATION_TYPES.BalanceAttestation.map((field) => ({ ...field })) };
+  return Object.fromEntries(
+    Object.entries(LICENSED_BALANCE_ATTESTATION_TYPES).map(([name, fields]) => [name, fields.map((field) => ({ ...field }))]),
+  );
 }

@@ -31,7 +31,7 @@ export async function attestationOf(ethers: HardhatEthers, fields: Partial<Balan
   };
 }
 
-/** Each node signs `attestation` under `domain` for its licenses, as a circuit node would. */
+/** Each node signs `attestation` under `domain` for its licenses (the list it signs is the list it names), as a circuit node would. */
 export async function signAll(
   domain: AttestationDomain,
   attestation: BalanceAttestation,
@@ -41,7 +41,7 @@ export async function signAll(
     nodes.map(async ({ burner, licenseIds }) => ({
       signer: burner.address,
       licenseIds,
-      signature: await signAttestation(burner, domain, attestation),
+      signature: await signAttestation(burner, domain, attestation, licenseIds),
     })),
   );
 }

@@ -56,10 +56,36 @@ contract AttestationVerifierFuzzTest is AttestationFixture {
             changed.sourceBlock = uint64(value) == signed.sourceBlock ? 0 : uint64(value);
         } else {
             // Any other issue time, also one within the age limit and the clock skew.
-            changed.issuedAt = uint64(bound(value, block.timestamp - 1 hours, block.timestamp + 60));
+            changed.issuedAt = uint64(bound(value, block.timestamp - 1 hours, block.timestamp + verifier.MAX_CLOCK_SKEW()));
             if (changed.issuedAt == signed.issuedAt) changed.issuedAt -= 1;
         }
         assertTrue(!verifier.isAttestationValid(changed, signatures, 1 hours), "a changed attestation verified");
         assertTrue(verifier.isAttestationValid(signed, signatures, 1 hours), "the signed attestation failed");
+    }
+
+    /// @dev A signature counts only for the license list its signer signed: any other list (another id, one
+    /// more, one fewer) recovers to someone else.
+    function testFuzz_ChangedLicenseListFailsVerification(uint256 licenseId, uint256 position) public view {
+        IAttestationVerifier.BalanceAttestation memory attestation = _attestation(183, keccak256("query result"), 1000);
+        IAttestationVerifier.NodeSignature[] memory signatures = _quorumSignatures(attestation);
+        uint256[] memory signed = signatures[0].licenseIds;
+        uint256[] memory changed;
+        if (position % 3 == 0) {
+            // Another id in place of the signed one.
+            changed = new uint256[](1);
+            changed[0] = licenseId == signed[0] ? licenseId + 1 : licenseId;
+        } else if (position % 3 == 1) {
+            // One more id, at the end.
+            changed = new uint256[](2);
+            changed[0] = signed[0];
+            changed[1] = licenseId;
+        } else {
+            // One more id, in front.
+            changed = new uint256[](2);
+            changed[0] = licenseId;
+            changed[1] = signed[0];
+        }
+        signatures[0].licenseIds = changed;
+        assertTrue(!verifier.isAttestationValid(attestation, signatures, 1 hours), "a changed license list verified");
     }
 }

@@ -10,7 +10,11 @@ import {
   attestationToJson,
   BALANCE_ATTESTATION_TYPE,
   BALANCE_ATTESTATION_TYPES,
+  LICENSED_BALANCE_ATTESTATION_TYPE,
+  LICENSED_BALANCE_ATTESTATION_TYPES,
+  MAX_ATTESTATION_LICENSES,
   recoverAttestationSigner,
+  SIGNED_PRIMARY_TYPE,
   type BalanceAttestation,
   type NodeSignature,
 } from "../../src/common/attestation.ts";
@@ -53,14 +57,18 @@ async function expectInvalid(f: Fixture, attestation: BalanceAttestation, signat
 
 describe("AttestationVerifier", function () {
   describe("one definition on both sides", function () {
-    it("has the TypeScript struct's type hash, domain and digest", async function () {
+    it("has the TypeScript types' type hashes, domain and digest", async function () {
       const f = await loadFixture(fixture);
       expect(await f.attestationVerifier.BALANCE_ATTESTATION_TYPEHASH()).to.equal(ethers.id(BALANCE_ATTESTATION_TYPE));
-      expect(
-        ethers.TypedDataEncoder.from({ BalanceAttestation: [...BALANCE_ATTESTATION_TYPES.BalanceAttestation] }).encodeType(
-          "BalanceAttestation",
-        ),
-      ).to.equal(BALANCE_ATTESTATION_TYPE);
+      expect(await f.attestationVerifier.LICENSED_BALANCE_ATTESTATION_TYPEHASH()).to.equal(ethers.id(LICENSED_BALANCE_ATTESTATION_TYPE));
+      const encoder = ethers.TypedDataEncoder.from(mutable(LICENSED_BALANCE_ATTESTATION_TYPES));
+      expect(encoder.primaryType).to.equal(SIGNED_PRIMARY_TYPE);
+      expect(encoder.encodeType("BalanceAttestation")).to.equal(BALANCE_ATTESTATION_TYPE);
+      expect(encoder.encodeType(SIGNED_PRIMARY_TYPE)).to.equal(LICENSED_BALANCE_ATTESTATION_TYPE);
+      expect(LICENSED_BALANCE_ATTESTATION_TYPE).to.equal(
+        `LicensedBalanceAttestation(BalanceAttestation attestation,uint256[] licenseIds)${BALANCE_ATTESTATION_TYPE}`,
+      );
+      expect(await f.attestationVerifier.MAX_LICENSES()).to.equal(BigInt(MAX_ATTESTATION_LICENSES));
       const domain = await f.attestationVerifier.eip712Domain();
       expect([domain.name, domain.version, domain.chainId, domain.verifyingContract]).to.deep.equal([
         f.domain.name,
@@ -69,7 +77,11 @@ describe("AttestationVerifier", function () {
         f.verifierAddress,
       ]);
       const attestation = await attestationOf(ethers, { chain: 1, balance: 2n ** 255n, sourceBlock: 2n ** 64n - 1n });
-      expect(await f.attestationVerifier.hashAttestation(attestation)).to.equal(attestationDigest(f.domain, attestation));
+      for (const licenseIds of [[], [7n], [3n, 1n, 2n ** 96n - 1n]]) {
+        expect(await f.attestationVerifier.hashAttestation(attestation, licenseIds)).to.equal(
+          attestationDigest(f.domain, attestation, licenseIds),
+        );
+      }
     });
 
     it("serves JSON that viem's and ethers' typed-data verification accept as it is, and parses back", async function () {
@@ -77,21 +89,16 @@ describe("AttestationVerifier", function () {
       const { attestation, signatures } = await quorumSigned(f, { balance: 2n ** 70n });
       const json = JSON.parse(JSON.stringify(attestationToJson(f.domain, attestation, signatures)));
       expect(json.message.balance).to.equal((2n ** 70n).toString());
-      for (const { signer, signature } of json.signatures) {
-        expect(
-          ethers.verifyTypedData(
-            json.domain,
-            { BalanceAttestation: [...BALANCE_ATTESTATION_TYPES.BalanceAttestation] },
-            json.message,
-            signature,
-          ),
-        ).to.equal(signer);
+      for (const { signer, licenseIds, signature } of json.signatures) {
+        // What a client does with the documented JSON: the message and the signature's own license ids.
+        const message = { attestation: json.message, licenseIds };
+        expect(ethers.verifyTypedData(json.domain, mutable(LICENSED_BALANCE_ATTESTATION_TYPES), message, signature)).to.equal(signer);
         const viemValid = await viemVerifyTypedData({
           address: signer,
           domain: json.domain,
-          types: BALANCE_ATTESTATION_TYPES,
-          primaryType: "BalanceAttestation",
-          message: json.message,
+          types: LICENSED_BALANCE_ATTESTATION_TYPES,
+          primaryType: "LicensedBalanceAttestation",
+          message,
           signature,
         });
         expect(viemValid).to.equal(true);
@@ -101,12 +108,14 @@ describe("AttestationVerifier", function () {
       expect(await f.attestationVerifier.isAttestationValid(parsed.attestation, parsed.signatures, MAX_AGE)).to.equal(true);
     });
 
-    it("recovers signers in TypeScript as the contract does: none for a malleable or malformed signature", async function () {
+    it("recovers signers in TypeScript as the contract does: none for a malleable or malformed signature, another for other licenses", async function () {
       const f = await loadFixture(fixture);
       const { attestation, signatures } = await quorumSigned(f);
-      expect(recoverAttestationSigner(f.domain, attestation, signatures[0].signature)).to.equal(signatures[0].signer);
-      expect(recoverAttestationSigner(f.domain, attestation, malleable(signatures[0].signature))).to.equal(undefined);
-      expect(recoverAttestationSigner(f.domain, attestation, "0x1234")).to.equal(undefined);
+      const [{ signer, licenseIds, signature }] = signatures;
+      expect(recoverAttestationSigner(f.domain, attestation, licenseIds, signature)).to.equal(signer);
+      expect(recoverAttestationSigner(f.domain, attestation, [...licenseIds, 4n], signature)).to.not.equal(signer);
+      expect(recoverAttestationSigner(f.domain, attestation, licenseIds, malleable(signature))).to.equal(undefined);
+      expect(recoverAttestationSigner(f.domain, attestation, licenseIds, "0x1234")).to.equal(undefined);
     });
   });
 
@@ -224,17 +233,95 @@ describe("AttestationVerifier", function () {
       const stale = await quorumSigned(f, { issuedAt: now - MAX_AGE - 1n });
       await expectInvalid(f, stale.attestation, stale.signatures, "AttestationVerifier_StaleAttestation", [now - MAX_AGE - 1n, MAX_AGE]);
       const skew = await f.attestationVerifier.MAX_CLOCK_SKEW();
+      // A view call's block may be a block or two behind the L2 head the hub stamped: up to the skew is fine.
       const ahead = await quorumSigned(f, { issuedAt: now + skew + 10n });
-      await expectInvalid(f, ahead.attestation, ahead.signatures, "AttestationVerifier_IssuedInFuture");
-      // Within the skew it is fine: node clocks run ahead of the last block.
-      const slightlyAhead = await quorumSigned(f, { issuedAt: now + 5n });
+      await expectInvalid(f, ahead.attestation, ahead.signatures, "AttestationVerifier_IssuedInFuture", [now + skew + 10n]);
+      const slightlyAhead = await quorumSigned(f, { issuedAt: now + skew });
       expect(await f.attestationVerifier.isAttestationValid(slightlyAhead.attestation, slightlyAhead.signatures, MAX_AGE)).to.equal(true);
       const { attestation, signatures } = await quorumSigned(f);
-      await expectInvalid(f, attestation, [signatures[0], { ...signatures[1], licenseIds: [] }], "AttestationVerifier_NoLicenses", [1n]);
+      const [none] = await signAll(f.domain, attestation, [{ burner: f.burnerB, licenseIds: [] }]);
+      await expectInvalid(f, attestation, [signatures[0], none], "AttestationVerifier_NoLicenses", [1n]);
       const many = Array.from({ length: 17 }, (_, i) => BigInt(i + 1));
-      await expectInvalid(f, attestation, [{ ...signatures[0], licenseIds: many }], "AttestationVerifier_TooManyLicenses", [17n]);
+      const [tooMany] = await signAll(f.domain, attestation, [{ burner: f.burnerA, licenseIds: many }]);
+      await expectInvalid(f, attestation, [tooMany], "AttestationVerifier_TooManyLicenses", [17n]);
       const unknown = await quorumSigned(f, { chain: 2 as 0 });
       await expectInvalid(f, unknown.attestation, unknown.signatures, "AttestationVerifier_UnknownChain", [2n]);
+    });
+  });
+
+  describe("each signature binds its licenses", function () {
+    /** Quorum 3; a stranger buys licenses 4 and 5 and delegates them to burner A, whose operator never agreed. */
+    async function padded() {
+      const f = await loadFixture(fixture);
+      await f.nodeRegistry.connect(f.admin).setQuorum(3n);
+      await f.license.connect(f.outsider).buy(2n, ethers.MaxUint256); // ids 4 and 5
+      await f.nodeRegistry.connect(f.outsider).delegate([4n, 5n], f.burnerA.address);
+      const attestation = await attestationOf(ethers);
+      const [alone] = await signAll(f.domain, attestation, [{ burner: f.burnerA, licenseIds: [1n] }]);
+      return { f, attestation, alone };
+    }
+
+    it("refuses a stranger's licenses delegated to a signer and appended to its list, and names why", async function () {
+      const { f, attestation, alone } = await padded();
+      // One operator's one signature, padded to three licenses by whoever carries it: not a quorum of 3.
+      const padding = { ...alone, licenseIds: [1n, 4n, 5n] };
+      await expectInvalid(f, attestation, [padding], "AttestationVerifier_WrongSigner");
+      const recovered = recoverAttestationSigner(f.domain, attestation, padding.licenseIds, padding.signature);
+      await expect(f.attestationVerifier.checkAttestation(attestation, [padding], MAX_AGE))
+        .to.be.revertedWithCustomError(f.attestationVerifier, "AttestationVerifier_WrongSigner")
+        .withArgs(0n, recovered);
+      // The padded signature pays nobody at recording: the fee cannot be steered to the padded licenses.
+      await expect(f.attestationVerifier.connect(f.consumer).recordAttestation(attestation, [padding])).to.be.revertedWithCustomError(
+        f.attestationVerifier,
+        "AttestationVerifier_WrongSigner",
+      );
+      for (const licenseId of [1n, 4n, 5n]) expect(await f.registry.claimableFees(licenseId)).to.equal(0n);
+      // With the quorum's two other signatures the honest set records, and pays the three signers alone.
+      const others = await signAll(f.domain, attestation, f.nodes.slice(1, 3));
+      await f.attestationVerifier.connect(f.consumer).recordAttestation(attestation, [alone, ...others]);
+      for (const licenseId of [1n, 2n, 3n]) expect(await f.registry.claimableFees(licenseId)).to.be.greaterThan(0n);
+      for (const licenseId of [4n, 5n]) expect(await f.registry.claimableFees(licenseId)).to.equal(0n);
+    });
+
+    it("refuses a license moved from one signer's list to another's, and a reordered list", async function () {
+      const f = await loadFixture(fixture);
+      await f.license.connect(f.alice).buy(1n, ethers.MaxUint256); // id 4, alice's second license
+      await f.nodeRegistry.connect(f.alice).delegate([4n], f.burnerB.address);
+      const attestation = await attestationOf(ethers);
+      const [a, b] = await signAll(f.domain, attestation, [
+        { burner: f.burnerA, licenseIds: [1n] },
+        { burner: f.burnerB, licenseIds: [2n, 4n] },
+      ]);
+      expect(await f.attestationVerifier.isAttestationValid(attestation, [a, b], MAX_AGE)).to.equal(true);
+      // License 4 taken from B's list and given to A's: each list differs from what its signer signed.
+      await expectInvalid(
+        f,
+        attestation,
+        [
+          { ...a, licenseIds: [1n, 4n] },
+          { ...b, licenseIds: [2n] },
+        ],
+        "AttestationVerifier_WrongSigner",
+      );
+      // Even the same licenses in another order are not what B signed.
+      await expectInvalid(f, attestation, [a, { ...b, licenseIds: [4n, 2n] }], "AttestationVerifier_WrongSigner", [
+        1n,
+        recoverAttestationSigner(f.domain, attestation, [4n, 2n], b.signature),
+      ]);
+    });
+
+    it("refuses a signature made before licenses were signed (over the bare BalanceAttestation)", async function () {
+      const f = await loadFixture(fixture);
+      const attestation = await attestationOf(ethers);
+      const bare = { BalanceAttestation: [...BALANCE_ATTESTATION_TYPES.BalanceAttestation] };
+      const signatures = await Promise.all(
+        f.nodes.slice(0, 2).map(async ({ burner, licenseIds }) => ({
+          signer: burner.address,
+          licenseIds,
+          signature: await burner.signTypedData(f.domain, bare, attestation),
+        })),
+      );
+      await expectInvalid(f, attestation, signatures, "AttestationVerifier_WrongSigner");
     });
   });
 
@@ -290,6 +377,25 @@ describe("AttestationVerifier", function () {
       const later = await quorumSigned(f, { balance: 7n, issuedAt: first.attestation.issuedAt + 1n });
       await f.attestationVerifier.connect(f.consumer).recordAttestation(later.attestation, later.signatures);
       expect((await f.registry.latestBalance(0, later.attestation.owner, later.attestation.asset)).balance).to.equal(7n);
+    });
+
+    it("refuses an issue time after the block's, which then cannot block an honest newer attestation", async function () {
+      const f = await loadFixture(fixture);
+      const now = BigInt(await time.latest());
+      // Within the views' skew, so a view accepts it; recording it would let it outrank what comes next.
+      const ahead = await quorumSigned(f, { balance: 1n, issuedAt: now + 3n });
+      expect(await f.attestationVerifier.isAttestationValid(ahead.attestation, ahead.signatures, MAX_AGE)).to.equal(true);
+      await networkHelpers.time.setNextBlockTimestamp(now + 2n);
+      await expect(f.attestationVerifier.connect(f.consumer).recordAttestation(ahead.attestation, ahead.signatures))
+        .to.be.revertedWithCustomError(f.attestationVerifier, "AttestationVerifier_IssuedInFuture")
+        .withArgs(now + 3n);
+      const honest = await quorumSigned(f, { balance: 2n, issuedAt: BigInt(await time.latest()) });
+      await f.attestationVerifier.connect(f.consumer).recordAttestation(honest.attestation, honest.signatures);
+      expect((await f.registry.latestBalance(0, honest.attestation.owner, honest.attestation.asset)).balance).to.equal(2n);
+      // At its issue time exactly, an attestation records.
+      await networkHelpers.time.setNextBlockTimestamp(now + 3n);
+      await f.attestationVerifier.connect(f.consumer).recordAttestation(ahead.attestation, ahead.signatures);
+      expect((await f.registry.latestBalance(0, ahead.attestation.owner, ahead.attestation.asset)).balance).to.equal(1n);
     });
 
     it("keeps latestBalance on whichever of a finalized job and a recorded attestation came later", async function () {
@@ -353,6 +459,13 @@ describe("AttestationVerifier", function () {
     });
   });
 });
+
+/** ethers wants mutable type arrays; the pinned definitions are `as const`. */
+function mutable(
+  types: Record<string, ReadonlyArray<{ name: string; type: string }>>,
+): Record<string, Array<{ name: string; type: string }>> {
+  return Object.fromEntries(Object.entries(types).map(([name, fields]) => [name, fields.map((field) => ({ ...field }))]));
+}
 
 /** The high-s twin of a 65-byte signature: same signer to a raw ecrecover, refused by the verifier. */
 function malleable(signature: string): string {

@@ -57,8 +57,11 @@ describe("bench:gas verification measurement", function () {
     expect(gasOf("AttestationVerifier.isAttestationValid (execution)")).to.be.lessThan(
       gasOf("AttestationVerifier.recordAttestation (subject recorded before)"),
     );
-    const recording = ATTESTATION_GAS_TARGETS.find((target) => target.operation.startsWith("AttestationVerifier.recordAttestation"))!;
-    if (!hre.globalOptions.coverage) expect(gasOf(recording.operation)).to.be.lessThanOrEqual(recording.atMost);
+    // The bars: the view's execution gas, a subject's first recording and a later one.
+    expect(ATTESTATION_GAS_TARGETS).to.have.length(3);
+    if (!hre.globalOptions.coverage) {
+      for (const target of ATTESTATION_GAS_TARGETS) expect(gasOf(target.operation), target.operation).to.be.lessThanOrEqual(target.atMost);
+    }
     expect(formatAttestationTable(rows).split("\n")).to.have.length(rows.length + 1);
   });
 });

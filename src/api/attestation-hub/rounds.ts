@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 
 import {
-  attestationDigest,
   attestationMessageFromJson,
+  attestationStructHash,
   recoverAttestationSigner,
   type AttestationDomain,
   type BalanceAttestation,
@@ -58,9 +58,11 @@ interface Round {
 /**
  * Attestation rounds: one query fanned out to every admitted node, its signed answers grouped by the
  * struct they sign, done as soon as one struct is signed for `quorum` distinct live licenses. A
- * signature counts only when it recovers to the session's burner, signs the very question asked (chain,
- * owner, asset, pinned position, issue time) and its licenses are delegated to that burner and live
- * now. Each round is kept until its deadline so that late answers are still classified; nodes asked but
+ * signature counts only when it recovers to the session's burner over the struct and the license ids the
+ * node listed (each node signs its own list, which the hub passes on exactly as signed), signs the very
+ * question asked (chain, owner, asset, pinned position, issue time), and every license it lists is
+ * delegated to that burner and live now: a list that is partly stale cannot be trimmed without the
+ * node's signature, so it does not count at all. Each round is kept until its deadline so that late answers are still classified; nodes asked but
  * never heard from are then counted silent.
  */
 export class AttestationRounds {
@@ -143,28 +145,29 @@ export class AttestationRounds {
       attestation.asset === expected.asset &&
       attestation.sourceBlock === expected.sourceBlock &&
       attestation.issuedAt === expected.issuedAt;
-    if (!asked || recoverAttestationSigner(this.options.domain, attestation, message.signature) !== session.burner)
+    // The node's own list, in its order: the signature covers exactly these ids.
+    const licenseIds = message.licenseIds.map(BigInt);
+    if (
+      !asked ||
+      new Set(licenseIds).size !== licenseIds.length ||
+      recoverAttestationSigner(this.options.domain, attestation, licenseIds, message.signature) !== session.burner
+    )
       return this.#count(session.burner, "invalid");
-    const digest = attestationDigest(this.options.domain, attestation);
+    const digest = attestationStructHash(attestation);
     if (round.winner !== undefined) return this.#count(session.burner, digest === round.winner ? "late" : "disagreed");
-    const reported = [...new Set(message.licenseIds.map(BigInt))];
-    const licenseIds = await this.options.checker.countable(session.burner, reported).catch(() => [] as bigint[]);
-    if (licenseIds.length === 0) return this.#count(session.burner, "unlicensed");
+    const countable = await this.options.checker.countable(session.burner, licenseIds).catch(() => [] as bigint[]);
+    if (countable.length !== licenseIds.length) return this.#count(session.burner, "unlicensed");
     if (round.winner !== undefined) return this.#count(session.burner, digest === round.winner ? "late" : "disagreed");
     let group = round.groups.get(digest);
     if (group === undefined) {
       group = { attestation, signatures: new Map(), licenses: new Set() };
       round.groups.set(digest, group);
     }
-    // A license counts once, for the first signer that brought it (the verifier refuses duplicates).
-    const fresh = licenseIds.filter((id) => !group.licenses.has(id));
-    if (fresh.length === 0) return;
-    for (const id of fresh) group.licenses.add(id);
-    group.signatures.set(session.burner, {
-      signer: session.burner,
-      licenseIds: fresh.sort((a, b) => (a < b ? -1 : 1)),
-      signature: message.signature,
-    });
+    // A license delegated to one burner cannot be live for another; a list that overlaps an earlier
+    // signer's would make the verifier refuse the whole set, so it is left out.
+    if (licenseIds.some((id) => group.licenses.has(id))) return this.#count(session.burner, "invalid");
+    for (const id of licenseIds) group.licenses.add(id);
+    group.signatures.set(session.burner, { signer: session.burner, licenseIds, signature: message.signature });
     if (BigInt(group.licenses.size) < round.quorum) return;
 
     round.winner = digest;

@@ -60,7 +60,8 @@ contract AttestationHandler {
     //////////////////////////////////////////////////////////////*/
 
     /// @dev The operators in `signerMask` sign for the licenses the model says they run; with `lie`, the
-    /// first of them also names a license it does not run.
+    /// first of them also names a license it does not run: signed so (an odd `balance`), or appended by
+    /// whoever carries the signatures after signing (an even one: the padding attack).
     function record(uint256 signerMask, bool lie, uint256 balance) external {
         currentTime += 1;
         vm.warp(currentTime);
@@ -74,7 +75,7 @@ contract AttestationHandler {
             sourceBlock: 1,
             issuedAt: uint64(currentTime)
         });
-        (IAttestationVerifier.NodeSignature[] memory signatures, uint256 signed, bool lied) = _signatures(attestation, signerMask % 16, lie);
+        (IAttestationVerifier.NodeSignature[] memory signatures, uint256 signed, bool lied) = _signatures(attestation, signerMask % 16, lie, balance % 2 == 0);
         bool expected = !lied && signed >= nodeRegistry.quorum() && signatures.length > 0;
 
         uint256 fee = registry.requestFee();
@@ -133,18 +134,19 @@ contract AttestationHandler {
     function _signatures(
         IAttestationVerifier.BalanceAttestation memory attestation,
         uint256 mask,
-        bool lie
+        bool lie,
+        bool padAfterSigning
     ) internal view returns (IAttestationVerifier.NodeSignature[] memory signatures, uint256 signed, bool lied) {
         uint256 count;
         for (uint256 i = 0; i < keys.length; ++i) {
             if (mask & (1 << i) != 0 && _licensesOf(i).length > 0) ++count;
         }
         signatures = new IAttestationVerifier.NodeSignature[](count);
-        bytes32 digest = verifier.hashAttestation(attestation);
         count = 0;
         for (uint256 i = 0; i < keys.length; ++i) {
             uint256[] memory ids = _licensesOf(i);
             if (mask & (1 << i) == 0 || ids.length == 0) continue;
+            bytes32 digest = verifier.hashAttestation(attestation, ids);
             if (lie && count == 0) {
                 // Name one more license, run by someone else (or by no one), as if it were this signer's.
                 uint256 foreign = 1 + (i + 1) % LICENSES;
@@ -154,6 +156,7 @@ contract AttestationHandler {
                     more[ids.length] = foreign;
                     ids = more;
                     lied = true;
+                    if (!padAfterSigning) digest = verifier.hashAttestation(attestation, ids);
                 }
             }
             (uint8 v, bytes32 r, bytes32 s) = vm.sign(keys[i], digest);

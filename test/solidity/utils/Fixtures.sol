@@ -82,7 +82,7 @@ abstract contract ProtocolFixture is TokenFixture {
         uint256 privateKey,
         uint256[] memory licenseIds
     ) internal view returns (IAttestationVerifier.NodeSignature memory) {
-        (uint8 v, bytes32 r, bytes32 s) = vm.sign(privateKey, verifier.hashAttestation(attestation));
+        (uint8 v, bytes32 r, bytes32 s) = vm.sign(privateKey, verifier.hashAttestation(attestation, licenseIds));
         return IAttestationVerifier.NodeSignature({
             signer: vm.addr(privateKey),
             licenseIds: licenseIds,

@@ -2,7 +2,12 @@ import { expect } from "chai";
 import { verifyTypedData, Wallet } from "ethers";
 
 import { challengeText } from "../../../src/common/hub-protocol.ts";
-import { attestationFromJson, BALANCE_ATTESTATION_TYPES, signAttestation, type AttestationJson } from "../../../src/common/attestation.ts";
+import {
+  attestationFromJson,
+  LICENSED_BALANCE_ATTESTATION_TYPES,
+  signAttestation,
+  type AttestationJson,
+} from "../../../src/common/attestation.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import type { AttestationSigner } from "../../../src/node/attestation-signer.ts";
 import { attestationDomain } from "../../../src/common/attestation.ts";
@@ -18,7 +23,10 @@ import {
 } from "./fixture.ts";
 
 type Answer = { status: number; data: { asset: { balance: number; QueryResult: string }; attestation: AttestationJson } };
-const types = { BalanceAttestation: BALANCE_ATTESTATION_TYPES.BalanceAttestation.map((field) => ({ ...field })) };
+// What a client verifies each signature with: the message and that signature's own license ids.
+const types = Object.fromEntries(
+  Object.entries(LICENSED_BALANCE_ATTESTATION_TYPES).map(([name, fields]) => [name, fields.map((field) => ({ ...field }))]),
+);
 
 describe("attestation hub: nodes connect out, a quorum of live licenses signs (issue 13)", function () {
   this.timeout(120_000);
@@ -75,7 +83,7 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
         return {
           ...reply,
           message: { ...reply.message, balance: forged.balance.toString() },
-          signature: await signAttestation(node.burner, attestationDomain(L2_CHAIN_ID, l2.verifier), forged),
+          signature: await signAttestation(node.burner, attestationDomain(L2_CHAIN_ID, l2.verifier), forged, reply.licenseIds.map(BigInt)),
         };
       },
     };
@@ -159,7 +167,10 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
       expect(message.chain).to.equal(path === "/api/ccq-evm" ? "0" : "1");
       const licenses = signatures.flatMap((signature) => signature.licenseIds);
       expect(new Set(licenses).size).to.be.at.least(2);
-      for (const signature of signatures) expect(verifyTypedData(domain, types, message, signature.signature)).to.equal(signature.signer);
+      for (const signature of signatures) {
+        const signed = { attestation: message, licenseIds: signature.licenseIds };
+        expect(verifyTypedData(domain, types, signed, signature.signature)).to.equal(signature.signer);
+      }
       await expectValidOnChain(answer.data.attestation);
       // The same struct with any other balance is refused by the contract.
       await expectValidOnChain(
@@ -193,6 +204,38 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
     const refused = await post("/api/ccq-evm?attest=true", evmQuery());
     expect(refused.status).to.equal(503);
     expect(refused.headers.get("retry-after")).to.equal("1");
+  });
+
+  it("passes each node's license list on exactly as it signed it, and counts none of a list naming a license not its own", async function () {
+    const [nodeA, nodeB, nodeC] = l2.nodes;
+    // Node C also signs for node B's license: its whole signature is left out (a signed list cannot be
+    // trimmed), so with node A alone beside it there is no quorum.
+    const greedy = honestSigner(sources, nodeC, l2.verifier, () => [nodeC.licenseId, nodeB.licenseId]);
+    const before = statsOf(nodeC)?.answers.unlicensed ?? 0;
+    await join([[nodeA], [nodeC, greedy]]);
+    expect((await post("/api/ccq-evm?attest=true", evmQuery())).status).to.equal(503);
+    await until("the greedy signer counted", () => statsOf(nodeC).answers.unlicensed === before + 1);
+
+    for (const disconnect of disconnects.splice(0)) await disconnect();
+    await until("nodes gone", () => hubApi.hub.stats.list().every((node) => !node.connected));
+    await join([[nodeA], [nodeB]]);
+    const response = await post("/api/ccq-evm?attest=true", evmQuery());
+    expect(response.status).to.equal(200);
+    const json = ((await response.json()) as Answer).data.attestation;
+    expect(json.signatures.map((signature) => [signature.signer, signature.licenseIds])).to.have.deep.members(
+      [nodeA, nodeB].map((node) => [node.burner.address, [node.licenseId.toString()]]),
+    );
+    await expectValidOnChain(json);
+    // Whoever carries the answer cannot give node C's license to node A: the verifier refuses the list.
+    const padded = {
+      ...json,
+      signatures: json.signatures.map((signature) =>
+        signature.signer === nodeA.burner.address
+          ? { ...signature, licenseIds: [...signature.licenseIds, nodeC.licenseId.toString()] }
+          : signature,
+      ),
+    };
+    await expectValidOnChain(padded, false);
   });
 
   it("a silent node costs only its share: the other two reach quorum at once, it is counted silent", async function () {
