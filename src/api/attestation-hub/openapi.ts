@@ -23,7 +23,10 @@ const bytes32 = { type: "string", pattern: "^0x[0-9a-f]{64}$" } as const;
 /** `data.attestation`: `domain` and `message` go to viem's or ethers' typed-data verification as they are. */
 export const attestationSchema = {
   type: "object",
-  description: "Only with ?attest=true. Verify on-chain with AttestationVerifier.isAttestationValid(message, signatures, maxAge).",
+  description:
+    "Only with ?attest=true. Verify on-chain with AttestationVerifier.isAttestationValid(message, signatures, maxAge). Off-chain, each signature is EIP-712 over " +
+    "LicensedBalanceAttestation(BalanceAttestation attestation,uint256[] licenseIds) with the message {attestation: message, licenseIds: that signature's licenseIds} " +
+    "(viem's primaryType: LicensedBalanceAttestation) under domain.",
   properties: {
     domain: {
       type: "object",
@@ -54,6 +57,8 @@ export const attestationSchema = {
       type: "array",
       items: {
         type: "object",
+        description:
+          "One node's signature over the message and its own licenseIds, exactly in this order (the list is signed: it cannot be changed)",
         properties: { signer: { type: "string" }, licenseIds: { type: "array", items: decimal }, signature: { type: "string" } },
         required: ["signer", "licenseIds", "signature"],
       },
