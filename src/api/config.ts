@@ -3,7 +3,7 @@ import { availableParallelism } from "node:os";
 import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
 
-import { listenHost, port, rpcUrl, serviceUrl, sourceChainFields } from "../common/config-fields.ts";
+import { listenHost, port, rpcUrl, serviceUrl, sourceChainFields, wsRpcUrl } from "../common/config-fields.ts";
 import { loggedAsOrigin, redactConfig } from "../common/config-redaction.ts";
 import { parseEnvironment } from "../common/environment.ts";
 
@@ -11,7 +11,12 @@ const evmAddress = z
   .string()
   .refine((value) => isAddress(value), "not an EVM address")
   .transform((value) => getAddress(value));
-const ATTESTATION_REQUIRED = ["ATTESTATION_L2_RPC_URL", "ATTESTATION_NODE_REGISTRY", "ATTESTATION_VERIFIER"] as const;
+const ATTESTATION_REQUIRED = [
+  "ATTESTATION_L2_RPC_URL",
+  "ATTESTATION_L2_WS_URL",
+  "ATTESTATION_NODE_REGISTRY",
+  "ATTESTATION_VERIFIER",
+] as const;
 
 const schema = z
   .object({
@@ -29,8 +34,10 @@ const schema = z
     REDIS_URL: serviceUrl(/^rediss?$/).optional(),
     CACHE_TTL_MS: z.coerce.number().int().min(0).default(2_000),
     BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(4_096),
-    // The attestation hub: on when the three below are set (all or none), off otherwise (?attest=true → 501).
+    // The attestation hub: on when the four below are set (all or none), off otherwise (?attest=true → 501).
     ATTESTATION_L2_RPC_URL: rpcUrl().optional(),
+    /** The L2's WebSocket JSON-RPC URL: the hub follows its new heads and pins `issuedAt` to chain time. */
+    ATTESTATION_L2_WS_URL: wsRpcUrl().optional(),
     ATTESTATION_NODE_REGISTRY: evmAddress.optional(),
     ATTESTATION_VERIFIER: evmAddress.optional(),
     /** Ethereum blocks below the head an attested answer is pinned to (reorg safety). */
@@ -66,10 +73,16 @@ export type ApiConfig = Readonly<z.infer<typeof schema>>;
 
 /** The hub's settings when it is configured, else undefined. */
 export function attestationSettings(config: ApiConfig) {
-  const { ATTESTATION_L2_RPC_URL: l2RpcUrl, ATTESTATION_NODE_REGISTRY: nodeRegistry, ATTESTATION_VERIFIER: attestationVerifier } = config;
-  if (l2RpcUrl === undefined || nodeRegistry === undefined || attestationVerifier === undefined) return undefined;
+  const {
+    ATTESTATION_L2_RPC_URL: l2RpcUrl,
+    ATTESTATION_L2_WS_URL: l2WsUrl,
+    ATTESTATION_NODE_REGISTRY: nodeRegistry,
+    ATTESTATION_VERIFIER: attestationVerifier,
+  } = config;
+  if (l2RpcUrl === undefined || l2WsUrl === undefined || nodeRegistry === undefined || attestationVerifier === undefined) return undefined;
   return {
     l2RpcUrl,
+    l2WsUrl,
     nodeRegistry,
     attestationVerifier,
     hubName: config.ATTESTATION_HUB_NAME,

@@ -15,6 +15,11 @@ export function rpcUrl(protocols: RegExp = HTTP) {
   return serviceUrl(protocols);
 }
 
+/** A WebSocket JSON-RPC URL (ws or wss; subscriptions), logged by origin only: hosted ones carry API keys too. */
+export function wsRpcUrl() {
+  return rpcUrl(/^wss?$/);
+}
+
 /** A comma-separated list of JSON-RPC URLs, at least one, tried in order with failover; logged by origin only. */
 export function rpcUrlList(protocols: RegExp = HTTP) {
   return loggedAsOrigin(urlList(protocols));

@@ -142,6 +142,8 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
         LOG_LEVEL: "warn",
         // The attestation hub: nodes connect out to it; it reads their licenses on the L2.
         ATTESTATION_L2_RPC_URL: input.l2.rpcUrl,
+        // The RPC front pipes WebSocket upgrades to the L2 node: the hub follows its heads there (chain time).
+        ATTESTATION_L2_WS_URL: input.l2.wsUrl,
         ATTESTATION_NODE_REGISTRY: input.contracts.l2.NodeRegistry,
         ATTESTATION_VERIFIER: input.contracts.l2.AttestationVerifier,
         ATTESTATION_EVM_CONFIRMATIONS: "1",

@@ -5,6 +5,7 @@ import { AssetNotFoundError } from "../chains/rpc/errors.ts";
 import {
   attestationMessageToJson,
   AttestedChain,
+  MAX_ATTESTATION_LICENSES,
   signAttestation,
   type AttestationDomain,
   type BalanceAttestation,
@@ -28,6 +29,12 @@ export interface AttestationSignerOptions {
   /** The licenses delegated to this node that it signs for. */
   licenses: () => readonly bigint[];
   maxBlockLag: number;
+  /**
+   * The timestamp of the node's own latest L2 block (its L2 provider; cached about a second, concurrent
+   * reads coalesced): the clock the hub's issue time is checked against, since the hub pins the L2 head's.
+   */
+  l2HeadTime: () => Promise<bigint>;
+  /** The most seconds the issue time may be off `l2HeadTime()`, either way (the two views of the L2 head). */
   maxClockSkewSeconds: number;
 }
 
@@ -36,8 +43,8 @@ export interface AttestationSignerOptions {
  * position and issue time; the node reads the balance ITSELF from its own source RPCs at that position,
  * through the same readers as its votes, builds the struct from what it read, and signs it. It never
  * signs a value it was handed, and refuses a position further back than `maxBlockLag` blocks or an issue
- * time off its own clock by more than `maxClockSkewSeconds` (either would let a hub pass an old balance
- * off as fresh).
+ * time further than `maxClockSkewSeconds` from its own view of the L2 head's time (either would let a hub
+ * pass an old balance off as fresh; the hub pins the issue time to the L2 head's timestamp, chain time).
  */
 export class AttestationSigner {
   private readonly options: AttestationSignerOptions;
@@ -56,9 +63,15 @@ export class AttestationSigner {
     if (!/^\d{1,20}$/.test(request.sourceBlock) || !/^\d{1,20}$/.test(request.issuedAt)) return refuse("malformed position or issue time");
     const sourceBlock = BigInt(request.sourceBlock);
     const issuedAt = BigInt(request.issuedAt);
-    const skew = Number(issuedAt) - Date.now() / 1000;
-    if (Math.abs(skew) > this.options.maxClockSkewSeconds)
-      return refuse(`issue time ${request.issuedAt} is ${Math.round(skew)} s off this node's clock`);
+    let headTime: bigint;
+    try {
+      headTime = await this.options.l2HeadTime();
+    } catch (error) {
+      return refuse(`the L2 head could not be read (${(error as Error)?.name ?? "error"})`);
+    }
+    const skew = issuedAt - headTime;
+    if (skew > BigInt(this.options.maxClockSkewSeconds) || -skew > BigInt(this.options.maxClockSkewSeconds))
+      return refuse(`issue time ${request.issuedAt} is ${skew} s off this node's L2 head (${headTime})`);
     let read: { balance: bigint; queryResult: string };
     try {
       if (chain === AttestedChain.ethereum) {
@@ -82,12 +95,15 @@ export class AttestationSigner {
       sourceBlock,
       issuedAt,
     };
-    const signature = await signAttestation(this.options.wallet, this.options.domain, attestation);
+    // One canonical order (ascending), and no more than one attestation may name: the signature covers the
+    // list exactly as it is sent, so nobody can trim it later.
+    const licenseIds = [...new Set(licenses)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, MAX_ATTESTATION_LICENSES);
+    const signature = await signAttestation(this.options.wallet, this.options.domain, attestation, licenseIds);
     return {
       type: "attestation",
       id: request.id,
       message: attestationMessageToJson(attestation),
-      licenseIds: licenses.map(String),
+      licenseIds: licenseIds.map(String),
       signature,
     };
   }

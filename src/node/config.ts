@@ -51,8 +51,14 @@ const schema = z
     ATTESTATION_VERIFIER: evmAddress.transform((value) => getAddress(value)).optional(),
     /** Refuse to sign an Ethereum position more than this many blocks below the node's own head. */
     ATTESTATION_MAX_BLOCK_LAG: z.coerce.number().int().min(0).default(64),
-    /** Refuse to sign an issue time further than this from the node's own clock. */
-    ATTESTATION_MAX_CLOCK_SKEW_SECONDS: z.coerce.number().int().positive().default(30),
+    /**
+     * Refuse to sign an issue time further than this from the timestamp of the node's own latest L2 block.
+     * The hub pins the issue time to its L2 head's timestamp, so this is the tolerance between two views of
+     * one chain's head, not between two wall clocks: they differ by the blocks one RPC lags the other (2 s
+     * each on the L2) plus the node's one-second cache. 10 s allows a few blocks of lag while keeping an
+     * old balance from being passed off as fresher by more than that (the contract's own margin is 4 s).
+     */
+    ATTESTATION_MAX_CLOCK_SKEW_SECONDS: z.coerce.number().int().positive().default(10),
   })
   .refine((config) => config.ATTESTATION_HUB_URL === undefined || config.ATTESTATION_VERIFIER !== undefined, {
     path: ["ATTESTATION_VERIFIER"],

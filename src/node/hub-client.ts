@@ -1,4 +1,4 @@
-import type { Wallet } from "ethers";
+import type { Provider, Wallet } from "ethers";
 import type { Logger } from "pino";
 
 import { createFailoverTransport } from "../chains/solana/failover-transport.ts";
@@ -13,6 +13,8 @@ import { PinnedReaders } from "./pinned-readers.ts";
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
+// The node's L2 head time is reused this long: about half an L2 block, well within the skew tolerance.
+const L2_HEAD_TIME_TTL_MS = 1_000;
 
 export interface HubClientOptions {
   url: string;
@@ -102,6 +104,45 @@ export function connectToHub(options: HubClientOptions): () => Promise<void> {
   };
 }
 
+/**
+ * The timestamp of the latest L2 block read through `provider()` (the node's current L2 endpoint), what
+ * the signer checks the hub's issue time against. One read is shared by every caller while it is pending
+ * and reused for `maxAgeMs` after, so a burst of attestation requests costs one RPC call; a failed read is
+ * not kept (`onError` moves to the next L2 URL).
+ */
+export function l2HeadTimeReader(
+  provider: () => Pick<Provider, "getBlock">,
+  options: { maxAgeMs?: number; onError?: () => void } = {},
+): () => Promise<bigint> {
+  const maxAgeMs = options.maxAgeMs ?? L2_HEAD_TIME_TTL_MS;
+  let cached: { at: number; time: Promise<bigint>; settled: boolean } | undefined;
+  return () => {
+    if (cached !== undefined && (!cached.settled || Date.now() - cached.at < maxAgeMs)) return cached.time;
+    const entry = {
+      at: Date.now(),
+      settled: false,
+      time: provider()
+        .getBlock("latest")
+        .then((block) => {
+          if (block === null) throw new Error("the L2 returned no latest block");
+          return BigInt(block.timestamp);
+        }),
+    };
+    cached = entry;
+    entry.time.then(
+      () => {
+        entry.settled = true;
+        entry.at = Date.now();
+      },
+      () => {
+        if (cached === entry) cached = undefined;
+        options.onError?.();
+      },
+    );
+    return entry.time;
+  };
+}
+
 /** Wires the hub client from the node's configuration; undefined when no hub URL is configured. */
 export function startAttesting(
   config: NodeConfig,
@@ -110,6 +151,10 @@ export function startAttesting(
     chainId: bigint;
     evmRpc: JsonRpcPool;
     evm: Pick<EvmBalanceReader, "latestBlock">;
+    /** The node's current L2 endpoint: the issue time is checked against its head. */
+    l2: () => Pick<Provider, "getBlock">;
+    /** Called after a failed L2 read (the node's failover). */
+    onL2Error?: () => void;
     licenses: () => readonly bigint[];
     logger: Logger;
     metrics: NodeMetrics;
@@ -127,6 +172,7 @@ export function startAttesting(
     evmHead: () => node.evm.latestBlock(),
     licenses: node.licenses,
     maxBlockLag: config.ATTESTATION_MAX_BLOCK_LAG,
+    l2HeadTime: l2HeadTimeReader(node.l2, { onError: node.onL2Error }),
     maxClockSkewSeconds: config.ATTESTATION_MAX_CLOCK_SKEW_SECONDS,
   });
   return connectToHub({

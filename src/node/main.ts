@@ -152,6 +152,8 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
     chainId: chain.chainId,
     evmRpc,
     evm: readers.evm,
+    l2: () => endpoints.current,
+    onL2Error: failover,
     licenses: () => watcher.delegated,
     logger,
     metrics,

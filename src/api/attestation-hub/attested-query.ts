@@ -23,18 +23,18 @@ export interface AttestedAnswer {
 
 /** An attested ERC-20 / ERC-721 balance at the block `evmConfirmations` below the head. */
 export async function attestEvm(service: AttestationService, owner: string, asset: string): Promise<AttestedAnswer> {
-  const head = await service.evm.latestBlock();
+  const [head, issuedAt] = await Promise.all([service.evm.latestBlock(), service.hub.issuedAt()]);
   const confirmations = BigInt(service.hub.evmConfirmations);
   const sourceBlock = head > confirmations ? head - confirmations : 0n;
-  return attest(service, { chain: AttestedChain.ethereum, owner, asset, sourceBlock, issuedAt: now() }, () =>
+  return attest(service, { chain: AttestedChain.ethereum, owner, asset, sourceBlock, issuedAt }, () =>
     service.pinned.evmAt(sourceBlock).balanceOf(asset, owner),
   );
 }
 
 /** An attested SPL / Token-2022 balance, read at the latest finalized slot or later. */
 export async function attestSvm(service: AttestationService, owner: string, mint: string): Promise<AttestedAnswer> {
-  const sourceBlock = await service.solana.latestSlot();
-  return attest(service, { chain: AttestedChain.solana, owner, asset: mint, sourceBlock, issuedAt: now() }, () =>
+  const [sourceBlock, issuedAt] = await Promise.all([service.solana.latestSlot(), service.hub.issuedAt()]);
+  return attest(service, { chain: AttestedChain.solana, owner, asset: mint, sourceBlock, issuedAt }, () =>
     service.pinned.solanaFrom(sourceBlock).balanceOf(owner, mint),
   );
 }
@@ -61,8 +61,4 @@ async function attest(
     queryResult: own.queryResult,
     attestation: attestationToJson(service.hub.domain, attestation, signatures),
   };
-}
-
-function now(): bigint {
-  return BigInt(Math.floor(Date.now() / 1000));
 }

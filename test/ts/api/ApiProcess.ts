@@ -7,7 +7,7 @@ import path from "node:path";
 
 import { expect } from "chai";
 
-import { apiWorkerCount, loadApiConfig, redactedConfig } from "../../../src/api/config.ts";
+import { apiWorkerCount, attestationSettings, loadApiConfig, redactedConfig } from "../../../src/api/config.ts";
 import { ApiKeys } from "../../../src/api/keys/api-keys.ts";
 import { runKeysCli } from "../../../src/api/keys/cli.ts";
 import { UsageStore } from "../../../src/api/usage/usage-store.ts";
@@ -21,6 +21,7 @@ const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 const urls = { EVM_RPC_URLS: "http://127.0.0.1:1", SOLANA_RPC_URLS: "http://127.0.0.1:2" };
 const hub = {
   ATTESTATION_L2_RPC_URL: "http://127.0.0.1:3",
+  ATTESTATION_L2_WS_URL: "ws://127.0.0.1:3",
   ATTESTATION_NODE_REGISTRY: "0x0000000000000000000000000000000000010001",
   ATTESTATION_VERIFIER: "0x0000000000000000000000000000000000010003",
 };
@@ -112,6 +113,10 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
     expect(apiWorkerCount(loadApiConfig(urls), 8)).to.equal(8);
     expect(apiWorkerCount(loadApiConfig({ ...urls, API_WORKERS: "3" }), 8)).to.equal(3);
     expect(apiWorkerCount(loadApiConfig({ ...urls, ...hub }), 8)).to.equal(1);
+    expect(attestationSettings(loadApiConfig({ ...urls, ...hub }))).to.include({
+      l2RpcUrl: hub.ATTESTATION_L2_RPC_URL,
+      l2WsUrl: hub.ATTESTATION_L2_WS_URL,
+    });
     expect(() => loadApiConfig({ ...urls, ...hub, API_WORKERS: "2" })).to.throw(/API_WORKERS: the attestation hub runs in one process/);
     expect(() => loadApiConfig({ ...urls, API_WORKERS: "0" })).to.throw(/API_WORKERS/);
   });

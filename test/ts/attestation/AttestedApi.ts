@@ -100,6 +100,12 @@ describe("attested answers: unchanged plain answers, the hub switched off, the n
   });
 
   describe("the node's signer", function () {
+    // The issue time a hub would pin: the L2 head's (the test L2 mines only per transaction, so its clock
+    // can be far from the wall clock).
+    let l2Time = 0n;
+    beforeEach(async function () {
+      l2Time = BigInt((await l2.ethers.provider.getBlock("latest"))!.timestamp);
+    });
     const request = (fields: Partial<{ chain: number; owner: string; asset: string; sourceBlock: string; issuedAt: string }>) => ({
       type: "attest" as const,
       id: "r1",
@@ -107,7 +113,7 @@ describe("attested answers: unchanged plain answers, the hub switched off, the n
       owner: sources.evm.holder,
       asset: sources.evm.erc20,
       sourceBlock: "0",
-      issuedAt: String(Math.floor(Date.now() / 1000)),
+      issuedAt: l2Time.toString(),
       ...fields,
     });
     const rpc = async (method: string, params: unknown[] = []) => {
@@ -134,7 +140,8 @@ describe("attested answers: unchanged plain answers, the hub switched off, the n
         sourceBlock: head,
         issuedAt: BigInt(reply.message.issuedAt),
       };
-      expect(recoverAttestationSigner(attestationDomain(L2_CHAIN_ID, l2.verifier), attestation, reply.signature)).to.equal(
+      const licenseIds = reply.licenseIds.map(BigInt);
+      expect(recoverAttestationSigner(attestationDomain(L2_CHAIN_ID, l2.verifier), attestation, licenseIds, reply.signature)).to.equal(
         node.burner.address,
       );
       expect(reply.message.owner).to.equal(`0x${"0".repeat(24)}${sources.evm.holder.slice(2).toLowerCase()}`);
@@ -151,9 +158,7 @@ describe("attested answers: unchanged plain answers, the hub switched off, the n
         return reply.type === "refusal" ? reply.reason : "";
       };
       expect(await refusal({ sourceBlock: String(head + 1_000n) })).to.match(/source read failed/);
-      expect(await refusal({ sourceBlock: head.toString(), issuedAt: String(Math.floor(Date.now() / 1000) + 3_600) })).to.match(
-        /off this node's clock/,
-      );
+      expect(await refusal({ sourceBlock: head.toString(), issuedAt: String(l2Time + 3_600n) })).to.match(/off this node's L2 head/);
       expect(await refusal({ sourceBlock: head.toString(), asset: Wallet.createRandom().address })).to.equal("not found");
       expect(
         await refusal(
@@ -167,15 +172,20 @@ describe("attested answers: unchanged plain answers, the hub switched off, the n
 
   describe("configuration", function () {
     const base = { EVM_RPC_URLS: "http://127.0.0.1:1", SOLANA_RPC_URLS: "http://127.0.0.1:2" };
-    it("turns the hub on only with all three of its settings, and redacts the L2 URL", function () {
+    it("turns the hub on only with all four of its settings, and redacts the L2 URLs", function () {
       expect(loadApiConfig(base).ATTESTATION_VERIFIER).to.equal(undefined);
       expect(() => loadApiConfig({ ...base, ATTESTATION_L2_RPC_URL: "http://l2.example/key" })).to.throw(/ATTESTATION_NODE_REGISTRY/);
-      const full = loadApiConfig({
+      const hub = {
         ...base,
         ATTESTATION_L2_RPC_URL: "https://l2.example/v2/SECRET",
+        ATTESTATION_L2_WS_URL: "wss://l2.example/ws/SECRET",
         ATTESTATION_NODE_REGISTRY: l2.nodeRegistry,
         ATTESTATION_VERIFIER: l2.verifier,
-      });
+      };
+      // The WebSocket URL is required with the others (the hub's clock is the L2 head), and only ws:// or wss://.
+      expect(() => loadApiConfig({ ...hub, ATTESTATION_L2_WS_URL: undefined })).to.throw(/ATTESTATION_L2_WS_URL/);
+      expect(() => loadApiConfig({ ...hub, ATTESTATION_L2_WS_URL: "https://l2.example/ws" })).to.throw(/ATTESTATION_L2_WS_URL/);
+      const full = loadApiConfig(hub);
       expect(full.ATTESTATION_DEADLINE_MS).to.equal(3_000);
       expect(JSON.stringify(redactedConfig(full))).to.not.include("SECRET");
     });

@@ -13,7 +13,7 @@ import { devAccount } from "../../../src/devnet/accounts.ts";
 import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
 import type { SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import { AttestationSigner } from "../../../src/node/attestation-signer.ts";
-import { connectToHub } from "../../../src/node/hub-client.ts";
+import { connectToHub, l2HeadTimeReader } from "../../../src/node/hub-client.ts";
 import { PinnedReaders } from "../../../src/node/pinned-readers.ts";
 import { startTestApi, type TestApi } from "../../helpers/api.ts";
 import { E18 } from "../../../src/common/units.ts";
@@ -89,6 +89,7 @@ export async function startHubApi(
   const metrics = new ApiMetrics();
   const hub = await AttestationHub.create({
     l2RpcUrl: l2.anvil.rpcUrl,
+    l2WsUrl: l2.anvil.wsUrl,
     nodeRegistry: l2.nodeRegistry,
     attestationVerifier: verifier,
     hubName: "test-hub",
@@ -107,13 +108,22 @@ export async function startHubApi(
   return { api, hub, metrics, hubUrl: `${api.baseUrl.replace(/^http/, "ws")}${HUB_PATH}` };
 }
 
-/** An honest node's signer: reads the sources itself at the pinned position. */
+/**
+ * An honest node's signer: reads the sources itself at the pinned position, and checks the issue time
+ * against its own view of the L2 head, read through its burner's provider (connected to the L2 by
+ * `startAttestationL2`) unless `options.l2HeadTime` is given. The read is not reused (`maxAgeMs` 0, only
+ * concurrent reads are shared): the test L2 mines a block per transaction, so two blocks may be far apart
+ * in time and a second-old view could be a long way behind the hub's.
+ */
 export function honestSigner(
   sources: SourceFixtures,
   node: LicensedNode,
   verifier: string,
   licenses: () => readonly bigint[] = () => [node.licenseId],
+  options: { l2HeadTime?: () => Promise<bigint>; maxClockSkewSeconds?: number } = {},
 ) {
+  const l2 = node.burner.provider;
+  if (l2 === null) throw new Error("the node's burner is not connected to the L2");
   const readers = createSourceReaders({
     evm: { urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 },
     solana: { urls: [sources.solanaRpc.url], timeoutMs: 2_000 },
@@ -125,7 +135,8 @@ export function honestSigner(
     evmHead: () => readers.evm.latestBlock(),
     licenses,
     maxBlockLag: 64,
-    maxClockSkewSeconds: 30,
+    l2HeadTime: options.l2HeadTime ?? l2HeadTimeReader(() => l2, { maxAgeMs: 0 }),
+    maxClockSkewSeconds: options.maxClockSkewSeconds ?? 10, // the node's default
   });
 }
 

@@ -99,6 +99,7 @@ describe("configuration redaction, driven by the schema", function () {
       REDIS_URL: `rediss://:${SECRET}-4@redis.example:6380`,
       API_KEYS_DB: `postgres://avn:${SECRET}-5@db.example:5432/keys`,
       ATTESTATION_L2_RPC_URL: `https://l2.example/${SECRET}-6?token=${SECRET}-7`,
+      ATTESTATION_L2_WS_URL: `wss://l2-ws.example/v2/${SECRET}-8?token=${SECRET}-9`,
       ATTESTATION_NODE_REGISTRY: "0x2279B7A0a67DB372996a5FaB50D91eAA73d2eBe6",
       ATTESTATION_VERIFIER: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
       API_WORKERS: "1",
@@ -111,6 +112,7 @@ describe("configuration redaction, driven by the schema", function () {
       "rediss://redis.example:6380/…",
       "postgres://db.example:5432/…",
       "https://l2.example/…",
+      "wss://l2-ws.example/…",
     ]) {
       expect(line).to.include(origin);
     }

@@ -1,0 +1,234 @@
+import { JsonRpcProvider, Network } from "ethers";
+import type { Logger } from "pino";
+import { WebSocket, type RawData } from "ws";
+
+import { describeError } from "../../common/describe-error.ts";
+import { urlOrigin } from "../../common/environment.ts";
+
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 10_000;
+// A socket that answers no ping within this long is dead although still open (a half-open TCP connection).
+const PING_MS = 15_000;
+const HANDSHAKE_TIMEOUT_MS = 5_000;
+const SUBSCRIBE_ID = 1;
+
+/** An L2 block as the hub knows it: its number and timestamp (seconds). */
+export interface L2Head {
+  number: bigint;
+  timestamp: bigint;
+}
+
+export interface L2HeadFollowerOptions {
+  /** The L2's WebSocket JSON-RPC URL (`eth_subscribe` `newHeads`). */
+  wsUrl: string;
+  /** The L2's HTTP JSON-RPC URL: the first read, and the fallback while the subscription is down. */
+  rpcUrl: string;
+  chainId: bigint;
+  logger: Logger;
+  /** Reconnect delays: the first, doubled up to the cap (tests shorten them). */
+  firstRetryMs?: number;
+  maxRetryMs?: number;
+  pingMs?: number;
+}
+
+/**
+ * The hub's view of L2 time: the highest L2 head, followed over a WebSocket `eth_subscribe` `newHeads`
+ * subscription, so that `issuedAt()` is the chain's clock (what `AttestationVerifier` compares against
+ * `block.timestamp`), not this host's wall clock, which runs ahead of the last block.
+ *
+ * The socket is the `ws` package's, driven here: ethers' `WebSocketProvider` never reconnects, and viem's
+ * WebSocket transport re-sends its subscriptions only within a fixed number of reconnect attempts (5 by
+ * default) and then drops them, so a longer outage would end the subscription for good. This class
+ * reconnects with a capped backoff for as long as it runs and subscribes again each time.
+ *
+ * While the subscription is not live (before it is confirmed and caught up, or during an outage),
+ * `issuedAt()` reads the latest block over HTTP instead, one request for all callers waiting at once.
+ * The head never goes backwards: a lower or equal block number is ignored, and the timestamp kept is the
+ * highest seen.
+ */
+export class L2HeadFollower {
+  readonly #options: L2HeadFollowerOptions;
+  readonly #logger: Logger;
+  readonly #provider: JsonRpcProvider;
+  readonly #firstRetryMs: number;
+  #retryMs: number;
+  #head: L2Head | undefined;
+  #socket: WebSocket | undefined;
+  #subscription: string | undefined;
+  /** The subscription is confirmed and the head is current (a notification or a read since then). */
+  #live = false;
+  #reading: Promise<bigint> | undefined;
+  #retryTimer: NodeJS.Timeout | undefined;
+  #pingTimer: NodeJS.Timeout | undefined;
+  #outage = false;
+  #stopped = false;
+
+  constructor(options: L2HeadFollowerOptions) {
+    this.#options = options;
+    this.#logger = options.logger.child({ component: "l2-head" });
+    this.#provider = new JsonRpcProvider(options.rpcUrl, Network.from(options.chainId), {
+      staticNetwork: true,
+      cacheTimeout: -1,
+      batchMaxCount: 1,
+    });
+    this.#firstRetryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
+    this.#retryMs = this.#firstRetryMs;
+  }
+
+  /** Opens the subscription and reads the latest block once, so that `issuedAt()` is right at once; throws when that read fails. */
+  async start(): Promise<void> {
+    this.#connect();
+    try {
+      await this.#readLatest();
+    } catch (error) {
+      this.stop();
+      throw error;
+    }
+  }
+
+  /** The highest head seen so far (undefined before the first read). */
+  get head(): L2Head | undefined {
+    return this.#head;
+  }
+
+  /** Whether the subscription is up and current (`issuedAt()` then answers without a request). */
+  get following(): boolean {
+    return this.#live;
+  }
+
+  /** The latest L2 head's timestamp in seconds: the issue time the hub pins. */
+  async issuedAt(): Promise<bigint> {
+    if (this.#live && this.#head !== undefined) return this.#head.timestamp;
+    return this.#readLatest();
+  }
+
+  /** Closes the socket and the HTTP provider and clears every timer. Idempotent. */
+  stop(): void {
+    this.#stopped = true;
+    this.#live = false;
+    clearTimeout(this.#retryTimer);
+    clearInterval(this.#pingTimer);
+    this.#socket?.terminate();
+    this.#socket = undefined;
+    this.#provider.destroy();
+  }
+
+  #connect(): void {
+    if (this.#stopped) return;
+    const socket = new WebSocket(this.#options.wsUrl, { handshakeTimeout: HANDSHAKE_TIMEOUT_MS });
+    this.#socket = socket;
+    let alive = true;
+    socket.on("error", (error) => {
+      if (!this.#outage) this.#logger.debug({ error: describeError(error) }, "L2 WebSocket error");
+    }); // followed by "close"
+    socket.on("pong", () => (alive = true));
+    socket.on("open", () => {
+      socket.send(JSON.stringify({ jsonrpc: "2.0", id: SUBSCRIBE_ID, method: "eth_subscribe", params: ["newHeads"] }));
+      clearInterval(this.#pingTimer);
+      this.#pingTimer = setInterval(() => {
+        if (!alive) return socket.terminate();
+        alive = false;
+        socket.ping();
+      }, this.#options.pingMs ?? PING_MS);
+      this.#pingTimer.unref();
+    });
+    socket.on("message", (data) => this.#onMessage(socket, data));
+    socket.on("close", (code) => {
+      if (this.#socket !== socket) return;
+      this.#socket = undefined;
+      this.#subscription = undefined;
+      this.#live = false;
+      clearInterval(this.#pingTimer);
+      if (this.#stopped) return;
+      if (!this.#outage)
+        this.#logger.warn(
+          { l2: urlOrigin(this.#options.wsUrl), code, reconnectInMs: this.#retryMs },
+          "the L2 head subscription is down; reading the head over HTTP meanwhile, reconnecting",
+        );
+      this.#outage = true;
+      this.#retryTimer = setTimeout(() => this.#connect(), this.#retryMs);
+      this.#retryTimer.unref();
+      this.#retryMs = Math.min(this.#options.maxRetryMs ?? MAX_RETRY_MS, this.#retryMs * 2);
+    });
+  }
+
+  #onMessage(socket: WebSocket, data: RawData): void {
+    let message: {
+      id?: unknown;
+      result?: unknown;
+      error?: unknown;
+      method?: unknown;
+      params?: { subscription?: unknown; result?: unknown };
+    };
+    try {
+      message = JSON.parse(textOf(data)) as typeof message;
+    } catch {
+      return;
+    }
+    if (message.id === SUBSCRIBE_ID) {
+      if (typeof message.result !== "string") {
+        this.#logger.warn({ error: describeError(message.error) }, "the L2 refused the newHeads subscription");
+        return socket.close(1011);
+      }
+      this.#subscription = message.result;
+      this.#retryMs = this.#firstRetryMs;
+      if (this.#outage) this.#logger.info("following the L2 head again");
+      this.#outage = false;
+      // A block mined while subscribing was announced to nobody: read the head once more (a read begun
+      // before the subscription may predate that block, so after it ends), then trust the notifications.
+      const subscription = message.result;
+      const pending = this.#reading?.catch(() => undefined) ?? Promise.resolve();
+      void pending
+        .then(() => this.#readLatest())
+        .then(
+          () => {
+            if (this.#subscription === subscription) this.#live = true;
+          },
+          () => undefined, // issuedAt() keeps reading over HTTP until a notification comes
+        );
+    } else if (message.method === "eth_subscription" && message.params?.subscription === this.#subscription) {
+      const head = parseHead(message.params?.result);
+      if (head === undefined) return;
+      this.#observe(head);
+      this.#live = true;
+    }
+  }
+
+  /** One `eth_getBlockByNumber("latest")` for every caller waiting at once; resolves with the (monotonic) head time. */
+  #readLatest(): Promise<bigint> {
+    this.#reading ??= this.#provider
+      .send("eth_getBlockByNumber", ["latest", false])
+      .then((block: unknown) => {
+        const head = parseHead(block);
+        if (head === undefined) throw new Error("the L2 answered eth_getBlockByNumber(latest) without a block");
+        return this.#observe(head).timestamp;
+      })
+      .finally(() => (this.#reading = undefined));
+    return this.#reading;
+  }
+
+  /** Keeps the higher of the known head and `head` (by number; the timestamp never decreases); returns it. */
+  #observe(head: L2Head): L2Head {
+    const current = this.#head;
+    if (current !== undefined && head.number <= current.number) return current;
+    this.#head = {
+      number: head.number,
+      timestamp: current !== undefined && current.timestamp > head.timestamp ? current.timestamp : head.timestamp,
+    };
+    return this.#head;
+  }
+}
+
+function textOf(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString("utf8");
+  return data.toString("utf8");
+}
+
+function parseHead(value: unknown): L2Head | undefined {
+  const block = value as { number?: unknown; timestamp?: unknown } | null | undefined;
+  const hex = /^0x[0-9a-f]+$/i;
+  if (typeof block?.number !== "string" || typeof block.timestamp !== "string") return undefined;
+  if (!hex.test(block.number) || !hex.test(block.timestamp)) return undefined;
+  return { number: BigInt(block.number), timestamp: BigInt(block.timestamp) };
+}
