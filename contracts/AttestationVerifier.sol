@@ -15,8 +15,8 @@ import { IVerificationRegistry } from "./interfaces/IVerificationRegistry.sol";
 /// license ids (`LicensedBalanceAttestation`), so whoever carries the signatures cannot add, move or reorder
 /// a license. For a valid attestation the gas of every entry point is the same at any block time within the
 /// validity window: the time checks are computed without branching (a client that sends exactly its gas
-/// estimate must not run out because its transaction is mined a second later). One pass over the signatures recovers each signer and
-/// compares each license with those before it (at most `MAX_LICENSES`, so the quadratic duplicate check
+/// estimate must not run out because its transaction is mined a second later). One pass over the
+/// signatures recovers each signer and compares each license with those before it (at most `MAX_LICENSES`, so the quadratic duplicate check
 /// stays small); then one call to the node registry checks every delegation and heartbeat and returns the
 /// quorum, which the registry keeps in the slot it reads the liveness window from. That is the whole
 /// cost of a check beyond the two signature recoveries: one contract, one parameter slot, and one slot
