@@ -1,6 +1,6 @@
 import path from "node:path";
 
-import { JsonRpcProvider, Wallet } from "ethers";
+import { JsonRpcProvider, toQuantity, Wallet, ZeroAddress } from "ethers";
 
 import { devAccount, type DevAccount } from "./accounts.ts";
 import { startAnvil, type AnvilInstance } from "./anvil.ts";
@@ -13,6 +13,16 @@ import { startRpcFront, type RpcFront } from "./rpc-front.ts";
 
 export const DEVNET_L1_CHAIN_ID = 900;
 export const DEVNET_L2_CHAIN_ID = 901;
+
+/**
+ * The zero address's ETH on both devnet chains at start: 10,000 ETH, the order of what it holds on
+ * Ethereum mainnet and Sepolia (ETH sent there by mistake, never spendable). A node estimates gas and runs
+ * `eth_call` for a request that names no sender as the zero address; the OP SDK's `depositETH` estimates
+ * its deposit so (SDK 3.3.3), and a public network's zero address covers the value. Left at anvil's
+ * default (it only collects the devnet's priority fees, a few hundredths of an ETH), every such estimate
+ * of a transfer larger than that failed with "insufficient funds for gas * price + value".
+ */
+export const ZERO_ADDRESS_BALANCE = 10_000n * 10n ** 18n;
 
 /** Which anvil development account does what on the devnet. */
 export const DEVNET_ACCOUNTS = {
@@ -142,6 +152,10 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
     };
     const l1Deployer = new Wallet(accounts.deployer.privateKey, l1Provider);
     const l2Deployer = new Wallet(accounts.deployer.privateKey, l2Provider);
+    // Like a public network's: estimates and calls that name no sender can carry ETH (see the constant).
+    await Promise.all(
+      [l1Provider, l2Provider].map((provider) => provider.send("anvil_setBalance", [ZeroAddress, toQuantity(ZERO_ADDRESS_BALANCE)])),
+    );
 
     progress("Deploying the OP Bedrock L1 contracts and installing the L2 predeploys…");
     await Promise.all([installMulticall3(l1Provider), installMulticall3(l2Provider)]);

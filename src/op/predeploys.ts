@@ -1,5 +1,11 @@
 /** OP-stack L2 predeploys the project uses, at their fixed addresses (OP `Predeploys.sol`). */
 export const L2_PREDEPLOYS = {
+  /**
+   * What wallets and viem's OP actions (`estimateL1Fee`, `estimateTotalFee`) call for a transaction's L1
+   * data fee. Its code needs no initialization: with an empty L1Block it reports an L1 fee of 0, which is
+   * what an L2 whose L1Block is never updated charges (anvil `--optimism` reads the same L1Block).
+   */
+  GasPriceOracle: "0x420000000000000000000000000000000000000F",
   L2CrossDomainMessenger: "0x4200000000000000000000000000000000000007",
   L2StandardBridge: "0x4200000000000000000000000000000000000010",
   OptimismMintableERC20Factory: "0x4200000000000000000000000000000000000012",

@@ -14,8 +14,9 @@ export async function installMulticall3(provider: JsonRpcProvider): Promise<void
  * predeploys have no immutables, so their runtime code works at any address; storage there starts empty,
  * so each can be initialized once (their constructors only locked the implementation's own storage).
  * A real genesis puts a proxy at each address instead; the behaviour seen by bridges and the SDK is the
- * same. L1Block and L2ToL1MessagePasser need no initialization: an empty L1Block reports ETH as the
- * gas-paying token, which the bridges ask for.
+ * same. L1Block, L2ToL1MessagePasser and GasPriceOracle need no initialization: an empty L1Block reports
+ * ETH as the gas-paying token, which the bridges ask for, and an L1 data fee of 0, which the oracle passes
+ * on to wallets.
  */
 export async function installL2Predeploys(provider: JsonRpcProvider, signer: Signer, l1: OpL1Contracts): Promise<void> {
   for (const [name, address] of Object.entries(L2_PREDEPLOYS)) {

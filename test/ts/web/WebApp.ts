@@ -246,6 +246,26 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
     await waitForText(page.getByRole("status").filter({ hasText: "Arrived on L2" }), /Arrived on L2/, 60_000);
   });
 
+  it("deposits ETH twice in a row from a brand-new account, each arriving exactly on L2", async function () {
+    // A fresh account, funded on L1 only: what a newcomer's wallet holds (no history, no L2 balance).
+    const fresh = Wallet.createRandom();
+    const funder = new NonceManager(new Wallet(devAccount(NETWORK_ACCOUNTS.tokenHolder).privateKey, l1));
+    await (await funder.sendTransaction({ to: fresh.address, value: 2n * E18 })).wait();
+    const page = await openConnected("/bridge", new TestWallet(fresh.privateKey as Hex, chainsOf(), net.devnet.l1.chainId));
+    await page.getByLabel("Deposit: L1 → L2").check();
+    await page.getByLabel("ETH", { exact: true }).check();
+    for (const arrived of [E18 / 10n, (2n * E18) / 10n]) {
+      await page.getByLabel("Amount").fill("0.1");
+      await sendTransaction(page, "Deposit");
+      await eventually(
+        () => l2.getBalance(fresh.address),
+        (balance) => balance === arrived,
+        60_000,
+      );
+    }
+    expect(await l2.getBalance(fresh.address)).to.equal((2n * E18) / 10n);
+  });
+
   it("withdraws primary tokens to L1 through prove and finalize, found again after a reload and on a second device", async function () {
     const l1Token = PrimaryToken__factory.connect(l1Address("PrimaryToken"), l1);
     const page = await openConnected("/bridge", holderWallet(net.devnet.l2.chainId));
