@@ -10,6 +10,9 @@ const evmAddress = z
   .refine((value) => isAddress(value), "not an EVM address")
   .transform((value) => getAddress(value));
 
+/** A Stripe API key and its mode. */
+const STRIPE_KEY_SHAPE = /^[sr]k_(test|live)_./;
+
 const schema = z.object({
   CREDITS_HOST: listenHost(),
   CREDITS_PORT: port().default(8789),
@@ -19,8 +22,16 @@ const schema = z.object({
   STRIPE_WEBHOOK_SECRET: secret(z.string().min(1)),
   /** How old a webhook's signed timestamp may be, in seconds (Stripe's library default: 300). */
   STRIPE_WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().positive().max(3_600).default(300),
-  /** A Stripe secret key (`sk_…`): only to open Checkout sessions; unset, buyers are sent elsewhere to pay. */
-  STRIPE_SECRET_KEY: secret(z.string().min(1)).optional(),
+  /**
+   * A Stripe secret or restricted key (`sk_test_…`, `sk_live_…`, `rk_…`): to open Checkout sessions (unset,
+   * buyers are sent elsewhere to pay); its mode is the webhook's when STRIPE_MODE is unset.
+   */
+  STRIPE_SECRET_KEY: secret(z.string().regex(STRIPE_KEY_SHAPE, "a Stripe key (sk_test_…, sk_live_…, rk_test_…, rk_live_…)")).optional(),
+  /**
+   * The Stripe mode the webhook takes events from (`test` or `live`): an event of the other mode is refused.
+   * Unset, the secret key's mode; without a key, test.
+   */
+  STRIPE_MODE: z.enum(["test", "live"]).optional(),
   /** Where Checkout sends buyers back (the web app's Credits page, say). */
   CREDITS_CHECKOUT_RETURN_URL: serviceUrl(/^https?$/).optional(),
   /** The currency buyers pay in (ISO code, lower case as Stripe writes it). */
@@ -52,9 +63,27 @@ const schema = z.object({
 
 export type CreditsConfig = Readonly<z.infer<typeof schema>>;
 
-/** Parses the credits service's configuration from the environment once; the result is frozen. */
+/**
+ * Parses the credits service's configuration from the environment once; the result is frozen. A
+ * STRIPE_MODE that contradicts the secret key's mode is refused (one of the two is a mistake).
+ */
 export function loadCreditsConfig(env: NodeJS.ProcessEnv): CreditsConfig {
-  return parseEnvironment(schema, env, "credits configuration");
+  const config = parseEnvironment(schema, env, "credits configuration");
+  const keyMode = stripeKeyMode(config.STRIPE_SECRET_KEY);
+  if (config.STRIPE_MODE !== undefined && keyMode !== undefined && config.STRIPE_MODE !== keyMode) {
+    throw new Error(`invalid credits configuration:\n  STRIPE_MODE: ${config.STRIPE_MODE}, but STRIPE_SECRET_KEY is a ${keyMode}-mode key`);
+  }
+  return config;
+}
+
+/** Whether the webhook takes live-mode events (else test-mode ones): STRIPE_MODE, else the secret key's mode, else test. */
+export function stripeLivemode(config: CreditsConfig): boolean {
+  return (config.STRIPE_MODE ?? stripeKeyMode(config.STRIPE_SECRET_KEY) ?? "test") === "live";
+}
+
+function stripeKeyMode(key: string | undefined): "test" | "live" | undefined {
+  if (key === undefined) return undefined;
+  return STRIPE_KEY_SHAPE.exec(key)?.[1] as "test" | "live" | undefined;
 }
 
 /** The configuration as it may be logged: secrets as `<set>`, URLs by their origin. */

@@ -24,16 +24,19 @@ export interface CreditsSchema {
   /** Each Stripe event handled, by its id: a replay finds it here and changes nothing. */
   stripe_events: { event_id: string; type: string; outcome: string; received_at: string };
   /**
-   * One row per paid checkout, by payment intent, in credits: what it credited, what was refunded (Stripe's
-   * running total), what open or lost disputes hold, and what of it was taken back from the account. A
-   * refund or a dispute may arrive before the purchase it belongs to (Stripe does not order its events):
-   * its row then waits without an account.
+   * One row per paid checkout, by payment intent: the credits it gave (`purchased`) and took back from the
+   * account (`taken`); and Stripe's amounts at the rate (minor units × credits per minor unit): what the
+   * buyer was charged, tax and shipping included (`charged`), the refunded total (Stripe's running total)
+   * and what open or lost disputes hold. A refund or a dispute may arrive before the purchase it belongs to
+   * (Stripe does not order its events): its row then waits without an account (and `charged` null).
    */
   payments: {
     payment_intent: string;
     checkout_session: string | null;
     account: string | null;
     purchased: number;
+    /** Null until the purchase arrives; rows from before migration 0002 hold `purchased` (taken back one for one). */
+    charged: number | null;
     refunded: number;
     disputed: number;
     taken: number;
@@ -41,7 +44,7 @@ export interface CreditsSchema {
     problem: string | null;
     created_at: string;
   };
-  /** Each dispute of a payment: its credits and how it ended. */
+  /** Each dispute of a payment: its amount at the rate (as `payments.disputed`) and how it ended. */
   disputes: {
     dispute_id: string;
     payment_intent: string;
@@ -153,6 +156,14 @@ export function creditsMigrations(): Record<string, Migration> {
           .execute();
         await db.schema.createIndex("vouchers_account").on("vouchers").columns(["account", "status"]).execute();
         await db.schema.createIndex("vouchers_pool").on("vouchers").columns(["pool", "status"]).execute();
+      },
+    },
+    "0002_payments_charged": {
+      // What the buyer was charged, so that refunds and disputes take credits back in proportion. Payments
+      // recorded before it keep the rule they were credited under (a credit back per credit's worth refunded).
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable("payments").addColumn("charged", "integer").execute();
+        await sql`update payments set charged = purchased where checkout_session is not null`.execute(db);
       },
     },
   };

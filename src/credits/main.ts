@@ -5,7 +5,7 @@ import type { Address } from "viem";
 
 import { loadCatalogue } from "./catalogue.ts";
 import { ClaimsChain } from "./claims-chain.ts";
-import { redactedCreditsConfig, type CreditsConfig } from "./config.ts";
+import { redactedCreditsConfig, stripeLivemode, type CreditsConfig } from "./config.ts";
 import { connectCreditsDatabase } from "./database.ts";
 import { VoucherIssuer } from "./issuer.ts";
 import { Ledger } from "./ledger.ts";
@@ -53,7 +53,7 @@ export async function startCreditsService(config: CreditsConfig): Promise<Runnin
     const stripe = config.STRIPE_SECRET_KEY === undefined ? undefined : new Stripe(config.STRIPE_SECRET_KEY);
     const app = await buildCreditsServer({ config, ledger, catalogue, issuer, chain, chainId, stripe, log });
     const address = await app.listen({ host: config.CREDITS_HOST, port: config.CREDITS_PORT });
-    log.info({ url: address, issuer: issuer.address }, "credits service listening");
+    log.info({ url: address, issuer: issuer.address, stripeMode: stripeLivemode(config) ? "live" : "test" }, "credits service listening");
     let closing: Promise<void> | undefined;
     return {
       app,

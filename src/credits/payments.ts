@@ -3,9 +3,10 @@ import { moveCredits, type Trx } from "./movements.ts";
 
 /**
  * The Stripe side of the ledger: each event applied once, purchases credited to their claim account, and
- * what refunds and disputes take back. A payment takes back from its account min(purchased, refunded
- * total + open or lost disputes), whatever order Stripe's events arrive in; what it takes beyond the
- * balance (credits already redeemed) is owed.
+ * what refunds and disputes take back. A payment takes back from its account its credits in proportion to
+ * what its refunded total and open or lost disputes return of what the buyer was charged (`takenBack`),
+ * whatever order Stripe's events arrive in; what it takes beyond the balance (credits already redeemed) is
+ * owed.
  */
 export class PaymentBook {
   readonly #db: CreditsDatabase;
@@ -36,12 +37,22 @@ export class PaymentBook {
 
   /**
    * A paid checkout: credits `credits` to `account` (or parks the payment with `problem` when it named no
-   * valid account), then takes back what refunds and disputes that arrived before it hold.
+   * valid account), then takes back what refunds and disputes that arrived before it hold. `charged` is
+   * what the buyer was charged at the rate (tax and shipping included), at least `credits`: the base that
+   * refunds and disputes are measured against.
    */
   async purchase(
     trx: Trx,
-    input: { paymentIntent: string; session: string; account: string | null; credits: number; problem: string | null },
+    input: { paymentIntent: string; session: string; account: string | null; credits: number; charged: number; problem: string | null },
   ): Promise<string> {
+    if (!(
+      Number.isSafeInteger(input.credits) &&
+      Number.isSafeInteger(input.charged) &&
+      input.credits >= 0 &&
+      input.charged >= input.credits
+    )) {
+      throw new Error(`a payment charged ${input.charged} at the rate cannot credit ${input.credits}`);
+    }
     const row = await trx.selectFrom("payments").selectAll().where("payment_intent", "=", input.paymentIntent).executeTakeFirst();
     if (row !== undefined && (row.purchased > 0 || row.problem !== null)) return "already credited";
     const account = input.problem === null ? input.account : null;
@@ -53,6 +64,7 @@ export class PaymentBook {
           checkout_session: input.session,
           account,
           purchased: input.credits,
+          charged: input.charged,
           refunded: 0,
           disputed: 0,
           taken: 0,
@@ -63,7 +75,7 @@ export class PaymentBook {
     } else {
       await trx
         .updateTable("payments")
-        .set({ checkout_session: input.session, account, purchased: input.credits, problem: input.problem })
+        .set({ checkout_session: input.session, account, purchased: input.credits, charged: input.charged, problem: input.problem })
         .where("payment_intent", "=", input.paymentIntent)
         .execute();
     }
@@ -79,7 +91,7 @@ export class PaymentBook {
     return `credited ${input.credits}`;
   }
 
-  /** A refund: the payment's refunded credits are now `refundedTotal` (Stripe states the running total). */
+  /** A refund: the payment's refunded total is now `refundedTotal` at the rate (Stripe states the running total). */
   async refund(trx: Trx, input: { paymentIntent: string; refundedTotal: number; eventId: string }): Promise<string> {
     const row = await this.#paymentRow(trx, input.paymentIntent);
     if (input.refundedTotal > row.refunded) {
@@ -89,25 +101,25 @@ export class PaymentBook {
     return this.#settle(trx, input.paymentIntent, "refund", `${input.paymentIntent}:${input.eventId}`);
   }
 
-  /** A dispute opened: what it disputes is taken back (as far as the payment still has it). */
-  async disputeOpened(trx: Trx, input: { paymentIntent: string; disputeId: string; credits: number }): Promise<string> {
+  /** A dispute opened: the credits of what it disputes (`amount` at the rate) are taken back, as far as the payment still has them. */
+  async disputeOpened(trx: Trx, input: { paymentIntent: string; disputeId: string; amount: number }): Promise<string> {
     const existing = await trx.selectFrom("disputes").select("status").where("dispute_id", "=", input.disputeId).executeTakeFirst();
     if (existing !== undefined) return "already recorded";
     const row = await this.#paymentRow(trx, input.paymentIntent);
     await trx
       .insertInto("disputes")
-      .values({ dispute_id: input.disputeId, payment_intent: input.paymentIntent, credits: input.credits, status: "open" })
+      .values({ dispute_id: input.disputeId, payment_intent: input.paymentIntent, credits: input.amount, status: "open" })
       .execute();
     await trx
       .updateTable("payments")
-      .set({ disputed: row.disputed + input.credits })
+      .set({ disputed: row.disputed + input.amount })
       .where("payment_intent", "=", input.paymentIntent)
       .execute();
     return this.#settle(trx, input.paymentIntent, "dispute", input.disputeId);
   }
 
   /** A dispute closed: won, what it held comes back; lost, it stays taken. */
-  async disputeClosed(trx: Trx, input: { paymentIntent: string; disputeId: string; credits: number; won: boolean }): Promise<string> {
+  async disputeClosed(trx: Trx, input: { paymentIntent: string; disputeId: string; amount: number; won: boolean }): Promise<string> {
     let dispute = await trx.selectFrom("disputes").selectAll().where("dispute_id", "=", input.disputeId).executeTakeFirst();
     if (dispute === undefined) {
       // Its opening never arrived (or arrives later): record it as opened, then close it.
@@ -131,14 +143,13 @@ export class PaymentBook {
   }
 
   /**
-   * Brings what a payment took back from its account to what it should: the refunded total and the open
-   * or lost disputes, never more than the payment credited. The difference is one movement (a debit, or a
-   * credit when a dispute was won).
+   * Brings what a payment took back from its account to what it should (`takenBack` of its refunded total
+   * and open or lost disputes). The difference is one movement (a debit, or a credit when a dispute was won).
    */
   async #settle(trx: Trx, paymentIntent: string, kind: MovementKind, reference: string): Promise<string> {
     const row = await trx.selectFrom("payments").selectAll().where("payment_intent", "=", paymentIntent).executeTakeFirstOrThrow();
     if (row.account === null) return "recorded before its purchase";
-    const target = Math.min(row.purchased, row.refunded + row.disputed);
+    const target = takenBack(row.purchased, row.charged ?? row.purchased, row.refunded + row.disputed);
     const delta = target - row.taken;
     if (delta === 0) return "nothing to change";
     await trx.updateTable("payments").set({ taken: target }).where("payment_intent", "=", paymentIntent).execute();
@@ -154,6 +165,7 @@ export class PaymentBook {
       checkout_session: null,
       account: null,
       purchased: 0,
+      charged: null,
       refunded: 0,
       disputed: 0,
       taken: 0,
@@ -171,4 +183,19 @@ export class PaymentBook {
   #iso(): string {
     return this.#now().toISOString();
   }
+}
+
+/**
+ * The credits a payment takes back when `returned` (its refunded total plus open or lost disputes) of the
+ * `charged` amount goes back to the buyer: `purchased × returned / charged`, rounded up (every credit the
+ * buyer keeps is paid for by money the operator keeps), never more than `purchased`. Computed from the
+ * running totals each time, so a sequence of refunds never drifts: whatever steps it takes, it has taken
+ * this exactly, and a refund of the whole charge takes back every credit.
+ */
+export function takenBack(purchased: number, charged: number, returned: number): number {
+  if (purchased <= 0 || returned <= 0) return 0;
+  if (returned >= charged) return purchased;
+  // In bigints: purchased × returned may pass 2^53.
+  const [p, r, c] = [BigInt(purchased), BigInt(returned), BigInt(charged)];
+  return Number((p * r + c - 1n) / c);
 }

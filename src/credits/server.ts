@@ -7,7 +7,7 @@ import type { Address } from "viem";
 import { z } from "zod";
 
 import type { Catalogue, CatalogueItem } from "./catalogue.ts";
-import type { CreditsConfig } from "./config.ts";
+import { stripeLivemode, type CreditsConfig } from "./config.ts";
 import type { VoucherIssuer } from "./issuer.ts";
 import { CreditsError } from "./errors.ts";
 import type { Ledger } from "./ledger.ts";
@@ -81,20 +81,28 @@ export async function buildCreditsServer(parts: CreditsServerParts): Promise<Fas
     scope.addContentTypeParser("application/json", { parseAs: "buffer", bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) =>
       done(null, body),
     );
+    const settings = {
+      currency: config.CREDITS_CURRENCY,
+      creditsPerMinorUnit: config.CREDITS_PER_MINOR_UNIT,
+      livemode: stripeLivemode(config),
+    };
     scope.post("/credits/webhooks/stripe", async (request) => {
-      if (!Buffer.isBuffer(request.body)) throw new CreditsError(400, "The webhook body must be JSON");
-      const event = verifiedStripeEvent(
-        request.body,
-        request.headers["stripe-signature"] as string | undefined,
-        config.STRIPE_WEBHOOK_SECRET,
-        config.STRIPE_WEBHOOK_TOLERANCE_SECONDS,
-      );
-      const { duplicate, outcome } = await applyStripeEvent(ledger, event, {
-        currency: config.CREDITS_CURRENCY,
-        creditsPerMinorUnit: config.CREDITS_PER_MINOR_UNIT,
-      });
-      request.log.info({ event: event.id, type: event.type, duplicate, outcome }, "stripe event");
-      return { received: true, duplicate, outcome };
+      try {
+        if (!Buffer.isBuffer(request.body)) throw new CreditsError(400, "The webhook body must be JSON");
+        const event = verifiedStripeEvent(
+          request.body,
+          request.headers["stripe-signature"] as string | undefined,
+          config.STRIPE_WEBHOOK_SECRET,
+          config.STRIPE_WEBHOOK_TOLERANCE_SECONDS,
+        );
+        const { duplicate, outcome } = await applyStripeEvent(ledger, event, settings);
+        request.log.info({ event: event.id, type: event.type, duplicate, outcome }, "stripe event");
+        return { received: true, duplicate, outcome };
+      } catch (error) {
+        // Stripe retries a refused event and shows the failure on the endpoint; the log says why (no secret in it).
+        if (error instanceof CreditsError) request.log.warn({ status: error.status, reason: error.message }, "stripe event refused");
+        throw error;
+      }
     });
   });
 
