@@ -24,6 +24,22 @@ export const QUOTA_EXCEEDED_MESSAGE = "Monthly quota exceeded";
 /** A batch item beyond the key's monthly quota: the single routes' 429 message, as an entry. */
 export const QUOTA_EXCEEDED_ENTRY = { status: 429, message: QUOTA_EXCEEDED_MESSAGE } as const;
 export const ATTEST_NOT_SUPPORTED = "attest is not supported on batch requests";
+export const PARTIAL_INVALID = 'partial must be "true" or "false"';
+
+/** A batch refused whole: more items than the key's bucket holds at all (waiting cannot help). */
+export function batchLargerThanBucket(items: number, capacity: number): string {
+  return `A batch of ${items} items needs ${items} rate-limit tokens and this key's bucket holds ${capacity}: send at most ${capacity} items, or add ?partial=true`;
+}
+
+/** A batch refused whole: more items than the tokens the key has now (Retry-After says when they will be there). */
+export function batchBeyondTokens(items: number): string {
+  return `Rate limit exceeded: a batch of ${items} items needs ${items} tokens at once; retry after Retry-After, or add ?partial=true`;
+}
+
+/** A batch refused whole: more items than the key's monthly quota has left. */
+export function batchBeyondQuota(items: number, remaining: number): string {
+  return `Monthly quota exceeded: a batch of ${items} items and ${remaining} left this month; send at most ${remaining} items, or add ?partial=true`;
+}
 
 /** One entry of `data.results`: exactly what the single endpoint answers for that item. */
 export interface BatchEntry {
@@ -58,11 +74,21 @@ export function batchBodyDocumentation(itemSchema: object) {
   };
 }
 
-/** `attest` is accepted only to refuse it with a clear message (attested batches are not offered). */
+/**
+ * `attest` is accepted only to refuse it with a clear message (attested batches are not offered).
+ * `partial=true` asks for what the key can afford now: items beyond its quota or tokens are answered with
+ * 429 entries instead of the whole batch being refused.
+ */
 export const batchQuerySchema = {
   type: "object",
   properties: {
     attest: { type: "string", description: `Not supported on batch requests: anything but "false" answers 400 "${ATTEST_NOT_SUPPORTED}"` },
+    partial: {
+      type: "string",
+      description:
+        "Without it (or false), a batch is admitted whole or refused whole with 429 (Retry-After when waiting will do). " +
+        "With true, the items within the key's monthly quota and rate-limit tokens are answered and the rest get 429 entries.",
+    },
   },
 } as const;
 
@@ -102,10 +128,15 @@ export function batchSuccessSchema(positionField: string, positionDescription: s
 }
 
 export const BATCH_ERROR_RESPONSES = {
-  400: { description: "Body not a JSON array of 1 to 100 items, too large, wrong Content-Type, or attest requested", ...errorSchema },
+  400: {
+    description: "Body not a JSON array of 1 to 100 items, too large, wrong Content-Type, attest requested, or partial not true or false",
+    ...errorSchema,
+  },
   401: { description: "Missing or unknown API key (checked first)", ...errorSchema },
   429: {
-    description: `The key's monthly quota is used up ("${QUOTA_EXCEEDED_MESSAGE}"), or not a single token left for it; see Retry-After`,
+    description:
+      `The key's monthly quota is used up ("${QUOTA_EXCEEDED_MESSAGE}") or not a single token left; without ?partial=true also a batch ` +
+      "with more items than the quota has left or the bucket has tokens for (refused whole, nothing answered); see Retry-After",
     ...errorSchema,
   },
   500: { description: "The pinned position (block, slot) could not be read", ...errorSchema },

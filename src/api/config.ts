@@ -29,7 +29,8 @@ const schema = z
     API_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
     /** How often each process writes its usage counters (a crash loses at most this much counting). */
     USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(300_000).default(5_000),
-    RATE_LIMIT_CAPACITY: z.coerce.number().int().positive().default(60),
+    /** Burst size; the default holds one full batch (MAX_BATCH_ITEMS), so a fresh key's first full batch goes through. */
+    RATE_LIMIT_CAPACITY: z.coerce.number().int().positive().default(100),
     RATE_LIMIT_REFILL_PER_SECOND: z.coerce.number().positive().default(10),
     REDIS_URL: serviceUrl(/^rediss?$/).optional(),
     CACHE_TTL_MS: z.coerce.number().int().min(0).default(2_000),

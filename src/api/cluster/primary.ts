@@ -4,7 +4,7 @@ import { AggregatorRegistry } from "prom-client";
 import type { Logger } from "pino";
 
 import { ApiKeys } from "../keys/api-keys.ts";
-import { MemoryRateLimitStore, type RateLimitStore } from "../rate-limit/token-bucket.ts";
+import { MemoryRateLimitStore, type RateLimitStore, type TakeMode } from "../rate-limit/token-bucket.ts";
 import type { ApiConfig } from "../config.ts";
 import { serveWorkers, type IpcService } from "./ipc.ts";
 
@@ -102,6 +102,6 @@ export async function startApiCluster(config: ApiConfig, workers: number, log: L
 /** The rate-limit store's methods, as the workers call them over IPC. */
 function rateLimitService(store: RateLimitStore): IpcService {
   return {
-    take: (key: string, count?: number) => store.take(key, count),
+    take: (key: string, count?: number, mode?: TakeMode) => store.take(key, count, mode),
   };
 }

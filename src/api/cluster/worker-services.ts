@@ -1,4 +1,4 @@
-import type { RateLimitDecision, RateLimitStore } from "../rate-limit/token-bucket.ts";
+import type { RateLimitDecision, RateLimitStore, TakeMode } from "../rate-limit/token-bucket.ts";
 import { PrimaryClient } from "./ipc.ts";
 
 /** The rate-limit buckets of the cluster's primary, used by a worker: every worker shares them. */
@@ -9,8 +9,8 @@ export class PrimaryRateLimitStore implements RateLimitStore {
     this.#primary = primary;
   }
 
-  take(key: string, count = 1): Promise<RateLimitDecision> {
-    return this.#primary.call("rateLimit", "take", [key, count]);
+  take(key: string, count = 1, mode: TakeMode = "upTo"): Promise<RateLimitDecision> {
+    return this.#primary.call("rateLimit", "take", [key, count, mode]);
   }
 
   async close(): Promise<void> {

@@ -7,11 +7,19 @@ export class RateLimitStoreError extends Error {
   override name = "RateLimitStoreError";
 }
 
-import { decide, tokenCount, type RateLimitDecision, type RateLimitStore, type TokenBucketPolicy } from "./token-bucket.ts";
+import {
+  decide,
+  takeMode,
+  tokenCount,
+  type RateLimitDecision,
+  type RateLimitStore,
+  type TakeMode,
+  type TokenBucketPolicy,
+} from "./token-bucket.ts";
 
 // One atomic step of the token bucket in Redis, on Redis's own clock (TIME) so that several API
-// processes agree: refill by elapsed time, take up to ARGV[3] tokens (as many as there are), keep the
-// state until the bucket would be full again. Returns the milli-tokens available before this request;
+// processes agree: refill by elapsed time, take up to ARGV[3] tokens (as many as there are; with ARGV[4]
+// = "all", all of them or none), keep the state until the bucket would be full again. Returns the milli-tokens available before this request;
 // `decide` derives the same grant from it (one formula, two places: keep them alike).
 const TAKE_TOKENS = `
 local time = redis.call('TIME')
@@ -24,7 +32,9 @@ local available = capacity
 if state[1] then
   available = math.min(capacity, tonumber(state[1]) + math.floor(math.max(0, now - tonumber(state[2])) * perMs))
 end
-local granted = math.min(wanted, math.floor(available / 1000))
+local held = math.floor(available / 1000)
+local granted = math.min(wanted, held)
+if ARGV[4] == 'all' and held < wanted then granted = 0 end
 local after = available - granted * 1000
 redis.call('HSET', KEYS[1], 'milli', after, 'at', now)
 redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - after) / perMs) + 1000)
@@ -51,18 +61,19 @@ export class RedisRateLimitStore implements RateLimitStore {
     return new RedisRateLimitStore(policy, client, prefix);
   }
 
-  async take(key: string, count?: number): Promise<RateLimitDecision> {
+  async take(key: string, count?: number, mode?: TakeMode): Promise<RateLimitDecision> {
     const tokens = tokenCount(count);
+    const grant = takeMode(mode);
     let answer: unknown;
     try {
       answer = await this.#client.eval(TAKE_TOKENS, {
         keys: [`${this.#prefix}${key}`],
-        arguments: [String(this.#policy.capacity * 1000), String(this.#policy.refillPerSecond), String(tokens)],
+        arguments: [String(this.#policy.capacity * 1000), String(this.#policy.refillPerSecond), String(tokens), grant],
       });
     } catch (error) {
       throw new RateLimitStoreError("the rate-limit store (Redis) did not answer", { cause: error });
     }
-    return decide(this.#policy, Number(answer), tokens);
+    return decide(this.#policy, Number(answer), tokens, grant);
   }
 
   async close(): Promise<void> {

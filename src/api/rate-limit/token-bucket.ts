@@ -7,7 +7,11 @@ export interface RateLimitDecision {
   limit: number;
   /** Whole tokens left after this decision. */
   remaining: number;
-  /** Milliseconds until a token is available (0 when allowed). */
+  /**
+   * Milliseconds until what was asked is available (0 when allowed): a token, or all `count` tokens for
+   * an all-or-nothing take (for more than the bucket holds, until it is full: callers refuse such a count
+   * before asking, since waiting cannot bring it).
+   */
   retryAfterMs: number;
   /** Milliseconds until the bucket is full again. */
   resetMs: number;
@@ -20,14 +24,21 @@ export interface TokenBucketPolicy {
   refillPerSecond: number;
 }
 
+/**
+ * How a take of several tokens is granted: `upTo` as many as the bucket holds (a partial batch), `all`
+ * every one of them or none (a batch admitted whole or refused whole).
+ */
+export type TakeMode = "upTo" | "all";
+
 /** Where buckets live: one process (memory) or shared by several (Redis). */
 export interface RateLimitStore {
   /**
-   * Takes up to `count` tokens (default 1, a single request) from `key`'s bucket in one atomic step:
-   * as many as it holds, never more, so a batch of n items gets the first `granted` of them through
-   * and several processes can never together grant more than the bucket held.
+   * Takes `count` tokens (default 1, a single request) from `key`'s bucket in one atomic step: in mode
+   * `upTo` (the default) as many as it holds, never more, so a batch of n items gets the first `granted`
+   * of them through; in mode `all` all of them or none. Several processes can never together grant more
+   * than the bucket held.
    */
-  take(key: string, count?: number): Promise<RateLimitDecision>;
+  take(key: string, count?: number, mode?: TakeMode): Promise<RateLimitDecision>;
   close(): Promise<void>;
 }
 
@@ -44,30 +55,45 @@ export function tokenCount(count: number | undefined): number {
  * its last use; the bucket refills continuously up to `capacity`. Tokens are counted in thousandths so
  * that the state is integer (exact in Redis and in property tests).
  */
-export function takeToken(policy: TokenBucketPolicy, state: { milliTokens: number; at: number } | undefined, now: number, count = 1) {
+export function takeToken(
+  policy: TokenBucketPolicy,
+  state: { milliTokens: number; at: number } | undefined,
+  now: number,
+  count = 1,
+  mode: TakeMode = "upTo",
+) {
   const capacity = policy.capacity * 1000;
   const elapsed = state === undefined ? 0 : Math.max(0, now - state.at);
   // milli-tokens per millisecond = tokens per second
   const available = state === undefined ? capacity : Math.min(capacity, state.milliTokens + Math.floor(elapsed * policy.refillPerSecond));
-  const decision = decide(policy, available, count);
+  const decision = decide(policy, available, count, mode);
   return { decision, state: { milliTokens: available - decision.granted * 1000, at: now } };
 }
 
 /** The decision for a bucket holding `available` milli-tokens before a request for `count` tokens. */
-export function decide(policy: TokenBucketPolicy, available: number, count = 1): RateLimitDecision {
+export function decide(policy: TokenBucketPolicy, available: number, count = 1, mode: TakeMode = "upTo"): RateLimitDecision {
   const capacity = policy.capacity * 1000;
   const perMs = policy.refillPerSecond;
-  const granted = Math.min(count, Math.floor(available / 1000));
+  const held = Math.floor(available / 1000);
+  const granted = mode === "all" ? (held >= count ? count : 0) : Math.min(count, held);
   const allowed = granted > 0;
   const after = available - granted * 1000;
+  // What the refusal waits for: one token, or all of them (at most a full bucket).
+  const needed = mode === "all" ? Math.min(count * 1000, capacity) : 1000;
   return {
     allowed,
     granted,
     limit: policy.capacity,
     remaining: Math.floor(after / 1000),
-    retryAfterMs: allowed ? 0 : Math.ceil((1000 - available) / perMs),
+    retryAfterMs: allowed ? 0 : Math.ceil((needed - available) / perMs),
     resetMs: Math.ceil((capacity - after) / perMs),
   };
+}
+
+/** `mode` as a store takes it: one of the two, whatever came over IPC. */
+export function takeMode(mode: TakeMode | undefined): TakeMode {
+  if (mode === undefined || mode === "upTo" || mode === "all") return mode ?? "upTo";
+  throw new RangeError(`a rate-limit take is "upTo" or "all", not ${String(mode)}`);
 }
 
 /** Buckets in this process's memory; idle full buckets are dropped so the map cannot grow without bound. */
@@ -91,8 +117,8 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.#sweep.unref();
   }
 
-  async take(key: string, count?: number): Promise<RateLimitDecision> {
-    const { decision, state } = takeToken(this.#policy, this.#buckets.get(key), this.#now(), tokenCount(count));
+  async take(key: string, count?: number, mode?: TakeMode): Promise<RateLimitDecision> {
+    const { decision, state } = takeToken(this.#policy, this.#buckets.get(key), this.#now(), tokenCount(count), takeMode(mode));
     this.#buckets.set(key, state);
     return decision;
   }

@@ -45,6 +45,13 @@ export interface UsageRecorder {
   record(keyId: string, endpoint: string, status: number): void;
   /** Requests `key` may still make this month: Infinity without a quota, 0 or less when over it. */
   remainingQuota(key: VerifiedKey): number;
+  /**
+   * Undefined when `remainingQuota(key)` can be trusted now; otherwise (this process's first sight of a
+   * key with a quota) a promise that settles once it can, and rejects when the key's month total cannot be
+   * read. The server asks it before `remainingQuota`. A recorder that knows every total from the start
+   * (a test's) need not have it.
+   */
+  whenQuotaKnown?(key: VerifiedKey): Promise<void> | undefined;
 }
 
 declare module "fastify" {

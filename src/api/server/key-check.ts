@@ -25,6 +25,13 @@ export function registerKeyCheck(app: FastifyInstance, deps: Pick<ApiServerDepen
    */
   const admit = (request: FastifyRequest, reply: FastifyReply, key: VerifiedKey, done: (error?: Error) => void) => {
     request.apiKey = key;
+    // The first request of a key with a quota in this process waits until the key's month total is read
+    // (a request of a key already known goes on in this turn); a total that cannot be read refuses it.
+    const reading = usage?.whenQuotaKnown?.(key);
+    if (reading !== undefined) return void reading.then(() => admitWithinQuota(request, reply, key, done), done);
+    admitWithinQuota(request, reply, key, done);
+  };
+  const admitWithinQuota = (request: FastifyRequest, reply: FastifyReply, key: VerifiedKey, done: (error?: Error) => void) => {
     if (usage !== undefined && usage.remainingQuota(key) <= 0) return done(quotaExceeded());
     rateLimit.store.take(key.id).then((decision) => {
       const headers = rateLimitHeaders(decision, rateLimit.policy);
@@ -71,8 +78,13 @@ function hasForeignCharset(contentType: string | undefined): boolean {
 }
 
 /** Over its monthly quota, a key can try again when the next calendar month (UTC) begins. */
-function quotaExceeded(now = Date.now()): ApiError {
+function quotaExceeded(): ApiError {
+  return new ApiError(429, QUOTA_EXCEEDED_MESSAGE, { "retry-after": String(secondsToNextMonth()) });
+}
+
+/** Seconds until the next calendar month (UTC) begins, when monthly quotas start again (a Retry-After). */
+export function secondsToNextMonth(now = Date.now()): number {
   const today = new Date(now);
   const nextMonth = Date.UTC(today.getUTCFullYear(), today.getUTCMonth() + 1, 1);
-  return new ApiError(429, QUOTA_EXCEEDED_MESSAGE, { "retry-after": String(Math.ceil((nextMonth - now) / 1000)) });
+  return Math.ceil((nextMonth - now) / 1000);
 }

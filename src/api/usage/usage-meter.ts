@@ -17,6 +17,21 @@ export interface UsageMeterOptions {
 
 export const DEFAULT_USAGE_FLUSH_MS = 5_000;
 
+/**
+ * The month's total of a key could not be read from the database on this process's first sight of the key:
+ * its request is refused (a 500, like a key that cannot be verified), never answered as if the key had used
+ * nothing. The key's next request tries again.
+ */
+export class MonthTotalUnavailableError extends Error {
+  readonly keyId: string;
+
+  constructor(keyId: string, options?: { cause?: unknown }) {
+    super(`the month's usage of key ${keyId} could not be read`, options);
+    this.name = "MonthTotalUnavailableError";
+    this.keyId = keyId;
+  }
+}
+
 const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10);
 const monthOfDay = (day: string) => day.slice(0, 7);
 
@@ -30,6 +45,11 @@ const monthOfDay = (day: string) => day.slice(0, 7);
  * A key's month usage is the database total (every process's flushes) plus what this process counted
  * since: exact for one process, and behind by at most one flush interval of the other processes' traffic
  * when several share a database, so a quota can be overshot by that much, never undershot.
+ *
+ * A process that has not read a key's total yet does not know it: a fresh process (after a restart, or a
+ * new worker) would otherwise count a key over its quota as having used nothing. So the first sight of a
+ * key with a quota reads its total (`whenQuotaKnown`), and the server holds the key's requests until then;
+ * afterwards the key is checked from memory, without waiting.
  */
 export class UsageMeter {
   readonly #sink: UsageSink;
@@ -46,7 +66,12 @@ export class UsageMeter {
   #monthTotals = new Map<string, number>();
   /** Keys with a quota seen by this process: their totals are read back at each flush. */
   readonly #quotaKeys = new Set<string>();
-  #flushing: Promise<void> | undefined;
+  /** Keys of `#quotaKeys` whose month total this process has read: their checks need not wait. */
+  readonly #known = new Set<string>();
+  /** First reads under way, one per key: concurrent first requests of a key wait for the same read. */
+  readonly #firstReads = new Map<string, Promise<void>>();
+  /** The flush under way; it settles with its failure, undefined when it wrote and read back. */
+  #flushing: Promise<unknown> | undefined;
   #day = "";
   #dayStarts = 0;
   #dayEnds = 0;
@@ -79,23 +104,58 @@ export class UsageMeter {
     return (this.#monthTotals.get(keyId) ?? 0) + (this.#unsettled.get(keyId) ?? 0) + (this.#flushingCounted.get(keyId) ?? 0);
   }
 
-  /** Requests `key` may still make this month: Infinity without a quota, 0 or less once it is used up. */
+  /**
+   * Requests `key` may still make this month, as far as this process knows: Infinity without a quota, 0 or
+   * less once it is used up. Exact (within the bounds above) once `whenQuotaKnown(key)` has settled; before
+   * that, this process's own count only, so it starts the read of the key's total.
+   */
   remainingQuota(key: VerifiedKey): number {
     if (key.monthlyQuota === null) return Infinity;
-    if (!this.#quotaKeys.has(key.id)) {
-      // First sight of this key in this process: read its total now rather than at the next flush.
-      this.#quotaKeys.add(key.id);
-      void this.flush();
-    }
+    // A failed read is told through onFlushError; whoever waits for it gets the error as well.
+    if (!this.#known.has(key.id)) this.whenQuotaKnown(key)?.catch(() => undefined);
     return key.monthlyQuota - this.monthlyUsed(key.id);
   }
 
+  /**
+   * Undefined when this process knows `key`'s month total (or the key has no quota): its quota can be
+   * checked now. Otherwise this process has not seen the key yet, and the promise settles once the total is
+   * read from the database (one read for all the requests of the key that arrive meanwhile, and for the
+   * other keys first seen then: the next flush); it rejects with `MonthTotalUnavailableError` when the
+   * total cannot be read, and the next call tries again.
+   */
+  whenQuotaKnown(key: VerifiedKey): Promise<void> | undefined {
+    if (key.monthlyQuota === null || this.#known.has(key.id)) return undefined;
+    let read = this.#firstReads.get(key.id);
+    if (read === undefined) {
+      read = this.#readFirstTotal(key.id).finally(() => this.#firstReads.delete(key.id));
+      this.#firstReads.set(key.id, read);
+    }
+    return read;
+  }
+
   /** Writes the counters and reads back the month's totals; one flush at a time. */
-  flush(): Promise<void> {
+  async flush(): Promise<void> {
+    await this.#flush();
+  }
+
+  /** `flush()`, settling with the flush's failure (undefined when it wrote and read back). */
+  #flush(): Promise<unknown> {
     this.#flushing ??= this.#flushOnce().finally(() => {
       this.#flushing = undefined;
     });
     return this.#flushing;
+  }
+
+  async #readFirstTotal(keyId: string): Promise<void> {
+    this.#quotaKeys.add(keyId);
+    // A flush under way may have read its totals before the key was added, or the month may change while
+    // one reads: then the next flush reads the key's total.
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const failure = await this.#flush();
+      if (this.#known.has(keyId)) return;
+      if (failure !== undefined) throw new MonthTotalUnavailableError(keyId, { cause: failure });
+    }
+    throw new MonthTotalUnavailableError(keyId);
   }
 
   /** Stops the timer and writes what is left (call it after the server has finished its requests). */
@@ -107,7 +167,7 @@ export class UsageMeter {
     await this.flush();
   }
 
-  async #flushOnce(): Promise<void> {
+  async #flushOnce(): Promise<unknown> {
     const pending = this.#pending;
     const counted = this.#unsettled;
     this.#pending = new Map();
@@ -129,17 +189,24 @@ export class UsageMeter {
         for (const [keyId, requests] of counted) this.#unsettled.set(keyId, (this.#unsettled.get(keyId) ?? 0) + requests);
       this.#flushingCounted = new Map();
       this.#onFlushError(error);
-      return;
+      return error;
     }
+    // The keys added until now are read; one added while the read is under way waits for the next flush.
+    const keys = [...this.#quotaKeys];
     try {
-      const totals = this.#quotaKeys.size === 0 ? new Map<string, number>() : await this.#sink.monthTotals([...this.#quotaKeys], month);
+      const totals = keys.length === 0 ? new Map<string, number>() : await this.#sink.monthTotals(keys, month);
       // The written counts are in the totals now; only if the month is still the same do they apply.
-      if (this.#month === month) this.#monthTotals = totals;
+      if (this.#month === month) {
+        this.#monthTotals = totals;
+        for (const keyId of keys) this.#known.add(keyId);
+      }
+      return undefined;
     } catch (error) {
       // The counts are written, but the totals are stale: keep them as an estimate until the next read.
       if (this.#month === month)
         for (const [keyId, requests] of counted) this.#monthTotals.set(keyId, (this.#monthTotals.get(keyId) ?? 0) + requests);
       this.#onFlushError(error);
+      return error;
     } finally {
       this.#flushingCounted = new Map();
     }

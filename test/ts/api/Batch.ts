@@ -15,6 +15,8 @@ import { createFailoverTransport } from "../../../src/chains/solana/failover-tra
 import { devAccount } from "../../../src/devnet/accounts.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import { ABOVE_2_53, startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
+import { MAX_BATCH_ITEMS } from "../../../src/api/batch.ts";
+import { loadApiConfig } from "../../../src/api/config.ts";
 import { startTestApi, type TestApi } from "../../helpers/api.ts";
 import { eventually } from "../../helpers/devnet.ts";
 
@@ -466,13 +468,13 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
     });
   });
 
-  it("counts each item against the rate limit: the tail beyond the tokens gets 429 entries, no token at all a 429", async function () {
+  it("with ?partial=true, counts each item against the rate limit: the tail beyond the tokens gets 429 entries, no token at all a 429", async function () {
     const limited = await startTestApi(sources, { policy: { capacity: 4, refillPerSecond: 0.01 } });
     try {
       const item = { user_address: sources.evm.holder, contract_address: sources.evm.erc20 };
       expect((await post(limited, "/api/ccq-evm", item)).status).to.equal(200); // 3 tokens left
       const bad = { user_address: "0x1234", contract_address: sources.evm.erc20 };
-      const response = await post(limited, "/api/ccq-evm/batch", [item, bad, item, item, bad]);
+      const response = await post(limited, "/api/ccq-evm/batch?partial=true", [item, bad, item, item, bad]);
       expect(response.status).to.equal(200);
       const { results } = ((await response.json()) as { data: { results: Array<{ status: number; message: string }> } }).data;
       expect(results.map((entry) => entry.status)).to.deep.equal([200, 400, 200, 429, 429]);
@@ -483,13 +485,73 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
       expect(Number(response.headers.get("ratelimit-reset"))).to.be.within(390, 400);
       expect(response.headers.get("retry-after"), "a 200 carries no Retry-After").to.equal(null);
 
-      const refused = await post(limited, "/api/ccq-svm/batch", [item]);
+      const refused = await post(limited, "/api/ccq-svm/batch?partial=true", [item]);
       expect(refused.status).to.equal(429);
       expect(await refused.json()).to.deep.equal({ status: 429, message: "Rate limit exceeded" });
       expect(Number(refused.headers.get("retry-after"))).to.be.within(1, 100);
       expect(refused.headers.get("ratelimit-remaining")).to.equal("0");
     } finally {
       await limited.close();
+    }
+  });
+
+  it("without ?partial, answers a batch whole or refuses it whole: 429 with Retry-After when the tokens will come, without when they never can", async function () {
+    const limited = await startTestApi(sources, { policy: { capacity: 6, refillPerSecond: 0.01 } });
+    try {
+      const item = { user_address: sources.evm.holder, contract_address: sources.evm.erc20 };
+      // A refused request spends the token taken on its arrival, whatever refuses it (5 left after this one).
+      await expectError(await post(limited, "/api/ccq-evm/batch?partial=yes", [item]), 400, /^partial must be "true" or "false"$/);
+      expect((await post(limited, "/api/ccq-evm", item)).status).to.equal(200); // 4 tokens left
+      // More items than the bucket can ever hold: no wait helps, so no Retry-After (3 left).
+      const tooLarge = await post(limited, "/api/ccq-evm/batch", Array(7).fill(item));
+      expect(tooLarge.status).to.equal(429);
+      expect(await tooLarge.json()).to.deep.equal({
+        status: 429,
+        message: "A batch of 7 items needs 7 rate-limit tokens and this key's bucket holds 6: send at most 6 items, or add ?partial=true",
+      });
+      expect(tooLarge.headers.get("retry-after")).to.equal(null);
+      // Within the bucket's size but beyond its tokens now (2 left after this one's arrival, 3 more needed):
+      // refused whole, nothing answered, no further token taken, Retry-After when all 3 will be there.
+      const beyond = await post(limited, "/api/ccq-svm/batch", [item, item, item, item]);
+      expect(beyond.status).to.equal(429);
+      expect(await beyond.json()).to.deep.equal({
+        status: 429,
+        message: "Rate limit exceeded: a batch of 4 items needs 4 tokens at once; retry after Retry-After, or add ?partial=true",
+      });
+      expect(Number(beyond.headers.get("retry-after"))).to.be.within(99, 101); // 1 token more at 0.01 per second
+      // The 2 tokens left pay for a batch of two, answered whole.
+      const fits = await post(limited, "/api/ccq-evm/batch", [item, item]);
+      expect(fits.status).to.equal(200);
+      const { results } = ((await fits.json()) as { data: { results: Array<{ status: number }> } }).data;
+      expect(results.map((entry) => entry.status)).to.deep.equal([200, 200]);
+      expect(fits.headers.get("ratelimit-remaining")).to.equal("0");
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("answers a newcomer's first full batch whole under the default rate limit (a fresh bucket holds a full batch)", async function () {
+    const defaults = loadApiConfig({ EVM_RPC_URLS: sources.anvil.rpcUrl, SOLANA_RPC_URLS: sources.solanaRpc.url });
+    expect(defaults.RATE_LIMIT_CAPACITY).to.be.at.least(MAX_BATCH_ITEMS);
+    const policy = { capacity: defaults.RATE_LIMIT_CAPACITY, refillPerSecond: defaults.RATE_LIMIT_REFILL_PER_SECOND };
+    const fresh = await startTestApi(sources, { policy });
+    try {
+      const items = Array.from({ length: MAX_BATCH_ITEMS }, () => ({
+        user_address: Wallet.createRandom().address,
+        contract_address: sources.evm.erc20,
+      }));
+      const first = await post(fresh, "/api/ccq-evm/batch", items);
+      expect(first.status).to.equal(200);
+      const { results } = ((await first.json()) as { data: { results: Array<{ status: number }> } }).data;
+      expect(results.filter((entry) => entry.status === 200)).to.have.length(MAX_BATCH_ITEMS);
+      // The same again at once finds the bucket (nearly) empty, refilling 10 tokens a second: refused
+      // whole, plainly, with a Retry-After (for its arrival token, or for all 100).
+      const again = await post(fresh, "/api/ccq-evm/batch", items);
+      expect(again.status).to.equal(429);
+      expect(((await again.json()) as { message: string }).message).to.match(/^Rate limit exceeded/);
+      expect(Number(again.headers.get("retry-after"))).to.be.within(1, Math.ceil(MAX_BATCH_ITEMS / policy.refillPerSecond));
+    } finally {
+      await fresh.close();
     }
   });
 
@@ -531,7 +593,7 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
         ],
       );
       await step(
-        post(metered, "/api/ccq-svm/batch", [
+        post(metered, "/api/ccq-svm/batch?partial=true", [
           { owner_address: owner, token_mint_address: splMint },
           { owner_address: owner, token_mint_address: splMint },
           item,

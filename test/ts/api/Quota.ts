@@ -1,5 +1,6 @@
 import { expect } from "chai";
 
+import { UsageMeter } from "../../../src/api/usage/usage-meter.ts";
 import { UsageStore } from "../../../src/api/usage/usage-store.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import { startTestApi, type TestApi } from "../../helpers/api.ts";
@@ -77,20 +78,92 @@ describe("API: monthly quotas per key, on a real server with a real key database
     expect(total("429")).to.be.at.least(3);
   });
 
-  it("answers a batch's items beyond the quota with the quota's 429 entry, and takes rate-limit tokens only for the others", async function () {
+  it("refuses a batch beyond the quota whole; with ?partial=true answers the items within it and gives the others the quota's 429 entry", async function () {
     const { key } = await api.keys.create("quota of 4", { monthlyQuota: 4 });
     expect((await post("/api/ccq-evm", evmItem(), key)).status).to.equal(200);
-    const response = await post("/api/ccq-evm/batch", [evmItem(), { user_address: "0x12" }, evmItem(), evmItem(), evmItem()], key);
+    const items = [evmItem(), { user_address: "0x12" }, evmItem(), evmItem(), evmItem()];
+    // By default a batch is answered whole or refused whole: 5 items with 3 left this month.
+    const whole = await post("/api/ccq-evm/batch", items, key);
+    expect(whole.status).to.equal(429);
+    expect(await whole.json()).to.deep.equal({
+      status: 429,
+      message: "Monthly quota exceeded: a batch of 5 items and 3 left this month; send at most 3 items, or add ?partial=true",
+    });
+    expect(Number(whole.headers.get("retry-after"))).to.be.within(1, 31 * 24 * 3_600); // the next month
+    const response = await post("/api/ccq-evm/batch?partial=true", items, key);
     expect(response.status).to.equal(200);
     const { results } = ((await response.json()) as { data: { results: Array<{ status: number; message: string }> } }).data;
     expect(results.map((entry) => entry.status)).to.deep.equal([200, 400, 200, 429, 429]);
     expect(results[3]).to.deep.equal({ status: 429, message: "Monthly quota exceeded" });
     expect(results[4]).to.deep.equal({ status: 429, message: "Monthly quota exceeded" });
-    // 20 tokens: 1 for the single request, 3 for the batch's items within the quota.
-    expect(response.headers.get("ratelimit-remaining")).to.equal("16");
+    // 20 tokens: 1 for the single request, 1 for the refused batch's arrival, 3 for the items within the quota.
+    expect(response.headers.get("ratelimit-remaining")).to.equal("15");
 
     const over = await post("/api/ccq-evm", evmItem(), key);
     expect(await over.json()).to.deep.equal({ status: 429, message: "Monthly quota exceeded" });
+  });
+
+  it("counts the month's usage already in the database from a key's first request on", async function () {
+    // Answered by earlier processes this month, before this server saw the keys.
+    const used = await api.keys.create("3 used of 3", { monthlyQuota: 3 });
+    const twoLeft = await api.keys.create("3 used of 5", { monthlyQuota: 5 });
+    const day = new Date().toISOString().slice(0, 10);
+    await new UsageStore(api.keys.db).add(
+      [used, twoLeft].flatMap(({ record }) => [
+        { keyId: record.id, day, endpoint: "/api/ccq-evm", statusClass: "2xx", requests: 2 },
+        { keyId: record.id, day, endpoint: "/api/ccq-svm", statusClass: "4xx", requests: 1 },
+        { keyId: record.id, day, endpoint: "/api/ccq-evm", statusClass: "429", requests: 9 },
+      ]),
+    );
+    const refused = await post("/api/ccq-evm", evmItem(), used.key);
+    expect(refused.status, "the first request of a key over its quota").to.equal(429);
+    expect(await refused.json()).to.deep.equal({ status: 429, message: "Monthly quota exceeded" });
+
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i += 1) statuses.push((await post("/api/ccq-evm", evmItem(), twoLeft.key)).status);
+    expect(statuses, "2 left from the key's first request on").to.deep.equal([200, 200, 429]);
+  });
+
+  it("answers 500, never 200, while a key's month total cannot be read on its first sight, and reads it again on the next request", async function () {
+    let store: UsageStore | undefined;
+    let databaseAway = true;
+    const meter = new UsageMeter(
+      {
+        add: (rows) => store!.add(rows),
+        monthTotals: async (keyIds, month) => {
+          if (databaseAway) throw new Error("database away");
+          return store!.monthTotals(keyIds, month);
+        },
+      },
+      { flushMs: 3_600_000 },
+    );
+    const away = await startTestApi(sources, { usage: meter, logger: false });
+    try {
+      store = new UsageStore(away.keys.db);
+      const { record, key } = await away.keys.create("over quota", { monthlyQuota: 2 });
+      await store.add([
+        { keyId: record.id, day: new Date().toISOString().slice(0, 10), endpoint: "/api/ccq-evm", statusClass: "2xx", requests: 2 },
+      ]);
+      const send = () =>
+        fetch(`${away.baseUrl}/api/ccq-evm`, {
+          method: "POST",
+          headers: { authorization: key, "content-type": "application/json" },
+          body: JSON.stringify(evmItem()),
+        });
+      const refused = await Promise.all([send(), send(), send()]);
+      expect(refused.map((response) => response.status)).to.deep.equal([500, 500, 500]);
+      expect(await refused[0].json()).to.deep.equal({ status: 500, message: "Internal error: the balance could not be fetched" });
+      expect((await send()).status, "still unknown, still refused").to.equal(500);
+      databaseAway = false;
+      const over = await send();
+      expect(over.status).to.equal(429);
+      expect(await over.json()).to.deep.equal({ status: 429, message: "Monthly quota exceeded" });
+      expect((await send()).status).to.equal(429);
+      await meter.flush();
+    } finally {
+      await away.close();
+      await meter.close();
+    }
   });
 
   it("refuses at once a key whose quota is 0, and leaves other keys alone", async function () {

@@ -66,6 +66,28 @@ describe("API rate limits: token buckets per key", function () {
     }
   });
 
+  it("takes n tokens all or nothing: none of them when the bucket holds fewer, with the wait until it holds them all", async function () {
+    let now = 1_000_000;
+    const policy = { capacity: 5, refillPerSecond: 2 };
+    const store = new MemoryRateLimitStore(policy, () => now);
+    try {
+      expect(await store.take("a", 3, "all")).to.include({ allowed: true, granted: 3, remaining: 2 });
+      // 2 left, 4 asked: none taken, 2 more needed at 2 a second.
+      const refused = await store.take("a", 4, "all");
+      expect(refused).to.deep.equal({ allowed: false, granted: 0, limit: 5, remaining: 2, retryAfterMs: 1_000, resetMs: 1_500 });
+      expect(rateLimitHeaders(refused, policy)).to.include({ "Retry-After": "1", "RateLimit-Remaining": "2" });
+      now += 1_000;
+      expect(await store.take("a", 4, "all")).to.include({ allowed: true, granted: 4, remaining: 0 });
+      // More than the bucket ever holds: refused, and the wait is for a full bucket at most.
+      expect(await store.take("a", 6, "all")).to.include({ allowed: false, granted: 0, retryAfterMs: 2_500 });
+      let thrown: unknown;
+      await store.take("a", 1, "most" as "all").catch((error: unknown) => (thrown = error));
+      expect(thrown).to.be.instanceOf(RangeError);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("shares one bucket per key between API processes through a real redis-server", async function () {
     const redis = await startRedis();
     if (redis === undefined) this.skip();
@@ -109,6 +131,10 @@ describe("API rate limits: token buckets per key", function () {
       expect(refused.retryAfterMs).to.be.within(900_000, 1_000_000);
       expect(await second.take("fresh", 60)).to.include({ granted: 50, remaining: 0 });
       expect((await first.take("fresh")).allowed, "take(key) is take-up-to-1").to.equal(false);
+      // All or nothing in Redis too: 12 concurrent takes of 7 from a fresh bucket of 50 grant 7 seven times, then none.
+      const whole = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? first : second).take("whole", 7, "all")));
+      expect(whole.map((decision) => decision.granted).sort((a, b) => b - a)).to.deep.equal([7, 7, 7, 7, 7, 7, 7, 0, 0, 0, 0, 0]);
+      expect(await first.take("whole", 2, "all")).to.include({ allowed: false, granted: 0, remaining: 1 });
     } finally {
       await first.close();
       await second.close();
