@@ -12,21 +12,13 @@ import { MANY_ACCOUNTS } from "../src/devnet/demo-holdings.ts";
 import { attestAndRecord } from "../src/devnet/demo-attest.ts";
 import { claimGameItem, verifyOnChainAndByApi, type DemoQuery } from "../src/devnet/demo-verify.ts";
 import { devnetProvider } from "../src/devnet/op-devnet.ts";
-import { readStackFile, stackFilePath } from "../src/devnet/stack-file.ts";
+import { readDemoStack } from "../src/devnet/stack-file.ts";
 
-const projectRoot = path.resolve(import.meta.dirname, "..");
-let stack;
-try {
-  stack = await readStackFile(stackFilePath(projectRoot));
-} catch {
-  console.error("No running stack found (.devnet/stack.json): start it first with `npm start`.");
-  process.exit(1);
-}
-if (stack.api === undefined || stack.demo === undefined) {
-  console.error("The running stack has no API or nodes (started with `npm run devnet`?): use `npm start`.");
-  process.exit(1);
-}
-const l2 = devnetProvider(stack.l2!.rpcUrl, stack.l2!.chainId);
+const stack = await readDemoStack(path.resolve(import.meta.dirname, "..")).catch((error: Error) => {
+  console.error(error.message);
+  return process.exit(1);
+});
+const l2 = devnetProvider(stack.l2.rpcUrl, stack.l2.chainId);
 const evm = stack.demo.evm[0];
 const svm = stack.demo.svm[0];
 const manyAccounts = stack.demo.svm.find((entry) => entry.note?.startsWith(`${MANY_ACCOUNTS} token accounts`));

@@ -7,7 +7,7 @@ import path from "node:path";
 
 import { recordInARow } from "../src/devnet/record-loop.ts";
 import { devnetProvider } from "../src/devnet/op-devnet.ts";
-import { readStackFile, stackFilePath } from "../src/devnet/stack-file.ts";
+import { readDemoStack } from "../src/devnet/stack-file.ts";
 
 const DEFAULT_COUNT = 30;
 
@@ -17,19 +17,11 @@ if (!Number.isSafeInteger(count) || count < 1) {
   console.error(`RECORD_LOOP_COUNT must be a positive integer (${DEFAULT_COUNT} when unset); got ${argument}`);
   process.exit(1);
 }
-const projectRoot = path.resolve(import.meta.dirname, "..");
-let stack;
-try {
-  stack = await readStackFile(stackFilePath(projectRoot));
-} catch {
-  console.error("No running stack found (.devnet/stack.json): start it first with `npm start`.");
-  process.exit(1);
-}
-if (stack.api === undefined || stack.demo === undefined) {
-  console.error("The running stack has no API or nodes (started with `npm run devnet`?): use `npm start`.");
-  process.exit(1);
-}
-const l2 = devnetProvider(stack.l2!.rpcUrl, stack.l2!.chainId);
+const stack = await readDemoStack(path.resolve(import.meta.dirname, "..")).catch((error: Error) => {
+  console.error(error.message);
+  return process.exit(1);
+});
+const l2 = devnetProvider(stack.l2.rpcUrl, stack.l2.chainId);
 try {
   const result = await recordInARow(stack, l2, {
     count,

@@ -5,7 +5,7 @@ import { pino } from "pino";
 
 import { createSourceReaders } from "../chains/source-readers.ts";
 import { createFailoverTransport } from "../chains/solana/failover-transport.ts";
-import { PinnedReaders } from "../node/pinned-readers.ts";
+import { PinnedReaders } from "../chains/pinned-readers.ts";
 import { AttestationHub } from "./attestation-hub/hub.ts";
 import { PrimaryClient } from "./cluster/ipc.ts";
 import { clusterMetricsExposition, PrimaryRateLimitStore } from "./cluster/worker-services.ts";

@@ -39,6 +39,25 @@ export async function readStackFile(file: string): Promise<StackFile> {
   return JSON.parse(await readFile(file, "utf8")) as StackFile;
 }
 
+/** A stack that `npm start` runs in full: its L2, API and demo holdings are there. */
+export type DemoStack = StackFile & Required<Pick<StackFile, "l2" | "api" | "demo">>;
+
+/**
+ * The full stack running for the project at `projectRoot`, for the demo scripts; throws, saying what to
+ * do, when none runs or the one running is only the devnet.
+ */
+export async function readDemoStack(projectRoot: string): Promise<DemoStack> {
+  let stack: StackFile;
+  try {
+    stack = await readStackFile(stackFilePath(projectRoot));
+  } catch {
+    throw new Error("No running stack found (.devnet/stack.json): start it first with `npm start`.");
+  }
+  if (stack.l2 === undefined || stack.api === undefined || stack.demo === undefined)
+    throw new Error("The running stack has no API or nodes (started with `npm run devnet`?): use `npm start`.");
+  return stack as DemoStack;
+}
+
 /** Removes the stack file: a stopped stack must not be found by tools. */
 export async function removeStackFile(file: string): Promise<void> {
   await rm(file, { force: true });

@@ -11,9 +11,9 @@ import {
   type BalanceAttestation,
 } from "../common/attestation.ts";
 import { queryResultHash } from "../common/query-result.ts";
-import { encodeSubject } from "./attestation-subject.ts";
+import { encodeSubject } from "../common/attestation-subject.ts";
 import type { HubMessage } from "../common/hub-protocol.ts";
-import type { PinnedReaders } from "./pinned-readers.ts";
+import type { PinnedReaders } from "../chains/pinned-readers.ts";
 
 type AttestRequest = Extract<HubMessage, { type: "attest" }>;
 export type AttestReply =

@@ -9,7 +9,7 @@ import { challengeText, type HubMessage } from "../common/hub-protocol.ts";
 import { AttestationSigner } from "./attestation-signer.ts";
 import type { NodeConfig } from "./config.ts";
 import type { NodeMetrics } from "./health.ts";
-import { PinnedReaders } from "./pinned-readers.ts";
+import { PinnedReaders } from "../chains/pinned-readers.ts";
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;

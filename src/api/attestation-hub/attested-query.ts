@@ -2,7 +2,7 @@ import type { EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
 import type { SolanaBalanceReader } from "../../chains/solana/balance-reader.ts";
 import { attestationToJson, AttestedChain, type AttestationJson } from "../../common/attestation.ts";
 import { queryResultHash } from "../../common/query-result.ts";
-import type { PinnedReaders } from "../../node/pinned-readers.ts";
+import type { PinnedReaders } from "../../chains/pinned-readers.ts";
 import type { AttestationHub } from "./hub.ts";
 import type { AttestQuery } from "../../common/hub-protocol.ts";
 import { QuorumNotReachedError } from "./rounds.ts";

@@ -9,7 +9,7 @@ import {
   type NodeSignature,
 } from "../../common/attestation.ts";
 import type { ApiMetrics } from "../metrics.ts";
-import { encodeSubject } from "../../node/attestation-subject.ts";
+import { encodeSubject } from "../../common/attestation-subject.ts";
 import type { LicenseChecker } from "./license-checker.ts";
 import type { AnswerOutcome, NodeStats } from "./node-stats.ts";
 import type { AttestQuery, NodeMessage } from "../../common/hub-protocol.ts";

@@ -129,7 +129,7 @@ async function admitWholeBatch(
     const decision = await rateLimit.store.take(request.apiKey!.id, items - 1, "all");
     const headers = rateLimitHeaders(decision, rateLimit.policy);
     if (!decision.allowed) throw new ApiError(429, batchBeyondTokens(items), headers);
-    reply.headers(rateLimitHeaders({ ...decision, granted: decision.granted + 1 }, rateLimit.policy));
+    reply.headers(headers);
   }
   return () => undefined;
 }

@@ -1,6 +1,5 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer, request as httpRequest } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -12,11 +11,9 @@ import { ApiKeys } from "../../../src/api/keys/api-keys.ts";
 import { runKeysCli } from "../../../src/api/keys/cli.ts";
 import { UsageStore } from "../../../src/api/usage/usage-store.ts";
 import { startApi } from "../../../src/api/main.ts";
-import { freePort } from "../../../src/common/free-port.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
+import { postOnOwnConnection, spawnApiProcess, type RunningApiProcess } from "../../helpers/api-process.ts";
 import { startPostgres } from "../../helpers/postgres.ts";
-
-const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 
 const urls = { EVM_RPC_URLS: "http://127.0.0.1:1", SOLANA_RPC_URLS: "http://127.0.0.1:2" };
 const hub = {
@@ -130,70 +127,8 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
       await sources?.stop();
     });
 
-    /** `scripts/api.ts` as `npm run api` runs it, on a free port, once it answers. */
-    const spawnApi = async (env: Record<string, string>) => {
-      const port = await freePort();
-      const logs: string[] = [];
-      const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "scripts/api.ts"], {
-        cwd: projectRoot,
-        env: {
-          ...process.env,
-          API_PORT: String(port),
-          EVM_RPC_URLS: sources.anvil.rpcUrl,
-          SOLANA_RPC_URLS: sources.solanaRpc.url,
-          LOG_LEVEL: "silent",
-          API_WORKERS: "1",
-          ...env,
-        },
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      child.stdout.setEncoding("utf8").on("data", (chunk: string) => logs.push(...chunk.split("\n").filter(Boolean)));
-      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-      // A cluster answers once its first worker listens; its primary says when every worker does.
-      const clusterListening = () => logs.some((line) => line.includes("worker processes"));
-      const waitsForCluster = env.API_WORKERS !== undefined && env.API_WORKERS !== "1";
-      for (let attempt = 0; ; attempt++) {
-        const up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-          (response) => response.ok,
-          () => false,
-        );
-        if (up && (!waitsForCluster || clusterListening())) break;
-        if (attempt > 300 || child.exitCode !== null) throw new Error(`the API on port ${port} did not start`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      return {
-        port,
-        logs,
-        /** SIGTERM, as an orchestrator stops it: finish, write usage, exit 0. */
-        stop: async () => {
-          if (child.exitCode === null) child.kill("SIGTERM");
-          return exited;
-        },
-      };
-    };
-    type RunningApiProcess = Awaited<ReturnType<typeof spawnApi>>;
-    /** One request on a connection of its own, so a cluster's primary hands each to the next worker. */
-    const ask = (port: number, key: string, path = "/api/ccq-evm") =>
-      new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const body = JSON.stringify({ user_address: sources.evm.holder, contract_address: sources.evm.erc20 });
-        const request = httpRequest(
-          {
-            host: "127.0.0.1",
-            port,
-            path,
-            method: "POST",
-            agent: false,
-            headers: { authorization: key, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-          },
-          (response) => {
-            let text = "";
-            response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-            response.on("end", () => resolve({ status: response.statusCode!, body: text }));
-          },
-        );
-        request.on("error", reject).end(body);
-      });
-    const statusOf = async (port: number, key: string) => (await ask(port, key)).status;
+    const spawnApi = (env: Record<string, string>) => spawnApiProcess(sources, env);
+    const statusOf = async (port: number, key: string) => (await postOnOwnConnection(sources, port, key)).status;
     const usageOf = async (location: string, keyId: string) => {
       const keys = await ApiKeys.open(location);
       try {

@@ -1,6 +1,4 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -9,11 +7,10 @@ import { expect } from "chai";
 import { ApiKeys } from "../../../src/api/keys/api-keys.ts";
 import { MonthTotalUnavailableError, UsageMeter, type UsageSink } from "../../../src/api/usage/usage-meter.ts";
 import { UsageStore } from "../../../src/api/usage/usage-store.ts";
-import { freePort } from "../../../src/common/free-port.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
+import { postOnOwnConnection, spawnApiProcess } from "../../helpers/api-process.ts";
 import { startPostgres } from "../../helpers/postgres.ts";
 
-const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 const today = () => new Date().toISOString().slice(0, 10);
 
 /**
@@ -172,74 +169,9 @@ describe("API: a process's first sight of a key with a monthly quota", function 
       await sources?.stop();
     });
 
-    /** `scripts/api.ts` as `npm run api` runs it, on a free port, once every worker listens. */
-    const spawnApi = async (env: Record<string, string>) => {
-      const port = await freePort();
-      const logs: string[] = [];
-      const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "scripts/api.ts"], {
-        cwd: projectRoot,
-        env: {
-          ...process.env,
-          API_PORT: String(port),
-          EVM_RPC_URLS: sources.anvil.rpcUrl,
-          SOLANA_RPC_URLS: sources.solanaRpc.url,
-          // The flush timer plays no part: only the first sight's read can tell the process the totals.
-          USAGE_FLUSH_MS: "300000",
-          LOG_LEVEL: "info",
-          ...env,
-        },
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      child.stdout.setEncoding("utf8").on("data", (chunk: string) => logs.push(...chunk.split("\n").filter(Boolean)));
-      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-      const waitsForCluster = env.API_WORKERS !== "1";
-      // Generous: a loaded machine (a test run beside this one) starts Node processes slowly.
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        // /healthz needs no key: the processes have seen no key when the test's first keyed request arrives.
-        const up = await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { connection: "close" } }).then(
-          (response) => response.ok,
-          () => false,
-        );
-        if (up && (!waitsForCluster || logs.some((line) => line.includes("worker processes")))) break;
-        if (Date.now() > deadline || child.exitCode !== null) {
-          // Not left running: its open pipe would keep the test process alive.
-          child.kill("SIGKILL");
-          throw new Error(`the API on port ${port} did not start`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      return {
-        port,
-        logs,
-        stop: async () => {
-          if (child.exitCode === null) child.kill("SIGTERM");
-          return exited;
-        },
-      };
-    };
-
-    /** One request on a connection of its own, so a cluster's primary hands each to the next worker. */
-    const ask = (port: number, key: string) =>
-      new Promise<{ status: number; body: string; retryAfter: string | undefined }>((resolve, reject) => {
-        const body = JSON.stringify({ user_address: sources.evm.holder, contract_address: sources.evm.erc20 });
-        const request = httpRequest(
-          {
-            host: "127.0.0.1",
-            port,
-            path: "/api/ccq-evm",
-            method: "POST",
-            agent: false,
-            headers: { authorization: key, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-          },
-          (response) => {
-            let text = "";
-            response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-            response.on("end", () => resolve({ status: response.statusCode!, body: text, retryAfter: response.headers["retry-after"] }));
-          },
-        );
-        request.on("error", reject).end(body);
-      });
+    /** `npm run api`; the flush timer plays no part: only the first sight's read can tell a process the totals. */
+    const spawnApi = (env: Record<string, string>) => spawnApiProcess(sources, { USAGE_FLUSH_MS: "300000", LOG_LEVEL: "info", ...env });
+    const ask = (port: number, key: string) => postOnOwnConnection(sources, port, key);
 
     const neitherAnswersOverQuota = async (location: string) => {
       const admin = await ApiKeys.open(location);

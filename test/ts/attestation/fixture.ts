@@ -14,7 +14,7 @@ import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
 import type { SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import { AttestationSigner } from "../../../src/node/attestation-signer.ts";
 import { connectToHub, l2HeadTimeReader } from "../../../src/node/hub-client.ts";
-import { PinnedReaders } from "../../../src/node/pinned-readers.ts";
+import { PinnedReaders } from "../../../src/chains/pinned-readers.ts";
 import { startTestApi, type TestApi } from "../../helpers/api.ts";
 import { E18 } from "../../../src/common/units.ts";
 

@@ -1,9 +1,9 @@
 import type { RpcTransport } from "@solana/kit";
 import { toQuantity } from "ethers";
 
-import { EvmBalanceReader } from "../chains/evm/balance-reader.ts";
-import type { JsonRpcPool } from "../chains/rpc/json-rpc-pool.ts";
-import { SolanaBalanceReader } from "../chains/solana/balance-reader.ts";
+import { EvmBalanceReader } from "./evm/balance-reader.ts";
+import type { JsonRpcPool } from "./rpc/json-rpc-pool.ts";
+import { SolanaBalanceReader } from "./solana/balance-reader.ts";
 
 // Attestation rounds pin recent positions; a few readers per chain cover the rounds in flight.
 const READERS_KEPT = 8;

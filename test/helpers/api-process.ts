@@ -1,0 +1,95 @@
+import { spawn } from "node:child_process";
+import { request as httpRequest } from "node:http";
+import path from "node:path";
+
+import { freePort } from "../../src/common/free-port.ts";
+import type { SourceFixtures } from "../../src/devnet/source-chains.ts";
+
+const projectRoot = path.resolve(import.meta.dirname, "..", "..");
+
+export interface RunningApiProcess {
+  port: number;
+  /** Its standard output, one entry per line (pino's JSON when LOG_LEVEL lets it log). */
+  logs: string[];
+  /** SIGTERM, as an orchestrator stops it: finish, write usage, exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * `scripts/api.ts` as `npm run api` runs it, over `sources`, on a free port, resolved once it answers
+ * `/healthz` and, for a cluster (`API_WORKERS` other than 1), once its primary says every worker listens.
+ * `env` comes over the defaults (one worker, silent logs). A process that does not start in a minute (a
+ * loaded machine starts Node processes slowly) is killed, so its open pipe cannot keep the tests alive.
+ */
+export async function spawnApiProcess(sources: SourceFixtures, env: Record<string, string> = {}): Promise<RunningApiProcess> {
+  const port = await freePort();
+  const logs: string[] = [];
+  const settings = { API_WORKERS: "1", LOG_LEVEL: "silent", ...env };
+  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "scripts/api.ts"], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      API_PORT: String(port),
+      EVM_RPC_URLS: sources.anvil.rpcUrl,
+      SOLANA_RPC_URLS: sources.solanaRpc.url,
+      ...settings,
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => logs.push(...chunk.split("\n").filter(Boolean)));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const waitsForCluster = settings.API_WORKERS !== "1";
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    // /healthz needs no key: the process has seen no key when a test's first keyed request arrives.
+    const up = await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { connection: "close" } }).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (up && (!waitsForCluster || logs.some((line) => line.includes("worker processes")))) break;
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill("SIGKILL");
+      throw new Error(`the API on port ${port} did not start`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    port,
+    logs,
+    stop: async () => {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}
+
+/**
+ * One POST of the sources' ERC-20 holding with `key`, on a connection of its own (no keep-alive agent), so
+ * a cluster's primary hands each request to the next worker.
+ */
+export function postOnOwnConnection(
+  sources: SourceFixtures,
+  port: number,
+  key: string,
+  path = "/api/ccq-evm",
+): Promise<{ status: number; body: string; retryAfter: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ user_address: sources.evm.holder, contract_address: sources.evm.erc20 });
+    const request = httpRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        path,
+        method: "POST",
+        agent: false,
+        headers: { authorization: key, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => resolve({ status: response.statusCode!, body: text, retryAfter: response.headers["retry-after"] }));
+      },
+    );
+    request.on("error", reject).end(body);
+  });
+}
