@@ -10,6 +10,7 @@ FROM node:22-slim AS build
 WORKDIR /build
 COPY package.json package-lock.json ./
 COPY packages/bridge/package.json packages/bridge/
+COPY packages/protocol/package.json packages/protocol/
 COPY apps/web/package.json apps/web/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY hardhat.config.ts tsconfig.json ./
@@ -21,6 +22,7 @@ FROM node:22-slim AS dependencies
 WORKDIR /build
 COPY package.json package-lock.json ./
 COPY packages/bridge/package.json packages/bridge/
+COPY packages/protocol/package.json packages/protocol/
 COPY apps/web/package.json apps/web/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
@@ -36,6 +38,9 @@ COPY src/node src/node
 COPY src/chains src/chains
 COPY src/common src/common
 COPY src/op/predeploys.ts src/op/
+# The shared protocol package (node_modules/@avn/protocol links to it).
+COPY packages/protocol/package.json packages/protocol/
+COPY packages/protocol/src packages/protocol/src
 # The image's own non-root user; the cache volume is the only place it writes.
 RUN mkdir -p /app/cache && chown node:node /app/cache
 USER node

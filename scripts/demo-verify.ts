@@ -12,7 +12,7 @@ import { MANY_ACCOUNTS } from "../src/devnet/demo-holdings.ts";
 import { attestAndRecord } from "../src/devnet/demo-attest.ts";
 import { claimGameItem, verifyOnChainAndByApi, type DemoQuery } from "../src/devnet/demo-verify.ts";
 import { devnetProvider } from "../src/devnet/op-devnet.ts";
-import { readDemoStack } from "../src/devnet/stack-file.ts";
+import { readDemoStack } from "../src/common/stack-file.ts";
 
 const stack = await readDemoStack(path.resolve(import.meta.dirname, "..")).catch((error: Error) => {
   console.error(error.message);

@@ -7,7 +7,7 @@ import path from "node:path";
 import { placeUnderGovernance } from "../src/devnet/governance-setup.ts";
 import { devnetGovernanceAddresses } from "../src/governance/network.ts";
 import { deployOnDevnet } from "../src/devnet/local-stack.ts";
-import { readStackFile, stackFilePath, writeStackFile } from "../src/devnet/stack-file.ts";
+import { readStackFile, stackFilePath, writeStackFile } from "../src/common/stack-file.ts";
 
 const stackFile = stackFilePath(path.resolve(import.meta.dirname, ".."));
 const stack = await readStackFile(stackFile).catch(() => {

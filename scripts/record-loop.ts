@@ -7,7 +7,7 @@ import path from "node:path";
 
 import { recordInARow } from "../src/devnet/record-loop.ts";
 import { devnetProvider } from "../src/devnet/op-devnet.ts";
-import { readDemoStack } from "../src/devnet/stack-file.ts";
+import { readDemoStack } from "../src/common/stack-file.ts";
 
 const DEFAULT_COUNT = 30;
 

@@ -1,7 +1,7 @@
 // `npm start`: the whole network on this machine until Ctrl-C: the OP-stack devnet (L1 chain 900, L2
 // chain 901), every contract deployed with the devnet parameters, demo holdings on the EVM source (the
 // local L1) and a LiteSVM Solana endpoint, three circuit nodes with delegated licenses (quorum 2), and
-// the API with a demo key, and the web app. Writes .devnet/stack.json (src/devnet/stack-file.ts) and prints a
+// the API with a demo key, and the web app. Writes .devnet/stack.json (src/common/stack-file.ts) and prints a
 // short guide.
 import path from "node:path";
 

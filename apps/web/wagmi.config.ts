@@ -3,7 +3,7 @@
 // platform and, for the errors a claim can meet, the example game it mints for) from Hardhat's
 // `artifacts/` (run `npm run build` at the root first) and the OP standard bridges, the portal and the
 // output oracle from the pinned `@eth-optimism/contracts-bedrock` release the devnet runs. The
-// cross-domain messengers' few functions and events come from `src/governance/proposal.ts`, which the
+// cross-domain messengers' few functions and events come from `packages/protocol/src/governance/proposal.ts`, which the
 // Governance page shares with the CLI.
 import { defineConfig } from "@wagmi/cli";
 import { foundry, hardhat } from "@wagmi/cli/plugins";

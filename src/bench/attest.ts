@@ -2,7 +2,8 @@ import { address, getAddressDecoder } from "@solana/kit";
 import { getAddress, hexlify, randomBytes } from "ethers";
 
 import { AttestationVerifier__factory } from "../../typechain-types/index.ts";
-import { attestationFromJson, type AttestationJson } from "../common/attestation.ts";
+import { attestationFromJson } from "../common/attestation.ts";
+import { type AttestationJson } from "@avn/protocol/attestation";
 import { withBenchNetwork } from "./bench-network.ts";
 import { summarize, type TimingSummary } from "./bridge-timing.ts";
 

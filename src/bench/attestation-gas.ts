@@ -1,7 +1,8 @@
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 import { getBytes, toBeHex, zeroPadValue } from "ethers";
 
-import { attestationDomain, signAttestation, type BalanceAttestation } from "../common/attestation.ts";
+import { attestationDomain, signAttestation } from "../common/attestation.ts";
+import { type BalanceAttestation } from "@avn/protocol/attestation";
 import { queryResultHash } from "../common/query-result.ts";
 import { gasOf, type GasRow } from "./gas.ts";
 import { deployGasBenchProtocol, formatTargetTable } from "./verification-gas.ts";

@@ -1,11 +1,11 @@
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 import type { Address, Hex } from "viem";
 
-import { creditsDomain, VOUCHER_TYPES, type Voucher } from "../credits/typed-data.ts";
+import { creditsDomain, VOUCHER_TYPES, type Voucher } from "@avn/protocol/credits/typed-data";
 import { gasOf, type GasRow } from "./gas.ts";
 import { deployGasBenchProtocol } from "./verification-gas.ts";
 import { E18 } from "../common/units.ts";
-import { ItemKind } from "../common/protocol-constants.ts";
+import { ItemKind } from "@avn/protocol/constants";
 
 /** IVoucherClaims.ItemKind. */
 

@@ -5,7 +5,7 @@ import { solanaBytes32 } from "../devnet/demo-verify.ts";
 import { eventArgs } from "../devnet/events.ts";
 import { withBenchNetwork } from "./bench-network.ts";
 import { summarize, type TimingSummary } from "./bridge-timing.ts";
-import { JobStatus } from "../common/protocol-constants.ts";
+import { JobStatus } from "@avn/protocol/constants";
 
 /** Explicit: an estimate made before a finalization in the same block (which frees collateral slots) can fall short. */
 const REQUEST_GAS_LIMIT = 400_000n;

@@ -1,7 +1,7 @@
 import { address, getAddressEncoder } from "@solana/kit";
 import { hexlify, zeroPadValue } from "ethers";
 
-import { AttestedChain } from "./attestation.ts";
+import { AttestedChain } from "@avn/protocol/attestation";
 
 /**
  * The attestation's `owner` and `asset` (bytes32) for a query, encoded as the registry encodes job

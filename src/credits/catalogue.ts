@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
 
-import { ITEM_KINDS } from "../common/protocol-constants.ts";
+import { ITEM_KINDS } from "@avn/protocol/constants";
 
 export { ITEM_KINDS };
 export type ItemKind = Exclude<(typeof ITEM_KINDS)[number], "None">;

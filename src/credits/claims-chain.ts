@@ -5,7 +5,7 @@ import { contractAt } from "../common/artifacts.ts";
 import type { VoucherClaims } from "../../typechain-types/index.ts";
 import { ITEM_KINDS, type Catalogue, type CatalogueItem } from "./catalogue.ts";
 import type { ClaimsReader } from "./voucher-book.ts";
-import { REDEMPTION_TYPES, type CreditRedemption } from "./typed-data.ts";
+import { REDEMPTION_TYPES, type CreditRedemption } from "@avn/protocol/credits/typed-data";
 
 /** How long the claim platform's issuer and pause are taken as read before being read again. */
 const STATUS_TTL_MS = 15_000;

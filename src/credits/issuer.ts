@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import type { Address, Hex } from "viem";
 
-import { creditsDomain, VOUCHER_TYPES, type Voucher } from "./typed-data.ts";
+import { creditsDomain, VOUCHER_TYPES, type Voucher } from "@avn/protocol/credits/typed-data";
 
 /** The issuer key: signs vouchers for one claim contract on one chain. */
 export class VoucherIssuer {

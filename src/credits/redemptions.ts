@@ -3,7 +3,7 @@ import type { Address, Hex, TypedDataDomain } from "viem";
 import { z } from "zod";
 
 import { CreditsError } from "./errors.ts";
-import { creditsDomain, type CreditRedemption } from "./typed-data.ts";
+import { creditsDomain, type CreditRedemption } from "@avn/protocol/credits/typed-data";
 
 /** Checks that `redemption.account` signed it: an ordinary wallet, or a contract wallet (ERC-1271). */
 export type RedemptionVerifier = (domain: TypedDataDomain, redemption: CreditRedemption, signature: Hex) => Promise<boolean>;

@@ -14,7 +14,7 @@ import type { Ledger } from "./ledger.ts";
 import type { ClaimsReader, VoucherRow } from "./voucher-book.ts";
 import { redemptionBody, verifiedRedemption, type RedemptionVerifier } from "./redemptions.ts";
 import { applyStripeEvent, verifiedStripeEvent } from "./stripe-events.ts";
-import { voucherToJson } from "./typed-data.ts";
+import { voucherToJson } from "@avn/protocol/credits/typed-data";
 
 /** What the service reads of the claim platform beyond settlement (ClaimsChain in production). */
 export interface CreditsChain extends ClaimsReader {

@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 
 import { isAddress } from "ethers";
 
-import { readStackFile, stackFilePath } from "../devnet/stack-file.ts";
+import { readStackFile, stackFilePath } from "../common/stack-file.ts";
 import { chargeRefunded, checkoutCompleted, dispute, newPayment, postWebhook } from "./stripe-simulator.ts";
 
 const USAGE = `Usage: npm run credits:stripe -- <command> [options]

@@ -1,16 +1,13 @@
 import { HDNodeWallet, Mnemonic } from "ethers";
 
+import type { DevAccount } from "../common/stack-file.ts";
+
 /**
  * anvil's public development mnemonic: every anvil node funds the accounts it derives. Their keys are
  * common knowledge and worthless outside a local chain; the local stack publishes them on purpose so
  * that outside tools can act on the devnet.
  */
 export const ANVIL_MNEMONIC = "test test test test test test test test test test test junk";
-
-export interface DevAccount {
-  address: string;
-  privateKey: string;
-}
 
 /** The `index`-th anvil development account (m/44'/60'/0'/0/index). */
 export function devAccount(index: number): DevAccount {

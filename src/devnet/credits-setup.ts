@@ -9,7 +9,7 @@ import { NodeLicense__factory, PrimaryToken__factory, VoucherClaims__factory } f
 import { ITEM_KINDS, type Catalogue } from "../credits/catalogue.ts";
 import { loadCreditsConfig } from "../credits/config.ts";
 import { startCreditsService, type RunningCreditsService } from "../credits/main.ts";
-import type { DevAccount } from "./accounts.ts";
+import type { DevAccount } from "../common/stack-file.ts";
 import { eventArgs } from "./events.ts";
 import { bridgePrimaryTokens } from "./network-setup.ts";
 import { E18 } from "../common/units.ts";

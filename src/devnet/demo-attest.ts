@@ -1,9 +1,10 @@
 import { NonceManager, Wallet, type Provider } from "ethers";
 
 import { AttestationVerifier__factory, VerificationRegistry__factory } from "../../typechain-types/index.ts";
-import { attestationFromJson, type AttestationJson, type BalanceAttestation } from "../common/attestation.ts";
+import { attestationFromJson } from "../common/attestation.ts";
+import { type AttestationJson, type BalanceAttestation } from "@avn/protocol/attestation";
 import { postToApi, type DemoQuery } from "./demo-verify.ts";
-import type { StackFile } from "./stack-file.ts";
+import type { StackFile } from "../common/stack-file.ts";
 
 /** The age an attestation may have for the demo's checks, in seconds. */
 const MAX_AGE = 3_600n;

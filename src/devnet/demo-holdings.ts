@@ -3,7 +3,7 @@ import { ContractFactory, type Signer } from "ethers";
 import hre from "hardhat";
 
 import type { SolanaTokenLedger } from "./solana/token-ledger.ts";
-import type { StackFile } from "./stack-file.ts";
+import type { StackFile } from "../common/stack-file.ts";
 
 /** An ERC-20 balance above 2^53: the API must write it as an exact JSON integer. */
 export const ABOVE_2_53 = 2n ** 53n + 12_345n;

@@ -4,8 +4,8 @@ import { hexlify, NonceManager, Wallet, type Provider } from "ethers";
 import { GameItem__factory, VerificationRegistry__factory } from "../../typechain-types/index.ts";
 import { queryResultHash } from "../common/query-result.ts";
 import { eventArgs } from "./events.ts";
-import type { StackFile } from "./stack-file.ts";
-import { JobStatus } from "../common/protocol-constants.ts";
+import type { StackFile } from "../common/stack-file.ts";
+import { JobStatus } from "@avn/protocol/constants";
 
 /**
  * Explicit gas for job requests: an estimate is made against the latest block, and a finalization mined

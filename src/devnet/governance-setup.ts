@@ -3,9 +3,9 @@ import { Contract, NonceManager, Wallet, type JsonRpcProvider } from "ethers";
 import { governedContracts } from "../deploy/two-chain.ts";
 import { waitFor } from "../common/wait-for.ts";
 import { Governance, type GovernanceAddresses } from "../governance/governance.ts";
-import { DEVNET_L1_BLOCK_SECONDS } from "../governance/network.ts";
-import type { ProtocolChange } from "../governance/proposal.ts";
-import type { DevAccount } from "./accounts.ts";
+import { DEVNET_L1_BLOCK_SECONDS } from "../common/stack-file.ts";
+import type { ProtocolChange } from "@avn/protocol/governance/proposal";
+import type { DevAccount } from "../common/stack-file.ts";
 import { devnetProvider } from "./op-devnet.ts";
 
 /**

@@ -8,7 +8,7 @@ import {
 } from "../../typechain-types/index.ts";
 import { waitFor } from "../common/wait-for.ts";
 import { opArtifact } from "../op/artifacts.ts";
-import type { DevAccount } from "./accounts.ts";
+import type { DevAccount } from "../common/stack-file.ts";
 import { eventArgs } from "./events.ts";
 import { E18 } from "../common/units.ts";
 

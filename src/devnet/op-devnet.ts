@@ -2,7 +2,8 @@ import path from "node:path";
 
 import { JsonRpcProvider, toQuantity, Wallet, ZeroAddress } from "ethers";
 
-import { devAccount, type DevAccount } from "./accounts.ts";
+import { devAccount } from "./accounts.ts";
+import { type DevAccount } from "../common/stack-file.ts";
 import { startAnvil, type AnvilInstance } from "./anvil.ts";
 import { DepositRelay } from "./op/deposit-relay.ts";
 import { deployOpL1, initializeOutputOracle, type OpL1Contracts } from "./op/l1.ts";

@@ -1,10 +1,11 @@
 import { getBytes, Interface, Wallet, type InterfaceAbi, type Provider, type TransactionReceipt } from "ethers";
 
 import { AttestationVerifier__factory, NodeRegistry__factory, VerificationRegistry__factory } from "../../typechain-types/index.ts";
-import { attestationFromJson, type AttestationJson } from "../common/attestation.ts";
+import { attestationFromJson } from "../common/attestation.ts";
+import { type AttestationJson } from "@avn/protocol/attestation";
 import { describeError } from "../common/describe-error.ts";
 import { postToApi, type DemoQuery } from "./demo-verify.ts";
-import type { StackFile } from "./stack-file.ts";
+import type { StackFile } from "../common/stack-file.ts";
 
 /** One `recordAttestation` of the loop, whether it was recorded or not. */
 export interface LoopRecording {

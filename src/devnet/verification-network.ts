@@ -11,14 +11,15 @@ import { ApiKeys } from "../api/keys/api-keys.ts";
 import { startApi, type RunningApi } from "../api/main.ts";
 import { waitFor } from "../common/wait-for.ts";
 import { loadOrCreateBurner } from "../node/burner.ts";
-import { devAccount, type DevAccount } from "./accounts.ts";
+import { devAccount } from "./accounts.ts";
+import { type DevAccount } from "../common/stack-file.ts";
 import { devnetProvider } from "./op-devnet.ts";
 import { spawnCircuitNode, type CircuitNodeProcess } from "./circuit-nodes.ts";
 import { demoSection, seedEvmDemo, seedSolanaDemo, type EvmDemoHoldings, type SolanaDemoHoldings } from "./demo-holdings.ts";
 import { GAME_COLLATERAL, setUpNetwork, stakeCollateral } from "./network-setup.ts";
 import { startSolanaRpcServer, type SolanaRpcServer } from "./solana/litesvm-rpc-server.ts";
 import { SolanaTokenLedger } from "./solana/token-ledger.ts";
-import type { StackFile } from "./stack-file.ts";
+import type { StackFile } from "../common/stack-file.ts";
 
 /** anvil development accounts by role (0 deploys, 9 proposes outputs: see DEVNET_ACCOUNTS). */
 export const NETWORK_ACCOUNTS = { nodeOwners: [1, 2, 3], consumer: 4, tokenHolder: 5, demoHolder: 7, demoEmpty: 8 } as const;

@@ -6,7 +6,7 @@ import { getAddress, Interface, isAddress, isHexString } from "ethers";
 import type { Address, Hex } from "viem";
 
 import { GovernanceError } from "./errors.ts";
-import type { L2Call, ProtocolChange } from "./proposal.ts";
+import type { L2Call, ProtocolChange } from "@avn/protocol/governance/proposal";
 
 const CHANGES_WITH_VALUE = ["set-quorum", "set-request-fee", "set-job-timeout", "set-liveness-window", "calls"] as const;
 

@@ -1,4 +1,4 @@
-export { formatVotes } from "./rules.ts";
+export { formatVotes } from "@avn/protocol/governance/rules";
 
 /** A wait in the unit people think of it in. */
 export function formatDuration(seconds: number): string {

@@ -5,8 +5,9 @@ import { contractAt } from "../common/artifacts.ts";
 import type { PrimaryToken, ProtocolGovernor, ProtocolTimelock } from "../../typechain-types/index.ts";
 import { GovernanceError } from "./errors.ts";
 import { formatVotes } from "./format.ts";
-import { crossDomainMessageHash, describeL2Call, l2CallsOf, type L2Call, type ProtocolChange } from "./proposal.ts";
-import { buildProposal, SUPPORT, tooLateForL2, type VoteChoice } from "./rules.ts";
+import { crossDomainMessageHash, describeL2Call, l2CallsOf, type L2Call, type ProtocolChange } from "@avn/protocol/governance/proposal";
+import { buildProposal, tooLateForL2, type VoteChoice } from "@avn/protocol/governance/rules";
+import { SUPPORT } from "@avn/protocol/constants";
 import { decodedRevert, revertReason } from "./revert-reason.ts";
 import { readStatus, sentMessageIn, type GovernanceAddresses, type ProposalStatus, type StatusContext } from "./status.ts";
 
@@ -14,7 +15,7 @@ export { GovernanceError, type GovernanceErrorCode } from "./errors.ts";
 export { formatVotes } from "./format.ts";
 export { PROPOSAL_STATES, type GovernanceAddresses, type L2Outcome, type ProposalStateName, type ProposalStatus } from "./status.ts";
 
-export { L2_DEADLINE_SLACK_SECONDS, type VoteChoice } from "./rules.ts";
+export { L2_DEADLINE_SLACK_SECONDS, type VoteChoice } from "@avn/protocol/governance/rules";
 
 export interface GovernanceOptions {
   /** A signer for the steps that send transactions; a provider is enough for `status` and `list`. */

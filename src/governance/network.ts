@@ -3,7 +3,7 @@ import path from "node:path";
 
 import { isAddress } from "ethers";
 
-import { readStackFile, stackFilePath, type StackFile } from "../devnet/stack-file.ts";
+import { DEVNET_L1_BLOCK_SECONDS, readStackFile, stackFilePath, type StackFile } from "../common/stack-file.ts";
 import { L2_PREDEPLOYS } from "../op/predeploys.ts";
 import { GovernanceError } from "./errors.ts";
 import type { GovernanceAddresses } from "./status.ts";
@@ -20,9 +20,6 @@ export interface GovernanceNetwork {
 }
 
 const TESTNET = { l1ChainId: 11155111, l2ChainId: 123420000418, l1BlockSeconds: 12 };
-
-/** The devnet L1 makes a block every 2 s (and one per transaction). */
-export const DEVNET_L1_BLOCK_SECONDS = 2;
 
 /** Governance's addresses on a devnet, from what the stack file (or a deployment) names. */
 export function devnetGovernanceAddresses(contracts: NonNullable<StackFile["contracts"]>): GovernanceAddresses {

@@ -1,6 +1,6 @@
 import { Contract, id, Interface, type Provider } from "ethers";
 
-import type { GovernedContracts } from "./proposal.ts";
+import type { GovernedContracts } from "@avn/protocol/governance/proposal";
 
 const ACCESS_CONTROL = new Interface([
   "event RoleGranted(bytes32 indexed role, address indexed account, address indexed sender)",

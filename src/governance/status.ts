@@ -10,10 +10,12 @@ import {
   L2_MESSENGER_ABI,
   type GovernedContracts,
   type SentMessage,
-} from "./proposal.ts";
-import { PROPOSAL_STATES, timelockSalt, tooLateForL2, voteStillOpen, type ProposalStateName } from "./rules.ts";
+} from "@avn/protocol/governance/proposal";
+import { PROPOSAL_STATES } from "@avn/protocol/constants";
+import { timelockSalt, tooLateForL2, voteStillOpen, type ProposalStateName } from "@avn/protocol/governance/rules";
 
-export { PROPOSAL_STATES, type ProposalStateName } from "./rules.ts";
+export { PROPOSAL_STATES } from "@avn/protocol/constants";
+export { type ProposalStateName } from "@avn/protocol/governance/rules";
 
 /** Where governance lives on both chains. */
 export interface GovernanceAddresses {

@@ -5,7 +5,7 @@ import type { EvmBalanceReader } from "../chains/evm/balance-reader.ts";
 import { queryResultHash } from "../common/query-result.ts";
 import { AssetNotFoundError } from "../chains/rpc/errors.ts";
 import type { SolanaBalanceReader } from "../chains/solana/balance-reader.ts";
-import { SourceChain } from "../common/protocol-constants.ts";
+import { SourceChain } from "@avn/protocol/constants";
 
 /** A job as the node needs it: what to read. `owner` and `asset` are the job's bytes32 fields. */
 export interface JobQuery {

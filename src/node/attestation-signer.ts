@@ -2,14 +2,8 @@ import { address } from "@solana/kit";
 import type { Wallet } from "ethers";
 
 import { AssetNotFoundError } from "../chains/rpc/errors.ts";
-import {
-  attestationMessageToJson,
-  AttestedChain,
-  MAX_ATTESTATION_LICENSES,
-  signAttestation,
-  type AttestationDomain,
-  type BalanceAttestation,
-} from "../common/attestation.ts";
+import { attestationMessageToJson, signAttestation } from "../common/attestation.ts";
+import { AttestedChain, MAX_ATTESTATION_LICENSES, type AttestationDomain, type BalanceAttestation } from "@avn/protocol/attestation";
 import { queryResultHash } from "../common/query-result.ts";
 import { encodeSubject } from "../common/attestation-subject.ts";
 import type { HubMessage } from "../common/hub-protocol.ts";

@@ -6,7 +6,7 @@ import { answerJob, type Answer, type SourceReaders } from "./answers.ts";
 import type { NodeStateStore, VoteIntent } from "./state-store.ts";
 import { describeError } from "../common/describe-error.ts";
 import type { TxSender } from "./tx-sender.ts";
-import { JobStatus, MAX_VOTES_PER_JOB } from "../common/protocol-constants.ts";
+import { JobStatus, MAX_VOTES_PER_JOB } from "@avn/protocol/constants";
 
 // Gas a vote may need beyond the estimate in case it turns out to finalize its job (other nodes' votes
 // landing first): the job's own writes and the first result of its subject or epoch (fresh slots), plus

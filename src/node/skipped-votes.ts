@@ -1,7 +1,7 @@
 import type { TransactionReceipt } from "ethers";
 
 import type { VerificationRegistry } from "../../typechain-types/index.ts";
-import { IgnoreReason } from "../common/protocol-constants.ts";
+import { IgnoreReason } from "@avn/protocol/constants";
 
 // A submission skipped for these can still count with its other licenses: one of them voted meanwhile
 // through another operator, or is no longer delegated here. The others (the job closed or filled up)

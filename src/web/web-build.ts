@@ -20,15 +20,12 @@ async function newestChange(target: string): Promise<number> {
 }
 
 /**
- * Modules outside `apps/web` that the app bundles: the governance proposal encoding and rules, shared
- * with the CLI (`npm run gov`) so that both build and read proposals the same way, and the credits
- * channel's typed data, shared with the credits service so that the page signs what the service checks.
+ * Workspaces outside `apps/web` that the app bundles: the shared protocol package (governance's proposal
+ * encoding and rules, shared with the CLI so both build and read proposals the same way; the credits
+ * channel's typed data, shared with the credits service so the page signs what the service checks; the
+ * network configuration's schema, shared with the web server).
  */
-export const SHARED_SOURCES = [
-  path.join("src", "governance", "proposal.ts"),
-  path.join("src", "governance", "rules.ts"),
-  path.join("src", "credits", "typed-data.ts"),
-];
+export const SHARED_SOURCES = [path.join("packages", "protocol", "src"), path.join("packages", "protocol", "package.json")];
 
 /**
  * Whether `apps/web/dist` is newer than everything the app is made from: its sources, the shared

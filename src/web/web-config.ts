@@ -1,10 +1,10 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 
-import { parseNetworkConfig, type NetworkConfig } from "@avn/web/network-config";
+import { parseNetworkConfig, type NetworkConfig } from "@avn/protocol/network-config";
 
-import type { StackFile } from "../devnet/stack-file.ts";
-import { DEVNET_L1_BLOCK_SECONDS } from "../governance/network.ts";
+import type { StackFile } from "../common/stack-file.ts";
+import { DEVNET_L1_BLOCK_SECONDS } from "../common/stack-file.ts";
 
 /**
  * The web app's network configuration for the local stack, from what the stack file knows: its two

@@ -3,7 +3,7 @@ import path from "node:path";
 import fastifyStatic from "@fastify/static";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 
-import type { NetworkConfig } from "@avn/web/network-config";
+import type { NetworkConfig } from "@avn/protocol/network-config";
 
 export interface WebServerOptions {
   /** The web app's production build (`apps/web/dist`). */

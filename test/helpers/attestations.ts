@@ -1,12 +1,7 @@
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 
-import {
-  attestationDomain,
-  signAttestation,
-  type AttestationDomain,
-  type BalanceAttestation,
-  type NodeSignature,
-} from "../../src/common/attestation.ts";
+import { attestationDomain, signAttestation } from "../../src/common/attestation.ts";
+import { type AttestationDomain, type BalanceAttestation, type NodeSignature } from "@avn/protocol/attestation";
 
 type Signer = Awaited<ReturnType<HardhatEthers["getSigners"]>>[number];
 

@@ -1,6 +1,6 @@
 import path from "node:path";
 
-import type { StackFile } from "../../src/devnet/stack-file.ts";
+import type { StackFile } from "../../src/common/stack-file.ts";
 import { startVerificationNetwork, type VerificationNetwork } from "../../src/devnet/verification-network.ts";
 import type { TestDevnet } from "./devnet.ts";
 import { stackOfTestDevnet } from "./stack.ts";

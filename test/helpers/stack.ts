@@ -1,4 +1,4 @@
-import type { StackFile } from "../../src/devnet/stack-file.ts";
+import type { StackFile } from "../../src/common/stack-file.ts";
 import type { TestDevnet } from "./devnet.ts";
 
 /**

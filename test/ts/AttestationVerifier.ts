@@ -8,16 +8,18 @@ import {
   attestationDomain,
   attestationFromJson,
   attestationToJson,
+  recoverAttestationSigner,
+} from "../../src/common/attestation.ts";
+import {
   BALANCE_ATTESTATION_TYPE,
   BALANCE_ATTESTATION_TYPES,
   LICENSED_BALANCE_ATTESTATION_TYPE,
   LICENSED_BALANCE_ATTESTATION_TYPES,
   MAX_ATTESTATION_LICENSES,
-  recoverAttestationSigner,
   SIGNED_PRIMARY_TYPE,
   type BalanceAttestation,
   type NodeSignature,
-} from "../../src/common/attestation.ts";
+} from "@avn/protocol/attestation";
 import { attestationOf, domainOf, signAll } from "../helpers/attestations.ts";
 import { deployProtocol, LIVENESS_WINDOW, REQUEST_FEE } from "../helpers/protocol.ts";
 

@@ -9,7 +9,7 @@ import {
   REDEMPTION_STATUSES,
   SourceChain,
   SUPPORT,
-} from "../../src/common/protocol-constants.ts";
+} from "@avn/protocol/constants";
 import { buildAstOf, nodesOf, type AstNode } from "../helpers/solidity-ast.ts";
 
 // The TypeScript mirror of the contracts' enums and constants is checked against the compiler's own view

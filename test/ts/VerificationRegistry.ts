@@ -17,7 +17,7 @@ import {
 import { queryResultHash } from "../../src/common/query-result.ts";
 import { DEFAULT_RATE_SCHEDULE } from "../../src/deploy/contracts.ts";
 import { finalizationGasOf } from "../../src/node/job-runner.ts";
-import { IgnoreReason, JobStatus, MAX_VOTES_PER_JOB } from "../../src/common/protocol-constants.ts";
+import { IgnoreReason, JobStatus, MAX_VOTES_PER_JOB } from "@avn/protocol/constants";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;

@@ -1,7 +1,7 @@
 import { createContext, useContext, type ReactNode } from "react";
 
 import type { AppChains } from "./config/chains";
-import type { NetworkConfig } from "./config/network-config";
+import type { NetworkConfig } from "@avn/protocol/network-config";
 
 export interface AppSettings {
   config: NetworkConfig;

@@ -6,7 +6,7 @@ import { WagmiProvider } from "wagmi";
 import { App } from "./App";
 import { AppSettingsProvider } from "./app-context";
 import { appChains } from "./config/chains";
-import { parseNetworkConfig } from "./config/network-config";
+import { parseNetworkConfig } from "@avn/protocol/network-config";
 import "./styles.css";
 import { wagmiConfig } from "./wagmi";
 

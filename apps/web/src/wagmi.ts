@@ -1,7 +1,7 @@
 import { createConfig, fallback, http, webSocket, type Config } from "wagmi";
 
 import type { AppChains } from "./config/chains";
-import type { NetworkConfig } from "./config/network-config";
+import type { NetworkConfig } from "@avn/protocol/network-config";
 
 /**
  * The wagmi configuration of one deployment. Wallets are found through EIP-6963 (wagmi's multi-injected

@@ -1,6 +1,7 @@
 import type { EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
 import type { SolanaBalanceReader } from "../../chains/solana/balance-reader.ts";
-import { attestationToJson, AttestedChain, type AttestationJson } from "../../common/attestation.ts";
+import { attestationToJson } from "../../common/attestation.ts";
+import { AttestedChain, type AttestationJson } from "@avn/protocol/attestation";
 import { queryResultHash } from "../../common/query-result.ts";
 import type { PinnedReaders } from "../../chains/pinned-readers.ts";
 import type { AttestationHub } from "./hub.ts";

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { getAddress } from "ethers";
 
-import { attestationDomain, type AttestationDomain } from "../../common/attestation.ts";
+import { attestationDomain } from "../../common/attestation.ts";
+import { type AttestationDomain } from "@avn/protocol/attestation";
 import type { ApiMetrics } from "../metrics.ts";
 import { L2HeadFollower } from "./l2-head.ts";
 import { LicenseChecker } from "./license-checker.ts";

@@ -1,13 +1,7 @@
 import { randomBytes } from "node:crypto";
 
-import {
-  attestationMessageFromJson,
-  attestationStructHash,
-  recoverAttestationSigner,
-  type AttestationDomain,
-  type BalanceAttestation,
-  type NodeSignature,
-} from "../../common/attestation.ts";
+import { attestationMessageFromJson, attestationStructHash, recoverAttestationSigner } from "../../common/attestation.ts";
+import { type AttestationDomain, type BalanceAttestation, type NodeSignature } from "@avn/protocol/attestation";
 import type { ApiMetrics } from "../metrics.ts";
 import { encodeSubject } from "../../common/attestation-subject.ts";
 import type { LicenseChecker } from "./license-checker.ts";

@@ -2,12 +2,8 @@ import { expect } from "chai";
 import { verifyTypedData, Wallet } from "ethers";
 
 import { challengeText } from "../../../src/common/hub-protocol.ts";
-import {
-  attestationFromJson,
-  LICENSED_BALANCE_ATTESTATION_TYPES,
-  signAttestation,
-  type AttestationJson,
-} from "../../../src/common/attestation.ts";
+import { attestationFromJson, signAttestation } from "../../../src/common/attestation.ts";
+import { LICENSED_BALANCE_ATTESTATION_TYPES, type AttestationJson } from "@avn/protocol/attestation";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import type { AttestationSigner } from "../../../src/node/attestation-signer.ts";
 import { attestationDomain } from "../../../src/common/attestation.ts";

@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import { toQuantity, zeroPadValue, keccak256, toBeHex, type Wallet } from "ethers";
 
-import { attestationDomain, signAttestation, type BalanceAttestation, type NodeSignature } from "../../../src/common/attestation.ts";
+import { attestationDomain, signAttestation } from "../../../src/common/attestation.ts";
+import { type BalanceAttestation, type NodeSignature } from "@avn/protocol/attestation";
 import { E18 } from "../../../src/common/units.ts";
 import { L2_CHAIN_ID, startAttestationL2, type AttestationL2 } from "./fixture.ts";
 

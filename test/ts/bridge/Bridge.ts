@@ -9,7 +9,7 @@ import { expect } from "chai";
 import { AbiCoder, Contract, parseEther, ZeroAddress } from "ethers";
 
 import { devAccount } from "../../../src/devnet/accounts.ts";
-import { writeStackFile } from "../../../src/devnet/stack-file.ts";
+import { writeStackFile } from "../../../src/common/stack-file.ts";
 import { advanceL1Time, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 import { E18 } from "../../../src/common/units.ts";
 

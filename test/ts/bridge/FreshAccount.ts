@@ -8,7 +8,7 @@ import { Contract, parseEther, Wallet, ZeroAddress } from "ethers";
 
 import { E18 } from "../../../src/common/units.ts";
 import { ZERO_ADDRESS_BALANCE } from "../../../src/devnet/op-devnet.ts";
-import { writeStackFile } from "../../../src/devnet/stack-file.ts";
+import { writeStackFile } from "../../../src/common/stack-file.ts";
 import { sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 
 const ERC20 = ["function balanceOf(address) view returns (uint256)", "function transfer(address, uint256) returns (bool)"];

@@ -14,8 +14,8 @@ import { startCreditsService } from "../../../src/credits/main.ts";
 import { chargeRefunded, checkoutCompleted, dispute, event, newPayment, postWebhook } from "../../../src/credits/stripe-simulator.ts";
 import { EXPIRY_SETTLE_MARGIN_SECONDS } from "../../../src/credits/voucher-book.ts";
 import { runStripeCli } from "../../../src/credits/stripe-cli.ts";
-import { stackFilePath, writeStackFile } from "../../../src/devnet/stack-file.ts";
-import { creditsDomain, REDEMPTION_TYPES } from "../../../src/credits/typed-data.ts";
+import { stackFilePath, writeStackFile } from "../../../src/common/stack-file.ts";
+import { creditsDomain, REDEMPTION_TYPES } from "@avn/protocol/credits/typed-data";
 import { PRIMARY_ITEM, startCreditsFixture, TEST_WEBHOOK_SECRET, type CreditsFixture } from "../../helpers/credits.ts";
 import { E18 } from "../../../src/common/units.ts";
 

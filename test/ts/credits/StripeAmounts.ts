@@ -15,7 +15,7 @@ import {
   postWebhook,
   type SimulatedPayment,
 } from "../../../src/credits/stripe-simulator.ts";
-import { creditsDomain, REDEMPTION_TYPES } from "../../../src/credits/typed-data.ts";
+import { creditsDomain, REDEMPTION_TYPES } from "@avn/protocol/credits/typed-data";
 import { PRIMARY_ITEM, startCreditsFixture, TEST_WEBHOOK_SECRET, type CreditsFixture } from "../../helpers/credits.ts";
 
 /** The catalogue's one item costs this many credits (test/helpers/credits.ts). */

@@ -2,9 +2,9 @@ import { expect } from "chai";
 import { network } from "hardhat";
 import { hashTypedData, type Address, type Hex } from "viem";
 
-import { creditsDomain, VOUCHER_TYPES, type Voucher } from "../../../src/credits/typed-data.ts";
+import { creditsDomain, VOUCHER_TYPES, type Voucher } from "@avn/protocol/credits/typed-data";
 import { deployProtocol, E18 } from "../../helpers/protocol.ts";
-import { ItemKind } from "../../../src/common/protocol-constants.ts";
+import { ItemKind } from "@avn/protocol/constants";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;

@@ -16,7 +16,7 @@ import { attestAndRecord } from "../../../src/devnet/demo-attest.ts";
 import { claimGameItem, solanaBytes32, verifyOnChainAndByApi } from "../../../src/devnet/demo-verify.ts";
 import { recordInARow } from "../../../src/devnet/record-loop.ts";
 import { eventArgs } from "../../../src/devnet/events.ts";
-import type { StackFile } from "../../../src/devnet/stack-file.ts";
+import type { StackFile } from "../../../src/common/stack-file.ts";
 import type { VerificationNetwork } from "../../../src/devnet/verification-network.ts";
 import { BURNER_FILE } from "../../../src/node/burner.ts";
 import { STATE_FILE } from "../../../src/node/main.ts";
@@ -24,7 +24,7 @@ import { eventually, startTestDevnet, type TestDevnet } from "../../helpers/devn
 import { describeGovernance } from "./governance-suite.ts";
 import { startTestVerificationNetwork } from "../../helpers/network.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
-import { JobStatus } from "../../../src/common/protocol-constants.ts";
+import { JobStatus } from "@avn/protocol/constants";
 
 // One devnet and network for both groups: governance first (its last test restores the parameters), then
 // the node tests, some of which stop a node or move a license for good.

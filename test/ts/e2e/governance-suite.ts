@@ -10,11 +10,12 @@ import { NodeRegistry__factory, ProtocolGovernor__factory, VerificationRegistry_
 import { devAccount } from "../../../src/devnet/accounts.ts";
 import { verifyOnChainAndByApi } from "../../../src/devnet/demo-verify.ts";
 import { advanceL1, passOnDevnet } from "../../../src/devnet/governance-setup.ts";
-import { writeStackFile, stackFilePath, type StackFile } from "../../../src/devnet/stack-file.ts";
+import { writeStackFile, stackFilePath, type StackFile } from "../../../src/common/stack-file.ts";
 import { NETWORK_ACCOUNTS } from "../../../src/devnet/verification-network.ts";
 import { runCli } from "../../../src/governance/cli.ts";
 import { Governance } from "../../../src/governance/governance.ts";
-import { devnetGovernanceAddresses, DEVNET_L1_BLOCK_SECONDS } from "../../../src/governance/network.ts";
+import { devnetGovernanceAddresses } from "../../../src/governance/network.ts";
+import { DEVNET_L1_BLOCK_SECONDS } from "../../../src/common/stack-file.ts";
 import {
   batchHash,
   crossDomainMessageHash,
@@ -22,7 +23,7 @@ import {
   L1_MESSENGER_ABI,
   L2_MESSENGER_ABI,
   l2CallsOf,
-} from "../../../src/governance/proposal.ts";
+} from "@avn/protocol/governance/proposal";
 import { eventually } from "../../helpers/devnet.ts";
 import { E18 } from "../../../src/common/units.ts";
 

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { network } from "hardhat";
 import type { Address, Hex } from "viem";
 
-import { batchHash, l2CallsOf, type GovernedContracts, type L2Call } from "../../../src/governance/proposal.ts";
+import { batchHash, l2CallsOf, type GovernedContracts, type L2Call } from "@avn/protocol/governance/proposal";
 import { deployProtocol, QUORUM, REQUEST_FEE } from "../../helpers/protocol.ts";
 
 const { ethers, networkHelpers } = await network.create();

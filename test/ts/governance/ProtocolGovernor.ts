@@ -5,7 +5,7 @@ import { decodeFunctionData, type Address, type Hex } from "viem";
 import L1Module from "../../../deploy/modules/L1.ts";
 import { loadParameters } from "../../../src/deploy/parameters.ts";
 import { Governance, GovernanceError } from "../../../src/governance/governance.ts";
-import { crossDomainMessageHash, EXECUTOR_ABI, type GovernedContracts } from "../../../src/governance/proposal.ts";
+import { crossDomainMessageHash, EXECUTOR_ABI, type GovernedContracts } from "@avn/protocol/governance/proposal";
 import { deployProtocol, QUORUM } from "../../helpers/protocol.ts";
 import { E18 } from "../../../src/common/units.ts";
 

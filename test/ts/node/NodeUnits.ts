@@ -10,7 +10,7 @@ import { VerificationRegistry__factory } from "../../../typechain-types/index.ts
 import { BURNER_FILE, loadOrCreateBurner } from "../../../src/node/burner.ts";
 import { loadNodeConfig, redactedNodeConfig } from "../../../src/node/config.ts";
 import { queryResultHash } from "../../../src/common/query-result.ts";
-import { IgnoreReason, MAX_VOTES_PER_JOB } from "../../../src/common/protocol-constants.ts";
+import { IgnoreReason, MAX_VOTES_PER_JOB } from "@avn/protocol/constants";
 import { finalizationGasOf } from "../../../src/node/job-runner.ts";
 import { jobsToAnswerAgain } from "../../../src/node/skipped-votes.ts";
 import { NodeStateStore } from "../../../src/node/state-store.ts";

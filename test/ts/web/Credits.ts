@@ -16,7 +16,7 @@ import {
 } from "../../../src/credits/stripe-simulator.ts";
 import { CREDIT_ITEMS, deployClaimPlatform, startCreditsChannel, type CreditsChannel } from "../../../src/devnet/credits-setup.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
-import type { StackFile } from "../../../src/devnet/stack-file.ts";
+import type { StackFile } from "../../../src/common/stack-file.ts";
 import { ensureWebBuild, webPaths } from "../../../src/web/web-build.ts";
 import { webConfigFromStack } from "../../../src/web/web-config.ts";
 import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";

@@ -6,12 +6,12 @@ import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import type { Hex } from "viem";
 import { generatePrivateKey } from "viem/accounts";
 
-import { formatVotes } from "../../../src/governance/rules.ts";
+import { formatVotes } from "@avn/protocol/governance/rules";
 import { devAccount } from "../../../src/devnet/accounts.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
-import type { StackFile } from "../../../src/devnet/stack-file.ts";
-import { l2CallsOfProposal } from "../../../src/governance/proposal.ts";
-import { L2_DEADLINE_SLACK_SECONDS } from "../../../src/governance/rules.ts";
+import type { StackFile } from "../../../src/common/stack-file.ts";
+import { l2CallsOfProposal } from "@avn/protocol/governance/proposal";
+import { L2_DEADLINE_SLACK_SECONDS } from "@avn/protocol/governance/rules";
 import { ensureWebBuild, webPaths } from "../../../src/web/web-build.ts";
 import { webConfigFromStack } from "../../../src/web/web-config.ts";
 import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
@@ -28,7 +28,7 @@ import {
 } from "../../helpers/web/browser.ts";
 import { stackOfTestDevnet } from "../../helpers/stack.ts";
 import { TestWallet } from "../../helpers/web/test-wallet.ts";
-import { ProposalState } from "../../../src/common/protocol-constants.ts";
+import { ProposalState } from "@avn/protocol/constants";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 const NOTE = "Hand the L2 protocol to governance";

@@ -15,7 +15,7 @@ import {
 } from "../../../typechain-types/index.ts";
 import { devAccount } from "../../../src/devnet/accounts.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
-import type { StackFile } from "../../../src/devnet/stack-file.ts";
+import type { StackFile } from "../../../src/common/stack-file.ts";
 import { NETWORK_ACCOUNTS, type VerificationNetwork } from "../../../src/devnet/verification-network.ts";
 import { ensureWebBuild, webPaths } from "../../../src/web/web-build.ts";
 import { webConfigFromStack } from "../../../src/web/web-config.ts";

@@ -4,7 +4,7 @@ import path from "node:path";
 
 import { expect } from "chai";
 
-import type { StackFile } from "../../../src/devnet/stack-file.ts";
+import type { StackFile } from "../../../src/common/stack-file.ts";
 import { isWebBuildCurrent, SHARED_SOURCES } from "../../../src/web/web-build.ts";
 import { namedWebConfig, webConfigFromStack } from "../../../src/web/web-config.ts";
 import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
@@ -152,14 +152,21 @@ describe("web app settings: governance's addresses", function () {
 });
 
 /**
- * The app bundles modules from outside apps/web (SHARED_SOURCES: the governance proposal encoding and
- * rules, the credits channel's typed data): a change to any of them must make the build stale as a change
+ * The app bundles the shared protocol package (SHARED_SOURCES: the governance proposal encoding and rules,
+ * the credits channel's typed data, the network configuration): a change to any of it must make the build stale as a change
  * to the app's own sources does, or the page could sign an older CreditRedemption than the service checks.
  * Checked on a project tree of its own, so the real files' times are never touched.
  */
 describe("web app build: the shared modules count as sources", function () {
   let root: string;
   const hourAgo = () => new Date(Date.now() - 3_600_000);
+  const sharedFiles = [
+    "packages/protocol/package.json",
+    "packages/protocol/src/governance/proposal.ts",
+    "packages/protocol/src/governance/rules.ts",
+    "packages/protocol/src/credits/typed-data.ts",
+    "packages/protocol/src/network-config.ts",
+  ];
 
   before(async function () {
     root = await mkdtemp(path.join(tmpdir(), "web-build-"));
@@ -171,7 +178,7 @@ describe("web app build: the shared modules count as sources", function () {
       "apps/web/wagmi.config.ts",
       "apps/web/package.json",
       "artifacts/contracts/A.sol/A.json",
-      ...SHARED_SOURCES,
+      ...sharedFiles,
       "apps/web/dist/index.html",
     ];
     for (const file of files) {
@@ -179,7 +186,9 @@ describe("web app build: the shared modules count as sources", function () {
       await writeFile(path.join(root, file), "x");
     }
     // Every source an hour old, the build a minute old.
-    for (const entry of [...files, "apps/web/src", "apps/web/public", "artifacts/contracts", "artifacts/contracts/A.sol"]) {
+    const directories = ["apps/web/src", "apps/web/public", "artifacts/contracts", "artifacts/contracts/A.sol"];
+    directories.push("packages/protocol", "packages/protocol/src", "packages/protocol/src/governance", "packages/protocol/src/credits");
+    for (const entry of [...files, ...directories]) {
       await utimes(path.join(root, entry), hourAgo(), hourAgo());
     }
     const minuteAgo = new Date(Date.now() - 60_000);
@@ -192,11 +201,10 @@ describe("web app build: the shared modules count as sources", function () {
 
   it("finds the build stale once any shared module is newer than it", async function () {
     expect(SHARED_SOURCES).to.include.members([
-      path.join("src", "governance", "proposal.ts"),
-      path.join("src", "governance", "rules.ts"),
-      path.join("src", "credits", "typed-data.ts"),
+      path.join("packages", "protocol", "src"),
+      path.join("packages", "protocol", "package.json"),
     ]);
-    for (const file of SHARED_SOURCES) {
+    for (const file of sharedFiles) {
       expect(await isWebBuildCurrent(root), `before touching ${file}`).to.equal(true);
       await utimes(path.join(root, file), new Date(), new Date());
       expect(await isWebBuildCurrent(root), file).to.equal(false);

@@ -1,7 +1,7 @@
 import { defineChain, type Chain } from "viem";
 import { chainConfig } from "viem/op-stack";
 
-import type { NetworkConfig } from "./network-config";
+import type { NetworkConfig } from "@avn/protocol/network-config";
 
 /** Multicall3 sits at this address on every chain that has it (the devnet deploys it there too). */
 const MULTICALL3 = "0xcA11bde05977b3631167028862bE2a173976CA11";

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import type { Migration } from "kysely/migration";
 
-import type { KeyDialect } from "./connect.ts";
+import type { SqlDialect } from "../../../common/database.ts";
 
 /**
  * The key database's schema, applied in order by Kysely's `Migrator` (which records what ran in its
@@ -11,7 +11,7 @@ import type { KeyDialect } from "./connect.ts";
  * Column types differ only where the dialects do: SQLite's STRICT tables know `integer`, PostgreSQL
  * counts above 2^31 need `bigint`.
  */
-export function keyMigrations(dialect: KeyDialect): Record<string, Migration> {
+export function keyMigrations(dialect: SqlDialect): Record<string, Migration> {
   const counter = dialect === "sqlite" ? "integer" : "bigint";
   // STRICT makes SQLite refuse a value of the wrong type instead of storing it anyway.
   const strict = dialect === "sqlite" ? sql`strict` : sql``;

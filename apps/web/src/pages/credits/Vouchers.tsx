@@ -4,7 +4,7 @@ import { useBlock, useConfig } from "wagmi";
 
 import { useAppSettings } from "../../app-context";
 import { TxButton } from "../../components/TxButton";
-import { voucherFromJson } from "../../lib/credits-typed-data";
+import { voucherFromJson } from "@avn/protocol/credits/typed-data";
 import { formatDuration, formatTime, shortAddress } from "../../lib/format";
 import { simulateAndWrite } from "../../lib/transactions";
 import { claimCallAbi } from "./claim-abi";

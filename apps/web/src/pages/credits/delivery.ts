@@ -1,4 +1,4 @@
-import type { NetworkConfig } from "../../config/network-config";
+import type { NetworkConfig } from "@avn/protocol/network-config";
 import { formatAmount } from "../../lib/format";
 import type { ItemKind } from "./credits-api";
 

@@ -4,7 +4,7 @@ import { toHex, type Address, type Hex } from "viem";
 import { useConfig } from "wagmi";
 import { getConnection, signTypedData } from "wagmi/actions";
 
-import { creditsDomain, REDEMPTION_TYPES } from "../../lib/credits-typed-data";
+import { creditsDomain, REDEMPTION_TYPES } from "@avn/protocol/credits/typed-data";
 import { describeError } from "../../lib/errors";
 import { CreditsServiceError, postRedemption, type RedemptionAnswer } from "./credits-api";
 import type { CreditsSettings } from "./settings";

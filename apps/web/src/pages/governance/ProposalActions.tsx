@@ -10,7 +10,8 @@ import { formatDuration, formatTime } from "../../lib/format";
 import { simulateAndWrite } from "../../lib/transactions";
 import { governorCallAbi, type GovernanceAddresses } from "./addresses";
 import { tooLateForL2, voteStillOpen, type ProposalStatus } from "./proposal-status";
-import { formatVotes, SUPPORT, type VoteChoice } from "./votes";
+import { SUPPORT } from "@avn/protocol/constants";
+import { formatVotes, type VoteChoice } from "@avn/protocol/governance/rules";
 
 /** The steps a proposal's state allows now: vote (Active), queue (Succeeded), execute (Queued). Other states have none. */
 export function ProposalActions({ addresses, proposal }: { addresses: GovernanceAddresses; proposal: ProposalStatus }) {

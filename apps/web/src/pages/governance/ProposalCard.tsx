@@ -3,14 +3,14 @@ import { useQuery } from "@tanstack/react-query";
 import { useAppSettings } from "../../app-context";
 import { describeError } from "../../lib/errors";
 import { formatTime, shortAddress } from "../../lib/format";
-import { describeL2Call } from "../../lib/protocol-proposal";
+import { describeL2Call } from "@avn/protocol/governance/proposal";
 import type { GovernanceAddresses } from "./addresses";
 import { readL2Outcome } from "./l2-outcome";
 import { ProposalActions } from "./ProposalActions";
 import { nextStep, type L2Outcome, type ProposalStatus } from "./proposal-status";
 import { PROPOSALS_REFRESH_MS } from "./useProposals";
 import { usePublicClients } from "./usePublicClients";
-import { formatVotes } from "./votes";
+import { formatVotes } from "@avn/protocol/governance/rules";
 
 /** One proposal: what it changes on L2, where its vote stands, what happens next, and what can be done now. */
 export function ProposalCard({

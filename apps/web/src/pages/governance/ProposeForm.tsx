@@ -6,7 +6,8 @@ import { useAppSettings } from "../../app-context";
 import { TxButton } from "../../components/TxButton";
 import { protocolGovernorAbi } from "../../generated/abis";
 import { describeError } from "../../lib/errors";
-import { describeL2Call, l2CallsOf, proposalDescription } from "../../lib/protocol-proposal";
+import { describeL2Call, l2CallsOf } from "@avn/protocol/governance/proposal";
+import { proposalDescription } from "@avn/protocol/governance/rules";
 import { simulateAndWrite } from "../../lib/transactions";
 import { governorCallAbi, type GovernanceAddresses } from "./addresses";
 import { proposalOf, readProposalTiming } from "./build-proposal";
@@ -15,7 +16,7 @@ import { ChangeFields } from "./ChangeFields";
 import { usePublicClients } from "./usePublicClients";
 import { useL2Rules } from "./useL2Rules";
 import type { VotingPower } from "./useVotingPower";
-import { formatVotes } from "./votes";
+import { formatVotes } from "@avn/protocol/governance/rules";
 
 /**
  * Proposes one L2 batch of changes with an optional note. Each change is checked against the L2 contract

@@ -11,7 +11,7 @@ import { describeError } from "../../lib/errors";
 import { simulateAndWrite } from "../../lib/transactions";
 import type { GovernanceAddresses } from "./addresses";
 import type { VotingPower } from "./useVotingPower";
-import { formatVotes } from "./votes";
+import { formatVotes } from "@avn/protocol/governance/rules";
 
 /** The connected wallet's L1 tokens, votes and delegate, and the delegation that turns tokens into votes. */
 export function YourVotes({

@@ -3,7 +3,7 @@ import { chainConfig } from "viem/op-stack";
 
 import type { AppSettings } from "../../app-context";
 import { primaryTokenAbi, protocolGovernorAbi, protocolTimelockAbi } from "../../generated/abis";
-import type { GovernedContracts } from "../../lib/protocol-proposal";
+import type { GovernedContracts } from "@avn/protocol/governance/proposal";
 
 /** Where governance lives on both chains (the CLI's `GovernanceAddresses`, typed for viem). */
 export interface GovernanceAddresses {

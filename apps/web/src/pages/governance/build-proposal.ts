@@ -1,7 +1,8 @@
 import type { Address, PublicClient } from "viem";
 
 import { protocolGovernorAbi, protocolTimelockAbi } from "../../generated/abis";
-import { buildProposal, type L1Proposal, type ProposalTiming, type ProtocolChange } from "../../lib/protocol-proposal";
+import { buildProposal, type ProposalTiming } from "@avn/protocol/governance/rules";
+import { type L1Proposal, type ProtocolChange } from "@avn/protocol/governance/proposal";
 import type { GovernanceAddresses } from "./addresses";
 
 /** The governor's and the timelock's delays, and the later of the L1's and the L2's times now. */

@@ -1,7 +1,7 @@
 import { maxUint96, parseUnits, type Address } from "viem";
 
 import { formatAmount, formatDuration } from "../../lib/format";
-import type { GovernedContracts, ProtocolChange } from "../../lib/protocol-proposal";
+import type { GovernedContracts, ProtocolChange } from "@avn/protocol/governance/proposal";
 
 /** The changes the page proposes (the CLI's, without raw calls). */
 export type ChangeKind = "accept-admin" | "set-quorum" | "set-request-fee" | "set-job-timeout" | "set-liveness-window";

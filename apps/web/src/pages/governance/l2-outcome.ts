@@ -1,7 +1,8 @@
 import { parseEventLogs, zeroHash, type Address, type PublicClient, type TransactionReceipt } from "viem";
 
 import { protocolTimelockAbi } from "../../generated/abis";
-import { crossDomainMessageHash, L1_MESSENGER_ABI, L2_MESSENGER_ABI, timelockSalt, type SentMessage } from "../../lib/protocol-proposal";
+import { crossDomainMessageHash, L1_MESSENGER_ABI, L2_MESSENGER_ABI, type SentMessage } from "@avn/protocol/governance/proposal";
+import { timelockSalt } from "@avn/protocol/governance/rules";
 import type { GovernanceAddresses } from "./addresses";
 import type { L2Outcome, ProposalStatus } from "./proposal-status";
 

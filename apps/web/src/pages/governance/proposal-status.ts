@@ -1,8 +1,9 @@
 import type { Address, Hex } from "viem";
 
 import { formatDuration, formatTime } from "../../lib/format";
-import { tooLateForL2 as tooLate, voteStillOpen as stillOpen, type L2Call } from "../../lib/protocol-proposal";
-import { formatVotes, type ProposalStateName } from "./votes";
+import { tooLateForL2 as tooLate, voteStillOpen as stillOpen } from "@avn/protocol/governance/rules";
+import { type L2Call } from "@avn/protocol/governance/proposal";
+import { formatVotes, type ProposalStateName } from "@avn/protocol/governance/rules";
 
 /** One proposal as the governor reports it, all read at one L1 block. */
 export interface ProposalStatus {

@@ -3,11 +3,11 @@ import type { PublicClient } from "viem";
 
 import { useAppSettings } from "../../app-context";
 import { protocolGovernorAbi } from "../../generated/abis";
-import { l2CallsOfProposal } from "../../lib/protocol-proposal";
+import { l2CallsOfProposal } from "@avn/protocol/governance/proposal";
 import type { GovernanceAddresses } from "./addresses";
 import type { ProposalStatus } from "./proposal-status";
 import { usePublicClients } from "./usePublicClients";
-import { PROPOSAL_STATES } from "./votes";
+import { PROPOSAL_STATES } from "@avn/protocol/constants";
 
 /** The L1 moves on by itself (a block every few seconds): states, blocks left and time left follow it. */
 export const PROPOSALS_REFRESH_MS = 3_000;

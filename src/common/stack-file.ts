@@ -1,7 +1,14 @@
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 
-import type { DevAccount } from "./accounts.ts";
+/** An account of the local chains, with its key: anvil's public development accounts, worthless elsewhere. */
+export interface DevAccount {
+  address: string;
+  privateKey: string;
+}
+
+/** The devnet L1 makes a block every 2 s (and one per transaction). */
+export const DEVNET_L1_BLOCK_SECONDS = 2;
 
 /**
  * The local stack file, `.devnet/stack.json`: how tests, scripts and outside tools

@@ -3,10 +3,9 @@
 // states and vote choices are, and how votes read. viem only, so the browser bundle imports it as it is.
 import { formatUnits, getAddress, type Address, type Hex } from "viem";
 
-import { PROPOSAL_STATES, SUPPORT } from "../common/protocol-constants.ts";
+import { PROPOSAL_STATES, SUPPORT } from "../constants.ts";
 import { describeChange, l1ProposalFor, l2CallsOf, type GovernedContracts, type L1Proposal, type ProtocolChange } from "./proposal.ts";
 
-export { PROPOSAL_STATES, SUPPORT };
 export type ProposalStateName = (typeof PROPOSAL_STATES)[number];
 
 export type VoteChoice = keyof typeof SUPPORT;
