@@ -7,6 +7,8 @@ import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
+import { layerRules } from "./eslint.layers.js";
+
 export default tseslint.config(
   {
     ignores: [
@@ -76,5 +78,6 @@ export default tseslint.config(
     // app is not compiled by it, and they would forbid patterns it relies on knowingly.
     rules: { "react-hooks/rules-of-hooks": "error", "react-hooks/exhaustive-deps": "error" },
   },
+  ...layerRules,
   prettier,
 );
