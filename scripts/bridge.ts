@@ -1,8 +1,9 @@
-// `npm run bridge -- <command>`: deposits and withdrawals through the OP standard bridge. The logic
-// lives in packages/bridge (ethers v5 + @eth-optimism/sdk); this entry point only wires the process in.
+// `npm run bridge -- <command>`: deposits and withdrawals through the OP standard bridge. The library lives
+// in packages/bridge (ethers v5 + @eth-optimism/sdk), its command line in src/bridge/cli.ts; this entry
+// point only wires the process in.
 import path from "node:path";
 
-import { runCli } from "@avn/bridge";
+import { runCli } from "../src/bridge/cli.ts";
 
 process.exitCode = await runCli(process.argv.slice(2), {
   projectRoot: path.resolve(import.meta.dirname, ".."),

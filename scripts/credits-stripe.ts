@@ -6,6 +6,7 @@ import { runStripeCli } from "../src/credits/stripe-cli.ts";
 
 process.exitCode = await runStripeCli(process.argv.slice(2), {
   projectRoot: path.resolve(import.meta.dirname, ".."),
+  env: process.env,
   print: (line) => console.log(line),
   printError: (line) => console.error(line),
 });

@@ -1,13 +1,15 @@
+import { AvnError, httpStatusCode } from "@avn/protocol/errors";
+
 import { AssetNotFoundError } from "../chains/rpc/errors.ts";
 import { QuorumNotReachedError } from "./attestation-hub/rounds.ts";
 
-/** An error with the HTTP status and the message the client sees. */
-export class ApiError extends Error {
+/** An error with the HTTP status and the message the client sees; its code is the status's name (`NOT_FOUND`). */
+export class ApiError extends AvnError {
   readonly status: number;
   readonly headers: Record<string, string>;
 
   constructor(status: number, message: string, headers: Record<string, string> = {}) {
-    super(message);
+    super(httpStatusCode(status), message);
     this.name = "ApiError";
     this.status = status;
     this.headers = headers;

@@ -1,6 +1,5 @@
-// The one error describer of the services (API, node, governance CLI) and of packages/bridge, which
-// imports this file across the workspace boundary: it must stay free of imports and of TypeScript that
-// Node's type stripping cannot erase.
+// The one error describer of the services (API, node, the command lines): free of imports, so any layer
+// may use it.
 
 /**
  * What never reaches a log line or an error shown to people, in the order it is replaced. Hosted RPC

@@ -1,3 +1,5 @@
+import { AvnError } from "@avn/protocol/errors";
+
 export type GovernanceErrorCode =
   | "TOO_EARLY"
   | "WRONG_STATE"
@@ -11,12 +13,9 @@ export type GovernanceErrorCode =
   | "INVALID_INPUT";
 
 /** A step that cannot be taken now, said plainly (with the time left where waiting is the answer). */
-export class GovernanceError extends Error {
-  readonly code: GovernanceErrorCode;
-
-  constructor(code: GovernanceErrorCode, message: string) {
-    super(message);
+export class GovernanceError extends AvnError<GovernanceErrorCode> {
+  constructor(code: GovernanceErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
     this.name = "GovernanceError";
-    this.code = code;
   }
 }

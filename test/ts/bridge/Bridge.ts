@@ -4,10 +4,12 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-import { Bridge, BridgeError, describeUnexpected, runCli, type MessageStatusName } from "@avn/bridge";
+import { Bridge, BridgeError, type MessageStatusName } from "@avn/bridge";
 import { expect } from "chai";
 import { AbiCoder, Contract, parseEther, ZeroAddress } from "ethers";
 
+import { runCli } from "../../../src/bridge/cli.ts";
+import { describeError } from "../../../src/common/describe-error.ts";
 import { devAccount } from "../../../src/devnet/accounts.ts";
 import { writeStackFile } from "../../../src/common/stack-file.ts";
 import { advanceL1Time, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
@@ -193,7 +195,7 @@ describe("bridge: deposits and withdrawals through the OP standard bridge on the
       expect(lines.at(-1)).to.equal("error: bad response (SERVER_ERROR)"); // ethers' short reason, not its URL-laden message
       // Errors without a short reason keep their first line, with every URL replaced.
       const bare = new Error("request to https://rpc.example/v3/SECRET-KEY failed\nat https://rpc.example/v3/SECRET-KEY");
-      expect(describeUnexpected(bare)).to.equal("request to <url> failed");
+      expect(describeError(bare)).to.equal("request to <url> failed");
       expect(lines.join("\n")).to.not.include("SECRET-KEY");
       expect(lines.join("\n")).to.not.include(user.privateKey.slice(2));
     } finally {

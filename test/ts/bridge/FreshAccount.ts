@@ -2,10 +2,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-import { Bridge, runCli } from "@avn/bridge";
+import { Bridge } from "@avn/bridge";
 import { expect } from "chai";
 import { Contract, parseEther, Wallet, ZeroAddress } from "ethers";
 
+import { runCli } from "../../../src/bridge/cli.ts";
 import { E18 } from "../../../src/common/units.ts";
 import { ZERO_ADDRESS_BALANCE } from "../../../src/devnet/op-devnet.ts";
 import { writeStackFile } from "../../../src/common/stack-file.ts";

@@ -1,9 +1,6 @@
 import { expect } from "chai";
 
-// By path, not as "@avn/bridge": in a git worktree node_modules may link to another checkout's packages.
-import { describeUnexpected, redactUrls } from "../../../packages/bridge/src/index.ts";
-
-import { describeError, redactSecrets } from "../../../src/common/describe-error.ts";
+import { describeError } from "../../../src/common/describe-error.ts";
 
 describe("describeError: one line for people, without URLs or secrets", function () {
   const PRIVATE_KEY = `0x${"ab12".repeat(16)}`;
@@ -84,13 +81,5 @@ describe("describeError: one line for people, without URLs or secrets", function
     expect(describeError({ privateKey: PRIVATE_KEY })).to.equal("non-error value (Object)");
     expect(describeError({ code: "ETIMEDOUT" })).to.equal("ETIMEDOUT");
     expect(describeError(new Error("first line\n    at https://rpc.example/KEY"))).to.equal("first line");
-  });
-
-  it("is the bridge's describer too (packages/bridge re-exports it)", function () {
-    // The test loader may load the file twice (once per specifier spelling), so compare what they do.
-    const text = `key ${PRIVATE_KEY} at https://rpc.example/KEY via 10.0.0.7:8545`;
-    expect(redactUrls(text)).to.equal(redactSecrets(text)).and.to.equal("key <hex> at <url> via <host>");
-    const error = new Error("fetch failed", { cause: new Error(text) });
-    expect(describeUnexpected(error)).to.equal(describeError(error));
   });
 });
