@@ -1,5 +1,5 @@
 // Fails when line coverage of contracts/ in coverage/lcov.info (written by `hardhat test --coverage`)
-// is below the threshold. Usage: hardhat run scripts/check-coverage.ts  (MIN_LINE_COVERAGE overrides 95).
+// is below the threshold. Usage: node scripts/check-coverage.ts  (MIN_LINE_COVERAGE overrides 95).
 import { readFile } from "node:fs/promises";
 
 import { lineCoveragePercent, parseLcovLineCoverage } from "../src/tooling/lcov.ts";

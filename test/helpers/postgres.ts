@@ -7,6 +7,14 @@ import path from "node:path";
 import pg from "pg";
 
 import { freePort } from "../../src/common/free-port.ts";
+import type { RequiredService } from "./services.ts";
+
+/** What `startPostgres` needs, for `requireService(this, POSTGRES)` when it returns undefined. */
+export const POSTGRES: RequiredService = {
+  name: "PostgreSQL server",
+  missing: "not installed in /usr/lib/postgresql",
+  install: "apt-get install postgresql",
+};
 
 export interface TestPostgres {
   /** `postgres://…` of a fresh, empty database on the server. */

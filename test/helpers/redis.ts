@@ -1,6 +1,15 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createServer, connect } from "node:net";
 
+import type { RequiredService } from "./services.ts";
+
+/** What `startRedis` needs, for `requireService(this, REDIS)` when it returns undefined. */
+export const REDIS: RequiredService = {
+  name: "redis-server",
+  missing: "not installed",
+  install: "apt-get install redis-server",
+};
+
 /** A throwaway redis-server on a free port, or undefined when the machine has no redis-server. */
 export async function startRedis(): Promise<{ url: string; stop(): Promise<void> } | undefined> {
   if (spawnSync("redis-server", ["--version"]).status !== 0) return undefined;

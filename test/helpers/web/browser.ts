@@ -4,22 +4,32 @@ import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 
+import type { RequiredService } from "../services.ts";
 import type { TestWallet } from "./test-wallet.ts";
 
 /** The Chromium the tests drive: Debian's package by default (Playwright cannot download browsers here). */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+/** What `launchChromium` needs, for `requireService(this, CHROMIUM)` when it returns undefined. */
+export const CHROMIUM: RequiredService = {
+  name: "chromium",
+  missing: `not installed at ${CHROMIUM_PATH}`,
+  install: "apt-get install chromium, or set CHROMIUM_PATH",
+};
 
 /** Where screenshots go: kept after the run as test artifacts (git-ignored). */
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, "..", "..", "..", "test-results", "web");
 
 export const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 
-/** Launches headless Chromium, or returns undefined (saying why) when the binary is not installed. */
+/**
+ * Launches headless Chromium, or returns undefined when the binary is not installed: the caller then calls
+ * `requireService(this, CHROMIUM)`, which fails the test under CI and skips it (saying why) elsewhere.
+ */
 export async function launchChromium(): Promise<Browser | undefined> {
   try {
     await access(CHROMIUM_PATH);
   } catch {
-    console.log(`      (no Chromium at ${CHROMIUM_PATH}: set CHROMIUM_PATH or install Debian's chromium package; browser tests skipped)`);
     return undefined;
   }
   // Root (as in CI containers) cannot use Chromium's sandbox.

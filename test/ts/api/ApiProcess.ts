@@ -13,7 +13,8 @@ import { UsageStore } from "../../../src/api/usage/usage-store.ts";
 import { startApi } from "../../../src/api/main.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import { postOnOwnConnection, spawnApiProcess, type RunningApiProcess } from "../../helpers/api-process.ts";
-import { startPostgres } from "../../helpers/postgres.ts";
+import { POSTGRES, startPostgres } from "../../helpers/postgres.ts";
+import { requireService } from "../../helpers/services.ts";
 
 const urls = { EVM_RPC_URLS: "http://127.0.0.1:1", SOLANA_RPC_URLS: "http://127.0.0.1:2" };
 const hub = {
@@ -203,10 +204,7 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
     it("two API processes on one PostgreSQL server see a new key at once, a revocation within one second, and count usage exactly", async function () {
       this.timeout(120_000);
       const server = await startPostgres();
-      if (server === undefined) {
-        console.log("      (skipped: no PostgreSQL server on this machine; the Debian package postgresql provides one)");
-        this.skip();
-      }
+      if (server === undefined) requireService(this, POSTGRES);
       try {
         await twoProcessesOnOneDatabase(await server.createDatabase());
       } finally {

@@ -9,7 +9,8 @@ import { ApiKeys } from "../../../src/api/keys/api-keys.ts";
 import { KeyVerifier } from "../../../src/api/keys/key-verifier.ts";
 import { UsageMeter, type UsageSink } from "../../../src/api/usage/usage-meter.ts";
 import { UsageStore, type UsageRow } from "../../../src/api/usage/usage-store.ts";
-import { startPostgres, type TestPostgres } from "../../helpers/postgres.ts";
+import { POSTGRES, startPostgres, type TestPostgres } from "../../helpers/postgres.ts";
+import { requireService } from "../../helpers/services.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -297,10 +298,7 @@ describe("Key database", function () {
     before(async function () {
       this.timeout(120_000);
       server = await startPostgres();
-      if (server === undefined) {
-        console.log("    (skipped: no PostgreSQL server on this machine; the Debian package postgresql provides one)");
-        this.skip();
-      }
+      if (server === undefined) requireService(this, POSTGRES);
     });
     after(async function () {
       await server?.stop();

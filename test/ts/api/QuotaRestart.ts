@@ -9,7 +9,8 @@ import { MonthTotalUnavailableError, UsageMeter, type UsageSink } from "../../..
 import { UsageStore } from "../../../src/api/usage/usage-store.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import { postOnOwnConnection, spawnApiProcess } from "../../helpers/api-process.ts";
-import { startPostgres } from "../../helpers/postgres.ts";
+import { POSTGRES, startPostgres } from "../../helpers/postgres.ts";
+import { requireService } from "../../helpers/services.ts";
 
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -222,10 +223,7 @@ describe("API: a process's first sight of a key with a monthly quota", function 
 
     it("PostgreSQL: a key already over its quota is refused with 429 by both, from the first request after start", async function () {
       const server = await startPostgres();
-      if (server === undefined) {
-        console.log("      (skipped: no PostgreSQL server on this machine; the Debian package postgresql provides one)");
-        this.skip();
-      }
+      if (server === undefined) requireService(this, POSTGRES);
       try {
         await neitherAnswersOverQuota(await server.createDatabase());
       } finally {

@@ -2,7 +2,8 @@ import { expect } from "chai";
 
 import { RedisRateLimitStore } from "../../../src/api/rate-limit/redis-store.ts";
 import { MemoryRateLimitStore, rateLimitHeaders } from "../../../src/api/rate-limit/token-bucket.ts";
-import { startRedis } from "../../helpers/redis.ts";
+import { REDIS, startRedis } from "../../helpers/redis.ts";
+import { requireService } from "../../helpers/services.ts";
 
 describe("API rate limits: token buckets per key", function () {
   this.timeout(30_000);
@@ -90,7 +91,7 @@ describe("API rate limits: token buckets per key", function () {
 
   it("shares one bucket per key between API processes through a real redis-server", async function () {
     const redis = await startRedis();
-    if (redis === undefined) this.skip();
+    if (redis === undefined) requireService(this, REDIS);
     const policy = { capacity: 5, refillPerSecond: 0.01 };
     const [first, second] = await Promise.all([
       RedisRateLimitStore.connect(redis.url, policy),
@@ -111,7 +112,7 @@ describe("API rate limits: token buckets per key", function () {
 
   it("takes up to n tokens at once in Redis, atomically: concurrent takes never grant more than the bucket held", async function () {
     const redis = await startRedis();
-    if (redis === undefined) this.skip();
+    if (redis === undefined) requireService(this, REDIS);
     const policy = { capacity: 50, refillPerSecond: 0.001 };
     const [first, second] = await Promise.all([
       RedisRateLimitStore.connect(redis.url, policy),

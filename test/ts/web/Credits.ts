@@ -24,6 +24,7 @@ import { GameItem__factory, PrimaryToken__factory, VoucherClaims__factory } from
 import { eventually, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 import { stackOfTestDevnet } from "../../helpers/stack.ts";
 import {
+  CHROMIUM,
   launchChromium,
   openConnected,
   screenshot,
@@ -33,6 +34,7 @@ import {
   VIEWPORTS,
   waitForText,
 } from "../../helpers/web/browser.ts";
+import { requireService } from "../../helpers/services.ts";
 import { TestWallet } from "../../helpers/web/test-wallet.ts";
 import { E18 } from "../../../src/common/units.ts";
 
@@ -74,7 +76,7 @@ describe("web app: credits in Chromium", function () {
 
   before(async function () {
     browser = await launchChromium();
-    if (browser === undefined) this.skip();
+    if (browser === undefined) requireService(this, CHROMIUM);
     net = await sharedTestDevnet();
     stack = stackOfTestDevnet(net);
     l1 = devnetProvider(net.devnet.l1.rpcUrl, net.devnet.l1.chainId);

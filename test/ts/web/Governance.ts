@@ -18,6 +18,7 @@ import { startWebServer, type RunningWebServer } from "../../../src/web/web-serv
 import { PrimaryToken__factory, ProtocolGovernor__factory } from "../../../typechain-types/index.ts";
 import { sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 import {
+  CHROMIUM,
   launchChromium,
   openConnected,
   screenshot,
@@ -26,6 +27,7 @@ import {
   sendTransaction,
   waitForText,
 } from "../../helpers/web/browser.ts";
+import { requireService } from "../../helpers/services.ts";
 import { stackOfTestDevnet } from "../../helpers/stack.ts";
 import { TestWallet } from "../../helpers/web/test-wallet.ts";
 import { ProposalState } from "@avn/protocol/constants";
@@ -66,7 +68,7 @@ describe("web app: governance in Chromium", function () {
 
   before(async function () {
     browser = await launchChromium();
-    if (browser === undefined) this.skip();
+    if (browser === undefined) requireService(this, CHROMIUM);
     net = await sharedTestDevnet();
     stack = stackOfTestDevnet(net);
     await ensureWebBuild(projectRoot);

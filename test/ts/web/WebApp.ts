@@ -22,6 +22,7 @@ import { webConfigFromStack } from "../../../src/web/web-config.ts";
 import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
 import { advanceL1Time, eventually, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 import {
+  CHROMIUM,
   connectWallet,
   launchChromium,
   openConnected as openConnectedPage,
@@ -32,6 +33,7 @@ import {
   VIEWPORTS,
   waitForText,
 } from "../../helpers/web/browser.ts";
+import { requireService } from "../../helpers/services.ts";
 import { startTestVerificationNetwork } from "../../helpers/network.ts";
 import { TestWallet } from "../../helpers/web/test-wallet.ts";
 import { E18 } from "../../../src/common/units.ts";
@@ -58,7 +60,7 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
 
   before(async function () {
     browser = await launchChromium();
-    if (browser === undefined) this.skip();
+    if (browser === undefined) requireService(this, CHROMIUM);
     net = await sharedTestDevnet();
     // Heartbeats every 3 s: a stopped node is the only one left not live once time moves past the window.
     ({ network, stack } = await startTestVerificationNetwork(net, "web-network", {

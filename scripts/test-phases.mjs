@@ -1,0 +1,204 @@
+// `npm test`: runs the phases below in order, streaming their output, and stops at the first that fails.
+// At the end, and when a phase fails, it prints a table (phase, seconds, result) and a line counting the
+// tests skipped because a service they need is missing (test/helpers/services.ts records each skip in the
+// file this runner names in AVN_SKIPPED_TESTS_FILE; under CI=true those tests fail instead). Exits 1 when a
+// phase failed.
+//
+//   node scripts/test-phases.mjs [--from <phase>] [--list]
+//   npm test -- --from test:coverage    resumes a failed run at that phase (`tree-state:save` still runs
+//                                        first, recording the tree as it is now: fixes made since count)
+//
+// PHASES is the one list of what `npm test` runs. Plain JavaScript without dependencies, like
+// tree-state.mjs; runPhases is exported for test/ts/repository/TestPhases.ts, which runs it on a list of
+// its own.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The variable test/helpers/services.ts reads: the file it appends one JSON line to per skip. */
+export const SKIPPED_TESTS_FILE_VARIABLE = "AVN_SKIPPED_TESTS_FILE";
+
+/** Why a workspace's `npm test` phase cannot run (it has no test script), or null. */
+function withoutTestScript(workspaceDir) {
+  const manifest = path.join(root, workspaceDir, "package.json");
+  const scripts = existsSync(manifest) ? JSON.parse(readFileSync(manifest, "utf8")).scripts : undefined;
+  return scripts?.test === undefined ? `${workspaceDir} has no "test" script` : null;
+}
+
+/**
+ * What `npm test` runs, in order: `name` (for the table and --from), `command` (run by the shell in the
+ * project's root, with node_modules/.bin on PATH as npm scripts have it), and optionally `always` (runs
+ * even when --from starts later) and `skipWhen` (returns why the phase cannot run, or null).
+ */
+export const PHASES = [
+  // What git sees as changed before the run, for the last phase to compare.
+  { name: "tree-state:save", command: "node scripts/tree-state.mjs save", always: true },
+  // Contracts, TypeChain types, then the web app's ABIs.
+  { name: "build", command: "npm run build" },
+  { name: "typecheck", command: "npm run typecheck" },
+  { name: "lint", command: "npm run lint" },
+  { name: "format:check", command: "npm run format:check" },
+  { name: "lint:sol", command: "npm run lint:sol" },
+  { name: "lint:docker", command: "npm run lint:docker" },
+  // The web app's unit tests (Vitest).
+  { name: "test:web", command: "npm test -w @avn/web", skipWhen: () => withoutTestScript("apps/web") },
+  // The Solidity and the mocha tests in one Hardhat run: only a run of both writes coverage/lcov.info with
+  // both runners' coverage (`hardhat test <runner> --coverage` reports its own runner's alone, overwriting).
+  { name: "test:coverage", command: "hardhat test --coverage" },
+  // Reads coverage/lcov.info only: plain Node (`hardhat run` would compile the contracts again first).
+  { name: "check-coverage", command: "node scripts/check-coverage.ts" },
+  { name: "test:gas", command: "npm run test:gas" },
+  { name: "tree-state:check", command: "node scripts/tree-state.mjs check" },
+];
+
+/** Runs `command` through the shell, output streamed; resolves to its exit code (or the signal that ended it). */
+function runCommand(command, { cwd, env }) {
+  return new Promise((resolve) => {
+    // No stdin: a test runner must not wait for input (nor Vitest start its watch mode).
+    const child = spawn(command, { cwd, env, shell: true, stdio: ["ignore", "inherit", "inherit"] });
+    // Ctrl-C reaches the phase from the terminal (same process group): the runner only waits for it to end,
+    // then prints the table. A SIGTERM sent to the runner alone is passed on.
+    const onInterrupt = () => undefined;
+    const onTerminate = () => child.kill("SIGTERM");
+    process.on("SIGINT", onInterrupt);
+    process.on("SIGTERM", onTerminate);
+    const done = (result) => {
+      process.off("SIGINT", onInterrupt);
+      process.off("SIGTERM", onTerminate);
+      resolve(result);
+    };
+    child.once("error", (error) => done({ code: 127, error: error.message }));
+    child.once("exit", (code, signal) => done({ code, signal }));
+  });
+}
+
+/**
+ * Runs `phases` in order until one fails. Returns each phase's row for the table: `{ name, seconds, result }`
+ * with `result` "passed", "FAILED …", "skipped: …" or "not run …", and whether all ran and passed.
+ */
+export async function runPhases(phases, { from, cwd = root, env = process.env, log = console.log } = {}) {
+  const start = from === undefined ? 0 : phases.findIndex((phase) => phase.name === from);
+  if (start < 0) throw new Error(`no phase named "${from}"; the phases: ${phases.map((phase) => phase.name).join(", ")}`);
+  const bin = path.join(root, "node_modules", ".bin");
+  const pathEntries = (env.PATH ?? "").split(path.delimiter);
+  const childEnv = pathEntries.includes(bin) ? env : { ...env, PATH: [bin, ...pathEntries].join(path.delimiter) };
+  const rows = [];
+  let failed = false;
+  for (const [index, phase] of phases.entries()) {
+    if (failed) {
+      rows.push({ name: phase.name, seconds: null, result: "not run" });
+      continue;
+    }
+    if (index < start && phase.always !== true) {
+      rows.push({ name: phase.name, seconds: null, result: `not run (--from ${from})` });
+      continue;
+    }
+    const skipped = phase.skipWhen?.() ?? null;
+    if (skipped !== null) {
+      log(`\n=== ${phase.name}: skipped, ${skipped}`);
+      rows.push({ name: phase.name, seconds: null, result: `skipped: ${skipped}` });
+      continue;
+    }
+    log(`\n=== ${phase.name}: ${phase.command}`);
+    const began = performance.now();
+    const { code, signal, error } = await runCommand(phase.command, { cwd, env: childEnv });
+    const seconds = (performance.now() - began) / 1000;
+    if (code === 0) {
+      rows.push({ name: phase.name, seconds, result: "passed" });
+    } else {
+      failed = true;
+      const why = error ?? (signal ? `signal ${signal}` : `exit ${code}`);
+      rows.push({ name: phase.name, seconds, result: `FAILED (${why})` });
+    }
+  }
+  return { rows, ok: !failed };
+}
+
+/** The table's lines: phase, seconds, result, and the total time. */
+export function formatTable(rows) {
+  const width = Math.max("phase".length, "total".length, ...rows.map((row) => row.name.length));
+  const line = (name, seconds, result) => `${name.padEnd(width)}  ${seconds.padStart(8)}  ${result}`.trimEnd();
+  const total = rows.reduce((sum, row) => sum + (row.seconds ?? 0), 0);
+  return [
+    line("phase", "seconds", "result"),
+    ...rows.map((row) => line(row.name, row.seconds === null ? "-" : row.seconds.toFixed(1), row.result)),
+    line("total", total.toFixed(1), ""),
+  ];
+}
+
+/** The skips test/helpers/services.ts recorded in `file` (one JSON object per line); none when it is absent. */
+export function readSkips(file) {
+  if (file === undefined || !existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line));
+}
+
+/**
+ * The summary of `skips`: one line counting the skipped tests by missing service, then one line per skip
+ * (the test, or the suite a `before` hook skipped whole).
+ */
+export function formatSkips(skips) {
+  if (skips.length === 0) return ["no tests skipped"];
+  const tests = (count) => `${count} ${count === 1 ? "test" : "tests"}`;
+  const groups = new Map();
+  for (const skip of skips) {
+    const reason = `${skip.name} ${skip.missing} (${skip.install})`;
+    groups.set(reason, (groups.get(reason) ?? 0) + skip.tests);
+  }
+  const total = skips.reduce((sum, skip) => sum + skip.tests, 0);
+  const reasons = [...groups].map(([reason, count]) => (groups.size === 1 ? reason : `${count} × ${reason}`));
+  return [
+    `${tests(total)} skipped: ${reasons.join("; ")}`,
+    ...skips.map((skip) => `  ${skip.title}${skip.tests === 1 ? "" : ` (${tests(skip.tests)})`}: needs ${skip.name}`),
+  ];
+}
+
+/**
+ * Runs `phases` (the whole of `npm test`) with a fresh skip record, then prints the table and the skip
+ * summary; returns the exit code (0, 1 when a phase failed, 2 for a wrong argument).
+ */
+export async function main(phases, argv, { env = process.env, log = console.log } = {}) {
+  let from;
+  for (let i = 0; i < argv.length; i += 1) {
+    if (argv[i] === "--list") {
+      for (const phase of phases) log(`${phase.name.padEnd(18)} ${phase.command}`);
+      return 0;
+    } else if (argv[i] === "--from" && i + 1 < argv.length) {
+      from = argv[(i += 1)];
+    } else if (argv[i].startsWith("--from=")) {
+      from = argv[i].slice("--from=".length);
+    } else {
+      console.error("usage: node scripts/test-phases.mjs [--from <phase>] [--list]");
+      return 2;
+    }
+  }
+  if (from !== undefined && !phases.some((phase) => phase.name === from)) {
+    console.error(`No phase named "${from}". The phases: ${phases.map((phase) => phase.name).join(", ")}`);
+    return 2;
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), "avn-test-phases-"));
+  const skipsFile = path.join(dir, "skipped-tests.jsonl");
+  writeFileSync(skipsFile, "");
+  try {
+    const { rows, ok } = await runPhases(phases, { from, env: { ...env, [SKIPPED_TESTS_FILE_VARIABLE]: skipsFile }, log });
+    log(["", ...formatTable(rows), "", ...formatSkips(readSkips(skipsFile))].join("\n"));
+    if (!ok) {
+      const failed = rows.find((row) => row.result.startsWith("FAILED"));
+      console.error(`\nnpm test failed at phase ${failed.name}; after a fix, resume with: npm test -- --from ${failed.name}`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await main(PHASES, process.argv.slice(2));
+}

@@ -1,0 +1,208 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+import { expect } from "chai";
+
+import { isCi, MissingServiceError, requireService, type RequiredService, type SkippableContext } from "../../helpers/services.ts";
+
+const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
+const runner = pathToFileURL(path.join(projectRoot, "scripts", "test-phases.mjs")).href;
+const services = pathToFileURL(path.join(projectRoot, "test", "helpers", "services.ts")).href;
+
+const THING: RequiredService = { name: "thing-server", missing: "not installed", install: "apt-get install thing" };
+const GADGET: RequiredService = { name: "gadget", missing: "not installed at /usr/bin/gadget", install: "apt-get install gadget" };
+
+/** What mocha's `this.skip()` throws, for a fake context. */
+class Skipped extends Error {}
+
+/** A fake mocha `this`: in a test titled `title`, or in a `before` hook of a suite of `suiteTests` tests. */
+function fakeContext(title: string, suiteTests?: number): SkippableContext & { skipped: number } {
+  const parent = { fullTitle: () => `suite ${title}`, total: () => suiteTests ?? 1 };
+  return {
+    skipped: 0,
+    skip(): never {
+      this.skipped += 1;
+      throw new Skipped();
+    },
+    test:
+      suiteTests === undefined
+        ? { type: "test", title, fullTitle: () => `suite ${title}`, parent }
+        : { type: "hook", title: '"before all" hook', fullTitle: () => `suite ${title} "before all" hook`, parent },
+  };
+}
+
+/** The environment without CI's variable: these tests run under CI=true in CI, and check both cases. */
+function envWithoutCi(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.CI;
+  return env;
+}
+
+describe("npm test's runner (scripts/test-phases.mjs) and the missing-service helper", function () {
+  this.timeout(60_000);
+  let dir: string;
+  /** A phase that runs `code` on this Node. */
+  const node = (code: string) => `"${process.execPath}" -e ${JSON.stringify(code)}`;
+
+  /** Runs the runner's `main` on `phases` (JavaScript source of the list) with `args`, in a process of its own. */
+  const runPhases = async (phases: string, args: string[] = []) => {
+    const driver = path.join(dir, "driver.mjs");
+    await writeFile(
+      driver,
+      `import { main } from ${JSON.stringify(runner)};\nprocess.exitCode = await main(${phases}, process.argv.slice(2));\n`,
+    );
+    const result = spawnSync(process.execPath, [driver, ...args], { cwd: dir, env: envWithoutCi(), encoding: "utf8" });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr, output: `${result.stdout}\n${result.stderr}` };
+  };
+  /** The table's row for `phase`, split into its columns. */
+  const row = (stdout: string, phase: string) =>
+    stdout
+      .split("\n")
+      .find((line) => line.startsWith(`${phase} `))
+      ?.split(/\s{2,}/);
+
+  beforeEach(async function () {
+    dir = await mkdtemp(path.join(tmpdir(), "test-phases-"));
+  });
+  afterEach(async function () {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("runs every phase in order, passing its output through, and prints the table, a skipped phase saying why", async function () {
+    const { status, stdout, output } = await runPhases(`[
+      { name: "first", command: ${JSON.stringify(node("console.log('FIRST OUTPUT')"))} },
+      { name: "web", command: ${JSON.stringify(node("console.log('WEB RAN')"))}, skipWhen: () => "apps/web has no \\"test\\" script" },
+      { name: "second", command: ${JSON.stringify(node("setTimeout(() => console.log('SECOND OUTPUT'), 300)"))} },
+    ]`);
+    expect(status, output).to.equal(0);
+    expect(stdout.indexOf("FIRST OUTPUT")).to.be.within(0, stdout.indexOf("SECOND OUTPUT"));
+    expect(stdout).to.not.contain("WEB RAN");
+    const table = stdout.slice(stdout.lastIndexOf("SECOND OUTPUT"));
+    expect(table).to.match(/^phase\s+seconds\s+result$/m);
+    expect(row(table, "first")?.[2]).to.equal("passed");
+    expect(row(table, "web")).to.deep.equal(["web", "-", 'skipped: apps/web has no "test" script']);
+    const [, seconds, result] = row(table, "second")!;
+    expect(result).to.equal("passed");
+    expect(Number(seconds)).to.be.within(0.3, 30);
+    expect(Number(row(table, "total")?.[1])).to.be.at.least(Number(seconds));
+    expect(table).to.match(/^no tests skipped$/m);
+  });
+
+  it("stops at a failing phase, prints the table and exits non-zero, naming the phase to resume from", async function () {
+    const { status, stdout, stderr, output } = await runPhases(`[
+      { name: "first", command: ${JSON.stringify(node("console.log('FIRST OUTPUT')"))} },
+      { name: "broken", command: ${JSON.stringify(node("console.error('BROKEN OUTPUT'); process.exit(3)"))} },
+      { name: "after", command: ${JSON.stringify(node("console.log('AFTER OUTPUT')"))} },
+    ]`);
+    expect(status, output).to.equal(1);
+    expect(stderr).to.contain("BROKEN OUTPUT");
+    expect(stdout).to.not.contain("AFTER OUTPUT");
+    expect(row(stdout, "first")?.[2]).to.equal("passed");
+    expect(row(stdout, "broken")?.[2]).to.equal("FAILED (exit 3)");
+    expect(row(stdout, "after")).to.deep.equal(["after", "-", "not run"]);
+    expect(stderr).to.contain("npm test -- --from broken");
+  });
+
+  it("resumes with --from, running the phases marked always first, and refuses an unknown phase", async function () {
+    const phases = `[
+      { name: "save", command: ${JSON.stringify(node("console.log('SAVE RAN')"))}, always: true },
+      { name: "early", command: ${JSON.stringify(node("console.log('EARLY RAN')"))} },
+      { name: "late", command: ${JSON.stringify(node("console.log('LATE RAN')"))} },
+    ]`;
+    const resumed = await runPhases(phases, ["--from", "late"]);
+    expect(resumed.status, resumed.output).to.equal(0);
+    expect(resumed.stdout).to.contain("SAVE RAN").and.contain("LATE RAN").and.not.contain("EARLY RAN");
+    expect(row(resumed.stdout, "early")).to.deep.equal(["early", "-", "not run (--from late)"]);
+    const unknown = await runPhases(phases, ["--from", "lat"]);
+    expect(unknown.status).to.equal(2);
+    expect(unknown.stderr).to.contain('No phase named "lat"').and.contain("save, early, late");
+    expect(unknown.stdout).to.not.contain("SAVE RAN");
+  });
+
+  it("sums up the skips the helper recorded during the phases, by missing service, with each test", async function () {
+    // A phase that skips as a test file would: one suite of 3 tests in a before hook, two single tests.
+    const skipper = path.join(dir, "skipper.ts");
+    await writeFile(
+      skipper,
+      `import { requireService } from ${JSON.stringify(services)};
+const context = (title: string, suiteTests?: number) => ({
+  skip(): never { throw new Error("skipped"); },
+  test: suiteTests === undefined
+    ? { type: "test", title, fullTitle: () => title }
+    : { type: "hook", title: "before all", fullTitle: () => title + " before all", parent: { fullTitle: () => title, total: () => suiteTests } },
+});
+const skip = (title: string, service: { name: string; missing: string; install: string }, suiteTests?: number) => {
+  try { requireService(context(title, suiteTests), service); } catch { /* skipped */ }
+};
+skip("browser suite", ${JSON.stringify(GADGET)}, 3);
+skip("redis test one", ${JSON.stringify(THING)});
+skip("redis test two", ${JSON.stringify(THING)});
+console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
+`,
+    );
+    const { status, stdout, output } = await runPhases(
+      `[{ name: "tests", command: ${JSON.stringify(`"${process.execPath}" "${skipper}"`)} }]`,
+    );
+    expect(status, output).to.equal(0);
+    const summary = stdout.slice(stdout.lastIndexOf("total"));
+    expect(summary).to.contain(
+      "5 tests skipped: 3 × gadget not installed at /usr/bin/gadget (apt-get install gadget); 2 × thing-server not installed (apt-get install thing)",
+    );
+    expect(summary).to.contain("  browser suite (3 tests): needs gadget\n");
+    expect(summary).to.contain("  redis test one: needs thing-server\n");
+    // The record lived in a temporary file of the run's own, removed at its end.
+    const recordFile = /^RECORD FILE (.+)$/m.exec(stdout)?.[1];
+    expect(recordFile)
+      .to.be.a("string")
+      .and.satisfy((file: string) => file.startsWith(tmpdir()));
+    expect(existsSync(recordFile!)).to.equal(false);
+  });
+
+  it("requireService: under CI=true throws naming what to install, without skipping or recording", async function () {
+    const file = path.join(dir, "skips.jsonl");
+    for (const value of ["true", "1", "yes"]) {
+      const context = fakeContext("needs a thing");
+      const call = () => requireService(context, THING, { CI: value, AVN_SKIPPED_TESTS_FILE: file });
+      expect(call).to.throw(MissingServiceError, "thing-server not installed: under CI (CI=true) a test that needs it fails");
+      expect(call).to.throw(/Install it: apt-get install thing\. \(suite needs a thing\)/);
+      expect(context.skipped).to.equal(0);
+    }
+    expect(existsSync(file)).to.equal(false);
+  });
+
+  it("requireService: outside CI skips the test and records it, a before hook's skip counting its suite's tests", async function () {
+    const file = path.join(dir, "skips.jsonl");
+    const inTest = fakeContext("needs a thing");
+    expect(() => requireService(inTest, THING, { AVN_SKIPPED_TESTS_FILE: file })).to.throw(Skipped);
+    const inHook = fakeContext("needs a gadget", 4);
+    expect(() => requireService(inHook, GADGET, { CI: "false", AVN_SKIPPED_TESTS_FILE: file })).to.throw(Skipped);
+    expect([inTest.skipped, inHook.skipped]).to.deep.equal([1, 1]);
+    const records = (await readFile(file, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(records).to.deep.equal([
+      { title: "suite needs a thing", tests: 1, ...THING },
+      { title: "suite needs a gadget", tests: 4, ...GADGET },
+    ]);
+    // Without the runner's file the skip is still made (and said), just not recorded.
+    expect(() => requireService(fakeContext("alone"), THING, {})).to.throw(Skipped);
+  });
+
+  it("isCi: CI set to anything but empty, 0 or false", function () {
+    expect([undefined, "", "0", "false", "FALSE", "true", "1", "woodpecker"].map((CI) => isCi({ CI }))).to.deep.equal([
+      false,
+      false,
+      false,
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
+  });
+});
