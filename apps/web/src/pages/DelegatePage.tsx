@@ -6,6 +6,7 @@ import { useConfig, useConnection, useReadContract, useReadContracts } from "wag
 import { useAppSettings } from "../app-context";
 import { AddressField } from "../components/AddressField";
 import { ChainNotice } from "../components/ChainNotice";
+import { DataTable, type Column } from "../components/DataTable";
 import { TxButton } from "../components/TxButton";
 import { nodeRegistryAbi } from "../generated/abis";
 import { useOwnedLicenses } from "../hooks/useOwnedLicenses";
@@ -109,41 +110,38 @@ function useLicenseRows(licenseIds: bigint[] | undefined): LicenseRow[] | undefi
 
 function LicenseTable({ rows, selected, onChange }: { rows: LicenseRow[]; selected: bigint[]; onChange: (ids: bigint[]) => void }) {
   const toggle = (id: bigint, on: boolean) => onChange(on ? [...selected, id] : selected.filter((other) => other !== id));
+  const columns: Array<Column<LicenseRow>> = [
+    {
+      header: "Select",
+      cell: (row) => (
+        <input
+          type="checkbox"
+          id={`license-${row.id}`}
+          checked={selected.includes(row.id)}
+          onChange={(event) => toggle(row.id, event.target.checked)}
+        />
+      ),
+    },
+    { header: "License", cell: (row) => <label htmlFor={`license-${row.id}`}>License {row.id.toString()}</label> },
+    {
+      header: "Operator (burner)",
+      cell: (row) => (row.operator === undefined ? "None" : <code>{row.operator}</code>),
+      cellProps: () => ({ "data-testid": "operator" }),
+    },
+    {
+      header: "Live",
+      cell: (row) => (row.live ? <span className="badge live">Live</span> : <span className="badge down">Not live</span>),
+    },
+    { header: "Last heartbeat", cell: (row) => (row.operator === undefined ? "—" : <LastHeartbeat operator={row.operator} />) },
+  ];
   return (
-    <div className="table-wrap" tabIndex={0}>
-      <table>
-        <caption>Your licenses</caption>
-        <thead>
-          <tr>
-            <th scope="col">Select</th>
-            <th scope="col">License</th>
-            <th scope="col">Operator (burner)</th>
-            <th scope="col">Live</th>
-            <th scope="col">Last heartbeat</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.id.toString()} data-testid="license-row" data-license-id={row.id.toString()}>
-              <td>
-                <input
-                  type="checkbox"
-                  id={`license-${row.id}`}
-                  checked={selected.includes(row.id)}
-                  onChange={(event) => toggle(row.id, event.target.checked)}
-                />
-              </td>
-              <td>
-                <label htmlFor={`license-${row.id}`}>License {row.id.toString()}</label>
-              </td>
-              <td data-testid="operator">{row.operator === undefined ? "None" : <code>{row.operator}</code>}</td>
-              <td>{row.live ? <span className="badge live">Live</span> : <span className="badge down">Not live</span>}</td>
-              <td>{row.operator === undefined ? "—" : <LastHeartbeat operator={row.operator} />}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="Your licenses"
+      columns={columns}
+      rows={rows}
+      rowKey={(row) => row.id.toString()}
+      rowProps={(row) => ({ "data-testid": "license-row", "data-license-id": row.id.toString() })}
+    />
   );
 }
 

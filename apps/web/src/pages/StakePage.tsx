@@ -1,13 +1,12 @@
-import { useState } from "react";
 import { useConfig, useConnection, useReadContract } from "wagmi";
 
 import { useAppSettings } from "../app-context";
+import { AmountField, useAmountInput } from "../components/AmountField";
 import { ApproveButton } from "../components/ApproveButton";
 import { ChainNotice } from "../components/ChainNotice";
 import { TxButton } from "../components/TxButton";
 import { stakedTokenAbi } from "../generated/abis";
 import { usePrimaryFunds } from "../hooks/usePrimaryFunds";
-import { parseTokenAmount } from "../lib/amounts";
 import { formatAmount } from "../lib/format";
 import { simulateAndWrite } from "../lib/transactions";
 import { RedeemForm } from "./stake/RedeemForm";
@@ -68,48 +67,37 @@ export default function StakePage() {
 function StakeForm({ primaryBalance, allowance }: { primaryBalance: bigint | undefined; allowance: bigint | undefined }) {
   const { config, chains } = useAppSettings();
   const wagmiConfig = useConfig();
-  const [text, setText] = useState("");
-  const { value: amount, error } = parseTokenAmount(text);
+  const input = useAmountInput({
+    decimals: 18,
+    max: primaryBalance,
+    aboveMax: primaryBalance === undefined ? undefined : `You hold ${formatAmount(primaryBalance)} primary tokens.`,
+  });
+  const amount = input.value;
   const staked = config.contracts.l2.StakedToken;
   // Said next to the Stake button; the contract would refuse these anyway, less readably.
   const blocker =
     amount === undefined
-      ? "Enter an amount to stake."
-      : primaryBalance !== undefined && amount > primaryBalance
-        ? `You hold ${formatAmount(primaryBalance)} primary tokens.`
-        : allowance === undefined || allowance < amount
-          ? "Approve the amount first."
-          : undefined;
+      ? (input.error ?? "Enter an amount to stake.")
+      : allowance === undefined || allowance < amount
+        ? "Approve the amount first."
+        : undefined;
 
   return (
     <section className="panel" aria-labelledby="stake-heading">
       <h2 id="stake-heading">Stake primary tokens</h2>
-      <div className="field">
-        <label htmlFor="stake-amount">Amount to stake</label>
-        <input
-          id="stake-amount"
-          inputMode="decimal"
-          autoComplete="off"
-          value={text}
-          onChange={(event) => setText(event.target.value)}
-          aria-invalid={error !== undefined}
-          aria-describedby="stake-amount-hint stake-amount-error"
-        />
-        <p className="hint" id="stake-amount-hint">
-          You receive the same amount of staked tokens, without fee or lock.
-        </p>
-        {error !== undefined && (
-          <p className="error" id="stake-amount-error">
-            {error}
-          </p>
-        )}
-      </div>
+      <AmountField
+        id="stake-amount"
+        label="Amount to stake"
+        amount={input}
+        withMax
+        hint="You receive the same amount of staked tokens, without fee or lock."
+      />
       <ApproveButton spender={staked} amount={amount} allowance={allowance} />
       <TxButton
         chainId={chains.l2.id}
         disabled={blocker !== undefined}
         disabledReason={blocker}
-        onMined={() => setText("")}
+        onMined={() => input.setText("")}
         send={() =>
           simulateAndWrite(wagmiConfig, {
             address: staked,

@@ -3,6 +3,7 @@ import type { Address, TransactionReceipt } from "viem";
 import { useBalance, useConfig, useReadContract } from "wagmi";
 
 import { useAppSettings } from "../../app-context";
+import { AmountField, useAmountInput } from "../../components/AmountField";
 import { TxButton } from "../../components/TxButton";
 import { l1StandardBridgeAbi, l2StandardBridgeAbi, primaryTokenAbi } from "../../generated/abis";
 import { formatAmount } from "../../lib/format";
@@ -12,7 +13,6 @@ import {
   DEPOSIT_MIN_GAS_LIMIT,
   LEGACY_ETH,
   L2_STANDARD_BRIDGE,
-  parseAmount,
   WITHDRAWAL_MIN_GAS_LIMIT,
   writeChecked,
   type Asset,
@@ -25,7 +25,6 @@ export function BridgeForm({ account }: { account: Address | undefined }) {
   const { config, chains } = useAppSettings();
   const [direction, setDirection] = useState<Direction>("deposit");
   const [asset, setAsset] = useState<Asset>("eth");
-  const [amountText, setAmountText] = useState("");
   const [deposit, setDeposit] = useState<{ receipt: TransactionReceipt; description: string }>();
   // What the last Deposit click sent, for the progress panel's title (the field may change while it is pending).
   const sentDescription = useRef("");
@@ -57,10 +56,11 @@ export function BridgeForm({ account }: { account: Address | undefined }) {
 
   const balance = asset === "eth" ? ethBalance.data?.value : tokenBalance.data;
   const balanceError = asset === "eth" ? ethBalance.error : tokenBalance.error;
-  const parsed = parseAmount(amountText, balance, source.name);
-  const amount = "value" in parsed ? parsed.value : undefined;
-  const amountError = "error" in parsed ? parsed.error : undefined;
-  const disabledReason = amountError ?? (balance === undefined ? "Loading your balance…" : undefined);
+  // Both assets have 18 decimals (ETH and the primary token, on either chain).
+  const amountInput = useAmountInput({ decimals: 18, max: balance, aboveMax: `The amount is more than your balance on ${source.name}.` });
+  const amount = amountInput.value;
+  const disabledReason =
+    amountInput.error ?? (amount === undefined ? "Enter an amount." : balance === undefined ? "Loading your balance…" : undefined);
   const needsApproval = isDeposit && asset === "token" && amount !== undefined && allowance.data !== undefined && allowance.data < amount;
   // The approval step stays on screen, with its outcome, once it has done its job for this amount.
   const [approved, setApproved] = useState<bigint>();
@@ -134,32 +134,21 @@ export function BridgeForm({ account }: { account: Address | undefined }) {
           From {source.name} to {(isDeposit ? chains.l2 : chains.l1).name}, to your own address.
           {!isDeposit && " A withdrawal needs two more transactions on L1 (prove, then finalize after the challenge period), listed below."}
         </p>
-        <div className="field">
-          <label htmlFor="bridge-amount">Amount</label>
-          <input
-            id="bridge-amount"
-            type="text"
-            inputMode="decimal"
-            autoComplete="off"
-            value={amountText}
-            onChange={(event) => setAmountText(event.target.value)}
-            aria-invalid={amountText !== "" && amountError !== undefined}
-            aria-describedby="bridge-balance bridge-amount-error"
-          />
-          <p className="hint" id="bridge-balance" data-testid="bridge-balance">
-            {!connected
+        <AmountField
+          id="bridge-amount"
+          label="Amount"
+          amount={amountInput}
+          hintProps={{ id: "bridge-balance", "data-testid": "bridge-balance" }}
+          hint={
+            !connected
               ? "Connect a wallet to see your balance."
               : balanceError !== null
                 ? `Could not read your balance on ${source.name}.`
                 : balance === undefined
                   ? `Loading your balance on ${source.name}…`
-                  : `Your balance on ${source.name}: ${formatAmount(balance)} ${ASSET_NAMES[asset]}`}
-          </p>
-          <p className="error" id="bridge-amount-error">
-            {/* Said only once something is typed: an empty field is not yet a mistake. */}
-            {amountText !== "" && amountError !== undefined ? `Error: ${amountError}` : null}
-          </p>
-        </div>
+                  : `Your balance on ${source.name}: ${formatAmount(balance)} ${ASSET_NAMES[asset]}`
+          }
+        />
         {/* Keyed so a step's transaction state does not carry over to another direction or asset. */}
         <div key={`${direction}-${asset}`}>
           {isDeposit ? (

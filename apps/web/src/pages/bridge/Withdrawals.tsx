@@ -4,6 +4,7 @@ import { chainConfig, extractWithdrawalMessageLogs, getWithdrawals, type GetWith
 import { useConfig } from "wagmi";
 
 import { useAppSettings, type AppSettings } from "../../app-context";
+import { DataTable, type Column } from "../../components/DataTable";
 import { TxButton } from "../../components/TxButton";
 import { l2OutputOracleAbi, l2StandardBridgeAbi, optimismPortalAbi } from "../../generated/abis";
 import { describeError } from "../../lib/errors";
@@ -56,6 +57,24 @@ export function Withdrawals({ account }: { account: Address }) {
     },
   });
 
+  const columns: Array<Column<WithdrawalStart>> = [
+    {
+      header: "Started on L2",
+      cell: (start) => (
+        <>
+          <code title={start.l2Hash}>{shortAddress(start.l2Hash)}</code>
+          <br />
+          <span className="hint">block {start.l2Block.toString()}</span>
+        </>
+      ),
+    },
+    { header: "Asset", cell: (start) => assetName(start.l2Token, settings) },
+    { header: "Amount", cell: (start) => formatAmount(start.amount) },
+    // The two cells follow one withdrawal's progress: the same queries, shared by key.
+    { header: "Status", cell: (start) => <WithdrawalStatus start={start} />, cellProps: () => ({ "data-testid": "withdrawal-status" }) },
+    { header: "Next step", cell: (start) => <WithdrawalAction start={start} /> },
+  ];
+
   return (
     <section aria-labelledby="withdrawals-heading">
       <h2 id="withdrawals-heading">Withdrawals</h2>
@@ -70,29 +89,14 @@ export function Withdrawals({ account }: { account: Address }) {
           Could not load your withdrawals: {describeError(list.error)}
         </p>
       ) : (
-        <div className="table-wrap" tabIndex={0}>
-          <table>
-            <caption>Your withdrawals</caption>
-            <thead>
-              <tr>
-                <th scope="col">Started on L2</th>
-                <th scope="col">Asset</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Status</th>
-                <th scope="col">Next step</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.length === 0 ? (
-                <tr>
-                  <td colSpan={5}>No withdrawals from this account yet.</td>
-                </tr>
-              ) : (
-                list.data.map((start) => <WithdrawalRow key={`${start.l2Hash}-${start.logIndex}`} start={start} />)
-              )}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Your withdrawals"
+          columns={columns}
+          rows={list.data}
+          rowKey={(start) => `${start.l2Hash}-${start.logIndex}`}
+          rowProps={() => ({ "data-testid": "withdrawal" })}
+          empty="No withdrawals from this account yet."
+        />
       )}
     </section>
   );
@@ -104,7 +108,8 @@ function assetName(token: Address, { config }: AppSettings): string {
   return `Token ${shortAddress(token)}`;
 }
 
-function WithdrawalRow({ start }: { start: WithdrawalStart }) {
+/** Where a withdrawal stands, in words, and the transaction that takes it to its next step (if it is the user's turn). */
+function useWithdrawalStep(start: WithdrawalStart): { words: string; action: React.ReactNode } {
   const wagmiConfig = useConfig();
   const settings = useAppSettings();
   const { chains } = settings;
@@ -198,19 +203,15 @@ function WithdrawalRow({ start }: { start: WithdrawalStart }) {
     }
   }
 
-  return (
-    <tr data-testid="withdrawal">
-      <td>
-        <code title={start.l2Hash}>{shortAddress(start.l2Hash)}</code>
-        <br />
-        <span className="hint">block {start.l2Block.toString()}</span>
-      </td>
-      <td>{assetName(start.l2Token, settings)}</td>
-      <td>{formatAmount(start.amount)}</td>
-      <td data-testid="withdrawal-status">{words}</td>
-      <td>{action}</td>
-    </tr>
-  );
+  return { words, action };
+}
+
+function WithdrawalStatus({ start }: { start: WithdrawalStart }) {
+  return <>{useWithdrawalStep(start).words}</>;
+}
+
+function WithdrawalAction({ start }: { start: WithdrawalStart }) {
+  return <>{useWithdrawalStep(start).action}</>;
 }
 
 /**

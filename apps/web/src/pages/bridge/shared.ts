@@ -12,7 +12,6 @@ import type { Config } from "wagmi";
 import { getPublicClient, getWalletClient, type SimulateContractParameters } from "wagmi/actions";
 
 import type { AppSettings } from "../../app-context";
-import { parseTokenAmount } from "../../lib/amounts";
 import { simulateAndWrite } from "../../lib/transactions";
 
 export type Direction = "deposit" | "withdraw";
@@ -33,15 +32,6 @@ export const LEGACY_ETH: Address = "0xDeadDeAddeAddEAddeadDEaDDEAdDeaDDeAD0000";
  */
 export const DEPOSIT_MIN_GAS_LIMIT = 200_000;
 export const WITHDRAWAL_MIN_GAS_LIMIT = 0;
-
-/** The amount in base units (18 decimals), or the sentence that says what is wrong with it (also: above the balance). */
-export function parseAmount(text: string, balance: bigint | undefined, where: string): { value: bigint } | { error: string } {
-  const { value, error } = parseTokenAmount(text);
-  if (error !== undefined) return { error };
-  if (value === undefined) return { error: "Enter an amount." };
-  if (balance !== undefined && value > balance) return { error: `The amount is more than your balance on ${where}.` };
-  return { value };
-}
 
 /** The L2 chain as viem's op-stack actions type their `targetChain`: its L1 contracts keyed by the L1 chain id. */
 export type OpTargetChain = Chain & { contracts: Record<"portal" | "l2OutputOracle", Record<number, ChainContract>> };

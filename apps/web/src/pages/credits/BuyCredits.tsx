@@ -1,5 +1,6 @@
 import { useState } from "react";
 
+import { AmountField, useAmountInput } from "../../components/AmountField";
 import { CreditsServiceError, postCheckout, type Catalogue } from "./credits-api";
 import { formatCredits, formatPrice } from "./delivery";
 import type { CreditsSettings } from "./settings";
@@ -29,17 +30,24 @@ export function BuyCredits({
   catalogue: Catalogue | undefined;
   wallet: string | undefined;
 }) {
-  const [text, setText] = useState(DEFAULT_CREDITS);
   const [state, setState] = useState<CheckoutState>({ status: "idle" });
   const step = catalogue?.creditsPerMinorUnit ?? 1;
-  const credits = /^\d+$/.test(text.trim()) ? Number(text.trim()) : undefined;
-  const problem =
-    credits === undefined || credits < 1 || !Number.isSafeInteger(credits)
-      ? "Enter a whole number of credits."
-      : credits % step !== 0
-        ? `Credits are sold in multiples of ${step}.`
-        : undefined;
-  const blocker = wallet === undefined ? "Connect a wallet first: the credits go to its account." : problem;
+  // Credits are whole: 0 decimals. Beyond a safe integer the service's JSON number would not carry them exactly.
+  const amount = useAmountInput(
+    {
+      decimals: 0,
+      malformed: "Enter a whole number of credits.",
+      max: BigInt(Number.MAX_SAFE_INTEGER),
+      aboveMax: "Enter a whole number of credits.",
+      step: { size: BigInt(step), message: `Credits are sold in multiples of ${step}.` },
+    },
+    DEFAULT_CREDITS,
+  );
+  const credits = amount.value === undefined ? undefined : Number(amount.value);
+  const blocker =
+    wallet === undefined
+      ? "Connect a wallet first: the credits go to its account."
+      : (amount.error ?? (credits === undefined ? "Enter a whole number of credits." : undefined));
 
   const buy = async () => {
     setState({ status: "opening" });
@@ -59,26 +67,17 @@ export function BuyCredits({
       <p className="hint">
         You pay by card or another payment method on Stripe's checkout page; the credits arrive here once the payment is confirmed.
       </p>
-      <div className="field">
-        <label htmlFor="credits-to-buy">Credits to buy</label>
-        <input
-          id="credits-to-buy"
-          type="number"
-          inputMode="numeric"
-          min={step}
-          step={step}
-          value={text}
-          onChange={(event) => setText(event.target.value)}
-          aria-invalid={problem !== undefined}
-          aria-describedby="credits-price"
-        />
-        <p className="hint" id="credits-price" aria-live="polite">
-          {problem ??
-            (catalogue === undefined
-              ? ""
-              : `${formatCredits(credits!)} cost ${formatPrice(credits!, catalogue.currency, catalogue.creditsPerMinorUnit)}.`)}
-        </p>
-      </div>
+      <AmountField
+        id="credits-to-buy"
+        label="Credits to buy"
+        amount={amount}
+        hintProps={{ id: "credits-price", "aria-live": "polite" }}
+        hint={
+          credits === undefined || catalogue === undefined
+            ? ""
+            : `${formatCredits(credits)} cost ${formatPrice(credits, catalogue.currency, catalogue.creditsPerMinorUnit)}.`
+        }
+      />
       <button
         type="button"
         disabled={blocker !== undefined || state.status === "opening" || state.status === "redirecting"}

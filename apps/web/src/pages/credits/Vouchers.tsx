@@ -3,6 +3,7 @@ import type { Address } from "viem";
 import { useBlock, useConfig } from "wagmi";
 
 import { useAppSettings } from "../../app-context";
+import { DataTable, type Column } from "../../components/DataTable";
 import { TxButton } from "../../components/TxButton";
 import { voucherFromJson } from "@avn/protocol/credits/typed-data";
 import { formatDuration, formatTime, shortAddress } from "../../lib/format";
@@ -64,62 +65,53 @@ function VoucherTable({ settings, catalogue, wallet, vouchers, onClaimed }: Vouc
   const { config } = useAppSettings();
   const l2Block = useBlock({ chainId: settings.chainId, watch: true });
   const l2Now = l2Block.data?.timestamp;
+  const itemOf = (view: VoucherView) => catalogue?.items.find((entry) => String(entry.id) === view.voucher.itemId);
+  const delivers = (view: VoucherView) => {
+    const item = itemOf(view);
+    return item === undefined
+      ? `${view.voucher.amount} (item ${view.voucher.itemId})`
+      : describeDelivery(item, BigInt(view.voucher.amount), config.contracts);
+  };
+  const columns: Array<Column<VoucherView>> = [
+    { header: "Item", rowHeader: true, cell: (view) => `${view.quantity} × ${itemOf(view)?.name ?? `item ${view.voucher.itemId}`}` },
+    { header: "Delivers", cell: delivers },
+    { header: "Paid", cell: (view) => formatCredits(view.price) },
+    {
+      header: "Claim by (L2 time)",
+      cell: (view) => {
+        const expiry = BigInt(view.voucher.expiry);
+        return (
+          <>
+            {formatTime(expiry)}
+            {view.status === "issued" && l2Now !== undefined && expiry >= l2Now && (
+              <span className="hint"> (in {formatDuration(expiry - l2Now)})</span>
+            )}
+          </>
+        );
+      },
+    },
+    { header: "Status", cell: statusWords, cellProps: () => ({ "data-testid": "voucher-status" }) },
+    {
+      header: "Action",
+      cell: (view) => (
+        <VoucherAction
+          settings={settings}
+          view={view}
+          wallet={wallet}
+          l2Now={l2Now}
+          onClaimed={() => onClaimed(`Voucher claimed: ${delivers(view)} delivered to your wallet.`)}
+        />
+      ),
+    },
+  ];
   return (
-    <div className="table-wrap" tabIndex={0}>
-      <table>
-        <caption>Your vouchers, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Item</th>
-            <th scope="col">Delivers</th>
-            <th scope="col">Paid</th>
-            <th scope="col">Claim by (L2 time)</th>
-            <th scope="col">Status</th>
-            <th scope="col">Action</th>
-          </tr>
-        </thead>
-        <tbody>
-          {vouchers.map((view) => {
-            const item = catalogue?.items.find((entry) => String(entry.id) === view.voucher.itemId);
-            const delivers =
-              item === undefined
-                ? `${view.voucher.amount} (item ${view.voucher.itemId})`
-                : describeDelivery(item, BigInt(view.voucher.amount), config.contracts);
-            const expiry = BigInt(view.voucher.expiry);
-            return (
-              <tr
-                key={view.voucher.voucherId}
-                data-testid="voucher"
-                data-voucher-id={view.voucher.voucherId}
-                data-item-id={view.voucher.itemId}
-              >
-                <th scope="row">
-                  {view.quantity} × {item?.name ?? `item ${view.voucher.itemId}`}
-                </th>
-                <td>{delivers}</td>
-                <td>{formatCredits(view.price)}</td>
-                <td>
-                  {formatTime(expiry)}
-                  {view.status === "issued" && l2Now !== undefined && expiry >= l2Now && (
-                    <span className="hint"> (in {formatDuration(expiry - l2Now)})</span>
-                  )}
-                </td>
-                <td data-testid="voucher-status">{statusWords(view)}</td>
-                <td>
-                  <VoucherAction
-                    settings={settings}
-                    view={view}
-                    wallet={wallet}
-                    l2Now={l2Now}
-                    onClaimed={() => onClaimed(`Voucher claimed: ${delivers} delivered to your wallet.`)}
-                  />
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="Your vouchers, newest first"
+      columns={columns}
+      rows={vouchers}
+      rowKey={(view) => view.voucher.voucherId}
+      rowProps={(view) => ({ "data-testid": "voucher", "data-voucher-id": view.voucher.voucherId, "data-item-id": view.voucher.itemId })}
+    />
   );
 }
 

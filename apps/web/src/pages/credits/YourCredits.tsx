@@ -1,3 +1,4 @@
+import { DataTable, type Column } from "../../components/DataTable";
 import { describeError } from "../../lib/errors";
 import type { CreditAccount, Movement } from "./credits-api";
 import { formatCreditChange, formatCredits } from "./delivery";
@@ -58,36 +59,31 @@ export function YourCredits({ wallet, account, error }: YourCreditsProps) {
   );
 }
 
+const MOVEMENT_COLUMNS: ReadonlyArray<Column<Movement>> = [
+  {
+    header: "When",
+    cell: (movement) => new Date(movement.createdAt).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "medium" }),
+  },
+  { header: "What", cell: (movement) => MOVEMENT_WORDS[movement.kind] ?? movement.kind },
+  { header: "Credits", cell: (movement) => formatCreditChange(movement.amount), cellProps: () => ({ "data-testid": "movement-amount" }) },
+  { header: "Reference", cell: (movement) => <code title={movement.reference}>{shortReference(movement.reference)}</code> },
+];
+
 function Movements({ movements }: { movements: Movement[] }) {
   if (movements.length === 0) return <p data-testid="no-movements">No movements yet: buy credits to start.</p>;
-  // The service lists them oldest first.
-  const newestFirst = [...movements].reverse();
+  // The service lists them oldest first. Movements may share a time and a reference: their place in that
+  // list (which new movements do not change) tells them apart.
+  const newestFirst = movements
+    .map((movement, index) => ({ ...movement, key: `${movement.createdAt}-${movement.reference}-${index}` }))
+    .reverse();
   return (
-    <div className="table-wrap" tabIndex={0}>
-      <table>
-        <caption>Movements, newest first (refreshed every {ACCOUNT_REFRESH_MS / 1000} s)</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">What</th>
-            <th scope="col">Credits</th>
-            <th scope="col">Reference</th>
-          </tr>
-        </thead>
-        <tbody>
-          {newestFirst.map((movement, index) => (
-            <tr key={`${movement.createdAt}-${movement.reference}-${index}`} data-testid="movement" data-kind={movement.kind}>
-              <td>{new Date(movement.createdAt).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "medium" })}</td>
-              <td>{MOVEMENT_WORDS[movement.kind] ?? movement.kind}</td>
-              <td data-testid="movement-amount">{formatCreditChange(movement.amount)}</td>
-              <td>
-                <code title={movement.reference}>{shortReference(movement.reference)}</code>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption={`Movements, newest first (refreshed every ${ACCOUNT_REFRESH_MS / 1000} s)`}
+      columns={MOVEMENT_COLUMNS}
+      rows={newestFirst}
+      rowKey={(movement) => movement.key}
+      rowProps={(movement) => ({ "data-testid": "movement", "data-kind": movement.kind })}
+    />
   );
 }
 

@@ -1,4 +1,4 @@
-import { parseEventLogs, zeroHash, type Address, type PublicClient, type TransactionReceipt } from "viem";
+import { parseEventLogs, zeroHash, type Address, type Hex, type Log, type PublicClient } from "viem";
 
 import { protocolTimelockAbi } from "../../generated/abis";
 import { crossDomainMessageHash, L1_MESSENGER_ABI, L2_MESSENGER_ABI, type SentMessage } from "@avn/protocol/governance/proposal";
@@ -6,15 +6,23 @@ import { timelockSalt } from "@avn/protocol/governance/rules";
 import type { GovernanceAddresses } from "./addresses";
 import type { L2Outcome, ProposalStatus } from "./proposal-status";
 
-/** The message the L1 messenger sent to `executor` in `receipt` (its `SentMessage` and `SentMessageExtension1` events). */
-export function sentMessageTo(receipt: TransactionReceipt, l1Messenger: Address, executor: Address): SentMessage | undefined {
+/**
+ * The message the L1 messenger sent to `executor` in a transaction, from its receipt's logs: the
+ * messenger's `SentMessage`, and the value from the `SentMessageExtension1` it emits right after it (an
+ * extension that follows a message to another target is that message's).
+ */
+export function sentMessageTo(receipt: { logs: readonly Log[] }, l1Messenger: Address, executor: Address): SentMessage | undefined {
   const logs = receipt.logs.filter((log) => log.address.toLowerCase() === l1Messenger.toLowerCase());
   let sent: SentMessage | undefined;
+  // Whether the messenger's latest `SentMessage` was the one to the executor.
+  let latestIsSent = false;
   for (const event of parseEventLogs({ abi: L1_MESSENGER_ABI, logs })) {
-    if (event.eventName === "SentMessage" && event.args.target.toLowerCase() === executor.toLowerCase()) {
+    if (event.eventName === "SentMessage") {
+      latestIsSent = event.args.target.toLowerCase() === executor.toLowerCase();
+      if (!latestIsSent) continue;
       const { target, sender, message, messageNonce: nonce, gasLimit } = event.args;
       sent = { target, sender, message, nonce, gasLimit, value: 0n };
-    } else if (event.eventName === "SentMessageExtension1" && sent !== undefined) {
+    } else if (event.eventName === "SentMessageExtension1" && latestIsSent && sent !== undefined) {
       sent = { ...sent, value: event.args.value };
     }
   }
@@ -58,10 +66,22 @@ export async function readL2Outcome(
     l2.readContract({ ...messenger, functionName: "failedMessages", args: [messageHash] }),
     l2.getBlock({ blockTag: "latest" }),
   ]);
+  return relayOutcome(messageHash, { succeeded, failed, l2Time: l2Latest.timestamp }, proposal.batch?.deadline);
+}
+
+/**
+ * What became of a message on L2, from the L2 messenger's records of it and the L2's latest block time,
+ * given its batch's deadline (undefined: not a batch with one).
+ */
+export function relayOutcome(
+  messageHash: Hex,
+  l2: { succeeded: boolean; failed: boolean; l2Time: bigint },
+  deadline: bigint | undefined,
+): Exclude<L2Outcome, { kind: "no message" }> {
   // A replayed message is in both: its success is what counts.
-  if (succeeded) return { kind: "executed", messageHash };
+  if (l2.succeeded) return { kind: "executed", messageHash };
   // The executor refuses a batch past its deadline (by the L2's clock): neither a relay nor a replay can run it then.
-  if (proposal.batch !== undefined && l2Latest.timestamp > proposal.batch.deadline) return { kind: "expired", messageHash };
-  if (failed) return { kind: "failed", messageHash };
+  if (deadline !== undefined && l2.l2Time > deadline) return { kind: "expired", messageHash };
+  if (l2.failed) return { kind: "failed", messageHash };
   return { kind: "awaiting relay", messageHash };
 }

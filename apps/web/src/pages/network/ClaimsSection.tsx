@@ -3,6 +3,7 @@ import type { PublicClient } from "viem";
 import { useConfig, useConnection, useReadContract, useReadContracts } from "wagmi";
 
 import { useAppSettings } from "../../app-context";
+import { DataTable } from "../../components/DataTable";
 import { TxButton } from "../../components/TxButton";
 import { verificationRegistryAbi } from "../../generated/abis";
 import { useOwnedLicenses } from "../../hooks/useOwnedLicenses";
@@ -66,25 +67,15 @@ function Fees({ licenseIds }: { licenseIds: bigint[] }) {
         Claimable: <span data-testid="claimable-fees">{total === undefined ? "…" : formatAmount(total)}</span> staked tokens
       </p>
       {fees.data !== undefined && (
-        <div className="table-wrap" tabIndex={0}>
-          <table>
-            <caption>Claimable fees per license</caption>
-            <thead>
-              <tr>
-                <th scope="col">License</th>
-                <th scope="col">Claimable (staked tokens)</th>
-              </tr>
-            </thead>
-            <tbody>
-              {licenseIds.map((id, index) => (
-                <tr key={id.toString()}>
-                  <td>#{id.toString()}</td>
-                  <td>{formatAmount(fees.data[index] ?? 0n)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Claimable fees per license"
+          columns={[
+            { header: "License", cell: (row) => `#${row.id.toString()}` },
+            { header: "Claimable (staked tokens)", cell: (row) => formatAmount(row.fee) },
+          ]}
+          rows={licenseIds.map((id, index) => ({ id, fee: fees.data[index] ?? 0n }))}
+          rowKey={(row) => row.id.toString()}
+        />
       )}
       <TxButton
         chainId={chains.l2.id}
@@ -174,47 +165,34 @@ function Rewards({ licenseIds, client }: { licenseIds: bigint[]; client: PublicC
       {rows.length === 0 ? (
         <p className="hint">{info.isLoading || funded.isLoading ? "Loading…" : "No unclaimed rewards in ended epochs."}</p>
       ) : (
-        <div className="table-wrap" tabIndex={0}>
-          <table>
-            <caption>Unclaimed epoch rewards</caption>
-            <thead>
-              <tr>
-                <th scope="col">Epoch</th>
-                <th scope="col">Pool (primary tokens)</th>
-                <th scope="col">Your agreeing votes / all</th>
-                <th scope="col">Claimable (paid staked)</th>
-                <th scope="col">
-                  <span className="hint">Action</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr key={row.epoch.toString()} data-testid="reward-row" data-epoch={row.epoch.toString()}>
-                  <td>{row.epoch.toString()}</td>
-                  <td>{formatAmount(row.pool)}</td>
-                  <td>
-                    {row.votes.toString()} / {row.totalVotes.toString()}
-                  </td>
-                  <td>{formatAmount(row.amount)}</td>
-                  <td>
-                    <TxButton
-                      chainId={chains.l2.id}
-                      variant="secondary"
-                      disabled={row.amount === 0n}
-                      disabledReason="The pool is too small for a share of your votes."
-                      send={() =>
-                        simulateAndWrite(wagmiConfig, { ...verification, functionName: "claimRewards", args: [row.epoch, row.claimable] })
-                      }
-                    >
-                      Claim rewards
-                    </TxButton>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Unclaimed epoch rewards"
+          columns={[
+            { header: "Epoch", cell: (row) => row.epoch.toString() },
+            { header: "Pool (primary tokens)", cell: (row) => formatAmount(row.pool) },
+            { header: "Your agreeing votes / all", cell: (row) => `${row.votes.toString()} / ${row.totalVotes.toString()}` },
+            { header: "Claimable (paid staked)", cell: (row) => formatAmount(row.amount) },
+            {
+              header: <span className="hint">Action</span>,
+              cell: (row) => (
+                <TxButton
+                  chainId={chains.l2.id}
+                  variant="secondary"
+                  disabled={row.amount === 0n}
+                  disabledReason="The pool is too small for a share of your votes."
+                  send={() =>
+                    simulateAndWrite(wagmiConfig, { ...verification, functionName: "claimRewards", args: [row.epoch, row.claimable] })
+                  }
+                >
+                  Claim rewards
+                </TxButton>
+              ),
+            },
+          ]}
+          rows={rows}
+          rowKey={(row) => row.epoch.toString()}
+          rowProps={(row) => ({ "data-testid": "reward-row", "data-epoch": row.epoch.toString() })}
+        />
       )}
     </>
   );

@@ -1,9 +1,11 @@
 import type { Hex, PublicClient } from "viem";
 
 import { useAppSettings } from "../../app-context";
+import { DataTable, type Column } from "../../components/DataTable";
 import { shortAddress } from "../../lib/format";
 import { chainKind, subjectText } from "./encoding";
-import { JOB_WINDOW, useLiveJobs, type JobRow } from "./useLiveJobs";
+import { JOB_WINDOW, type JobRow } from "./job-logs";
+import { useLiveJobs } from "./useLiveJobs";
 
 const STATUS_TEXT: Record<JobRow["status"], string> = { open: "Open", fulfilled: "Fulfilled", expired: "Expired" };
 
@@ -12,6 +14,18 @@ function Subject({ chain, value }: { chain: number; value: Hex }) {
   const text = subjectText(chain, value);
   return <code title={text}>{shortAddress(text)}</code>;
 }
+
+/** The jobs table's columns. */
+const JOB_COLUMNS: ReadonlyArray<Column<JobRow>> = [
+  { header: "Job", cell: (job) => `#${job.id.toString()}` },
+  { header: "Kind", cell: (job) => chainKind(job.chain!) },
+  { header: "Owner", cell: (job) => <Subject chain={job.chain!} value={job.owner!} /> },
+  { header: "Asset", cell: (job) => <Subject chain={job.chain!} value={job.asset!} /> },
+  { header: "Status", cell: (job) => STATUS_TEXT[job.status] },
+  // Raw base units: the asset's decimals are not on this chain.
+  { header: "Balance", cell: (job) => (job.balance === undefined ? "—" : job.balance.toLocaleString("en-US")) },
+  { header: "Votes", cell: (job) => job.votes },
+];
 
 /** The latest verification jobs, updated in place as requests, votes, results and expiries are logged. */
 export function JobsSection({ client, live }: { client: PublicClient; live: boolean }) {
@@ -31,45 +45,14 @@ export function JobsSection({ client, live }: { client: PublicClient; live: bool
           Could not follow the jobs: {error}
         </p>
       )}
-      <div className="table-wrap" tabIndex={0}>
-        <table>
-          <caption>Verification jobs</caption>
-          <thead>
-            <tr>
-              <th scope="col">Job</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Owner</th>
-              <th scope="col">Asset</th>
-              <th scope="col">Status</th>
-              <th scope="col">Balance</th>
-              <th scope="col">Votes</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((job) => (
-              <tr key={job.id.toString()} data-testid="job-row" data-job-id={job.id.toString()} data-status={job.status}>
-                <td>#{job.id.toString()}</td>
-                <td>{chainKind(job.chain!)}</td>
-                <td>
-                  <Subject chain={job.chain!} value={job.owner!} />
-                </td>
-                <td>
-                  <Subject chain={job.chain!} value={job.asset!} />
-                </td>
-                <td>{STATUS_TEXT[job.status]}</td>
-                {/* Raw base units: the asset's decimals are not on this chain. */}
-                <td>{job.balance === undefined ? "—" : job.balance.toLocaleString("en-US")}</td>
-                <td>{job.votes}</td>
-              </tr>
-            ))}
-            {loaded && rows.length === 0 && (
-              <tr>
-                <td colSpan={7}>No job has been requested yet.</td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="Verification jobs"
+        columns={JOB_COLUMNS}
+        rows={rows}
+        rowKey={(job) => job.id.toString()}
+        rowProps={(job) => ({ "data-testid": "job-row", "data-job-id": job.id.toString(), "data-status": job.status })}
+        empty={loaded ? "No job has been requested yet." : undefined}
+      />
       {!loaded && error === undefined && <p role="status">Loading jobs…</p>}
     </section>
   );

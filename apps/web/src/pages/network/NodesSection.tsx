@@ -3,6 +3,7 @@ import { getAddress, zeroAddress, type Address } from "viem";
 import { useBlock, useReadContract, useReadContracts } from "wagmi";
 
 import { useAppSettings } from "../../app-context";
+import { DataTable, type Column } from "../../components/DataTable";
 import { nodeLicenseAbi, nodeRegistryAbi, verificationRegistryAbi } from "../../generated/abis";
 import { describeError } from "../../lib/errors";
 import { formatDuration, formatTime } from "../../lib/format";
@@ -83,6 +84,34 @@ export function NodesSection() {
   const block = useBlock({ chainId, query: REFRESH });
   const now = block.data?.timestamp;
 
+  const columns: Array<Column<NodeRow & { heartbeat?: { timestamp: bigint; capacity: number } }>> = [
+    { header: "Operator", cell: (node) => <code>{node.operator}</code> },
+    { header: "Licenses", cell: (node) => licenseList(node.licenseIds) },
+    { header: "Status", cell: (node) => <span className={`badge ${node.live ? "live" : "down"}`}>{node.live ? "Live" : "Not live"}</span> },
+    {
+      header: "Last heartbeat",
+      cell: ({ heartbeat }) =>
+        heartbeat === undefined ? (
+          "…"
+        ) : heartbeat.timestamp === 0n ? (
+          "Never"
+        ) : (
+          <>
+            <time dateTime={new Date(Number(heartbeat.timestamp) * 1000).toISOString()}>{formatTime(heartbeat.timestamp)}</time>
+            {now !== undefined && (
+              <span className="hint"> ({formatDuration(now > heartbeat.timestamp ? now - heartbeat.timestamp : 0n)} ago)</span>
+            )}
+          </>
+        ),
+    },
+    {
+      header: "Capacity (jobs/min)",
+      cell: ({ heartbeat }) => (heartbeat === undefined ? "…" : heartbeat.capacity === 0 ? "Not reported" : heartbeat.capacity),
+    },
+    { header: "Agreed", cell: (node) => node.agreed.toString() },
+    { header: "Disagreed", cell: (node) => node.disagreed.toString() },
+  ];
+
   const error = minted.error ?? operators.error ?? live.error ?? stats.error;
   const liveCount = rows.filter((node) => node.live).length;
 
@@ -99,72 +128,28 @@ export function NodesSection() {
           {minted.data.toString()} licenses minted; {rows.length} nodes, {liveCount} live. Refreshed every 3 s.
         </p>
       )}
-      <div className="table-wrap" tabIndex={0}>
-        <table>
-          <caption>Nodes</caption>
-          <thead>
-            <tr>
-              <th scope="col">Operator</th>
-              <th scope="col">Licenses</th>
-              <th scope="col">Status</th>
-              <th scope="col">Last heartbeat</th>
-              <th scope="col">Capacity (jobs/min)</th>
-              <th scope="col">Agreed</th>
-              <th scope="col">Disagreed</th>
+      <DataTable
+        caption="Nodes"
+        columns={columns}
+        rows={rows.map((node, index) => ({ ...node, heartbeat: heartbeats.data?.[index] }))}
+        rowKey={(node) => node.operator}
+        rowProps={(node) => ({ "data-testid": "node-row", "data-operator": node.operator })}
+        extraRows={
+          undelegated.length > 0 && (
+            <tr data-testid="undelegated-row">
+              <td>Not delegated</td>
+              <td>{licenseList(undelegated)}</td>
+              <td>
+                <span className="badge down">Not live</span>
+              </td>
+              <td colSpan={4} className="hint">
+                No operator: never delegated, undelegated, or transferred since the delegation.
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {rows.map((node, index) => {
-              const heartbeat = heartbeats.data?.[index];
-              return (
-                <tr key={node.operator} data-testid="node-row" data-operator={node.operator}>
-                  <td>
-                    <code>{node.operator}</code>
-                  </td>
-                  <td>{licenseList(node.licenseIds)}</td>
-                  <td>
-                    <span className={`badge ${node.live ? "live" : "down"}`}>{node.live ? "Live" : "Not live"}</span>
-                  </td>
-                  <td>
-                    {heartbeat === undefined ? (
-                      "…"
-                    ) : heartbeat.timestamp === 0n ? (
-                      "Never"
-                    ) : (
-                      <>
-                        <time dateTime={new Date(Number(heartbeat.timestamp) * 1000).toISOString()}>{formatTime(heartbeat.timestamp)}</time>
-                        {now !== undefined && (
-                          <span className="hint"> ({formatDuration(now > heartbeat.timestamp ? now - heartbeat.timestamp : 0n)} ago)</span>
-                        )}
-                      </>
-                    )}
-                  </td>
-                  <td>{heartbeat === undefined ? "…" : heartbeat.capacity === 0 ? "Not reported" : heartbeat.capacity}</td>
-                  <td>{node.agreed.toString()}</td>
-                  <td>{node.disagreed.toString()}</td>
-                </tr>
-              );
-            })}
-            {undelegated.length > 0 && (
-              <tr data-testid="undelegated-row">
-                <td>Not delegated</td>
-                <td>{licenseList(undelegated)}</td>
-                <td>
-                  <span className="badge down">Not live</span>
-                </td>
-                <td colSpan={4} className="hint">
-                  No operator: never delegated, undelegated, or transferred since the delegation.
-                </td>
-              </tr>
-            )}
-            {ready && ids.length === 0 && (
-              <tr>
-                <td colSpan={7}>No license has been minted yet.</td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
+          )
+        }
+        empty={ready && ids.length === 0 ? "No license has been minted yet." : undefined}
+      />
       {!ready && error === null && <p role="status">Loading nodes…</p>}
     </section>
   );

@@ -1,77 +1,9 @@
 import { useEffect, useState } from "react";
-import type { Address, ContractEventName, Hex, PublicClient, WatchContractEventOnLogsParameter } from "viem";
+import type { Address, PublicClient } from "viem";
 
 import { verificationRegistryAbi } from "../../generated/abis";
 import { describeError } from "../../lib/errors";
-
-/** How many of the latest jobs the table keeps. */
-export const JOB_WINDOW = 50;
-
-export interface JobRow {
-  id: bigint;
-  /** Known from `VerificationRequested` (or `VerificationFulfilled`); a row without it is not shown. */
-  chain?: number;
-  owner?: Hex;
-  asset?: Hex;
-  status: "open" | "fulfilled" | "expired";
-  balance?: bigint;
-  /** Accepted votes (`VoteSubmitted`): a finalized job's `getJob` reads 0 votes, its events keep them. */
-  votes: number;
-}
-
-type RegistryLog = WatchContractEventOnLogsParameter<
-  typeof verificationRegistryAbi,
-  ContractEventName<typeof verificationRegistryAbi>,
-  true
->[number];
-
-/** Folds logs into the rows. Order-independent: a job never goes back to open, so history and live logs may interleave. */
-function applyLogs(previous: ReadonlyMap<bigint, JobRow>, logs: readonly RegistryLog[], firstId: bigint): Map<bigint, JobRow> {
-  const jobs = new Map(previous);
-  const row = (id: bigint): JobRow | undefined => {
-    // A live event of a job older than the window (a late vote or expiry) is not worth a row.
-    if (id < firstId && !jobs.has(id)) return undefined;
-    const existing = jobs.get(id) ?? { id, status: "open", votes: 0 };
-    const copy = { ...existing };
-    jobs.set(id, copy);
-    return copy;
-  };
-  for (const log of logs) {
-    switch (log.eventName) {
-      case "VerificationRequested": {
-        const job = row(log.args.jobId);
-        if (job) Object.assign(job, { chain: log.args.chain, owner: log.args.owner, asset: log.args.asset });
-        break;
-      }
-      case "VoteSubmitted": {
-        const job = row(log.args.jobId);
-        if (job) job.votes += 1;
-        break;
-      }
-      case "VerificationFulfilled": {
-        const job = row(log.args.jobId);
-        if (job)
-          Object.assign(job, {
-            chain: log.args.chain,
-            owner: log.args.owner,
-            asset: log.args.asset,
-            status: "fulfilled",
-            balance: log.args.balance,
-          });
-        break;
-      }
-      case "JobExpired": {
-        const job = row(log.args.jobId);
-        if (job) job.status = "expired";
-        break;
-      }
-    }
-  }
-  // Keep the newest JOB_WINDOW ids.
-  const ids = [...jobs.keys()].sort((a, b) => (a < b ? 1 : -1));
-  for (const id of ids.slice(JOB_WINDOW)) jobs.delete(id);
-  return jobs;
-}
+import { foldJobLogs, JOB_WINDOW, unseenLogs, type JobRow, type RegistryLog } from "./job-logs";
 
 /**
  * The latest jobs of the verification registry, kept current from its events: the history of the last
@@ -95,13 +27,8 @@ export function useLiveJobs(client: PublicClient, pushes: boolean, registry: Add
     setError(undefined);
 
     const apply = (logs: readonly RegistryLog[]) => {
-      const fresh = logs.filter((log) => {
-        const key = `${log.transactionHash}:${log.logIndex}`;
-        if (seen.has(key)) return false;
-        seen.add(key);
-        return true;
-      });
-      if (active && fresh.length > 0) setJobs((previous) => applyLogs(previous, fresh, firstId));
+      const fresh = unseenLogs(seen, logs);
+      if (active && fresh.length > 0) setJobs((previous) => foldJobLogs(previous, fresh, firstId));
     };
 
     // All registry events on one subscription; the fold ignores the ones that are not about jobs. If the

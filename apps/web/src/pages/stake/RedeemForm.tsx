@@ -3,12 +3,12 @@ import { useState } from "react";
 import { useConfig, useReadContracts } from "wagmi";
 
 import { useAppSettings } from "../../app-context";
+import { AmountField, useAmountInput } from "../../components/AmountField";
 import { TxButton } from "../../components/TxButton";
 import { stakedTokenAbi } from "../../generated/abis";
 import { describeError } from "../../lib/errors";
 import { formatAmount, formatDuration, formatRate } from "../../lib/format";
 import { simulateAndWrite } from "../../lib/transactions";
-import { parseTokenAmount } from "../../lib/amounts";
 
 const DAY = 86_400;
 
@@ -53,8 +53,12 @@ function RedeemFields({ min, max, stakedBalance }: { min: number; max: number; s
   const { config, chains } = useAppSettings();
   const wagmiConfig = useConfig();
   const staked = { address: config.contracts.l2.StakedToken, abi: stakedTokenAbi, chainId: chains.l2.id } as const;
-  const [amountText, setAmountText] = useState("");
-  const { value: amount, error: amountError } = parseTokenAmount(amountText);
+  const amountInput = useAmountInput({
+    decimals: 18,
+    max: stakedBalance,
+    aboveMax: stakedBalance === undefined ? undefined : `You hold ${formatAmount(stakedBalance)} staked tokens.`,
+  });
+  const amount = amountInput.value;
   // The number input keeps the typed text (a half-typed "1." must survive); `seconds` is the last
   // valid period, which the slider and the preview use. It starts at the shortest period.
   const [period, setPeriod] = useState<{ seconds: number; text: string; error?: string }>({ seconds: min, text: toDaysText(min) });
@@ -89,34 +93,16 @@ function RedeemFields({ min, max, stakedBalance }: { min: number; max: number; s
 
   const blocker =
     amount === undefined
-      ? "Enter an amount to redeem."
+      ? (amountInput.error ?? "Enter an amount to redeem.")
       : !periodValid
         ? "Choose an unlock period within the allowed range."
-        : stakedBalance !== undefined && amount > stakedBalance
-          ? `You hold ${formatAmount(stakedBalance)} staked tokens.`
-          : fresh && primaryOut === 0n
-            ? "This amount is too small to pay anything at this rate."
-            : undefined;
+        : fresh && primaryOut === 0n
+          ? "This amount is too small to pay anything at this rate."
+          : undefined;
 
   return (
     <>
-      <div className="field">
-        <label htmlFor="redeem-amount">Amount to redeem</label>
-        <input
-          id="redeem-amount"
-          inputMode="decimal"
-          autoComplete="off"
-          value={amountText}
-          onChange={(event) => setAmountText(event.target.value)}
-          aria-invalid={amountError !== undefined}
-          aria-describedby="redeem-amount-error"
-        />
-        {amountError !== undefined && (
-          <p className="error" id="redeem-amount-error">
-            {amountError}
-          </p>
-        )}
-      </div>
+      <AmountField id="redeem-amount" label="Amount to redeem" amount={amountInput} withMax />
       <div className="field">
         <label htmlFor="unlock-slider">Unlock period slider</label>
         <input
@@ -178,7 +164,7 @@ function RedeemFields({ min, max, stakedBalance }: { min: number; max: number; s
         chainId={chains.l2.id}
         disabled={blocker !== undefined}
         disabledReason={blocker}
-        onMined={() => setAmountText("")}
+        onMined={() => amountInput.setText("")}
         send={() => simulateAndWrite(wagmiConfig, { ...staked, functionName: "requestRedemption", args: [amount!, BigInt(seconds)] })}
       >
         Request redemption

@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { useBlock, useConfig, useConnection, useReadContracts } from "wagmi";
 
 import { useAppSettings } from "../../app-context";
+import { DataTable, type Column } from "../../components/DataTable";
 import { TxButton } from "../../components/TxButton";
 import { stakedTokenAbi } from "../../generated/abis";
 import { describeError } from "../../lib/errors";
@@ -82,58 +83,47 @@ function RedemptionTable({ rows, onDone }: { rows: Row[]; onDone: (message: stri
       args: [id],
     });
 
+  const columns: Array<Column<Row & { left: number }>> = [
+    { header: "Request", rowHeader: true, cell: (row) => `#${row.id.toString()}` },
+    { header: "Staked", cell: (row) => formatAmount(row.stakedAmount) },
+    { header: "Primary to receive", cell: (row) => formatAmount(row.primaryAmount) },
+    { header: "Unlocks at", cell: (row) => formatTime(row.unlockTime) },
+    // Not a live region: a screen reader announcing every second would drown everything else.
+    { header: "Time left", cell: (row) => (row.left > 0 ? formatDuration(row.left) : "Unlocked") },
+    {
+      header: "Actions",
+      cell: (row) => (
+        <>
+          <TxButton
+            chainId={chains.l2.id}
+            disabled={row.left > 0}
+            disabledReason={`Locked for ${formatDuration(Math.max(row.left, 0))} more.`}
+            send={send("completeRedemption", row.id)}
+            onMined={() => onDone(`Redemption #${row.id} completed: ${formatAmount(row.primaryAmount)} primary tokens paid to you.`)}
+          >
+            Complete
+          </TxButton>
+          <TxButton
+            chainId={chains.l2.id}
+            variant="secondary"
+            send={send("cancelRedemption", row.id)}
+            onMined={() => onDone(`Redemption #${row.id} cancelled: ${formatAmount(row.stakedAmount)} staked tokens returned.`)}
+          >
+            Cancel
+          </TxButton>
+        </>
+      ),
+    },
+  ];
+
   return (
-    <div className="table-wrap" tabIndex={0}>
-      <table>
-        <caption>Your redemptions</caption>
-        <thead>
-          <tr>
-            <th scope="col">Request</th>
-            <th scope="col">Staked</th>
-            <th scope="col">Primary to receive</th>
-            <th scope="col">Unlocks at</th>
-            <th scope="col">Time left</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => {
-            const left = Number(row.unlockTime) - now;
-            return (
-              <tr key={row.id.toString()} data-testid="redemption" data-redemption-id={row.id.toString()}>
-                <th scope="row">#{row.id.toString()}</th>
-                <td>{formatAmount(row.stakedAmount)}</td>
-                <td>{formatAmount(row.primaryAmount)}</td>
-                <td>{formatTime(row.unlockTime)}</td>
-                {/* Not a live region: a screen reader announcing every second would drown everything else. */}
-                <td>{left > 0 ? formatDuration(left) : "Unlocked"}</td>
-                <td>
-                  <TxButton
-                    chainId={chains.l2.id}
-                    disabled={left > 0}
-                    disabledReason={`Locked for ${formatDuration(Math.max(left, 0))} more.`}
-                    send={send("completeRedemption", row.id)}
-                    onMined={() =>
-                      onDone(`Redemption #${row.id} completed: ${formatAmount(row.primaryAmount)} primary tokens paid to you.`)
-                    }
-                  >
-                    Complete
-                  </TxButton>
-                  <TxButton
-                    chainId={chains.l2.id}
-                    variant="secondary"
-                    send={send("cancelRedemption", row.id)}
-                    onMined={() => onDone(`Redemption #${row.id} cancelled: ${formatAmount(row.stakedAmount)} staked tokens returned.`)}
-                  >
-                    Cancel
-                  </TxButton>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="Your redemptions"
+      columns={columns}
+      rows={rows.map((row) => ({ ...row, left: Number(row.unlockTime) - now }))}
+      rowKey={(row) => row.id.toString()}
+      rowProps={(row) => ({ "data-testid": "redemption", "data-redemption-id": row.id.toString() })}
+    />
   );
 }
 
