@@ -7,7 +7,7 @@ import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
-import { layerRules } from "./eslint.layers.js";
+import { layerRules } from "./eslint.layers.mjs";
 
 export default tseslint.config(
   {

@@ -4,12 +4,12 @@ import { expect } from "chai";
 import { ESLint } from "eslint";
 import tseslint from "typescript-eslint";
 
-import { layerRules } from "../../../eslint.layers.js";
+import { layerRules } from "../../../eslint.layers.mjs";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 
 /**
- * The layering (eslint.layers.js, docs/architecture.md) holds by itself: an import planted against it in
+ * The layering (eslint.layers.mjs, docs/architecture.md) holds by itself: an import planted against it in
  * any folder fails lint, and the imports the layering allows pass. Each case lints one line of code as
  * if it were a file at that path (the file need not exist; what it imports does), with the layer rules
  * alone, so a failure here names the rule and nothing else.

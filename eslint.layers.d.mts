@@ -1,4 +1,4 @@
-// Types of eslint.layers.js for the TypeScript that imports it (the layering test).
+// Types of eslint.layers.mjs for the TypeScript that imports it (the layering test).
 import type { Linter } from "eslint";
 
 export declare const LAYERS: string[][];
