@@ -1,3 +1,4 @@
+import { useIsFetching } from "@tanstack/react-query";
 import { lazy, Suspense, useEffect, useRef } from "react";
 import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation } from "react-router";
 
@@ -33,6 +34,7 @@ export function App() {
 
 function Layout() {
   const { config } = useAppSettings();
+  const readsInFlight = useIsFetching();
   return (
     <>
       <a className="skip-link" href="#main">
@@ -53,7 +55,9 @@ function Layout() {
         </nav>
         <ConnectWallet />
       </header>
-      <main id="main" tabIndex={-1}>
+      {/* How many chain and service reads are under way: lets a test (or a tool) wait until the page's reads
+          have landed instead of waiting a fixed time. */}
+      <main id="main" tabIndex={-1} data-reads-in-flight={readsInFlight}>
         <Suspense fallback={<p role="status">Loading…</p>}>
           <Routes>
             <Route path="/" element={<Navigate to="/delegate" replace />} />

@@ -102,6 +102,26 @@ export async function waitForText(locator: Locator, pattern: RegExp, timeoutMs =
   }
 }
 
+/**
+ * Waits until the page's reads have landed: the app's `<main>` counts the queries under way
+ * (`data-reads-in-flight`, TanStack Query's `useIsFetching`), and the count must stay at 0 for `quietMs`,
+ * since a read that depends on another starts only once that one has answered.
+ */
+export async function readsSettled(page: Page, quietMs = 300): Promise<void> {
+  // A source string: the test runner's TypeScript loader may wrap functions in helpers the page lacks.
+  await page.waitForFunction(
+    `(() => {
+      const busy = document.querySelector("main")?.getAttribute("data-reads-in-flight") !== "0";
+      const now = performance.now();
+      if (busy) { window.__readsQuietSince = undefined; return false; }
+      window.__readsQuietSince ??= now;
+      return now - window.__readsQuietSince >= ${quietMs};
+    })()`,
+    undefined,
+    { polling: 50, timeout: 30_000 },
+  );
+}
+
 /** The serious and critical accessibility violations axe finds on the page, one line each. */
 export async function seriousAccessibilityViolations(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).analyze();

@@ -107,6 +107,29 @@ describe("npm test's runner (scripts/test-phases.mjs) and the missing-service he
     expect(stderr).to.contain("npm test -- --from broken");
   });
 
+  it("runs adjacent phases of one `together` group at the same time, each one's output printed whole, and stops after a group with a failure", async function () {
+    // Each phase prints a line, waits 1.5 s, prints another: side by side, the group takes about 1.5 s, not 3.
+    const slow = (tag: string, exit = 0) =>
+      node(`console.log('${tag} BEGINS'); setTimeout(() => { console.log('${tag} ENDS'); process.exit(${exit}); }, 1500)`);
+    const { status, stdout, output } = await runPhases(`[
+      { name: "left", command: ${JSON.stringify(slow("LEFT"))}, together: "checks" },
+      { name: "right", command: ${JSON.stringify(slow("RIGHT", 4))}, together: "checks" },
+      { name: "after", command: ${JSON.stringify(node("console.log('AFTER OUTPUT')"))} },
+    ]`);
+    expect(status, output).to.equal(1);
+    for (const tag of ["LEFT", "RIGHT"]) {
+      // Held back and printed whole: a phase's two lines are adjacent.
+      // (The phase's header names its command, which holds the same words: the lines alone are looked for.)
+      expect(stdout).to.contain(`\n${tag} BEGINS\n${tag} ENDS\n`);
+    }
+    expect(stdout).to.not.contain("AFTER OUTPUT");
+    expect(row(stdout, "left")?.[2]).to.equal("passed");
+    expect(row(stdout, "right")?.[2]).to.equal("FAILED (exit 4)");
+    expect(row(stdout, "after")).to.deep.equal(["after", "-", "not run"]);
+    const total = Number(row(stdout, "total")?.[1]);
+    expect(total).to.be.below(Number(row(stdout, "left")?.[1]) + Number(row(stdout, "right")?.[1]));
+  });
+
   it("resumes with --from, running the phases marked always first, and refuses an unknown phase", async function () {
     const phases = `[
       { name: "save", command: ${JSON.stringify(node("console.log('SAVE RAN')"))}, always: true },

@@ -26,6 +26,7 @@ import {
   connectWallet,
   launchChromium,
   openConnected as openConnectedPage,
+  readsSettled,
   screenshot,
   screenshotFailure,
   seriousAccessibilityViolations,
@@ -400,7 +401,7 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
         const page = await openConnected(`/${name}`, holderWallet(), viewport);
         await page.getByRole("heading", { level: 1 }).waitFor();
         // Let the first chain reads land, so the screenshot and axe see the page as a user does.
-        await page.waitForTimeout(2_000);
+        await readsSettled(page);
         await screenshot(page, `${name}-${width}`);
         for (const violation of await seriousAccessibilityViolations(page)) problems.push(`${name} at ${width} width: ${violation}`);
         // A source string: the test runner's TypeScript loader may wrap functions in helpers the page lacks.
