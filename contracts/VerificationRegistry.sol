@@ -12,7 +12,14 @@ import { INodeLicense } from "./interfaces/INodeLicense.sol";
 import { INodeRegistry } from "./interfaces/INodeRegistry.sol";
 import { IStakedToken } from "./interfaces/IStakedToken.sol";
 import { IVerificationConsumer, IVerificationRegistry } from "./interfaces/IVerificationRegistry.sol";
-import { VotePacking } from "./libraries/VotePacking.sol";
+import {
+    FinalizedJobBody,
+    JobBody,
+    LicenseAccount,
+    OpenJobBody,
+    RecordedAttestation,
+    VotePacking
+} from "./libraries/VotePacking.sol";
 
 /// @title VerificationRegistry
 /// @notice See {IVerificationRegistry}.
@@ -35,8 +42,10 @@ import { VotePacking } from "./libraries/VotePacking.sol";
 /// Per license, the fee credit, the current epoch's agreeing votes and the agreed and disagreed counts
 /// share one slot; an epoch's votes move to a per-epoch slot only when the license first earns in a later
 /// epoch.
-/// The bit layouts of these words are `VotePacking`'s; the epoch reward pools are `EpochRewards`'s. This
-/// contract keeps the rules: collateral, jobs and votes, results, and the fee split.
+/// The bit layouts of these words are `VotePacking`'s, where each word is a type of its own (`OpenJobBody`
+/// and `FinalizedJobBody` for the body's two lives, `RecordedAttestation`, `LicenseAccount`) read only through
+/// its own functions, so a finalized body read as an open one does not compile; the epoch reward pools are
+/// `EpochRewards`'s. This contract keeps the rules: collateral, jobs and votes, results, and the fee split.
 contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
     using SafeCast for uint256;
     using SafeERC20 for IERC20;
@@ -56,8 +65,8 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
         JobStatus status;
         uint8 chain;
         uint8 quorum;
-        // slot 1 (see the contract's notes)
-        uint256 body;
+        // slot 1 (see the contract's notes): an `OpenJobBody` or a `FinalizedJobBody`, as `status` says
+        JobBody body;
         // slot 2
         bytes32 commitment;
     }
@@ -138,7 +147,7 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
     mapping(bytes32 subject => uint256 jobId) internal _latestJobs;
 
     /// @dev The latest recorded attestation per subject, one packed slot (`VotePacking.packAttested`).
-    mapping(bytes32 subject => uint256 packed) internal _attestedResults;
+    mapping(bytes32 subject => RecordedAttestation packed) internal _attestedResults;
 
     /// @dev A recorded balance of `VotePacking.LARGE_ATTESTED_BALANCE` or more (its slot holds the marker).
     mapping(bytes32 subject => uint256 balance) internal _largeAttestedBalances;
@@ -244,7 +253,7 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
         if (block.timestamp <= job.time) revert VerificationRegistry_JobNotExpired(jobId, job.time);
 
         job.status = JobStatus.Expired;
-        uint256 fee = VotePacking.feeOf(job.body);
+        uint256 fee = OpenJobBody.wrap(JobBody.unwrap(job.body)).feeOf();
         address requester = job.requester;
         Consumer storage consumer = _consumers[requester];
         consumer.reserved -= uint112(fee);
@@ -263,9 +272,9 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
         uint256[] calldata licenseIds
     ) external onlyRole(ATTESTATION_ROLE) nonReentrant {
         bytes32 subject = _subject(result.chain, result.owner, result.asset);
-        uint256 stored = _attestedResults[subject];
-        uint64 storedIssuedAt = VotePacking.attestedIssuedAtOf(stored);
-        if (stored != 0 && result.issuedAt <= storedIssuedAt) {
+        RecordedAttestation stored = _attestedResults[subject];
+        uint64 storedIssuedAt = stored.attestedIssuedAtOf();
+        if (stored.isRecorded() && result.issuedAt <= storedIssuedAt) {
             revert VerificationRegistry_AttestationNotNewer(result.issuedAt, storedIssuedAt);
         }
         uint256 fee = _payAttestationFee(payer, licenseIds);
@@ -295,10 +304,10 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
         for (uint256 i = 0; i < licenseIds.length; ++i) {
             uint256 licenseId = licenseIds[i];
             _checkLicenseOwner(licenseId);
-            VotePacking.LicenseAccount storage account = _licenseAccounts[licenseId];
-            uint256 amount = account.fees;
+            LicenseAccount account = _licenseAccounts[licenseId];
+            uint256 amount = account.feesOf();
             if (amount == 0) continue;
-            account.fees = 0;
+            _licenseAccounts[licenseId] = account.withoutFees();
             total += amount;
             emit FeesClaimed(licenseId, msg.sender, amount);
         }
@@ -362,18 +371,19 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
         view_.status = job.status;
         view_.quorum = job.quorum;
         if (view_.status == JobStatus.Finalized) return view_;
-        uint256 body = job.body;
+        OpenJobBody body = OpenJobBody.wrap(JobBody.unwrap(job.body));
         view_.deadline = job.time;
-        view_.fee = VotePacking.feeOf(body);
-        view_.voteCount = VotePacking.voteCountOf(body);
-        view_.callbackGasLimit = uint32(VotePacking.callbackGasLimitOf(body));
+        view_.fee = body.feeOf();
+        view_.voteCount = body.voteCountOf();
+        view_.callbackGasLimit = uint32(body.callbackGasLimitOf());
     }
 
     /// @inheritdoc IVerificationRegistry
     function hasVoted(uint256 jobId, uint256 licenseId) external view returns (bool) {
         Job storage job = _jobs[jobId];
         if (job.status == JobStatus.Finalized) revert VerificationRegistry_JobNotOpen(jobId, JobStatus.Finalized);
-        VotePacking.VoteBook memory book = VotePacking.loadVotes(_overflowVotes, jobId, job.body, 0);
+        OpenJobBody body = OpenJobBody.wrap(JobBody.unwrap(job.body));
+        VotePacking.VoteBook memory book = VotePacking.loadVotes(_overflowVotes, jobId, body, 0);
         return book.indexOf(licenseId) != VotePacking.NOT_FOUND;
     }
 
@@ -382,11 +392,11 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
         Job storage job = _jobs[jobId];
         result.status = job.status;
         if (result.status != JobStatus.Finalized) return result;
-        uint256 body = job.body;
-        uint256 balance = VotePacking.balanceOf(body);
+        FinalizedJobBody body = FinalizedJobBody.wrap(JobBody.unwrap(job.body));
+        uint256 balance = body.balanceOf();
         result.balance = balance == VotePacking.LARGE_BALANCE ? _largeBalances[jobId] : balance;
         result.queryResultHash = job.commitment;
-        result.sourceBlock = VotePacking.sourceBlockOf(body);
+        result.sourceBlock = body.sourceBlockOf();
         result.finalizedAt = job.time;
     }
 
@@ -402,26 +412,24 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
             Result memory result = getResult(jobId);
             (balance, sourceBlock, finalizedAt) = (result.balance, result.sourceBlock, result.finalizedAt);
         }
-        uint256 attested = _attestedResults[subject];
-        if (attested != 0 && (jobId == 0 || VotePacking.attestedIssuedAtOf(attested) > finalizedAt)) {
-            balance = VotePacking.attestedBalanceOf(attested);
+        RecordedAttestation attested = _attestedResults[subject];
+        if (attested.isRecorded() && (jobId == 0 || attested.attestedIssuedAtOf() > finalizedAt)) {
+            balance = attested.attestedBalanceOf();
             if (balance == VotePacking.LARGE_ATTESTED_BALANCE) balance = _largeAttestedBalances[subject];
-            return (
-                balance, VotePacking.attestedSourceBlockOf(attested), VotePacking.attestedIssuedAtOf(attested), 0
-            );
+            return (balance, attested.attestedSourceBlockOf(), attested.attestedIssuedAtOf(), 0);
         }
         if (jobId == 0) revert VerificationRegistry_NoResult(chain, owner, asset);
     }
 
     /// @inheritdoc IVerificationRegistry
     function voteStatsOf(uint256 licenseId) external view returns (VoteStats memory) {
-        VotePacking.LicenseAccount storage account = _licenseAccounts[licenseId];
-        return VoteStats({ agreed: account.agreed, disagreed: account.disagreed });
+        LicenseAccount account = _licenseAccounts[licenseId];
+        return VoteStats({ agreed: account.agreedOf(), disagreed: account.disagreedOf() });
     }
 
     /// @inheritdoc IVerificationRegistry
     function claimableFees(uint256 licenseId) external view returns (uint256) {
-        return _licenseAccounts[licenseId].fees;
+        return _licenseAccounts[licenseId].feesOf();
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -457,7 +465,7 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
             chain: chain,
             // The node registry holds the network's quorum; a job keeps the one of its request.
             quorum: uint8(NODE_REGISTRY.quorum()),
-            body: VotePacking.openBody(fee, consumer.callbackGasLimit),
+            body: JobBody.wrap(OpenJobBody.unwrap(VotePacking.openBody(fee, consumer.callbackGasLimit))),
             commitment: bytes32(VotePacking.subjectDigest(_subject(chain, owner, asset)))
         });
         emit VerificationRequested(jobId, msg.sender, chain, owner, asset, fee);
@@ -488,7 +496,7 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
         if (VotePacking.subjectHalfOf(commitment) != VotePacking.subjectDigest(subject)) {
             revert VerificationRegistry_WrongSubject(jobId);
         }
-        uint256 body = job.body;
+        OpenJobBody body = OpenJobBody.wrap(JobBody.unwrap(job.body));
         VotePacking.VoteBook memory book = VotePacking.loadVotes(_overflowVotes, jobId, body, newVotes);
         if (book.voteCount + newVotes > MAX_VOTES_PER_JOB) return _ignore(jobId, IgnoreReason.VoteLimitReached);
         if (_checkNewLicenses(book, submission)) return _ignore(jobId, IgnoreReason.AlreadyVoted);
@@ -503,7 +511,7 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
     function _recordVotes(
         Job storage job,
         VotePacking.VoteBook memory book,
-        uint256 body,
+        OpenJobBody body,
         bytes32 subject,
         uint256 commitment,
         Submission calldata submission
@@ -524,7 +532,7 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
             // A new answer is stored only when the job stays open: a finalizing one is never read again.
             if (newCandidate && candidate == 0) job.commitment = bytes32(VotePacking.withFirstAnswer(commitment, resultHash));
             else if (newCandidate) _candidates[jobId][candidate] = resultHash;
-            job.body = VotePacking.storeVotes(_overflowVotes, jobId, book, body, firstNewVote);
+            job.body = JobBody.wrap(OpenJobBody.unwrap(VotePacking.storeVotes(_overflowVotes, jobId, book, body, firstNewVote)));
         }
     }
 
@@ -591,13 +599,13 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
         Job storage job,
         VotePacking.VoteBook memory book,
         uint256 winner,
-        uint256 body,
+        OpenJobBody body,
         bytes32 subject,
         Submission calldata submission
     ) private {
         uint256 jobId = submission.jobId;
-        uint256 fee = VotePacking.feeOf(body);
-        uint256 callbackGasLimit = VotePacking.callbackGasLimitOf(body);
+        uint256 fee = body.feeOf();
+        uint256 callbackGasLimit = body.callbackGasLimitOf();
         address requester = job.requester;
 
         job.status = JobStatus.Finalized;
@@ -608,7 +616,7 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
             _largeBalances[jobId] = balance;
             balance = VotePacking.LARGE_BALANCE;
         }
-        job.body = VotePacking.resultBody(balance, submission.sourceBlock);
+        job.body = JobBody.wrap(FinalizedJobBody.unwrap(VotePacking.resultBody(balance, submission.sourceBlock)));
 
         // A job requested earlier (so read earlier) and finalizing late never replaces a newer one. Job ids
         // order the reads; the reported source block does not, since the finalizing node alone picks it.
@@ -642,7 +650,7 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
             uint256 vote = book.votes[i];
             uint256 licenseId = VotePacking.licenseOf(vote);
             if (VotePacking.candidateOf(vote) != winner) {
-                ++_licenseAccounts[licenseId].disagreed;
+                _licenseAccounts[licenseId] = _licenseAccounts[licenseId].addDisagreement();
                 continue;
             }
             _creditAgreeingVote(licenseId, share + remainder, epoch);
@@ -695,7 +703,8 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
         uint256 remainder = fee - share * licenseIds.length;
         for (uint256 i = 0; i < licenseIds.length; ++i) {
             // Only the fee field: 96 bits hold every staked token there can be (see the constructor).
-            _licenseAccounts[licenseIds[i]].fees += uint96(share + remainder);
+            uint256 licenseId = licenseIds[i];
+            _licenseAccounts[licenseId] = _licenseAccounts[licenseId].addFees(uint96(share + remainder));
             remainder = 0;
         }
     }

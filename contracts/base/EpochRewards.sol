@@ -4,7 +4,7 @@ pragma solidity 0.8.28;
 import { ReentrancyGuardTransient } from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 
 import { IVerificationRegistry } from "../interfaces/IVerificationRegistry.sol";
-import { VotePacking } from "../libraries/VotePacking.sol";
+import { LicenseAccount } from "../libraries/VotePacking.sol";
 
 /// @title EpochRewards
 /// @notice The verification registry's epoch reward pools: funded in primary tokens for the current or a
@@ -13,12 +13,10 @@ import { VotePacking } from "../libraries/VotePacking.sol";
 /// registry tells it of each agreeing vote (`_creditAgreeingVote`, `_countEpochVotes`) and supplies the
 /// token movements and checks it needs (the hooks below).
 /// @dev A license's current epoch and its agreeing votes in it share one slot with the license's fee credit
-/// and vote statistics (`VotePacking.LicenseAccount`), so a finalization writes one slot per license it pays;
+/// and vote statistics (`LicenseAccount`), so a finalization writes one slot per license it pays;
 /// an epoch's votes move to `_epochVotes` only when the license first earns in a later epoch. The account
 /// mapping is declared here, where the epoch half of it is read and moved; the registry writes the rest.
 abstract contract EpochRewards is ReentrancyGuardTransient, IVerificationRegistry {
-    using VotePacking for VotePacking.LicenseAccount;
-
     /// @inheritdoc IVerificationRegistry
     bytes32 public constant REWARDS_FUNDER_ROLE = keccak256("REWARDS_FUNDER_ROLE");
 
@@ -28,7 +26,7 @@ abstract contract EpochRewards is ReentrancyGuardTransient, IVerificationRegistr
     /// @inheritdoc IVerificationRegistry
     uint256 public immutable EPOCHS_START;
 
-    mapping(uint256 licenseId => VotePacking.LicenseAccount account) internal _licenseAccounts;
+    mapping(uint256 licenseId => LicenseAccount account) internal _licenseAccounts;
 
     mapping(uint256 epoch => uint256 amount) internal _epochPools;
 
@@ -107,8 +105,8 @@ abstract contract EpochRewards is ReentrancyGuardTransient, IVerificationRegistr
         uint256 epoch,
         uint256 licenseId
     ) external view returns (uint256 pool, uint256 totalVotes, uint256 licenseVotes) {
-        VotePacking.LicenseAccount storage account = _licenseAccounts[licenseId];
-        licenseVotes = account.epoch == epoch ? account.epochVotes : _epochVotes[epoch][licenseId];
+        LicenseAccount account = _licenseAccounts[licenseId];
+        licenseVotes = account.epochOf() == epoch ? account.epochVotesOf() : _epochVotes[epoch][licenseId];
         return (_epochPools[epoch], _epochTotalVotes[epoch], licenseVotes);
     }
 
@@ -124,15 +122,16 @@ abstract contract EpochRewards is ReentrancyGuardTransient, IVerificationRegistr
     /// @dev Adds `feeShare` to the license's fee credit, one agreeing vote in `epoch` and one agreed outcome,
     /// in one read and one write of its account, first moving the votes of an earlier epoch out of it.
     function _creditAgreeingVote(uint256 licenseId, uint256 feeShare, uint256 epoch) internal {
-        VotePacking.LicenseAccount memory account = _licenseAccounts[licenseId];
+        LicenseAccount account = _licenseAccounts[licenseId];
         // The account holds one epoch's votes; an earlier epoch's leave it for their own slot, where a
         // claim finds them, only now that the license earns in a later one.
-        if (account.epoch != epoch) {
-            if (account.epochVotes != 0) _epochVotes[account.epoch][licenseId] = account.epochVotes;
-            account.startEpoch(epoch);
+        uint256 accountEpoch = account.epochOf();
+        if (accountEpoch != epoch) {
+            uint256 earlierVotes = account.epochVotesOf();
+            if (earlierVotes != 0) _epochVotes[accountEpoch][licenseId] = earlierVotes;
+            account = account.startEpoch(epoch);
         }
-        account.creditAgreeingVote(feeShare);
-        _licenseAccounts[licenseId] = account;
+        _licenseAccounts[licenseId] = account.creditAgreeingVote(feeShare);
     }
 
     /// @dev Adds a finalization's `agreeingVotes` to `epoch`'s total, the denominator of its pool's shares.
@@ -162,10 +161,10 @@ abstract contract EpochRewards is ReentrancyGuardTransient, IVerificationRegistr
 
     /// @dev Takes (and clears) a license's unclaimed agreeing votes of an ended epoch.
     function _takeEpochVotes(uint256 epoch, uint256 licenseId) private returns (uint256 votes) {
-        VotePacking.LicenseAccount storage account = _licenseAccounts[licenseId];
-        if (account.epoch == epoch) {
-            votes = account.epochVotes;
-            account.epochVotes = 0;
+        LicenseAccount account = _licenseAccounts[licenseId];
+        if (account.epochOf() == epoch) {
+            votes = account.epochVotesOf();
+            _licenseAccounts[licenseId] = account.withoutEpochVotes();
         } else {
             votes = _epochVotes[epoch][licenseId];
             delete _epochVotes[epoch][licenseId];

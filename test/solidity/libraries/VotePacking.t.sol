@@ -3,18 +3,23 @@ pragma solidity 0.8.28;
 
 import { SafeCast } from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 
-import { VotePacking } from "../../../contracts/libraries/VotePacking.sol";
+import {
+    FinalizedJobBody,
+    LicenseAccount,
+    OpenJobBody,
+    RecordedAttestation,
+    VotePacking
+} from "../../../contracts/libraries/VotePacking.sol";
 
 import { bound } from "../utils/Bound.sol";
 import { Test } from "../utils/Test.sol";
 
 /// @notice Exposes the library's internal functions as external calls, so a test can expect a revert from
 /// one call, and holds an overflow mapping of its own for the vote words.
-/// The book and account parameters stay in memory although the linter suggests calldata: the library's
-/// functions take and update memory, as the registry's do.
+/// The book parameters stay in memory although the linter suggests calldata: the library's functions take
+/// and update memory, as the registry's do.
 contract VotePackingHarness {
     using VotePacking for VotePacking.VoteBook;
-    using VotePacking for VotePacking.LicenseAccount;
 
     mapping(uint256 jobId => mapping(uint256 word => uint256 packedVotes)) internal _overflow;
 
@@ -30,13 +35,13 @@ contract VotePackingHarness {
     function storeVotes(
         uint256 jobId,
         VotePacking.VoteBook memory book,
-        uint256 body,
+        OpenJobBody body,
         uint256 firstNew
-    ) external returns (uint256) {
+    ) external returns (OpenJobBody) {
         return VotePacking.storeVotes(_overflow, jobId, book, body, firstNew);
     }
 
-    function loadVotes(uint256 jobId, uint256 body, uint256 extra) external view returns (VotePacking.VoteBook memory) {
+    function loadVotes(uint256 jobId, OpenJobBody body, uint256 extra) external view returns (VotePacking.VoteBook memory) {
         return VotePacking.loadVotes(_overflow, jobId, body, extra);
     }
 
@@ -50,22 +55,20 @@ contract VotePackingHarness {
         return book;
     }
 
-    // solhint-disable-next-line gas-calldata-parameters
-    function startEpoch(
-        VotePacking.LicenseAccount memory account,
-        uint256 epoch
-    ) external pure returns (VotePacking.LicenseAccount memory) {
-        account.startEpoch(epoch);
-        return account;
+    function startEpoch(LicenseAccount account, uint256 epoch) external pure returns (LicenseAccount) {
+        return account.startEpoch(epoch);
     }
 
-    // solhint-disable-next-line gas-calldata-parameters
-    function creditAgreeingVote(
-        VotePacking.LicenseAccount memory account,
-        uint256 feeShare
-    ) external pure returns (VotePacking.LicenseAccount memory) {
-        account.creditAgreeingVote(feeShare);
-        return account;
+    function creditAgreeingVote(LicenseAccount account, uint256 feeShare) external pure returns (LicenseAccount) {
+        return account.creditAgreeingVote(feeShare);
+    }
+
+    function addFees(LicenseAccount account, uint96 amount) external pure returns (LicenseAccount) {
+        return account.addFees(amount);
+    }
+
+    function addDisagreement(LicenseAccount account) external pure returns (LicenseAccount) {
+        return account.addDisagreement();
     }
 }
 
@@ -129,10 +132,10 @@ contract VotePackingTest is Test {
     //////////////////////////////////////////////////////////////*/
 
     function testFuzz_OpenBody_RoundTrips(uint96 fee, uint32 callbackGasLimit) public view {
-        uint256 body = VotePacking.openBody(fee, callbackGasLimit);
-        assertEq(VotePacking.feeOf(body), fee, "fee");
-        assertEq(VotePacking.callbackGasLimitOf(body), callbackGasLimit, "callback gas limit");
-        assertEq(VotePacking.voteCountOf(body), 0, "a new job has votes");
+        OpenJobBody body = VotePacking.openBody(fee, callbackGasLimit);
+        assertEq(body.feeOf(), fee, "fee");
+        assertEq(body.callbackGasLimitOf(), callbackGasLimit, "callback gas limit");
+        assertEq(body.voteCountOf(), 0, "a new job has votes");
         VotePacking.VoteBook memory book = harness.loadVotes(1, body, 0);
         assertEq(book.voteCount, 0, "a new job's book has votes");
         assertEq(book.candidateCount, 0, "a new job's book has answers");
@@ -140,17 +143,17 @@ contract VotePackingTest is Test {
 
     function testFuzz_ResultBody_RoundTrips(uint256 balance, uint64 sourceBlock) public pure {
         balance = bound(balance, 0, VotePacking.LARGE_BALANCE);
-        uint256 body = VotePacking.resultBody(balance, sourceBlock);
-        assertEq(VotePacking.balanceOf(body), balance, "balance");
-        assertEq(VotePacking.sourceBlockOf(body), sourceBlock, "source block");
+        FinalizedJobBody body = VotePacking.resultBody(balance, sourceBlock);
+        assertEq(body.balanceOf(), balance, "balance");
+        assertEq(body.sourceBlockOf(), sourceBlock, "source block");
     }
 
     /// @dev The widest balance the body keeps is one below the marker: the registry swaps anything from
     /// `LARGE_BALANCE` up for the marker, so the marker must read back as itself, never as a real balance.
     function test_ResultBody_MarkerIsTheTopOfTheField() public pure {
-        uint256 body = VotePacking.resultBody(VotePacking.LARGE_BALANCE, type(uint64).max);
-        assertEq(VotePacking.balanceOf(body), VotePacking.LARGE_BALANCE, "marker");
-        assertEq(VotePacking.sourceBlockOf(body), type(uint64).max, "source block beside the marker");
+        FinalizedJobBody body = VotePacking.resultBody(VotePacking.LARGE_BALANCE, type(uint64).max);
+        assertEq(body.balanceOf(), VotePacking.LARGE_BALANCE, "marker");
+        assertEq(body.sourceBlockOf(), type(uint64).max, "source block beside the marker");
         assertEq(VotePacking.LARGE_BALANCE, type(uint256).max >> 64, "the marker is not the field's top");
     }
 
@@ -175,11 +178,11 @@ contract VotePackingTest is Test {
         harness.setWord(6, 3, neighbour);
         VotePacking.VoteBook memory book = _book(seed, count, candidates, 0);
 
-        uint256 body = harness.storeVotes(7, book, VotePacking.openBody(fee, callbackGasLimit), 0);
+        OpenJobBody body = harness.storeVotes(7, book, VotePacking.openBody(fee, callbackGasLimit), 0);
 
-        assertEq(VotePacking.feeOf(body), fee, "storing votes changed the fee");
-        assertEq(VotePacking.callbackGasLimitOf(body), callbackGasLimit, "storing votes changed the callback limit");
-        assertEq(VotePacking.voteCountOf(body), count, "vote count");
+        assertEq(body.feeOf(), fee, "storing votes changed the fee");
+        assertEq(body.callbackGasLimitOf(), callbackGasLimit, "storing votes changed the callback limit");
+        assertEq(body.voteCountOf(), count, "vote count");
         _assertSameVotes(harness.loadVotes(7, body, 0), book, "round trip");
         assertEq(harness.word(8, 0), neighbour, "another job's words changed");
         assertEq(harness.word(6, 3), neighbour, "another job's words changed");
@@ -200,7 +203,7 @@ contract VotePackingTest is Test {
         earlier = bound(earlier, 1, MAX_VOTES - 1);
         later = bound(later, 1, MAX_VOTES - earlier);
         VotePacking.VoteBook memory book = _book(seed, earlier, 1, 0);
-        uint256 body = harness.storeVotes(3, book, VotePacking.openBody(fee, 0), 0);
+        OpenJobBody body = harness.storeVotes(3, book, VotePacking.openBody(fee, 0), 0);
 
         VotePacking.VoteBook memory loaded = harness.loadVotes(3, body, later);
         for (uint256 i = 0; i < later; ++i) {
@@ -212,7 +215,7 @@ contract VotePackingTest is Test {
 
         body = harness.storeVotes(3, loaded, body, earlier);
 
-        assertEq(VotePacking.feeOf(body), fee, "appending changed the fee");
+        assertEq(body.feeOf(), fee, "appending changed the fee");
         VotePacking.VoteBook memory all = harness.loadVotes(3, body, 0);
         assertEq(all.voteCount, earlier + later, "vote count");
         for (uint256 i = 0; i < earlier + later; ++i) {
@@ -281,56 +284,137 @@ contract VotePackingTest is Test {
 
     function testFuzz_Attested_RoundTrips(uint256 balance, uint64 sourceBlock, uint64 issuedAt) public pure {
         balance = bound(balance, 0, VotePacking.LARGE_ATTESTED_BALANCE);
-        uint256 packed = VotePacking.packAttested(balance, sourceBlock, issuedAt);
-        assertEq(VotePacking.attestedBalanceOf(packed), balance, "balance");
-        assertEq(VotePacking.attestedSourceBlockOf(packed), sourceBlock, "source block");
-        assertEq(VotePacking.attestedIssuedAtOf(packed), issuedAt, "issue time");
+        RecordedAttestation packed = VotePacking.packAttested(balance, sourceBlock, issuedAt);
+        assertEq(packed.attestedBalanceOf(), balance, "balance");
+        assertEq(packed.attestedSourceBlockOf(), sourceBlock, "source block");
+        assertEq(packed.attestedIssuedAtOf(), issuedAt, "issue time");
         // The registry tells a recorded subject by a non-zero word: every attestation has an issue time.
-        if (issuedAt != 0) assertTrue(packed != 0, "a recorded attestation reads as none");
+        if (issuedAt != 0) assertTrue(packed.isRecorded(), "a recorded attestation reads as none");
+    }
+
+    function test_Attested_NothingRecordedIsZero() public pure {
+        assertTrue(!RecordedAttestation.wrap(0).isRecorded(), "an empty slot reads as recorded");
+    }
+
+    /// @dev The marker reads back as itself beside the widest source block and issue time.
+    function test_Attested_MarkerIsTheTopOfTheField() public pure {
+        RecordedAttestation packed =
+            VotePacking.packAttested(VotePacking.LARGE_ATTESTED_BALANCE, type(uint64).max, type(uint64).max);
+        assertEq(packed.attestedBalanceOf(), VotePacking.LARGE_ATTESTED_BALANCE, "marker");
+        assertEq(packed.attestedSourceBlockOf(), type(uint64).max, "source block beside the marker");
+        assertEq(packed.attestedIssuedAtOf(), type(uint64).max, "issue time beside the marker");
+        assertEq(VotePacking.LARGE_ATTESTED_BALANCE, type(uint256).max >> 128, "the marker is not the field's top");
     }
 
     /*//////////////////////////////////////////////////////////////
                             LICENSE ACCOUNTS
     //////////////////////////////////////////////////////////////*/
 
-    function testFuzz_Credit_AddsOneVoteAndTheShareOnly(VotePacking.LicenseAccount memory account, uint96 share) public view {
-        account.fees = uint96(bound(account.fees, 0, type(uint96).max - share));
-        account.epochVotes = uint64(bound(account.epochVotes, 0, type(uint64).max - 1));
-        account.agreed = uint32(bound(account.agreed, 0, type(uint32).max - 1));
-        VotePacking.LicenseAccount memory credited = harness.creditAgreeingVote(account, share);
-        assertEq(credited.fees, uint256(account.fees) + share, "fees");
-        assertEq(credited.epochVotes, uint256(account.epochVotes) + 1, "epoch votes");
-        assertEq(credited.agreed, uint256(account.agreed) + 1, "agreed");
-        assertEq(credited.epoch, account.epoch, "a credit changed the epoch");
-        assertEq(credited.disagreed, account.disagreed, "a credit changed the disagreements");
+    /// @dev An account's fields as the test sets and expects them.
+    struct Fields {
+        uint96 fees;
+        uint32 epoch;
+        uint64 epochVotes;
+        uint32 agreed;
+        uint32 disagreed;
     }
 
-    function testFuzz_Credit_RevertsInsteadOfWrapping(VotePacking.LicenseAccount memory account, uint96 share, uint8 field) public {
+    function _pack(Fields memory f) internal pure returns (LicenseAccount) {
+        return VotePacking.packLicenseAccount(f.fees, f.epoch, f.epochVotes, f.agreed, f.disagreed);
+    }
+
+    function _assertFields(LicenseAccount account, Fields memory expected, string memory message) internal pure {
+        assertEq(account.feesOf(), expected.fees, string.concat(message, ": fees"));
+        assertEq(account.epochOf(), expected.epoch, string.concat(message, ": epoch"));
+        assertEq(account.epochVotesOf(), expected.epochVotes, string.concat(message, ": epoch votes"));
+        assertEq(account.agreedOf(), expected.agreed, string.concat(message, ": agreed"));
+        assertEq(account.disagreedOf(), expected.disagreed, string.concat(message, ": disagreed"));
+    }
+
+    function testFuzz_LicenseAccount_RoundTrips(Fields memory f) public pure {
+        _assertFields(_pack(f), f, "round trip");
+    }
+
+    /// @dev The layout is the one the compiler gave the struct the type replaced (fields in declaration
+    /// order from bit 0), so an account stored before the change reads the same.
+    function testFuzz_LicenseAccount_KeepsTheStructsLayout(Fields memory f) public pure {
+        uint256 expected = uint256(f.fees) | uint256(f.epoch) << 96 | uint256(f.epochVotes) << 128
+            | uint256(f.agreed) << 192 | uint256(f.disagreed) << 224;
+        assertEq(LicenseAccount.unwrap(_pack(f)), expected, "layout");
+    }
+
+    function testFuzz_Credit_AddsOneVoteAndTheShareOnly(Fields memory f, uint96 share) public view {
+        f.fees = uint96(bound(f.fees, 0, type(uint96).max - share));
+        f.epochVotes = uint64(bound(f.epochVotes, 0, type(uint64).max - 1));
+        f.agreed = uint32(bound(f.agreed, 0, type(uint32).max - 1));
+        LicenseAccount credited = harness.creditAgreeingVote(_pack(f), share);
+        assertEq(credited.feesOf(), uint256(f.fees) + share, "fees");
+        assertEq(credited.epochVotesOf(), uint256(f.epochVotes) + 1, "epoch votes");
+        assertEq(credited.agreedOf(), uint256(f.agreed) + 1, "agreed");
+        assertEq(credited.epochOf(), f.epoch, "a credit changed the epoch");
+        assertEq(credited.disagreedOf(), f.disagreed, "a credit changed the disagreements");
+    }
+
+    function testFuzz_Credit_RevertsInsteadOfWrapping(Fields memory f, uint96 share, uint8 field) public {
         field = uint8(bound(field, 0, 2));
         if (field == 0) {
             share = uint96(bound(share, 1, type(uint96).max));
-            account.fees = uint96(bound(account.fees, type(uint96).max - share + 1, type(uint96).max));
+            f.fees = uint96(bound(f.fees, type(uint96).max - share + 1, type(uint96).max));
         } else if (field == 1) {
-            account.epochVotes = type(uint64).max;
+            f.epochVotes = type(uint64).max;
         } else {
-            account.agreed = type(uint32).max;
+            f.agreed = type(uint32).max;
         }
+        LicenseAccount account = _pack(f);
         vm.expectRevert(_panic(0x11));
         harness.creditAgreeingVote(account, share);
     }
 
-    function testFuzz_StartEpoch_ResetsTheVotesOnly(VotePacking.LicenseAccount memory account, uint32 epoch) public view {
-        VotePacking.LicenseAccount memory started = harness.startEpoch(account, epoch);
-        assertEq(started.epoch, epoch, "epoch");
-        assertEq(started.epochVotes, 0, "votes carried into the new epoch");
-        assertEq(started.fees, account.fees, "a new epoch changed the fees");
-        assertEq(started.agreed, account.agreed, "a new epoch changed the agreements");
-        assertEq(started.disagreed, account.disagreed, "a new epoch changed the disagreements");
+    function testFuzz_StartEpoch_ResetsTheVotesOnly(Fields memory f, uint32 epoch) public view {
+        LicenseAccount started = harness.startEpoch(_pack(f), epoch);
+        Fields memory expected = Fields(f.fees, epoch, 0, f.agreed, f.disagreed);
+        _assertFields(started, expected, "new epoch");
     }
 
-    function testFuzz_StartEpoch_RefusesEpochsAbove32Bits(VotePacking.LicenseAccount memory account, uint256 epoch) public {
+    function testFuzz_StartEpoch_RefusesEpochsAbove32Bits(Fields memory f, uint256 epoch) public {
         epoch = bound(epoch, uint256(type(uint32).max) + 1, type(uint256).max);
+        LicenseAccount account = _pack(f);
         vm.expectRevert(abi.encodeWithSelector(SafeCast.SafeCastOverflowedUintDowncast.selector, 32, epoch));
         harness.startEpoch(account, epoch);
+    }
+
+    /// @dev The fee field alone changes: a claim clears it, an attestation's share adds to it.
+    function testFuzz_Fees_ChangeTheFeeFieldOnly(Fields memory f, uint96 amount) public view {
+        Fields memory expected = Fields(0, f.epoch, f.epochVotes, f.agreed, f.disagreed);
+        _assertFields(_pack(f).withoutFees(), expected, "claimed");
+        f.fees = uint96(bound(f.fees, 0, type(uint96).max - amount));
+        expected.fees = f.fees + amount;
+        _assertFields(harness.addFees(_pack(f), amount), expected, "added");
+    }
+
+    function testFuzz_AddFees_RevertsInsteadOfWrapping(Fields memory f, uint96 amount) public {
+        amount = uint96(bound(amount, 1, type(uint96).max));
+        f.fees = uint96(bound(f.fees, type(uint96).max - amount + 1, type(uint96).max));
+        LicenseAccount account = _pack(f);
+        vm.expectRevert(_panic(0x11));
+        harness.addFees(account, amount);
+    }
+
+    function testFuzz_WithoutEpochVotes_ClearsTheVotesOnly(Fields memory f) public pure {
+        Fields memory expected = Fields(f.fees, f.epoch, 0, f.agreed, f.disagreed);
+        _assertFields(_pack(f).withoutEpochVotes(), expected, "claimed votes");
+    }
+
+    function testFuzz_AddDisagreement_CountsOneOnly(Fields memory f) public view {
+        f.disagreed = uint32(bound(f.disagreed, 0, type(uint32).max - 1));
+        Fields memory expected = Fields(f.fees, f.epoch, f.epochVotes, f.agreed, f.disagreed + 1);
+        _assertFields(harness.addDisagreement(_pack(f)), expected, "disagreement");
+    }
+
+    function testFuzz_AddDisagreement_RevertsInsteadOfWrapping(Fields memory f) public {
+        f.disagreed = type(uint32).max;
+        LicenseAccount account = _pack(f);
+        vm.expectRevert(_panic(0x11));
+        harness.addDisagreement(account);
     }
 }
