@@ -2,7 +2,7 @@ import { DAY, E18 } from "../../../src/common/units.ts";
 
 // The one home of the modules' default parameters. The modules fall back on these when a parameter file
 // leaves a value out; the test helpers, the gas benchmarks and the parity check of the Solidity fixture
-// (test/ts/FixturesParity.ts) import them from here, so a default changed here changes everywhere at once.
+// (test/ts/repository/FixturesParity.ts) import them from here, so a default changed here changes everywhere at once.
 
 /** A rate of 100%: redemption rates are 1e18-scaled fractions. */
 export const RATE_ONE = E18;

@@ -1,5 +1,5 @@
 /**
- * The contracts' enums and ids as TypeScript sees them, written once. `test/ts/ProtocolConstants.ts` checks
+ * The contracts' enums and ids as TypeScript sees them, written once. `test/ts/repository/ProtocolConstants.ts` checks
  * each against the compiled contracts (their ASTs), so a reordered enum or a changed constant fails a test
  * instead of silently changing what the node, the API or the scripts mean.
  *

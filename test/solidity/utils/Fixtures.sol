@@ -16,7 +16,7 @@ import { Test } from "./Test.sol";
 // Solidity tests cannot run the Ignition modules, so these fixtures deploy the contracts themselves. They
 // mirror module Protocol (deploy/modules/): the same contracts, the same wiring calls, and the modules'
 // default values where a test has no reason to choose (deploy/modules/parts/defaults.ts).
-// test/ts/FixturesParity.ts compares both with the modules, so a change there that is not made here fails.
+// test/ts/repository/FixturesParity.ts compares both with the modules, so a change there that is not made here fails.
 // What the tests choose themselves: names, the admin transfer delay (0, to hand roles over at once), the
 // license sale, and the liveness window, request fee and quorum (`_deployProtocol`'s arguments).
 

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 
-import ProtocolModule from "../../deploy/modules/Protocol.ts";
-import { buildAstOf, nodesOf, type AstNode } from "../helpers/solidity-ast.ts";
+import ProtocolModule from "../../../deploy/modules/Protocol.ts";
+import { buildAstOf, nodesOf, type AstNode } from "../../helpers/solidity-ast.ts";
 
 // The Solidity tests cannot run the Ignition modules, so test/solidity/utils/Fixtures.sol deploys the
 // protocol itself. This test holds it to module Protocol (with module Tokens, which it uses): the fixture

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 
-import TokensModule from "../../deploy/modules/Tokens.ts";
-import { DAY, DEFAULT_SCHEDULE, RATE_ONE, TOTAL_SUPPLY } from "../helpers/tokens.ts";
+import TokensModule from "../../../deploy/modules/Tokens.ts";
+import { DAY, DEFAULT_SCHEDULE, RATE_ONE, TOTAL_SUPPLY } from "../../helpers/tokens.ts";
 
 const { ethers, ignition } = await network.create();
 

@@ -6,7 +6,7 @@ import path from "node:path";
 
 import { expect } from "chai";
 
-const projectRoot = path.resolve(import.meta.dirname, "..", "..");
+const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 const hooks = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")).scripts as Record<string, string>;
 
 /** `node -p process.versions.node` of a binary, or undefined when it does not run. */

@@ -13,10 +13,10 @@ import {
   REQUEST_FEE,
   resultHash,
   type Protocol,
-} from "../helpers/protocol.ts";
-import { queryResultHash } from "../../src/common/query-result.ts";
-import { DEFAULT_RATE_SCHEDULE } from "../../src/deploy/contracts.ts";
-import { finalizationGasOf } from "../../src/node/job-runner.ts";
+} from "../../helpers/protocol.ts";
+import { queryResultHash } from "../../../src/common/query-result.ts";
+import { DEFAULT_RATE_SCHEDULE } from "../../../src/deploy/contracts.ts";
+import { finalizationGasOf } from "../../../src/node/job-runner.ts";
 import { IgnoreReason, JobStatus, MAX_VOTES_PER_JOB } from "@avn/protocol/constants";
 
 const { ethers, networkHelpers } = await network.create();

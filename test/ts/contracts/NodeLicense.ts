@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 
-import { deployProtocol, E18, MAX_SUPPLY, PRICE_TIERS } from "../helpers/protocol.ts";
+import { deployProtocol, E18, MAX_SUPPLY, PRICE_TIERS } from "../../helpers/protocol.ts";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture } = networkHelpers;

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 
-import { signPermit } from "../../src/tokens/permit.ts";
-import { TOTAL_SUPPLY } from "../helpers/tokens.ts";
+import { signPermit } from "../../../src/tokens/permit.ts";
+import { TOTAL_SUPPLY } from "../../helpers/tokens.ts";
 
 const { ethers, networkHelpers } = await network.create();
 

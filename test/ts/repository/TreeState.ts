@@ -5,7 +5,7 @@ import path from "node:path";
 
 import { expect } from "chai";
 
-const script = path.resolve(import.meta.dirname, "..", "..", "scripts", "tree-state.mjs");
+const script = path.resolve(import.meta.dirname, "..", "..", "..", "scripts", "tree-state.mjs");
 
 /** `npm test`'s working-tree check, run in a git repository of its own. */
 describe("npm test's check that the tests leave the working tree unchanged", function () {

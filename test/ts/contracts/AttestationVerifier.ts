@@ -9,7 +9,7 @@ import {
   attestationFromJson,
   attestationToJson,
   recoverAttestationSigner,
-} from "../../src/common/attestation.ts";
+} from "../../../src/common/attestation.ts";
 import {
   BALANCE_ATTESTATION_TYPE,
   BALANCE_ATTESTATION_TYPES,
@@ -20,8 +20,8 @@ import {
   type BalanceAttestation,
   type NodeSignature,
 } from "@avn/protocol/attestation";
-import { attestationOf, domainOf, signAll } from "../helpers/attestations.ts";
-import { deployProtocol, LIVENESS_WINDOW, REQUEST_FEE } from "../helpers/protocol.ts";
+import { attestationOf, domainOf, signAll } from "../../helpers/attestations.ts";
+import { deployProtocol, LIVENESS_WINDOW, REQUEST_FEE } from "../../helpers/protocol.ts";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 
-import { lineCoveragePercent, parseLcovLineCoverage } from "../../src/tooling/lcov.ts";
+import { lineCoveragePercent, parseLcovLineCoverage } from "../../../src/tooling/lcov.ts";
 
 describe("lcov line coverage", function () {
   const report = [

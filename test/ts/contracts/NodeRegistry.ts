@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 
-import { deployProtocol, LIVENESS_WINDOW, QUORUM } from "../helpers/protocol.ts";
+import { deployProtocol, LIVENESS_WINDOW, QUORUM } from "../../helpers/protocol.ts";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;

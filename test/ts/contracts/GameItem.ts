@@ -2,9 +2,9 @@ import { expect } from "chai";
 import { network } from "hardhat";
 
 import type { BalanceAttestation } from "@avn/protocol/attestation";
-import { queryResultHash } from "../../src/common/query-result.ts";
-import { attestationOf, domainOf, signAll } from "../helpers/attestations.ts";
-import { balanceWord, deployProtocol, E18, REQUEST_FEE } from "../helpers/protocol.ts";
+import { queryResultHash } from "../../../src/common/query-result.ts";
+import { attestationOf, domainOf, signAll } from "../../helpers/attestations.ts";
+import { balanceWord, deployProtocol, E18, REQUEST_FEE } from "../../helpers/protocol.ts";
 import { JobStatus } from "@avn/protocol/constants";
 
 const { ethers, networkHelpers } = await network.create();

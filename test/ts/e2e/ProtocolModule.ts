@@ -1,10 +1,10 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 
-import ProtocolModule from "../../deploy/modules/Protocol.ts";
-import { queryResultHash } from "../../src/common/query-result.ts";
-import { addressToBytes32, balanceWord } from "../helpers/protocol.ts";
-import { DAY, E18 } from "../../src/common/units.ts";
+import ProtocolModule from "../../../deploy/modules/Protocol.ts";
+import { queryResultHash } from "../../../src/common/query-result.ts";
+import { addressToBytes32, balanceWord } from "../../helpers/protocol.ts";
+import { DAY, E18 } from "../../../src/common/units.ts";
 import { IgnoreReason } from "@avn/protocol/constants";
 
 const { ethers, ignition, networkHelpers } = await network.create();

@@ -10,7 +10,7 @@ import {
   SourceChain,
   SUPPORT,
 } from "@avn/protocol/constants";
-import { buildAstOf, nodesOf, type AstNode } from "../helpers/solidity-ast.ts";
+import { buildAstOf, nodesOf, type AstNode } from "../../helpers/solidity-ast.ts";
 
 // The TypeScript mirror of the contracts' enums and constants is checked against the compiler's own view
 // of the contracts (the ASTs in the build info), so a reordered enum or a changed constant fails here.

@@ -1,9 +1,9 @@
 import { expect } from "chai";
 import hre, { network } from "hardhat";
 
-import { ATTESTATION_GAS_TARGETS, formatAttestationTable, measureAttestationGas } from "../../src/bench/attestation-gas.ts";
-import { formatGasTable, measureTokenGas } from "../../src/bench/token-gas.ts";
-import { BATCH_SIZE, formatTargetTable, GAS_TARGETS, measureVerificationGas } from "../../src/bench/verification-gas.ts";
+import { ATTESTATION_GAS_TARGETS, formatAttestationTable, measureAttestationGas } from "../../../src/bench/attestation-gas.ts";
+import { formatGasTable, measureTokenGas } from "../../../src/bench/token-gas.ts";
+import { BATCH_SIZE, formatTargetTable, GAS_TARGETS, measureVerificationGas } from "../../../src/bench/verification-gas.ts";
 
 const { ethers, networkHelpers } = await network.create();
 
