@@ -41,18 +41,19 @@ export const PHASES = [
   { name: "tree-state:save", command: "node scripts/tree-state.mjs save", always: true },
   // Contracts, TypeChain types, then the web app's ABIs.
   { name: "build", command: "npm run build" },
-  // The static checks and the web app's unit tests (Vitest), side by side.
+  // The static checks, the web app's unit tests (Vitest) and the Solidity tests, side by side.
   { name: "lint", command: "npm run lint", together: "checks" },
   { name: "typecheck", command: "npm run typecheck", together: "checks" },
   { name: "format:check", command: "npm run format:check", together: "checks" },
   { name: "lint:sol", command: "npm run lint:sol", together: "checks" },
   { name: "lint:docker", command: "npm run lint:docker", together: "checks" },
   { name: "test:web", command: "npm test -w @avn/web", skipWhen: () => withoutTestScript("apps/web"), together: "checks" },
-  // The Solidity tests (fuzz, invariants) on the contracts the build phase compiled, then the mocha tests
-  // with coverage. The coverage gate reads the mocha tests' coverage alone: they exercise every contract
-  // (99% of lines), the Solidity tests add no line to it, and instrumenting them would compile every test
-  // contract a second time.
-  { name: "test:solidity", command: "hardhat test solidity" },
+  // The Solidity tests (fuzz, invariants) on the contracts the build phase compiled, beside the checks (all
+  // are work for the processor, none waits on a clock). The coverage gate reads the mocha tests' coverage
+  // alone: they exercise every contract (99% of lines), the Solidity tests add no line to it, and
+  // instrumenting them would compile every test contract a second time.
+  { name: "test:solidity", command: "hardhat test solidity", together: "checks" },
+  // The mocha tests alone: several wait on chains' blocks and on timeouts, which work beside them would skew.
   { name: "test:mocha", command: "hardhat test mocha --coverage" },
   // Reads coverage/lcov.info only: plain Node (`hardhat run` would compile the contracts again first).
   { name: "check-coverage", command: "node scripts/check-coverage.ts" },
