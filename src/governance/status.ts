@@ -233,23 +233,31 @@ async function l2OutcomeOf(
   return { outcome: "awaiting relay", messageHash };
 }
 
-/** The message the L1 messenger sent to the executor in `receipt` (with the value its extension event states). */
+/**
+ * The message the L1 messenger sent to the executor in `receipt`, with the value from the
+ * `SentMessageExtension1` the messenger emits right after each `SentMessage` (an extension that follows a
+ * message to another target is that message's, not the executor's).
+ */
 export function sentMessageIn(
-  receipt: TransactionReceipt,
+  receipt: Pick<TransactionReceipt, "logs">,
   addresses: Pick<GovernanceAddresses, "l1Messenger" | "executor">,
 ): SentMessage | undefined {
   const messenger = addresses.l1Messenger.toLowerCase();
   let sent: Omit<SentMessage, "value"> | undefined;
   let value = 0n;
+  // Whether the messenger's latest SentMessage was the one to the executor.
+  let latestIsExecutors = false;
   for (const log of receipt.logs) {
     if (log.address.toLowerCase() !== messenger) continue;
     const event = L1_MESSENGER.parseLog(log);
     if (event?.name === "SentMessage") {
       // ethers types decoded event arguments loosely; these are SentMessage's, in its ABI's types.
       const args = event.args as unknown as { target: Address; sender: Address; message: Hex; messageNonce: bigint; gasLimit: bigint };
-      if (getAddress(args.target) !== getAddress(addresses.executor)) continue;
+      latestIsExecutors = getAddress(args.target) === getAddress(addresses.executor);
+      if (!latestIsExecutors) continue;
       sent = { target: args.target, sender: args.sender, message: args.message, nonce: args.messageNonce, gasLimit: args.gasLimit };
-    } else if (event?.name === "SentMessageExtension1" && sent !== undefined) {
+      value = 0n;
+    } else if (event?.name === "SentMessageExtension1" && latestIsExecutors) {
       value = event.args.value as bigint;
     }
   }

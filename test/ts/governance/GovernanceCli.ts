@@ -8,6 +8,7 @@ import { Interface } from "ethers";
 import { integer, parseChanges } from "../../../src/governance/cli-arguments.ts";
 import { runCli } from "../../../src/governance/cli.ts";
 import { GovernanceError } from "../../../src/governance/governance.ts";
+import { sentMessageIn } from "../../../src/governance/status.ts";
 
 const TARGET = "0x00000000000000000000000000000000000000aa";
 
@@ -137,3 +138,34 @@ async function expectRejected(promise: Promise<unknown>, message: RegExp): Promi
   }
   expect.fail("expected a GovernanceError");
 }
+
+describe("governance status: the message a proposal's execution sent to the L2 executor", function () {
+  const messenger = "0x00000000000000000000000000000000000000c1";
+  const executor = "0x00000000000000000000000000000000000000e1";
+  const timelock = "0x00000000000000000000000000000000000000d1";
+  const abi = new Interface([
+    "event SentMessage(address indexed target, address sender, bytes message, uint256 messageNonce, uint256 gasLimit)",
+    "event SentMessageExtension1(address indexed sender, uint256 value)",
+  ]);
+  const log = (name: string, args: unknown[]) => ({ address: messenger, ...abi.encodeEventLog(name, args) });
+  const sent = (target: string, nonce: bigint) => log("SentMessage", [target, timelock, "0x1234", nonce, 1_000_000n]);
+  const extension = (value: bigint) => log("SentMessageExtension1", [timelock, value]);
+
+  it("takes the value from the extension that follows the executor's message, not a later message's", function () {
+    const alone = sentMessageIn({ logs: [sent(executor, 7n), extension(5n)] } as never, { l1Messenger: messenger, executor });
+    expect(alone).to.include({ nonce: 7n, value: 5n, gasLimit: 1_000_000n });
+    // A second message, to another target, with its own value: the executor's keeps 5.
+    const another = sentMessageIn({ logs: [sent(executor, 7n), extension(5n), sent(TARGET, 8n), extension(9n)] } as never, {
+      l1Messenger: messenger,
+      executor,
+    });
+    expect(another).to.include({ nonce: 7n, value: 5n });
+    // Another target's message first: its value is not the executor's.
+    const after = sentMessageIn({ logs: [sent(TARGET, 6n), extension(9n), sent(executor, 7n), extension(0n)] } as never, {
+      l1Messenger: messenger,
+      executor,
+    });
+    expect(after).to.include({ nonce: 7n, value: 0n });
+    expect(sentMessageIn({ logs: [sent(TARGET, 6n), extension(9n)] } as never, { l1Messenger: messenger, executor })).to.equal(undefined);
+  });
+});
