@@ -107,19 +107,19 @@ export async function waitForText(locator: Locator, pattern: RegExp, timeoutMs =
  * (`data-reads-in-flight`, TanStack Query's `useIsFetching`), and the count must stay at 0 for `quietMs`,
  * since a read that depends on another starts only once that one has answered.
  */
-export async function readsSettled(page: Page, quietMs = 300): Promise<void> {
-  // A source string: the test runner's TypeScript loader may wrap functions in helpers the page lacks.
-  await page.waitForFunction(
-    `(() => {
-      const busy = document.querySelector("main")?.getAttribute("data-reads-in-flight") !== "0";
-      const now = performance.now();
-      if (busy) { window.__readsQuietSince = undefined; return false; }
-      window.__readsQuietSince ??= now;
-      return now - window.__readsQuietSince >= ${quietMs};
-    })()`,
-    undefined,
-    { polling: 50, timeout: 30_000 },
-  );
+export async function readsSettled(page: Page, quietMs = 300, timeoutMs = 30_000): Promise<void> {
+  // Read from here, not by page.waitForFunction: its predicate is evaluated inside the page, which the app's
+  // Content-Security-Policy (no 'unsafe-eval') refuses.
+  const main = page.locator("main");
+  const deadline = Date.now() + timeoutMs;
+  let quietSince: number | undefined;
+  for (;;) {
+    const now = Date.now();
+    if ((await main.getAttribute("data-reads-in-flight")) !== "0") quietSince = undefined;
+    else if (now - (quietSince ??= now) >= quietMs) return;
+    if (now > deadline) throw new Error(`the page's reads did not settle within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** The serious and critical accessibility violations axe finds on the page, one line each. */
