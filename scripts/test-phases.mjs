@@ -32,32 +32,37 @@ function withoutTestScript(workspaceDir) {
 /**
  * What `npm test` runs, in order: `name` (for the table and --from), `command` (run by the shell in the
  * project's root, with node_modules/.bin on PATH as npm scripts have it), and optionally `always` (runs
- * even when --from starts later), `skipWhen` (returns why the phase cannot run, or null) and `together`
+ * even when --from starts later), `skipWhen` (returns why the phase cannot run, or null), `together`
  * (adjacent phases with the same value run at the same time, their output held back and printed whole as
- * each ends: the static checks each use one core, and this machine has two).
+ * each ends: the static checks each use one core, and this machine has two) and `lane` (phases of one group
+ * and lane run one after another, beside the group's other phases).
  */
 export const PHASES = [
   // What git sees as changed before the run, for the last phase to compare.
   { name: "tree-state:save", command: "node scripts/tree-state.mjs save", always: true },
   // Contracts, TypeChain types, then the web app's ABIs.
   { name: "build", command: "npm run build" },
-  // The static checks, the web app's unit tests (Vitest) and the Solidity tests, side by side.
+  // The static checks, the web app's unit tests (Vitest) and the Solidity side, side by side: all are work
+  // for the processor, none waits on a clock.
   { name: "lint", command: "npm run lint", together: "checks" },
   { name: "typecheck", command: "npm run typecheck", together: "checks" },
   { name: "format:check", command: "npm run format:check", together: "checks" },
   { name: "lint:sol", command: "npm run lint:sol", together: "checks" },
   { name: "lint:docker", command: "npm run lint:docker", together: "checks" },
   { name: "test:web", command: "npm test -w @avn/web", skipWhen: () => withoutTestScript("apps/web"), together: "checks" },
-  // The Solidity tests (fuzz, invariants) on the contracts the build phase compiled, beside the checks (all
-  // are work for the processor, none waits on a clock). The coverage gate reads the mocha tests' coverage
-  // alone: they exercise every contract (99% of lines), the Solidity tests add no line to it, and
-  // instrumenting them would compile every test contract a second time.
-  { name: "test:solidity", command: "hardhat test solidity", together: "checks" },
+  // The Solidity tests (fuzz, invariants), then the gas snapshot and bench on the uninstrumented bytecode,
+  // both on the contracts the build phase compiled; then the instrumented build the mocha tests run on (a
+  // coverage build replaces the plain one, hence last, and without TypeChain, which the checks beside it
+  // read). The coverage gate reads the mocha tests' coverage alone: they exercise every contract (99% of
+  // lines), the Solidity tests add no line to it, and instrumenting them would compile every test contract
+  // a second time.
+  { name: "test:solidity", command: "hardhat test solidity", together: "checks", lane: "solidity" },
+  { name: "test:gas", command: "npm run test:gas", together: "checks", lane: "solidity" },
+  { name: "build:coverage", command: "hardhat build --coverage --no-typechain --quiet", together: "checks", lane: "solidity" },
   // The mocha tests alone: several wait on chains' blocks and on timeouts, which work beside them would skew.
   { name: "test:mocha", command: "hardhat test mocha --coverage" },
   // Reads coverage/lcov.info only: plain Node (`hardhat run` would compile the contracts again first).
   { name: "check-coverage", command: "node scripts/check-coverage.ts" },
-  { name: "test:gas", command: "npm run test:gas" },
   { name: "tree-state:check", command: "node scripts/tree-state.mjs check" },
 ];
 
@@ -125,7 +130,27 @@ export async function runPhases(phases, { from, cwd = root, env = process.env, l
     if (failed) {
       rows.push(...batch.map((phase) => ({ name: phase.name, seconds: null, result: "not run" })));
     } else {
-      const batchRows = await Promise.all(batch.map((phase, offset) => runOne(phase, index + offset, batch.length > 1)));
+      // Within a group, the phases of one `lane` run one after another (a lane stops at its first failure);
+      // the lanes, and the phases without one, run side by side.
+      const lanes = new Map();
+      for (const [offset, phase] of batch.entries()) {
+        const lane = phase.lane ?? `#${offset}`;
+        if (!lanes.has(lane)) lanes.set(lane, []);
+        lanes.get(lane).push(offset);
+      }
+      const batchRows = new Array(batch.length);
+      await Promise.all(
+        [...lanes.values()].map(async (offsets) => {
+          let laneFailed = false;
+          for (const offset of offsets) {
+            const phase = batch[offset];
+            batchRows[offset] = laneFailed
+              ? { name: phase.name, seconds: null, result: "not run" }
+              : await runOne(phase, index + offset, batch.length > 1);
+            laneFailed ||= batchRows[offset].result.startsWith("FAILED");
+          }
+        }),
+      );
       rows.push(...batchRows);
       failed = batchRows.some((row) => row.result.startsWith("FAILED"));
     }

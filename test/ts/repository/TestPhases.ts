@@ -130,6 +130,30 @@ describe("npm test's runner (scripts/test-phases.mjs) and the missing-service he
     expect(total).to.be.below(Number(row(stdout, "left")?.[1]) + Number(row(stdout, "right")?.[1]));
   });
 
+  it("runs the phases of one lane of a group one after another, beside the group's other phases, a lane stopping at its failure", async function () {
+    // Each phase appends "<name> begins" and "<name> ends" to a file, 1 s apart: the order tells what overlapped.
+    const mark = (name: string, exit = 0) =>
+      node(
+        `const fs = require('fs'); const f = ${JSON.stringify(path.join(dir, "order.txt"))}; fs.appendFileSync(f, '${name} begins\\n'); ` +
+          `setTimeout(() => { fs.appendFileSync(f, '${name} ends\\n'); process.exit(${exit}); }, 1000)`,
+      );
+    const { status, stdout, output } = await runPhases(`[
+      { name: "first", command: ${JSON.stringify(mark("first"))}, together: "g", lane: "chain" },
+      { name: "second", command: ${JSON.stringify(mark("second", 5))}, together: "g", lane: "chain" },
+      { name: "third", command: ${JSON.stringify(mark("third"))}, together: "g", lane: "chain" },
+      { name: "beside", command: ${JSON.stringify(mark("beside"))}, together: "g" },
+    ]`);
+    expect(status, output).to.equal(1);
+    const order = (await readFile(path.join(dir, "order.txt"), "utf8")).trim().split("\n");
+    // The lane's second begins once its first has ended; the phase beside it overlaps the first.
+    expect(order.indexOf("second begins")).to.be.above(order.indexOf("first ends"));
+    expect(order.indexOf("beside begins")).to.be.below(order.indexOf("first ends"));
+    expect(order).to.not.include("third begins");
+    expect(row(stdout, "second")?.[2]).to.equal("FAILED (exit 5)");
+    expect(row(stdout, "third")).to.deep.equal(["third", "-", "not run"]);
+    expect(row(stdout, "beside")?.[2]).to.equal("passed");
+  });
+
   it("resumes with --from, running the phases marked always first, and refuses an unknown phase", async function () {
     const phases = `[
       { name: "save", command: ${JSON.stringify(node("console.log('SAVE RAN')"))}, always: true },
