@@ -38,7 +38,9 @@ describe("end to end on the local network: governance, and circuit nodes answeri
   let registry: ReturnType<typeof VerificationRegistry__factory.connect>;
 
   before(async function () {
-    test = await startTestDevnet({ deploy: true });
+    // L2 blocks every second, not every 2 s as on the live rollup: what is checked here (votes, quorum,
+    // restarts, governance, attestations) does not depend on the block time, and each wait for a block halves.
+    test = await startTestDevnet({ deploy: true, l2BlockTime: 1 });
     const { devnet } = test;
     // Delegation is re-read at each heartbeat tick: often here, so a transfer shows within the test.
     ({ network, stack } = await startTestVerificationNetwork(test, "network", {
