@@ -69,13 +69,14 @@ export async function startTestDevnet(options: Partial<OpDevnetOptions> & { depl
 let shared: Promise<TestDevnet> | undefined;
 
 /**
- * One devnet, with the contracts deployed and a finalization period that needs L1 time to be moved (an
- * hour), shared by the test files of user flows (bridge, wallet libraries) so that each does not start
- * its own. Started by the first file that asks, stopped once after the whole run (a root `after` hook).
+ * One devnet, with the contracts deployed, a finalization period that needs L1 time to be moved (an
+ * hour) and L2 blocks every second (the live rollup's and `npm start`'s are 2 s: the flows checked here do
+ * not depend on it, and each wait for an L2 block halves), shared by the test files of user flows (bridge,
+ * wallet libraries, the web app) so that each does not start its own. Started by the first file that asks, stopped once after the whole run (a root `after` hook).
  * Files that use it leave state that others could trip on to accounts of their own.
  */
 export function sharedTestDevnet(): Promise<TestDevnet> {
-  shared ??= startTestDevnet({ deploy: true, finalizationPeriodSeconds: SHARED_FINALIZATION_PERIOD });
+  shared ??= startTestDevnet({ deploy: true, finalizationPeriodSeconds: SHARED_FINALIZATION_PERIOD, l2BlockTime: SHARED_L2_BLOCK_TIME });
   return shared;
 }
 
@@ -88,6 +89,9 @@ after(async function () {
   await net.stop();
   if (errors.length > 0) throw new Error(`the shared devnet's relay or proposer failed: ${errors.join("; ")}`);
 });
+
+/** The shared devnet's L2 block time, in seconds. */
+export const SHARED_L2_BLOCK_TIME = 1;
 
 /** The shared devnet's finalization period: long enough that finalizing needs L1 time to be moved. */
 export const SHARED_FINALIZATION_PERIOD = 3_600n;
