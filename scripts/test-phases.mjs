@@ -5,7 +5,7 @@
 // phase failed.
 //
 //   node scripts/test-phases.mjs [--from <phase>] [--list]
-//   npm test -- --from test:coverage    resumes a failed run at that phase (`tree-state:save` still runs
+//   npm test -- --from test:mocha       resumes a failed run at that phase (`tree-state:save` still runs
 //                                        first, recording the tree as it is now: fixes made since count)
 //
 // PHASES is the one list of what `npm test` runs. Plain JavaScript without dependencies, like
@@ -40,24 +40,24 @@ function withoutTestScript(workspaceDir) {
 export const PHASES = [
   // What git sees as changed before the run, for the last phase to compare.
   { name: "tree-state:save", command: "node scripts/tree-state.mjs save", always: true },
-  // Contracts, TypeChain types, then the web app's ABIs.
-  { name: "build", command: "npm run build" },
-  // The static checks, the web app's unit tests (Vitest) and the Solidity side, side by side: all are work
-  // for the processor, none waits on a clock.
+  // Contracts, TypeChain types, then the web app's ABIs; then, on the contracts just built, the gas snapshot
+  // and bench on the uninstrumented bytecode and the web app's unit tests (Vitest, which read the ABIs).
+  // Beside them, the checks that need no build: they use the core the compiler leaves idle.
+  { name: "build", command: "npm run build", together: "build", lane: "build" },
+  { name: "test:gas", command: "npm run test:gas", together: "build", lane: "build" },
+  { name: "test:web", command: "npm test -w @avn/web", skipWhen: () => withoutTestScript("apps/web"), together: "build", lane: "build" },
+  { name: "format:check", command: "npm run format:check", together: "build" },
+  { name: "lint:sol", command: "npm run lint:sol", together: "build" },
+  { name: "lint:docker", command: "npm run lint:docker", together: "build" },
+  // The checks that read the build's types, beside the Solidity tests (fuzz, invariants) on the build's
+  // contracts and then the instrumented build the mocha tests run on (a coverage build replaces the plain
+  // one, hence last, and without TypeChain, which the checks beside it read). All are work for the
+  // processor; none waits on a clock. The coverage gate reads the mocha tests' coverage alone (98.7% of the
+  // contracts' lines; the Solidity tests add the few lines of a packing helper only they use), and
+  // instrumenting the Solidity tests would compile every test contract a second time.
   { name: "lint", command: "npm run lint", together: "checks" },
   { name: "typecheck", command: "npm run typecheck", together: "checks" },
-  { name: "format:check", command: "npm run format:check", together: "checks" },
-  { name: "lint:sol", command: "npm run lint:sol", together: "checks" },
-  { name: "lint:docker", command: "npm run lint:docker", together: "checks" },
-  { name: "test:web", command: "npm test -w @avn/web", skipWhen: () => withoutTestScript("apps/web"), together: "checks" },
-  // The Solidity tests (fuzz, invariants), then the gas snapshot and bench on the uninstrumented bytecode,
-  // both on the contracts the build phase compiled; then the instrumented build the mocha tests run on (a
-  // coverage build replaces the plain one, hence last, and without TypeChain, which the checks beside it
-  // read). The coverage gate reads the mocha tests' coverage alone: they exercise every contract (99% of
-  // lines), the Solidity tests add no line to it, and instrumenting them would compile every test contract
-  // a second time.
   { name: "test:solidity", command: "hardhat test solidity", together: "checks", lane: "solidity" },
-  { name: "test:gas", command: "npm run test:gas", together: "checks", lane: "solidity" },
   { name: "build:coverage", command: "hardhat build --coverage --no-typechain --quiet", together: "checks", lane: "solidity" },
   // The mocha tests alone: several wait on chains' blocks and on timeouts, which work beside them would skew.
   { name: "test:mocha", command: "hardhat test mocha --coverage" },
