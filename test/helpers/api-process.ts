@@ -93,3 +93,18 @@ export function postOnOwnConnection(
     request.on("error", reject).end(body);
   });
 }
+
+/**
+ * The worker processes (pids) that answered `count` refusals (429) of a cluster, from its logs. A worker logs
+ * "request completed" after its answer has gone, so this waits (up to 10 s) for the `count` lines before
+ * counting; the refusals are counted because the /healthz probes log the line too.
+ */
+export async function workersThatRefused(api: Pick<RunningApiProcess, "logs">, count: number): Promise<Set<number | undefined>> {
+  const refused = () =>
+    api.logs
+      .map((line) => JSON.parse(line) as { pid?: number; msg?: string; res?: { statusCode?: number } })
+      .filter((line) => line.msg === "request completed" && line.res?.statusCode === 429);
+  for (const deadline = Date.now() + 10_000; refused().length < count && Date.now() < deadline;)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  return new Set(refused().map((line) => line.pid));
+}

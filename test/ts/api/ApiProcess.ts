@@ -12,7 +12,7 @@ import { runKeysCli } from "../../../src/api/keys/cli.ts";
 import { UsageStore } from "../../../src/api/usage/usage-store.ts";
 import { startApi } from "../../../src/api/main.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
-import { postOnOwnConnection, spawnApiProcess, type RunningApiProcess } from "../../helpers/api-process.ts";
+import { postOnOwnConnection, spawnApiProcess, workersThatRefused, type RunningApiProcess } from "../../helpers/api-process.ts";
 import { POSTGRES, startPostgres } from "../../helpers/postgres.ts";
 import { requireService } from "../../helpers/services.ts";
 
@@ -230,15 +230,7 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
         const statuses = await Promise.all(Array.from({ length: 30 }, () => statusOf(api.port, key)));
         expect(statuses.filter((status) => status === 200)).to.have.length(10);
         expect(statuses.filter((status) => status === 429)).to.have.length(20);
-        // A worker logs "request completed" after its answer has gone: wait for the 20 refusals' lines
-        // (the /healthz probes log the line too) before counting.
-        const completed = () =>
-          api.logs
-            .map((line) => JSON.parse(line) as { pid: number; msg: string; res?: { statusCode?: number } })
-            .filter((line) => line.msg === "request completed" && line.res?.statusCode === 429);
-        for (const deadline = Date.now() + 10_000; completed().length < 20 && Date.now() < deadline;)
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        const servedBy = new Set(completed().map((line) => line.pid));
+        const servedBy = await workersThatRefused(api, 20);
         expect(servedBy.size, "requests answered by two worker processes").to.equal(2);
         // /metrics sums both workers, whichever answers.
         for (let i = 0; i < 4; i += 1) {

@@ -8,7 +8,7 @@ import { ApiKeys } from "../../../src/api/keys/api-keys.ts";
 import { MonthTotalUnavailableError, UsageMeter, type UsageSink } from "../../../src/api/usage/usage-meter.ts";
 import { UsageStore } from "../../../src/api/usage/usage-store.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
-import { postOnOwnConnection, spawnApiProcess } from "../../helpers/api-process.ts";
+import { postOnOwnConnection, spawnApiProcess, workersThatRefused } from "../../helpers/api-process.ts";
 import { POSTGRES, startPostgres } from "../../helpers/postgres.ts";
 import { requireService } from "../../helpers/services.ts";
 
@@ -198,15 +198,7 @@ describe("API: a process's first sight of a key with a monthly quota", function 
             expect(Number(answer.retryAfter)).to.be.above(0);
           }
         }
-        // A worker logs "request completed" after its answer has gone: wait for the ten refusals' lines
-        // (the /healthz probes log the line too) before counting.
-        const completed = () =>
-          apis[1].logs
-            .map((line) => JSON.parse(line) as { pid?: number; msg?: string; res?: { statusCode?: number } })
-            .filter((line) => line.msg === "request completed" && line.res?.statusCode === 429);
-        for (const deadline = Date.now() + 10_000; completed().length < 10 && Date.now() < deadline;)
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        const servedBy = new Set(completed().map((line) => line.pid));
+        const servedBy = await workersThatRefused(apis[1], 10);
         expect(servedBy.size, "the cluster's first requests reached both of its workers").to.equal(2);
         // 3 left: the first process's first request already knows it (3 answers, then refused).
         const single = apis[0];
