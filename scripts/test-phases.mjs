@@ -5,14 +5,14 @@
 // phase failed.
 //
 //   node scripts/test-phases.mjs [--from <phase>] [--list]
-//   npm test -- --from test:mocha       resumes a failed run at that phase (`tree-state:save` still runs
+//   npm test -- --from test:mocha:network  resumes a failed run at that phase (`tree-state:save` still runs
 //                                        first, recording the tree as it is now: fixes made since count)
 //
 // PHASES is the one list of what `npm test` runs. Plain JavaScript without dependencies, like
 // tree-state.mjs; runPhases is exported for test/ts/repository/TestPhases.ts, which runs it on a list of
 // its own.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,6 +27,24 @@ function withoutTestScript(workspaceDir) {
   const manifest = path.join(root, workspaceDir, "package.json");
   const scripts = existsSync(manifest) ? JSON.parse(readFileSync(manifest, "utf8")).scripts : undefined;
   return scripts?.test === undefined ? `${workspaceDir} has no "test" script` : null;
+}
+
+/** Folders of test/ts whose files run in the "network" mocha process; every other file runs in "services". */
+export const NETWORK_TEST_FOLDERS = ["web", "bridge", "devnet"];
+
+/** The mocha test files of one of the two mocha processes, relative to the root, in Hardhat's order. */
+export function mochaFiles(half, testsDir = path.join(root, "test", "ts")) {
+  const files = readdirSync(testsDir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && /\.(ts|js|mjs|cjs|mts|cts)$/.test(entry.name))
+    .map((entry) => path.relative(testsDir, path.join(entry.parentPath, entry.name)).split(path.sep).join("/"))
+    .sort();
+  const inNetwork = (file) => NETWORK_TEST_FOLDERS.includes(file.split("/")[0]);
+  return files.filter((file) => inNetwork(file) === (half === "network")).map((file) => `test/ts/${file}`);
+}
+
+/** One mocha process's command: the contracts' coverage is collected in both. */
+function mochaCommand(half) {
+  return `hardhat test mocha --coverage ${mochaFiles(half).join(" ")}`;
 }
 
 /**
@@ -59,8 +77,13 @@ export const PHASES = [
   { name: "typecheck", command: "npm run typecheck", together: "checks" },
   { name: "test:solidity", command: "hardhat test solidity", together: "checks", lane: "solidity" },
   { name: "build:coverage", command: "hardhat build --coverage --no-typechain --quiet", together: "checks", lane: "solidity" },
-  // The mocha tests alone: several wait on chains' blocks and on timeouts, which work beside them would skew.
-  { name: "test:mocha", command: "hardhat test mocha --coverage" },
+  // The mocha tests, in two processes side by side: most of their time is spent waiting on chains' blocks
+  // and on servers (one core's worth of work at most), and the two halves take about as long. The files
+  // that use devnets of the OP stack (the web app, the bridge, the devnet's own tests) in one, the rest
+  // in the other. Each builds first, which finds the instrumented contracts above already built; each
+  // writes its coverage data, and the one that ends last reports both (Hardhat merges the saved data).
+  { name: "test:mocha:network", command: mochaCommand("network"), together: "mocha" },
+  { name: "test:mocha:services", command: mochaCommand("services"), together: "mocha" },
   // Reads coverage/lcov.info only: plain Node (`hardhat run` would compile the contracts again first).
   { name: "check-coverage", command: "node scripts/check-coverage.ts" },
   { name: "tree-state:check", command: "node scripts/tree-state.mjs check" },

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -238,6 +238,42 @@ console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
     ]);
     // Without the runner's file the skip is still made (and said), just not recorded.
     expect(() => requireService(fakeContext("alone"), THING, {})).to.throw(Skipped);
+  });
+
+  it("splits the mocha test files between its two processes: every file in exactly one, the network's folders whole", async function () {
+    const { mochaFiles, NETWORK_TEST_FOLDERS, PHASES } = (await import(runner)) as {
+      mochaFiles: (half: string, testsDir?: string) => string[];
+      NETWORK_TEST_FOLDERS: string[];
+      PHASES: Array<{ name: string; command: string; together?: string }>;
+    };
+    const dir = await mkdtemp(path.join(tmpdir(), "avn-mocha-files-"));
+    try {
+      for (const file of ["web/A.ts", "web/helpers/b.ts", "bridge/C.ts", "api/D.ts", "e2e/E.ts", "web.ts", "notes.md"]) {
+        await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+        await writeFile(path.join(dir, file), "");
+      }
+      expect(mochaFiles("network", dir)).to.deep.equal(["test/ts/bridge/C.ts", "test/ts/web/A.ts", "test/ts/web/helpers/b.ts"]);
+      expect(mochaFiles("services", dir)).to.deep.equal(["test/ts/api/D.ts", "test/ts/e2e/E.ts", "test/ts/web.ts"]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    // On this repository: the halves partition test/ts, each network folder exists, both phases run together.
+    const network = mochaFiles("network");
+    const services = mochaFiles("services");
+    const all = (await readdir(path.join(projectRoot, "test", "ts"), { recursive: true })).filter((file) => file.endsWith(".ts"));
+    expect([...network, ...services].sort()).to.deep.equal(all.map((file) => `test/ts/${file.split(path.sep).join("/")}`).sort());
+    for (const folder of NETWORK_TEST_FOLDERS)
+      expect(
+        network.some((file) => file.startsWith(`test/ts/${folder}/`)),
+        folder,
+      ).to.equal(true);
+    const phases = PHASES.filter((phase) => phase.name.startsWith("test:mocha"));
+    expect(phases.map((phase) => [phase.name, phase.together])).to.deep.equal([
+      ["test:mocha:network", "mocha"],
+      ["test:mocha:services", "mocha"],
+    ]);
+    expect(phases[0].command).to.contain(" test/ts/web/WebApp.ts").and.not.contain("test/ts/e2e/");
+    expect(phases[1].command).to.contain(" test/ts/e2e/VerificationNetwork.ts").and.not.contain("test/ts/web/");
   });
 
   it("isCi: CI set to anything but empty, 0 or false", function () {
