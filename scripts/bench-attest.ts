@@ -1,7 +1,10 @@
 // `npm run bench:attest`: attested API answers on a fresh devnet with three circuit nodes connected to the
 // API's attestation hub (quorum 2): latency median and p95 over BENCH_ATTEST_QUERIES (default 200)
 // distinct queries of both chains, then with one node killed; the unattested path beside it (the same
-// queries, and the bench:api throughput table). Targets: median ≤ 250 ms, p95 ≤ 600 ms.
+// queries, and the bench:api throughput table). Targets: median ≤ 250 ms, p95 ≤ 600 ms. Then the hub run
+// three ways (one API process; two workers; three processes on one Redis, the nodes spread over them),
+// BENCH_SCALE_QUERIES (default 200) attested queries each, BENCH_SCALE_CONCURRENCY (default 8) in flight:
+// answers per second, p50, p95 and failures (which must be 0 in every configuration).
 import path from "node:path";
 
 import { benchmarkApi } from "../src/bench/api.ts";
@@ -10,7 +13,13 @@ import { formatTimings } from "../src/bench/bridge-timing.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..");
 const queries = Number(process.env.BENCH_ATTEST_QUERIES ?? 200);
-const { timings, verifiedOnChain } = await measureAttestedLatency({ queries, projectRoot, log: (line) => console.log(line) });
+const { timings, verifiedOnChain, scaleOut } = await measureAttestedLatency({
+  queries,
+  projectRoot,
+  scaleOutQueries: Number(process.env.BENCH_SCALE_QUERIES ?? 200),
+  concurrency: Number(process.env.BENCH_SCALE_CONCURRENCY ?? 8),
+  log: (line) => console.log(line),
+});
 console.log(`\n${queries} distinct queries per row (EVM and Solana alternating), sent one after another; quorum 2\n`);
 console.log(formatTimings(timings));
 console.log(`\nattested answers checked with the deployed AttestationVerifier.isAttestationValid: ${verifiedOnChain}, all valid`);
@@ -21,6 +30,21 @@ for (const row of attested) {
     `${row.measurement}: median ${row.medianMs.toFixed(0)} ms (target ≤ 250), p95 ${row.p95Ms.toFixed(0)} ms (target ≤ 600): ${ok ? "met" : "MISSED"}`,
   );
 }
+
+console.log("\nThe hub across processes: attested answers under concurrent load (3 nodes, quorum 2)\n");
+console.log("| configuration | answers | answers/s | p50 ms | p95 ms | failures |\n|---|---:|---:|---:|---:|---:|");
+for (const row of scaleOut)
+  console.log(
+    row.skipped !== undefined
+      ? `| ${row.configuration} | skipped: ${row.skipped} | | | | |`
+      : `| ${row.configuration} | ${row.answers} | ${row.answersPerSecond.toFixed(1)} | ${row.p50Ms.toFixed(0)} | ${row.p95Ms.toFixed(0)} | ${row.failures} |`,
+  );
+const failed = scaleOut.filter((row) => row.failures > 0);
+console.log(
+  failed.length === 0
+    ? "0 failed answers in every configuration: met"
+    : `FAILED answers in: ${failed.map((row) => row.configuration).join(", ")}`,
+);
 
 console.log("\nThe unattested path's throughput (bench:api, same run):\n");
 const { load } = await benchmarkApi(Number(process.env.BENCH_SECONDS ?? 5));

@@ -5,7 +5,8 @@ import { z } from "zod";
 
 import { listenHost, port, rpcUrl, serviceUrl, sourceChainFields, wsRpcUrl } from "../common/config-fields.ts";
 import { loggedAsOrigin, redactConfig } from "../common/config-redaction.ts";
-import { parseEnvironment } from "../common/environment.ts";
+import { commaSeparated, parseEnvironment, urlList } from "../common/environment.ts";
+import { DEFAULT_ATTEST_COST } from "./server/dependencies.ts";
 
 const evmAddress = z
   .string()
@@ -25,7 +26,7 @@ const schema = z
     ...sourceChainFields,
     /** A SQLite file (embedded default) or `postgres://…` (a server several API instances share; its URL carries a password). */
     API_KEYS_DB: loggedAsOrigin(z.string().min(1)).default(".data/api-keys.sqlite"),
-    /** Worker processes sharing the port; unset: one per core (one with the attestation hub). */
+    /** Worker processes sharing the port; unset: one per core. */
     API_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
     /** How often each process writes its usage counters (a crash loses at most this much counting). */
     USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(300_000).default(5_000),
@@ -47,10 +48,46 @@ const schema = z
     ATTESTATION_DEADLINE_MS: z.coerce.number().int().positive().max(60_000).default(3_000),
     /** How often each connected node's licenses are read again. */
     ATTESTATION_RECHECK_MS: z.coerce.number().int().positive().default(10_000),
-    /** The hub's name in the login challenge nodes sign. */
-    ATTESTATION_HUB_NAME: z.string().min(1).max(100).default("avn-attestation-hub"),
+    /**
+     * This deployment's label in the hub's name (`hubName`: the label, the L2 chain id and the
+     * AttestationVerifier address), which nodes require in the login challenge: tells apart two hubs of one
+     * contract deployment (staging and production, say). Every instance of one hub uses the same label.
+     */
+    ATTESTATION_HUB_LABEL: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]{0,39}$/, "lowercase letters, digits, '.', '_' or '-', at most 40")
+      .default("main"),
+    /**
+     * The WebSocket URLs nodes dial to reach this hub (comma-separated, ws:// or wss://…/attest/ws), as the
+     * nodes write them: a node signs the URL it dialled, and a login signed for another URL (a relay's) is
+     * refused. Unset: the loopback URLs of the port the API listens on (a hub on one machine with its nodes).
+     */
+    ATTESTATION_HUB_PUBLIC_URLS: loggedAsOrigin(urlList(/^wss?$/)).optional(),
+    /** WebSocket connections not logged in yet, in all (beyond it an upgrade is answered 503). */
+    ATTESTATION_MAX_PENDING: z.coerce.number().int().min(1).max(100_000).default(256),
+    /** …and per source address (beyond it 429). */
+    ATTESTATION_MAX_PENDING_PER_ADDRESS: z.coerce.number().int().min(1).max(10_000).default(8),
+    /** Logins (signed hellos) the hub checks per second, in all; a burst of twice as many is let through. */
+    ATTESTATION_HELLOS_PER_SECOND: z.coerce.number().positive().max(10_000).default(20),
+    /** How long a refused burner or source address is refused again without a check. */
+    ATTESTATION_REFUSAL_MEMORY_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+    /**
+     * Proxies whose X-Forwarded-For is believed (comma-separated addresses or CIDR ranges, as proxy-addr
+     * reads them: `loopback`, `10.0.0.0/8`…); a connection from anywhere else is counted by its own address.
+     */
+    TRUSTED_PROXIES: commaSeparated().optional(),
+    /** Rate-limit tokens one `?attest=true` answer takes (it asks every connected node). */
+    ATTEST_COST: z.coerce.number().int().min(1).max(1_000).default(DEFAULT_ATTEST_COST),
   })
   .superRefine((config, context) => {
+    // A key's bucket never holds more than its capacity: a higher price could never be paid.
+    if (config.ATTEST_COST > config.RATE_LIMIT_CAPACITY) {
+      context.addIssue({
+        code: "custom",
+        path: ["ATTEST_COST"],
+        message: `at most RATE_LIMIT_CAPACITY (${config.RATE_LIMIT_CAPACITY}): a key's bucket never holds more tokens than that`,
+      });
+    }
     const set = ATTESTATION_REQUIRED.filter((name) => config[name] !== undefined);
     if (set.length > 0 && set.length < ATTESTATION_REQUIRED.length) {
       const missing = ATTESTATION_REQUIRED.filter((name) => config[name] === undefined);
@@ -58,14 +95,6 @@ const schema = z
         code: "custom",
         path: [missing[0]],
         message: `the attestation hub needs ${missing.join(", ")} too (or none of ${ATTESTATION_REQUIRED.join(", ")})`,
-      });
-    }
-    // Nodes keep one WebSocket to one process; an attested query reaching another worker would find none.
-    if (set.length > 0 && config.API_WORKERS !== undefined && config.API_WORKERS > 1) {
-      context.addIssue({
-        code: "custom",
-        path: ["API_WORKERS"],
-        message: "the attestation hub runs in one process: API_WORKERS must be 1 (or unset) when ATTESTATION_* is set",
       });
     }
   });
@@ -86,17 +115,28 @@ export function attestationSettings(config: ApiConfig) {
     l2WsUrl,
     nodeRegistry,
     attestationVerifier,
-    hubName: config.ATTESTATION_HUB_NAME,
+    hubLabel: config.ATTESTATION_HUB_LABEL,
     deadlineMs: config.ATTESTATION_DEADLINE_MS,
     evmConfirmations: config.ATTESTATION_EVM_CONFIRMATIONS,
     recheckMs: config.ATTESTATION_RECHECK_MS,
+    admission: {
+      publicUrls: config.ATTESTATION_HUB_PUBLIC_URLS,
+      maxPending: config.ATTESTATION_MAX_PENDING,
+      maxPendingPerAddress: config.ATTESTATION_MAX_PENDING_PER_ADDRESS,
+      hellosPerSecond: config.ATTESTATION_HELLOS_PER_SECOND,
+      refusalMemoryMs: config.ATTESTATION_REFUSAL_MEMORY_MS,
+      trustedProxies: config.TRUSTED_PROXIES ?? [],
+    },
   };
 }
 
-/** How many API processes to run: `API_WORKERS`, else one per core, but one when the attestation hub is on. */
+/**
+ * How many API processes to run: `API_WORKERS`, else one per core. With the attestation hub on, a round
+ * opened in one process reaches the nodes connected to the others through Redis (`REDIS_URL`), or else
+ * through the cluster's primary.
+ */
 export function apiWorkerCount(config: ApiConfig, cores = availableParallelism()): number {
-  if (config.API_WORKERS !== undefined) return config.API_WORKERS;
-  return attestationSettings(config) === undefined ? cores : 1;
+  return config.API_WORKERS ?? cores;
 }
 
 /** Parses the API's configuration from the environment once; the result is frozen. */

@@ -7,6 +7,9 @@ import { createSourceReaders } from "../chains/source-readers.ts";
 import { createFailoverTransport } from "../chains/solana/failover-transport.ts";
 import { PinnedReaders } from "../chains/pinned-readers.ts";
 import { AttestationHub } from "./attestation-hub/hub.ts";
+import type { HubBus } from "./attestation-hub/bus/bus.ts";
+import { PrimaryHubBus } from "./attestation-hub/bus/primary-bus.ts";
+import { RedisHubBus } from "./attestation-hub/bus/redis-bus.ts";
 import { PrimaryClient } from "./cluster/ipc.ts";
 import { clusterMetricsExposition, PrimaryRateLimitStore } from "./cluster/worker-services.ts";
 import { attestationSettings, redactedConfig, type ApiConfig } from "./config.ts";
@@ -86,10 +89,17 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
         : new MemoryRateLimitStore(policy));
   // The hub reads NodeRegistry on the L2; its pinned reads use their own Solana transport (same URLs).
   const hubSettings = attestationSettings(config);
-  const hub =
-    hubSettings === undefined
-      ? undefined
-      : await AttestationHub.create({ ...hubSettings, metrics, logger: log.child({ component: "attestation-hub" }) });
+  const hubLog = log.child({ component: "attestation-hub" });
+  // Several instances of the hub (docs/attestations.md): through Redis when it is configured (any number
+  // of processes on any hosts), else through the cluster's primary; one process alone needs neither.
+  const redisUrl = config.REDIS_URL;
+  const bus: ((name: string) => Promise<HubBus>) | undefined =
+    redisUrl !== undefined
+      ? (name) => RedisHubBus.connect(redisUrl, name, hubLog)
+      : primary !== undefined
+        ? async () => new PrimaryHubBus(primary, hubLog)
+        : undefined;
+  const hub = hubSettings === undefined ? undefined : await AttestationHub.create({ ...hubSettings, bus, metrics, logger: hubLog });
   const attestation =
     hub === undefined
       ? undefined
@@ -108,7 +118,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
   const app = await buildApiServer({
     keys: keyVerifier,
     usage,
-    rateLimit: { store, policy },
+    rateLimit: { store, policy, attestCost: config.ATTEST_COST },
     evm: readers.evm,
     solana: readers.solana,
     checkUpstreams: async () => ({

@@ -59,8 +59,15 @@ export class ApiMetrics {
   });
   readonly attestationRefusedConnections = new Counter({
     name: "api_attestation_connections_refused_total",
-    help: "Hub connections refused or dropped, by reason (auth, not-operator, licenses-lost, protocol)",
+    help: "Hub connections refused or dropped, by reason (pending-cap, address-cap, refused-recently, hello-rate, wrong-url, auth, timeout, not-operator, check-failed, protocol, licenses-lost)",
     labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
+
+  readonly attestationL2Requests = new Counter({
+    name: "api_attestation_l2_requests_total",
+    help: "HTTP requests the hub's license checks sent to the L2 RPC (a JSON-RPC batch is one), by purpose (login: what a login flood costs the L2; rounds: rounds and re-checks)",
+    labelNames: ["purpose"] as const,
     registers: [this.registry],
   });
 

@@ -1,9 +1,16 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+
 import { address, getAddressDecoder } from "@solana/kit";
 import { getAddress, hexlify, randomBytes } from "ethers";
 
 import { AttestationVerifier__factory } from "../../typechain-types/index.ts";
 import { attestationFromJson } from "../common/attestation.ts";
 import { type AttestationJson } from "@avn/protocol/attestation";
+import { freePort } from "../common/free-port.ts";
+import { spawnCircuitNode, type CircuitNodeProcess } from "../devnet/circuit-nodes.ts";
+import { startRedisServer } from "../devnet/redis-server.ts";
+import type { VerificationNetwork } from "../devnet/verification-network.ts";
 import { withBenchNetwork } from "./bench-network.ts";
 import { summarize, type TimingSummary } from "./bridge-timing.ts";
 
@@ -11,6 +18,21 @@ export interface AttestBenchResult {
   timings: TimingSummary[];
   /** Answers checked with the deployed AttestationVerifier's isAttestationValid. */
   verifiedOnChain: number;
+  /** Throughput of attested answers for each way of running the hub (one process, workers, instances on Redis). */
+  scaleOut: ScaleOutRow[];
+}
+
+/** One way of running the API and its hub, loaded with concurrent distinct attested queries. */
+export interface ScaleOutRow {
+  configuration: string;
+  answers: number;
+  answersPerSecond: number;
+  p50Ms: number;
+  p95Ms: number;
+  /** Answers other than 200 with a quorum (must be 0). */
+  failures: number;
+  /** Or why the row could not be measured (no redis-server on the machine). */
+  skipped?: string;
 }
 
 type Query = { path: "/api/ccq-evm" | "/api/ccq-svm"; body: Record<string, string> };
@@ -25,6 +47,9 @@ type Query = { path: "/api/ccq-evm" | "/api/ccq-svm"; body: Record<string, strin
 export async function measureAttestedLatency(options: {
   queries: number;
   projectRoot: string;
+  /** Attested queries per scale-out configuration, and how many are in flight at once. */
+  scaleOutQueries?: number;
+  concurrency?: number;
   log?: (line: string) => void;
 }): Promise<AttestBenchResult> {
   const log = options.log ?? (() => undefined);
@@ -85,7 +110,168 @@ export async function measureAttestedLatency(options: {
       log("Killing one node (SIGKILL)…");
       await network.nodes[2].stop("SIGKILL");
       timings.push(...(await run("attested, 2 nodes (one killed)", true)));
-      return { timings, verifiedOnChain };
+      const scaleOut = await measureScaleOut(network, contracts, {
+        projectRoot: options.projectRoot,
+        queries: options.scaleOutQueries ?? 200,
+        concurrency: options.concurrency ?? 8,
+        queriesOf: distinctQueries,
+        log,
+      });
+      return { timings, verifiedOnChain, scaleOut };
     },
   );
+}
+
+/** An API process (`scripts/api.ts`, as `npm run api` runs it) of the scale-out bench. */
+interface ApiProcess {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * The hub run three ways over the same devnet, each loaded with `queries` distinct attested queries,
+ * `concurrency` in flight: one API process; one with two workers (rounds through the primary); three
+ * processes on one Redis, one node connected to each (every round needs another process's node). The
+ * nodes are the network's own, started again (their processes, burners and caches) with the hub URL of
+ * their configuration. A failure is any answer but a 200.
+ */
+async function measureScaleOut(
+  network: VerificationNetwork,
+  contracts: { NodeRegistry: string; AttestationVerifier: string },
+  options: {
+    projectRoot: string;
+    queries: number;
+    concurrency: number;
+    queriesOf: (count: number) => Query[];
+    log: (line: string) => void;
+  },
+): Promise<ScaleOutRow[]> {
+  const { log } = options;
+  const template = network.nodes[0];
+  const workDir = path.dirname(path.dirname(template.cacheDir));
+  const apiEnv = {
+    EVM_RPC_URLS: template.env.EVM_RPC_URLS,
+    SOLANA_RPC_URLS: template.env.SOLANA_RPC_URLS,
+    API_KEYS_DB: path.join(workDir, "api-keys.sqlite"),
+    ATTESTATION_L2_RPC_URL: template.env.L2_RPC_URLS.split(",")[0],
+    ATTESTATION_L2_WS_URL: template.env.L2_WS_URL,
+    ATTESTATION_NODE_REGISTRY: contracts.NodeRegistry,
+    ATTESTATION_VERIFIER: contracts.AttestationVerifier,
+    ATTESTATION_EVM_CONFIRMATIONS: "1",
+    RATE_LIMIT_CAPACITY: "1000000",
+    RATE_LIMIT_REFILL_PER_SECOND: "1000000",
+    LOG_LEVEL: "warn",
+  };
+  const nodeSpecs = network.nodes.map(({ name, cacheDir, logFile, env }) => ({ name, cacheDir, logFile, env }));
+  log("Scale-out: stopping the network's nodes; each configuration starts its API processes and the nodes again…");
+  await Promise.all(network.nodes.map((node) => node.stop()));
+
+  const rows: ScaleOutRow[] = [];
+  const measure = async (configuration: string, apis: ApiProcess[]) => {
+    let nodes: CircuitNodeProcess[] = [];
+    try {
+      // Node i dials instance i (mod their number): with three instances, one node each.
+      nodes = await Promise.all(
+        nodeSpecs.map((spec, index) =>
+          spawnCircuitNode(options.projectRoot, spec.name, spec.cacheDir, spec.logFile, {
+            ...withoutHubUrls(spec.env),
+            ATTESTATION_HUB_URL: `ws://127.0.0.1:${apis[index % apis.length].port}/attest/ws`,
+          }),
+        ),
+      );
+      for (const api of apis) await waitForNodes(api.port, nodeSpecs.length);
+      log(`Scale-out: ${configuration}: ${options.queries} attested queries, ${options.concurrency} at a time…`);
+      const queries = options.queriesOf(options.queries);
+      const samples: number[] = [];
+      let failures = 0;
+      let next = 0;
+      const started = performance.now();
+      const worker = async (lane: number) => {
+        for (let index = next++; index < queries.length; index = next++) {
+          // Requests spread over the instances: each process opens rounds.
+          const api = apis[(index + lane) % apis.length];
+          const query = queries[index];
+          const sent = performance.now();
+          const response = await fetch(`http://127.0.0.1:${api.port}${query.path}?attest=true`, {
+            method: "POST",
+            headers: { authorization: network.apiKey, "content-type": "application/json", connection: "close" },
+            body: JSON.stringify(query.body),
+          }).catch(() => undefined);
+          const ok = response?.status === 200;
+          await response?.text();
+          if (ok) samples.push(performance.now() - sent);
+          else failures += 1;
+        }
+      };
+      await Promise.all(Array.from({ length: options.concurrency }, (_, lane) => worker(lane)));
+      const seconds = (performance.now() - started) / 1000;
+      const { medianMs, p95Ms } = summarize(configuration, samples.length > 0 ? samples : [Number.NaN]);
+      rows.push({ configuration, answers: samples.length, answersPerSecond: samples.length / seconds, p50Ms: medianMs, p95Ms, failures });
+    } finally {
+      await Promise.all(nodes.map((node) => node.stop()));
+      await Promise.all(apis.map((api) => api.stop()));
+    }
+  };
+
+  const spawnApi = (env: Record<string, string>) => startApiProcess(options.projectRoot, { ...apiEnv, ...env });
+  await measure("1 API process", [await spawnApi({ API_WORKERS: "1" })]);
+  await measure("1 API process, 2 workers (rounds through the primary)", [await spawnApi({ API_WORKERS: "2" })]);
+  const redis = await startRedisServer();
+  const three = "3 API processes on one Redis, nodes spread";
+  if (redis === undefined) {
+    rows.push({ configuration: three, answers: 0, answersPerSecond: 0, p50Ms: 0, p95Ms: 0, failures: 0, skipped: "no redis-server" });
+  } else {
+    try {
+      const apis = await Promise.all([0, 1, 2].map(() => spawnApi({ API_WORKERS: "1", REDIS_URL: redis.url })));
+      await measure(three, apis);
+    } finally {
+      await redis.stop();
+    }
+  }
+  return rows;
+}
+
+/** Starts `scripts/api.ts` on a free port with `env`; resolves once it answers `/healthz`. */
+async function startApiProcess(projectRoot: string, env: Record<string, string>): Promise<ApiProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "scripts/api.ts"], {
+    cwd: projectRoot,
+    env: { ...process.env, ...env, API_PORT: String(port) },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
+  };
+  for (const deadline = Date.now() + 60_000; ;) {
+    const up = await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { connection: "close" } }).then(
+      (response) => response.status < 500,
+      () => false,
+    );
+    if (up) return { port, stop };
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill("SIGKILL");
+      throw new Error(`the API on port ${port} did not start`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Waits (up to 2 minutes: a node connects after its first heartbeat) until the hub at `port` lists `count` connected nodes. */
+async function waitForNodes(port: number, count: number): Promise<void> {
+  for (const deadline = Date.now() + 120_000; ;) {
+    const listed = await fetch(`http://127.0.0.1:${port}/attest/nodes`, { headers: { connection: "close" } })
+      .then(async (response) => ((await response.json()) as { nodes: Array<{ connected: boolean }> }).nodes)
+      .catch(() => []);
+    if (listed.filter((node) => node.connected).length >= count) return;
+    if (Date.now() > deadline) throw new Error(`the hub on port ${port} did not see ${count} nodes`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** A node's environment without its hub URLs (the configuration sets its own). */
+function withoutHubUrls(env: Record<string, string>): Record<string, string> {
+  const { ATTESTATION_HUB_URL: _url, ATTESTATION_HUB_URLS: _urls, ...rest } = env;
+  return rest;
 }

@@ -2,8 +2,10 @@ import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
 
 import { listenHost, port, rpcUrl, rpcUrlList, serviceUrl, sourceChainFields } from "../common/config-fields.ts";
+import { loggedAsOrigin } from "../common/config-redaction.ts";
+import { DEFAULT_HUB_LABEL, hubName, hubUrlAllowed } from "../common/hub-protocol.ts";
 import { redactConfig } from "../common/config-redaction.ts";
-import { commaSeparated, parseEnvironment } from "../common/environment.ts";
+import { commaSeparated, parseEnvironment, urlList } from "../common/environment.ts";
 
 const evmAddress = z
   .string()
@@ -45,8 +47,29 @@ const schema = z
     /** Optional health and metrics port (the node needs no inbound port otherwise). */
     NODE_HEALTH_PORT: port().optional(),
     NODE_HEALTH_HOST: listenHost(),
-    /** Optional: the API's attestation hub (ws:// or wss://…/attest/ws). Without it the node does not attest. */
+    /**
+     * Optional: the API's attestation hub, one or several URLs of the same hub (comma-separated, ws:// or
+     * wss://…/attest/ws), tried in turn: the node moves to the next one when a connection closes or fails.
+     * Without it (nor `ATTESTATION_HUB_URL`) the node does not attest.
+     */
+    ATTESTATION_HUB_URLS: loggedAsOrigin(urlList(/^wss?$/)).optional(),
+    /** One hub URL (the setting before `ATTESTATION_HUB_URLS`; set one of the two). */
     ATTESTATION_HUB_URL: serviceUrl(/^wss?$/).optional(),
+    /** The hub's label in its name (`hubName`), as the API's `ATTESTATION_HUB_LABEL`. */
+    ATTESTATION_HUB_LABEL: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]{0,39}$/, "lowercase letters, digits, '.', '_' or '-', at most 40")
+      .default(DEFAULT_HUB_LABEL),
+    /** The hub's full name, when not the one derived from the label, the L2 chain id and `ATTESTATION_VERIFIER`. */
+    ATTESTATION_HUB_NAME: z.string().min(1).max(200).optional(),
+    /**
+     * `true` lets the node dial a ws:// (unencrypted) hub on another machine. Off by default: a man in the
+     * middle could read and hold back its traffic (it cannot log in as the node, the login names the URL).
+     */
+    ATTESTATION_HUB_ALLOW_INSECURE: z
+      .enum(["true", "false"])
+      .default("false")
+      .transform((value) => value === "true"),
     /** The AttestationVerifier contract: the EIP-712 domain's verifying contract (required with the hub URL). */
     ATTESTATION_VERIFIER: evmAddress.transform((value) => getAddress(value)).optional(),
     /** Refuse to sign an Ethereum position more than this many blocks below the node's own head. */
@@ -60,12 +83,48 @@ const schema = z
      */
     ATTESTATION_MAX_CLOCK_SKEW_SECONDS: z.coerce.number().int().positive().default(10),
   })
-  .refine((config) => config.ATTESTATION_HUB_URL === undefined || config.ATTESTATION_VERIFIER !== undefined, {
-    path: ["ATTESTATION_VERIFIER"],
-    message: "required when ATTESTATION_HUB_URL is set (the EIP-712 domain the node signs under)",
+  .superRefine((config, context) => {
+    const urls = hubUrlsOf(config);
+    if (config.ATTESTATION_HUB_URL !== undefined && config.ATTESTATION_HUB_URLS !== undefined)
+      context.addIssue({
+        code: "custom",
+        path: ["ATTESTATION_HUB_URL"],
+        message: "set ATTESTATION_HUB_URLS or ATTESTATION_HUB_URL, not both",
+      });
+    if (urls.length > 0 && config.ATTESTATION_VERIFIER === undefined)
+      context.addIssue({
+        code: "custom",
+        path: ["ATTESTATION_VERIFIER"],
+        message: "required when ATTESTATION_HUB_URLS is set (the EIP-712 domain the node signs under)",
+      });
+    for (const url of urls)
+      if (!hubUrlAllowed(url, config.ATTESTATION_HUB_ALLOW_INSECURE))
+        context.addIssue({
+          code: "custom",
+          path: [config.ATTESTATION_HUB_URLS === undefined ? "ATTESTATION_HUB_URL" : "ATTESTATION_HUB_URLS"],
+          message: `${new URL(url).origin}: ws:// only to a loopback host (use wss://, or set ATTESTATION_HUB_ALLOW_INSECURE=true)`,
+        });
   });
 
 export type NodeConfig = Readonly<z.infer<typeof schema>>;
+
+/** The hub URLs the node dials, in order: `ATTESTATION_HUB_URLS`, else `ATTESTATION_HUB_URL`, else none. */
+export function hubUrlsOf(config: Pick<NodeConfig, "ATTESTATION_HUB_URLS" | "ATTESTATION_HUB_URL">): string[] {
+  return config.ATTESTATION_HUB_URLS ?? (config.ATTESTATION_HUB_URL === undefined ? [] : [config.ATTESTATION_HUB_URL]);
+}
+
+/**
+ * The hub name the node requires in a challenge: `ATTESTATION_HUB_NAME`, else the name derived from
+ * `ATTESTATION_HUB_LABEL`, the L2 chain id and `ATTESTATION_VERIFIER`, as the API derives its own.
+ */
+export function expectedHubName(
+  config: Pick<NodeConfig, "ATTESTATION_HUB_NAME" | "ATTESTATION_HUB_LABEL" | "ATTESTATION_VERIFIER">,
+  chainId: bigint,
+): string {
+  if (config.ATTESTATION_HUB_NAME !== undefined) return config.ATTESTATION_HUB_NAME;
+  if (config.ATTESTATION_VERIFIER === undefined) throw new Error("ATTESTATION_VERIFIER is required to derive the hub's name");
+  return hubName(config.ATTESTATION_HUB_LABEL, chainId, config.ATTESTATION_VERIFIER);
+}
 
 /** Parses the node's configuration from the environment; every problem is listed at once. */
 export function loadNodeConfig(env: NodeJS.ProcessEnv): NodeConfig {

@@ -5,9 +5,10 @@ import { createFailoverTransport } from "../chains/solana/failover-transport.ts"
 import type { JsonRpcPool } from "../chains/rpc/json-rpc-pool.ts";
 import type { EvmBalanceReader } from "../chains/evm/balance-reader.ts";
 import { attestationDomain } from "../common/attestation.ts";
-import { challengeText, type HubMessage } from "../common/hub-protocol.ts";
+import { urlOrigin } from "../common/environment.ts";
+import { challengeText, hubUrlAllowed, MAX_HELLO_LICENSES, normalizeHubUrl, type HubMessage } from "../common/hub-protocol.ts";
 import { AttestationSigner } from "./attestation-signer.ts";
-import type { NodeConfig } from "./config.ts";
+import { expectedHubName, hubUrlsOf, type NodeConfig } from "./config.ts";
 import type { NodeMetrics } from "./health.ts";
 import { PinnedReaders } from "../chains/pinned-readers.ts";
 
@@ -17,10 +18,15 @@ const MAX_RETRY_MS = 30_000;
 const L2_HEAD_TIME_TTL_MS = 1_000;
 
 export interface HubClientOptions {
-  url: string;
+  /** The hub's URLs (several instances or addresses of one hub), tried in turn. */
+  urls: readonly string[];
+  /** The name the hub must give in its challenge (`expectedHubName`); a challenge naming another is not signed. */
+  hubName: string;
   chainId: bigint;
   wallet: Pick<Wallet, "address" | "signMessage" | "signTypedData">;
   signer: Pick<AttestationSigner, "answer">;
+  /** The licenses the node operates, named in its hello (the hub reads only these); the first 256 are sent. */
+  licenses: () => readonly bigint[];
   logger: Logger;
   /** Told when the hub admits the node or the connection closes, and of each request's outcome. */
   onAdmitted?: (admitted: boolean) => void;
@@ -28,27 +34,59 @@ export interface HubClientOptions {
   /** Reconnect delays (tests shorten them). */
   firstRetryMs?: number;
   maxRetryMs?: number;
+  /** Allows ws:// to a host other than loopback (`ATTESTATION_HUB_ALLOW_INSECURE`). */
+  allowInsecure?: boolean;
 }
 
 /**
  * The node's one outbound WebSocket to the API's attestation hub (the node opens no port). It answers the
- * login challenge with its burner key, after checking that the challenge names its own L2 chain, then
- * answers attestation requests through `signer`. A closed connection is opened again with exponential
- * backoff (0.5 s doubling to 30 s, reset once admitted), like the node's L2 subscription. Returns stop.
+ * login challenge with its burner key only when the challenge names the hub it expects and its own L2
+ * chain, signing the URL it dialled with it (a relay forwarding the real hub's challenge gets a login the
+ * real hub refuses) and naming its licenses; then it answers attestation requests through `signer`. When a
+ * connection closes or fails, the next URL of `urls` is tried after a backoff (0.5 s doubling to 30 s,
+ * reset once admitted), like the node's L2 subscription. Throws when a URL is ws:// to another machine
+ * without `allowInsecure`. Returns stop.
  */
 export function connectToHub(options: HubClientOptions): () => Promise<void> {
   const logger = options.logger.child({ component: "hub-client" });
+  if (options.urls.length === 0) throw new Error("no attestation hub URL");
+  const urls = options.urls.map((url) => {
+    const normalized = normalizeHubUrl(url);
+    if (normalized === undefined || !/^wss?:$/.test(new URL(normalized).protocol)) throw new Error("not a ws:// or wss:// hub URL");
+    if (!hubUrlAllowed(normalized, options.allowInsecure ?? false))
+      throw new Error(`${new URL(normalized).origin}: ws:// only to a loopback host (allowInsecure for another)`);
+    return normalized;
+  });
   const firstRetryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
   let retryMs = firstRetryMs;
+  let next = 0;
   let stopped = false;
   let socket: WebSocket | undefined;
   let timer: NodeJS.Timeout | undefined;
   const connect = () => {
     if (stopped) return;
-    const ws = new WebSocket(options.url);
+    const url = urls[next];
+    next = (next + 1) % urls.length;
+    const hub = urlOrigin(url);
+    const ws = new WebSocket(url);
     socket = ws;
     const send = (message: unknown) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(message));
-    ws.addEventListener("error", () => undefined); // followed by "close"
+    let gone = false;
+    /** The connection is over (closed, or failed to open): try the next URL after the backoff. */
+    const onGone = (code: number, reason: string) => {
+      if (gone) return;
+      gone = true;
+      options.onAdmitted?.(false);
+      if (stopped) return;
+      logger.warn(
+        { hub, code, reason: reason || undefined, next: urlOrigin(urls[next]), reconnectInSeconds: retryMs / 1000 },
+        "the attestation hub connection closed; reconnecting",
+      );
+      timer = setTimeout(connect, retryMs);
+      retryMs = Math.min(options.maxRetryMs ?? MAX_RETRY_MS, retryMs * 2);
+    };
+    // Node's WebSocket reports a failed connection (refused, unreachable) with "error" and no "close".
+    ws.addEventListener("error", () => onGone(1006, "connection failed"));
     ws.addEventListener("message", (event) => {
       let message: HubMessage;
       try {
@@ -59,18 +97,30 @@ export function connectToHub(options: HubClientOptions): () => Promise<void> {
       if (message.type === "challenge") {
         if (message.chainId !== options.chainId.toString()) {
           logger.error(
-            { hubChainId: String(message.chainId), chainId: String(options.chainId) },
+            { hub, hubChainId: String(message.chainId), chainId: String(options.chainId) },
             "the hub's challenge names another L2 chain: not logging in",
           );
           return ws.close(1000);
         }
+        if (message.hub !== options.hubName) {
+          logger.error(
+            { hub, hubName: String(message.hub).slice(0, 200), expected: options.hubName },
+            "the challenge names another hub: not logging in",
+          );
+          return ws.close(1000);
+        }
+        const licenseIds = options.licenses().slice(0, MAX_HELLO_LICENSES).map(String);
+        if (licenseIds.length === 0) {
+          logger.warn({ hub }, "no license to name in the hub login yet");
+          return ws.close(1000);
+        }
         void options.wallet
-          .signMessage(challengeText(message.hub, message.chainId, message.nonce))
-          .then((signature) => send({ type: "hello", burner: options.wallet.address, signature }));
+          .signMessage(challengeText(message.hub, message.chainId, url, message.nonce))
+          .then((signature) => send({ type: "hello", burner: options.wallet.address, url, licenseIds, signature }));
       } else if (message.type === "welcome") {
         retryMs = firstRetryMs;
         options.onAdmitted?.(true);
-        logger.info({ licenses: message.licenseIds.map(String) }, "admitted by the attestation hub");
+        logger.info({ hub, licenses: message.licenseIds.map(String) }, "admitted by the attestation hub");
       } else if (message.type === "attest") {
         void options.signer.answer(message).then(
           (reply) => {
@@ -85,16 +135,7 @@ export function connectToHub(options: HubClientOptions): () => Promise<void> {
         );
       }
     });
-    ws.addEventListener("close", (event) => {
-      options.onAdmitted?.(false);
-      if (stopped) return;
-      logger.warn(
-        { code: event.code, reason: event.reason || undefined, reconnectInSeconds: retryMs / 1000 },
-        "the attestation hub connection closed; reconnecting",
-      );
-      timer = setTimeout(connect, retryMs);
-      retryMs = Math.min(options.maxRetryMs ?? MAX_RETRY_MS, retryMs * 2);
-    });
+    ws.addEventListener("close", (event) => onGone(event.code, event.reason));
   };
   connect();
   return async () => {
@@ -160,7 +201,8 @@ export function startAttesting(
     metrics: NodeMetrics;
   },
 ): (() => Promise<void>) | undefined {
-  if (config.ATTESTATION_HUB_URL === undefined || config.ATTESTATION_VERIFIER === undefined) return undefined;
+  const urls = hubUrlsOf(config);
+  if (urls.length === 0 || config.ATTESTATION_VERIFIER === undefined) return undefined;
   const pinned = new PinnedReaders(
     node.evmRpc,
     createFailoverTransport({ urls: config.SOLANA_RPC_URLS, timeoutMs: config.UPSTREAM_TIMEOUT_MS }),
@@ -176,10 +218,13 @@ export function startAttesting(
     maxClockSkewSeconds: config.ATTESTATION_MAX_CLOCK_SKEW_SECONDS,
   });
   return connectToHub({
-    url: config.ATTESTATION_HUB_URL,
+    urls,
+    hubName: expectedHubName(config, node.chainId),
     chainId: node.chainId,
     wallet: node.wallet,
     signer,
+    licenses: node.licenses,
+    allowInsecure: config.ATTESTATION_HUB_ALLOW_INSECURE,
     logger: node.logger,
     onAdmitted: (admitted) => node.metrics.hubConnected.set(admitted ? 1 : 0),
     onAnswered: (outcome) => node.metrics.attestations.inc({ outcome }),

@@ -13,6 +13,8 @@ export interface RunningApiProcess {
   logs: string[];
   /** SIGTERM, as an orchestrator stops it: finish, write usage, exit; resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** SIGKILL, as a crash: nothing is finished or written; resolves once it is gone. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -59,6 +61,10 @@ export async function spawnApiProcess(sources: SourceFixtures, env: Record<strin
     stop: async () => {
       if (child.exitCode === null) child.kill("SIGTERM");
       return exited;
+    },
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
     },
   };
 }

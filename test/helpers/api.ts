@@ -33,6 +33,8 @@ export async function startTestApi(
     solanaUrls?: string[];
     timeoutMs?: number;
     meterUsage?: boolean;
+    /** Tokens an attested answer takes (the server's default otherwise). */
+    attestCost?: number;
   } & Partial<ApiServerDependencies> = {},
 ): Promise<TestApi> {
   const keys = await ApiKeys.open(":memory:");
@@ -55,7 +57,7 @@ export async function startTestApi(
   });
   const app = await buildApiServer({
     keys: keyVerifier,
-    rateLimit: { store, policy },
+    rateLimit: { store, policy, attestCost: options.attestCost },
     evm: readers.evm,
     solana: readers.solana,
     checkUpstreams: async () => ({ evm: true, svm: true }),

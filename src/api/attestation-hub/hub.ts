@@ -7,9 +7,10 @@ import type { ApiMetrics } from "../metrics.ts";
 import { L2HeadFollower } from "./l2-head.ts";
 import { LicenseChecker } from "./license-checker.ts";
 import { NodeStats } from "./node-stats.ts";
-import type { AttestQuery } from "../../common/hub-protocol.ts";
+import { hubName, type AttestQuery } from "../../common/hub-protocol.ts";
+import type { HubBus } from "./bus/bus.ts";
 import { AttestationRounds, QuorumNotReachedError, type Attested } from "./rounds.ts";
-import { HubSessions } from "./sessions.ts";
+import { HubSessions, type HubAdmissionOptions } from "./sessions.ts";
 
 export interface AttestationHubOptions {
   l2RpcUrl: string;
@@ -17,8 +18,16 @@ export interface AttestationHubOptions {
   l2WsUrl: string;
   nodeRegistry: string;
   attestationVerifier: string;
-  /** Named in the login challenge, so a node's login is good for this hub only. */
-  hubName: string;
+  /** This deployment's label: with the L2 chain id and the verifier, the hub's name (`hubName`), in the login challenge. */
+  hubLabel: string;
+  /** Limits on connections not logged in yet and on logins (passed to the sessions as they are). */
+  admission?: HubAdmissionOptions;
+  /**
+   * Joins this instance to the others of the same hub (several API processes: `RedisHubBus`, or a
+   * cluster's `PrimaryHubBus`), built once the hub's name is known (its Redis keys are namespaced by it).
+   * Absent: this process is the whole hub.
+   */
+  bus?: (hubName: string) => Promise<HubBus>;
   /** Quorum deadline of one attested query. */
   deadlineMs: number;
   /** Blocks below the Ethereum head an attested answer is pinned to. */
@@ -33,30 +42,45 @@ export interface AttestationHubOptions {
  * to, the admitted sessions, and the rounds that gather a quorum of node signatures for one query.
  */
 export class AttestationHub {
+  readonly name: string;
   readonly domain: AttestationDomain;
   readonly deadlineMs: number;
   readonly evmConfirmations: number;
-  readonly stats = new NodeStats();
+  readonly stats: NodeStats;
   readonly #checker: LicenseChecker;
   readonly #sessions: HubSessions;
   readonly #rounds: AttestationRounds;
   readonly #head: L2HeadFollower;
+  readonly #bus: HubBus | undefined;
+  #presenceScheduled = false;
+  #closed = false;
 
-  private constructor(options: AttestationHubOptions, checker: LicenseChecker, chainId: bigint, head: L2HeadFollower) {
+  private constructor(
+    options: AttestationHubOptions,
+    checker: LicenseChecker,
+    chainId: bigint,
+    head: L2HeadFollower,
+    name: string,
+    bus: HubBus | undefined,
+  ) {
+    this.name = name;
     this.domain = attestationDomain(chainId, getAddress(options.attestationVerifier));
     this.deadlineMs = options.deadlineMs;
     this.evmConfirmations = options.evmConfirmations;
     this.#checker = checker;
     this.#head = head;
+    this.#bus = bus;
+    this.stats = new NodeStats({ shared: bus?.stats, onSessionsChanged: bus === undefined ? undefined : () => this.#schedulePresence() });
     this.#sessions = new HubSessions({
-      hubName: options.hubName,
+      hubName: name,
       chainId,
       checker,
       stats: this.stats,
       metrics: options.metrics,
       logger: options.logger,
       recheckMs: options.recheckMs,
-      onAnswer: (session, message) => void this.#rounds.answer(session, message),
+      admission: options.admission,
+      onAnswer: (session, message) => void this.#rounds.answer(session.burner, message),
     });
     this.#rounds = new AttestationRounds({
       domain: this.domain,
@@ -64,6 +88,8 @@ export class AttestationHub {
       stats: this.stats,
       metrics: options.metrics,
       sessions: () => this.#sessions.list(),
+      bus,
+      logger: options.logger,
     });
   }
 
@@ -72,9 +98,23 @@ export class AttestationHub {
     const checker = new LicenseChecker(options);
     try {
       const chainId = await checker.chainId();
+      const name = hubName(options.hubLabel, chainId, options.attestationVerifier);
       const head = new L2HeadFollower({ wsUrl: options.l2WsUrl, rpcUrl: options.l2RpcUrl, chainId, logger: options.logger });
       await head.start(); // stops itself when its first read fails
-      return new AttestationHub(options, checker, chainId, head);
+      let bus: HubBus | undefined;
+      try {
+        bus = await options.bus?.(name);
+        const hub = new AttestationHub(options, checker, chainId, head, name, bus);
+        await bus?.start({
+          round: (round) => hub.#rounds.relayed(round),
+          answer: ({ burner, answer }) => void hub.#rounds.answer(burner, answer),
+        });
+        return hub;
+      } catch (error) {
+        head.stop();
+        await bus?.close();
+        throw error;
+      }
     } catch (error) {
       checker.destroy();
       throw error;
@@ -85,13 +125,16 @@ export class AttestationHub {
   register(app: FastifyInstance): void {
     this.#sessions.attach(app.server);
     app.addHook("preClose", async () => {
+      this.#closed = true;
+      await this.#bus?.close(); // first: the other instances stop counting this one's nodes
       await this.#sessions.close();
       this.#head.stop();
       this.#checker.destroy();
     });
+    // Every instance's nodes and counters: the same answer from any instance.
     app.get("/attest/nodes", { schema: { hide: true } }, async () => ({
       domain: { ...this.domain, chainId: Number(this.domain.chainId) },
-      nodes: this.stats.list(),
+      nodes: await this.stats.listAll(),
     }));
   }
 
@@ -108,6 +151,23 @@ export class AttestationHub {
   issuedAt(): Promise<bigint> {
     return this.#head.issuedAt().catch(() => {
       throw new QuorumNotReachedError("Attestation unavailable: the L2 head cannot be read; retry");
+    });
+  }
+
+  /** Publishes this instance's sessions once per tick in which they changed. */
+  #schedulePresence(): void {
+    if (this.#presenceScheduled || this.#closed) return;
+    this.#presenceScheduled = true;
+    setImmediate(() => {
+      this.#presenceScheduled = false;
+      if (this.#closed) return;
+      this.#bus?.publishSessions(
+        this.#sessions.list().map((session) => ({
+          burner: session.burner,
+          licenseIds: session.licenseIds.map(String),
+          since: this.stats.get(session.burner)?.connectedSince ?? new Date().toISOString(),
+        })),
+      );
     });
   }
 

@@ -1,15 +1,14 @@
-import { Contract, getAddress, Interface, JsonRpcProvider } from "ethers";
+import { Contract, getAddress, Interface, JsonRpcProvider, type JsonRpcPayload, type JsonRpcResult } from "ethers";
+
+import { MAX_HELLO_LICENSES } from "../../common/hub-protocol.ts";
+import type { ApiMetrics } from "../metrics.ts";
 
 // The few NodeRegistry reads the hub needs, as human-readable ABI: the API runs without compiled artifacts.
 const REGISTRY_ABI = new Interface([
-  "function delegatedLicenses(address operator, uint256 fromId, uint256 maxScan) view returns (uint256[] licenseIds, uint256 nextFromId)",
   "function operatorOf(uint256 licenseId) view returns (address)",
   "function isLive(uint256 licenseId) view returns (bool)",
   "function quorum() view returns (uint256)",
 ]);
-// One page of `delegatedLicenses` scans this many license ids (a view call, bounded by the node's gas cap).
-const SCAN_PAGE = 2_000n;
-const MAX_PAGES = 50;
 
 export interface LicenseCheckerOptions {
   l2RpcUrl: string;
@@ -17,6 +16,18 @@ export interface LicenseCheckerOptions {
   /** How long one license's on-chain state is reused before counting a signature for it (about one L2 block). */
   licenseTtlMs?: number;
   quorumTtlMs?: number;
+  /** Counts the checker's L2 requests (`api_attestation_l2_requests_total`). */
+  metrics?: Pick<ApiMetrics, "attestationL2Requests">;
+}
+
+/** A provider that reports each HTTP request it sends (`_send` carries one request: a call, or a batch of them). */
+class CountingJsonRpcProvider extends JsonRpcProvider {
+  onRequest: () => void = () => undefined;
+
+  override _send(payload: JsonRpcPayload | JsonRpcPayload[]): Promise<JsonRpcResult[]> {
+    this.onRequest();
+    return super._send(payload);
+  }
 }
 
 /**
@@ -28,14 +39,30 @@ export interface LicenseCheckerOptions {
 export class LicenseChecker {
   readonly #provider: JsonRpcProvider;
   readonly #nodeRegistry: Contract;
+  readonly #loginProvider: JsonRpcProvider;
+  readonly #loginRegistry: Contract;
   readonly #licenseTtlMs: number;
   readonly #quorumTtlMs: number;
   readonly #licenses = new Map<bigint, { at: number; state: Promise<{ operator: string; live: boolean }> }>();
   #quorum: { at: number; value: Promise<bigint> } | undefined;
 
   constructor(options: LicenseCheckerOptions) {
-    this.#provider = new JsonRpcProvider(options.l2RpcUrl, undefined, { staticNetwork: true, batchMaxCount: 20, batchStallTime: 0 });
+    // Logins read through a provider of their own, so that what a login flood costs the L2 is counted
+    // apart from the rounds' and re-checks' reads (and their batches never mix).
+    const providerFor = (purpose: "login" | "rounds") => {
+      const provider = new CountingJsonRpcProvider(options.l2RpcUrl, undefined, {
+        staticNetwork: true,
+        batchMaxCount: MAX_HELLO_LICENSES + 1,
+        batchStallTime: 0,
+      });
+      const { metrics } = options;
+      if (metrics !== undefined) provider.onRequest = () => metrics.attestationL2Requests.inc({ purpose });
+      return provider;
+    };
+    this.#provider = providerFor("rounds");
+    this.#loginProvider = providerFor("login");
     this.#nodeRegistry = new Contract(options.nodeRegistry, REGISTRY_ABI, this.#provider);
+    this.#loginRegistry = new Contract(options.nodeRegistry, REGISTRY_ABI, this.#loginProvider);
     this.#licenseTtlMs = options.licenseTtlMs ?? 1_000;
     this.#quorumTtlMs = options.quorumTtlMs ?? 10_000;
   }
@@ -44,18 +71,21 @@ export class LicenseChecker {
     return (await this.#provider.getNetwork()).chainId;
   }
 
-  /** Every live license delegated to `burner` (read fresh: admission and the periodic re-check). */
-  async liveLicensesOf(burner: string): Promise<bigint[]> {
-    const delegated: bigint[] = [];
-    let fromId = 1n;
-    for (let page = 0; page < MAX_PAGES; page += 1) {
-      const [ids, next] = (await this.#nodeRegistry.delegatedLicenses(burner, fromId, SCAN_PAGE)) as [bigint[], bigint];
-      delegated.push(...ids);
-      if (next === 0n) break;
-      fromId = next;
-    }
-    const live = await Promise.all(delegated.map((id) => this.#nodeRegistry.isLive(id) as Promise<boolean>));
-    return delegated.filter((_, index) => live[index]);
+  /**
+   * Those of `licenseIds` (the ids a node named in its hello, at most `MAX_HELLO_LICENSES`) that `burner`
+   * operates and that are live, read fresh (admission and the periodic re-check). The `operatorOf` calls are
+   * made in one tick, so ethers sends them as one JSON-RPC batch (`batchMaxCount` holds a full hello);
+   * `isLive` is read only for the operated ones, in a second batch. A hello from a key that operates none
+   * of the ids it names therefore costs exactly one L2 request, however many ids it names, and no scan.
+   */
+  async operatedLiveLicenses(burner: string, licenseIds: readonly bigint[], options: { login?: boolean } = {}): Promise<bigint[]> {
+    const registry = options.login === true ? this.#loginRegistry : this.#nodeRegistry;
+    const signer = getAddress(burner);
+    const operators = await Promise.all(licenseIds.map((id) => registry.operatorOf(id) as Promise<string>));
+    const operated = licenseIds.filter((_, index) => getAddress(operators[index]) === signer);
+    if (operated.length === 0) return [];
+    const live = await Promise.all(operated.map((id) => registry.isLive(id) as Promise<boolean>));
+    return operated.filter((_, index) => live[index]);
   }
 
   /** Those of `licenseIds` that count for `burner` now: delegated to it and live. */
@@ -83,6 +113,7 @@ export class LicenseChecker {
 
   destroy(): void {
     this.#provider.destroy();
+    this.#loginProvider.destroy();
   }
 
   #licenseState(id: bigint): Promise<{ operator: string; live: boolean }> {

@@ -12,7 +12,8 @@ export const attestQuerySchema = {
     attest: {
       type: "string",
       enum: ["true", "false"],
-      description: "true: add data.attestation, the EIP-712 BalanceAttestation signed by a quorum of live licensed circuit nodes",
+      description:
+        "true: add data.attestation, the EIP-712 BalanceAttestation signed by a quorum of live licensed circuit nodes. Takes ATTEST_COST rate-limit tokens (default 5) at once, or none and 429",
     },
   },
 } as const;

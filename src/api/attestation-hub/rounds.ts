@@ -8,6 +8,7 @@ import type { LicenseChecker } from "./license-checker.ts";
 import type { AnswerOutcome, NodeStats } from "./node-stats.ts";
 import type { AttestQuery, NodeMessage } from "../../common/hub-protocol.ts";
 import type { NodeSession } from "./sessions.ts";
+import type { AttestRequest, HubBus, NodeAnswer, RelayedRound } from "./bus/bus.ts";
 
 /** Not enough licenses connected, or no quorum within the deadline: the API answers 503 with Retry-After. */
 export class QuorumNotReachedError extends Error {
@@ -33,8 +34,25 @@ interface RoundsOptions {
   checker: LicenseChecker;
   stats: NodeStats;
   metrics: ApiMetrics;
-  /** The admitted sessions now. */
+  /** The sessions this instance holds now. */
   sessions: () => NodeSession[];
+  /** Joins the instances of a hub of several processes (absent: this process is the whole hub). */
+  bus?: HubBus;
+  logger?: import("pino").Logger;
+}
+
+/** A node to ask: a session here (with `send`), or one another instance holds. */
+interface Asked {
+  burner: string;
+  licenseIds: readonly bigint[];
+  send?: (message: AttestRequest) => void;
+}
+
+/** A round another instance opened: answers from the nodes here go back to `origin`. */
+interface RemoteRound {
+  origin: string;
+  asked: Set<string>;
+  forwarded: Set<string>;
 }
 
 interface Round {
@@ -58,9 +76,14 @@ interface Round {
  * delegated to that burner and live now: a list that is partly stale cannot be trimmed without the
  * node's signature, so it does not count at all. Each round is kept until its deadline so that late answers are still classified; nodes asked but
  * never heard from are then counted silent.
+ *
+ * With a bus (several instances of one hub), a round also asks the nodes connected to the other live
+ * instances: it is published to them, each sends it to its own sessions among those asked, and forwards
+ * their answers, with the burner its session authenticated, to this instance, which judges them as its own.
  */
 export class AttestationRounds {
   readonly #rounds = new Map<string, Round>();
+  readonly #remote = new Map<string, RemoteRound>();
   private readonly options: RoundsOptions;
 
   constructor(options: RoundsOptions) {
@@ -68,15 +91,17 @@ export class AttestationRounds {
   }
 
   async gather(query: AttestQuery, deadlineMs: number): Promise<Attested> {
-    const { checker, stats, sessions } = this.options;
+    const { checker, stats, bus } = this.options;
     const chain = query.chain === 0 ? "evm" : "svm";
     const started = performance.now();
     // The L2 not answering is a reason to retry, like a missing quorum, not an internal error.
-    const quorum = await checker.quorum().catch(() => {
-      this.options.metrics.attestationRounds.inc({ chain, outcome: "unavailable" });
-      throw new QuorumNotReachedError("Attestation unavailable: the L2 registry could not be read");
-    });
-    const nodes = sessions();
+    const [quorum, nodes] = await Promise.all([
+      checker.quorum().catch(() => {
+        this.options.metrics.attestationRounds.inc({ chain, outcome: "unavailable" });
+        throw new QuorumNotReachedError("Attestation unavailable: the L2 registry could not be read");
+      }),
+      this.#nodes(),
+    ]);
     const connectedLicenses = new Set(nodes.flatMap((node) => node.licenseIds));
     if (BigInt(connectedLicenses.size) < quorum) {
       this.options.metrics.attestationRounds.inc({ chain, outcome: "unavailable" });
@@ -112,7 +137,15 @@ export class AttestationRounds {
     };
     for (const node of nodes) {
       stats.asked(node.burner);
-      node.send(message);
+      node.send?.(message);
+    }
+    const elsewhere = nodes.filter((node) => node.send === undefined).map((node) => node.burner);
+    if (bus !== undefined && elsewhere.length > 0) {
+      const relayed: RelayedRound = { origin: bus.instanceId, deadlineMs, burners: elsewhere, request: message };
+      // Unpublished, the round goes on with the nodes here: the others are counted silent at the deadline.
+      bus
+        .openRound(relayed)
+        .catch((error: unknown) => this.options.logger?.warn({ error: (error as Error)?.message }, "round not relayed"));
     }
     const outcome = await result;
     if (outcome instanceof Error) {
@@ -124,8 +157,35 @@ export class AttestationRounds {
     return outcome;
   }
 
-  /** A node's answer to round `message.id`, from the hub's sessions. */
-  async answer(session: NodeSession, message: Extract<NodeMessage, { type: "attestation" | "refusal" }>): Promise<void> {
+  /**
+   * A round another instance opened (through the bus): asks the nodes here among those it named, and
+   * remembers where their answers go until its deadline.
+   */
+  relayed(round: RelayedRound): void {
+    const asked = new Set(round.burners);
+    const here = this.options.sessions().filter((session) => asked.has(session.burner));
+    if (here.length === 0) return;
+    this.#remote.set(round.request.id, { origin: round.origin, asked, forwarded: new Set() });
+    setTimeout(() => this.#remote.delete(round.request.id), round.deadlineMs).unref();
+    for (const session of here) session.send(round.request);
+  }
+
+  /**
+   * A node's answer to round `message.id`: `burner` is the one its session authenticated (here, or on the
+   * instance that forwarded it). Judged here when this instance opened the round; forwarded to the instance
+   * that did when it is another's.
+   */
+  async answer(burner: string, message: NodeAnswer): Promise<void> {
+    const remote = this.#remote.get(message.id);
+    if (remote !== undefined && !this.#rounds.has(message.id)) {
+      if (!remote.asked.has(burner) || remote.forwarded.has(burner)) return;
+      remote.forwarded.add(burner);
+      return this.options.bus?.forwardAnswer(remote.origin, { burner, answer: message });
+    }
+    return this.#judge({ burner }, message);
+  }
+
+  async #judge(session: { burner: string }, message: Extract<NodeMessage, { type: "attestation" | "refusal" }>): Promise<void> {
     const round = this.#rounds.get(message.id);
     if (round === undefined || !round.asked.has(session.burner) || round.answered.has(session.burner)) return;
     round.answered.add(session.burner);
@@ -171,6 +231,25 @@ export class AttestationRounds {
     // Sorted by signer: one canonical order for the verifier and for clients comparing answers.
     const signatures = [...group.signatures.values()].sort((a, b) => (BigInt(a.signer) < BigInt(b.signer) ? -1 : 1));
     round.settle({ attestation: group.attestation, signatures });
+  }
+
+  /**
+   * The nodes to ask: the sessions here, and those the other live instances hold (by burner: a node that
+   * moved between instances and shows on both is asked here). Without the bus's answer (Redis down), the
+   * sessions here alone.
+   */
+  async #nodes(): Promise<Asked[]> {
+    const here: Asked[] = this.options.sessions();
+    const { bus } = this.options;
+    if (bus === undefined) return here;
+    const peers = await bus.peerSessions().catch((error: unknown) => {
+      this.options.logger?.warn({ error: (error as Error)?.message }, "the other instances' sessions could not be read");
+      return [];
+    });
+    const nodes = new Map(here.map((node) => [node.burner, node]));
+    for (const peer of peers)
+      if (!nodes.has(peer.burner)) nodes.set(peer.burner, { burner: peer.burner, licenseIds: peer.licenseIds.map(BigInt) });
+    return [...nodes.values()];
   }
 
   #count(burner: string, outcome: AnswerOutcome): void {

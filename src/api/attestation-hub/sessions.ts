@@ -7,18 +7,29 @@ import type { Logger } from "pino";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 
 import type { ApiMetrics } from "../metrics.ts";
+import { AdmissionGate, type HubAdmissionOptions, type RefusalReason } from "./admission.ts";
 import type { LicenseChecker } from "./license-checker.ts";
 import type { NodeStats } from "./node-stats.ts";
-import { challengeSigner, CLOSE_CODE, HUB_PATH, parseNodeMessage, type HubMessage, type NodeMessage } from "../../common/hub-protocol.ts";
+import {
+  challengeSigner,
+  CLOSE_CODE,
+  HUB_PATH,
+  normalizeHubUrl,
+  parseNodeMessage,
+  type HubMessage,
+  type NodeMessage,
+} from "../../common/hub-protocol.ts";
 import { failureFields } from "../failure-log.ts";
 
 /** An admitted node: its burner proved by the challenge, with at least one live license. */
 export interface NodeSession {
   burner: string;
-  /** Live licenses delegated to the burner, as of the last check. */
+  /** Those of the licenses the node named in its hello that it operates and that are live, as of the last check. */
   licenseIds: bigint[];
   send(message: HubMessage): void;
 }
+
+export type { HubAdmissionOptions } from "./admission.ts";
 
 export interface SessionsOptions {
   hubName: string;
@@ -29,31 +40,52 @@ export interface SessionsOptions {
   logger: Logger;
   /** How often every admitted burner's licenses are read again. */
   recheckMs: number;
-  /** How long a node has to answer the challenge. */
+  /** How long a node has to answer the challenge (default 5 s). */
   challengeTimeoutMs?: number;
+  /** Limits before login: `attestationSettings(config).admission`; fields left out take the configuration's defaults. */
+  admission?: HubAdmissionOptions;
   onAnswer: (session: NodeSession, message: Extract<NodeMessage, { type: "attestation" | "refusal" }>) => void;
 }
 
+/** Largest frame after login (an attestation with its license list). */
 const MAX_FRAME_BYTES = 16 * 1024;
+/** Largest frame before login: the hello (a few hundred bytes; 256 short license ids make a few KiB). */
+const MAX_HELLO_BYTES = 8 * 1024;
+/**
+ * A node signs the challenge with a key it holds in memory, so it answers within a round trip; 5 s leaves
+ * room for a slow link while a connection that never answers holds a pending slot half as long as before.
+ */
+const CHALLENGE_TIMEOUT_MS = 5_000;
 const PING_MS = 15_000;
+
+type Session = NodeSession & { socket: WebSocket; named: bigint[] };
 
 /**
  * The hub's WebSocket endpoint (`/attest/ws` on the API's HTTP server) and its admitted nodes. A node
  * gets a challenge with a fresh 32-byte nonce and must answer with its burner's signature of
- * `challengeText`; the burner must then operate at least one live license. Each session is checked again
- * every `recheckMs` and dropped (close 4410) once its licenses are gone: transferred, undelegated or no
- * longer heart-beating. One session per burner: a new login replaces the old connection.
+ * `challengeText` for the URL it dialled, naming its licenses; the burner must operate at least one live
+ * license among those. Each session's named licenses are read again every `recheckMs` and the session is
+ * dropped (close 4410) once none is left: transferred, undelegated or no longer heart-beating. One session
+ * per burner: a new login replaces the old connection.
+ *
+ * Before login everything is bounded (docs/api.md, "Limits before login"): pending connections in all and
+ * per source address (checked in the HTTP upgrade, before the handshake, so a flood costs no challenge),
+ * one hello per connection within a small frame, a global hello rate taken before any signature recovery
+ * or L2 read, and a memory of refused burners and of addresses that sent bad hellos.
  */
 export class HubSessions {
   readonly #options: SessionsOptions;
+  readonly #gate: AdmissionGate;
   readonly #wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
-  readonly #sessions = new Map<string, NodeSession & { socket: WebSocket }>();
+  readonly #sessions = new Map<string, Session>();
   readonly #timers: NodeJS.Timeout[] = [];
   /** Whether each connection answered the last ping. */
   readonly #alive = new WeakMap<WebSocket, boolean>();
+  #server: Server | undefined;
 
   constructor(options: SessionsOptions) {
     this.#options = options;
+    this.#gate = new AdmissionGate(options.admission);
     this.#timers.push(setInterval(() => void this.recheck(), options.recheckMs));
     this.#timers.push(setInterval(() => this.#ping(), PING_MS));
     for (const timer of this.#timers) timer.unref();
@@ -61,12 +93,24 @@ export class HubSessions {
 
   /** Takes over WebSocket upgrades on `HUB_PATH`; other upgrade requests are refused. */
   attach(server: Server): void {
+    this.#server = server;
     server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       if (new URL(request.url ?? "/", "http://hub").pathname !== HUB_PATH) {
         socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
         return;
       }
-      this.#wss.handleUpgrade(request, socket, head, (ws) => this.#accept(ws));
+      const address = this.#gate.sourceAddress(request);
+      const entered = this.#gate.enter(address);
+      if (typeof entered === "string") {
+        this.#count(entered);
+        const status = entered === "pending-cap" ? "503 Service Unavailable" : "429 Too Many Requests";
+        socket.on("error", () => undefined);
+        socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n`);
+        return;
+      }
+      // Pending until admitted or closed (a failed handshake closes the socket too).
+      socket.once("close", entered);
+      this.#wss.handleUpgrade(request, socket, head, (ws) => this.#accept(ws, address, entered));
     });
   }
 
@@ -75,12 +119,17 @@ export class HubSessions {
     return [...this.#sessions.values()];
   }
 
-  /** Reads every admitted burner's licenses again; drops those left with none. */
+  /** Connections upgraded and not logged in yet. */
+  get pending(): number {
+    return this.#gate.pending;
+  }
+
+  /** Reads every admitted burner's named licenses again; drops those left with none. */
   async recheck(): Promise<void> {
     await Promise.all(
       [...this.#sessions.values()].map(async (session) => {
         try {
-          const licenseIds = await this.#options.checker.liveLicensesOf(session.burner);
+          const licenseIds = await this.#options.checker.operatedLiveLicenses(session.burner, session.named);
           if (this.#sessions.get(session.burner) !== session) return;
           this.#options.checker.forget(session.licenseIds);
           if (licenseIds.length === 0)
@@ -103,63 +152,91 @@ export class HubSessions {
     for (const client of this.#wss.clients) client.terminate();
   }
 
-  #accept(ws: WebSocket): void {
+  #count(reason: RefusalReason): void {
+    this.#options.metrics.attestationRefusedConnections.inc({ reason });
+  }
+
+  #accept(ws: WebSocket, address: string, release: () => void): void {
     const { hubName, chainId, checker, stats, metrics } = this.#options;
+    const gate = this.#gate;
     const nonce = `0x${randomBytes(32).toString("hex")}`;
-    let session: (NodeSession & { socket: WebSocket }) | undefined;
+    let session: Session | undefined;
     this.#alive.set(ws, true);
-    const refuse = (code: number, reason: string, label: string) => {
-      metrics.attestationRefusedConnections.inc({ reason: label });
+    const refuse = (code: number, reason: string, label: RefusalReason, strike = false) => {
+      this.#count(label);
+      if (strike) gate.strike(address);
       ws.close(code, reason);
     };
     const timer = setTimeout(
-      () => session === undefined && refuse(CLOSE_CODE.authFailed, "no answer to the challenge", "auth"),
-      this.#options.challengeTimeoutMs ?? 10_000,
+      () => session === undefined && refuse(CLOSE_CODE.authFailed, "no answer to the challenge", "timeout"),
+      this.#options.challengeTimeoutMs ?? CHALLENGE_TIMEOUT_MS,
     );
     ws.on("pong", () => this.#alive.set(ws, true));
     ws.on("close", () => {
       clearTimeout(timer);
+      release();
       if (session !== undefined && this.#sessions.get(session.burner) === session) {
         this.#sessions.delete(session.burner);
         stats.disconnected(session.burner);
         metrics.attestationNodes.set(this.#sessions.size);
       }
     });
-    ws.on("error", () => undefined); // followed by "close"
+    ws.on("error", () => session === undefined && this.#count("protocol")); // followed by "close" (an oversized frame: 1009)
     let helloSeen = false;
     ws.on("message", (data, isBinary) => {
+      if (session === undefined && (helloSeen || byteLength(data) > MAX_HELLO_BYTES))
+        return refuse(CLOSE_CODE.protocol, helloSeen ? "one hello per connection" : "hello too large", "protocol", true);
       const message = isBinary ? undefined : parseNodeMessage(textOf(data));
-      if (message === undefined) return refuse(CLOSE_CODE.protocol, "malformed message", "protocol");
+      if (message === undefined) return refuse(CLOSE_CODE.protocol, "malformed message", "protocol", session === undefined);
       if (session !== undefined) {
         if (message.type === "hello") return refuse(CLOSE_CODE.protocol, "already logged in", "protocol");
         return this.#options.onAnswer(session, message);
       }
-      if (message.type !== "hello" || helloSeen) return refuse(CLOSE_CODE.protocol, "expected the challenge answer", "protocol");
+      if (message.type !== "hello") return refuse(CLOSE_CODE.protocol, "expected the challenge answer", "protocol", true);
       helloSeen = true;
-      const signer = challengeSigner(hubName, chainId.toString(), nonce, message.signature);
-      if (signer === undefined || signer !== getAddress(message.burner))
-        return refuse(CLOSE_CODE.authFailed, "challenge answer refused", "auth");
-      void checker.liveLicensesOf(signer).then(
+      // Cheapest checks first; nothing below the rate limit runs for a hello over it.
+      const claimed = getAddress(message.burner);
+      const remembered = gate.refusedBurner(claimed);
+      if (remembered !== undefined) return refuse(remembered.code, remembered.reason, "refused-recently");
+      if (!gate.isPublicUrl(message.url, this.#server))
+        return refuse(CLOSE_CODE.wrongUrl, "signed for a URL that is not this hub's", "wrong-url", true);
+      if (!gate.takeHello()) return refuse(CLOSE_CODE.tryLater, "too many logins; try again later", "hello-rate");
+      const signer = challengeSigner(hubName, chainId.toString(), normalizeHubUrl(message.url)!, nonce, message.signature);
+      if (signer === undefined || signer !== claimed) return refuse(CLOSE_CODE.authFailed, "challenge answer refused", "auth", true);
+      const named = message.licenseIds.map((id) => BigInt(id));
+      void checker.operatedLiveLicenses(signer, named, { login: true }).then(
         (licenseIds) => {
+          if (licenseIds.length === 0) {
+            const refusal = { code: CLOSE_CODE.notOperator, reason: "this burner operates none of the live licenses it names" };
+            gate.rememberBurner(signer, refusal);
+            return refuse(refusal.code, refusal.reason, "not-operator", true);
+          }
           if (ws.readyState !== ws.OPEN) return;
-          if (licenseIds.length === 0) return refuse(CLOSE_CODE.notOperator, "this burner operates no live license", "not-operator");
           clearTimeout(timer);
-          session = { burner: signer, licenseIds, socket: ws, send: (out) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(out)) };
+          release();
+          const admitted: Session = {
+            burner: signer,
+            licenseIds,
+            named,
+            socket: ws,
+            send: (out) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(out)),
+          };
+          session = admitted;
           const previous = this.#sessions.get(signer);
           if (previous !== undefined) previous.socket.close(CLOSE_CODE.replaced, "replaced by a newer connection of this burner");
-          this.#sessions.set(signer, session);
+          this.#sessions.set(signer, admitted);
           stats.connected(signer, licenseIds);
           metrics.attestationNodes.set(this.#sessions.size);
-          session.send({ type: "welcome", licenseIds: licenseIds.map(String) });
+          admitted.send({ type: "welcome", licenseIds: licenseIds.map(String) });
         },
-        () => refuse(CLOSE_CODE.authFailed, "the license check failed; try again later", "auth"),
+        () => refuse(CLOSE_CODE.tryLater, "the license check failed; try again later", "check-failed"),
       );
     });
     ws.send(JSON.stringify({ type: "challenge", hub: hubName, chainId: chainId.toString(), nonce } satisfies HubMessage));
   }
 
-  #drop(session: NodeSession & { socket: WebSocket }, code: number, reason: string): void {
-    this.#options.metrics.attestationRefusedConnections.inc({ reason: "licenses-lost" });
+  #drop(session: Session, code: number, reason: string): void {
+    this.#count("licenses-lost");
     this.#options.logger.info({ burner: session.burner, reason }, "node dropped");
     this.#sessions.delete(session.burner);
     this.#options.stats.disconnected(session.burner);
@@ -178,6 +255,12 @@ export class HubSessions {
       client.ping();
     }
   }
+}
+
+/** A frame's size in bytes. */
+function byteLength(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((sum, chunk) => sum + chunk.length, 0);
+  return data instanceof ArrayBuffer ? data.byteLength : data.length;
 }
 
 /** A text frame's payload as a string (`ws` hands it over as a Buffer, an ArrayBuffer or fragments). */

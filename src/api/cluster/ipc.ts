@@ -4,7 +4,9 @@ import cluster, { type Worker } from "node:cluster";
  * Calls from an API worker to the cluster's primary over the IPC channel Node's `cluster` opens: the
  * state every worker must share (rate-limit buckets) and every worker must see whole (metrics) lives in
  * the primary. Calls made in one turn of the event loop leave as one message, so a busy worker sends
- * a message per tick, not per request.
+ * a message per tick, not per request. The other way, the primary pushes messages on a topic to a worker
+ * (`pushToWorker`), which a worker's `PrimaryClient.onPush` receives: the attestation hub's rounds and
+ * answers between workers.
  */
 interface CallMessage {
   avn: "calls";
@@ -13,6 +15,12 @@ interface CallMessage {
 interface ReplyMessage {
   avn: "replies";
   replies: Array<{ id: number; result?: unknown; error?: string }>;
+}
+
+interface PushMessage {
+  avn: "push";
+  topic: string;
+  payload: unknown;
 }
 
 export type IpcService = Record<string, (...args: never[]) => Promise<unknown>>;
@@ -40,6 +48,11 @@ export function serveWorkers(services: Record<string, IpcService>): () => void {
   return () => cluster.off("message", onMessage);
 }
 
+/** The primary's side: sends `payload` on `topic` to `worker` (dropped when the worker is gone). */
+export function pushToWorker(worker: Worker, topic: string, payload: unknown): void {
+  if (worker.isConnected()) worker.send({ avn: "push", topic, payload } satisfies PushMessage, undefined, () => undefined);
+}
+
 /** An error the primary reported for a call. */
 export class IpcCallError extends Error {
   override name = "IpcCallError";
@@ -50,7 +63,10 @@ export class PrimaryClient {
   #nextId = 0;
   readonly #waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   #outgoing: CallMessage["calls"] = [];
+  readonly #pushHandlers = new Map<string, (payload: unknown) => void>();
   readonly #onMessage = (message: unknown) => {
+    const push = message as PushMessage;
+    if (push?.avn === "push") return this.#pushHandlers.get(push.topic)?.(push.payload);
     const batch = message as ReplyMessage;
     if (batch?.avn !== "replies" || !Array.isArray(batch.replies)) return;
     for (const reply of batch.replies) {
@@ -64,6 +80,16 @@ export class PrimaryClient {
   constructor() {
     if (process.send === undefined) throw new Error("not an API worker: no IPC channel to the primary");
     process.on("message", this.#onMessage);
+  }
+
+  /** Receives what the primary pushes on `topic` (one handler per topic). */
+  onPush(topic: string, handler: (payload: unknown) => void): void {
+    this.#pushHandlers.set(topic, handler);
+  }
+
+  /** The process's worker id in the cluster. */
+  get workerId(): number {
+    return cluster.worker?.id ?? 0;
   }
 
   call<T>(service: string, method: string, args: unknown[]): Promise<T> {
@@ -93,6 +119,7 @@ export class PrimaryClient {
   }
 
   close(): void {
+    this.#pushHandlers.clear();
     process.off("message", this.#onMessage);
   }
 }

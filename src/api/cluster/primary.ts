@@ -5,7 +5,8 @@ import type { Logger } from "pino";
 
 import { ApiKeys } from "../keys/api-keys.ts";
 import { MemoryRateLimitStore, type RateLimitStore, type TakeMode } from "../rate-limit/token-bucket.ts";
-import type { ApiConfig } from "../config.ts";
+import { HubBusRouter } from "../attestation-hub/bus/primary-bus.ts";
+import { attestationSettings, type ApiConfig } from "../config.ts";
 import { serveWorkers, type IpcService } from "./ipc.ts";
 
 /** A worker that dies on its own is replaced; this many deaths within a minute stop the API instead. */
@@ -25,7 +26,9 @@ export interface RunningCluster {
  * accepts connections and hands them to the workers in turn). It serves no request itself; it holds
  * what the workers must share: the rate-limit buckets (unless they are in Redis, where every process,
  * on any host, shares them already) and the metrics, summed over the workers when one is asked for
- * `/metrics`. Keys and usage are shared through the key database each worker opens.
+ * `/metrics`. Keys and usage are shared through the key database each worker opens. With the attestation
+ * hub and no Redis, it also routes the hub's rounds and answers between the workers and keeps their
+ * node sessions and statistics (`HubBusRouter`).
  */
 export async function startApiCluster(config: ApiConfig, workers: number, log: Logger): Promise<RunningCluster> {
   // Migrate once, before any worker opens the database (workers open it without migrating).
@@ -37,6 +40,8 @@ export async function startApiCluster(config: ApiConfig, workers: number, log: L
     metrics: { exposition: async () => aggregator.clusterMetrics() },
   };
   if (rateLimits !== undefined) services.rateLimit = rateLimitService(rateLimits);
+  const hubRouter = config.REDIS_URL === undefined && attestationSettings(config) !== undefined ? new HubBusRouter() : undefined;
+  if (hubRouter !== undefined) services.hubBus = hubRouter.service;
   const stopServing = serveWorkers(services);
 
   let stopping = false;
@@ -56,6 +61,7 @@ export async function startApiCluster(config: ApiConfig, workers: number, log: L
     return worker;
   };
   cluster.on("exit", (worker, code, signal) => {
+    hubRouter?.workerExited(worker.id);
     const remaining = Object.keys(cluster.workers ?? {}).length;
     // Exit code 0 is a worker that shut down when told to (by the primary, or by a signal sent to it):
     // not replaced. The primary leaves with its last worker.

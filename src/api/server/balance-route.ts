@@ -20,7 +20,7 @@ export function registerBalanceRoute<Query extends { key: string }, Value extend
   app.post<{ Body: BalanceBody; Querystring: { attest?: string } }>(
     chain.url,
     {
-      config: { requiresApiKey: true },
+      config: { requiresApiKey: true, attestable: true },
       schema: {
         summary: chain.summary,
         security: [{ apiKey: [] }],

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from "fastify";
+import type { FastifyBaseLogger, FastifyRequest } from "fastify";
 
 import type { EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
 import type { SolanaBalanceReader } from "../../chains/solana/balance-reader.ts";
@@ -8,10 +8,23 @@ import type { ApiMetrics } from "../metrics.ts";
 import type { RateLimitStore, TokenBucketPolicy } from "../rate-limit/token-bucket.ts";
 
 /** What the server is built from: main.ts wires the real ones, the tests their own. */
+/** Rate-limit tokens an attested answer takes unless configured (`ATTEST_COST`). */
+export const DEFAULT_ATTEST_COST = 5;
+
+/** Whether `request` asks for an attested answer on a route that gives them: it is priced and metered apart. */
+export function isAttestedRequest(request: FastifyRequest): boolean {
+  return request.routeOptions.config.attestable === true && (request.query as { attest?: unknown } | undefined)?.attest === "true";
+}
+
 export interface ApiServerDependencies {
   /** Resolves an API key to its id and quota, or undefined for an unknown or revoked key (KeyVerifier). */
   keys: KeyCheck;
-  rateLimit: { store: RateLimitStore; policy: TokenBucketPolicy };
+  /**
+   * The buckets and their policy; `attestCost` is the tokens an attested answer (`?attest=true`) takes,
+   * since it asks every connected node (default `DEFAULT_ATTEST_COST`; one without the hub, whose answer
+   * is a 501).
+   */
+  rateLimit: { store: RateLimitStore; policy: TokenBucketPolicy; attestCost?: number };
   evm: EvmBalanceReader;
   solana: SolanaBalanceReader;
   /** Whether each upstream answers now (`/readyz`). */
@@ -58,6 +71,8 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** The route answers only requests with a valid API key, within the key's rate limit. */
     requiresApiKey?: boolean;
+    /** The route answers `?attest=true` (the single balance routes): such a request costs `attestCost` tokens. */
+    attestable?: boolean;
   }
   interface FastifyRequest {
     /** The request's API key once verified (`onRequest`); undefined before, and without one. */

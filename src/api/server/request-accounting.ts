@@ -1,14 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 
-import type { ApiServerDependencies } from "./dependencies.ts";
+import { isAttestedRequest, type ApiServerDependencies } from "./dependencies.ts";
 import { failureFields } from "../failure-log.ts";
+
+/** Appended to a route's template in usage for its attested answers: `/api/ccq-evm?attest=true`. */
+export const ATTESTED_ENDPOINT_SUFFIX = "?attest=true";
 
 /** Tells the accounting a batch's item statuses, once the batch is answered with its entries. */
 export type BatchItemStatuses = (request: FastifyRequest, statuses: number[]) => void;
 
 /**
  * Counts every answered request: its metrics (route template, status, duration), and its key's usage,
- * once per request, or once per item for a batch answered with its entries (usage counts its items, not
+ * once per request (an attested answer under its own endpoint), or once per item for a batch answered with its entries (usage counts its items, not
  * it). Returns how a batch route tells its item statuses.
  */
 export function registerRequestAccounting(app: FastifyInstance, deps: Pick<ApiServerDependencies, "metrics" | "usage">): BatchItemStatuses {
@@ -23,7 +26,9 @@ export function registerRequestAccounting(app: FastifyInstance, deps: Pick<ApiSe
     if (usage !== undefined && keyId !== undefined) {
       try {
         const items = reply.statusCode === 200 ? batchItemStatuses.get(request) : undefined;
-        if (items === undefined) usage.record(keyId, route, reply.statusCode);
+        // Attested answers are priced apart (ATTEST_COST), so they are metered as their own endpoint.
+        if (items === undefined)
+          usage.record(keyId, isAttestedRequest(request) ? `${route}${ATTESTED_ENDPOINT_SUFFIX}` : route, reply.statusCode);
         else for (const status of items) usage.record(keyId, route, status);
       } catch (error) {
         // The answer is sent; a failing meter must not turn into an unhandled error here.

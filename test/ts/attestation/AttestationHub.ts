@@ -99,10 +99,17 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
       });
       ws.addEventListener("close", (event) => resolve({ code: event.code, reason: event.reason }));
     });
-  const helloOf = async (wallet: Wallet, challenge: { hub: string; chainId: string; nonce: string }) => ({
+  /** A hello for the URL the raw login dialled, naming the license of `node` (or license 1 for a stranger's key). */
+  const helloOf = async (
+    wallet: Wallet,
+    challenge: { hub: string; chainId: string; nonce: string },
+    licenseIds = [String(l2.nodes.find((node) => node.burner.address === wallet.address)?.licenseId ?? 1n)],
+  ) => ({
     type: "hello",
     burner: wallet.address,
-    signature: await wallet.signMessage(challengeText(challenge.hub, challenge.chainId, challenge.nonce)),
+    url: hubApi.hubUrl,
+    licenseIds,
+    signature: await wallet.signMessage(challengeText(challenge.hub, challenge.chainId, hubApi.hubUrl, challenge.nonce)),
   });
   const expectValidOnChain = async (json: AttestationJson, valid = true) => {
     const { attestation, signatures } = attestationFromJson(json);

@@ -3,7 +3,8 @@ import hre from "hardhat";
 import { pino } from "pino";
 
 import { AttestationHub } from "../../../src/api/attestation-hub/hub.ts";
-import { HUB_PATH } from "../../../src/common/hub-protocol.ts";
+import type { HubAdmissionOptions } from "../../../src/api/attestation-hub/sessions.ts";
+import { DEFAULT_HUB_LABEL, HUB_PATH, hubName } from "../../../src/common/hub-protocol.ts";
 import { ApiMetrics } from "../../../src/api/metrics.ts";
 import { createSourceReaders } from "../../../src/chains/source-readers.ts";
 import { createFailoverTransport } from "../../../src/chains/solana/failover-transport.ts";
@@ -79,12 +80,32 @@ export async function startAttestationL2() {
 }
 export type AttestationL2 = Awaited<ReturnType<typeof startAttestationL2>>;
 
+/**
+ * Limits before login for tests that are not about them: every test node connects from 127.0.0.1, and a
+ * test may log in and be refused several times in a row.
+ */
+const ROOMY_ADMISSION = {
+  publicUrls: undefined,
+  maxPending: 256,
+  maxPendingPerAddress: 64,
+  hellosPerSecond: 1_000,
+  refusalMemoryMs: 60_000,
+};
+/** Each test hub's name by its URL, so `connectNode` keeps its (hub URL, node, signer) form. */
+const hubNames = new Map<string, string>();
+
 /** The API with its hub over the source fixtures and `l2`; `verifier` is the EIP-712 verifying contract. */
 export async function startHubApi(
   sources: SourceFixtures,
   l2: AttestationL2,
   verifier: string,
-  options: { deadlineMs?: number; confirmations?: number } = {},
+  options: {
+    deadlineMs?: number;
+    confirmations?: number;
+    admission?: HubAdmissionOptions;
+    /** The test API's own options (rate-limit policy, `attestCost`, usage metering). */
+    api?: Parameters<typeof startTestApi>[1];
+  } = {},
 ) {
   const metrics = new ApiMetrics();
   const hub = await AttestationHub.create({
@@ -92,7 +113,13 @@ export async function startHubApi(
     l2WsUrl: l2.anvil.wsUrl,
     nodeRegistry: l2.nodeRegistry,
     attestationVerifier: verifier,
-    hubName: "test-hub",
+    hubLabel: DEFAULT_HUB_LABEL,
+    admission: {
+      ...ROOMY_ADMISSION,
+      ...options.admission,
+      publicUrls: options.admission?.publicUrls?.slice(),
+      trustedProxies: [...(options.admission?.trustedProxies ?? [])],
+    },
     deadlineMs: options.deadlineMs ?? 1_500,
     evmConfirmations: options.confirmations ?? 0,
     recheckMs: 60_000, // tests call recheck() themselves
@@ -104,8 +131,15 @@ export async function startHubApi(
     solana: { urls: [sources.solanaRpc.url], timeoutMs: 2_000 },
   });
   const pinned = new PinnedReaders(readers.evmRpc, createFailoverTransport({ urls: [sources.solanaRpc.url], timeoutMs: 2_000 }));
-  const api: TestApi = await startTestApi(sources, { metrics, attestation: { hub, pinned, evm: readers.evm, solana: readers.solana } });
-  return { api, hub, metrics, hubUrl: `${api.baseUrl.replace(/^http/, "ws")}${HUB_PATH}` };
+  const api: TestApi = await startTestApi(sources, {
+    ...options.api,
+    metrics,
+    attestation: { hub, pinned, evm: readers.evm, solana: readers.solana },
+  });
+  const hubUrl = `${api.baseUrl.replace(/^http/, "ws")}${HUB_PATH}`;
+  const name = hubName(DEFAULT_HUB_LABEL, L2_CHAIN_ID, verifier);
+  hubNames.set(hubUrl, name);
+  return { api, hub, metrics, hubUrl, hubName: name };
 }
 
 /**
@@ -140,13 +174,23 @@ export function honestSigner(
   });
 }
 
-/** A node process's hub client, in this process: the real WebSocket client with `signer`. */
-export function connectNode(hubUrl: string, node: LicensedNode, signer: Pick<AttestationSigner, "answer">) {
+/**
+ * A node process's hub client, in this process: the real WebSocket client with `signer`, naming its one
+ * license, requiring the name of the hub `startHubApi` started at `hubUrl` (or `options.hubName`).
+ */
+export function connectNode(
+  hubUrl: string,
+  node: LicensedNode,
+  signer: Pick<AttestationSigner, "answer">,
+  options: { hubName?: string; urls?: string[] } = {},
+) {
   return connectToHub({
-    url: hubUrl,
+    urls: options.urls ?? [hubUrl],
+    hubName: options.hubName ?? hubNames.get(hubUrl) ?? "unknown hub",
     chainId: L2_CHAIN_ID,
     wallet: node.burner,
     signer,
+    licenses: () => [node.licenseId],
     logger: pino({ level: "silent" }),
     firstRetryMs: 100,
     maxRetryMs: 200,

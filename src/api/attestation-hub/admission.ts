@@ -1,0 +1,200 @@
+import type { IncomingMessage, Server } from "node:http";
+
+import proxyaddr from "@fastify/proxy-addr";
+
+import { HUB_PATH, normalizeHubUrl } from "../../common/hub-protocol.ts";
+
+/**
+ * The hub's limits before a node is logged in (`ATTESTATION_MAX_PENDING`… in src/api/config.ts, returned by
+ * `attestationSettings(config).admission`). Fields left out take the configuration's defaults.
+ */
+export interface HubAdmissionOptions {
+  /** The URLs nodes dial (ws:// or wss://…/attest/ws); unset: the loopback URLs of the port the server listens on. */
+  publicUrls?: readonly string[];
+  /** WebSocket connections upgraded but not logged in yet, in all (beyond: 503 before the handshake). */
+  maxPending?: number;
+  /** …and per source address (beyond: 429). */
+  maxPendingPerAddress?: number;
+  /** Hellos checked per second, in all, with a burst of twice as many. */
+  hellosPerSecond?: number;
+  /** How long a refused burner, or an address that sent bad hellos, is refused again without a check. */
+  refusalMemoryMs?: number;
+  /** Proxies whose X-Forwarded-For is believed (proxy-addr syntax: addresses, CIDR ranges, `loopback`…). */
+  trustedProxies?: readonly string[];
+}
+
+export const ADMISSION_DEFAULTS = {
+  maxPending: 256,
+  maxPendingPerAddress: 8,
+  hellosPerSecond: 20,
+  refusalMemoryMs: 60_000,
+} as const;
+
+/** Most remembered refusals of each kind: a flood of fresh keys or addresses cannot grow the memory without bound. */
+const MAX_REMEMBERED = 10_000;
+
+/** Why a connection or a login was refused: the `reason` label of `api_attestation_connections_refused_total`. */
+export type RefusalReason =
+  | "pending-cap"
+  | "address-cap"
+  | "refused-recently"
+  | "hello-rate"
+  | "wrong-url"
+  | "auth"
+  | "timeout"
+  | "not-operator"
+  | "check-failed"
+  | "protocol"
+  | "licenses-lost";
+
+/** A token bucket: `capacity` tokens, refilled at `perSecond`. */
+export class TokenBucket {
+  readonly #capacity: number;
+  readonly #perSecond: number;
+  #tokens: number;
+  #at = performance.now();
+
+  constructor(perSecond: number, capacity: number) {
+    this.#perSecond = perSecond;
+    this.#capacity = capacity;
+    this.#tokens = capacity;
+  }
+
+  /** Takes one token; false when none is left. */
+  take(): boolean {
+    const now = performance.now();
+    this.#tokens = Math.min(this.#capacity, this.#tokens + ((now - this.#at) / 1000) * this.#perSecond);
+    this.#at = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+}
+
+/** Keys remembered until a deadline, at most `MAX_REMEMBERED` (the oldest is forgotten first). */
+class Memory<Value> {
+  readonly #entries = new Map<string, { until: number; value: Value }>();
+  readonly #ms: number;
+
+  constructor(ms: number) {
+    this.#ms = ms;
+  }
+
+  get(key: string): Value | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.until > Date.now()) return entry.value;
+    this.#entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, value: Value): void {
+    if (this.#ms <= 0) return;
+    this.#entries.delete(key); // re-inserted last: the Map's order is the eviction order
+    this.#entries.set(key, { until: Date.now() + this.#ms, value });
+    if (this.#entries.size > MAX_REMEMBERED) this.#entries.delete(this.#entries.keys().next().value!);
+  }
+}
+
+/**
+ * The admission state shared by every connection of one hub: pending connections by source address, the
+ * hello rate, and the refusals remembered. Everything here is checked before any signature recovery or L2
+ * read, so a flood costs the hub a map look-up per connection.
+ */
+export class AdmissionGate {
+  readonly maxPending: number;
+  readonly maxPendingPerAddress: number;
+  readonly #publicUrls: ReadonlySet<string> | undefined;
+  readonly #trust: ReturnType<typeof proxyaddr.compile>;
+  readonly #hellos: TokenBucket;
+  readonly #pendingByAddress = new Map<string, number>();
+  #pending = 0;
+  /** Burners refused after a check (not an operator): their close code and reason, repeated without an L2 read. */
+  readonly #refusedBurners: Memory<{ code: number; reason: string }>;
+  /** Bad hellos per source address within the memory window; at `maxPendingPerAddress` the address is refused. */
+  readonly #strikes: Memory<number>;
+
+  constructor(options: HubAdmissionOptions = {}) {
+    this.maxPending = options.maxPending ?? ADMISSION_DEFAULTS.maxPending;
+    this.maxPendingPerAddress = options.maxPendingPerAddress ?? ADMISSION_DEFAULTS.maxPendingPerAddress;
+    const hellosPerSecond = options.hellosPerSecond ?? ADMISSION_DEFAULTS.hellosPerSecond;
+    this.#hellos = new TokenBucket(hellosPerSecond, 2 * hellosPerSecond);
+    const memoryMs = options.refusalMemoryMs ?? ADMISSION_DEFAULTS.refusalMemoryMs;
+    this.#refusedBurners = new Memory(memoryMs);
+    this.#strikes = new Memory(memoryMs);
+    this.#trust = proxyaddr.compile([...(options.trustedProxies ?? [])]);
+    if (options.publicUrls !== undefined) this.#publicUrls = new Set(options.publicUrls.map((url) => normalizeHubUrl(url) ?? url));
+  }
+
+  /** The client's address: the socket's, or the X-Forwarded-For entry the trusted proxies vouch for. */
+  sourceAddress(request: IncomingMessage): string {
+    let address: string;
+    try {
+      address = proxyaddr(request, this.#trust);
+    } catch {
+      address = request.socket.remoteAddress ?? "unknown";
+    }
+    return address.startsWith("::ffff:") ? address.slice(7) : address;
+  }
+
+  /**
+   * Counts a connection from `address` as pending, or says why not (checked in this order: an address that
+   * sent too many bad hellos lately, the global cap, the per-address cap). Returns the release function,
+   * to call once when the connection is admitted or closed.
+   */
+  enter(address: string): (() => void) | Extract<RefusalReason, "refused-recently" | "pending-cap" | "address-cap"> {
+    if ((this.#strikes.get(address) ?? 0) >= this.maxPendingPerAddress) return "refused-recently";
+    if (this.#pending >= this.maxPending) return "pending-cap";
+    const mine = this.#pendingByAddress.get(address) ?? 0;
+    if (mine >= this.maxPendingPerAddress) return "address-cap";
+    this.#pending += 1;
+    this.#pendingByAddress.set(address, mine + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#pending -= 1;
+      const left = (this.#pendingByAddress.get(address) ?? 1) - 1;
+      if (left === 0) this.#pendingByAddress.delete(address);
+      else this.#pendingByAddress.set(address, left);
+    };
+  }
+
+  /** Connections pending now (tests, metrics). */
+  get pending(): number {
+    return this.#pending;
+  }
+
+  /** Takes one hello from the global budget; false: refuse it with "try later". */
+  takeHello(): boolean {
+    return this.#hellos.take();
+  }
+
+  /** The refusal remembered for `burner`, if any. */
+  refusedBurner(burner: string): { code: number; reason: string } | undefined {
+    return this.#refusedBurners.get(burner);
+  }
+
+  rememberBurner(burner: string, refusal: { code: number; reason: string }): void {
+    this.#refusedBurners.set(burner, refusal);
+  }
+
+  /** A bad hello from `address` (malformed, wrong URL, bad signature, not an operator). */
+  strike(address: string): void {
+    this.#strikes.set(address, (this.#strikes.get(address) ?? 0) + 1);
+  }
+
+  /**
+   * Whether a login signed for `url` is for this hub: one of its public URLs, or, when none is configured,
+   * a loopback URL of the port `server` listens on now (read at each check: the port may be chosen at listen).
+   */
+  isPublicUrl(url: string, server: Server | undefined): boolean {
+    const normalized = normalizeHubUrl(url);
+    if (normalized === undefined) return false;
+    if (this.#publicUrls !== undefined) return this.#publicUrls.has(normalized);
+    const address = server?.address();
+    if (address === null || address === undefined || typeof address === "string") return false;
+    const port = address.port;
+    return ["127.0.0.1", "localhost", "[::1]"].some((host) => normalized === `ws://${host}:${port}${HUB_PATH}`);
+  }
+}
