@@ -18,7 +18,8 @@ export interface StackFile {
   l1?: { chainId: number; rpcUrl: string };
   l2?: { chainId: number; rpcUrl: string; wsUrl: string };
   solana?: { rpcUrl: string };
-  api?: { baseUrl: string; apiKey: string };
+  /** The API: its URL, the demo key, and how many processes serve it (the hub on, rounds shared between them). */
+  api?: { baseUrl: string; apiKey: string; workers?: number };
   /** The web app served for this stack. */
   web?: { url: string };
   /** The credits service: its URL, its Stripe webhook's, and that webhook's signing secret (generated, local). */

@@ -18,6 +18,9 @@ import { ensureWebBuild, webPaths } from "../web/web-build.ts";
 import { startWebServer, type RunningWebServer } from "../web/web-server.ts";
 
 /** The development account `deploy/parameters/devnetL1.json` names as the proposal guardian. */
+
+/** API processes `npm start` runs (`api.workers` in the stack file): the hub's rounds cross between them. */
+export const LOCAL_STACK_API_WORKERS = 2;
 export const DEVNET_GOVERNANCE_GUARDIAN = 6;
 
 export interface LocalStackOptions {
@@ -34,6 +37,8 @@ export interface LocalStackOptions {
   runNetwork?: boolean;
   /** The API's port (default 8787, the `API_PORT` environment variable, or 0 for any free port). */
   apiPort?: number;
+  /** API processes serving with the hub on (default `LOCAL_STACK_API_WORKERS`). */
+  apiWorkers?: number;
   /** The credits service's port, with the network (default 8789, `CREDITS_PORT`, 0 for any free port). */
   creditsPort?: number;
   /** Extra environment for the circuit nodes. */
@@ -125,6 +130,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           deployer: devnet.accounts.deployer,
           contracts: { l1PrimaryToken: deployed.l1PrimaryToken, l1StandardBridge: devnet.l1Contracts.L1StandardBridge, l2 },
           apiPort: options.apiPort ?? Number(process.env.API_PORT ?? 8787),
+          // Two API processes with the hub on, as an operator who outgrew one would run it (docs/attestations.md).
+          apiWorkers: options.apiWorkers ?? LOCAL_STACK_API_WORKERS,
           nodeEnv: options.nodeEnv,
           gameMinter: voucherClaims,
           onProgress: progress,

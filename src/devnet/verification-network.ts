@@ -8,8 +8,10 @@ import { NodeRegistry__factory } from "../../typechain-types/index.ts";
 import { HUB_PATH } from "../common/hub-protocol.ts";
 import { loadApiConfig } from "../api/config.ts";
 import { ApiKeys } from "../api/keys/api-keys.ts";
-import { startApi, type RunningApi } from "../api/main.ts";
+import { freePort } from "../common/free-port.ts";
 import { waitFor } from "../common/wait-for.ts";
+import { spawnApiService } from "./api-service.ts";
+import { startRedisServer } from "./redis-server.ts";
 import { loadOrCreateBurner } from "../node/burner.ts";
 import { devAccount } from "./accounts.ts";
 import { type DevAccount } from "../common/stack-file.ts";
@@ -46,6 +48,11 @@ export interface VerificationNetworkInput {
   nodeEnv?: Record<string, string>;
   /** Extra environment for the API (benchmarks lift the demo key's rate limit). */
   apiEnv?: Record<string, string>;
+  /**
+   * API processes serving with the hub on (`API_WORKERS`; default 1). With more than one, a redis-server of
+   * the network's own carries the rounds between them when it is installed; else the cluster's primary does.
+   */
+  apiWorkers?: number;
   /** The claim platform that may mint bought game items (the credits channel's); none by default. */
   gameMinter?: string;
   onProgress: (line: string) => void;
@@ -54,7 +61,8 @@ export interface VerificationNetworkInput {
 export interface VerificationNetwork {
   solana: SolanaRpcServer;
   ledger: SolanaTokenLedger;
-  api: RunningApi;
+  /** The API's process (a cluster of `workers` when more than one). */
+  api: { url: string; workers: number; logFile: string };
   apiKey: string;
   nodes: CircuitNodeProcess[];
   evmDemo: EvmDemoHoldings;
@@ -129,32 +137,46 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     const gameItem = await game.getAddress();
     await stakeCollateral(l2, consumer, input.contracts.l2, gameItem, GAME_COLLATERAL);
 
-    onProgress("Starting the API with a demo key and its attestation hub…");
+    const apiWorkers = input.apiWorkers ?? 1;
+    // Several API processes share attestation rounds, node statistics and rate limits through Redis when
+    // it is installed; without it the cluster's primary routes the rounds between its workers.
+    const redis = apiWorkers > 1 ? await startRedisServer() : undefined;
+    if (redis !== undefined) cleanups.push(() => redis.stop());
+    onProgress(
+      `Starting the API (${apiWorkers === 1 ? "one process" : `${apiWorkers} processes, sharing rounds through ${redis === undefined ? "the cluster's primary: redis-server is not installed" : "Redis"}`}) with a demo key and its attestation hub…`,
+    );
     const keysFile = path.join(input.workDir, "api-keys.sqlite");
     const keys = await ApiKeys.open(keysFile);
     const apiKey = (await keys.create("demo")).key;
     await keys.close();
-    const api = await startApi(
-      loadApiConfig({
-        API_PORT: String(input.apiPort),
-        EVM_RPC_URLS: input.l1.rpcUrl,
-        SOLANA_RPC_URLS: solana.url,
-        API_KEYS_DB: keysFile,
-        LOG_LEVEL: "warn",
-        // The attestation hub: nodes connect out to it; it reads their licenses on the L2.
-        ATTESTATION_L2_RPC_URL: input.l2.rpcUrl,
-        // The RPC front pipes WebSocket upgrades to the L2 node: the hub follows its heads there (chain time).
-        ATTESTATION_L2_WS_URL: input.l2.wsUrl,
-        ATTESTATION_NODE_REGISTRY: input.contracts.l2.NodeRegistry,
-        ATTESTATION_VERIFIER: input.contracts.l2.AttestationVerifier,
-        ATTESTATION_EVM_CONFIRMATIONS: "1",
-        // Heart-beats come every minute at most; a transferred license is noticed within this.
-        ATTESTATION_RECHECK_MS: "5000",
-        ...input.apiEnv,
-      }),
-    );
+    const apiEnv: Record<string, string> = {
+      API_PORT: String(input.apiPort === 0 ? await freePort() : input.apiPort),
+      API_WORKERS: String(apiWorkers),
+      ...(redis === undefined ? {} : { REDIS_URL: redis.url }),
+      EVM_RPC_URLS: input.l1.rpcUrl,
+      SOLANA_RPC_URLS: solana.url,
+      API_KEYS_DB: keysFile,
+      LOG_LEVEL: "warn",
+      // The attestation hub: nodes connect out to it; it reads their licenses on the L2.
+      ATTESTATION_L2_RPC_URL: input.l2.rpcUrl,
+      // The RPC front pipes WebSocket upgrades to the L2 node: the hub follows its heads there (chain time).
+      ATTESTATION_L2_WS_URL: input.l2.wsUrl,
+      ATTESTATION_NODE_REGISTRY: input.contracts.l2.NodeRegistry,
+      ATTESTATION_VERIFIER: input.contracts.l2.AttestationVerifier,
+      ATTESTATION_EVM_CONFIRMATIONS: "1",
+      // Heart-beats come every minute at most; a transferred license is noticed within this.
+      ATTESTATION_RECHECK_MS: "5000",
+      ...input.apiEnv,
+    };
+    loadApiConfig(apiEnv); // a wrong setting fails here, with every problem listed, not in the child's log
+    // Its own process (`npm run api`), as an operator runs it: a cluster of `apiWorkers` on one port.
+    const api = await spawnApiService({
+      projectRoot: input.projectRoot,
+      env: apiEnv,
+      logFile: path.join(input.workDir, "logs", "api.log"),
+    });
+    cleanups.push(async () => void (await api.stop()));
     const hubUrl = `${api.url.replace(/^http/, "ws")}${HUB_PATH}`;
-    cleanups.push(() => api.close());
 
     onProgress(`Starting ${nodeCount} circuit nodes (logs in ${path.relative(process.cwd(), path.join(input.workDir, "logs"))})…`);
     const nodeEnvOf = (index: number): Record<string, string> => ({
@@ -166,7 +188,8 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       SOLANA_RPC_URLS: solana.url,
       POLL_INTERVAL_MS: "1000",
       CONFIRMATIONS: "0", // anvil never reorganizes
-      ATTESTATION_HUB_URL: hubUrl,
+      // A loopback ws:// URL: the hub's default public URLs are its loopback URLs, and the node allows ws:// there.
+      ATTESTATION_HUB_URLS: hubUrl,
       ATTESTATION_VERIFIER: input.contracts.l2.AttestationVerifier,
       LOG_LEVEL: "info",
       ...input.nodeEnv,
@@ -201,7 +224,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     return {
       solana,
       ledger,
-      api,
+      api: { url: api.url, workers: apiWorkers, logFile: api.logFile },
       apiKey,
       nodes,
       evmDemo,
@@ -209,7 +232,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       gameItem,
       stack: {
         solana: { rpcUrl: solana.url },
-        api: { baseUrl: api.url, apiKey },
+        api: { baseUrl: api.url, apiKey, workers: apiWorkers },
         contracts: { l2: { GameItem: gameItem } },
         accounts: {
           consumer,

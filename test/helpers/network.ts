@@ -1,6 +1,7 @@
 import path from "node:path";
 
 import type { StackFile } from "../../src/common/stack-file.ts";
+import { LOCAL_STACK_API_WORKERS } from "../../src/devnet/local-stack.ts";
 import { startVerificationNetwork, type VerificationNetwork } from "../../src/devnet/verification-network.ts";
 import type { TestDevnet } from "./devnet.ts";
 import { stackOfTestDevnet } from "./stack.ts";
@@ -8,7 +9,7 @@ import { stackOfTestDevnet } from "./stack.ts";
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 
 /**
- * The verification network of `npm start` (demo holdings, three licensed nodes, the API) on a test devnet
+ * The verification network of `npm start` (demo holdings, three licensed nodes, the API as two processes) on a test devnet
  * that has the contracts deployed, with `nodeEnv` for the nodes (tests shorten their intervals), and the
  * stack file's view of it all.
  */
@@ -28,6 +29,8 @@ export async function startTestVerificationNetwork(
     deployer: devnet.accounts.deployer,
     contracts: { l1PrimaryToken: deployment.l1PrimaryToken, l1StandardBridge: devnet.l1Contracts.L1StandardBridge, l2: l2Contracts },
     apiPort: 0,
+    // As `npm start` runs it: several API processes, the hub's rounds crossing between them.
+    apiWorkers: LOCAL_STACK_API_WORKERS,
     nodeEnv,
     onProgress: () => undefined,
   });
