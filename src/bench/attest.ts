@@ -31,6 +31,8 @@ export interface ScaleOutRow {
   p95Ms: number;
   /** Answers other than 200 with a quorum (must be 0). */
   failures: number;
+  /** Each failure's status and message (or the transport error), counted. */
+  failureReasons?: Record<string, number>;
   /** Or why the row could not be measured (no redis-server on the machine). */
   skipped?: string;
 }
@@ -113,7 +115,7 @@ export async function measureAttestedLatency(options: {
       const scaleOut = await measureScaleOut(network, contracts, {
         projectRoot: options.projectRoot,
         queries: options.scaleOutQueries ?? 200,
-        concurrency: options.concurrency ?? 8,
+        concurrency: options.concurrency ?? 4,
         queriesOf: distinctQueries,
         log,
       });
@@ -184,6 +186,7 @@ async function measureScaleOut(
       const queries = options.queriesOf(options.queries);
       const samples: number[] = [];
       let failures = 0;
+      const failureReasons: Record<string, number> = {};
       let next = 0;
       const started = performance.now();
       const worker = async (lane: number) => {
@@ -196,17 +199,30 @@ async function measureScaleOut(
             method: "POST",
             headers: { authorization: network.apiKey, "content-type": "application/json", connection: "close" },
             body: JSON.stringify(query.body),
-          }).catch(() => undefined);
-          const ok = response?.status === 200;
-          await response?.text();
+          }).catch((error: unknown) => error as Error);
+          const ok = !(response instanceof Error) && response.status === 200;
+          const text = response instanceof Error ? response.message : await response.text();
           if (ok) samples.push(performance.now() - sent);
-          else failures += 1;
+          else {
+            failures += 1;
+            const reason =
+              response instanceof Error ? text : `${response.status} ${(JSON.parse(text) as { message?: string }).message ?? ""}`;
+            failureReasons[reason] = (failureReasons[reason] ?? 0) + 1;
+          }
         }
       };
       await Promise.all(Array.from({ length: options.concurrency }, (_, lane) => worker(lane)));
       const seconds = (performance.now() - started) / 1000;
       const { medianMs, p95Ms } = summarize(configuration, samples.length > 0 ? samples : [Number.NaN]);
-      rows.push({ configuration, answers: samples.length, answersPerSecond: samples.length / seconds, p50Ms: medianMs, p95Ms, failures });
+      rows.push({
+        configuration,
+        answers: samples.length,
+        answersPerSecond: samples.length / seconds,
+        p50Ms: medianMs,
+        p95Ms,
+        failures,
+        failureReasons,
+      });
     } finally {
       await Promise.all(nodes.map((node) => node.stop()));
       await Promise.all(apis.map((api) => api.stop()));
