@@ -3,8 +3,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 import type { BridgeNetwork } from "@avn/bridge";
+import type { JsonRpcProvider } from "ethers";
 import hre from "hardhat";
 
+import { DEVNET_L1_BLOCK_SECONDS } from "../../src/common/stack-file.ts";
 import type { L1Deployment, L2Deployment } from "../../src/deploy/two-chain.ts";
 import { deployOnDevnet } from "../../src/devnet/local-stack.ts";
 import { startOpDevnet, type OpDevnet, type OpDevnetOptions } from "../../src/devnet/op-devnet.ts";
@@ -110,6 +112,36 @@ export async function eventually<T>(read: () => Promise<T>, accept: (value: T) =
     if (accept(value)) return value;
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms (last value: ${String(value)})`);
     await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Runs `checks` with the L1 standing still: no block of its own (interval mining and automine paused), so
+ * that what a test reads right after a transaction does not race the L1's clock and the transactions of
+ * the devnet's own services. `checks` gets `mineWhenSent(from, send)`: runs `send` and mines one block as
+ * soon as `from` has a transaction waiting (what `send` submits lands alone in it, or with the services'
+ * waiting ones). Mining resumes after, whatever happens.
+ */
+export async function withL1StandingStill<T>(
+  l1: JsonRpcProvider,
+  checks: (mineWhenSent: <R>(from: string, send: () => Promise<R>) => Promise<R>) => Promise<T>,
+): Promise<T> {
+  await l1.send("evm_setIntervalMining", [0]);
+  await l1.send("evm_setAutomine", [false]);
+  const mineWhenSent = async <R>(from: string, send: () => Promise<R>): Promise<R> => {
+    const mined = await l1.getTransactionCount(from, "latest");
+    const sent = send();
+    let settled = false;
+    void sent.finally(() => (settled = true)).catch(() => undefined);
+    while (!settled && (await l1.getTransactionCount(from, "pending")) === mined) await new Promise((resolve) => setTimeout(resolve, 50));
+    if (!settled) await l1.send("evm_mine", []);
+    return sent;
+  };
+  try {
+    return await checks(mineWhenSent);
+  } finally {
+    await l1.send("evm_setAutomine", [true]);
+    await l1.send("evm_setIntervalMining", [DEVNET_L1_BLOCK_SECONDS]);
   }
 }
 

@@ -24,7 +24,7 @@ import {
   L2_MESSENGER_ABI,
   l2CallsOf,
 } from "@avn/protocol/governance/proposal";
-import { eventually } from "../../helpers/devnet.ts";
+import { eventually, withL1StandingStill } from "../../helpers/devnet.ts";
 import { E18 } from "../../../src/common/units.ts";
 
 const ADMIN_ABI = [
@@ -106,22 +106,27 @@ export function describeGovernance(context: () => GovernanceSuiteContext): void 
       expect((await registry.getFunction("pendingDefaultAdmin")())[0]).to.equal(executor);
 
       expect((await gov("deployer", "delegate")).code).to.equal(0);
-      const proposed = await gov("deployer", "propose", "accept-admin", "--note", "Hand the L2 protocol to governance");
-      expect(proposed.code, proposed.output).to.equal(0);
-      expect(proposed.output).to.match(
-        /^Proposal 1 made:\nProposal 1: Pending — Hand the L2 protocol to governance\n {2}L2: StakedToken\.acceptDefaultAdminTransfer\(\)/,
-      );
-      // At once: voting opens two L1 blocks after the proposal's (a voting delay of one), and the L1 makes a
-      // block every 2 s and one per transaction, so a vote asked for later could already be on time.
-      const early = await gov("deployer", "vote", "1", "for");
-      expect(early.code).to.equal(1);
-      expect(early.output).to.match(/^error \[TOO_EARLY\]: Cannot vote: voting starts after block \d+, in \d+ blocks? \(~\d+ s\)$/);
-      // Voters can see who holds which role before the handover (a role granted before it survives it).
-      const roles = await gov("deployer", "roles");
-      expect(roles.output).to.include(
-        `VerificationRegistry ${l2Contract("VerificationRegistry")}: admin ${deployer.address} (handover pending to ${executor})`,
-      );
-      expect(roles.output).to.include(`  ATTESTATION_ROLE: ${l2Contract("AttestationVerifier")}`);
+      // The L1 stands still from the proposal's block until the checks below are done: voting opens two
+      // blocks after the proposal's (a voting delay of one), and the devnet's L1 otherwise makes a block
+      // every 2 s and one per transaction of its services, so "Pending" and a too-early vote would race them.
+      await withL1StandingStill(context().l1, async (mineWhenSent) => {
+        const proposed = await mineWhenSent(deployer.address, () =>
+          gov("deployer", "propose", "accept-admin", "--note", "Hand the L2 protocol to governance"),
+        );
+        expect(proposed.code, proposed.output).to.equal(0);
+        expect(proposed.output).to.match(
+          /^Proposal 1 made:\nProposal 1: Pending — Hand the L2 protocol to governance\n {2}L2: StakedToken\.acceptDefaultAdminTransfer\(\)/,
+        );
+        const early = await gov("deployer", "vote", "1", "for");
+        expect(early.code).to.equal(1);
+        expect(early.output).to.match(/^error \[TOO_EARLY\]: Cannot vote: voting starts after block \d+, in \d+ blocks? \(~\d+ s\)$/);
+        // Voters can see who holds which role before the handover (a role granted before it survives it).
+        const roles = await gov("deployer", "roles");
+        expect(roles.output).to.include(
+          `VerificationRegistry ${l2Contract("VerificationRegistry")}: admin ${deployer.address} (handover pending to ${executor})`,
+        );
+        expect(roles.output).to.include(`  ATTESTATION_ROLE: ${l2Contract("AttestationVerifier")}`);
+      });
 
       await moveOn(1n, "delay");
       expect((await gov("deployer", "vote", "1", "for")).code).to.equal(0);
