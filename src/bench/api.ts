@@ -8,9 +8,9 @@ import { getAddress, hexlify, randomBytes } from "ethers";
 import Fastify from "fastify";
 
 import { apiWorkerCount, loadApiConfig } from "../api/config.ts";
-import { freePort } from "../common/free-port.ts";
 import { ApiKeys } from "../api/keys/api-keys.ts";
 import { startApi, type RunningApi } from "../api/main.ts";
+import { spawnApiService } from "../devnet/api-service.ts";
 import { startSourceFixtures, type SourceFixtures } from "../devnet/source-chains.ts";
 
 export interface LoadResult {
@@ -205,39 +205,10 @@ export async function benchmarkApi(durationSeconds = 5): Promise<{
   }
 }
 
-/** `scripts/api.ts` in a process of its own (as `npm run api` starts it) on a free port, once it answers. */
+/** `scripts/api.ts` in a process of its own (as `npm run api` starts it, one worker per core) on a free port, once it answers. */
 async function spawnApiProcess(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const script = path.resolve(import.meta.dirname, "..", "..", "scripts", "api.ts");
-  const environment: Record<string, string | undefined> = { ...process.env, ...env, API_HOST: "127.0.0.1", API_PORT: String(port) };
-  delete environment.API_WORKERS; // the default: one per core
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", script], {
-    env: environment,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; ; attempt += 1) {
-    if (
-      await fetch(`${url}/healthz`).then(
-        (response) => response.ok,
-        () => false,
-      )
-    )
-      break;
-    if (attempt > 300 || child.exitCode !== null) {
-      child.kill("SIGKILL");
-      throw new Error("npm run api did not start");
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return {
-    url,
-    async stop() {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      await exited;
-    },
-  };
+  const api = await spawnApiService({ projectRoot: path.resolve(import.meta.dirname, "..", ".."), env });
+  return { url: api.url, stop: async () => void (await api.stop()) };
 }
 
 /** Sends one ccq-evm query per owner, all at once, from a child Node process; returns statuses and wall time. */

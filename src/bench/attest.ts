@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import path from "node:path";
 
 import { address, getAddressDecoder } from "@solana/kit";
@@ -7,7 +6,7 @@ import { getAddress, hexlify, randomBytes } from "ethers";
 import { AttestationVerifier__factory } from "../../typechain-types/index.ts";
 import { attestationFromJson } from "../common/attestation.ts";
 import { type AttestationJson } from "@avn/protocol/attestation";
-import { freePort } from "../common/free-port.ts";
+import { spawnApiService } from "../devnet/api-service.ts";
 import { spawnCircuitNode, type CircuitNodeProcess } from "../devnet/circuit-nodes.ts";
 import { startRedisServer } from "../devnet/redis-server.ts";
 import type { VerificationNetwork } from "../devnet/verification-network.ts";
@@ -249,29 +248,8 @@ async function measureScaleOut(
 
 /** Starts `scripts/api.ts` on a free port with `env`; resolves once it answers `/healthz`. */
 async function startApiProcess(projectRoot: string, env: Record<string, string>): Promise<ApiProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "scripts/api.ts"], {
-    cwd: projectRoot,
-    env: { ...process.env, ...env, API_PORT: String(port) },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-    await exited;
-  };
-  for (const deadline = Date.now() + 60_000; ;) {
-    const up = await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { connection: "close" } }).then(
-      (response) => response.status < 500,
-      () => false,
-    );
-    if (up) return { port, stop };
-    if (Date.now() > deadline || child.exitCode !== null) {
-      child.kill("SIGKILL");
-      throw new Error(`the API on port ${port} did not start`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const api = await spawnApiService({ projectRoot, env });
+  return { port: api.port, stop: async () => void (await api.stop()) };
 }
 
 /** Waits (up to 2 minutes: a node connects after its first heartbeat) until the hub at `port` lists `count` connected nodes. */

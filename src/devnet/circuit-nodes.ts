@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
-import path from "node:path";
+import type { ChildProcess } from "node:child_process";
+import { readFile } from "node:fs/promises";
+
+import { spawnScript } from "./script-process.ts";
 
 /** A circuit node running as its own process (`scripts/node.ts`), as an operator would run it. */
 export interface CircuitNodeProcess {
@@ -29,33 +29,17 @@ export async function spawnCircuitNode(
   logFile: string,
   env: Record<string, string>,
 ): Promise<CircuitNodeProcess> {
-  await mkdir(path.dirname(logFile), { recursive: true });
-  const log = createWriteStream(logFile, { flags: "a" });
-  await new Promise<void>((resolve, reject) => log.once("open", () => resolve()).once("error", reject));
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", path.join(projectRoot, "scripts", "node.ts")], {
-    cwd: projectRoot,
-    env: { PATH: process.env.PATH ?? "", ...env, NODE_CACHE_DIR: cacheDir },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout.pipe(log, { end: false });
-  child.stderr.pipe(log, { end: false });
-  const exited = new Promise<number | null>((resolve) =>
-    child.once("exit", (code) => {
-      log.end();
-      resolve(code);
-    }),
-  );
+  const script = await spawnScript({ projectRoot, script: "node.ts", env: { ...env, NODE_CACHE_DIR: cacheDir }, logFile });
   return {
     name,
     cacheDir,
     logFile,
     env,
-    child,
-    exited,
+    child: script.child,
+    exited: script.exited,
     logLines: async () => (await readFile(logFile, "utf8")).split("\n").filter((line) => line.length > 0),
     async stop(signal = "SIGTERM") {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      await exited;
+      await script.stop(signal);
     },
   };
 }

@@ -8,7 +8,6 @@ import { NodeRegistry__factory } from "../../typechain-types/index.ts";
 import { HUB_PATH } from "../common/hub-protocol.ts";
 import { loadApiConfig } from "../api/config.ts";
 import { ApiKeys } from "../api/keys/api-keys.ts";
-import { freePort } from "../common/free-port.ts";
 import { waitFor } from "../common/wait-for.ts";
 import { spawnApiService } from "./api-service.ts";
 import { startRedisServer } from "./redis-server.ts";
@@ -150,7 +149,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     const apiKey = (await keys.create("demo")).key;
     await keys.close();
     const apiEnv: Record<string, string> = {
-      API_PORT: String(input.apiPort === 0 ? await freePort() : input.apiPort),
+      API_PORT: String(input.apiPort),
       API_WORKERS: String(apiWorkers),
       ...(redis === undefined ? {} : { REDIS_URL: redis.url }),
       EVM_RPC_URLS: input.l1.rpcUrl,
@@ -170,10 +169,11 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     };
     loadApiConfig(apiEnv); // a wrong setting fails here, with every problem listed, not in the child's log
     // Its own process (`npm run api`), as an operator runs it: a cluster of `apiWorkers` on one port.
+    const apiLogFile = path.join(input.workDir, "logs", "api.log");
     const api = await spawnApiService({
       projectRoot: input.projectRoot,
       env: apiEnv,
-      logFile: path.join(input.workDir, "logs", "api.log"),
+      logFile: apiLogFile,
     });
     cleanups.push(async () => void (await api.stop()));
     const hubUrl = `${api.url.replace(/^http/, "ws")}${HUB_PATH}`;
@@ -224,7 +224,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     return {
       solana,
       ledger,
-      api: { url: api.url, workers: apiWorkers, logFile: api.logFile },
+      api: { url: api.url, workers: apiWorkers, logFile: apiLogFile },
       apiKey,
       nodes,
       evmDemo,
