@@ -1,0 +1,91 @@
+import { conditionLeaves, evaluateCondition, leafHolds, type ConditionLeaf, type ConditionRequest } from "@avn/protocol/conditions";
+
+import type { EvmBalanceReader } from "./evm/balance-reader.ts";
+import type { SolanaBalanceReader } from "./solana/balance-reader.ts";
+
+/**
+ * Readers pinned to a position: `PinnedReaders` (the hub's and the node's), or `headSources` over the
+ * plain readers. Every Ethereum leaf is read at one block and every Solana leaf at one minimum slot, so a
+ * verdict is a statement about two positions, which the signed struct names.
+ */
+export interface ConditionSources {
+  evmAt(block: bigint): Pick<EvmBalanceReader, "balanceOf">;
+  solanaFrom(slot: bigint): Pick<SolanaBalanceReader, "balanceOf">;
+}
+
+/** The positions a condition is read at: 0 for a chain none of its leaves is on. */
+export interface ConditionPositions {
+  ethereumBlock: bigint;
+  solanaSlot: bigint;
+}
+
+/** One leaf as read: its raw `balanceOf`, the QueryResult as the balance routes write it, whether it holds. */
+export interface LeafReading {
+  leaf: ConditionLeaf;
+  balance: bigint;
+  /** Ethereum: `0x` + the 32-byte word; Solana: the accounts' data in lower-case hex without `0x`. */
+  queryResult: string;
+  holds: boolean;
+}
+
+export interface ConditionReading {
+  verdict: boolean;
+  /** In order of appearance (`conditionLeaves`). */
+  leaves: LeafReading[];
+}
+
+/** The chains a condition's leaves are on. */
+export function chainsOf(condition: ConditionRequest["condition"]): { ethereum: boolean; solana: boolean } {
+  const leaves = conditionLeaves(condition);
+  return { ethereum: leaves.some((leaf) => leaf.chain === "ethereum"), solana: leaves.some((leaf) => leaf.chain === "solana") };
+}
+
+/**
+ * Reads every leaf of `request`'s condition for its owners at `positions`, all at once (the readers batch
+ * them: one Multicall3 call for the Ethereum leaves), and evaluates the verdict. An asset that is not there
+ * rejects with the reader's `AssetNotFoundError`: a missing token is not a zero balance.
+ */
+export async function readCondition(
+  request: Pick<ConditionRequest, "owners" | "condition">,
+  sources: ConditionSources,
+  positions: ConditionPositions,
+): Promise<ConditionReading> {
+  const leaves = conditionLeaves(request.condition);
+  const readings = await Promise.all(
+    leaves.map(async (leaf): Promise<LeafReading> => {
+      const read =
+        leaf.chain === "ethereum"
+          ? await sources
+              .evmAt(positions.ethereumBlock)
+              .balanceOf(leaf.contract_address, ownerOf(request, "ethereum"), undefined, tokenIdOf(leaf))
+          : await sources.solanaFrom(positions.solanaSlot).balanceOf(ownerOf(request, "solana"), leaf.token_mint_address);
+      return { leaf, balance: read.balance, queryResult: read.queryResult, holds: leafHolds(leaf, read.balance) };
+    }),
+  );
+  return {
+    verdict: evaluateCondition(
+      request.condition,
+      readings.map((reading) => reading.holds),
+    ),
+    leaves: readings,
+  };
+}
+
+/** Sources over the plain readers: each Ethereum read names its block, each Solana read its minimum slot. */
+export function headSources(evm: Pick<EvmBalanceReader, "balanceOf">, solana: Pick<SolanaBalanceReader, "balanceOf">): ConditionSources {
+  return {
+    evmAt: (block) => ({ balanceOf: (asset, owner, _block, tokenId) => evm.balanceOf(asset, owner, block, tokenId) }),
+    solanaFrom: (slot) => ({ balanceOf: (owner, mint) => solana.balanceOf(owner, mint, { minContextSlot: slot }) }),
+  };
+}
+
+function ownerOf(request: Pick<ConditionRequest, "owners">, chain: "ethereum" | "solana"): string {
+  const owner = request.owners[chain];
+  // parseConditionRequest refuses a leaf whose chain has no owner; this guards callers that skipped it.
+  if (owner === undefined) throw new TypeError(`a ${chain} leaf needs owners.${chain}`);
+  return owner;
+}
+
+function tokenIdOf(leaf: ConditionLeaf): bigint | undefined {
+  return leaf.chain === "ethereum" && leaf.token_id !== undefined ? BigInt(leaf.token_id) : undefined;
+}
