@@ -19,6 +19,24 @@ export function parseEvmAddress(field: string, value: string): string {
   return value.toLowerCase();
 }
 
+const DECIMAL_UINT256 = /^[0-9]{1,78}$/; // 2^256 - 1 has 78 digits
+const UINT256_LIMIT = 2n ** 256n;
+
+/**
+ * A uint256 written as a decimal string (an ERC-1155 `token_id`): ASCII digits only, at most 78 of them,
+ * below 2^256; leading zeros are accepted ("007" is 7). A string, not a JSON number: ids above 2^53 would
+ * be rounded by most clients' JSON. The value is returned as a bigint; its `toString()` is the normalised
+ * spelling.
+ */
+export function parseDecimalUint256(field: string, value: string): bigint {
+  // The length is bounded before BigInt parses it.
+  if (DECIMAL_UINT256.test(value)) {
+    const parsed = BigInt(value);
+    if (parsed < UINT256_LIMIT) return parsed;
+  }
+  throw new ApiError(400, `${field} must be a decimal string of digits only (at most 78), below 2^256`);
+}
+
 /** A Solana address: base58 that decodes to exactly 32 bytes. */
 export function parseSolanaAddress(field: string, value: string): string {
   if (validSolanaAddresses.has(value)) return value;

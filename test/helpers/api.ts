@@ -24,9 +24,9 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-/** The API on a real HTTP port over the test source chains, with one live key. */
+/** The API on a real HTTP port over the test source chains (only their RPC endpoints are used), with one live key. */
 export async function startTestApi(
-  sources: SourceFixtures,
+  sources: Pick<SourceFixtures, "anvil" | "solanaRpc">,
   options: {
     policy?: TokenBucketPolicy;
     evmUrls?: string[];

@@ -8,8 +8,9 @@ import { bodySchema, ERROR_RESPONSES, success, successSchema } from "./responses
 
 /**
  * Registers a chain's single balance route (`POST /api/ccq-evm`, `POST /api/ccq-svm`): the body's
- * addresses checked, then either an attested answer (`?attest=true`, 501 without the hub) or the
- * balance at the chain's head, cached while the head stands still.
+ * fields checked, then either an attested answer (`?attest=true`, 501 without the hub; 400 for a query the
+ * attestation cannot bind, such as an ERC-1155 token id) or the balance at the chain's head, cached while
+ * the head stands still.
  */
 export function registerBalanceRoute<Query extends { key: string }, Value extends { balance: bigint; queryResult: string }>(
   app: FastifyInstance,
@@ -25,21 +26,24 @@ export function registerBalanceRoute<Query extends { key: string }, Value extend
         summary: chain.summary,
         security: [{ apiKey: [] }],
         querystring: attestQuerySchema,
-        body: bodySchema(chain.fields),
-        response: { 200: successSchema(ownerField, chain.queryResultPattern), ...ERROR_RESPONSES },
+        body: bodySchema(chain.fields, chain.optionalFields),
+        response: { 200: successSchema(ownerField, chain.queryResultPattern, chain.optionalFields), ...ERROR_RESPONSES },
       },
     },
     async (request) => {
       const query = chain.parse(request.body);
-      const owner = chain.echoedOwner(request.body, query);
+      const echo = chain.echo(request.body, query);
       if (request.query.attest === "true") {
+        // Before the 501: the request is wrong whatever the server offers.
+        const refusal = chain.unattestable(query);
+        if (refusal !== undefined) throw new ApiError(400, refusal);
         if (attestation === undefined) throw new ApiError(501, "Attested answers are not enabled on this server");
         const attested = await chain.attest(attestation, query);
-        return success(ownerField, owner, attested.balance, attested.queryResult, attested.attestation);
+        return success(echo, attested.balance, attested.queryResult, attested.attestation);
       }
       const head = await chain.head();
       const result = await chain.cache.get(head, query.key, () => chain.read(query));
-      return success(ownerField, owner, result.balance, result.queryResult);
+      return success(echo, result.balance, result.queryResult);
     },
   );
 }

@@ -46,7 +46,7 @@ export function registerBatchRoute<Query extends { key: string }, Value extends 
   const [ownerField] = chain.fields;
   const { positionField } = chain.batch;
   /** The single route's body schema, which each item is checked against. */
-  const itemSchema = bodySchema(chain.fields);
+  const itemSchema = bodySchema(chain.fields, chain.optionalFields);
   const schema = {
     summary: chain.batch.summary,
     description: chain.batch.description,
@@ -58,7 +58,7 @@ export function registerBatchRoute<Query extends { key: string }, Value extends 
       200: batchSuccessSchema(
         positionField,
         chain.batch.positionDescription,
-        successDataSchema(ownerField, chain.queryResultPattern, false),
+        successDataSchema(ownerField, chain.queryResultPattern, false, chain.optionalFields),
       ),
       ...BATCH_ERROR_RESPONSES,
     },
@@ -93,8 +93,7 @@ export function registerBatchRoute<Query extends { key: string }, Value extends 
           return { key: query.key, query };
         },
         read: (query) => chain.cache.get(position, query.key, () => chain.read(query, position)),
-        answer: (item, query, value) =>
-          success(ownerField, chain.echoedOwner(item as BalanceBody, query), value.balance, value.queryResult),
+        answer: (item, query, value) => success(chain.echo(item as BalanceBody, query), value.balance, value.queryResult),
         onFailure: (error) => request.log.error({ failure: failureFields(error) }, "batch item failed"),
       });
       context.recordItemStatuses(

@@ -1,9 +1,10 @@
 import type { EvmBalance, EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
 import type { SolanaBalance, SolanaBalanceReader } from "../../chains/solana/balance-reader.ts";
-import { parseEvmAddress, parseSolanaAddress } from "../addresses.ts";
+import { parseDecimalUint256, parseEvmAddress, parseSolanaAddress } from "../addresses.ts";
 import { attestEvm, attestSvm, type AttestationService, type AttestedAnswer } from "../attestation-hub/attested-query.ts";
 import type { ApiMetrics } from "../metrics.ts";
 import { ReadThroughCache } from "./read-through.ts";
+import type { OptionalFields } from "./responses.ts";
 
 /** A request body of a balance route (or one item of a batch, once checked against the same schema). */
 export type BalanceBody = Readonly<Record<string, string>>;
@@ -17,26 +18,37 @@ export interface BalanceChain<Query extends { key: string }, Value extends { bal
   summary: string;
   /** The body's two fields: the owner, then the asset. */
   fields: readonly [owner: string, asset: string];
+  /** The body's optional fields (name → description), echoed in `data` when given. */
+  optionalFields: OptionalFields;
   /** What a QueryResult looks like on this chain (documented in the 200 schema). */
   queryResultPattern: string;
   batch: { summary: string; description: string; positionField: string; positionDescription: string };
   /** The query a body asks, with a key equal for bodies asking the same thing; throws the 400 of a bad address. */
   parse(body: BalanceBody): Query;
-  /** The owner as the answer echoes it. */
-  echoedOwner(body: BalanceBody, query: Query): string;
+  /** What the answer's `data` repeats of the request: the owner under `fields[0]`, and any optional field given. */
+  echo(body: BalanceBody, query: Query): Readonly<Record<string, string>>;
   /** The position (block, slot) answers are cached at, and every item of a batch is read at. */
   head(): Promise<bigint>;
   /** Reads the balance: at the latest position, or pinned to `position` (a batch's). */
   read(query: Query, position?: bigint): Promise<Value>;
   cache: ReadThroughCache<Value>;
+  /** Why `query` cannot have an attested answer (a 400, whether the hub is on or not), or undefined. */
+  unattestable(query: Query): string | undefined;
   attest(service: AttestationService, query: Query): Promise<AttestedAnswer>;
 }
 
 export interface EvmQuery {
   owner: string;
   asset: string;
+  /** The ERC-1155 token id (`token_id`); undefined: an ERC-20 / ERC-721 balance. */
+  tokenId: bigint | undefined;
   key: string;
 }
+
+export const TOKEN_ID_FIELD = "token_id";
+/** `token_id` with `?attest=true`: the attested struct has no field for the id, so its signatures would not cover it. */
+export const TOKEN_ID_NOT_ATTESTABLE =
+  "token_id cannot be attested: a BalanceAttestation does not bind the token id (ERC-1155 balances are signed only inside verdicts, POST /api/conditions)";
 
 export interface SvmQuery {
   owner: string;
@@ -44,15 +56,20 @@ export interface SvmQuery {
   key: string;
 }
 
-/** `POST /api/ccq-evm`: ERC-20 / ERC-721 `balanceOf` on Ethereum, pinned to a block. */
+/** `POST /api/ccq-evm`: ERC-20 / ERC-721 `balanceOf`, or ERC-1155 with `token_id`, on Ethereum, pinned to a block. */
 export function evmChain(reader: EvmBalanceReader, cacheTtlMs: number, metrics: ApiMetrics): BalanceChain<EvmQuery, EvmBalance> {
   return {
     url: "/api/ccq-evm",
-    summary: "ERC-20 / ERC-721 balance of a wallet on Ethereum",
+    summary: "ERC-20 / ERC-721 balance of a wallet on Ethereum, or ERC-1155 with token_id",
     fields: ["user_address", "contract_address"],
+    optionalFields: {
+      [TOKEN_ID_FIELD]:
+        "ERC-1155: the token id, a decimal string (digits only, at most 78, below 2^256; leading zeros accepted), echoed normalised. " +
+        "Not with ?attest=true. Without it, the ERC-20 / ERC-721 balanceOf(owner)",
+    },
     queryResultPattern: "^0x[0-9a-f]{64}$",
     batch: {
-      summary: "Up to 100 ERC-20 / ERC-721 balances on Ethereum, all at one block",
+      summary: "Up to 100 ERC-20 / ERC-721 / ERC-1155 balances on Ethereum, all at one block",
       description: "Each item is answered as POST /api/ccq-evm would answer it; data.blockNumber is the block every item was read at.",
       positionField: "blockNumber",
       positionDescription: "The Ethereum block every item was read at",
@@ -60,13 +77,19 @@ export function evmChain(reader: EvmBalanceReader, cacheTtlMs: number, metrics: 
     parse: (body) => {
       const owner = parseEvmAddress("user_address", body.user_address);
       const asset = parseEvmAddress("contract_address", body.contract_address);
-      return { owner, asset, key: `${asset}:${owner}` };
+      const tokenId = body[TOKEN_ID_FIELD] === undefined ? undefined : parseDecimalUint256(TOKEN_ID_FIELD, body[TOKEN_ID_FIELD]);
+      return { owner, asset, tokenId, key: tokenId === undefined ? `${asset}:${owner}` : `${asset}:${owner}:${tokenId}` };
     },
-    // The owner as the request spelled it.
-    echoedOwner: (body) => body.user_address,
+    // The owner as the request spelled it; the token id normalised ("007" is "7"), as it was read.
+    echo: (body, { tokenId }) => {
+      const echo: Record<string, string> = { user_address: body.user_address };
+      if (tokenId !== undefined) echo[TOKEN_ID_FIELD] = tokenId.toString();
+      return echo;
+    },
     head: () => reader.latestBlock(),
-    read: ({ owner, asset }, block) => (block === undefined ? reader.balanceOf(asset, owner) : reader.balanceOf(asset, owner, block)),
+    read: ({ owner, asset, tokenId }, block) => reader.balanceOf(asset, owner, block, tokenId),
     cache: new ReadThroughCache<EvmBalance>("evm", cacheTtlMs, metrics, (read) => read.blockNumber),
+    unattestable: ({ tokenId }) => (tokenId === undefined ? undefined : TOKEN_ID_NOT_ATTESTABLE),
     attest: (service, { owner, asset }) => attestEvm(service, owner, asset),
   };
 }
@@ -77,6 +100,7 @@ export function svmChain(reader: SolanaBalanceReader, cacheTtlMs: number, metric
     url: "/api/ccq-svm",
     summary: "SPL token / Solana NFT balance of a wallet on Solana",
     fields: ["owner_address", "token_mint_address"],
+    optionalFields: {},
     queryResultPattern: "^([0-9a-f]{2})*$",
     batch: {
       summary: "Up to 100 SPL token / Solana NFT balances on Solana, all at or after one finalized slot",
@@ -90,12 +114,13 @@ export function svmChain(reader: SolanaBalanceReader, cacheTtlMs: number, metric
       return { owner, mint, key: `${mint}:${owner}` };
     },
     // The owner as parsed: Solana addresses have one spelling.
-    echoedOwner: (_body, query) => query.owner,
+    echo: (_body, { owner }) => ({ owner_address: owner }),
     head: () => reader.latestSlot(),
     // Pinned: a cached answer serves only when it was read at the pinned slot itself, the single route's rule.
     read: ({ owner, mint }, slot) =>
       slot === undefined ? reader.balanceOf(owner, mint) : reader.balanceOf(owner, mint, { minContextSlot: slot }),
     cache: new ReadThroughCache<SolanaBalance>("svm", cacheTtlMs, metrics, (read) => read.slot),
+    unattestable: () => undefined,
     attest: (service, { owner, mint }) => attestSvm(service, owner, mint),
   };
 }

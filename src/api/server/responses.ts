@@ -24,8 +24,14 @@ export const ERROR_RESPONSES = {
   ...ATTESTATION_RESPONSES,
 } as const;
 
-/** A single answer's `data`; a batch entry's `data` is the same without the attestation. */
-export const successDataSchema = (ownerField: string, queryResultPattern: string, attested: boolean) => ({
+/** Optional string fields of a route's body (name → description), echoed in `data` when given. */
+export type OptionalFields = Readonly<Record<string, string>>;
+
+/**
+ * A single answer's `data`; a batch entry's `data` is the same without the attestation. `echoed` are the
+ * body's optional fields, repeated when the request gave them.
+ */
+export const successDataSchema = (ownerField: string, queryResultPattern: string, attested: boolean, echoed: OptionalFields = {}) => ({
   type: "object",
   properties: {
     [ownerField]: { type: "string" },
@@ -38,33 +44,48 @@ export const successDataSchema = (ownerField: string, queryResultPattern: string
       },
       required: ["balance", "QueryResult"],
     },
+    // Absent unless asked for (absent properties are not written): other answers stay byte-for-byte. Listed
+    // after `asset` because that is where they are written: fast-json-stringify writes required properties first.
+    ...Object.fromEntries(Object.entries(echoed).map(([field, description]) => [field, { type: "string", description }])),
     // Only with ?attest=true; absent properties are not written, so other answers stay byte-for-byte.
     ...(attested ? { attestation: attestationSchema } : {}),
   },
   required: [ownerField, "asset"],
 });
 
-export const successSchema = (ownerField: string, queryResultPattern: string) => ({
+export const successSchema = (ownerField: string, queryResultPattern: string, echoed: OptionalFields = {}) => ({
   description: SUCCESS_MESSAGE,
   type: "object",
   properties: {
     status: { type: "integer" },
     message: { type: "string" },
-    data: successDataSchema(ownerField, queryResultPattern, true),
+    data: successDataSchema(ownerField, queryResultPattern, true, echoed),
   },
   required: ["status", "message", "data"],
 });
 
-export const bodySchema = (fields: readonly [string, string]) => ({
+/**
+ * The two required fields (owner, asset) and the optional ones; nothing else is accepted. Every field is a
+ * string of at most 100 characters here; its format is checked when the chain parses it, with a message
+ * naming the field.
+ */
+export const bodySchema = (fields: readonly [string, string], optional: OptionalFields = {}) => ({
   type: "object",
-  properties: Object.fromEntries(fields.map((field) => [field, { type: "string", maxLength: 100 }])),
+  properties: {
+    ...Object.fromEntries(fields.map((field) => [field, { type: "string", maxLength: 100 }])),
+    ...Object.fromEntries(Object.entries(optional).map(([field, description]) => [field, { type: "string", maxLength: 100, description }])),
+  },
   required: fields,
   additionalProperties: false,
 });
 
-/** A 200 answer of a single route, or a batch entry's (without the attestation). */
-export function success(ownerField: string, owner: string, balance: bigint, queryResult: string, attestation?: unknown) {
-  const data = { [ownerField]: owner, asset: { balance, QueryResult: queryResult } };
+/**
+ * A 200 answer of a single route, or a batch entry's (without the attestation): `echo` is what `data`
+ * repeats of the request (the owner under its field, and `token_id` when asked). The serializer decides
+ * the order of the keys (successDataSchema).
+ */
+export function success(echo: Readonly<Record<string, string>>, balance: bigint, queryResult: string, attestation?: unknown) {
+  const data = { ...echo, asset: { balance, QueryResult: queryResult } };
   return { status: 200, message: SUCCESS_MESSAGE, data: attestation === undefined ? data : { ...data, attestation } };
 }
 

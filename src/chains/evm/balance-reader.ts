@@ -40,6 +40,8 @@ const MULTICALL3_ABI = parseAbi([
   "function aggregate3((address target, bool allowFailure, bytes callData)[] calls) payable returns ((bool success, bytes returnData)[] returnData)",
 ]);
 const BALANCE_OF_ABI = parseAbi(["function balanceOf(address owner) view returns (uint256)"]);
+const ERC1155_BALANCE_OF_ABI = parseAbi(["function balanceOf(address account, uint256 id) view returns (uint256)"]);
+const UINT256_LIMIT = 2n ** 256n;
 const WORD = 32;
 // Precompiles live at low addresses (0x01–0x0a on Ethereum, 0x100 on rollups) and some answer any call
 // with 32 bytes; no token can sit there.
@@ -49,6 +51,8 @@ interface PendingQuery {
   key: string;
   asset: string;
   owner: string;
+  /** The ERC-1155 token id; undefined: an ERC-20 / ERC-721 query. */
+  tokenId: bigint | undefined;
   /** The block to read at; undefined: the latest block when the batch leaves. */
   block: bigint | undefined;
   /** When it was queued (performance.now()): it leaves once it has had its window to gather others. */
@@ -58,19 +62,22 @@ interface PendingQuery {
 }
 
 /**
- * Reads ERC-20 and ERC-721 balances (`balanceOf(owner)`, the same selector for both) pinned to one
- * block. Queries arriving within `batchWindowMs` go upstream together as one Multicall3 `aggregate3`
- * eth_call at one block; while `maxBatchesInFlight` batches are upstream, new queries wait and leave
- * together when one returns, so the busier the API, the larger its batches (no added latency when
- * idle). A partial batch never leaves before its oldest query has had its window: queries that come
+ * Reads ERC-20 and ERC-721 balances (`balanceOf(owner)`, the same selector for both) and ERC-1155
+ * balances (`balanceOf(owner, id)`, when the query names a token id) pinned to one block. Queries arriving
+ * within `batchWindowMs` go upstream together as one Multicall3 `aggregate3` eth_call at one block; while
+ * `maxBatchesInFlight` batches are upstream, new queries wait and leave together when one returns, so the
+ * busier the API, the larger its batches (no added latency when idle). A partial batch never leaves before its oldest query has had its window: queries that come
  * one by one (clients whose connections open late, say) would otherwise each take the lane as soon as
  * a fast upstream freed it, one upstream request per query; so a trickle costs at most one request per
  * window, however fast the upstream answers. Identical queries in flight share one promise. A burst of
- * N distinct queries thus costs a handful of upstream requests, plus one for the block number.
+ * N distinct queries thus costs a handful of upstream requests, plus one for the block number. Both kinds
+ * of query share all of this: an `aggregate3` is a list of calls, each with its own calldata, so ERC-20
+ * and ERC-1155 queries of the moment leave in the same one.
  *
  * "Not found" is decided from the call's answer, so it costs nothing extra: an address without code
- * answers a call with no data, a contract without `balanceOf` reverts or answers something other than
- * one 32-byte word.
+ * answers a call with no data, a contract without the `balanceOf` asked for reverts or answers something
+ * other than one 32-byte word. The two selectors differ, so an ERC-20 asked with a token id, or an
+ * ERC-1155 asked without one, is not found rather than misread.
  *
  * One hostile contract must not spoil its batch: a call that fails inside a batch may have failed only
  * because another one burned the gas, so failures are read again without the calls that succeeded, and a
@@ -104,13 +111,17 @@ export class EvmBalanceReader {
   }
 
   /**
-   * The balance of `owner` in the token at `asset`, at `block` or else at the latest block. Both must be
-   * valid addresses (the API checks them). Queries for the same block (or both for the latest) in flight
-   * share one read; a pinned and an unpinned query do not, since they may be answered at different blocks.
+   * The balance of `owner` in the token at `asset`, at `block` or else at the latest block: with `tokenId`,
+   * of that ERC-1155 token id, else of the ERC-20 / ERC-721 token. Both addresses must be valid and the id
+   * a uint256 (the API checks them; this throws a TypeError otherwise). Queries for the same thing and the
+   * same block (or both for the latest) in flight share one read; a pinned and an unpinned query do not,
+   * since they may be answered at different blocks.
    */
-  balanceOf(asset: string, owner: string, block?: bigint): Promise<EvmBalance> {
+  balanceOf(asset: string, owner: string, block?: bigint, tokenId?: bigint): Promise<EvmBalance> {
     const [assetKey, ownerKey] = [canonicalAddress(asset), canonicalAddress(owner)];
-    const key = block === undefined ? `${assetKey}:${ownerKey}` : `${assetKey}:${ownerKey}@${block}`;
+    checkTokenId(tokenId);
+    const id = tokenId === undefined ? "" : `#${tokenId}`;
+    const key = block === undefined ? `${assetKey}:${ownerKey}${id}` : `${assetKey}:${ownerKey}${id}@${block}`;
     const existing = this.#inFlight.get(key);
     if (existing !== undefined) return existing;
     if (BigInt(assetKey) < LOWEST_CONTRACT_ADDRESS)
@@ -118,7 +129,7 @@ export class EvmBalanceReader {
     if (this.#queue.length >= this.#maxQueued)
       return Promise.reject(new SourceError("too many balance queries are waiting for the upstream"));
     const promise = new Promise<EvmBalance>((resolve, reject) => {
-      this.#queue.push({ key, asset: assetKey, owner: ownerKey, block, queuedAt: performance.now(), resolve, reject });
+      this.#queue.push({ key, asset: assetKey, owner: ownerKey, tokenId, block, queuedAt: performance.now(), resolve, reject });
       if (this.#queue.length >= this.#maxBatchSize) this.#flush();
       else this.#timer ??= setTimeout(() => this.#flush(), this.#batchWindowMs);
     }).finally(() => this.#inFlight.delete(key));
@@ -232,14 +243,17 @@ interface CallResult {
   word: string | undefined;
 }
 
-/** `aggregate3(calls)` calldata for `balanceOf(owner)` on each query's asset, every call allowed to fail. */
+/** `aggregate3(calls)` calldata for each query's `balanceOf` on its asset, every call allowed to fail. */
 function encodeAggregate3(batch: readonly PendingQuery[]): Hex {
-  const calls = batch.map((query) => ({
-    target: query.asset as Hex,
-    allowFailure: true,
-    callData: encodeFunctionData({ abi: BALANCE_OF_ABI, functionName: "balanceOf", args: [query.owner as Hex] }),
-  }));
+  const calls = batch.map((query) => ({ target: query.asset as Hex, allowFailure: true, callData: balanceOfCallData(query) }));
   return encodeFunctionData({ abi: MULTICALL3_ABI, functionName: "aggregate3", args: [calls] });
+}
+
+/** `balanceOf(owner)` (ERC-20, ERC-721), or `balanceOf(owner, id)` (ERC-1155) for a query with a token id. */
+function balanceOfCallData({ owner, tokenId }: PendingQuery): Hex {
+  return tokenId === undefined
+    ? encodeFunctionData({ abi: BALANCE_OF_ABI, functionName: "balanceOf", args: [owner as Hex] })
+    : encodeFunctionData({ abi: ERC1155_BALANCE_OF_ABI, functionName: "balanceOf", args: [owner as Hex, tokenId] });
 }
 
 /** The `(bool success, bytes returnData)[]` that aggregate3 returned, checked to hold `count` results. */
@@ -259,8 +273,19 @@ function decodeAggregate3(raw: unknown, count: number): CallResult[] {
   }));
 }
 
-function notFound(query: PendingQuery): AssetNotFoundError {
-  return new AssetNotFoundError(`no ERC-20 or ERC-721 contract at ${query.asset}`);
+function notFound({ asset, tokenId }: PendingQuery): AssetNotFoundError {
+  return new AssetNotFoundError(tokenId === undefined ? `no ERC-20 or ERC-721 contract at ${asset}` : `no ERC-1155 contract at ${asset}`);
+}
+
+/**
+ * A token id must be a uint256, and is checked here, where its caller gets the error: viem would refuse it
+ * only while encoding the whole aggregate3, failing every query batched with it.
+ */
+function checkTokenId(tokenId: bigint | undefined): void {
+  if (tokenId === undefined) return;
+  if (typeof tokenId !== "bigint" || tokenId < 0n || tokenId >= UINT256_LIMIT) {
+    throw new TypeError(`${String(tokenId)} is not an ERC-1155 token id (a uint256)`);
+  }
 }
 
 /** Lower-case hex: one spelling per address for keys and calls (checksumming would cost a keccak each). */

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
 import { expect } from "chai";
-import { ContractFactory, getAddress, hexlify, JsonRpcProvider, randomBytes, Wallet } from "ethers";
+import { Contract, ContractFactory, getAddress, hexlify, JsonRpcProvider, randomBytes, Wallet } from "ethers";
 import hre from "hardhat";
 
 import { EvmBalanceReader } from "../../../src/chains/evm/balance-reader.ts";
@@ -15,6 +15,11 @@ import { MULTICALL3_ADDRESS } from "../../../src/op/predeploys.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 
 const ABOVE_2_53 = 2n ** 53n + 12_345n;
+/** ERC-1155 ids the holder has: 0, a small one, and one above 2^53 (kept exactly, not as a float). */
+const ID_ZERO = 0n;
+const ID_SMALL = 7n;
+const ID_ABOVE_2_53 = 2n ** 200n + 3n;
+const MAX_UINT256 = 2n ** 256n - 1n;
 
 /** A local HTTP server that answers JSON-RPC however `handler` says (down, slow, garbage). */
 async function fakeUpstream(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
@@ -29,6 +34,8 @@ describe("source adapter: EVM balances", function () {
   let provider: JsonRpcProvider;
   let erc20: string;
   let erc721: string;
+  let erc1155: string;
+  let deployer: Wallet;
   const holder = Wallet.createRandom().address;
   const nobody = Wallet.createRandom().address;
 
@@ -36,7 +43,7 @@ describe("source adapter: EVM balances", function () {
     anvil = await startAnvil({ chainId: 1, disableCodeSizeLimit: hre.globalOptions.coverage });
     provider = devnetProvider(anvil.rpcUrl, 1);
     await installMulticall3(provider);
-    const deployer = new Wallet(devAccount(0).privateKey, provider);
+    deployer = new Wallet(devAccount(0).privateKey, provider);
     const deploy = async (name: string, args: unknown[]) => {
       const artifact = await hre.artifacts.readArtifact(name);
       const contract = await new ContractFactory(artifact.abi, artifact.bytecode, deployer).deploy(...args);
@@ -44,6 +51,7 @@ describe("source adapter: EVM balances", function () {
     };
     erc20 = await deploy("PlainERC20", [holder, ABOVE_2_53]);
     erc721 = await deploy("PlainERC721", [holder, 3]);
+    erc1155 = await deploy("PlainERC1155", [holder, [ID_ZERO, ID_SMALL, ID_ABOVE_2_53], [5n, 11n, ABOVE_2_53]]);
   });
   after(async function () {
     provider?.destroy();
@@ -145,6 +153,106 @@ describe("source adapter: EVM balances", function () {
     // arrives while none is waiting would go out alone; with it, one request per 10 ms window at most.
     expect(counts.ok - before).to.be.at.most(Math.ceil(elapsedMs / 10) + 1);
     expect(counts.ok - before).to.be.below(50);
+  });
+
+  describe("ERC-1155 (a token id)", function () {
+    const word = (value: bigint) => `0x${value.toString(16).padStart(64, "0")}`;
+    const failure = (promise: Promise<unknown>) => promise.catch((error: unknown) => error);
+
+    it("reads balanceOf(owner, id): an id and an amount above 2^53 exactly, id 0, and an unheld id as 0", async function () {
+      const { reader: evm } = reader([anvil.rpcUrl]);
+      const big = await evm.balanceOf(erc1155, holder, undefined, ID_ABOVE_2_53);
+      expect(big.balance).to.equal(ABOVE_2_53);
+      expect(big.queryResult).to.equal(word(ABOVE_2_53));
+      expect(big.blockNumber).to.equal(BigInt(await provider.getBlockNumber()));
+      expect((await evm.balanceOf(erc1155, holder, undefined, ID_ZERO)).balance).to.equal(5n);
+      expect((await evm.balanceOf(erc1155, holder, undefined, ID_SMALL)).balance).to.equal(11n);
+      const unheld = await evm.balanceOf(erc1155, holder, undefined, ID_ABOVE_2_53 + 1n);
+      expect([unheld.balance, unheld.queryResult]).to.deep.equal([0n, word(0n)]);
+      expect((await evm.balanceOf(erc1155, nobody, undefined, ID_SMALL)).balance).to.equal(0n);
+      expect((await evm.balanceOf(erc1155, holder, undefined, MAX_UINT256)).balance).to.equal(0n);
+    });
+
+    it("reports an ERC-20 or ERC-721 asked with an id, and an ERC-1155 asked without one, as not found, naming the kind", async function () {
+      const { reader: evm } = reader([anvil.rpcUrl]);
+      const erc20WithId = await failure(evm.balanceOf(erc20, holder, undefined, ID_SMALL));
+      expect(erc20WithId).to.be.instanceOf(AssetNotFoundError);
+      expect((erc20WithId as Error).message).to.equal(`no ERC-1155 contract at ${erc20.toLowerCase()}`);
+      expect(await failure(evm.balanceOf(erc721, holder, undefined, 1n))).to.be.instanceOf(AssetNotFoundError);
+      expect(await failure(evm.balanceOf(nobody, holder, undefined, 1n))).to.be.instanceOf(AssetNotFoundError);
+      const erc1155WithoutId = await failure(evm.balanceOf(erc1155, holder));
+      expect(erc1155WithoutId).to.be.instanceOf(AssetNotFoundError);
+      expect((erc1155WithoutId as Error).message).to.equal(`no ERC-20 or ERC-721 contract at ${erc1155.toLowerCase()}`);
+    });
+
+    it("refuses an id outside uint256 with a TypeError, before anything is queued or asked", async function () {
+      const { reader: evm, counts } = reader([anvil.rpcUrl]);
+      expect(() => evm.balanceOf(erc1155, holder, undefined, -1n)).to.throw(TypeError, /uint256/);
+      expect(() => evm.balanceOf(erc1155, holder, undefined, MAX_UINT256 + 1n)).to.throw(TypeError, /uint256/);
+      expect(() => evm.balanceOf(erc1155, holder, undefined, 1 as unknown as bigint)).to.throw(TypeError);
+      expect(counts.ok + counts.error).to.equal(0);
+    });
+
+    it("sends a burst mixing ERC-20, ERC-721 and ERC-1155 queries as one aggregate3, each answered by its own selector", async function () {
+      const { reader: evm, counts } = reader([anvil.rpcUrl], {}, 60_000);
+      await evm.latestBlock(); // the head is known: every request counted below is an aggregate3
+      const before = counts.ok;
+      const owners = Array.from({ length: 20 }, () => getAddress(hexlify(randomBytes(20))));
+      const [fungible, nft, big, zero, same, withoutIdDuplicate, ...rest] = await Promise.all([
+        evm.balanceOf(erc20, holder),
+        evm.balanceOf(erc721, holder),
+        evm.balanceOf(erc1155, holder, undefined, ID_ABOVE_2_53),
+        evm.balanceOf(erc1155, holder, undefined, ID_ZERO),
+        evm.balanceOf(erc1155, holder, undefined, ID_ABOVE_2_53), // the same query in flight: shared
+        evm.balanceOf(erc20, holder), // likewise
+        ...owners.flatMap((owner) => [evm.balanceOf(erc20, owner), evm.balanceOf(erc1155, owner, undefined, ID_SMALL)]),
+      ]);
+      expect([fungible.balance, nft.balance, big.balance, zero.balance]).to.deep.equal([ABOVE_2_53, 3n, ABOVE_2_53, 5n]);
+      expect(same, "one read, one answer object").to.equal(big);
+      expect(withoutIdDuplicate).to.equal(fungible);
+      expect(rest.every((result) => result.balance === 0n)).to.equal(true);
+      expect(new Set([fungible, big, ...rest].map((result) => result.blockNumber)).size).to.equal(1);
+      expect(counts.ok - before, "one eth_call for the whole burst").to.equal(1);
+      expect(counts.error).to.equal(0);
+    });
+
+    it("keeps queries apart that differ only in the id, or in having one", async function () {
+      const { reader: evm } = reader([anvil.rpcUrl]);
+      const [zero, small, withoutId] = await Promise.all([
+        evm.balanceOf(erc1155, holder, undefined, ID_ZERO),
+        evm.balanceOf(erc1155, holder, undefined, ID_SMALL),
+        failure(evm.balanceOf(erc1155, holder)),
+      ]);
+      expect([zero.balance, small.balance]).to.deep.equal([5n, 11n]);
+      expect(withoutId).to.be.instanceOf(AssetNotFoundError);
+    });
+
+    it("reads an id pinned to a block: before and after a transfer, beside an unpinned query", async function () {
+      const artifact = await hre.artifacts.readArtifact("PlainERC1155");
+      const deployed = await new ContractFactory(artifact.abi, artifact.bytecode, deployer).deploy(
+        deployer.address,
+        [ID_ABOVE_2_53],
+        [100n],
+      );
+      await deployed.waitForDeployment();
+      const token = new Contract(await deployed.getAddress(), artifact.abi, deployer);
+      const receiver = getAddress(hexlify(randomBytes(20)));
+      const before = BigInt(await provider.getBlockNumber());
+      await (await token.getFunction("safeTransferFrom")(deployer.address, receiver, ID_ABOVE_2_53, 30n, "0x")).wait();
+      const after = BigInt(await provider.getBlockNumber());
+      const { reader: evm } = reader([anvil.rpcUrl]);
+      const asset = await token.getAddress();
+      const [pinnedBefore, pinnedAfter, latest] = await Promise.all([
+        evm.balanceOf(asset, receiver, before, ID_ABOVE_2_53),
+        evm.balanceOf(asset, receiver, after, ID_ABOVE_2_53),
+        evm.balanceOf(asset, deployer.address, undefined, ID_ABOVE_2_53),
+      ]);
+      expect([pinnedBefore.balance, pinnedBefore.blockNumber]).to.deep.equal([0n, before]);
+      expect([pinnedAfter.balance, pinnedAfter.blockNumber]).to.deep.equal([30n, after]);
+      expect(latest.balance).to.equal(70n);
+      // Before the token existed there was no code: not found, as for any asset.
+      expect(await failure(evm.balanceOf(asset, receiver, before - 1n, ID_ABOVE_2_53))).to.be.instanceOf(AssetNotFoundError);
+    });
   });
 
   it("fails over from an upstream that is down, slow or answers garbage", async function () {
