@@ -1,6 +1,8 @@
 import { getAddress, isAddress, verifyMessage } from "ethers";
 import { z } from "zod";
 
+import type { ConditionRequest } from "@avn/protocol/conditions";
+
 /**
  * The attestation hub's wire protocol: JSON text frames over one WebSocket that each circuit node opens
  * to the API (`/attest/ws`; nodes accept no connection). Shared by the hub and the node so the two
@@ -23,6 +25,14 @@ export const CLOSE_CODE = {
 } as const;
 /** Most license ids one hello names (as many as one attestation signature may carry). */
 export const MAX_HELLO_LICENSES = 256;
+/**
+ * Largest frame after login, either way: a node's signed answer with its license list, and the hub's
+ * requests. The largest request is a condition's: 16 leaves with every field at its longest (ERC-1155
+ * leaves with a 78-digit token id, min and max), each under four `atLeast` (the longest way to nest 4
+ * deep), both owners and the link: 7,086 bytes. A node's condition answer with 16 licenses of 78 digits
+ * is 1,825 (test/ts/attestation/ConditionAttestation.ts builds both and checks they stay under half of this).
+ */
+export const MAX_FRAME_BYTES = 16 * 1024;
 
 export interface AttestQuery {
   /** 0 Ethereum, 1 Solana (`AttestedChain`). */
@@ -36,14 +46,75 @@ export interface AttestQuery {
   issuedAt: bigint;
 }
 
+/** A condition as a round asks it: the request in its normal form as the API parsed it, without `reveal` (nodes sign no balances). */
+export type ConditionFrameRequest = Pick<ConditionRequest, "owners" | "condition" | "links">;
+
+/** A condition round's question: the request, the pinned positions (0 for a chain without leaves), and the API's own verdict. */
+export interface ConditionQuery {
+  request: ConditionFrameRequest;
+  /** The Ethereum block every Ethereum leaf is read at; 0 when the condition has none. */
+  ethereumBlock: bigint;
+  /** The minimum Solana slot every Solana leaf is read at; 0 when the condition has none. */
+  solanaSlot: bigint;
+  /** Seconds since the epoch, pinned by the hub (the L2 head's timestamp). */
+  issuedAt: bigint;
+  /** What the API read and evaluated itself: a node signs only when its own reads give the same. */
+  verdict: boolean;
+}
+
 /** Hub → node. */
 export type HubMessage =
   | { type: "challenge"; hub: string; chainId: string; nonce: string }
   | { type: "welcome"; licenseIds: string[] }
-  | { type: "attest"; id: string; chain: number; owner: string; asset: string; sourceBlock: string; issuedAt: string };
+  | { type: "attest"; id: string; chain: number; owner: string; asset: string; sourceBlock: string; issuedAt: string }
+  | {
+      type: "attestCondition";
+      id: string;
+      request: ConditionFrameRequest;
+      ethereumBlock: string;
+      solanaSlot: string;
+      issuedAt: string;
+      verdict: boolean;
+    };
 
 const decimal = z.string().regex(/^\d{1,78}$/);
 const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
+/** A position or an issue time: the struct's `uint64`, as a decimal string. */
+const uint64 = z
+  .string()
+  .regex(/^\d{1,20}$/)
+  .refine((value) => BigInt(value) < 2n ** 64n, "above uint64");
+const roundId = z.string().max(64);
+const nodeSignature = z.string().regex(/^0x[0-9a-fA-F]{130}$/);
+
+/**
+ * The hub's requests, as a node (and an instance relaying another's round) checks them on arrival: the hub
+ * is not trusted. A condition's `request` is checked here for its shape only (no key but these three);
+ * the node parses it again with `parseConditionRequest` and requires it in its normal form.
+ */
+export const attestRequestSchema = z.object({
+  type: z.literal("attest"),
+  id: roundId,
+  chain: z.union([z.literal(0), z.literal(1)]),
+  owner: z.string().max(64),
+  asset: z.string().max(64),
+  sourceBlock: uint64,
+  issuedAt: uint64,
+});
+export const attestConditionRequestSchema = z.object({
+  type: z.literal("attestCondition"),
+  id: roundId,
+  request: z.strictObject({ owners: z.unknown(), condition: z.unknown(), links: z.unknown().optional() }),
+  ethereumBlock: uint64,
+  solanaSlot: uint64,
+  issuedAt: uint64,
+  verdict: z.boolean(),
+});
+/** A round's request (either kind), as the hub sends it to its nodes and relays it to the other instances. */
+export const roundRequestSchema = z.discriminatedUnion("type", [attestRequestSchema, attestConditionRequestSchema]);
+
+/** The longest refusal reason a node may send (a longer one is a malformed frame, which closes the connection). */
+export const MAX_REFUSAL_REASON = 200;
 
 /** Node → hub, validated on arrival; anything else closes the connection. */
 export const nodeMessageSchema = z.discriminatedUnion("type", [
@@ -62,7 +133,7 @@ export const nodeMessageSchema = z.discriminatedUnion("type", [
   }),
   z.object({
     type: z.literal("attestation"),
-    id: z.string().max(64),
+    id: roundId,
     message: z.object({
       chain: z.enum(["0", "1"]),
       owner: hex32,
@@ -73,11 +144,28 @@ export const nodeMessageSchema = z.discriminatedUnion("type", [
       issuedAt: decimal,
     }),
     licenseIds: z.array(decimal).min(1).max(256),
-    signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/),
+    signature: nodeSignature,
   }),
-  z.object({ type: z.literal("refusal"), id: z.string().max(64), reason: z.string().max(200) }),
+  z.object({
+    type: z.literal("conditionAttestation"),
+    id: roundId,
+    message: z.object({
+      conditionHash: hex32,
+      ownersHash: hex32,
+      // A JSON boolean only: the string "false" is truthy, and must not pass for a verdict.
+      verdict: z.boolean(),
+      ethereumBlock: uint64,
+      solanaSlot: uint64,
+      issuedAt: uint64,
+    }),
+    licenseIds: z.array(decimal).min(1).max(256),
+    signature: nodeSignature,
+  }),
+  z.object({ type: z.literal("refusal"), id: roundId, reason: z.string().max(MAX_REFUSAL_REASON) }),
 ]);
 export type NodeMessage = z.infer<typeof nodeMessageSchema>;
+/** A node's answer to a round: a signature of either kind, or a refusal. */
+export type NodeAnswer = Extract<NodeMessage, { type: "attestation" | "conditionAttestation" | "refusal" }>;
 
 /** Parses a node's frame; undefined when it is not JSON or not one of the messages above. */
 export function parseNodeMessage(raw: string): NodeMessage | undefined {

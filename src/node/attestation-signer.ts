@@ -1,35 +1,28 @@
 import { address } from "@solana/kit";
-import type { Wallet } from "ethers";
 
-import { AssetNotFoundError } from "../chains/rpc/errors.ts";
 import { attestationMessageToJson, signAttestation } from "../common/attestation.ts";
-import { AttestedChain, MAX_ATTESTATION_LICENSES, type AttestationDomain, type BalanceAttestation } from "@avn/protocol/attestation";
+import { AttestedChain, type BalanceAttestation } from "@avn/protocol/attestation";
 import { queryResultHash } from "../common/query-result.ts";
 import { encodeSubject } from "../common/attestation-subject.ts";
 import type { HubMessage } from "../common/hub-protocol.ts";
 import type { PinnedReaders } from "../chains/pinned-readers.ts";
+import {
+  blockLagRefusal,
+  issueTimeRefusal,
+  readFailure,
+  refusal,
+  signingLicenses,
+  uint64Of,
+  type Refusal,
+  type SigningOptions,
+} from "./signing-rules.ts";
 
 type AttestRequest = Extract<HubMessage, { type: "attest" }>;
 export type AttestReply =
-  | { type: "attestation"; id: string; message: Record<keyof BalanceAttestation, string>; licenseIds: string[]; signature: string }
-  | { type: "refusal"; id: string; reason: string };
+  { type: "attestation"; id: string; message: Record<keyof BalanceAttestation, string>; licenseIds: string[]; signature: string } | Refusal;
 
-export interface AttestationSignerOptions {
-  wallet: Pick<Wallet, "signTypedData">;
-  domain: AttestationDomain;
+export interface AttestationSignerOptions extends SigningOptions {
   pinned: PinnedReaders;
-  /** The node's own Ethereum head (its source RPCs), to refuse positions too far back. */
-  evmHead: () => Promise<bigint>;
-  /** The licenses delegated to this node that it signs for. */
-  licenses: () => readonly bigint[];
-  maxBlockLag: number;
-  /**
-   * The timestamp of the node's own latest L2 block (its L2 provider; cached about a second, concurrent
-   * reads coalesced): the clock the hub's issue time is checked against, since the hub pins the L2 head's.
-   */
-  l2HeadTime: () => Promise<bigint>;
-  /** The most seconds the issue time may be off `l2HeadTime()`, either way (the two views of the L2 head). */
-  maxClockSkewSeconds: number;
 }
 
 /**
@@ -48,30 +41,22 @@ export class AttestationSigner {
   }
 
   async answer(request: AttestRequest): Promise<AttestReply> {
-    const refuse = (reason: string): AttestReply => ({ type: "refusal", id: request.id, reason });
+    const refuse = (reason: string): AttestReply => refusal(request.id, reason);
     const licenses = this.options.licenses();
     if (licenses.length === 0) return refuse("no license is delegated to this node");
     const chain = request.chain;
     if (chain !== AttestedChain.ethereum && chain !== AttestedChain.solana) return refuse("unknown chain");
     if (!validAddress(chain, request.owner) || !validAddress(chain, request.asset)) return refuse("malformed address");
-    if (!/^\d{1,20}$/.test(request.sourceBlock) || !/^\d{1,20}$/.test(request.issuedAt)) return refuse("malformed position or issue time");
-    const sourceBlock = BigInt(request.sourceBlock);
-    const issuedAt = BigInt(request.issuedAt);
-    let headTime: bigint;
-    try {
-      headTime = await this.options.l2HeadTime();
-    } catch (error) {
-      return refuse(`the L2 head could not be read (${(error as Error)?.name ?? "error"})`);
-    }
-    const skew = issuedAt - headTime;
-    if (skew > BigInt(this.options.maxClockSkewSeconds) || -skew > BigInt(this.options.maxClockSkewSeconds))
-      return refuse(`issue time ${request.issuedAt} is ${skew} s off this node's L2 head (${headTime})`);
+    const sourceBlock = uint64Of(request.sourceBlock);
+    const issuedAt = uint64Of(request.issuedAt);
+    if (sourceBlock === undefined || issuedAt === undefined) return refuse("malformed position or issue time");
+    const late = await issueTimeRefusal(issuedAt, this.options);
+    if (late !== undefined) return refuse(late);
     let read: { balance: bigint; queryResult: string };
     try {
       if (chain === AttestedChain.ethereum) {
-        const head = await this.options.evmHead();
-        if (sourceBlock + BigInt(this.options.maxBlockLag) < head)
-          return refuse(`block ${sourceBlock} is more than ${this.options.maxBlockLag} blocks below the head`);
+        const lag = await blockLagRefusal(sourceBlock, this.options);
+        if (lag !== undefined) return refuse(lag);
         read = await this.options.pinned.evmAt(sourceBlock).balanceOf(request.asset, request.owner);
       } else {
         const solana = await this.options.pinned.solanaFrom(sourceBlock).balanceOf(request.owner, request.asset);
@@ -79,7 +64,7 @@ export class AttestationSigner {
         read = solana;
       }
     } catch (error) {
-      return refuse(error instanceof AssetNotFoundError ? "not found" : `source read failed (${(error as Error)?.name ?? "error"})`);
+      return refuse(readFailure(error));
     }
     const attestation: BalanceAttestation = {
       chain,
@@ -89,9 +74,7 @@ export class AttestationSigner {
       sourceBlock,
       issuedAt,
     };
-    // One canonical order (ascending), and no more than one attestation may name: the signature covers the
-    // list exactly as it is sent, so nobody can trim it later.
-    const licenseIds = [...new Set(licenses)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, MAX_ATTESTATION_LICENSES);
+    const licenseIds = signingLicenses(licenses);
     const signature = await signAttestation(this.options.wallet, this.options.domain, attestation, licenseIds);
     return {
       type: "attestation",

@@ -28,8 +28,8 @@ export class NodeMetrics {
   });
   readonly attestations = new Counter({
     name: "node_attestations_total",
-    help: "Attestation requests of the hub, by outcome (signed, refused)",
-    labelNames: ["outcome"] as const,
+    help: "Attestation requests of the hub, by kind (balance, condition) and outcome (signed, refused)",
+    labelNames: ["kind", "outcome"] as const,
     registers: [this.registry],
   });
   readonly hubConnected = new Gauge({

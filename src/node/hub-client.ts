@@ -8,9 +8,11 @@ import { attestationDomain } from "../common/attestation.ts";
 import { urlOrigin } from "../common/environment.ts";
 import { challengeText, hubUrlAllowed, MAX_HELLO_LICENSES, normalizeHubUrl, type HubMessage } from "../common/hub-protocol.ts";
 import { AttestationSigner } from "./attestation-signer.ts";
+import { ConditionSigner } from "./condition-signer.ts";
 import { expectedHubName, hubUrlsOf, type NodeConfig } from "./config.ts";
 import type { NodeMetrics } from "./health.ts";
 import { PinnedReaders } from "../chains/pinned-readers.ts";
+import { refusal, type SigningOptions } from "./signing-rules.ts";
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
@@ -25,12 +27,14 @@ export interface HubClientOptions {
   chainId: bigint;
   wallet: Pick<Wallet, "address" | "signMessage" | "signTypedData">;
   signer: Pick<AttestationSigner, "answer">;
+  /** Answers the hub's condition requests; without it, each is refused (a node built before conditions). */
+  conditionSigner?: Pick<ConditionSigner, "answer">;
   /** The licenses the node operates, named in its hello (the hub reads only these); the first 256 are sent. */
   licenses: () => readonly bigint[];
   logger: Logger;
   /** Told when the hub admits the node or the connection closes, and of each request's outcome. */
   onAdmitted?: (admitted: boolean) => void;
-  onAnswered?: (outcome: "signed" | "refused") => void;
+  onAnswered?: (outcome: "signed" | "refused", kind: "balance" | "condition") => void;
   /** Reconnect delays (tests shorten them). */
   firstRetryMs?: number;
   maxRetryMs?: number;
@@ -42,10 +46,10 @@ export interface HubClientOptions {
  * The node's one outbound WebSocket to the API's attestation hub (the node opens no port). It answers the
  * login challenge with its burner key only when the challenge names the hub it expects and its own L2
  * chain, signing the URL it dialled with it (a relay forwarding the real hub's challenge gets a login the
- * real hub refuses) and naming its licenses; then it answers attestation requests through `signer`. When a
- * connection closes or fails, the next URL of `urls` is tried after a backoff (0.5 s doubling to 30 s,
- * reset once admitted), like the node's L2 subscription. Throws when a URL is ws:// to another machine
- * without `allowInsecure`. Returns stop.
+ * real hub refuses) and naming its licenses; then it answers balance requests through `signer` and
+ * condition requests through `conditionSigner`. When a connection closes or fails, the next URL of `urls`
+ * is tried after a backoff (0.5 s doubling to 30 s, reset once admitted), like the node's L2 subscription.
+ * Throws when a URL is ws:// to another machine without `allowInsecure`. Returns stop.
  */
 export function connectToHub(options: HubClientOptions): () => Promise<void> {
   const logger = options.logger.child({ component: "hub-client" });
@@ -121,16 +125,21 @@ export function connectToHub(options: HubClientOptions): () => Promise<void> {
         retryMs = firstRetryMs;
         options.onAdmitted?.(true);
         logger.info({ hub, licenses: message.licenseIds.map(String) }, "admitted by the attestation hub");
-      } else if (message.type === "attest") {
-        void options.signer.answer(message).then(
+      } else if (message.type === "attest" || message.type === "attestCondition") {
+        const kind = message.type === "attest" ? "balance" : "condition";
+        const answering =
+          message.type === "attest"
+            ? options.signer.answer(message)
+            : (options.conditionSigner?.answer(message) ?? Promise.resolve(refusal(message.id, "this node does not sign conditions")));
+        void answering.then(
           (reply) => {
-            options.onAnswered?.(reply.type === "attestation" ? "signed" : "refused");
+            options.onAnswered?.(reply.type === "refusal" ? "refused" : "signed", kind);
             send(reply);
           },
           (error: unknown) => {
-            logger.warn({ requestId: message.id, error: (error as Error)?.name ?? "error" }, "attestation failed");
-            options.onAnswered?.("refused");
-            send({ type: "refusal", id: message.id, reason: "internal error" });
+            logger.warn({ requestId: message.id, kind, error: (error as Error)?.name ?? "error" }, "attestation failed");
+            options.onAnswered?.("refused", kind);
+            send(refusal(message.id, "internal error"));
           },
         );
       }
@@ -207,26 +216,29 @@ export function startAttesting(
     node.evmRpc,
     createFailoverTransport({ urls: config.SOLANA_RPC_URLS, timeoutMs: config.UPSTREAM_TIMEOUT_MS }),
   );
-  const signer = new AttestationSigner({
+  // One set of rules for both kinds of signature: the same key, domain, licenses and tolerances.
+  const rules: SigningOptions = {
     wallet: node.wallet,
     domain: attestationDomain(node.chainId, config.ATTESTATION_VERIFIER),
-    pinned,
     evmHead: () => node.evm.latestBlock(),
     licenses: node.licenses,
     maxBlockLag: config.ATTESTATION_MAX_BLOCK_LAG,
     l2HeadTime: l2HeadTimeReader(node.l2, { onError: node.onL2Error }),
     maxClockSkewSeconds: config.ATTESTATION_MAX_CLOCK_SKEW_SECONDS,
-  });
+  };
+  const signer = new AttestationSigner({ ...rules, pinned });
+  const conditionSigner = new ConditionSigner({ ...rules, pinned });
   return connectToHub({
     urls,
     hubName: expectedHubName(config, node.chainId),
     chainId: node.chainId,
     wallet: node.wallet,
     signer,
+    conditionSigner,
     licenses: node.licenses,
     allowInsecure: config.ATTESTATION_HUB_ALLOW_INSECURE,
     logger: node.logger,
     onAdmitted: (admitted) => node.metrics.hubConnected.set(admitted ? 1 : 0),
-    onAnswered: (outcome) => node.metrics.attestations.inc({ outcome }),
+    onAnswered: (outcome, kind) => node.metrics.attestations.inc({ outcome, kind }),
   });
 }

@@ -22,11 +22,16 @@ export interface AttestedAnswer {
   attestation: AttestationJson;
 }
 
+/** The Ethereum block attested answers are pinned to: `evmConfirmations` below the head (a reorg that deep is not expected). */
+export async function pinnedEvmBlock(service: Pick<AttestationService, "evm" | "hub">): Promise<bigint> {
+  const head = await service.evm.latestBlock();
+  const confirmations = BigInt(service.hub.evmConfirmations);
+  return head > confirmations ? head - confirmations : 0n;
+}
+
 /** An attested ERC-20 / ERC-721 balance at the block `evmConfirmations` below the head. */
 export async function attestEvm(service: AttestationService, owner: string, asset: string): Promise<AttestedAnswer> {
-  const [head, issuedAt] = await Promise.all([service.evm.latestBlock(), service.hub.issuedAt()]);
-  const confirmations = BigInt(service.hub.evmConfirmations);
-  const sourceBlock = head > confirmations ? head - confirmations : 0n;
+  const [sourceBlock, issuedAt] = await Promise.all([pinnedEvmBlock(service), service.hub.issuedAt()]);
   return attest(service, { chain: AttestedChain.ethereum, owner, asset, sourceBlock, issuedAt }, () =>
     service.pinned.evmAt(sourceBlock).balanceOf(asset, owner),
   );

@@ -2,12 +2,13 @@ import type { FastifyInstance } from "fastify";
 import { getAddress } from "ethers";
 
 import { attestationDomain } from "../../common/attestation.ts";
-import { type AttestationDomain } from "@avn/protocol/attestation";
+import { type AttestationDomain, type BalanceAttestation } from "@avn/protocol/attestation";
+import type { ConditionAttestation } from "@avn/protocol/conditions";
 import type { ApiMetrics } from "../metrics.ts";
 import { L2HeadFollower } from "./l2-head.ts";
 import { LicenseChecker } from "./license-checker.ts";
 import { NodeStats } from "./node-stats.ts";
-import { hubName, type AttestQuery } from "../../common/hub-protocol.ts";
+import { hubName, type AttestQuery, type ConditionQuery } from "../../common/hub-protocol.ts";
 import type { HubBus } from "./bus/bus.ts";
 import { AttestationRounds, QuorumNotReachedError, type Attested } from "./rounds.ts";
 import { HubSessions, type HubAdmissionOptions } from "./sessions.ts";
@@ -39,7 +40,8 @@ export interface AttestationHubOptions {
 
 /**
  * The attestation hub (docs/api.md, "Attested answers"): the WebSocket endpoint circuit nodes connect out
- * to, the admitted sessions, and the rounds that gather a quorum of node signatures for one query.
+ * to, the admitted sessions, and the rounds that gather a quorum of node signatures for one query (a
+ * balance) or one verdict (a holding condition).
  */
 export class AttestationHub {
   readonly name: string;
@@ -139,8 +141,16 @@ export class AttestationHub {
   }
 
   /** Fans `query` out and resolves with the first struct signed by a quorum; throws `QuorumNotReachedError`. */
-  gather(query: AttestQuery): Promise<Attested> {
+  gather(query: AttestQuery): Promise<Attested<BalanceAttestation>> {
     return this.#rounds.gather(query, this.deadlineMs);
+  }
+
+  /**
+   * Fans a condition out with the API's own verdict and resolves once a quorum signed that very struct
+   * (each node reads every leaf itself and signs only the verdict it reads); throws `QuorumNotReachedError`.
+   */
+  gatherCondition(query: ConditionQuery): Promise<Attested<ConditionAttestation>> {
+    return this.#rounds.gatherCondition(query, this.deadlineMs);
   }
 
   /**

@@ -1,14 +1,14 @@
 import { randomBytes } from "node:crypto";
 
-import { attestationMessageFromJson, attestationStructHash, recoverAttestationSigner } from "../../common/attestation.ts";
 import { type AttestationDomain, type BalanceAttestation, type NodeSignature } from "@avn/protocol/attestation";
+import type { ConditionAttestation } from "@avn/protocol/conditions";
 import type { ApiMetrics } from "../metrics.ts";
-import { encodeSubject } from "../../common/attestation-subject.ts";
 import type { LicenseChecker } from "./license-checker.ts";
 import type { AnswerOutcome, NodeStats } from "./node-stats.ts";
-import type { AttestQuery, NodeMessage } from "../../common/hub-protocol.ts";
+import type { AttestQuery, ConditionQuery, NodeAnswer } from "../../common/hub-protocol.ts";
 import type { NodeSession } from "./sessions.ts";
-import type { AttestRequest, HubBus, NodeAnswer, RelayedRound } from "./bus/bus.ts";
+import type { HubBus, RelayedRound } from "./bus/bus.ts";
+import { balanceRound, conditionRound, type RoundKind, type RoundRequest } from "./round-kinds.ts";
 
 /** Not enough licenses connected, or no quorum within the deadline: the API answers 503 with Retry-After. */
 export class QuorumNotReachedError extends Error {
@@ -18,13 +18,14 @@ export class QuorumNotReachedError extends Error {
   }
 }
 
-export interface Attested {
-  attestation: BalanceAttestation;
+/** A struct signed by a quorum, with the signatures (sorted by signer). */
+export interface Attested<S = BalanceAttestation> {
+  attestation: S;
   signatures: NodeSignature[];
 }
 
-interface Group {
-  attestation: BalanceAttestation;
+interface Group<S> {
+  attestation: S;
   signatures: Map<string, NodeSignature>;
   licenses: Set<bigint>;
 }
@@ -45,7 +46,7 @@ interface RoundsOptions {
 interface Asked {
   burner: string;
   licenseIds: readonly bigint[];
-  send?: (message: AttestRequest) => void;
+  send?: (message: RoundRequest) => void;
 }
 
 /** A round another instance opened: answers from the nodes here go back to `origin`. */
@@ -55,34 +56,36 @@ interface RemoteRound {
   forwarded: Set<string>;
 }
 
-interface Round {
+interface Round<S> {
   id: string;
-  query: AttestQuery;
-  expected: Pick<BalanceAttestation, "chain" | "owner" | "asset" | "sourceBlock" | "issuedAt">;
+  kind: RoundKind<S>;
   asked: Set<string>;
   answered: Set<string>;
-  groups: Map<string, Group>;
+  groups: Map<string, Group<S>>;
   quorum: bigint;
   winner?: string;
-  settle: (result: Attested | Error) => void;
+  settle: (result: Attested<S> | Error) => void;
 }
 
 /**
  * Attestation rounds: one query fanned out to every admitted node, its signed answers grouped by the
- * struct they sign, done as soon as one struct is signed for `quorum` distinct live licenses. A
- * signature counts only when it recovers to the session's burner over the struct and the license ids the
- * node listed (each node signs its own list, which the hub passes on exactly as signed), signs the very
- * question asked (chain, owner, asset, pinned position, issue time), and every license it lists is
+ * struct they sign, done as soon as one struct is signed for `quorum` distinct live licenses. Two kinds
+ * (`round-kinds.ts`): a balance, and a condition's verdict; they differ only in the request, the struct and
+ * which of its fields are asked, and share everything else here. A signature counts only when it recovers
+ * to the session's burner over the struct and the license ids the node listed (each node signs its own
+ * list, which the hub passes on exactly as signed), signs the very question asked (for a balance: chain,
+ * owner, asset, pinned position, issue time; for a condition: every field), and every license it lists is
  * delegated to that burner and live now: a list that is partly stale cannot be trimmed without the
- * node's signature, so it does not count at all. Each round is kept until its deadline so that late answers are still classified; nodes asked but
- * never heard from are then counted silent.
+ * node's signature, so it does not count at all. Each round is kept until its deadline so that late
+ * answers are still classified; nodes asked but never heard from are then counted silent.
  *
  * With a bus (several instances of one hub), a round also asks the nodes connected to the other live
  * instances: it is published to them, each sends it to its own sessions among those asked, and forwards
  * their answers, with the burner its session authenticated, to this instance, which judges them as its own.
  */
 export class AttestationRounds {
-  readonly #rounds = new Map<string, Round>();
+  // Open rounds of both kinds, by id: each carries its kind, which reads the answers to it.
+  readonly #rounds = new Map<string, Round<unknown>>();
   readonly #remote = new Map<string, RemoteRound>();
   private readonly options: RoundsOptions;
 
@@ -90,9 +93,19 @@ export class AttestationRounds {
     this.options = options;
   }
 
-  async gather(query: AttestQuery, deadlineMs: number): Promise<Attested> {
+  /** A balance round: resolves with the first struct a quorum signed; throws `QuorumNotReachedError`. */
+  gather(query: AttestQuery, deadlineMs: number): Promise<Attested<BalanceAttestation>> {
+    return this.#gather(balanceRound(query), deadlineMs);
+  }
+
+  /** A condition round: resolves once a quorum signed the very struct asked; throws `QuorumNotReachedError`. */
+  gatherCondition(query: ConditionQuery, deadlineMs: number): Promise<Attested<ConditionAttestation>> {
+    return this.#gather(conditionRound(query), deadlineMs);
+  }
+
+  async #gather<S>(kind: RoundKind<S>, deadlineMs: number): Promise<Attested<S>> {
     const { checker, stats, bus } = this.options;
-    const chain = query.chain === 0 ? "evm" : "svm";
+    const chain = kind.label;
     const started = performance.now();
     // The L2 not answering is a reason to retry, like a missing quorum, not an internal error.
     const [quorum, nodes] = await Promise.all([
@@ -107,34 +120,24 @@ export class AttestationRounds {
       this.options.metrics.attestationRounds.inc({ chain, outcome: "unavailable" });
       throw new QuorumNotReachedError(`Attestation unavailable: ${connectedLicenses.size} live license(s) connected, quorum is ${quorum}`);
     }
-    const { owner, asset } = encodeSubject(query);
     const id = randomBytes(12).toString("hex");
-    const result = new Promise<Attested | Error>((resolve) => {
-      const round: Round = {
+    const result = new Promise<Attested<S> | Error>((resolve) => {
+      const round: Round<S> = {
         id,
-        query,
-        expected: { chain: query.chain, owner, asset, sourceBlock: query.sourceBlock, issuedAt: query.issuedAt },
+        kind,
         asked: new Set(nodes.map((node) => node.burner)),
         answered: new Set(),
         groups: new Map(),
         quorum,
         settle: resolve,
       };
-      this.#rounds.set(id, round);
+      this.#rounds.set(id, round as Round<unknown>);
       setTimeout(() => {
         resolve(new QuorumNotReachedError(`Attestation quorum not reached within ${deadlineMs} ms`));
         this.#finish(round);
       }, deadlineMs).unref();
     });
-    const message = {
-      type: "attest" as const,
-      id,
-      chain: query.chain,
-      owner: query.owner,
-      asset: query.asset,
-      sourceBlock: query.sourceBlock.toString(),
-      issuedAt: query.issuedAt.toString(),
-    };
+    const message = kind.request(id);
     for (const node of nodes) {
       stats.asked(node.burner);
       node.send?.(message);
@@ -185,29 +188,24 @@ export class AttestationRounds {
     return this.#judge({ burner }, message);
   }
 
-  async #judge(session: { burner: string }, message: Extract<NodeMessage, { type: "attestation" | "refusal" }>): Promise<void> {
+  async #judge(session: { burner: string }, message: NodeAnswer): Promise<void> {
     const round = this.#rounds.get(message.id);
     if (round === undefined || !round.asked.has(session.burner) || round.answered.has(session.burner)) return;
     round.answered.add(session.burner);
     if (message.type === "refusal") return this.#count(session.burner, "refused");
-    // The frame was validated on arrival (chain "0" or "1", hex and decimal fields), so this parses.
-    const attestation = attestationMessageFromJson(message.message);
-    const { expected } = round;
-    const asked =
-      attestation.chain === expected.chain &&
-      attestation.owner === expected.owner &&
-      attestation.asset === expected.asset &&
-      attestation.sourceBlock === expected.sourceBlock &&
-      attestation.issuedAt === expected.issuedAt;
+    const { kind } = round;
+    // The frame was validated on arrival; a signature of the other kind answers another question.
+    const attestation = kind.parse(message);
     // The node's own list, in its order: the signature covers exactly these ids.
     const licenseIds = message.licenseIds.map(BigInt);
     if (
-      !asked ||
+      attestation === undefined ||
+      !kind.asks(attestation) ||
       new Set(licenseIds).size !== licenseIds.length ||
-      recoverAttestationSigner(this.options.domain, attestation, licenseIds, message.signature) !== session.burner
+      kind.recover(this.options.domain, attestation, licenseIds, message.signature) !== session.burner
     )
       return this.#count(session.burner, "invalid");
-    const digest = attestationStructHash(attestation);
+    const digest = kind.structHash(attestation);
     if (round.winner !== undefined) return this.#count(session.burner, digest === round.winner ? "late" : "disagreed");
     const countable = await this.options.checker.countable(session.burner, licenseIds).catch(() => [] as bigint[]);
     if (countable.length !== licenseIds.length) return this.#count(session.burner, "unlicensed");
@@ -258,7 +256,7 @@ export class AttestationRounds {
   }
 
   /** At the deadline: nodes asked but never heard from are silent; signers of a round without quorum are left unjudged. */
-  #finish(round: Round): void {
+  #finish<S>(round: Round<S>): void {
     this.#rounds.delete(round.id);
     for (const burner of round.asked) if (!round.answered.has(burner)) this.#count(burner, "silent");
   }

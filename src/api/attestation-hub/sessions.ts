@@ -14,10 +14,11 @@ import {
   challengeSigner,
   CLOSE_CODE,
   HUB_PATH,
+  MAX_FRAME_BYTES,
   normalizeHubUrl,
   parseNodeMessage,
   type HubMessage,
-  type NodeMessage,
+  type NodeAnswer,
 } from "../../common/hub-protocol.ts";
 import { failureFields } from "../failure-log.ts";
 
@@ -44,11 +45,9 @@ export interface SessionsOptions {
   challengeTimeoutMs?: number;
   /** Limits before login: `attestationSettings(config).admission`; fields left out take the configuration's defaults. */
   admission?: HubAdmissionOptions;
-  onAnswer: (session: NodeSession, message: Extract<NodeMessage, { type: "attestation" | "refusal" }>) => void;
+  onAnswer: (session: NodeSession, message: NodeAnswer) => void;
 }
 
-/** Largest frame after login (an attestation with its license list). */
-const MAX_FRAME_BYTES = 16 * 1024;
 /** Largest frame before login: the hello (a few hundred bytes; 256 short license ids make a few KiB). */
 const MAX_HELLO_BYTES = 8 * 1024;
 /**

@@ -3,6 +3,8 @@ import hre from "hardhat";
 import { pino } from "pino";
 
 import { AttestationHub } from "../../../src/api/attestation-hub/hub.ts";
+import type { AttestationService } from "../../../src/api/attestation-hub/attested-query.ts";
+import type { HubBus } from "../../../src/api/attestation-hub/bus/bus.ts";
 import type { HubAdmissionOptions } from "../../../src/api/attestation-hub/sessions.ts";
 import { DEFAULT_HUB_LABEL, HUB_PATH, hubName } from "../../../src/common/hub-protocol.ts";
 import { ApiMetrics } from "../../../src/api/metrics.ts";
@@ -14,6 +16,8 @@ import { devAccount } from "../../../src/devnet/accounts.ts";
 import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
 import type { SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import { AttestationSigner } from "../../../src/node/attestation-signer.ts";
+import { ConditionSigner } from "../../../src/node/condition-signer.ts";
+import type { SigningOptions } from "../../../src/node/signing-rules.ts";
 import { connectToHub, l2HeadTimeReader } from "../../../src/node/hub-client.ts";
 import { PinnedReaders } from "../../../src/chains/pinned-readers.ts";
 import { startTestApi, type TestApi } from "../../helpers/api.ts";
@@ -103,6 +107,8 @@ export async function startHubApi(
     deadlineMs?: number;
     confirmations?: number;
     admission?: HubAdmissionOptions;
+    /** Joins this hub to others (a `RedisHubBus`): several instances of one hub in this process. */
+    bus?: (hubName: string) => Promise<HubBus>;
     /** The test API's own options (rate-limit policy, `attestCost`, usage metering). */
     api?: Parameters<typeof startTestApi>[1];
   } = {},
@@ -120,6 +126,7 @@ export async function startHubApi(
       publicUrls: options.admission?.publicUrls?.slice(),
       trustedProxies: [...(options.admission?.trustedProxies ?? [])],
     },
+    bus: options.bus,
     deadlineMs: options.deadlineMs ?? 1_500,
     evmConfirmations: options.confirmations ?? 0,
     recheckMs: 60_000, // tests call recheck() themselves
@@ -131,15 +138,41 @@ export async function startHubApi(
     solana: { urls: [sources.solanaRpc.url], timeoutMs: 2_000 },
   });
   const pinned = new PinnedReaders(readers.evmRpc, createFailoverTransport({ urls: [sources.solanaRpc.url], timeoutMs: 2_000 }));
-  const api: TestApi = await startTestApi(sources, {
-    ...options.api,
-    metrics,
-    attestation: { hub, pinned, evm: readers.evm, solana: readers.solana },
-  });
+  const service: AttestationService = { hub, pinned, evm: readers.evm, solana: readers.solana };
+  const api: TestApi = await startTestApi(sources, { ...options.api, metrics, attestation: service });
   const hubUrl = `${api.baseUrl.replace(/^http/, "ws")}${HUB_PATH}`;
   const name = hubName(DEFAULT_HUB_LABEL, L2_CHAIN_ID, verifier);
   hubNames.set(hubUrl, name);
-  return { api, hub, metrics, hubUrl, hubName: name };
+  return { api, hub, metrics, hubUrl, hubName: name, service };
+}
+
+/** The source chains a node reads: its own readers over their RPC endpoints (another node may be pointed elsewhere). */
+type NodeSources = Pick<SourceFixtures, "anvil" | "solanaRpc">;
+
+/** A node's own pinned readers and the signing rules of `node` (its key, domain, licenses, tolerances). */
+function nodeSigning(
+  sources: NodeSources,
+  node: LicensedNode,
+  verifier: string,
+  licenses: () => readonly bigint[],
+  options: { l2HeadTime?: () => Promise<bigint>; maxClockSkewSeconds?: number },
+): SigningOptions & { pinned: PinnedReaders } {
+  const l2 = node.burner.provider;
+  if (l2 === null) throw new Error("the node's burner is not connected to the L2");
+  const readers = createSourceReaders({
+    evm: { urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 },
+    solana: { urls: [sources.solanaRpc.url], timeoutMs: 2_000 },
+  });
+  return {
+    wallet: node.burner,
+    domain: attestationDomain(L2_CHAIN_ID, verifier),
+    pinned: new PinnedReaders(readers.evmRpc, createFailoverTransport({ urls: [sources.solanaRpc.url], timeoutMs: 2_000 })),
+    evmHead: () => readers.evm.latestBlock(),
+    licenses,
+    maxBlockLag: 64,
+    l2HeadTime: options.l2HeadTime ?? l2HeadTimeReader(() => l2, { maxAgeMs: 0 }),
+    maxClockSkewSeconds: options.maxClockSkewSeconds ?? 10, // the node's default
+  };
 }
 
 /**
@@ -150,39 +183,36 @@ export async function startHubApi(
  * in time and a second-old view could be a long way behind the hub's.
  */
 export function honestSigner(
-  sources: SourceFixtures,
+  sources: NodeSources,
   node: LicensedNode,
   verifier: string,
   licenses: () => readonly bigint[] = () => [node.licenseId],
   options: { l2HeadTime?: () => Promise<bigint>; maxClockSkewSeconds?: number } = {},
 ) {
-  const l2 = node.burner.provider;
-  if (l2 === null) throw new Error("the node's burner is not connected to the L2");
-  const readers = createSourceReaders({
-    evm: { urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 },
-    solana: { urls: [sources.solanaRpc.url], timeoutMs: 2_000 },
-  });
-  return new AttestationSigner({
-    wallet: node.burner,
-    domain: attestationDomain(L2_CHAIN_ID, verifier),
-    pinned: new PinnedReaders(readers.evmRpc, createFailoverTransport({ urls: [sources.solanaRpc.url], timeoutMs: 2_000 })),
-    evmHead: () => readers.evm.latestBlock(),
-    licenses,
-    maxBlockLag: 64,
-    l2HeadTime: options.l2HeadTime ?? l2HeadTimeReader(() => l2, { maxAgeMs: 0 }),
-    maxClockSkewSeconds: options.maxClockSkewSeconds ?? 10, // the node's default
-  });
+  return new AttestationSigner(nodeSigning(sources, node, verifier, licenses, options));
+}
+
+/** An honest node's condition signer, under the same rules and readers as `honestSigner`'s. */
+export function honestConditionSigner(
+  sources: NodeSources,
+  node: LicensedNode,
+  verifier: string,
+  licenses: () => readonly bigint[] = () => [node.licenseId],
+  options: { l2HeadTime?: () => Promise<bigint>; maxClockSkewSeconds?: number } = {},
+) {
+  return new ConditionSigner(nodeSigning(sources, node, verifier, licenses, options));
 }
 
 /**
- * A node process's hub client, in this process: the real WebSocket client with `signer`, naming its one
- * license, requiring the name of the hub `startHubApi` started at `hubUrl` (or `options.hubName`).
+ * A node process's hub client, in this process: the real WebSocket client with `signer` (and
+ * `options.conditionSigner`, else condition requests are refused), naming its one license, requiring the
+ * name of the hub `startHubApi` started at `hubUrl` (or `options.hubName`).
  */
 export function connectNode(
   hubUrl: string,
   node: LicensedNode,
   signer: Pick<AttestationSigner, "answer">,
-  options: { hubName?: string; urls?: string[] } = {},
+  options: { hubName?: string; urls?: string[]; conditionSigner?: Pick<ConditionSigner, "answer"> } = {},
 ) {
   return connectToHub({
     urls: options.urls ?? [hubUrl],
@@ -190,6 +220,7 @@ export function connectNode(
     chainId: L2_CHAIN_ID,
     wallet: node.burner,
     signer,
+    conditionSigner: options.conditionSigner,
     licenses: () => [node.licenseId],
     logger: pino({ level: "silent" }),
     firstRetryMs: 100,

@@ -1,10 +1,12 @@
-import type { HubMessage, NodeMessage } from "../../../common/hub-protocol.ts";
-import type { PresentSession, SharedNodeStats } from "../node-stats.ts";
+import { getAddress, isAddress } from "ethers";
+import { z } from "zod";
 
-/** An `attest` request, as the hub sends it to a node. */
-export type AttestRequest = Extract<HubMessage, { type: "attest" }>;
-/** A node's answer to an `attest` request, as its session received it. */
-export type NodeAnswer = Extract<NodeMessage, { type: "attestation" | "refusal" }>;
+import { nodeMessageSchema, roundRequestSchema, type NodeAnswer } from "../../../common/hub-protocol.ts";
+import type { PresentSession, SharedNodeStats } from "../node-stats.ts";
+import type { RoundRequest } from "../round-kinds.ts";
+
+export type { NodeAnswer } from "../../../common/hub-protocol.ts";
+export type { RoundRequest } from "../round-kinds.ts";
 
 /** A round opened by instance `origin`, for the nodes `burners` (the sessions it counted, wherever they are). */
 export interface RelayedRound {
@@ -12,13 +14,51 @@ export interface RelayedRound {
   /** How long the round is open: answers arriving later are dropped by the instance holding the session. */
   deadlineMs: number;
   burners: string[];
-  request: AttestRequest;
+  /** The request its nodes get, of either kind (`attest`, `attestCondition`). */
+  request: RoundRequest;
 }
 
 /** A node's answer, forwarded by the instance holding its session with the burner that session authenticated. */
 export interface RelayedAnswer {
   burner: string;
   answer: NodeAnswer;
+}
+
+const burner = z
+  .string()
+  .refine((value) => isAddress(value))
+  .transform((value) => getAddress(value));
+// The most nodes one round asks: far beyond any network (a license per node at least), small enough to bound a message.
+const MAX_ROUND_BURNERS = 10_000;
+
+const relayedRoundSchema = z.object({
+  origin: z.string().min(1).max(64),
+  deadlineMs: z.number().int().positive().max(600_000),
+  burners: z.array(burner).max(MAX_ROUND_BURNERS),
+  request: roundRequestSchema,
+});
+const relayedAnswerSchema = z.object({ burner, answer: nodeMessageSchema });
+
+/**
+ * A round as another instance published it, checked as every message from outside this process is: a
+ * malformed one is dropped (undefined) rather than thrown inside a subscription handler. The request is
+ * a node's to judge anyway; this keeps a garbled message from reaching the sessions at all.
+ */
+export function parseRelayedRound(value: unknown): RelayedRound | undefined {
+  const parsed = relayedRoundSchema.safeParse(value);
+  return parsed.success ? (parsed.data as RelayedRound) : undefined;
+}
+
+/**
+ * An answer forwarded by the instance holding the node's session, checked against the node frame's own
+ * schema: the instance that opened the round judges it as it would a local one (signature, licenses), so
+ * whoever can write to the bus can only repeat what a node signed, and nothing malformed reaches that judge.
+ */
+export function parseRelayedAnswer(value: unknown): RelayedAnswer | undefined {
+  const parsed = relayedAnswerSchema.safeParse(value);
+  if (!parsed.success) return undefined;
+  const { burner, answer } = parsed.data;
+  return answer.type === "hello" ? undefined : { burner, answer };
 }
 
 export interface BusHandlers {

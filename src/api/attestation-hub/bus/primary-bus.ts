@@ -12,7 +12,7 @@ import {
   type PresentSession,
   type SharedNodeStats,
 } from "../node-stats.ts";
-import type { BusHandlers, HubBus, RelayedAnswer, RelayedRound } from "./bus.ts";
+import { parseRelayedAnswer, parseRelayedRound, type BusHandlers, type HubBus, type RelayedAnswer, type RelayedRound } from "./bus.ts";
 
 /** The IPC service name of the hub's bus in the primary, and its push topics. */
 const SERVICE = "hubBus";
@@ -47,8 +47,17 @@ export class PrimaryHubBus implements HubBus {
   }
 
   async start(handlers: BusHandlers): Promise<void> {
-    this.#primary.onPush(ROUND_TOPIC, (payload) => handlers.round(payload as RelayedRound));
-    this.#primary.onPush(ANSWER_TOPIC, (payload) => handlers.answer(payload as RelayedAnswer));
+    // The primary passes on what another worker sent: checked here as any message from another process.
+    this.#primary.onPush(ROUND_TOPIC, (payload) => {
+      const round = parseRelayedRound(payload);
+      if (round === undefined) this.#logger.warn({ topic: ROUND_TOPIC }, "malformed hub bus message");
+      else handlers.round(round);
+    });
+    this.#primary.onPush(ANSWER_TOPIC, (payload) => {
+      const answer = parseRelayedAnswer(payload);
+      if (answer === undefined) this.#logger.warn({ topic: ANSWER_TOPIC }, "malformed hub bus message");
+      else handlers.answer(answer);
+    });
   }
 
   publishSessions(sessions: readonly PresentSession[]): void {

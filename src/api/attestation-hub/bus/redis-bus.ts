@@ -13,7 +13,7 @@ import {
   type PresentSession,
   type SharedNodeStats,
 } from "../node-stats.ts";
-import type { BusHandlers, HubBus, RelayedAnswer, RelayedRound } from "./bus.ts";
+import { parseRelayedAnswer, parseRelayedRound, type BusHandlers, type HubBus, type RelayedAnswer, type RelayedRound } from "./bus.ts";
 
 type RedisClient = ReturnType<typeof createClient>;
 
@@ -74,9 +74,14 @@ export class RedisHubBus implements HubBus {
     await this.#subscriber.subscribe([`${this.#prefix}rounds`, `${this.#prefix}answers:${this.instanceId}`], (raw, channel) => {
       try {
         if (channel === `${this.#prefix}rounds`) {
-          const round = JSON.parse(raw) as RelayedRound;
+          const round = parseRelayedRound(JSON.parse(raw));
+          if (round === undefined) return this.#logger.warn({ channel: "rounds" }, "malformed hub bus message");
           if (round.origin !== this.instanceId) handlers.round(round);
-        } else handlers.answer(JSON.parse(raw) as RelayedAnswer);
+        } else {
+          const answer = parseRelayedAnswer(JSON.parse(raw));
+          if (answer === undefined) return this.#logger.warn({ channel: "answers" }, "malformed hub bus message");
+          handlers.answer(answer);
+        }
       } catch (error) {
         this.#logger.warn({ failure: failureFields(error) }, "malformed hub bus message");
       }

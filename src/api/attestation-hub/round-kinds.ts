@@ -1,0 +1,101 @@
+import { attestationMessageFromJson, attestationStructHash, recoverAttestationSigner } from "../../common/attestation.ts";
+import { encodeSubject } from "../../common/attestation-subject.ts";
+import { conditionMessageFromJson, conditionStructHash, recoverConditionSigner } from "../../common/condition-attestation.ts";
+import type { AttestQuery, ConditionQuery, HubMessage, NodeAnswer } from "../../common/hub-protocol.ts";
+import type { AttestationDomain, BalanceAttestation } from "@avn/protocol/attestation";
+import { conditionHash, ownersHash, type ConditionAttestation } from "@avn/protocol/conditions";
+
+/** A round's request as a node receives it: a balance's (`attest`) or a condition's (`attestCondition`). */
+export type RoundRequest = Extract<HubMessage, { type: "attest" | "attestCondition" }>;
+/** A node's signed answer (either kind). */
+export type SignedAnswer = Exclude<NodeAnswer, { type: "refusal" }>;
+
+/**
+ * What one kind of round asks and how its signed answers are read; everything else (who is asked, the
+ * quorum of live licenses, the statistics, the deadline, the relay across instances) is the rounds'.
+ */
+export interface RoundKind<S> {
+  /** The label of the round metrics (`chain`): evm, svm or condition. */
+  readonly label: "evm" | "svm" | "condition";
+  /** The request sent to every node asked, under round id `id`. */
+  request(id: string): RoundRequest;
+  /** The struct a signed answer carries, or undefined when it answers another kind of round. */
+  parse(answer: SignedAnswer): S | undefined;
+  /** Whether `struct` answers the very question asked: every field the hub pinned or named is as asked. */
+  asks(struct: S): boolean;
+  /** The signer of `struct` with `licenseIds`, or undefined when the signature is malformed or malleable. */
+  recover(domain: AttestationDomain, struct: S, licenseIds: readonly bigint[], signature: string): string | undefined;
+  /** The key signatures are grouped by: the EIP-712 hashStruct, whatever licenses signed it. */
+  structHash(struct: S): string;
+}
+
+/**
+ * A balance round: chain, owner, asset, position and issue time are asked; balance and QueryResult hash are
+ * what each node read, so two honest structs can differ there (the source moved) and are grouped apart.
+ */
+export function balanceRound(query: AttestQuery): RoundKind<BalanceAttestation> {
+  const { owner, asset } = encodeSubject(query);
+  return {
+    label: query.chain === 0 ? "evm" : "svm",
+    request: (id) => ({
+      type: "attest",
+      id,
+      chain: query.chain,
+      owner: query.owner,
+      asset: query.asset,
+      sourceBlock: query.sourceBlock.toString(),
+      issuedAt: query.issuedAt.toString(),
+    }),
+    // The frame was validated on arrival (chain "0" or "1", hex and decimal fields), so this parses.
+    parse: (answer) => (answer.type === "attestation" ? attestationMessageFromJson(answer.message) : undefined),
+    asks: (attestation) =>
+      attestation.chain === query.chain &&
+      attestation.owner === owner &&
+      attestation.asset === asset &&
+      attestation.sourceBlock === query.sourceBlock &&
+      attestation.issuedAt === query.issuedAt,
+    recover: recoverAttestationSigner,
+    structHash: attestationStructHash,
+  };
+}
+
+/**
+ * A condition round: every field of the struct is asked, the verdict too (the API's own evaluation; a
+ * node whose reads give another refuses), so there is one struct to sign and a signature of any other is
+ * not an answer to this round.
+ */
+export function conditionRound(query: ConditionQuery): RoundKind<ConditionAttestation> {
+  const expected: ConditionAttestation = {
+    conditionHash: conditionHash(query.request.condition).toLowerCase(),
+    ownersHash: ownersHash(query.request.owners).toLowerCase(),
+    verdict: query.verdict,
+    ethereumBlock: query.ethereumBlock,
+    solanaSlot: query.solanaSlot,
+    issuedAt: query.issuedAt,
+  };
+  // Exactly the three fields a node expects: a `reveal` left in would make every node refuse the round.
+  const { owners, condition, links } = query.request;
+  const request = links === undefined ? { owners, condition } : { owners, condition, links };
+  return {
+    label: "condition",
+    request: (id) => ({
+      type: "attestCondition",
+      id,
+      request,
+      ethereumBlock: query.ethereumBlock.toString(),
+      solanaSlot: query.solanaSlot.toString(),
+      issuedAt: query.issuedAt.toString(),
+      verdict: query.verdict,
+    }),
+    parse: (answer) => (answer.type === "conditionAttestation" ? conditionMessageFromJson(answer.message) : undefined),
+    asks: (attestation) =>
+      attestation.conditionHash === expected.conditionHash &&
+      attestation.ownersHash === expected.ownersHash &&
+      attestation.verdict === expected.verdict &&
+      attestation.ethereumBlock === expected.ethereumBlock &&
+      attestation.solanaSlot === expected.solanaSlot &&
+      attestation.issuedAt === expected.issuedAt,
+    recover: recoverConditionSigner,
+    structHash: conditionStructHash,
+  };
+}

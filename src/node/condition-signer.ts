@@ -1,0 +1,157 @@
+import { isDeepStrictEqual } from "node:util";
+
+import {
+  ConditionInputError,
+  conditionHash,
+  ownersHash,
+  parseConditionRequest,
+  verifySolanaLink,
+  type ConditionAttestation,
+  type ConditionAttestationJson,
+  type ConditionRequest,
+} from "@avn/protocol/conditions";
+import { chainsOf, readCondition, type ConditionPositions, type ConditionSources } from "../chains/condition-reader.ts";
+import { conditionMessageToJson, signConditionAttestation } from "../common/condition-attestation.ts";
+import { attestConditionRequestSchema, type ConditionFrameRequest, type HubMessage } from "../common/hub-protocol.ts";
+import {
+  blockLagRefusal,
+  issueTimeRefusal,
+  readFailure,
+  refusal,
+  signingLicenses,
+  type Refusal,
+  type SigningOptions,
+} from "./signing-rules.ts";
+
+type AttestConditionRequest = Extract<HubMessage, { type: "attestCondition" }>;
+export type ConditionReply =
+  | { type: "conditionAttestation"; id: string; message: ConditionAttestationJson["message"]; licenseIds: string[]; signature: string }
+  | Refusal;
+
+export interface ConditionSignerOptions extends SigningOptions {
+  /** The node's own source readers at pinned positions (`PinnedReaders`). */
+  pinned: ConditionSources;
+}
+
+/**
+ * Answers the hub's condition requests (signed verdicts over holding conditions). The hub names the
+ * question (the owners and the condition, in its normal form), pins the positions and the issue time, and
+ * says which verdict it read itself. The node parses the request again as the API does and refuses one
+ * that is not in its normal form; with both owners it requires the Solana owner's link signature for its
+ * own L2 chain ("sign nothing without it": the link is what ties the Solana owner to the Ethereum one);
+ * it checks the positions (a chain without leaves pinned at 0, one with leaves not) and the issue time by
+ * the rules of every signature (`signing-rules.ts`); then it reads every leaf ITSELF from its own source
+ * RPCs and evaluates the verdict. It signs only when that verdict is the hub's: a node never signs a value
+ * it was handed, and a hub whose reads differ from a quorum's gets no verdict at all.
+ */
+export class ConditionSigner {
+  private readonly options: ConditionSignerOptions;
+
+  constructor(options: ConditionSignerOptions) {
+    this.options = options;
+  }
+
+  async answer(frame: AttestConditionRequest): Promise<ConditionReply> {
+    const refuse = (reason: string): ConditionReply => refusal(frame.id, reason);
+    const licenses = this.options.licenses();
+    if (licenses.length === 0) return refuse("no license is delegated to this node");
+    const checked = attestConditionRequestSchema.safeParse(frame);
+    if (!checked.success) return refuse("malformed condition request");
+    const sent = checked.data;
+
+    // Parsed again from the frame as it came (not from the schema's copy), exactly as the API parses a body.
+    let request: ConditionRequest;
+    try {
+      request = parseConditionRequest(frame.request);
+    } catch (error) {
+      return refuse(error instanceof ConditionInputError ? `malformed condition request: ${error.message}` : "malformed condition request");
+    }
+    // The hash the node signs is the normal form's; a request sent in another form is not what the API parsed.
+    if (!isDeepStrictEqual(frame.request, frameOf(request))) return refuse("the condition request is not in its normal form");
+
+    const { ethereum, solana } = request.owners;
+    if (ethereum !== undefined && solana !== undefined) {
+      if (request.links === undefined) return refuse("no Solana link signature: a request naming both owners needs one");
+      if (!(await verifySolanaLink({ ethereum, solana }, request.links.solana, this.options.domain.chainId)))
+        return refuse(`the Solana link signature does not verify for L2 chain ${this.options.domain.chainId}`);
+    }
+
+    const positions: ConditionPositions = { ethereumBlock: BigInt(sent.ethereumBlock), solanaSlot: BigInt(sent.solanaSlot) };
+    const chains = chainsOf(request.condition);
+    const misplaced =
+      positionRefusal("ethereum", chains.ethereum, positions.ethereumBlock) ??
+      positionRefusal("solana", chains.solana, positions.solanaSlot);
+    if (misplaced !== undefined) return refuse(misplaced);
+    const issuedAt = BigInt(sent.issuedAt);
+    const late = await issueTimeRefusal(issuedAt, this.options);
+    if (late !== undefined) return refuse(late);
+
+    let verdict: boolean;
+    try {
+      if (chains.ethereum) {
+        const lag = await blockLagRefusal(positions.ethereumBlock, this.options);
+        if (lag !== undefined) return refuse(lag);
+      }
+      verdict = (await readCondition(request, notBelowSlot(this.options.pinned), positions)).verdict;
+    } catch (error) {
+      return refuse(error instanceof SlotBelowPinError ? error.message : readFailure(error));
+    }
+    if (verdict !== sent.verdict) return refuse(`verdict differs: this node read ${verdict}, the hub asked to sign ${sent.verdict}`);
+
+    const attestation: ConditionAttestation = {
+      conditionHash: conditionHash(request.condition),
+      ownersHash: ownersHash(request.owners),
+      verdict,
+      ethereumBlock: positions.ethereumBlock,
+      solanaSlot: positions.solanaSlot,
+      issuedAt,
+    };
+    const licenseIds = signingLicenses(licenses);
+    const signature = await signConditionAttestation(this.options.wallet, this.options.domain, attestation, licenseIds);
+    return {
+      type: "conditionAttestation",
+      id: frame.id,
+      message: conditionMessageToJson(attestation),
+      licenseIds: licenseIds.map(String),
+      signature,
+    };
+  }
+}
+
+/** The request as a round carries it (no `reveal`, `links` only when present): what the node compares the sent one with. */
+function frameOf(request: ConditionRequest): ConditionFrameRequest {
+  return {
+    owners: request.owners,
+    condition: request.condition,
+    ...(request.links === undefined ? {} : { links: request.links }),
+  };
+}
+
+/**
+ * Why a chain's position is refused: a chain with leaves must be pinned (a position 0 would read the genesis
+ * block), and a chain without must be 0 (the struct would name a position the verdict says nothing about).
+ */
+function positionRefusal(chain: "ethereum" | "solana", hasLeaves: boolean, position: bigint): string | undefined {
+  if (hasLeaves && position === 0n) return `the condition has ${chain} leaves, but no ${chain} position is pinned`;
+  if (!hasLeaves && position !== 0n) return `the condition has no ${chain} leaf, but a ${chain} position ${position} is pinned`;
+  return undefined;
+}
+
+class SlotBelowPinError extends Error {}
+
+/**
+ * The sources with one more check on Solana: the RPC's answer must come from the pinned slot or later.
+ * `minContextSlot` asks for that already; an RPC that ignores it would have the node sign an older state.
+ */
+function notBelowSlot(sources: ConditionSources): ConditionSources {
+  return {
+    evmAt: (block) => sources.evmAt(block),
+    solanaFrom: (slot) => ({
+      balanceOf: async (owner, mint, options) => {
+        const read = await sources.solanaFrom(slot).balanceOf(owner, mint, options);
+        if (read.slot < slot) throw new SlotBelowPinError(`the Solana RPC answered from slot ${read.slot}, below ${slot}`);
+        return read;
+      },
+    }),
+  };
+}

@@ -1,0 +1,85 @@
+import type { Wallet } from "ethers";
+
+import { AssetNotFoundError } from "../chains/rpc/errors.ts";
+import { MAX_ATTESTATION_LICENSES, type AttestationDomain } from "@avn/protocol/attestation";
+import { MAX_REFUSAL_REASON } from "../common/hub-protocol.ts";
+
+/**
+ * The rules every signature a node gives the hub follows, whatever it signs (a balance or a condition's
+ * verdict): which licenses it signs for, how far back a pinned Ethereum block may be, how far the hub's
+ * issue time may be from the node's own L2 head, and how a refusal reads. One place, so the two signers
+ * cannot drift apart on what makes a struct fresh.
+ */
+export interface SigningOptions {
+  wallet: Pick<Wallet, "signTypedData">;
+  /** The EIP-712 domain the node builds itself (its L2 chain id, `ATTESTATION_VERIFIER`). */
+  domain: AttestationDomain;
+  /** The node's own Ethereum head (its source RPCs), to refuse positions too far back. */
+  evmHead: () => Promise<bigint>;
+  /** The licenses delegated to this node that it signs for. */
+  licenses: () => readonly bigint[];
+  maxBlockLag: number;
+  /**
+   * The timestamp of the node's own latest L2 block (its L2 provider; cached about a second, concurrent
+   * reads coalesced): the clock the hub's issue time is checked against, since the hub pins the L2 head's.
+   */
+  l2HeadTime: () => Promise<bigint>;
+  /** The most seconds the issue time may be off `l2HeadTime()`, either way (the two views of the L2 head). */
+  maxClockSkewSeconds: number;
+}
+
+export interface Refusal {
+  type: "refusal";
+  id: string;
+  reason: string;
+}
+
+/** A refusal of request `id`, its reason cut to what the hub accepts (a longer one would be a malformed frame). */
+export function refusal(id: string, reason: string): Refusal {
+  return { type: "refusal", id, reason: reason.length > MAX_REFUSAL_REASON ? `${reason.slice(0, MAX_REFUSAL_REASON - 1)}…` : reason };
+}
+
+/**
+ * The licenses to sign for: unique, in one canonical order (ascending), and no more than one attestation
+ * may name. The signature covers the list exactly as it is sent, so nobody can trim or reorder it later.
+ */
+export function signingLicenses(licenses: readonly bigint[]): bigint[] {
+  return [...new Set(licenses)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, MAX_ATTESTATION_LICENSES);
+}
+
+/** A pinned position or issue time sent as a decimal string, or undefined when it is not a `uint64`. */
+export function uint64Of(value: unknown): bigint | undefined {
+  if (typeof value !== "string" || !/^\d{1,20}$/.test(value)) return undefined;
+  const parsed = BigInt(value);
+  return parsed < 2n ** 64n ? parsed : undefined;
+}
+
+/**
+ * Why `issuedAt` is refused, or undefined when it lies within `maxClockSkewSeconds` of the node's own L2
+ * head's timestamp. Either way off would let a hub pass an old reading off as fresh, or stamp one the
+ * verifier sees as issued in the future.
+ */
+export async function issueTimeRefusal(issuedAt: bigint, options: SigningOptions): Promise<string | undefined> {
+  let headTime: bigint;
+  try {
+    headTime = await options.l2HeadTime();
+  } catch (error) {
+    return `the L2 head could not be read (${(error as Error)?.name ?? "error"})`;
+  }
+  const skew = issuedAt - headTime;
+  const tolerance = BigInt(options.maxClockSkewSeconds);
+  if (skew > tolerance || -skew > tolerance) return `issue time ${issuedAt} is ${skew} s off this node's L2 head (${headTime})`;
+  return undefined;
+}
+
+/** Why Ethereum block `block` is refused, or undefined when it is at most `maxBlockLag` below the node's own head. */
+export async function blockLagRefusal(block: bigint, options: SigningOptions): Promise<string | undefined> {
+  const head = await options.evmHead();
+  if (block + BigInt(options.maxBlockLag) < head) return `block ${block} is more than ${options.maxBlockLag} blocks below the head`;
+  return undefined;
+}
+
+/** A failed source read as a refusal's reason: a missing asset is "not found" (never a zero), anything else by its class. */
+export function readFailure(error: unknown): string {
+  return error instanceof AssetNotFoundError ? "not found" : `source read failed (${(error as Error)?.name ?? "error"})`;
+}
