@@ -12,15 +12,17 @@ import { IVerificationRegistry } from "./interfaces/IVerificationRegistry.sol";
 /// @notice See {IAttestationVerifier}.
 /// @dev Holds no state and no privilege of its own beyond the verification registry's ATTESTATION_ROLE,
 /// which lets it record a verified attestation there. Each node signs the attestation together with its own
-/// license ids (`LicensedBalanceAttestation`), so whoever carries the signatures cannot add, move or reorder
-/// a license. For a valid attestation the gas of every entry point is the same at any block time within the
-/// validity window: the time checks are computed without branching (a client that sends exactly its gas
+/// license ids (`LicensedBalanceAttestation`, `LicensedConditionAttestation`), so whoever carries the
+/// signatures cannot add, move or reorder a license. Balance and condition attestations differ only in their
+/// struct hash and in the licensed type hash each signature's digest is built with: one signature pass
+/// serves both. For a valid attestation the gas of every entry point is the same at any block time within
+/// the validity window: the time checks are computed without branching (a client that sends exactly its gas
 /// estimate must not run out because its transaction is mined a second later). One pass over the
-/// signatures recovers each signer and compares each license with those before it (at most `MAX_LICENSES`, so the quadratic duplicate check
-/// stays small); then one call to the node registry checks every delegation and heartbeat and returns the
-/// quorum, which the registry keeps in the slot it reads the liveness window from. That is the whole
-/// cost of a check beyond the two signature recoveries: one contract, one parameter slot, and one slot
-/// per signer and per license.
+/// signatures recovers each signer and compares each license with those before it (at most `MAX_LICENSES`,
+/// so the quadratic duplicate check stays small); then one call to the node registry checks every
+/// delegation and heartbeat and returns the quorum, which the registry keeps in the slot it reads the
+/// liveness window from. That is the whole cost of a check beyond the two signature recoveries: one
+/// contract, one parameter slot, and one slot per signer and per license.
 contract AttestationVerifier is EIP712, IAttestationVerifier {
     /*//////////////////////////////////////////////////////////////
                                  TYPES
@@ -66,6 +68,18 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
     // solhint-disable-next-line gas-small-strings
     bytes32 public constant LICENSED_BALANCE_ATTESTATION_TYPEHASH = keccak256(
         "LicensedBalanceAttestation(BalanceAttestation attestation,uint256[] licenseIds)BalanceAttestation(uint8 chain,bytes32 owner,bytes32 asset,uint256 balance,bytes32 queryResultHash,uint64 sourceBlock,uint64 issuedAt)"
+    );
+
+    /// @inheritdoc IAttestationVerifier
+    // solhint-disable-next-line gas-small-strings
+    bytes32 public constant CONDITION_ATTESTATION_TYPEHASH = keccak256(
+        "ConditionAttestation(bytes32 conditionHash,bytes32 ownersHash,bool verdict,uint64 ethereumBlock,uint64 solanaSlot,uint64 issuedAt)"
+    );
+
+    /// @inheritdoc IAttestationVerifier
+    // solhint-disable-next-line gas-small-strings
+    bytes32 public constant LICENSED_CONDITION_ATTESTATION_TYPEHASH = keccak256(
+        "LicensedConditionAttestation(ConditionAttestation attestation,uint256[] licenseIds)ConditionAttestation(bytes32 conditionHash,bytes32 ownersHash,bool verdict,uint64 ethereumBlock,uint64 solanaSlot,uint64 issuedAt)"
     );
 
     /// @inheritdoc IAttestationVerifier
@@ -123,7 +137,19 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
         BalanceAttestation calldata attestation,
         uint256[] calldata licenseIds
     ) external view returns (bytes32) {
-        return _licensedDigest(_domainSeparatorV4(), _attestationStructHash(attestation), licenseIds);
+        return _licensedDigest(
+            _domainSeparatorV4(), _attestationStructHash(attestation), LICENSED_BALANCE_ATTESTATION_TYPEHASH, licenseIds
+        );
+    }
+
+    /// @inheritdoc IAttestationVerifier
+    function hashConditionAttestation(
+        ConditionAttestation calldata attestation,
+        uint256[] calldata licenseIds
+    ) external view returns (bytes32) {
+        return _licensedDigest(
+            _domainSeparatorV4(), _conditionStructHash(attestation), LICENSED_CONDITION_ATTESTATION_TYPEHASH, licenseIds
+        );
     }
 
     /// @inheritdoc IAttestationVerifier
@@ -145,11 +171,31 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
         if (outcome.failure != Failure.None) _revertWith(outcome);
     }
 
+    /// @inheritdoc IAttestationVerifier
+    function isConditionAttestationValid(
+        ConditionAttestation calldata attestation,
+        NodeSignature[] calldata signatures,
+        uint256 maxAge
+    ) external view returns (bool) {
+        return _verifyCondition(attestation, signatures, maxAge).failure == Failure.None;
+    }
+
+    /// @inheritdoc IAttestationVerifier
+    function checkConditionAttestation(
+        ConditionAttestation calldata attestation,
+        NodeSignature[] calldata signatures,
+        uint256 maxAge
+    ) external view {
+        Outcome memory outcome = _verifyCondition(attestation, signatures, maxAge);
+        if (outcome.failure != Failure.None) _revertWith(outcome);
+    }
+
     /*//////////////////////////////////////////////////////////////
                            PRIVATE FUNCTIONS
     //////////////////////////////////////////////////////////////*/
 
-    /// @dev `maxAhead`: how far past the block time `issuedAt` may be (0 to record, `MAX_CLOCK_SKEW` in views).
+    /// @dev Verifies a balance attestation. `maxAhead`: how far past the block time `issuedAt` may be (0 to
+    /// record, `MAX_CLOCK_SKEW` in views).
     function _verify(
         BalanceAttestation calldata attestation,
         NodeSignature[] calldata signatures,
@@ -160,27 +206,43 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
         (bool stale, bool future) = _timeChecks(attestation.issuedAt, maxAge, maxAhead);
         if (stale) return _fail(Failure.Stale, attestation.issuedAt, maxAge);
         if (future) return _fail(Failure.IssuedInFuture, attestation.issuedAt, 0);
-        return _verifySignatures(attestation, signatures);
+        return _verifySignatures(_attestationStructHash(attestation), LICENSED_BALANCE_ATTESTATION_TYPEHASH, signatures);
     }
 
-    /// @dev The signatures' part of `_verify`: each recovers to its signer over the struct and its own
-    /// license list, no license is named twice, and the node registry finds all delegated and live.
+    /// @dev `_verify` for a condition: no chain to check, and only views verify one (verdicts are not recorded),
+    /// so the views' clock skew always applies. The age checks are repeated here rather than shared through a
+    /// helper taking the struct hash: that extra frame cost every check about 140 gas.
+    function _verifyCondition(
+        ConditionAttestation calldata attestation,
+        NodeSignature[] calldata signatures,
+        uint256 maxAge
+    ) private view returns (Outcome memory) {
+        (bool stale, bool future) = _timeChecks(attestation.issuedAt, maxAge, MAX_CLOCK_SKEW);
+        if (stale) return _fail(Failure.Stale, attestation.issuedAt, maxAge);
+        if (future) return _fail(Failure.IssuedInFuture, attestation.issuedAt, 0);
+        return _verifySignatures(_conditionStructHash(attestation), LICENSED_CONDITION_ATTESTATION_TYPEHASH, signatures);
+    }
+
+    /// @dev The signatures' part of a verification: each recovers to its signer over the struct (`structHash`,
+    /// hashed once by the caller) with its own license list under `licensedTypeHash`, no license is named
+    /// twice, and the node registry finds all delegated and live.
     function _verifySignatures(
-        BalanceAttestation calldata attestation,
+        bytes32 structHash,
+        bytes32 licensedTypeHash,
         NodeSignature[] calldata signatures
     ) private view returns (Outcome memory outcome) {
         // Each license named, packed with its signer as `licenseId << 160 | signer`: room for the most an
         // attestation may name, shrunk to those named, and checked by the node registry in one call.
         uint256[] memory delegations = new uint256[](MAX_LICENSES);
 
-        // The struct is hashed once; each signature's digest adds only its own license list.
-        bytes32 structHash = _attestationStructHash(attestation);
+        // Each signature's digest adds only its own license list to the struct and domain, each hashed once.
+        bytes32 domainSeparator = _domainSeparatorV4();
         uint256 count;
         for (uint256 i = 0; i < signatures.length; ++i) {
             NodeSignature calldata signature = signatures[i];
             address signer = signature.signer;
             uint256[] calldata signed = signature.licenseIds;
-            bytes32 digest = _licensedDigest(_domainSeparatorV4(), structHash, signed);
+            bytes32 digest = _licensedDigest(domainSeparator, structHash, licensedTypeHash, signed);
             (Failure failure, uint256 arg) = _checkSigner(digest, signer, signature.signature);
             if (failure != Failure.None) return _fail(failure, i, arg);
             if (signed.length == 0) return _fail(Failure.NoLicenses, i, 0);
@@ -242,22 +304,40 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
         }
     }
 
-    /// @dev The digest one node signs: the `LicensedBalanceAttestation` of the struct and its license ids, in
-    /// the order given (an EIP-712 array is the hash of its packed elements), under `domainSeparator`. Hashed in
-    /// the memory past the free pointer, which it leaves where it was: a check runs this once per signature.
+    /// @dev hashStruct of a `ConditionAttestation`: as `_attestationStructHash`, its six calldata words after
+    /// the type hash. The verdict word is hashed as it comes, not read as a bool (reading a calldata bool
+    /// above 1 reverts) nor cleaned to one: nodes sign 0 or 1 (EIP-712 encodes a bool as that word, and
+    /// typed-data signers encode nothing else), so a word of 2 hashes to a struct no one signed and fails as
+    /// `WrongSigner`, where cleaning it would let true's signatures vouch for calldata that assembly or another
+    /// decoder could read as neither true nor false.
+    function _conditionStructHash(ConditionAttestation calldata attestation) private pure returns (bytes32 structHash) {
+        bytes32 typeHash = CONDITION_ATTESTATION_TYPEHASH;
+        // solhint-disable-next-line no-inline-assembly
+        assembly ("memory-safe") {
+            let scratch := mload(0x40)
+            mstore(scratch, typeHash)
+            calldatacopy(add(scratch, 0x20), attestation, 0xc0)
+            structHash := keccak256(scratch, 0xe0)
+        }
+    }
+
+    /// @dev The digest one node signs: the licensed struct (`licensedTypeHash`: `LicensedBalanceAttestation` or
+    /// `LicensedConditionAttestation`) of the struct and its license ids, in the order given (an EIP-712 array
+    /// is the hash of its packed elements), under `domainSeparator`. Hashed in the memory past the free
+    /// pointer, which it leaves where it was: a check runs this once per signature.
     function _licensedDigest(
         bytes32 domainSeparator,
         bytes32 structHash,
+        bytes32 licensedTypeHash,
         uint256[] calldata licenseIds
     ) private pure returns (bytes32 digest) {
-        bytes32 typeHash = LICENSED_BALANCE_ATTESTATION_TYPEHASH;
         // solhint-disable-next-line no-inline-assembly
         assembly ("memory-safe") {
             let scratch := mload(0x40)
             let size := shl(5, licenseIds.length)
             calldatacopy(scratch, licenseIds.offset, size)
             let licenseIdsHash := keccak256(scratch, size)
-            mstore(scratch, typeHash)
+            mstore(scratch, licensedTypeHash)
             mstore(add(scratch, 0x20), structHash)
             mstore(add(scratch, 0x40), licenseIdsHash)
             let licensedHash := keccak256(scratch, 0x60)

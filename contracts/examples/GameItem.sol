@@ -8,23 +8,27 @@ import { IVerificationRegistry } from "../interfaces/IVerificationRegistry.sol";
 import { IMintableItem } from "../interfaces/IVoucherClaims.sol";
 
 /// @title GameItem (example integration)
-/// @notice A game item that only holders of a verified balance can claim, in either of the network's two
-/// ways. The job path: a player asks for a check (`requestVerification`), this contract opens a
-/// verification job for the player's wallet and `REQUIRED_ASSET` on Ethereum, paying the job fee from its
-/// own collateral in the registry, and once circuit nodes have finalized it, a player holding at least
-/// `MIN_BALANCE` claims one item (`claim`). The attested path: the player fetches a quorum-signed
-/// attestation of its balance from the API (`?attest=true`) and claims with it in one transaction
-/// (`claimWithAttestation`), which the verifier checks in a view call. Items can also be bought: the
-/// credits channel's claim platform (`MINTER`) mints them to the holders of its vouchers (`mintTo`).
+/// @notice A game item that only verified holders can claim, in any of the network's three ways. The job path:
+/// a player asks for a check (`requestVerification`), this contract opens a verification job for the player's
+/// wallet and `REQUIRED_ASSET` on Ethereum, paying the job fee from its own collateral in the registry, and
+/// once circuit nodes have finalized it, a player holding at least `MIN_BALANCE` claims one item (`claim`).
+/// The attested path: the player fetches a quorum-signed attestation of its balance from the API
+/// (`?attest=true`) and claims with it in one transaction (`claimWithAttestation`), which the verifier checks
+/// in a view call. The condition path, when the game names a condition (`CONDITION_HASH`): the player fetches
+/// a quorum-signed verdict that its wallet, together with the Solana owner it linked (if any), meets the
+/// condition over both chains, and claims with it (`claimWithCondition`), again checked in a view call. Items
+/// can also be bought: the credits channel's claim platform (`MINTER`) mints them to the holders of its
+/// vouchers (`mintTo`).
 /// @dev The example reads the result of the player's own job (`getResult`), so no one else's older job
 /// can stand in for it, and requires it to be fresh (`MAX_RESULT_AGE`). Each open job costs the game a
 /// fee; a player has at most one open job at a time. A real game would also charge or gate requests, since
-/// fresh addresses cost nothing.
+/// fresh addresses cost nothing. A Solana owner may link itself to many Ethereum addresses, so its holdings
+/// earn one item by the condition path, whichever address claims (`solanaOwnerClaimed`).
 contract GameItem is ERC721, IMintableItem {
     /// @notice The verification registry jobs are opened in (this contract must hold collateral there).
     IVerificationRegistry public immutable REGISTRY;
 
-    /// @notice The attestation verifier that checks attested claims.
+    /// @notice The attestation verifier that checks attested and condition claims.
     IAttestationVerifier public immutable VERIFIER;
 
     /// @notice The ERC-20 or ERC-721 on Ethereum that players must hold.
@@ -39,11 +43,18 @@ contract GameItem is ERC721, IMintableItem {
     /// @notice The claim platform that may mint bought items (zero: none).
     address public immutable MINTER;
 
+    /// @notice The condition a quorum-signed verdict must be about for `claimWithCondition` (zero: condition
+    /// claims are off).
+    bytes32 public immutable CONDITION_HASH;
+
     /// @notice The player's latest verification job (0 = none yet).
     mapping(address player => uint256 jobId) public jobOf;
 
     /// @notice Whether the player has claimed its item.
     mapping(address player => bool done) public hasClaimed;
+
+    /// @notice Whether the Solana owner's holdings already earned an item by the condition path.
+    mapping(bytes32 solanaOwner => bool used) public solanaOwnerClaimed;
 
     uint256 private _nextTokenId = 1;
 
@@ -52,6 +63,10 @@ contract GameItem is ERC721, IMintableItem {
 
     /// @notice Emitted when a player claims its item.
     event ItemClaimed(address indexed player, uint256 indexed tokenId, uint256 verifiedBalance);
+
+    /// @notice Emitted when a player claims its item on a condition verdict, with the linked Solana owner whose
+    /// holdings counted (zero: none).
+    event ItemClaimedWithCondition(address indexed player, uint256 indexed tokenId, bytes32 indexed solanaOwner);
 
     /// @notice Emitted when the minter mints a bought item to `buyer`.
     event ItemMinted(address indexed buyer, uint256 indexed tokenId);
@@ -80,17 +95,34 @@ contract GameItem is ERC721, IMintableItem {
     /// @notice Thrown when the verified balance is below `MIN_BALANCE`.
     error GameItem_BalanceTooLow(uint256 balance, uint256 minBalance);
 
+    /// @notice Thrown when a condition claim is made on a game without a condition (`CONDITION_HASH` zero).
+    error GameItem_ConditionClaimsOff();
+
+    /// @notice Thrown when a condition verdict is about another condition than `CONDITION_HASH`.
+    error GameItem_WrongCondition(bytes32 conditionHash);
+
+    /// @notice Thrown when a condition verdict is about other owners than the caller and the Solana owner it names.
+    error GameItem_WrongOwners(bytes32 ownersHash);
+
+    /// @notice Thrown when a condition verdict says the owners do not meet the condition.
+    error GameItem_ConditionNotMet();
+
+    /// @notice Thrown when the Solana owner's holdings already earned an item (claimed from any address).
+    error GameItem_SolanaOwnerClaimed(bytes32 solanaOwner);
+
     /// @param verifier The attestation verifier (the verification registry is its `REGISTRY`).
     /// @param requiredAsset The ERC-20 or ERC-721 on Ethereum that players must hold.
     /// @param minBalance The smallest balance that earns an item.
     /// @param maxResultAge How long a finalized result or an attestation may be used to claim, in seconds.
     /// @param minter The claim platform that may mint bought items (zero: items cannot be bought).
+    /// @param conditionHash The condition a verdict must be about to claim by it (zero: condition claims are off).
     constructor(
         IAttestationVerifier verifier,
         address requiredAsset,
         uint256 minBalance,
         uint256 maxResultAge,
-        address minter
+        address minter,
+        bytes32 conditionHash
     ) ERC721("Verified Holder Item", "ITEM") {
         if (address(verifier) == address(0) || requiredAsset == address(0) || minBalance == 0 || maxResultAge == 0) {
             revert GameItem_ZeroArgument();
@@ -101,6 +133,7 @@ contract GameItem is ERC721, IMintableItem {
         MIN_BALANCE = minBalance;
         MAX_RESULT_AGE = maxResultAge;
         MINTER = minter;
+        CONDITION_HASH = conditionHash;
     }
 
     /// @inheritdoc IMintableItem
@@ -165,12 +198,54 @@ contract GameItem is ERC721, IMintableItem {
         tokenId = _mintItem(attestation.balance);
     }
 
+    /// @notice Mints the caller's item on a quorum-signed verdict, at most `MAX_RESULT_AGE` old, that the
+    /// caller together with `solanaOwner` meets `CONDITION_HASH`. Costs the game nothing: the check is a view
+    /// call. Reverts with the verifier's reason when the attestation is not valid.
+    /// @param solanaOwner The Solana owner linked to the caller whose holdings the verdict counts (zero: none);
+    /// its holdings earn one item, whichever address claims with them.
+    /// @return tokenId The item minted.
+    function claimWithCondition(
+        IAttestationVerifier.ConditionAttestation calldata attestation,
+        IAttestationVerifier.NodeSignature[] calldata signatures,
+        bytes32 solanaOwner
+    ) external returns (uint256 tokenId) {
+        if (CONDITION_HASH == bytes32(0)) revert GameItem_ConditionClaimsOff();
+        if (hasClaimed[msg.sender]) revert GameItem_AlreadyClaimed(msg.sender);
+        if (attestation.conditionHash != CONDITION_HASH) revert GameItem_WrongCondition(attestation.conditionHash);
+        // The verdict must name the caller itself: anyone else's verdict, or the caller's with another Solana
+        // owner, proves nothing about what this claim spends.
+        if (attestation.ownersHash != _ownersHash(msg.sender, solanaOwner)) {
+            revert GameItem_WrongOwners(attestation.ownersHash);
+        }
+        // Reading the calldata bool reverts on a word above 1 (which no quorum signs anyway).
+        if (!attestation.verdict) revert GameItem_ConditionNotMet();
+        // Zero is "no Solana owner", which every wallet-only claim shares: it is never marked.
+        if (solanaOwner != bytes32(0)) {
+            if (solanaOwnerClaimed[solanaOwner]) revert GameItem_SolanaOwnerClaimed(solanaOwner);
+            solanaOwnerClaimed[solanaOwner] = true;
+        }
+        VERIFIER.checkConditionAttestation(attestation, signatures, MAX_RESULT_AGE);
+        tokenId = _mintClaimed();
+        emit ItemClaimedWithCondition(msg.sender, tokenId, solanaOwner);
+    }
+
+    /// @dev The owners hash a verdict about `player` and `solanaOwner` names (the protocol's `ownersHash`).
+    function _ownersHash(address player, bytes32 solanaOwner) private pure returns (bytes32) {
+        return keccak256(abi.encode(bytes32(uint256(uint160(player))), solanaOwner));
+    }
+
+    /// @dev Mints the caller's verified item for a balance of at least `MIN_BALANCE` (job and attested paths).
     function _mintItem(uint256 balance) private returns (uint256 tokenId) {
         if (balance < MIN_BALANCE) revert GameItem_BalanceTooLow(balance, MIN_BALANCE);
+        tokenId = _mintClaimed();
+        emit ItemClaimed(msg.sender, tokenId, balance);
+    }
+
+    /// @dev Marks the caller's claim and mints its item: every verified path ends here, so a player claims once.
+    function _mintClaimed() private returns (uint256 tokenId) {
         hasClaimed[msg.sender] = true;
         tokenId = _nextTokenId++;
         // _mint, not _safeMint: no callback into the player, so nothing can re-enter.
         _mint(msg.sender, tokenId);
-        emit ItemClaimed(msg.sender, tokenId, balance);
     }
 }

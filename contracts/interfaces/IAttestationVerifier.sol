@@ -5,17 +5,20 @@ import { INodeRegistry } from "./INodeRegistry.sol";
 import { IVerificationRegistry } from "./IVerificationRegistry.sol";
 
 /// @title IAttestationVerifier
-/// @notice Verifies balance attestations: one EIP-712 struct (`BalanceAttestation`) signed by circuit nodes,
-/// the burner wallets of live node licenses. Each node signs the struct with the ids of the licenses it signs
-/// for (`LicensedBalanceAttestation`), so the licenses a signature counts for are the signer's own word. An attestation is valid when its signatures come from
+/// @notice Verifies the two EIP-712 structs circuit nodes sign, the burner wallets of live node licenses: balance
+/// attestations (`BalanceAttestation`: what one owner holds of one asset on one chain) and condition
+/// attestations (`ConditionAttestation`: a yes/no verdict on whether an Ethereum owner and its linked Solana
+/// owner together meet a holding condition over both chains). Each node signs the struct with the ids of the
+/// licenses it signs for (`LicensedBalanceAttestation`, `LicensedConditionAttestation`), so the licenses a
+/// signature counts for are the signer's own word. Both are valid under the same rules: signatures from
 /// distinct licenses, each live and delegated to its signer on the node registry, as many as the
-/// verification registry's current quorum, and it is no older than the caller's maximum age. Any contract
-/// checks one in a single view call (`isAttestationValid`); `recordAttestation` also stores its balance
-/// where `IVerificationRegistry.latestBalance` reads it, paying the request fee from the caller's
-/// collateral to the signing licenses as a finalized job pays its voters.
-/// @dev EIP-712 domain: name "Asset Verification Network", version "1", the chain id, this contract.
-/// Chains: 0 = Ethereum, 1 = Solana; owner and asset are encoded as the verification registry encodes
-/// them (EVM addresses left-padded into bytes32).
+/// verification registry's current quorum, and no older than the caller's maximum age. Any contract checks
+/// one in a single view call (`isAttestationValid`, `isConditionAttestationValid`); `recordAttestation` also
+/// stores a balance where `IVerificationRegistry.latestBalance` reads it, paying the request fee from the
+/// caller's collateral to the signing licenses as a finalized job pays its voters (verdicts are not recorded).
+/// @dev EIP-712 domain, for both structs: name "Asset Verification Network", version "1", the chain id, this
+/// contract. Chains: 0 = Ethereum, 1 = Solana; owner and asset are encoded as the verification registry
+/// encodes them (EVM addresses left-padded into bytes32).
 interface IAttestationVerifier {
     /*//////////////////////////////////////////////////////////////
                                  TYPES
@@ -37,8 +40,28 @@ interface IAttestationVerifier {
         uint64 issuedAt;
     }
 
+    /// @notice What a quorum of nodes signs about a holding condition (pinned, as `BalanceAttestation` is).
+    /// @param conditionHash The hash of the condition the verdict is about, as the protocol package computes it.
+    /// @param ownersHash `keccak256(abi.encode(bytes32 ethereumOwner, bytes32 solanaOwner))`: the Ethereum
+    /// address left-padded as `BalanceAttestation.owner`, the Solana public key's 32 bytes; an absent owner is zero.
+    /// @param verdict Whether the owners meet the condition. A valid attestation may say no: consumers check it.
+    /// @param ethereumBlock The Ethereum block the verdict holds at.
+    /// @param solanaSlot The minimum Solana slot the verdict holds at.
+    /// @param issuedAt The issue time, in seconds.
+    // The field order is the pinned EIP-712 type's; the struct lives in calldata, never in storage.
+    // solhint-disable-next-line gas-struct-packing
+    struct ConditionAttestation {
+        bytes32 conditionHash;
+        bytes32 ownersHash;
+        bool verdict;
+        uint64 ethereumBlock;
+        uint64 solanaSlot;
+        uint64 issuedAt;
+    }
+
     /// @notice One node's signature over an attestation, for the licenses delegated to it. `signature` is over
-    /// `LicensedBalanceAttestation(attestation, licenseIds)`, with `licenseIds` exactly as here (same order).
+    /// `LicensedBalanceAttestation(attestation, licenseIds)` (or `LicensedConditionAttestation` for a condition),
+    /// with `licenseIds` exactly as here (same order).
     struct NodeSignature {
         address signer;
         uint256[] licenseIds;
@@ -69,8 +92,9 @@ interface IAttestationVerifier {
     error AttestationVerifier_MalleableSignature(uint256 index);
 
     /// @notice Thrown when signature `index` recovers to another address than its `signer`: a wrong
-    /// signer, another struct, license ids other than those signed (added, removed or reordered), or a
-    /// struct signed for another chain id or verifying contract.
+    /// signer, another struct (any field changed, or a condition verdict word other than the 0 or 1 signed),
+    /// license ids other than those signed (added, removed or reordered), or a struct signed for another
+    /// chain id or verifying contract.
     error AttestationVerifier_WrongSigner(uint256 index, address recovered);
 
     /// @notice Thrown when signature `index` names no license.
@@ -102,6 +126,14 @@ interface IAttestationVerifier {
     /// `LicensedBalanceAttestation(BalanceAttestation attestation,uint256[] licenseIds)` followed by the
     /// `BalanceAttestation` type string.
     function LICENSED_BALANCE_ATTESTATION_TYPEHASH() external view returns (bytes32);
+
+    /// @notice keccak256 of the `ConditionAttestation` type string.
+    function CONDITION_ATTESTATION_TYPEHASH() external view returns (bytes32);
+
+    /// @notice keccak256 of the `LicensedConditionAttestation` type string (what each node signs about a
+    /// condition): `LicensedConditionAttestation(ConditionAttestation attestation,uint256[] licenseIds)` followed
+    /// by the `ConditionAttestation` type string.
+    function LICENSED_CONDITION_ATTESTATION_TYPEHASH() external view returns (bytes32);
 
     /// @notice The most licenses one attestation's signatures may name (bounds the duplicate check).
     function MAX_LICENSES() external view returns (uint256);
@@ -142,6 +174,31 @@ interface IAttestationVerifier {
     /// @notice Like `isAttestationValid`, but reverts with the reason an attestation is not valid.
     function checkAttestation(
         BalanceAttestation calldata attestation,
+        NodeSignature[] calldata signatures,
+        uint256 maxAge
+    ) external view;
+
+    /// @notice The EIP-712 digest a node signs for the condition `attestation` and its `licenseIds` (in that
+    /// order): the `LicensedConditionAttestation` under this contract's domain.
+    function hashConditionAttestation(
+        ConditionAttestation calldata attestation,
+        uint256[] calldata licenseIds
+    ) external view returns (bytes32);
+
+    /// @notice Whether `signatures` make the condition `attestation` valid now with at most `maxAge` seconds
+    /// of age, under the rules of `isAttestationValid`. Valid means signed and fresh, not true: a valid
+    /// attestation may carry a false verdict, so a consumer checks `verdict` itself. Never reverts on a bad
+    /// attestation.
+    function isConditionAttestationValid(
+        ConditionAttestation calldata attestation,
+        NodeSignature[] calldata signatures,
+        uint256 maxAge
+    ) external view returns (bool);
+
+    /// @notice Like `isConditionAttestationValid`, but reverts with the reason an attestation is not valid
+    /// (the errors of `checkAttestation`; a condition names no chain, so never `UnknownChain`).
+    function checkConditionAttestation(
+        ConditionAttestation calldata attestation,
         NodeSignature[] calldata signatures,
         uint256 maxAge
     ) external view;

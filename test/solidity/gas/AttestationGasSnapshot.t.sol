@@ -6,8 +6,8 @@ import { IAttestationVerifier } from "../../../contracts/interfaces/IAttestation
 import { AttestationFixture } from "../utils/Fixtures.sol";
 
 /// @notice Gas of the attested path at quorum 2 of 3, recorded into `snapshots/AttestationVerifier.json`
-/// like VerificationGasSnapshot.t.sol: the view check, and a recording in the warm case (the subject and
-/// the signing licenses' epoch have a result and credit already).
+/// like VerificationGasSnapshot.t.sol: the view checks of a balance and of a condition verdict, and a recording
+/// in the warm case (the subject and the signing licenses' epoch have a result and credit already).
 contract AttestationGasSnapshotTest is AttestationFixture {
     address internal consumer = address(0xC0);
 
@@ -44,6 +44,21 @@ contract AttestationGasSnapshotTest is AttestationFixture {
         IAttestationVerifier.NodeSignature[] memory signatures = _quorumSignatures(attestation);
         bool valid = verifier.isAttestationValid(attestation, signatures, 1 hours);
         vm.snapshotGasLastCall("AttestationVerifier", "isAttestationValid(quorum 2 of 3)");
+        assertTrue(valid, "not valid");
+    }
+
+    function test_Gas_IsConditionAttestationValid() public {
+        IAttestationVerifier.ConditionAttestation memory attestation = IAttestationVerifier.ConditionAttestation({
+            conditionHash: keccak256("condition"),
+            ownersHash: keccak256(abi.encode(bytes32(uint256(uint160(address(0x1234)))), keccak256("solana owner"))),
+            verdict: true,
+            ethereumBlock: 1000,
+            solanaSlot: 2000,
+            issuedAt: uint64(block.timestamp)
+        });
+        IAttestationVerifier.NodeSignature[] memory signatures = _quorumConditionSignatures(attestation);
+        bool valid = verifier.isConditionAttestationValid(attestation, signatures, 1 hours);
+        vm.snapshotGasLastCall("AttestationVerifier", "isConditionAttestationValid(quorum 2 of 3)");
         assertTrue(valid, "not valid");
     }
 

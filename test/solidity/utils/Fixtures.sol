@@ -89,6 +89,20 @@ abstract contract ProtocolFixture is TokenFixture {
             signature: abi.encodePacked(r, s, v)
         });
     }
+
+    /// @dev One node's signature over the condition `attestation` with the operator key `privateKey`, for `licenseIds`.
+    function _signCondition(
+        IAttestationVerifier.ConditionAttestation memory attestation,
+        uint256 privateKey,
+        uint256[] memory licenseIds
+    ) internal view returns (IAttestationVerifier.NodeSignature memory) {
+        (uint8 v, bytes32 r, bytes32 s) = vm.sign(privateKey, verifier.hashConditionAttestation(attestation, licenseIds));
+        return IAttestationVerifier.NodeSignature({
+            signer: vm.addr(privateKey),
+            licenseIds: licenseIds,
+            signature: abi.encodePacked(r, s, v)
+        });
+    }
 }
 
 /// @notice The protocol at quorum 2 with three circuit nodes whose operator keys the tests hold: licenses
@@ -130,5 +144,23 @@ abstract contract AttestationFixture is ProtocolFixture {
             ids[0] = i + 1;
             signatures[i] = _signAttestation(attestation, operatorKeys[i], ids);
         }
+    }
+
+    /// @dev The signatures of the first two nodes (the quorum) over a condition verdict, each for its one license.
+    function _quorumConditionSignatures(IAttestationVerifier.ConditionAttestation memory attestation)
+        internal
+        view
+        returns (IAttestationVerifier.NodeSignature[] memory signatures)
+    {
+        signatures = new IAttestationVerifier.NodeSignature[](2);
+        for (uint256 i = 0; i < 2; ++i) {
+            signatures[i] = _signCondition(attestation, operatorKeys[i], _ids(i + 1));
+        }
+    }
+
+    /// @dev A license list of the one id `licenseId`.
+    function _ids(uint256 licenseId) internal pure returns (uint256[] memory ids) {
+        ids = new uint256[](1);
+        ids[0] = licenseId;
     }
 }

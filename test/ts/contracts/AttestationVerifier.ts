@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import { Signature } from "ethers";
+import { encodeBase58, Signature } from "ethers";
 import { network } from "hardhat";
-import { verifyTypedData as viemVerifyTypedData } from "viem";
+import { hashTypedData as viemHashTypedData, verifyTypedData as viemVerifyTypedData, type Hex } from "viem";
 
 import {
   attestationDigest,
@@ -20,6 +20,15 @@ import {
   type BalanceAttestation,
   type NodeSignature,
 } from "@avn/protocol/attestation";
+import {
+  CONDITION_ATTESTATION_TYPE,
+  CONDITION_ATTESTATION_TYPES,
+  CONDITION_SIGNED_PRIMARY_TYPE,
+  LICENSED_CONDITION_ATTESTATION_TYPE,
+  LICENSED_CONDITION_ATTESTATION_TYPES,
+  ownersHash,
+  type ConditionAttestation,
+} from "@avn/protocol/conditions";
 import { attestationOf, domainOf, signAll } from "../../helpers/attestations.ts";
 import { deployProtocol, LIVENESS_WINDOW, REQUEST_FEE } from "../../helpers/protocol.ts";
 
@@ -28,6 +37,9 @@ const { loadFixture, time } = networkHelpers;
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const MAX_AGE = 3_600n;
+/** A Solana owner: its public key's 32 bytes, and their base58 spelling. */
+const SOLANA_OWNER_BYTES = "0x5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a";
+const SOLANA_OWNER = encodeBase58(SOLANA_OWNER_BYTES);
 
 async function fixture() {
   const protocol = await deployProtocol(ethers);
@@ -459,6 +471,171 @@ describe("AttestationVerifier", function () {
         f.attestationVerifier.connect(f.consumer).recordAttestation(old.attestation, old.signatures),
       ).to.be.revertedWithCustomError(f.attestationVerifier, "AttestationVerifier_StaleAttestation");
     });
+  });
+});
+
+describe("AttestationVerifier: condition verdicts", function () {
+  /** A verdict about an Ethereum owner and a linked Solana owner, issued at the latest block's time. */
+  async function conditionOf(fields: Partial<ConditionAttestation> = {}): Promise<ConditionAttestation> {
+    return {
+      conditionHash: ethers.id("holds 100 of the token on Ethereum and 1 of the mint on Solana"),
+      ownersHash: ownersHash({ ethereum: "0x1111111111111111111111111111111111111111", solana: SOLANA_OWNER }),
+      verdict: true,
+      ethereumBlock: 1_000n,
+      solanaSlot: 2_000n,
+      issuedAt: BigInt(await time.latest()),
+      ...fields,
+    };
+  }
+
+  /** Each node signs the verdict with ethers' `signTypedData` over the protocol's definitions, as a circuit node would. */
+  async function signCondition(f: Fixture, attestation: ConditionAttestation, nodes = f.nodes.slice(0, 2)): Promise<NodeSignature[]> {
+    return Promise.all(
+      nodes.map(async ({ burner, licenseIds }) => ({
+        signer: burner.address,
+        licenseIds,
+        signature: await burner.signTypedData(f.domain, mutable(LICENSED_CONDITION_ATTESTATION_TYPES), { attestation, licenseIds }),
+      })),
+    );
+  }
+
+  /** Expects the verdict to be invalid: `false` from the view, `error` from the checking call. */
+  async function expectConditionInvalid(
+    f: Fixture,
+    attestation: ConditionAttestation,
+    signatures: NodeSignature[],
+    error: string,
+    args?: unknown[],
+  ) {
+    expect(await f.attestationVerifier.isConditionAttestationValid(attestation, signatures, MAX_AGE)).to.equal(false);
+    const check = expect(f.attestationVerifier.checkConditionAttestation(attestation, signatures, MAX_AGE)).to.be.revertedWithCustomError(
+      f.attestationVerifier,
+      error,
+    );
+    if (args) await check.withArgs(...args);
+    else await check;
+  }
+
+  it("has the protocol's type hashes, and hashes a verdict as ethers and viem do", async function () {
+    const f = await loadFixture(fixture);
+    expect(await f.attestationVerifier.CONDITION_ATTESTATION_TYPEHASH()).to.equal(
+      ethers.keccak256(ethers.toUtf8Bytes(CONDITION_ATTESTATION_TYPE)),
+    );
+    expect(await f.attestationVerifier.LICENSED_CONDITION_ATTESTATION_TYPEHASH()).to.equal(
+      ethers.keccak256(ethers.toUtf8Bytes(LICENSED_CONDITION_ATTESTATION_TYPE)),
+    );
+    const encoder = ethers.TypedDataEncoder.from(mutable(LICENSED_CONDITION_ATTESTATION_TYPES));
+    expect(encoder.primaryType).to.equal(CONDITION_SIGNED_PRIMARY_TYPE);
+    expect(encoder.encodeType("ConditionAttestation")).to.equal(CONDITION_ATTESTATION_TYPE);
+    expect(encoder.encodeType(CONDITION_SIGNED_PRIMARY_TYPE)).to.equal(LICENSED_CONDITION_ATTESTATION_TYPE);
+    expect(Object.keys(CONDITION_ATTESTATION_TYPES)).to.deep.equal(["ConditionAttestation"]);
+    for (const verdict of [true, false]) {
+      const attestation = await conditionOf({ verdict, ethereumBlock: 2n ** 64n - 1n, solanaSlot: 0n });
+      for (const licenseIds of [[], [7n], [3n, 1n, 2n ** 96n - 1n]]) {
+        const message = { attestation, licenseIds };
+        const onChain = await f.attestationVerifier.hashConditionAttestation(attestation, licenseIds);
+        expect(onChain).to.equal(ethers.TypedDataEncoder.hash(f.domain, mutable(LICENSED_CONDITION_ATTESTATION_TYPES), message));
+        const viemDigest = viemHashTypedData({
+          domain: { ...f.domain, verifyingContract: f.domain.verifyingContract as Hex },
+          types: LICENSED_CONDITION_ATTESTATION_TYPES,
+          primaryType: CONDITION_SIGNED_PRIMARY_TYPE,
+          message: {
+            attestation: { ...attestation, conditionHash: attestation.conditionHash as Hex, ownersHash: attestation.ownersHash as Hex },
+            licenseIds,
+          },
+        });
+        expect(onChain).to.equal(viemDigest);
+      }
+    }
+    // A verdict's digest is never a balance attestation's, whatever the words: the licensed type hashes differ.
+    expect(await f.attestationVerifier.LICENSED_CONDITION_ATTESTATION_TYPEHASH()).to.not.equal(
+      await f.attestationVerifier.LICENSED_BALANCE_ATTESTATION_TYPEHASH(),
+    );
+  });
+
+  it("accepts nodes' signTypedData signatures that viem and ethers verify, whatever the verdict", async function () {
+    const f = await loadFixture(fixture);
+    for (const verdict of [true, false]) {
+      const attestation = await conditionOf({ verdict });
+      const signatures = await signCondition(f, attestation);
+      for (const { signer, licenseIds, signature } of signatures) {
+        const message = { attestation, licenseIds };
+        expect(ethers.verifyTypedData(f.domain, mutable(LICENSED_CONDITION_ATTESTATION_TYPES), message, signature)).to.equal(signer);
+        const viemValid = await viemVerifyTypedData({
+          address: signer as Hex,
+          domain: { ...f.domain, verifyingContract: f.domain.verifyingContract as Hex },
+          types: LICENSED_CONDITION_ATTESTATION_TYPES,
+          primaryType: CONDITION_SIGNED_PRIMARY_TYPE,
+          message: {
+            attestation: { ...attestation, conditionHash: attestation.conditionHash as Hex, ownersHash: attestation.ownersHash as Hex },
+            licenseIds,
+          },
+          signature: signature as Hex,
+        });
+        expect(viemValid).to.equal(true);
+      }
+      // Valid means signed and fresh: a quorum's "no" is valid, and the consumer reads the verdict.
+      expect(await f.attestationVerifier.isConditionAttestationValid(attestation, signatures, MAX_AGE)).to.equal(true);
+      await f.attestationVerifier.checkConditionAttestation(attestation, signatures, MAX_AGE);
+    }
+  });
+
+  it("refuses another verdict, condition or owners, padded or duplicate licenses, short of the quorum, stale or early", async function () {
+    const f = await loadFixture(fixture);
+    const attestation = await conditionOf();
+    const signatures = await signCondition(f, attestation);
+    for (const changed of [
+      { verdict: false },
+      { conditionHash: ethers.id("another condition") },
+      // The same Ethereum owner without its Solana owner.
+      { ownersHash: ownersHash({ ethereum: "0x1111111111111111111111111111111111111111" }) },
+    ]) {
+      await expectConditionInvalid(f, { ...attestation, ...changed }, signatures, "AttestationVerifier_WrongSigner");
+    }
+    // Carol's live license appended to Bob's list: not what Bob signed.
+    const padded = [signatures[0], { ...signatures[1], licenseIds: [2n, 3n] }];
+    const recovered = ethers.recoverAddress(
+      await f.attestationVerifier.hashConditionAttestation(attestation, [2n, 3n]),
+      signatures[1].signature,
+    );
+    await expectConditionInvalid(f, attestation, padded, "AttestationVerifier_WrongSigner", [1n, recovered]);
+    await expectConditionInvalid(f, attestation, [signatures[0], signatures[0]], "AttestationVerifier_DuplicateLicense", [1n]);
+    await expectConditionInvalid(f, attestation, signatures.slice(0, 1), "AttestationVerifier_QuorumNotReached", [1n, 2n]);
+    const now = BigInt(await time.latest());
+    const stale = await conditionOf({ issuedAt: now - MAX_AGE - 1n });
+    await expectConditionInvalid(f, stale, await signCondition(f, stale), "AttestationVerifier_StaleAttestation", [
+      now - MAX_AGE - 1n,
+      MAX_AGE,
+    ]);
+    const early = await conditionOf({ issuedAt: now + (await f.attestationVerifier.MAX_CLOCK_SKEW()) + 1n });
+    await expectConditionInvalid(f, early, await signCondition(f, early), "AttestationVerifier_IssuedInFuture", [early.issuedAt]);
+    await expectConditionInvalid(
+      f,
+      attestation,
+      [{ ...signatures[0], signature: malleable(signatures[0].signature) }, signatures[1]],
+      "AttestationVerifier_MalleableSignature",
+      [0n],
+    );
+  });
+
+  it("refuses a balance attestation's signatures, and verdict signatures for a balance", async function () {
+    const f = await loadFixture(fixture);
+    const balance = await attestationOf(ethers);
+    const balanceSignatures = await signAll(f.domain, balance, f.nodes.slice(0, 2));
+    const attestation = await conditionOf();
+    await expectConditionInvalid(f, attestation, balanceSignatures, "AttestationVerifier_WrongSigner");
+    await expectInvalid(f, balance, await signCondition(f, attestation), "AttestationVerifier_WrongSigner");
+  });
+
+  it("computes the owners hash as the contracts do: the Ethereum address left-padded, the Solana key's bytes, zero when absent", async function () {
+    const coder = ethers.AbiCoder.defaultAbiCoder();
+    const ethereum = "0x1111111111111111111111111111111111111111";
+    expect(ownersHash({ ethereum, solana: SOLANA_OWNER })).to.equal(
+      ethers.keccak256(coder.encode(["bytes32", "bytes32"], [ethers.zeroPadValue(ethereum, 32), SOLANA_OWNER_BYTES])),
+    );
+    expect(ownersHash({ ethereum })).to.equal(
+      ethers.keccak256(coder.encode(["bytes32", "bytes32"], [ethers.zeroPadValue(ethereum, 32), ethers.ZeroHash])),
+    );
   });
 });
 

@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import { network } from "hardhat";
 
-import type { BalanceAttestation } from "@avn/protocol/attestation";
+import type { BalanceAttestation, NodeSignature } from "@avn/protocol/attestation";
+import { conditionHash, LICENSED_CONDITION_ATTESTATION_TYPES, ownersHash, type ConditionAttestation } from "@avn/protocol/conditions";
 import { queryResultHash } from "../../../src/common/query-result.ts";
 import { attestationOf, domainOf, signAll } from "../../helpers/attestations.ts";
 import { balanceWord, deployProtocol, E18, REQUEST_FEE } from "../../helpers/protocol.ts";
@@ -12,6 +13,14 @@ const { loadFixture, time } = networkHelpers;
 
 const MIN_BALANCE = 100n;
 const MAX_RESULT_AGE = 3_600n;
+/** The game's condition: some of a token on Ethereum and some of a mint on Solana, by the protocol's hash. */
+const CONDITION = {
+  all: [
+    { chain: "ethereum", contract_address: "0x2222222222222222222222222222222222222222", min: "100" },
+    { chain: "solana", token_mint_address: "So11111111111111111111111111111111111111112", min: "1" },
+  ],
+};
+const CONDITION_HASH = conditionHash(CONDITION);
 
 /** The example integration: a game item claimable by verified holders. */
 async function fixture() {
@@ -25,6 +34,7 @@ async function fixture() {
     MIN_BALANCE,
     MAX_RESULT_AGE,
     minter.address,
+    CONDITION_HASH,
   ]);
   // The game pays job fees from its own collateral: the consumer stakes primary tokens into it.
   await protocol.registry.connect(protocol.consumer).stakeCollateral(await game.getAddress(), 100n * E18);
@@ -117,10 +127,9 @@ describe("GameItem (example integration)", function () {
       [verifier, f.requiredAsset, 0n, MAX_RESULT_AGE],
       [verifier, f.requiredAsset, MIN_BALANCE, 0n],
     ]) {
-      await expect(factory.deploy(...(args as [string, string, bigint, bigint]), ethers.ZeroAddress)).to.be.revertedWithCustomError(
-        factory,
-        "GameItem_ZeroArgument",
-      );
+      await expect(
+        factory.deploy(...(args as [string, string, bigint, bigint]), ethers.ZeroAddress, ethers.ZeroHash),
+      ).to.be.revertedWithCustomError(factory, "GameItem_ZeroArgument");
     }
   });
 
@@ -143,6 +152,7 @@ describe("GameItem (example integration)", function () {
       MIN_BALANCE,
       MAX_RESULT_AGE,
       ethers.ZeroAddress,
+      ethers.ZeroHash,
     ]);
     await expect(unsold.connect(f.minter).mintTo(f.player.address, 1n)).to.be.revertedWithCustomError(unsold, "GameItem_NotMinter");
   });
@@ -201,5 +211,169 @@ describe("GameItem (example integration): the attested path", function () {
     await time.increase(MAX_RESULT_AGE + 1n);
     for (const node of f.nodes) await f.nodeRegistry.connect(node.burner)["heartbeat()"]();
     await expect(claim(old)).to.be.revertedWithCustomError(f.attestationVerifier, "AttestationVerifier_StaleAttestation");
+  });
+});
+
+describe("GameItem (example integration): the condition path", function () {
+  /** Two Solana owners: each public key's 32 bytes (what the contract takes) and its base58 spelling (what the protocol takes). */
+  const SOLANA = [ethers.id("solana owner A"), ethers.id("solana owner B")].map((bytes) => ({
+    bytes,
+    base58: ethers.encodeBase58(bytes),
+  }));
+
+  /**
+   * A verdict that `player` (with `solana`, when given) meets the game's condition, signed by `nodes` with
+   * ethers' `signTypedData` over the protocol's definitions, as circuit nodes sign it.
+   */
+  async function verdict(
+    f: Fixture,
+    options: { player?: string; solana?: (typeof SOLANA)[number]; fields?: Partial<ConditionAttestation>; nodes?: Fixture["nodes"] } = {},
+  ): Promise<[ConditionAttestation, NodeSignature[], string]> {
+    const { player = f.player.address, solana, fields = {}, nodes = f.nodes.slice(0, 2) } = options;
+    const attestation: ConditionAttestation = {
+      conditionHash: CONDITION_HASH,
+      ownersHash: ownersHash({ ethereum: player, solana: solana?.base58 }),
+      verdict: true,
+      ethereumBlock: 1_000n,
+      solanaSlot: 2_000n,
+      issuedAt: BigInt(await time.latest()),
+      ...fields,
+    };
+    const domain = await domainOf(ethers, await f.attestationVerifier.getAddress());
+    const types = Object.fromEntries(
+      Object.entries(LICENSED_CONDITION_ATTESTATION_TYPES).map(([name, fieldList]) => [name, fieldList.map((field) => ({ ...field }))]),
+    );
+    const signatures = await Promise.all(
+      nodes.map(async ({ burner, licenseId }) => ({
+        signer: burner.address,
+        licenseIds: [licenseId],
+        signature: await burner.signTypedData(domain, types, { attestation, licenseIds: [licenseId] }),
+      })),
+    );
+    return [attestation, signatures, solana?.bytes ?? ethers.ZeroHash];
+  }
+
+  it("mints one item on a true verdict about the player alone, without a job or a fee", async function () {
+    const f = await loadFixture(fixture);
+    expect(await f.game.CONDITION_HASH()).to.equal(CONDITION_HASH);
+    const collateralBefore = await f.registry.collateralOf(await f.game.getAddress());
+    const claim = await verdict(f);
+    await expect(f.game.connect(f.player).claimWithCondition(...claim))
+      .to.emit(f.game, "ItemClaimedWithCondition")
+      .withArgs(f.player.address, 1n, ethers.ZeroHash);
+    expect(await f.game.ownerOf(1n)).to.equal(f.player.address);
+    expect(await f.game.hasClaimed(f.player.address)).to.equal(true);
+    expect(await f.registry.collateralOf(await f.game.getAddress())).to.deep.equal(collateralBefore);
+    // No Solana owner is marked: another wallet-only player still claims.
+    expect(await f.game.solanaOwnerClaimed(ethers.ZeroHash)).to.equal(false);
+    await expect(f.game.connect(f.consumer).claimWithCondition(...(await verdict(f, { player: f.consumer.address }))))
+      .to.emit(f.game, "ItemClaimedWithCondition")
+      .withArgs(f.consumer.address, 2n, ethers.ZeroHash);
+    // One item per player, whichever path it comes through.
+    await expect(f.game.connect(f.player).claimWithCondition(...(await verdict(f))))
+      .to.be.revertedWithCustomError(f.game, "GameItem_AlreadyClaimed")
+      .withArgs(f.player.address);
+    await expect(f.game.connect(f.player).requestVerification()).to.be.revertedWithCustomError(f.game, "GameItem_AlreadyClaimed");
+  });
+
+  it("mints on a verdict counting a linked Solana owner, whose holdings then earn no second item from another wallet", async function () {
+    const f = await loadFixture(fixture);
+    const [solana] = SOLANA;
+    await expect(f.game.connect(f.player).claimWithCondition(...(await verdict(f, { solana }))))
+      .to.emit(f.game, "ItemClaimedWithCondition")
+      .withArgs(f.player.address, 1n, solana.bytes);
+    expect(await f.game.solanaOwnerClaimed(solana.bytes)).to.equal(true);
+    // The Solana owner linked a second wallet too: a valid verdict about that pair, refused.
+    const second = await verdict(f, { player: f.consumer.address, solana });
+    expect(await f.attestationVerifier.isConditionAttestationValid(second[0], second[1], MAX_RESULT_AGE)).to.equal(true);
+    await expect(f.game.connect(f.consumer).claimWithCondition(...second))
+      .to.be.revertedWithCustomError(f.game, "GameItem_SolanaOwnerClaimed")
+      .withArgs(solana.bytes);
+    // Another Solana owner, or none, is still open to that wallet.
+    await expect(f.game.connect(f.consumer).claimWithCondition(...(await verdict(f, { player: f.consumer.address, solana: SOLANA[1] }))))
+      .to.emit(f.game, "ItemClaimedWithCondition")
+      .withArgs(f.consumer.address, 2n, SOLANA[1].bytes);
+  });
+
+  it("refuses condition claims on a game without a condition", async function () {
+    const f = await loadFixture(fixture);
+    const plain = await ethers.deployContract("GameItem", [
+      await f.attestationVerifier.getAddress(),
+      f.requiredAsset,
+      MIN_BALANCE,
+      MAX_RESULT_AGE,
+      ethers.ZeroAddress,
+      ethers.ZeroHash,
+    ]);
+    // Even a valid verdict about the zero condition hash.
+    const claim = await verdict(f, { fields: { conditionHash: ethers.ZeroHash } });
+    await expect(plain.connect(f.player).claimWithCondition(...claim)).to.be.revertedWithCustomError(plain, "GameItem_ConditionClaimsOff");
+  });
+
+  it("refuses a verdict on another condition, about other owners, or saying no", async function () {
+    const f = await loadFixture(fixture);
+    const claim = (args: [ConditionAttestation, NodeSignature[], string]) => f.game.connect(f.player).claimWithCondition(...args);
+    const other = ethers.id("another condition");
+    await expect(claim(await verdict(f, { fields: { conditionHash: other } })))
+      .to.be.revertedWithCustomError(f.game, "GameItem_WrongCondition")
+      .withArgs(other);
+    // Another wallet's verdict; the player's own verdict with a Solana owner, claimed without it or with another.
+    const [forOther, otherSignatures] = await verdict(f, { player: f.consumer.address });
+    const [withSolana, solanaSignatures] = await verdict(f, { solana: SOLANA[0] });
+    for (const [attestation, signatures, solanaOwner] of [
+      [forOther, otherSignatures, ethers.ZeroHash],
+      [withSolana, solanaSignatures, ethers.ZeroHash],
+      [withSolana, solanaSignatures, SOLANA[1].bytes],
+    ] as const) {
+      await expect(claim([attestation, signatures, solanaOwner]))
+        .to.be.revertedWithCustomError(f.game, "GameItem_WrongOwners")
+        .withArgs(attestation.ownersHash);
+    }
+    // A valid "no": the verifier accepts it, the game does not.
+    const no = await verdict(f, { fields: { verdict: false } });
+    expect(await f.attestationVerifier.isConditionAttestationValid(no[0], no[1], MAX_RESULT_AGE)).to.equal(true);
+    await expect(claim(no)).to.be.revertedWithCustomError(f.game, "GameItem_ConditionNotMet");
+    // A "no" presented as a "yes" is not what the nodes signed.
+    await expect(claim([{ ...no[0], verdict: true }, no[1], no[2]])).to.be.revertedWithCustomError(
+      f.attestationVerifier,
+      "AttestationVerifier_WrongSigner",
+    );
+    expect(await f.game.hasClaimed(f.player.address)).to.equal(false);
+  });
+
+  it("refuses a verdict word other than 0 or 1, which no quorum signs", async function () {
+    const f = await loadFixture(fixture);
+    const [attestation, signatures, solanaOwner] = await verdict(f);
+    const data = f.game.interface.encodeFunctionData("claimWithCondition", [attestation, signatures, solanaOwner]);
+    // The call with its verdict word replaced: after "0x" and the selector, conditionHash and ownersHash come first.
+    const withVerdictWord = (word: bigint) => {
+      const at = 2 + 8 + 2 * 64;
+      return `${data.slice(0, at)}${ethers.toBeHex(word, 32).slice(2)}${data.slice(at + 64)}`;
+    };
+    const gameAddress = await f.game.getAddress();
+    const send = (word: bigint) => f.player.sendTransaction({ to: gameAddress, data: withVerdictWord(word) });
+    // The word replaced is the verdict: 0 is a "no".
+    await expect(send(0n)).to.be.revertedWithCustomError(f.game, "GameItem_ConditionNotMet");
+    // 2 is neither: the ABI decoder refuses it when the game reads the verdict.
+    await expect(send(2n)).to.be.revertedWithoutReason(ethers);
+    expect(await f.game.hasClaimed(f.player.address)).to.equal(false);
+    await send(1n);
+    expect(await f.game.hasClaimed(f.player.address)).to.equal(true);
+  });
+
+  it("refuses a verdict short of the quorum, or older than MAX_RESULT_AGE", async function () {
+    const f = await loadFixture(fixture);
+    const claim = (args: [ConditionAttestation, NodeSignature[], string]) => f.game.connect(f.player).claimWithCondition(...args);
+    await expect(claim(await verdict(f, { nodes: f.nodes.slice(0, 1) })))
+      .to.be.revertedWithCustomError(f.attestationVerifier, "AttestationVerifier_QuorumNotReached")
+      .withArgs(1n, 2n);
+    const old = await verdict(f, { solana: SOLANA[0] });
+    await time.increase(MAX_RESULT_AGE + 1n);
+    for (const node of f.nodes) await f.nodeRegistry.connect(node.burner)["heartbeat()"]();
+    await expect(claim(old))
+      .to.be.revertedWithCustomError(f.attestationVerifier, "AttestationVerifier_StaleAttestation")
+      .withArgs(old[0].issuedAt, MAX_RESULT_AGE);
+    // A refused claim marks nothing: the Solana owner's holdings are still unused.
+    expect(await f.game.solanaOwnerClaimed(SOLANA[0].bytes)).to.equal(false);
   });
 });

@@ -27,6 +27,7 @@ async function fixture() {
     1n,
     3_600n,
     claimsAddress,
+    ethers.ZeroHash, // no condition claims
   ]);
   await claims.connect(operator).setItem(ITEM.primary, { kind: ItemKind.Transfer, asset: await protocol.primary.getAddress() });
   await claims.connect(operator).setItem(ITEM.staked, { kind: ItemKind.StakeFor, asset: await protocol.staked.getAddress() });

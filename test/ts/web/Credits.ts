@@ -95,6 +95,7 @@ describe("web app: credits in Chromium", function () {
       1n,
       3_600n,
       claimsAddress,
+      `0x${"00".repeat(32)}`, // bytes32 zero: no condition claims
     );
     await game.waitForDeployment();
     gameItemAddress = await game.getAddress();
