@@ -78,6 +78,12 @@ const schema = z
     TRUSTED_PROXIES: commaSeparated().optional(),
     /** Rate-limit tokens one `?attest=true` answer takes (it asks every connected node). */
     ATTEST_COST: z.coerce.number().int().min(1).max(1_000).default(DEFAULT_ATTEST_COST),
+    /**
+     * The L2 chain id a Solana owner's link message names (`POST /api/conditions` with both owners). The
+     * hub's EIP-712 domain gives it when the hub is on (then this, if set, must agree); unset without the
+     * hub, such requests answer 501.
+     */
+    L2_CHAIN_ID: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   })
   .superRefine((config, context) => {
     // A key's bucket never holds more than its capacity: a higher price could never be paid.
@@ -128,6 +134,21 @@ export function attestationSettings(config: ApiConfig) {
       trustedProxies: config.TRUSTED_PROXIES ?? [],
     },
   };
+}
+
+/**
+ * The L2 chain id link messages name (`linkMessage`): the attestation hub's (its EIP-712 domain's, read
+ * from the L2) when the hub is on, else `L2_CHAIN_ID`, else undefined (requests naming both owners answer
+ * 501). Throws when both are known and differ: links signed for one chain would be checked against the
+ * other.
+ */
+export function linkChainId(config: ApiConfig, hubChainId: bigint | undefined): bigint | undefined {
+  const configured = config.L2_CHAIN_ID === undefined ? undefined : BigInt(config.L2_CHAIN_ID);
+  if (hubChainId !== undefined && configured !== undefined && hubChainId !== configured)
+    throw new Error(
+      `L2_CHAIN_ID is ${configured}, but the attestation hub's L2 (ATTESTATION_L2_RPC_URL) is chain ${hubChainId}: set it to ${hubChainId} or leave it unset`,
+    );
+  return hubChainId ?? configured;
 }
 
 /**

@@ -12,7 +12,7 @@ import { PrimaryHubBus } from "./attestation-hub/bus/primary-bus.ts";
 import { RedisHubBus } from "./attestation-hub/bus/redis-bus.ts";
 import { PrimaryClient } from "./cluster/ipc.ts";
 import { clusterMetricsExposition, PrimaryRateLimitStore } from "./cluster/worker-services.ts";
-import { attestationSettings, redactedConfig, type ApiConfig } from "./config.ts";
+import { attestationSettings, linkChainId, redactedConfig, type ApiConfig } from "./config.ts";
 import { ApiKeys } from "./keys/api-keys.ts";
 import { KeyVerifier } from "./keys/key-verifier.ts";
 import { ApiMetrics } from "./metrics.ts";
@@ -109,6 +109,14 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
           evm: readers.evm,
           solana: readers.solana,
         };
+  // The chain the Solana link messages name: the hub's when it is on. A contradicting L2_CHAIN_ID stops
+  // the start below, once the server (which closes the hub) is built.
+  let link: { chainId?: bigint; mismatch?: Error };
+  try {
+    link = { chainId: linkChainId(config, hub?.domain.chainId) };
+  } catch (error) {
+    link = { mismatch: error as Error };
+  }
   const answers = async (probe: () => Promise<unknown>) =>
     probe().then(
       () => true,
@@ -127,22 +135,24 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
     }),
     metrics,
     attestation,
+    linkChainId: link.chainId,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     cacheTtlMs: config.CACHE_TTL_MS,
     loggerInstance: log.child({ component: "api-server" }),
   });
+  const close = async () => {
+    await app.close(); // waits for in-flight requests
+    await usage.close(); // writes what they counted
+    await store.close();
+    keyVerifier.close();
+    await keys.close();
+    primary?.close();
+  };
+  if (link.mismatch !== undefined) {
+    await close();
+    throw link.mismatch;
+  }
   log.info({ config: redactedConfig(config) }, "API configuration");
   const url = await app.listen({ host: config.API_HOST, port: config.API_PORT, backlog: LISTEN_BACKLOG });
-  return {
-    app,
-    url,
-    async close() {
-      await app.close(); // waits for in-flight requests
-      await usage.close(); // writes what they counted
-      await store.close();
-      keyVerifier.close();
-      await keys.close();
-      primary?.close();
-    },
-  };
+  return { app, url, close };
 }

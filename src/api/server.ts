@@ -5,6 +5,7 @@ import { toApiError } from "./api-error.ts";
 import { registerBalanceRoute } from "./server/balance-route.ts";
 import { registerBatchRoute } from "./server/batch-route.ts";
 import { evmChain, svmChain } from "./server/chains.ts";
+import { registerConditionsRoute } from "./server/conditions-route.ts";
 import { closeConnectionsOnShutdown } from "./server/connection-close.ts";
 import type { ApiServerDependencies } from "./server/dependencies.ts";
 import { registerErrorHandling } from "./server/error-handling.ts";
@@ -16,10 +17,10 @@ import { sendError } from "./server/responses.ts";
 export type { ApiServerDependencies, KeyCheck, UsageRecorder } from "./server/dependencies.ts";
 
 /**
- * The verification API: `POST /api/ccq-evm` and `POST /api/ccq-svm`, and their batch
- * forms `POST /api/ccq-evm/batch` and `POST /api/ccq-svm/batch` (up to 100 items at one position, see
- * batch.ts), behind API keys and per-key token-bucket rate limits, plus `/healthz`, `/readyz`, `/metrics`
- * and `/openapi.json`. Authentication runs on request arrival, before the body is read, so a missing or
+ * The verification API: `POST /api/ccq-evm` and `POST /api/ccq-svm`, their batch forms
+ * `POST /api/ccq-evm/batch` and `POST /api/ccq-svm/batch` (up to 100 items at one position, see batch.ts),
+ * and `POST /api/conditions` (a verdict over holdings on both chains, conditions-route.ts), behind API keys
+ * and per-key token-bucket rate limits, plus `/healthz`, `/readyz`, `/metrics` and `/openapi.json`. Authentication runs on request arrival, before the body is read, so a missing or
  * unknown key is a 401 whatever else is wrong.
  */
 export async function buildApiServer(deps: ApiServerDependencies): Promise<FastifyInstance> {
@@ -54,6 +55,7 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
   registerBalanceRoute(app, svm, deps.attestation);
   registerBatchRoute(app, evm, { ...deps, recordItemStatuses });
   registerBatchRoute(app, svm, { ...deps, recordItemStatuses });
+  registerConditionsRoute(app, deps);
   deps.attestation?.hub.register(app);
   registerOperationsRoutes(app, deps);
   return app;

@@ -93,7 +93,10 @@ export function parseConditionRequest(body: unknown): ConditionRequest {
   const condition = normalizeCondition(fields.condition);
   conditionLeaves(condition).forEach((leaf, index) => {
     if (owners[leaf.chain] === undefined)
-      throw new ConditionInputError(leafPaths(condition)[index], `is a ${leaf.chain} leaf, but owners.${leaf.chain} is not given`);
+      throw new ConditionInputError(
+        leafPaths(condition)[index],
+        `is ${leaf.chain === "ethereum" ? "an" : "a"} ${leaf.chain} leaf, but owners.${leaf.chain} is not given`,
+      );
   });
   const request: ConditionRequest = { owners, condition, reveal: true };
   const both = owners.ethereum !== undefined && owners.solana !== undefined;

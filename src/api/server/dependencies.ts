@@ -7,7 +7,6 @@ import type { VerifiedKey } from "../keys/api-keys.ts";
 import type { ApiMetrics } from "../metrics.ts";
 import type { RateLimitStore, TokenBucketPolicy } from "../rate-limit/token-bucket.ts";
 
-/** What the server is built from: main.ts wires the real ones, the tests their own. */
 /** Rate-limit tokens an attested answer takes unless configured (`ATTEST_COST`). */
 export const DEFAULT_ATTEST_COST = 5;
 
@@ -16,6 +15,7 @@ export function isAttestedRequest(request: FastifyRequest): boolean {
   return request.routeOptions.config.attestable === true && (request.query as { attest?: unknown } | undefined)?.attest === "true";
 }
 
+/** What the server is built from: main.ts wires the real ones, the tests their own. */
 export interface ApiServerDependencies {
   /** Resolves an API key to its id and quota, or undefined for an unknown or revoked key (KeyVerifier). */
   keys: KeyCheck;
@@ -32,6 +32,12 @@ export interface ApiServerDependencies {
   metrics: ApiMetrics;
   /** The attestation hub and its readers; without it `?attest=true` answers 501. */
   attestation?: AttestationService;
+  /**
+   * The L2 chain id a Solana owner's link message names (`POST /api/conditions` with both owners): main.ts
+   * gives the hub's EIP-712 domain chain id, else `L2_CHAIN_ID`. Unset, the hub's is taken when there is a
+   * hub; without either, a request naming both owners answers 501.
+   */
+  linkChainId?: bigint;
   bodyLimitBytes?: number;
   cacheTtlMs?: number;
   /** pino options or false; keys and URLs never reach the log either way. */
@@ -71,7 +77,7 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** The route answers only requests with a valid API key, within the key's rate limit. */
     requiresApiKey?: boolean;
-    /** The route answers `?attest=true` (the single balance routes): such a request costs `attestCost` tokens. */
+    /** The route answers `?attest=true` (the single balance routes, conditions): such a request costs `attestCost` tokens. */
     attestable?: boolean;
   }
   interface FastifyRequest {
