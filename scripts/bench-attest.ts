@@ -1,6 +1,7 @@
 // `npm run bench:attest`: attested API answers on a fresh devnet with three circuit nodes connected to the
 // API's attestation hub (quorum 2): latency median and p95 over BENCH_ATTEST_QUERIES (default 200)
-// distinct queries of both chains, then with one node killed; the unattested path beside it (the same
+// distinct queries of both chains, and over BENCH_CONDITION_QUERIES (default the same) fresh verdicts of
+// 1, 4 and 16 leaves (POST /api/conditions, signed and unsigned), then with one node killed; the unattested path beside it (the same
 // queries, and the bench:api throughput table). Targets: median ≤ 250 ms, p95 ≤ 600 ms. Then the hub run
 // three ways (one API process; two workers; three processes on one Redis, the nodes spread over them),
 // BENCH_SCALE_QUERIES (default 200) attested queries each, BENCH_SCALE_CONCURRENCY (default 4) in flight:
@@ -18,13 +19,16 @@ const queries = Number(process.env.BENCH_ATTEST_QUERIES ?? 200);
 const { timings, verifiedOnChain, scaleOut } = await measureAttestedLatency({
   queries,
   projectRoot,
+  conditionQueries: Number(process.env.BENCH_CONDITION_QUERIES ?? queries),
   scaleOutQueries: Number(process.env.BENCH_SCALE_QUERIES ?? 200),
   concurrency: Number(process.env.BENCH_SCALE_CONCURRENCY ?? 4),
   log: (line) => console.log(line),
 });
 console.log(`\n${queries} distinct queries per row (EVM and Solana alternating), sent one after another; quorum 2\n`);
 console.log(formatTimings(timings));
-console.log(`\nattested answers checked with the deployed AttestationVerifier.isAttestationValid: ${verifiedOnChain}, all valid`);
+console.log(
+  `\nattested answers and signed verdicts checked with the deployed AttestationVerifier (isAttestationValid, isConditionAttestationValid): ${verifiedOnChain}, all valid`,
+);
 const attested = timings.filter((row) => row.measurement.endsWith("both chains") && row.measurement.startsWith("attested"));
 for (const row of attested) {
   const ok = row.medianMs <= 250 && row.p95Ms <= 600;

@@ -4,13 +4,16 @@
 // nodes finalize them, and prints each stored result beside the API's answer for the same query; then
 // asks the API for a quorum-signed attestation of the same holding, checks it with the deployed verifier
 // and records it (time and gas of each path side by side); then claims the example game item as the demo
-// holder.
+// holder. Then it evaluates the stack file's demo conditions (POST /api/conditions?attest=true), checks
+// each quorum-signed verdict with the deployed verifier, and claims a game item with a verdict as the demo
+// collector, whose Solana wallet is linked to its Ethereum one.
 import path from "node:path";
 
 import { GameItem__factory } from "../typechain-types/index.ts";
 import { MANY_ACCOUNTS } from "../src/devnet/demo-holdings.ts";
 import { attestAndRecord } from "../src/devnet/demo-attest.ts";
 import { claimGameItem, verifyOnChainAndByApi, type DemoQuery } from "../src/devnet/demo-verify.ts";
+import { claimItemWithVerdict, evaluateDemoCondition } from "../src/devnet/demo-conditions.ts";
 import { devnetProvider } from "../src/devnet/op-devnet.ts";
 import { readDemoStack } from "../src/common/stack-file.ts";
 
@@ -72,6 +75,29 @@ try {
     const claim = await claimGameItem(stack, l2);
     console.log(`  job ${claim.jobId} finalized with balance ${claim.verifiedBalance}; item #${claim.tokenId} minted to ${holder}`);
   }
+
+  console.log("\nSigned verdicts: each demo condition of the stack file, asked with ?attest=true and checked on-chain…");
+  for (const condition of stack.demo.conditions ?? []) {
+    const evaluated = await evaluateDemoCondition(stack, l2, condition.request, true);
+    const valid = evaluated.signed?.valid === true;
+    allMatch &&= evaluated.verdict === condition.verdict && valid;
+    console.log(`  ${condition.note}`);
+    console.log(
+      `    verdict ${evaluated.verdict} (expected ${condition.verdict}) in ${evaluated.ms.toFixed(0)} ms, ` +
+        `${evaluated.leaves === undefined ? "leaves not revealed" : `${evaluated.leaves} leaves`}, ` +
+        `signed for licenses ${evaluated.signed!.signatures.flatMap(({ licenseIds }) => licenseIds).join(", ")}: ${valid ? "valid" : "NOT VALID"} on-chain`,
+    );
+  }
+  const collector = stack.accounts!.demoCollector.address;
+  console.log("\nExample game: the demo collector claims an item with a quorum-signed verdict on the game's condition…");
+  if (await GameItem__factory.connect(stack.contracts!.l2!.GameItem, l2).hasClaimed(collector)) {
+    console.log(`  ${collector} claimed its item in an earlier run (one per player); restart the stack to see the claim again`);
+  } else {
+    const claim = await claimItemWithVerdict(stack, l2);
+    console.log(
+      `  verdict signed in ${claim.verdictMs.toFixed(0)} ms; claimWithCondition used ${claim.gasUsed} gas; item #${claim.tokenId} minted to ${collector}`,
+    );
+  }
 } catch (error) {
   console.error(`demo:verify failed: ${(error as Error).message}`);
   process.exitCode = 1;
@@ -79,6 +105,6 @@ try {
   l2.destroy();
 }
 if (!allMatch) {
-  console.error("\nThe on-chain results and the API's answers differ.");
+  console.error("\nThe on-chain results and the API's answers differ, or a verdict is not the expected one.");
   process.exitCode = 1;
 }

@@ -15,8 +15,9 @@ const [evm] = stack.demo!.evm;
 const [svm] = stack.demo!.svm;
 const accounts = stack.accounts!;
 const nodeOwner = stack.nodes![0];
-const curl = (route: string, body: Record<string, string>) =>
-  `curl -s ${api.baseUrl}/api/${route} -H 'Authorization: ${api.apiKey}' -H 'Content-Type: application/json' \\\n        -d '${JSON.stringify(body)}'`;
+const [condition] = stack.demo!.conditions ?? [];
+const curl = (route: string, body: Record<string, unknown>) =>
+  `curl -s '${api.baseUrl}/api/${route}' -H 'Authorization: ${api.apiKey}' -H 'Content-Type: application/json' \\\n        -d '${JSON.stringify(body)}'`;
 console.log(`
 Local stack is up.
   L1 (chain ${stack.l1!.chainId}, also the EVM source)  ${stack.l1!.rpcUrl}
@@ -40,7 +41,9 @@ Web app                                 ${stack.web!.url}
 Try:
   ${curl("ccq-evm", { user_address: evm.user_address, contract_address: evm.contract_address })}
   ${curl("ccq-svm", { owner_address: svm.owner_address, token_mint_address: svm.token_mint_address })}
-  npm run demo:verify        (on-chain jobs answered by the nodes, beside the API's answers)
+  ${curl("conditions?attest=true", condition.request)}
+                             (${condition.note}: a verdict signed by a quorum; the stack file's demo.conditions has more)
+  npm run demo:verify        (on-chain jobs answered by the nodes, beside the API's answers; signed verdicts, a game item claimed with one)
   npm run credits:stripe -- purchase --account ${accounts.tokenHolder.address} --credits 5000
                              (buy credits as Stripe would report it: a signed test event to ${stack.credits!.webhookUrl};
                               then spend them on the web app's Credits page, or see them at ${stack.credits!.url}/credits/accounts/<wallet>)

@@ -12,6 +12,7 @@ import { startRedisServer } from "../devnet/redis-server.ts";
 import type { VerificationNetwork } from "../devnet/verification-network.ts";
 import { withBenchNetwork } from "./bench-network.ts";
 import { summarize, type TimingSummary } from "./bridge-timing.ts";
+import { measureConditionLatency } from "./condition-latency.ts";
 
 export interface AttestBenchResult {
   timings: TimingSummary[];
@@ -43,11 +44,15 @@ type Query = { path: "/api/ccq-evm" | "/api/ccq-svm"; body: Record<string, strin
  * API's hub, quorum 2): `queries` distinct attested queries (half Ethereum, half Solana: fresh owners of
  * the demo tokens, so no cache anywhere answers them) sent one after another, timed from request to
  * answer; the same with one node killed (SIGKILL); and the same queries unattested, for comparison.
- * Every attested answer must be a 200 with a quorum; one per chain and phase is checked on-chain.
+ * Every attested answer must be a 200 with a quorum; one per chain and phase is checked on-chain. With
+ * the three nodes, also `conditionQueries` fresh verdicts of 1, 4 and 16 leaves each, signed and unsigned
+ * (POST /api/conditions), one signed verdict per size checked on-chain.
  */
 export async function measureAttestedLatency(options: {
   queries: number;
   projectRoot: string;
+  /** Verdicts per condition size and kind (signed, unsigned); default `queries`. */
+  conditionQueries?: number;
   /** Attested queries per scale-out configuration, and how many are in flight at once. */
   scaleOutQueries?: number;
   concurrency?: number;
@@ -108,6 +113,27 @@ export async function measureAttestedLatency(options: {
       log(`Warming up, then ${options.queries} distinct attested queries with three nodes…`);
       for (const query of distinctQueries(10)) await ask(query, true);
       const timings = [...(await run("attested, 3 nodes", true)), ...(await run("unattested, same kind of queries", false))];
+      log(`${options.conditionQueries ?? options.queries} fresh verdicts of 1, 4 and 16 leaves each, signed and unsigned…`);
+      const verdicts = await measureConditionLatency({
+        queries: options.conditionQueries ?? options.queries,
+        ask: async (route, body, attest) => {
+          const started = performance.now();
+          const response = await fetch(`${api.url}${route}${attest ? "?attest=true" : ""}`, {
+            method: "POST",
+            headers: { authorization: apiKey, "content-type": "application/json" },
+            body: JSON.stringify(body),
+          });
+          const text = await response.text();
+          if (response.status !== 200) throw new Error(`${route}${attest ? "?attest=true" : ""} answered ${response.status}: ${text}`);
+          return { ms: performance.now() - started, text };
+        },
+        evm: evmDemo,
+        svm: svmDemo,
+        l2ChainId: (await l2.getNetwork()).chainId,
+        verifier,
+      });
+      timings.push(...verdicts.timings);
+      verifiedOnChain += verdicts.verifiedOnChain;
       log("Killing one node (SIGKILL)…");
       await network.nodes[2].stop("SIGKILL");
       timings.push(...(await run("attested, 2 nodes (one killed)", true)));

@@ -27,7 +27,15 @@ export interface StackFile {
   contracts?: { l1?: Record<string, string>; l2?: Record<string, string> };
   accounts?: Record<string, DevAccount>;
   nodes?: Array<{ burner: string; owner: string; licenseIds: number[] }>;
-  demo?: { evm: Array<Record<string, string>>; svm: Array<Record<string, string>> };
+  /**
+   * The demo holdings with their expected balances (an `erc1155` entry has its `token_id`), and demo
+   * conditions: a `POST /api/conditions` body, the verdict it gets, and what it asks.
+   */
+  demo?: {
+    evm: Array<Record<string, string>>;
+    svm: Array<Record<string, string>>;
+    conditions?: Array<{ request: Record<string, unknown>; verdict: boolean; note: string }>;
+  };
 }
 
 /** Where the stack file of the project at `projectRoot` lives. */

@@ -1,6 +1,8 @@
-import type { Address } from "@solana/kit";
+import { createSignableMessage, getBase58Decoder, type Address, type KeyPairSigner } from "@solana/kit";
 import { ContractFactory, type Signer } from "ethers";
 import hre from "hardhat";
+
+import { conditionHash, linkMessage } from "@avn/protocol/conditions";
 
 import type { SolanaTokenLedger } from "./solana/token-ledger.ts";
 import type { StackFile } from "../common/stack-file.ts";
@@ -16,13 +18,22 @@ export const SPL_ACCOUNT_AMOUNTS = [4_000_000n, 3_500_000n] as const;
 export const MANY_ACCOUNTS = 1_000;
 export const MANY_ACCOUNTS_AMOUNT = 2_500_000n;
 
+/** The demo ERC-1155 collection: ERC1155_ITEM_AMOUNT of item ERC1155_ITEM_ID, and ABOVE_2_53 of item id ABOVE_2_53. */
+export const ERC1155_ITEM_ID = 1n;
+export const ERC1155_ITEM_AMOUNT = 3n;
+/** NFTs in the Solana demo collection; the collector holds the first two, `nftOwner` the last. */
+export const COLLECTION_SIZE = 3;
+
 export interface EvmDemoHoldings {
   erc20: string;
   erc721: string;
+  erc1155: string;
   /** Holds ABOVE_2_53 of the ERC-20 and ERC721_TOKENS_HELD of the ERC-721. */
   holder: string;
   /** Holds nothing. */
   empty: string;
+  /** Holds the ERC-1155 items, and is linked to the Solana collector (the example game's player). */
+  collector: string;
 }
 
 export interface SolanaDemoHoldings {
@@ -37,10 +48,14 @@ export interface SolanaDemoHoldings {
   emptyOwner: Address;
   /** Holds MANY_ACCOUNTS token accounts for `splMint`, all empty but one. */
   manyAccountsOwner: Address;
+  /** The NFT collection's COLLECTION_SIZE mints. */
+  collection: Address[];
+  /** Holds the collection's first two NFTs; its key signs the link to the Ethereum collector. */
+  collector: KeyPairSigner;
 }
 
-/** Deploys the demo ERC-20 and ERC-721 (test-only contracts in contracts/mocks) with their holdings. */
-export async function seedEvmDemo(deployer: Signer, holder: string, empty: string): Promise<EvmDemoHoldings> {
+/** Deploys the demo ERC-20, ERC-721 and ERC-1155 (test-only contracts in contracts/mocks) with their holdings. */
+export async function seedEvmDemo(deployer: Signer, holder: string, empty: string, collector: string): Promise<EvmDemoHoldings> {
   const deploy = async (name: string, args: unknown[]) => {
     const artifact = await hre.artifacts.readArtifact(name);
     const contract = await new ContractFactory(artifact.abi, artifact.bytecode, deployer).deploy(...args);
@@ -50,8 +65,10 @@ export async function seedEvmDemo(deployer: Signer, holder: string, empty: strin
   return {
     erc20: await deploy("PlainERC20", [holder, ABOVE_2_53]),
     erc721: await deploy("PlainERC721", [holder, ERC721_TOKENS_HELD]),
+    erc1155: await deploy("PlainERC1155", [collector, [ERC1155_ITEM_ID, ABOVE_2_53], [ERC1155_ITEM_AMOUNT, ABOVE_2_53]]),
     holder,
     empty,
+    collector,
   };
 }
 
@@ -69,11 +86,92 @@ export async function seedSolanaDemo(ledger: SolanaTokenLedger): Promise<SolanaD
   const manyAccountsOwner = (await ledger.newWallet()).address;
   await ledger.mintTo(splMint, await ledger.associatedAccount(manyAccountsOwner, splMint), MANY_ACCOUNTS_AMOUNT);
   for (let i = 1; i < MANY_ACCOUNTS; i++) await ledger.extraAccount(manyAccountsOwner, splMint);
-  return { owner: owner.address, splMint, t22Mint, nftMint, nftOwner, emptyOwner, manyAccountsOwner };
+  const collector = await ledger.newWallet();
+  const collection: Address[] = [];
+  for (let i = 0; i < COLLECTION_SIZE; i++)
+    collection.push((await ledger.createNft(i < COLLECTION_SIZE - 1 ? collector.address : nftOwner)).mint);
+  return { owner: owner.address, splMint, t22Mint, nftMint, nftOwner, emptyOwner, manyAccountsOwner, collection, collector };
 }
 
-/** The `demo` section of the stack file: every holding with its expected balance. */
-export function demoSection(evm: EvmDemoHoldings, svm: SolanaDemoHoldings): NonNullable<StackFile["demo"]> {
+/** A demo condition of the stack file: the POST /api/conditions body, the verdict it must get, and why. */
+export interface DemoCondition {
+  request: Record<string, unknown>;
+  verdict: boolean;
+  note: string;
+}
+
+/**
+ * The demo's conditions over its holdings, at least one per kind a reader should see: true and false,
+ * Ethereum only, Solana only, both chains with the Solana collector's link signature (over the L2 chain
+ * `l2ChainId`), and one with `reveal: false`. The first is the example game's (`gameConditionHash`).
+ */
+export async function demoConditions(evm: EvmDemoHoldings, svm: SolanaDemoHoldings, l2ChainId: number): Promise<DemoCondition[]> {
+  const linked = { ethereum: evm.collector, solana: svm.collector.address };
+  const [signed] = await svm.collector.signMessages([createSignableMessage(linkMessage(evm.collector, l2ChainId))]);
+  const links = { solana: getBase58Decoder().decode(signed[svm.collector.address]) };
+  const item = (id: bigint, min: bigint) => ({ chain: "ethereum", contract_address: evm.erc1155, token_id: String(id), min: String(min) });
+  const nft = (mint: Address) => ({ chain: "solana", token_mint_address: mint });
+  const splHeld = String(SPL_ACCOUNT_AMOUNTS[0] + SPL_ACCOUNT_AMOUNTS[1]);
+  return [
+    {
+      request: { owners: linked, condition: { all: [item(ERC1155_ITEM_ID, 2n), { any: svm.collection.map(nft) }] }, links },
+      verdict: true,
+      note: `the example game's condition: at least 2 of ERC-1155 item ${ERC1155_ITEM_ID} on Ethereum and any NFT of the ${COLLECTION_SIZE}-mint Solana collection, owners linked`,
+    },
+    {
+      request: {
+        owners: { ethereum: evm.empty },
+        condition: {
+          any: [
+            { chain: "ethereum", contract_address: evm.erc20 },
+            { chain: "ethereum", contract_address: evm.erc721 },
+          ],
+        },
+      },
+      verdict: false,
+      note: "holds the demo ERC-20 or the ERC-721 (this wallet holds neither)",
+    },
+    {
+      request: {
+        owners: { solana: svm.owner },
+        condition: {
+          all: [
+            { chain: "solana", token_mint_address: svm.splMint, min: splHeld, max: splHeld },
+            { chain: "solana", token_mint_address: svm.t22Mint, min: String(ABOVE_2_53) },
+            { not: nft(svm.nftMint) },
+          ],
+        },
+        reveal: false,
+      },
+      verdict: true,
+      note: "exactly 7.5 SPL tokens over two accounts, at least 2^53+12345 Token-2022 units, and not the demo NFT; leaves not revealed",
+    },
+    {
+      request: {
+        owners: linked,
+        condition: {
+          atLeast: 2,
+          of: [
+            item(ABOVE_2_53, ABOVE_2_53 + 1n),
+            { chain: "ethereum", contract_address: evm.erc20 },
+            nft(svm.collection[COLLECTION_SIZE - 1]),
+          ],
+        },
+        links,
+      },
+      verdict: false,
+      note: "two of three: one more ERC-1155 unit of the id above 2^53 than held, the ERC-20, the collection's third NFT (none holds)",
+    },
+  ];
+}
+
+/** The condition the example game pins: the first demo condition's. */
+export function gameConditionHash(conditions: readonly DemoCondition[]): string {
+  return conditionHash(conditions[0].request.condition);
+}
+
+/** The `demo` section of the stack file: every holding with its expected balance, and the demo conditions. */
+export function demoSection(evm: EvmDemoHoldings, svm: SolanaDemoHoldings, conditions: DemoCondition[]): NonNullable<StackFile["demo"]> {
   const spl = SPL_ACCOUNT_AMOUNTS[0] + SPL_ACCOUNT_AMOUNTS[1];
   return {
     evm: [
@@ -85,6 +183,22 @@ export function demoSection(evm: EvmDemoHoldings, svm: SolanaDemoHoldings): NonN
         kind: "erc721",
         balance: String(ERC721_TOKENS_HELD),
         note: "several tokens",
+      },
+      {
+        user_address: evm.collector,
+        contract_address: evm.erc1155,
+        kind: "erc1155",
+        token_id: String(ERC1155_ITEM_ID),
+        balance: String(ERC1155_ITEM_AMOUNT),
+        note: "an ERC-1155 item",
+      },
+      {
+        user_address: evm.collector,
+        contract_address: evm.erc1155,
+        kind: "erc1155",
+        token_id: String(ABOVE_2_53),
+        balance: String(ABOVE_2_53),
+        note: "ERC-1155 id and amount above 2^53",
       },
     ],
     svm: [
@@ -99,6 +213,14 @@ export function demoSection(evm: EvmDemoHoldings, svm: SolanaDemoHoldings): NonN
         balance: String(MANY_ACCOUNTS_AMOUNT),
         note: `${MANY_ACCOUNTS} token accounts (a ${MANY_ACCOUNTS * 165}-byte QueryResult)`,
       },
+      ...svm.collection.map((mint, index) => ({
+        owner_address: index < COLLECTION_SIZE - 1 ? svm.collector.address : svm.nftOwner,
+        token_mint_address: mint,
+        kind: "nft",
+        balance: "1",
+        note: `collection NFT ${index + 1} of ${COLLECTION_SIZE}`,
+      })),
     ],
+    conditions,
   };
 }

@@ -25,8 +25,10 @@ export interface OnChainVerification {
   gas: { request: bigint; nodes: bigint };
 }
 
+/** A balance query of the demo; `token_id` makes an EVM one an ERC-1155 balance (not for jobs). */
 export type DemoQuery =
-  { chain: "evm"; user_address: string; contract_address: string } | { chain: "svm"; owner_address: string; token_mint_address: string };
+  | { chain: "evm"; user_address: string; contract_address: string; token_id?: string }
+  | { chain: "svm"; owner_address: string; token_mint_address: string };
 
 /**
  * Opens an on-chain verification job as the stack's consumer, waits for the circuit nodes to finalize it,

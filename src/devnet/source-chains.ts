@@ -13,7 +13,8 @@ export { ABOVE_2_53 } from "./demo-holdings.ts";
 
 /**
  * The source chains of the API tests and benchmarks: an anvil "Ethereum" (chain 1) with Multicall3 and
- * the demo tokens, and a LiteSVM "Solana" endpoint with the demo holdings (the same as `npm start` seeds).
+ * the demo tokens (ERC-20, ERC-721, ERC-1155), and a LiteSVM "Solana" endpoint with the demo holdings (the
+ * same as `npm start` seeds).
  */
 export interface SourceFixtures {
   anvil: AnvilInstance;
@@ -28,7 +29,8 @@ export async function startSourceFixtures(): Promise<SourceFixtures> {
   const provider = devnetProvider(anvil.rpcUrl, 1);
   await installMulticall3(provider);
   const deployer = new NonceManager(new Wallet(devAccount(0).privateKey, provider));
-  const evm = await seedEvmDemo(deployer, devAccount(7).address, devAccount(8).address);
+  // The accounts of the local stack's roles (NETWORK_ACCOUNTS): holder 7, empty 8, collector 10.
+  const evm = await seedEvmDemo(deployer, devAccount(7).address, devAccount(8).address, devAccount(10).address);
   provider.destroy();
 
   const ledger = await SolanaTokenLedger.create();

@@ -16,14 +16,31 @@ import { devAccount } from "./accounts.ts";
 import { type DevAccount } from "../common/stack-file.ts";
 import { devnetProvider } from "./op-devnet.ts";
 import { spawnCircuitNode, type CircuitNodeProcess } from "./circuit-nodes.ts";
-import { demoSection, seedEvmDemo, seedSolanaDemo, type EvmDemoHoldings, type SolanaDemoHoldings } from "./demo-holdings.ts";
+import {
+  demoConditions,
+  demoSection,
+  gameConditionHash,
+  seedEvmDemo,
+  seedSolanaDemo,
+  type EvmDemoHoldings,
+  type SolanaDemoHoldings,
+} from "./demo-holdings.ts";
 import { GAME_COLLATERAL, setUpNetwork, stakeCollateral } from "./network-setup.ts";
 import { startSolanaRpcServer, type SolanaRpcServer } from "./solana/litesvm-rpc-server.ts";
 import { SolanaTokenLedger } from "./solana/token-ledger.ts";
 import type { StackFile } from "../common/stack-file.ts";
 
 /** anvil development accounts by role (0 deploys, 9 proposes outputs: see DEVNET_ACCOUNTS). */
-export const NETWORK_ACCOUNTS = { nodeOwners: [1, 2, 3], consumer: 4, tokenHolder: 5, demoHolder: 7, demoEmpty: 8 } as const;
+export const NETWORK_ACCOUNTS = {
+  nodeOwners: [1, 2, 3],
+  consumer: 4,
+  tokenHolder: 5,
+  demoHolder: 7,
+  demoEmpty: 8,
+  demoCollector: 10,
+} as const;
+/** L2 ether the demo collector gets for its claims (the account is past anvil's ten funded ones). */
+const COLLECTOR_L2_ETHER = 10n ** 18n;
 /** The example game: a verified balance of at least this much of the demo ERC-20 earns an item. */
 export const GAME_MIN_BALANCE = 1n;
 export const GAME_MAX_RESULT_AGE = 3_600n;
@@ -94,17 +111,20 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
   };
   try {
     onProgress(
-      "Seeding the demo holdings: ERC-20 and ERC-721 on the EVM source (the local L1), SPL, Token-2022 and an NFT on the Solana endpoint…",
+      "Seeding the demo holdings: ERC-20, ERC-721 and ERC-1155 on the EVM source (the local L1), SPL, Token-2022 and NFTs on the Solana endpoint…",
     );
+    const collector = devAccount(NETWORK_ACCOUNTS.demoCollector);
     const evmDemo = await seedEvmDemo(
       new NonceManager(new Wallet(input.deployer.privateKey, l1)),
       devAccount(NETWORK_ACCOUNTS.demoHolder).address,
       devAccount(NETWORK_ACCOUNTS.demoEmpty).address,
+      collector.address,
     );
     const ledger = await SolanaTokenLedger.create();
     const solana = await startSolanaRpcServer(ledger.svm);
     cleanups.push(() => solana.close());
     const svmDemo = await seedSolanaDemo(ledger);
+    const conditions = await demoConditions(evmDemo, svmDemo, input.l2.chainId);
 
     const owners = NETWORK_ACCOUNTS.nodeOwners.slice(0, nodeCount).map((index) => devAccount(index));
     const cacheDirs = owners.map((_, index) => path.join(input.workDir, "nodes", `node-${index + 1}`));
@@ -124,17 +144,21 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
 
     onProgress("Deploying the example game item and funding its collateral…");
     const artifact = await hre.artifacts.readArtifact("GameItem");
-    // The game takes the attestation verifier (it reads the registry from it): both claim paths.
-    const game = await new ContractFactory(artifact.abi, artifact.bytecode, new Wallet(input.deployer.privateKey, l2)).deploy(
+    const deployer = new NonceManager(new Wallet(input.deployer.privateKey, l2));
+    // The game takes the attestation verifier (it reads the registry from it): the job, attested and
+    // verdict claim paths; its condition is the first demo condition's.
+    const game = await new ContractFactory(artifact.abi, artifact.bytecode, deployer).deploy(
       input.contracts.l2.AttestationVerifier,
       evmDemo.erc20,
       GAME_MIN_BALANCE,
       GAME_MAX_RESULT_AGE,
       input.gameMinter ?? ZeroAddress,
+      gameConditionHash(conditions),
     );
     await game.waitForDeployment();
     const gameItem = await game.getAddress();
     await stakeCollateral(l2, consumer, input.contracts.l2, gameItem, GAME_COLLATERAL);
+    await (await deployer.sendTransaction({ to: collector.address, value: COLLECTOR_L2_ETHER })).wait();
 
     const apiWorkers = input.apiWorkers ?? 1;
     // Several API processes share attestation rounds, node statistics and rate limits through Redis when
@@ -238,10 +262,11 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
           consumer,
           tokenHolder,
           demoHolder: devAccount(NETWORK_ACCOUNTS.demoHolder),
+          demoCollector: collector,
           ...Object.fromEntries(owners.map((owner, index) => [`nodeOwner${index + 1}`, owner])),
         },
         nodes: owners.map((owner, index) => ({ burner: burners[index], owner: owner.address, licenseIds: [Number(licenseIds[index])] })),
-        demo: demoSection(evmDemo, svmDemo),
+        demo: demoSection(evmDemo, svmDemo, conditions),
       },
       async restartNode(index: number) {
         await nodes[index].stop();

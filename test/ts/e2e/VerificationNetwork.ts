@@ -3,9 +3,11 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 
 import { expect } from "chai";
-import { JsonRpcProvider, NonceManager, Wallet, ZeroHash, zeroPadValue } from "ethers";
+import { verifyTypedData as ethersVerifyTypedData, JsonRpcProvider, NonceManager, Wallet, ZeroHash, zeroPadValue } from "ethers";
+import { verifyTypedData as viemVerifyTypedData } from "viem";
 
 import {
+  GameItem__factory,
   NodeLicense__factory,
   NodeRegistry__factory,
   PrimaryToken__factory,
@@ -13,7 +15,8 @@ import {
 } from "../../../typechain-types/index.ts";
 import { devAccount } from "../../../src/devnet/accounts.ts";
 import { attestAndRecord } from "../../../src/devnet/demo-attest.ts";
-import { claimGameItem, solanaBytes32, verifyOnChainAndByApi } from "../../../src/devnet/demo-verify.ts";
+import { claimGameItem, postToApi, solanaBytes32, verifyOnChainAndByApi, type DemoQuery } from "../../../src/devnet/demo-verify.ts";
+import { claimItemWithVerdict, evaluateDemoCondition } from "../../../src/devnet/demo-conditions.ts";
 import { recordInARow } from "../../../src/devnet/record-loop.ts";
 import { eventArgs } from "../../../src/devnet/events.ts";
 import type { StackFile } from "../../../src/common/stack-file.ts";
@@ -25,6 +28,12 @@ import { describeGovernance } from "./governance-suite.ts";
 import { startTestVerificationNetwork } from "../../helpers/network.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import { JobStatus } from "@avn/protocol/constants";
+import { ATTESTATION_DOMAIN_NAME, ATTESTATION_DOMAIN_VERSION } from "@avn/protocol/attestation";
+import { CONDITION_SIGNED_PRIMARY_TYPE, conditionHash, LICENSED_CONDITION_ATTESTATION_TYPES } from "@avn/protocol/conditions";
+
+/** ethers wants mutable type arrays; the protocol's definitions are `as const`. */
+const mutable = (types: Record<string, ReadonlyArray<{ name: string; type: string }>>) =>
+  Object.fromEntries(Object.entries(types).map(([name, fields]) => [name, fields.map((field) => ({ ...field }))]));
 
 // One devnet and network for both groups: governance first (its last test restores the parameters), then
 // the node tests, some of which stop a node or move a license for good.
@@ -58,12 +67,17 @@ describe("end to end on the local network: governance, and circuit nodes answeri
     await test?.stop();
   });
 
-  /** Every demo holding of both chains, with the query that asks for it. */
+  /**
+   * Every demo holding of both chains that a job and a balance attestation can ask for, with the query
+   * that asks for it: ERC-1155 balances are signed only inside verdicts (docs/conditions.md).
+   */
   const demoQueries = () => [
-    ...stack.demo!.evm.map((entry) => ({
-      entry,
-      query: { chain: "evm" as const, user_address: entry.user_address, contract_address: entry.contract_address },
-    })),
+    ...stack
+      .demo!.evm.filter((entry) => entry.kind !== "erc1155")
+      .map((entry) => ({
+        entry,
+        query: { chain: "evm" as const, user_address: entry.user_address, contract_address: entry.contract_address },
+      })),
     ...stack.demo!.svm.map((entry) => ({
       entry,
       query: { chain: "svm" as const, owner_address: entry.owner_address, token_mint_address: entry.token_mint_address },
@@ -146,6 +160,76 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       const claim = await claimGameItem(stack, l2);
       expect(claim.verifiedBalance).to.equal(BigInt(stack.demo!.evm[0].balance));
       expect(claim.tokenId).to.equal(1n);
+    });
+
+    it("answers the ERC-1155 demo holdings by token_id, exactly above 2^53", async function () {
+      const entries = stack.demo!.evm.filter((entry) => entry.kind === "erc1155");
+      expect(entries).to.have.length.of.at.least(2);
+      for (const entry of entries) {
+        const query: DemoQuery = {
+          chain: "evm",
+          user_address: entry.user_address,
+          contract_address: entry.contract_address,
+          token_id: entry.token_id,
+        };
+        const text = await postToApi(stack, query);
+        expect(/"balance":(\d+)/.exec(text)![1], entry.note).to.equal(entry.balance);
+      }
+    });
+
+    it("answers every demo condition with its verdict, signed by a quorum that viem, ethers and the deployed verifier accept", async function () {
+      const conditions = stack.demo!.conditions!;
+      expect(conditions.map((condition) => condition.verdict)).to.include.members([true, false]);
+      const domainOf = (chainId: bigint) => ({
+        name: ATTESTATION_DOMAIN_NAME,
+        version: ATTESTATION_DOMAIN_VERSION,
+        chainId,
+        verifyingContract: stack.contracts!.l2!.AttestationVerifier as `0x${string}`,
+      });
+      for (const condition of conditions) {
+        const evaluated = await evaluateDemoCondition(stack, l2, condition.request, true);
+        expect(evaluated.verdict, condition.note).to.equal(condition.verdict);
+        expect(evaluated.conditionHash, condition.note).to.equal(conditionHash(condition.request.condition));
+        expect(evaluated.leaves === undefined, condition.note).to.equal(condition.request.reveal === false);
+        const { attestation, signatures, valid } = evaluated.signed!;
+        expect(valid, condition.note).to.equal(true);
+        expect(attestation.verdict).to.equal(condition.verdict);
+        const domain = domainOf(BigInt(stack.l2!.chainId));
+        for (const { signer, licenseIds, signature } of signatures) {
+          const message = { attestation: { ...attestation }, licenseIds };
+          expect(
+            await viemVerifyTypedData({
+              address: signer as `0x${string}`,
+              domain,
+              types: LICENSED_CONDITION_ATTESTATION_TYPES,
+              primaryType: CONDITION_SIGNED_PRIMARY_TYPE,
+              message: message as never,
+              signature: signature as `0x${string}`,
+            }),
+          ).to.equal(true);
+          expect(ethersVerifyTypedData(domain, mutable(LICENSED_CONDITION_ATTESTATION_TYPES), message, signature)).to.equal(signer);
+        }
+        // Unsigned, the same verdict.
+        expect((await evaluateDemoCondition(stack, l2, condition.request, false)).verdict, condition.note).to.equal(condition.verdict);
+      }
+    });
+
+    it("lets the demo collector claim a game item with a verdict once, and no one else with its verdict", async function () {
+      const game = GameItem__factory.connect(stack.contracts!.l2!.GameItem, l2);
+      const claim = await claimItemWithVerdict(stack, l2);
+      expect(await game.ownerOf(claim.tokenId)).to.equal(stack.accounts!.demoCollector.address);
+      expect(await game.solanaOwnerClaimed(claim.solanaOwner)).to.equal(true);
+      // The same verdict again, and another player carrying it: the verdict names the collector's wallets.
+      const { signed } = await evaluateDemoCondition(stack, l2, stack.demo!.conditions![0].request, true);
+      const collector = new NonceManager(new Wallet(stack.accounts!.demoCollector.privateKey, l2));
+      await expect(
+        game.connect(collector).claimWithCondition(signed!.attestation, signed!.signatures, claim.solanaOwner),
+      ).to.be.revertedWithCustomError(game, "GameItem_AlreadyClaimed");
+      // (The demo's empty wallet: it has claimed nothing, so the owners check is what refuses it.)
+      const player = new NonceManager(new Wallet(devAccount(8).privateKey, l2));
+      await expect(
+        game.connect(player).claimWithCondition(signed!.attestation, signed!.signatures, claim.solanaOwner),
+      ).to.be.revertedWithCustomError(game, "GameItem_WrongOwners");
     });
 
     it("still finalizes jobs with one of the three nodes killed mid-run", async function () {
