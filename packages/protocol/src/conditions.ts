@@ -8,6 +8,7 @@ import {
   verifySignature,
   type Address,
 } from "@solana/kit";
+import { ed25519 } from "@noble/curves/ed25519";
 import canonicalize from "canonicalize";
 import { encodeAbiParameters, getAddress, keccak256, pad, toBytes, toHex, type Hex } from "viem";
 
@@ -87,6 +88,16 @@ export function parseConditionRequest(body: unknown): ConditionRequest {
   const owners: ConditionOwners = {};
   if (ownersBody.ethereum !== undefined) owners.ethereum = evmAddressAt("owners.ethereum", ownersBody.ethereum);
   if (ownersBody.solana !== undefined) owners.solana = solanaAddressAt("owners.solana", ownersBody.solana);
+  // `ownersHash` writes an absent owner as zero: a zero owner would be indistinguishable from none.
+  if (owners.ethereum !== undefined && BigInt(owners.ethereum) === 0n)
+    throw new ConditionInputError("owners.ethereum", "must not be the zero address");
+  if (
+    owners.solana !== undefined &&
+    getAddressEncoder()
+      .encode(address(owners.solana))
+      .every((byte) => byte === 0)
+  )
+    throw new ConditionInputError("owners.solana", "must not be the all-zero key (the System Program)");
   if (owners.ethereum === undefined && owners.solana === undefined)
     throw new ConditionInputError("owners", "must name an ethereum or a solana owner");
   if (fields.condition === undefined) throw new ConditionInputError("condition", "is required");
@@ -265,6 +276,9 @@ export async function verifySolanaLink(
 ): Promise<boolean> {
   if (!isSolanaSignature(signature)) return false;
   try {
+    // A key of small order (the all-zero key among them) has "signatures" anyone can make: WebCrypto's
+    // Ed25519 accepts them, so a link to such a key would prove nothing. Refused before verifying.
+    if (ed25519.ExtendedPoint.fromHex(Uint8Array.from(getAddressEncoder().encode(address(owners.solana)))).isSmallOrder()) return false;
     const bytes = signatureBytes(Uint8Array.from(getBase58Encoder().encode(signature)));
     const message = new TextEncoder().encode(linkMessage(owners.ethereum, l2ChainId));
     return await verifySignature(await getPublicKeyFromAddress(owners.solana as Address), bytes, message);

@@ -22,7 +22,8 @@ import {
   conditionSuccessSchema,
   documentedConditionSuccessSchema,
 } from "./conditions-schemas.ts";
-import type { ApiServerDependencies } from "./dependencies.ts";
+import { distinctLeafReads, takeLeafTokens } from "./condition-pricing.ts";
+import { DEFAULT_ATTEST_COST, isAttestedRequest, type ApiServerDependencies } from "./dependencies.ts";
 
 export const CONDITIONS_URL = "/api/conditions";
 
@@ -47,9 +48,10 @@ export const CONDITIONS_BODY_LIMIT_BYTES = 16 * 1024;
  */
 export function registerConditionsRoute(
   app: FastifyInstance,
-  deps: Pick<ApiServerDependencies, "evm" | "solana" | "attestation" | "linkChainId">,
+  deps: Pick<ApiServerDependencies, "evm" | "solana" | "attestation" | "linkChainId" | "rateLimit">,
 ): void {
   const linkChainId = deps.linkChainId ?? deps.attestation?.hub.domain.chainId;
+  const attestCost = deps.rateLimit.attestCost ?? DEFAULT_ATTEST_COST;
   const sources = headSources(deps.evm, deps.solana);
   const schema = {
     summary: "Whether an owner's holdings on Ethereum and Solana meet a condition (all / any / atLeast / not over balance bounds)",
@@ -75,12 +77,16 @@ export function registerConditionsRoute(
       },
       schema,
     },
-    async (request) => {
+    async (request, reply) => {
       const asked = parseRequest(request.body);
       // Before the attestation's 501: the request is wrong whatever the server offers.
       await checkLink(asked, linkChainId);
-      if (request.query.attest === "true") {
-        if (deps.attestation === undefined) throw new ApiError(501, "Attested answers are not enabled on this server");
+      const signed = request.query.attest === "true";
+      if (signed && deps.attestation === undefined) throw new ApiError(501, "Attested answers are not enabled on this server");
+      // The arrival took one token, or ATTEST_COST for a signed verdict with the hub on (key-check.ts).
+      const takenOnArrival = signed && isAttestedRequest(request) ? attestCost : 1;
+      await takeLeafTokens(deps.rateLimit, request, reply, distinctLeafReads(asked.condition), takenOnArrival);
+      if (signed && deps.attestation !== undefined) {
         const attested = await attestCondition(deps.attestation, asked);
         return conditionAnswer(asked, attested.reading, attested.positions, attested.attestation);
       }

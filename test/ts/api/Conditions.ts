@@ -637,11 +637,11 @@ describe("API: POST /api/conditions on a real server", function () {
   });
 
   describe("pricing, metering and documentation", function () {
-    it("costs one token and one metered request like a balance request; ?attest=true without the hub is a 501 after the checks", async function () {
+    it("costs a token per distinct leaf, all or none, and one metered request; ?attest=true without the hub is a 501 after the checks", async function () {
       const metered = await startTestApi(sources, {
         linkChainId: LINK_CHAIN_ID,
         meterUsage: true,
-        policy: { capacity: 4, refillPerSecond: 0.001 },
+        policy: { capacity: 8, refillPerSecond: 0.001 },
       });
       try {
         const send = (query = "", body: unknown = both({ all: [erc20(), spl()] })) =>
@@ -652,34 +652,53 @@ describe("API: POST /api/conditions on a real server", function () {
           });
         const answered = await send();
         expect(answered.status).to.equal(200);
-        expect(answered.headers.get("ratelimit-remaining")).to.equal("3");
+        expect(answered.headers.get("ratelimit-remaining"), "two distinct leaves, two tokens").to.equal("6");
+        // Two leaves that differ only in their bounds share one read, and one token.
+        const sameRead = await send("", both({ all: [erc20(), erc20({ min: "5" })] }));
+        expect(sameRead.status).to.equal(200);
+        expect(sameRead.headers.get("ratelimit-remaining")).to.equal("5");
         // A malformed request with ?attest=true is a 400 first; a good one a 501: one token each without the hub.
         await expectError(await send("?attest=true", both({ all: [] })), 400, "condition.all must be a non-empty array of conditions");
         const attested = await send("?attest=true");
         await expectError(attested, 501, "Attested answers are not enabled on this server");
-        expect(attested.headers.get("ratelimit-remaining")).to.equal("1");
+        expect(attested.headers.get("ratelimit-remaining")).to.equal("3");
         const balance = await fetch(`${metered.baseUrl}/api/ccq-evm`, {
           method: "POST",
           headers: { authorization: metered.apiKey, "content-type": "application/json" },
           body: JSON.stringify({ user_address: sources.ethereum.owner, contract_address: sources.ethereum.erc20 }),
         });
         expect(balance.status).to.equal(200);
-        expect(balance.headers.get("ratelimit-remaining")).to.equal("0");
+        expect(balance.headers.get("ratelimit-remaining")).to.equal("2");
+        // More distinct leaves than the bucket can ever hold: no Retry-After, waiting cannot help.
+        const nine = Array.from({ length: 9 }, (_, index) => ({
+          chain: "ethereum",
+          contract_address: sources.ethereum.erc1155,
+          token_id: String(index),
+        }));
+        const tooMany = await send("", both({ any: nine }));
+        await expectError(
+          tooMany,
+          429,
+          "A condition of 9 distinct leaves needs 9 rate-limit tokens and this key's bucket holds 8: ask for fewer leaves",
+        );
+        expect(tooMany.headers.get("retry-after")).to.equal(null);
+        // One token left after the arrival's: a two-leaf condition is refused whole, with Retry-After.
         const refused = await send();
-        expect(refused.status).to.equal(429);
+        await expectError(refused, 429, "Rate limit exceeded: a condition of 2 distinct leaves needs 2 tokens at once");
         expect(Number(refused.headers.get("retry-after"))).to.be.greaterThan(0);
+        expect(refused.headers.get("ratelimit-remaining")).to.equal("0");
 
         await metered.meter!.flush();
         const rows = await new UsageStore(metered.keys.db).report();
         expect(Object.fromEntries(rows.map((row) => [`${row.endpoint} ${row.statusClass}`, row.requests]))).to.deep.equal({
           "/api/ccq-evm 2xx": 1,
-          "/api/conditions 2xx": 1,
-          "/api/conditions 429": 1,
+          "/api/conditions 2xx": 2,
+          "/api/conditions 429": 2,
           "/api/conditions?attest=true 4xx": 1,
           "/api/conditions?attest=true 5xx": 1,
         });
         const metrics = await (await fetch(`${metered.baseUrl}/metrics`)).text();
-        expect(metrics).to.match(/api_requests_total\{route="\/api\/conditions",status="200"\} 1\n/);
+        expect(metrics).to.match(/api_requests_total\{route="\/api\/conditions",status="200"\} 2\n/);
       } finally {
         await metered.close();
       }

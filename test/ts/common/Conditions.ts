@@ -1,3 +1,16 @@
+import { createHash } from "node:crypto";
+
+import { ed25519 } from "@noble/curves/ed25519";
+import {
+  createSignableMessage,
+  generateKeyPairSigner,
+  getAddressDecoder,
+  getBase58Decoder,
+  getPublicKeyFromAddress,
+  signatureBytes,
+  verifySignature,
+  type Address,
+} from "@solana/kit";
 import { expect } from "chai";
 import fc from "fast-check";
 import { getAddress, keccak256, toBytes } from "viem";
@@ -10,11 +23,13 @@ import {
   evaluateCondition,
   leafHolds,
   leafPaths,
+  linkMessage,
   MAX_CONDITION_DEPTH,
   MAX_CONDITION_LEAVES,
   normalizeCondition,
   ownersHash,
   parseConditionRequest,
+  verifySolanaLink,
   type ConditionLeaf,
   type ConditionNode,
 } from "@avn/protocol/conditions";
@@ -302,5 +317,50 @@ describe("Conditions: the format, its normal form and its evaluation (fast-check
     expect(ownersHash({ solana: MINT })).to.equal(
       keccak256(`0x${"0".repeat(64)}069b8857feab8184fb687f634618c035dac439dc1aeb3b5598a0f00000000001`),
     );
+  });
+
+  describe("the Solana link", function () {
+    const ethereum = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+
+    it("verifies the owner's signature of the link message, for that chain and that Ethereum owner only", async function () {
+      const owner = await generateKeyPairSigner();
+      const [signed] = await owner.signMessages([createSignableMessage(linkMessage(ethereum, 901))]);
+      const signature = getBase58Decoder().decode(signed[owner.address]);
+      expect(await verifySolanaLink({ ethereum, solana: owner.address }, signature, 901)).to.equal(true);
+      expect(await verifySolanaLink({ ethereum: ethereum.toLowerCase(), solana: owner.address }, signature, 901n)).to.equal(true);
+      expect(await verifySolanaLink({ ethereum, solana: owner.address }, signature, 902)).to.equal(false);
+      expect(await verifySolanaLink({ ethereum: EVM, solana: owner.address }, signature, 901)).to.equal(false);
+      const other = await generateKeyPairSigner();
+      expect(await verifySolanaLink({ ethereum, solana: other.address }, signature, 901)).to.equal(false);
+    });
+
+    it("refuses a link to a key of small order, whose signatures anyone can forge, and the all-zero owner", async function () {
+      // The all-zero key is a point of order 4: with R = [r]B and S = r, the check [S]B = R + [k]A holds
+      // whenever k ≡ 0 (mod 4), one message in four. WebCrypto's Ed25519 accepts such a forgery.
+      const zeroKey = new Uint8Array(32);
+      const solana = getAddressDecoder().decode(zeroKey) as Address;
+      const message = new TextEncoder().encode(linkMessage(ethereum, 901));
+      const littleEndian = (bytes: Uint8Array) => bytes.reduceRight((value, byte) => (value << 8n) | BigInt(byte), 0n);
+      const toLittleEndian = (value: bigint) => Uint8Array.from({ length: 32 }, (_, index) => Number((value >> BigInt(8 * index)) & 0xffn));
+      let forged: Uint8Array | undefined;
+      for (let r = 1n; forged === undefined; r++) {
+        const R = ed25519.ExtendedPoint.BASE.multiply(r).toRawBytes();
+        const k = littleEndian(createHash("sha512").update(R).update(zeroKey).update(message).digest()) % ed25519.CURVE.n;
+        if (k % 4n === 0n) forged = new Uint8Array([...R, ...toLittleEndian(r)]);
+      }
+      expect(await verifySignature(await getPublicKeyFromAddress(solana), signatureBytes(forged), message), "the forgery is real").to.equal(
+        true,
+      );
+      expect(await verifySolanaLink({ ethereum, solana }, getBase58Decoder().decode(forged), 901)).to.equal(false);
+      // An absent owner hashes as zero, so a zero owner is refused outright, on either chain.
+      const condition = { chain: "solana", token_mint_address: MINT };
+      expect(() => parseConditionRequest({ owners: { solana }, condition })).to.throw(
+        ConditionInputError,
+        /^owners\.solana must not be the all-zero key/,
+      );
+      expect(() =>
+        parseConditionRequest({ owners: { ethereum: `0x${"0".repeat(40)}` }, condition: { chain: "ethereum", contract_address: EVM } }),
+      ).to.throw(ConditionInputError, /^owners\.ethereum must not be the zero address/);
+    });
   });
 });
