@@ -7,6 +7,7 @@ import { type DevAccount } from "../common/stack-file.ts";
 import { startAnvil, type AnvilInstance } from "./anvil.ts";
 import { DepositRelay } from "./op/deposit-relay.ts";
 import { deployOpL1, initializeOutputOracle, type OpL1Contracts } from "./op/l1.ts";
+import { L1AttributesUpdater } from "./op/l1-attributes.ts";
 import { L2_PREDEPLOYS, MULTICALL3_ADDRESS } from "../op/predeploys.ts";
 import { installL2Predeploys, installMulticall3 } from "./op/l2.ts";
 import { OutputProposer } from "./op/output-proposer.ts";
@@ -42,7 +43,10 @@ export interface OpDevnetOptions {
   l2BlockTime?: number;
   /** Seconds between L1 blocks when no transaction arrives (transactions are mined at once). */
   l1BlockTime?: number;
-  /** How often the relay and the proposer look for work, in milliseconds. */
+  /**
+   * How often the relay and the proposer look for work, in milliseconds; the L1 attributes updater is
+   * woken by each L1 block instead and retries a failed pass this often.
+   */
   pollIntervalMs?: number;
   /**
    * The least time between a transaction submission's arrival at a chain's URL and its answer
@@ -54,7 +58,7 @@ export interface OpDevnetOptions {
   /** Progress lines, for a CLI to show. */
   onProgress?: (line: string) => void;
   /** Failures of the background services (each is retried). */
-  onServiceError?: (service: "deposit relay" | "output proposer", error: unknown) => void;
+  onServiceError?: (service: "deposit relay" | "output proposer" | "L1 attributes", error: unknown) => void;
 }
 
 /** One devnet chain as its clients see it. */
@@ -82,7 +86,12 @@ export interface OpDevnet {
   finalizationPeriodSeconds: bigint;
   relay: DepositRelay;
   proposer: OutputProposer;
-  /** Stops the relay, the proposer and both chains. */
+  /**
+   * Keeps the L2's `L1Block` predeploy at the L1 head, as op-node's L1 attributes deposit does;
+   * `await l1Attributes.caughtUp(n)` waits until L1Block knows L1 block `n`.
+   */
+  l1Attributes: L1AttributesUpdater;
+  /** Stops the relay, the proposer, the L1 attributes updater and both chains. */
   stop(): Promise<void>;
 }
 
@@ -97,12 +106,13 @@ export function devnetProvider(rpcUrl: string, chainId: number): JsonRpcProvider
 
 /**
  * Starts a local two-chain OP Bedrock devnet: anvil L1 (chain 900) with the OP L1 contracts, anvil L2
- * (chain 901, `--optimism`, 30M gas) with the bridge predeploys, Multicall3 on both, and the two
- * services a sequencer and a proposer would run: the deposit relay (L1 deposits → L2 deposit
- * transactions) and the output proposer (L2 output roots → L1, so withdrawals can be proven). Clients
- * reach each chain through a front that answers a submission no sooner than `minSubmissionMs`, as a
- * remote node would (`rpc-front.ts`: without it, ethers v6's 250 ms cache of nonce reads makes a
- * send-wait-send loop reuse spent nonces on a chain that mines at once).
+ * (chain 901, `--optimism`, 30M gas) with the bridge predeploys, Multicall3 on both, and the services
+ * a sequencer and a proposer would run: the L1 attributes updater (each L1 block's number, time, base
+ * fee and hash → L2's `L1Block`), the deposit relay (L1 deposits → L2 deposit transactions, each after
+ * its L1 block's attributes) and the output proposer (L2 output roots → L1, so withdrawals can be
+ * proven). Clients reach each chain through a front that answers a submission no sooner than
+ * `minSubmissionMs`, as a remote node would (`rpc-front.ts`: without it, ethers v6's 250 ms cache of
+ * nonce reads makes a send-wait-send loop reuse spent nonces on a chain that mines at once).
  */
 export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet> {
   const progress = options.onProgress ?? (() => undefined);
@@ -187,6 +197,16 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
     });
 
     const onServiceError = options.onServiceError ?? (() => undefined);
+    // Starts at the L1 head: L1Block, installed with empty storage, knows no block yet.
+    const l1Attributes = new L1AttributesUpdater({
+      l1: l1Provider,
+      l2: l2Provider,
+      l1WsUrl: l1Node.wsUrl,
+      l2WsUrl: l2Node.wsUrl,
+      systemConfig: opL1.SystemConfig,
+      pollIntervalMs,
+      onError: (error) => onServiceError("L1 attributes", error),
+    });
     const relay = new DepositRelay({
       l1: l1Provider,
       l2: l2Provider,
@@ -195,6 +215,7 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
       cursorFile: path.join(options.stateDir, "deposit-relay.json"),
       pollIntervalMs,
       onError: (error) => onServiceError("deposit relay", error),
+      l1Attributes,
     });
     const proposer = new OutputProposer({
       l1Signer: new Wallet(accounts.opProposer.privateKey, l1Provider),
@@ -203,6 +224,7 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
       pollIntervalMs,
       onError: (error) => onServiceError("output proposer", error),
     });
+    l1Attributes.start();
     relay.start();
     proposer.start();
 
@@ -217,8 +239,9 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
       finalizationPeriodSeconds,
       relay,
       proposer,
+      l1Attributes,
       async stop() {
-        await Promise.all([relay.stop(), proposer.stop()]);
+        await Promise.all([relay.stop(), proposer.stop(), l1Attributes.stop()]);
         await stopChains();
       },
     };

@@ -2,8 +2,10 @@
 export const L2_PREDEPLOYS = {
   /**
    * What wallets and viem's OP actions (`estimateL1Fee`, `estimateTotalFee`) call for a transaction's L1
-   * data fee. Its code needs no initialization: with an empty L1Block it reports an L1 fee of 0, which is
-   * what an L2 whose L1Block is never updated charges (anvil `--optimism` reads the same L1Block).
+   * data fee. Its code needs no initialization: it reads L1Block, whose fee overhead and scalar the devnet
+   * leaves at 0 (`src/devnet/op/l1-attributes.ts`), so it reports an L1 fee of 0, which is what the devnet's
+   * L2 charges (anvil `--optimism` charges no L1 data fee, whatever fee parameters L1Block holds), and L1's base fee as
+   * `l1BaseFee()`.
    */
   GasPriceOracle: "0x420000000000000000000000000000000000000F",
   L2CrossDomainMessenger: "0x4200000000000000000000000000000000000007",

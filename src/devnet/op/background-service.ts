@@ -1,6 +1,6 @@
 import { PollingLoop } from "../../common/polling-loop.ts";
 
-/** What the devnet's background services (deposit relay, output proposer) are told about their loop. */
+/** What the devnet's background services (deposit relay, output proposer, L1 attributes) are told about their loop. */
 export interface BackgroundServiceOptions {
   /** Time between passes; default 500 ms, so devnet deposits and withdrawals move within a second. */
   pollIntervalMs?: number;
@@ -11,7 +11,7 @@ export interface BackgroundServiceOptions {
 const DEFAULT_POLL_INTERVAL_MS = 500;
 
 /**
- * The lifecycle the deposit relay and the output proposer share around `PollingLoop`: `start()` runs
+ * The lifecycle the devnet's background services share around `PollingLoop`: `start()` runs
  * `pass` every poll interval in the background until `stop()`, which lets a pass in progress finish
  * early (it is given `isStopping`) and waits for it; a failed pass goes to `onError` and is retried at
  * the next tick; `runPass()` runs one pass now, or joins the one running, so passes never overlap.
@@ -38,6 +38,14 @@ export abstract class BackgroundService<T> {
   /** Asks the pass in progress to finish early, waits for it, and runs no more. */
   async stop(): Promise<void> {
     await this.#loop.stop();
+  }
+
+  /**
+   * Runs the next pass at once instead of at the next tick (after the pass in progress, if any): for a
+   * service that learns of new work from an event, such as a `newHeads` subscription.
+   */
+  protected wake(): void {
+    this.#loop.wake();
   }
 
   /** One pass now, or the one already running; runs to the end even after `stop()`. */

@@ -26,6 +26,11 @@ export interface DepositRelayOptions extends BackgroundServiceOptions {
   maxBlockRange?: number;
   /** How long to wait for a relayed deposit to be mined on L2. */
   inclusionTimeoutMs?: number;
+  /**
+   * The L1 attributes updater (`l1-attributes.ts`): before a deposit is sent, its L1 block's values are
+   * made to reach L1Block first. Without it, deposits are relayed without regard to L1Block.
+   */
+  l1Attributes?: { submitUpTo(l1BlockNumber: number): Promise<void> };
 }
 
 /** What the relay persists. `anchor` ties it to one L1 chain: the hash of block `nextBlock - 1`. */
@@ -46,10 +51,11 @@ interface RelayState {
  * state (next L1 block to scan) is persisted only after every deposit up to it is mined, so a crash
  * re-scans at worst a range whose deposits the lookup then skips. A state file from another L1 chain
  * (its anchor block hash differs) is ignored. In order: deposits are sent one at a time, each after the
- * previous one is mined.
+ * previous one is mined, and, given `l1Attributes`, each after its L1 block's attributes.
  */
 export class DepositRelay extends BackgroundService<number> {
-  readonly #options: Required<Omit<DepositRelayOptions, keyof BackgroundServiceOptions>>;
+  readonly #options: Required<Omit<DepositRelayOptions, keyof BackgroundServiceOptions | "l1Attributes">> &
+    Pick<DepositRelayOptions, "l1Attributes">;
   #state: RelayState | undefined;
   #relayed = 0;
   #skipped = 0;
@@ -112,6 +118,10 @@ export class DepositRelay extends BackgroundService<number> {
       this.#skipped += 1;
       return false;
     }
+    // op-node derives an L1 block's attributes as the first deposit of the L2 block that starts its
+    // epoch, before the block's user deposits: queued on L2 before this deposit is sent, they are mined
+    // first (the depositor's call, in the pool, goes before any deposit transaction; see l1-attributes.ts).
+    await this.#options.l1Attributes?.submitUpTo(deposit.l1BlockNumber);
     // op-geth credits the mint, then fails a deposit whose value the sender cannot cover; anvil would
     // leave such a transaction pending for ever (or refuse it), stalling every later deposit.
     if (deposit.value > deposit.mint + (await l2.getBalance(deposit.from))) {

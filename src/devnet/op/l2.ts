@@ -15,8 +15,9 @@ export async function installMulticall3(provider: JsonRpcProvider): Promise<void
  * so each can be initialized once (their constructors only locked the implementation's own storage).
  * A real genesis puts a proxy at each address instead; the behaviour seen by bridges and the SDK is the
  * same. L1Block, L2ToL1MessagePasser and GasPriceOracle need no initialization: an empty L1Block reports
- * ETH as the gas-paying token, which the bridges ask for, and an L1 data fee of 0, which the oracle passes
- * on to wallets.
+ * ETH as the gas-paying token, which the bridges ask for (the L1 attributes updater, `l1-attributes.ts`,
+ * later sets its L1 block values and leaves the token alone), and an L1 data fee of 0, which the oracle
+ * passes on to wallets.
  */
 export async function installL2Predeploys(provider: JsonRpcProvider, signer: Signer, l1: OpL1Contracts): Promise<void> {
   for (const [name, address] of Object.entries(L2_PREDEPLOYS)) {

@@ -18,7 +18,7 @@ describe("devnet: answers wallets' and explorers' calls as a public OP chain doe
     net = await sharedTestDevnet();
   });
 
-  it("has the GasPriceOracle, whose L1 fee (0: L1Block is never updated) is what an L2 transaction is charged beyond gas", async function () {
+  it("has the GasPriceOracle, whose L1 fee (0: the devnet's fee scalar is 0) is what an L2 transaction is charged beyond gas", async function () {
     const l2 = devnetProvider(net.devnet.l2.rpcUrl, net.devnet.l2.chainId);
     try {
       const sender = Wallet.createRandom(l2);

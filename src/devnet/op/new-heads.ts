@@ -1,0 +1,80 @@
+const SUBSCRIBE_ID = 1;
+
+/** A `newHeads` subscription on one of the devnet's anvil chains. */
+export interface HeadSubscription {
+  /**
+   * Resolves once the node confirmed the subscription (a block mined before then was announced to nobody,
+   * so a caller reads the chain once more after it); rejects if the socket failed first.
+   */
+  readonly ready: Promise<void>;
+  /** Closes the socket; no head is announced after it, and `onClosed` is not called. */
+  close(): void;
+}
+
+/**
+ * Calls `onHead` with the number of every block the chain mines, from an `eth_subscribe` `newHeads`
+ * subscription over a WebSocket to anvil. The socket is Node's own, so a failure of it is an event, never
+ * an uncaught exception. The devnet's chains are child processes on this host: a socket that closes
+ * means its anvil is gone, so there is no reconnection; `onClosed` is told once instead, and whoever
+ * follows the chain keeps its polling tick as the fallback.
+ */
+export function subscribeNewHeads(
+  wsUrl: string,
+  onHead: (blockNumber: number) => void,
+  onClosed?: (error: Error) => void,
+): HeadSubscription {
+  const socket = new WebSocket(wsUrl);
+  let closing = false;
+  let subscription: string | undefined;
+  let confirm: () => void = () => undefined;
+  let refuse: (error: Error) => void = () => undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    confirm = resolve;
+    refuse = reject;
+  });
+  ready.catch(() => undefined); // a caller that never awaits it learns of the failure through onClosed
+
+  socket.addEventListener("open", () => {
+    socket.send(JSON.stringify({ jsonrpc: "2.0", id: SUBSCRIBE_ID, method: "eth_subscribe", params: ["newHeads"] }));
+  });
+  socket.addEventListener("message", (event: MessageEvent) => {
+    let message: {
+      id?: unknown;
+      result?: unknown;
+      error?: unknown;
+      method?: unknown;
+      params?: { subscription?: unknown; result?: unknown };
+    };
+    try {
+      message = JSON.parse(String(event.data)) as typeof message;
+    } catch {
+      return;
+    }
+    if (message.id === SUBSCRIBE_ID) {
+      if (typeof message.result !== "string") {
+        refuse(new Error(`${wsUrl} refused the newHeads subscription: ${JSON.stringify(message.error)}`));
+        socket.close();
+        return;
+      }
+      subscription = message.result;
+      confirm();
+    } else if (message.method === "eth_subscription" && message.params?.subscription === subscription) {
+      const head = message.params?.result as { number?: unknown } | undefined;
+      if (typeof head?.number === "string" && /^0x[0-9a-f]+$/i.test(head.number)) onHead(Number(head.number));
+    }
+  });
+  socket.addEventListener("error", () => undefined); // followed by "close", handled there
+  socket.addEventListener("close", () => {
+    const error = new Error(`the newHeads subscription on ${wsUrl} closed`);
+    refuse(error);
+    if (!closing) onClosed?.(error);
+  });
+
+  return {
+    ready,
+    close() {
+      closing = true;
+      socket.close();
+    },
+  };
+}
