@@ -13,9 +13,24 @@ const require = createRequire(import.meta.url);
 const solcVersion = (require("solc/package.json") as { version: string }).version;
 const solcPath = require.resolve("solc/soljson.js");
 
-/** The one compiler, optimized for `runs` calls per function. Cancun is live on the L1 test network and the OP-stack L2. */
+// The storage proof verifier uses Optimism Bedrock's trie and RLP libraries straight from
+// @eth-optimism/contracts-bedrock, which pin `pragma solidity 0.8.15` exactly (RLPErrors.sol). So it alone is
+// compiled by a second compiler, the same kind of build from the `solc-0.8.15` alias of the npm `solc` package.
+const bedrockSolcVersion = (require("solc-0.8.15/package.json") as { version: string }).version;
+const bedrockSolcPath = require.resolve("solc-0.8.15/soljson.js");
+
+/** The main compiler, optimized for `runs` calls per function. Cancun is live on the L1 test network and the OP-stack L2. */
 function compiler(runs: number) {
   return { version: solcVersion, path: solcPath, settings: { optimizer: { enabled: true, runs }, evmVersion: "cancun" } };
+}
+
+/** The 0.8.15 compiler, with the main compiler's optimizer settings; 0.8.15 predates Cancun, its newest target is London. */
+function bedrockCompiler(runs: number) {
+  return {
+    version: bedrockSolcVersion,
+    path: bedrockSolcPath,
+    settings: { optimizer: { enabled: true, runs }, evmVersion: "london" },
+  };
 }
 
 // Local devnet RPC URLs: the running local stack (`npm start`) writes the ports it chose into
@@ -69,6 +84,9 @@ export default defineConfig({
       // OpenZeppelin's Governor with its extensions is within a few hundred bytes of the 24 KiB code limit
       // at 10,000 runs; its functions run once per proposal or vote, so it is optimized for size.
       "contracts/governance/ProtocolGovernor.sol": compiler(200),
+      // Bedrock's MerkleTrie/SecureMerkleTrie/RLPReader need 0.8.15 (see above); other contracts reach the
+      // verifier only through IStorageProofVerifier.
+      "contracts/proofs/StorageProofVerifier.sol": bedrockCompiler(10_000),
     },
   },
   paths: {

@@ -4,6 +4,7 @@ pragma solidity ^0.8.28;
 import { ERC721 } from "@openzeppelin/contracts/token/ERC721/ERC721.sol";
 
 import { IAttestationVerifier } from "../interfaces/IAttestationVerifier.sol";
+import { IStorageProofVerifier } from "../interfaces/IStorageProofVerifier.sol";
 import { IVerificationRegistry } from "../interfaces/IVerificationRegistry.sol";
 import { IMintableItem } from "../interfaces/IVoucherClaims.sol";
 
@@ -18,7 +19,9 @@ import { IMintableItem } from "../interfaces/IVoucherClaims.sol";
 /// a quorum-signed verdict that its wallet, together with the Solana owner it linked (if any), meets the
 /// condition over both chains, and claims with it (`claimWithCondition`), again checked in a view call. Items
 /// can also be bought: the credits channel's claim platform (`MINTER`) mints them to the holders of its
-/// vouchers (`mintTo`).
+/// vouchers (`mintTo`). The proof path, when the game names a storage proof verifier (`PROOF_VERIFIER`): the
+/// player sends a Merkle proof of its balance slot in `REQUIRED_ASSET` against an L1 block hash the L2 knows
+/// (`claimWithProof`), trusting no node at all.
 /// @dev The example reads the result of the player's own job (`getResult`), so no one else's older job
 /// can stand in for it, and requires it to be fresh (`MAX_RESULT_AGE`). Each open job costs the game a
 /// fee; a player has at most one open job at a time. A real game would also charge or gate requests, since
@@ -46,6 +49,14 @@ contract GameItem is ERC721, IMintableItem {
     /// @notice The condition a quorum-signed verdict must be about for `claimWithCondition` (zero: condition
     /// claims are off).
     bytes32 public immutable CONDITION_HASH;
+
+    /// @notice The storage proof verifier that checks proof claims (zero: proof claims are off).
+    IStorageProofVerifier public immutable PROOF_VERIFIER;
+
+    /// @notice The storage slot of `REQUIRED_ASSET`'s balances mapping that a proof claim must prove. Fixed by
+    /// the game, not chosen by the player: any other `mapping(address => uint256)` of the token (nonces, an
+    /// ERC20Votes delegatee read as a number) would otherwise pass for a balance.
+    uint256 public immutable PROOF_BALANCES_SLOT;
 
     /// @notice The player's latest verification job (0 = none yet).
     mapping(address player => uint256 jobId) public jobOf;
@@ -110,19 +121,30 @@ contract GameItem is ERC721, IMintableItem {
     /// @notice Thrown when the Solana owner's holdings already earned an item (claimed from any address).
     error GameItem_SolanaOwnerClaimed(bytes32 solanaOwner);
 
+    /// @notice Thrown when a proof claim is made on a game without a proof verifier (`PROOF_VERIFIER` zero).
+    error GameItem_ProofClaimsOff();
+
+    /// @notice Thrown when a proof claim names another balances slot than `PROOF_BALANCES_SLOT`.
+    error GameItem_WrongBalancesSlot(uint256 balancesSlot, uint256 expected);
+
     /// @param verifier The attestation verifier (the verification registry is its `REGISTRY`).
     /// @param requiredAsset The ERC-20 or ERC-721 on Ethereum that players must hold.
     /// @param minBalance The smallest balance that earns an item.
     /// @param maxResultAge How long a finalized result or an attestation may be used to claim, in seconds.
     /// @param minter The claim platform that may mint bought items (zero: items cannot be bought).
     /// @param conditionHash The condition a verdict must be about to claim by it (zero: condition claims are off).
+    /// @param proofVerifier The storage proof verifier of proof claims (zero: proof claims are off).
+    /// @param proofBalancesSlot The storage slot of `requiredAsset`'s balances mapping (OpenZeppelin's ERC-20: 0,
+    /// ERC-721: 3); unused when `proofVerifier` is zero.
     constructor(
         IAttestationVerifier verifier,
         address requiredAsset,
         uint256 minBalance,
         uint256 maxResultAge,
         address minter,
-        bytes32 conditionHash
+        bytes32 conditionHash,
+        IStorageProofVerifier proofVerifier,
+        uint256 proofBalancesSlot
     ) ERC721("Verified Holder Item", "ITEM") {
         if (address(verifier) == address(0) || requiredAsset == address(0) || minBalance == 0 || maxResultAge == 0) {
             revert GameItem_ZeroArgument();
@@ -134,6 +156,8 @@ contract GameItem is ERC721, IMintableItem {
         MAX_RESULT_AGE = maxResultAge;
         MINTER = minter;
         CONDITION_HASH = conditionHash;
+        PROOF_VERIFIER = proofVerifier;
+        PROOF_BALANCES_SLOT = proofBalancesSlot;
     }
 
     /// @inheritdoc IMintableItem
@@ -229,12 +253,31 @@ contract GameItem is ERC721, IMintableItem {
         emit ItemClaimedWithCondition(msg.sender, tokenId, solanaOwner);
     }
 
+    /// @notice Mints the caller's item on a Merkle proof, against an L1 block at most `MAX_RESULT_AGE` old, that
+    /// the caller holds at least `MIN_BALANCE` of `REQUIRED_ASSET` on L1. Costs the game nothing and trusts no
+    /// node: the verifier checks the proof against an L1 block hash the L2 knows. Reverts with the verifier's
+    /// reason when the proof is not valid.
+    /// @param balancesSlot The balances slot the proof was built for: must be `PROOF_BALANCES_SLOT` (stated by
+    /// the caller so that a proof of another slot fails with a clear error).
+    /// @param proof `abi.encode(IStorageProofVerifier.BalanceProof)` of the caller's balance slot.
+    /// @return tokenId The item minted.
+    function claimWithProof(uint256 balancesSlot, bytes calldata proof) external returns (uint256 tokenId) {
+        if (address(PROOF_VERIFIER) == address(0)) revert GameItem_ProofClaimsOff();
+        if (hasClaimed[msg.sender]) revert GameItem_AlreadyClaimed(msg.sender);
+        if (balancesSlot != PROOF_BALANCES_SLOT) revert GameItem_WrongBalancesSlot(balancesSlot, PROOF_BALANCES_SLOT);
+        // The verifier derives the storage key from `msg.sender`: another player's proof proves another key.
+        (uint256 balance,) =
+            PROOF_VERIFIER.verifyBalance(REQUIRED_ASSET, msg.sender, PROOF_BALANCES_SLOT, MAX_RESULT_AGE, proof);
+        tokenId = _mintItem(balance);
+    }
+
     /// @dev The owners hash a verdict about `player` and `solanaOwner` names (the protocol's `ownersHash`).
     function _ownersHash(address player, bytes32 solanaOwner) private pure returns (bytes32) {
         return keccak256(abi.encode(bytes32(uint256(uint160(player))), solanaOwner));
     }
 
-    /// @dev Mints the caller's verified item for a balance of at least `MIN_BALANCE` (job and attested paths).
+    /// @dev Mints the caller's verified item for a balance of at least `MIN_BALANCE` (job, attested and proof
+    /// paths).
     function _mintItem(uint256 balance) private returns (uint256 tokenId) {
         if (balance < MIN_BALANCE) revert GameItem_BalanceTooLow(balance, MIN_BALANCE);
         tokenId = _mintClaimed();

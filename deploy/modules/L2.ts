@@ -15,7 +15,8 @@ import { verificationServices } from "./parts/verification-services.ts";
  * runs what the L1 timelock (`l1Timelock`, no default) sends. The deployer is the initial admin of every
  * contract; the deploy script starts the two-step handover of that role to the executor
  * (`src/deploy/admin-handover.ts`), which accepts it through governance's first proposal.
- * `rewardsFunder` (the treasury, say) receives REWARDS_FUNDER_ROLE.
+ * `rewardsFunder` (the treasury, say) receives REWARDS_FUNDER_ROLE. The storage-proof verifier and its
+ * L1 block-hash store read the `L1Block` predeploy (docs/proofs.md); they have no admin.
  */
 export default buildModule("L2", (m) => {
   const l1PrimaryToken = m.getParameter<string>("l1PrimaryToken");
@@ -36,5 +37,7 @@ export default buildModule("L2", (m) => {
   const staked = stakedTokenFuture(m, primary, m.getAccount(0));
   const services = verificationServices(m, primary, staked, m.getParameter("rewardsFunder", m.getAccount(0)));
   const { executor } = l2Governance(m);
-  return { primary, staked, ...services, executor };
+  const l1BlockHashes = m.contract("L1BlockHashes", [L2_PREDEPLOYS.L1Block]);
+  const storageProofVerifier = m.contract("StorageProofVerifier", [l1BlockHashes, L2_PREDEPLOYS.L1Block]);
+  return { primary, staked, ...services, executor, l1BlockHashes, storageProofVerifier };
 });

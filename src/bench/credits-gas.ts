@@ -24,8 +24,10 @@ export async function measureCreditsGas(ethers: HardhatEthers): Promise<GasRow[]
     1n,
     3_600n,
     claimsAddress,
-    // No condition claims: the bench measures the minter's path.
+    // No condition claims and no proof claims: the bench measures the minter's path.
     ethers.ZeroHash,
+    ethers.ZeroAddress,
+    0n,
   ]);
   const items = [
     {

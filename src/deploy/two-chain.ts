@@ -42,6 +42,9 @@ export interface L2Deployment {
   VerificationRegistry: string;
   AttestationVerifier: string;
   GovernanceExecutor: string;
+  /** Storage proofs of L1 balances (docs/proofs.md): the verifier and the L1 block-hash store it reads. */
+  L1BlockHashes: string;
+  StorageProofVerifier: string;
   /** Contracts whose admin role awaits acceptance by the governance executor (its first proposal). */
   adminHandovers: AdminHandover[];
 }
@@ -80,6 +83,8 @@ export async function deployL2(connection: NetworkConnection, links: L1Links, op
     VerificationRegistry: await deployed.verificationRegistry.getAddress(),
     AttestationVerifier: await deployed.attestationVerifier.getAddress(),
     GovernanceExecutor: await deployed.executor.getAddress(),
+    L1BlockHashes: await deployed.l1BlockHashes.getAddress(),
+    StorageProofVerifier: await deployed.storageProofVerifier.getAddress(),
   };
   const [deployer] = await connection.ethers.getSigners();
   const adminHandovers = await handOverAdmin(governedContracts(addresses), addresses.GovernanceExecutor, deployer);

@@ -44,6 +44,8 @@ const COLLECTOR_L2_ETHER = 10n ** 18n;
 /** The example game: a verified balance of at least this much of the demo ERC-20 earns an item. */
 export const GAME_MIN_BALANCE = 1n;
 export const GAME_MAX_RESULT_AGE = 3_600n;
+/** The demo ERC-20's balances mapping slot, which the game's proof claims pin (OpenZeppelin's ERC20: 0). */
+export const GAME_PROOF_BALANCES_SLOT = 0n;
 
 export interface VerificationNetworkInput {
   projectRoot: string;
@@ -55,7 +57,16 @@ export interface VerificationNetworkInput {
   contracts: {
     l1PrimaryToken: string;
     l1StandardBridge: string;
-    l2: Record<"PrimaryToken" | "StakedToken" | "NodeLicense" | "NodeRegistry" | "VerificationRegistry" | "AttestationVerifier", string>;
+    l2: Record<
+      | "PrimaryToken"
+      | "StakedToken"
+      | "NodeLicense"
+      | "NodeRegistry"
+      | "VerificationRegistry"
+      | "AttestationVerifier"
+      | "StorageProofVerifier",
+      string
+    >;
   };
   /** Port of the API (0 = any free port). */
   apiPort: number;
@@ -145,8 +156,8 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     onProgress("Deploying the example game item and funding its collateral…");
     const artifact = await hre.artifacts.readArtifact("GameItem");
     const deployer = new NonceManager(new Wallet(input.deployer.privateKey, l2));
-    // The game takes the attestation verifier (it reads the registry from it): the job, attested and
-    // verdict claim paths; its condition is the first demo condition's.
+    // The game takes the attestation verifier (it reads the registry from it) and the storage-proof
+    // verifier: the job, attested, verdict and proof claim paths; its condition is the first demo condition's.
     const game = await new ContractFactory(artifact.abi, artifact.bytecode, deployer).deploy(
       input.contracts.l2.AttestationVerifier,
       evmDemo.erc20,
@@ -154,6 +165,9 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       GAME_MAX_RESULT_AGE,
       input.gameMinter ?? ZeroAddress,
       gameConditionHash(conditions),
+      // Proofs of the demo ERC-20 (OpenZeppelin's layout: the balances mapping at slot 0).
+      input.contracts.l2.StorageProofVerifier,
+      GAME_PROOF_BALANCES_SLOT,
     );
     await game.waitForDeployment();
     const gameItem = await game.getAddress();

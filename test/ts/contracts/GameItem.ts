@@ -3,7 +3,10 @@ import { network } from "hardhat";
 
 import type { BalanceAttestation, NodeSignature } from "@avn/protocol/attestation";
 import { conditionHash, LICENSED_CONDITION_ATTESTATION_TYPES, ownersHash, type ConditionAttestation } from "@avn/protocol/conditions";
+import { buildBalanceProof } from "../../../src/chains/evm/balance-proof.ts";
 import { queryResultHash } from "../../../src/common/query-result.ts";
+import { opArtifact } from "../../../src/op/artifacts.ts";
+import { L2_PREDEPLOYS } from "../../../src/op/predeploys.ts";
 import { attestationOf, domainOf, signAll } from "../../helpers/attestations.ts";
 import { balanceWord, deployProtocol, E18, REQUEST_FEE } from "../../helpers/protocol.ts";
 import { JobStatus } from "@avn/protocol/constants";
@@ -35,6 +38,8 @@ async function fixture() {
     MAX_RESULT_AGE,
     minter.address,
     CONDITION_HASH,
+    ethers.ZeroAddress, // no proof claims: the proof path's fixture deploys a verifier
+    0n,
   ]);
   // The game pays job fees from its own collateral: the consumer stakes primary tokens into it.
   await protocol.registry.connect(protocol.consumer).stakeCollateral(await game.getAddress(), 100n * E18);
@@ -128,7 +133,7 @@ describe("GameItem (example integration)", function () {
       [verifier, f.requiredAsset, MIN_BALANCE, 0n],
     ]) {
       await expect(
-        factory.deploy(...(args as [string, string, bigint, bigint]), ethers.ZeroAddress, ethers.ZeroHash),
+        factory.deploy(...(args as [string, string, bigint, bigint]), ethers.ZeroAddress, ethers.ZeroHash, ethers.ZeroAddress, 0n),
       ).to.be.revertedWithCustomError(factory, "GameItem_ZeroArgument");
     }
   });
@@ -153,6 +158,8 @@ describe("GameItem (example integration)", function () {
       MAX_RESULT_AGE,
       ethers.ZeroAddress,
       ethers.ZeroHash,
+      ethers.ZeroAddress,
+      0n,
     ]);
     await expect(unsold.connect(f.minter).mintTo(f.player.address, 1n)).to.be.revertedWithCustomError(unsold, "GameItem_NotMinter");
   });
@@ -304,6 +311,8 @@ describe("GameItem (example integration): the condition path", function () {
       MAX_RESULT_AGE,
       ethers.ZeroAddress,
       ethers.ZeroHash,
+      ethers.ZeroAddress,
+      0n,
     ]);
     // Even a valid verdict about the zero condition hash.
     const claim = await verdict(f, { fields: { conditionHash: ethers.ZeroHash } });
@@ -375,5 +384,99 @@ describe("GameItem (example integration): the condition path", function () {
       .withArgs(old[0].issuedAt, MAX_RESULT_AGE);
     // A refused claim marks nothing: the Solana owner's holdings are still unused.
     expect(await f.game.solanaOwnerClaimed(SOLANA[0].bytes)).to.equal(false);
+  });
+});
+
+describe("GameItem (example integration): the proof path", function () {
+  /** The OP depositor account, the only sender `L1Block.setL1BlockValues` accepts. */
+  const DEPOSITOR = "0xDeaDDEaDDeAdDeAdDEAdDEaddeAddEAdDEAd0001";
+  /** OpenZeppelin's ERC20 keeps `_balances` at slot 0. */
+  const BALANCES_SLOT = 0n;
+
+  /**
+   * The protocol and a game that takes storage proofs of a plain ERC-20 on this same chain: the simulated network
+   * stands in for both L1 (whose block the proof is against) and L2 (whose real Bedrock `L1Block`, installed at
+   * the predeploy address, reports that block). The player holds MIN_BALANCE + 1, the consumer 1.
+   */
+  async function proofFixture() {
+    const protocol = await deployProtocol(ethers);
+    const player = protocol.outsider;
+    const token = await ethers.deployContract("PlainERC20", [player.address, MIN_BALANCE + 2n]);
+    await token.connect(player).transfer(protocol.consumer.address, 1n);
+    const l1Block = L2_PREDEPLOYS.L1Block;
+    await ethers.provider.send("hardhat_setCode", [l1Block, opArtifact("L1Block").deployedBytecode]);
+    await networkHelpers.impersonateAccount(DEPOSITOR);
+    await networkHelpers.setBalance(DEPOSITOR, E18);
+    const hashes = await ethers.deployContract("L1BlockHashes", [l1Block]);
+    const proofVerifier = await ethers.deployContract("StorageProofVerifier", [await hashes.getAddress(), l1Block]);
+    const game = await ethers.deployContract("GameItem", [
+      await protocol.attestationVerifier.getAddress(),
+      await token.getAddress(),
+      MIN_BALANCE,
+      MAX_RESULT_AGE,
+      ethers.ZeroAddress,
+      ethers.ZeroHash,
+      await proofVerifier.getAddress(),
+      BALANCES_SLOT,
+    ]);
+    return { ...protocol, player, token, proofVerifier, game, l1Block: await ethers.getContractAt(opArtifact("L1Block").abi, l1Block) };
+  }
+
+  /** A proof of `owner`'s balance at the latest block, which the L1Block is then made to report (as the depositor does). */
+  async function proofOf(f: Awaited<ReturnType<typeof proofFixture>>, owner: string) {
+    const block = (await ethers.provider.getBlock("latest"))!;
+    const depositor = await ethers.getSigner(DEPOSITOR);
+    await (f.l1Block.connect(depositor) as typeof f.l1Block).setL1BlockValues(
+      block.number,
+      block.timestamp,
+      0n,
+      block.hash,
+      0n,
+      ethers.ZeroHash,
+      0n,
+      0n,
+    );
+    const rpc = { request: <T>(method: string, params: unknown[]) => ethers.provider.send(method, params) as Promise<T> };
+    const token = await f.token.getAddress();
+    return buildBalanceProof(rpc, { token, owner, balancesSlot: BALANCES_SLOT, blockNumber: BigInt(block.number) });
+  }
+
+  it("mints one item to a player whose proof shows at least MIN_BALANCE, once", async function () {
+    const f = await loadFixture(proofFixture);
+    const proof = await proofOf(f, f.player.address);
+    await expect(f.game.connect(f.player).claimWithProof(BALANCES_SLOT, proof.encoded))
+      .to.emit(f.game, "ItemClaimed")
+      .withArgs(f.player.address, 1n, MIN_BALANCE + 1n);
+    expect(await f.game.ownerOf(1n)).to.equal(f.player.address);
+    await expect(f.game.connect(f.player).claimWithProof(BALANCES_SLOT, (await proofOf(f, f.player.address)).encoded))
+      .to.be.revertedWithCustomError(f.game, "GameItem_AlreadyClaimed")
+      .withArgs(f.player.address);
+  });
+
+  it("refuses a balance below MIN_BALANCE, another player's proof, another balances slot, and a stale block", async function () {
+    const f = await loadFixture(proofFixture);
+    const low = await proofOf(f, f.consumer.address);
+    await expect(f.game.connect(f.consumer).claimWithProof(BALANCES_SLOT, low.encoded))
+      .to.be.revertedWithCustomError(f.game, "GameItem_BalanceTooLow")
+      .withArgs(1n, MIN_BALANCE);
+    // The player's proof, sent by someone else: the verifier derives the key from the sender, so it proves nothing.
+    const players = await proofOf(f, f.player.address);
+    await expect(f.game.connect(f.consumer).claimWithProof(BALANCES_SLOT, players.encoded)).to.be.revertedWithCustomError(
+      f.proofVerifier,
+      "StorageProofVerifier_SlotNotProven",
+    );
+    await expect(f.game.connect(f.player).claimWithProof(2n, players.encoded))
+      .to.be.revertedWithCustomError(f.game, "GameItem_WrongBalancesSlot")
+      .withArgs(2n, BALANCES_SLOT);
+    await time.increase(MAX_RESULT_AGE + 1n);
+    await expect(f.game.connect(f.player).claimWithProof(BALANCES_SLOT, players.encoded)).to.be.revertedWithCustomError(
+      f.proofVerifier,
+      "StorageProofVerifier_StaleHeader",
+    );
+  });
+
+  it("refuses proof claims on a game without a proof verifier", async function () {
+    const f = await loadFixture(fixture);
+    await expect(f.game.connect(f.player).claimWithProof(0n, "0x")).to.be.revertedWithCustomError(f.game, "GameItem_ProofClaimsOff");
   });
 });

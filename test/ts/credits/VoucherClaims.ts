@@ -28,6 +28,8 @@ async function fixture() {
     3_600n,
     claimsAddress,
     ethers.ZeroHash, // no condition claims
+    ethers.ZeroAddress, // no proof claims
+    0n,
   ]);
   await claims.connect(operator).setItem(ITEM.primary, { kind: ItemKind.Transfer, asset: await protocol.primary.getAddress() });
   await claims.connect(operator).setItem(ITEM.staked, { kind: ItemKind.StakeFor, asset: await protocol.staked.getAddress() });

@@ -96,6 +96,8 @@ describe("web app: credits in Chromium", function () {
       3_600n,
       claimsAddress,
       `0x${"00".repeat(32)}`, // bytes32 zero: no condition claims
+      "0x0000000000000000000000000000000000000000", // no proof claims
+      0n,
     );
     await game.waitForDeployment();
     gameItemAddress = await game.getAddress();

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+// Pinned to the 0.8.15 compiler that Optimism Bedrock's libraries require (their RLPErrors.sol pins
+// `pragma solidity 0.8.15` exactly); hardhat.config.ts compiles this file alone with it. Lint exception:
+// solhint-disable-next-line compiler-version
+pragma solidity 0.8.15;
+
+import { RLPReader } from "@eth-optimism/contracts-bedrock/src/libraries/rlp/RLPReader.sol";
+import { SecureMerkleTrie } from "@eth-optimism/contracts-bedrock/src/libraries/trie/SecureMerkleTrie.sol";
+import { IL1Block } from "../interfaces/IL1Block.sol";
+import { IL1BlockHashes } from "../interfaces/IL1BlockHashes.sol";
+import { IStorageProofVerifier } from "../interfaces/IStorageProofVerifier.sol";
+
+/// @title StorageProofVerifier
+/// @notice See {IStorageProofVerifier}.
+/// @dev The Merkle-Patricia trie and RLP code is Optimism Bedrock's (`MerkleTrie`, `SecureMerkleTrie`,
+/// `RLPReader` of the contracts-bedrock 0.17.3 npm package), imported from the package as it is. Its
+/// `RLPErrors.sol` pins the compiler to exactly 0.8.15, so this contract is compiled by solc 0.8.15 (a second
+/// compiler in hardhat.config.ts) and the rest of the project reaches it through {IStorageProofVerifier}. Those libraries
+/// revert with strings and their own errors that do not say which part of a proof failed, so each step that
+/// runs them is an external call to this contract itself (`checkProofEncoding`, `readHeader`, `proveAccount`,
+/// `proveSlot`) whose revert is caught and named. Holds no state and has no admin.
+contract StorageProofVerifier is IStorageProofVerifier {
+    using RLPReader for RLPReader.RLPItem;
+
+    /*//////////////////////////////////////////////////////////////
+                               CONSTANTS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @dev Header fields read (0-based), the same from the Frontier header to Prague's.
+    uint256 private constant _HEADER_STATE_ROOT = 3;
+    uint256 private constant _HEADER_NUMBER = 8;
+    uint256 private constant _HEADER_TIMESTAMP = 11;
+
+    /// @dev An account is `[nonce, balance, storageRoot, codeHash]`.
+    uint256 private constant _ACCOUNT_FIELDS = 4;
+    uint256 private constant _ACCOUNT_STORAGE_ROOT = 2;
+
+    /*//////////////////////////////////////////////////////////////
+                               IMMUTABLES
+    //////////////////////////////////////////////////////////////*/
+
+    /// @inheritdoc IStorageProofVerifier
+    IL1BlockHashes public immutable L1_BLOCK_HASHES;
+
+    /// @inheritdoc IStorageProofVerifier
+    IL1Block public immutable L1_BLOCK;
+
+    /*//////////////////////////////////////////////////////////////
+                              CONSTRUCTOR
+    //////////////////////////////////////////////////////////////*/
+
+    /// @param l1BlockHashes The record of older L1 block hashes.
+    /// @param l1Block The `L1Block` predeploy; it must be the one `l1BlockHashes` records from, so that the
+    /// current block and the recorded ones come from the same source.
+    constructor(IL1BlockHashes l1BlockHashes, IL1Block l1Block) {
+        if (address(l1BlockHashes) == address(0) || address(l1Block) == address(0)) {
+            revert StorageProofVerifier_ZeroAddress();
+        }
+        address recorded = address(l1BlockHashes.L1_BLOCK());
+        if (recorded != address(l1Block)) revert StorageProofVerifier_L1BlockMismatch(recorded, address(l1Block));
+        L1_BLOCK_HASHES = l1BlockHashes;
+        L1_BLOCK = l1Block;
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                               EXTERNAL
+    //////////////////////////////////////////////////////////////*/
+
+    /// @inheritdoc IStorageProofVerifier
+    /// @dev A step that runs out of gas is caught like a failing one: with too little gas the named error can be
+    /// the wrong one, never a wrong balance.
+    function verifyBalance(address token, address owner, uint256 balancesSlot, uint256 maxAge, bytes calldata proof)
+        external
+        view
+        returns (uint256 balance, uint256 l1BlockNumber)
+    {
+        // A malformed encoding makes `abi.decode` revert without data; checked first in a call of its own, so
+        // that the decode here cannot fail (returning the decoded proof instead would cost an encoding more).
+        // solhint-disable-next-line no-empty-blocks
+        try this.checkProofEncoding(proof) { }
+        catch {
+            revert StorageProofVerifier_MalformedProof();
+        }
+        BalanceProof memory decoded = abi.decode(proof, (BalanceProof));
+
+        bytes32 stateRoot;
+        uint256 blockTimestamp;
+        try this.readHeader(decoded.header) returns (bytes32 root, uint256 number, uint256 timestamp) {
+            (stateRoot, l1BlockNumber, blockTimestamp) = (root, number, timestamp);
+        } catch {
+            revert StorageProofVerifier_MalformedHeader();
+        }
+
+        // The header is only trusted once its hash is one the L2 knows for its number.
+        bytes32 knownHash = _knownHash(l1BlockNumber);
+        bytes32 headerHash = keccak256(decoded.header);
+        if (headerHash != knownHash) revert StorageProofVerifier_HeaderHashMismatch(l1BlockNumber, knownHash, headerHash);
+        // An L1 header cannot be newer than the L2 block that knows its hash; the first test keeps the subtraction
+        // from underflowing should a chain's clocks disagree.
+        if (block.timestamp > blockTimestamp && block.timestamp - blockTimestamp > maxAge) {
+            revert StorageProofVerifier_StaleHeader(blockTimestamp, maxAge);
+        }
+
+        bytes32 storageRoot;
+        try this.proveAccount(token, stateRoot, decoded.accountProof) returns (bytes32 root) {
+            storageRoot = root;
+        } catch (bytes memory reason) {
+            revert StorageProofVerifier_AccountProofInvalid(token, reason);
+        }
+
+        // The key is derived here, never read from the proof: a proof of any other slot (totalSupply, another
+        // owner's balance, another mapping) proves a different key and fails.
+        bytes32 storageKey = keccak256(abi.encode(owner, balancesSlot));
+        try this.proveSlot(storageKey, storageRoot, decoded.storageProof) returns (uint256 value) {
+            balance = value;
+        } catch (bytes memory reason) {
+            revert StorageProofVerifier_SlotNotProven(token, storageKey, reason);
+        }
+    }
+
+    /// @inheritdoc IStorageProofVerifier
+    function checkProofEncoding(bytes calldata proof) external pure {
+        abi.decode(proof, (BalanceProof));
+    }
+
+    /// @inheritdoc IStorageProofVerifier
+    function readHeader(bytes calldata header)
+        external
+        pure
+        returns (bytes32 stateRoot, uint256 blockNumber, uint256 blockTimestamp)
+    {
+        RLPReader.RLPItem[] memory fields = RLPReader.readList(header);
+        // Index out of range (a list too short to be a header) panics, which the caller catches as malformed.
+        bytes memory root = fields[_HEADER_STATE_ROOT].readBytes();
+        if (root.length != 32) revert StorageProofVerifier_MalformedHeader();
+        stateRoot = bytes32(root);
+        blockNumber = _toUint(fields[_HEADER_NUMBER].readBytes(), 8);
+        blockTimestamp = _toUint(fields[_HEADER_TIMESTAMP].readBytes(), 8);
+    }
+
+    /// @inheritdoc IStorageProofVerifier
+    function proveAccount(address token, bytes32 stateRoot, bytes[] calldata accountProof)
+        external
+        pure
+        returns (bytes32 storageRoot)
+    {
+        bytes memory account = SecureMerkleTrie.get(abi.encodePacked(token), accountProof, stateRoot);
+        // A value proven under a real state root is an account; these checks only refuse a made-up trie.
+        RLPReader.RLPItem[] memory fields = RLPReader.readList(account);
+        if (fields.length != _ACCOUNT_FIELDS) revert StorageProofVerifier_AccountProofInvalid(token, "");
+        bytes memory root = fields[_ACCOUNT_STORAGE_ROOT].readBytes();
+        if (root.length != 32) revert StorageProofVerifier_AccountProofInvalid(token, "");
+        storageRoot = bytes32(root);
+    }
+
+    /// @inheritdoc IStorageProofVerifier
+    function proveSlot(bytes32 storageKey, bytes32 storageRoot, bytes[] calldata storageProof)
+        external
+        pure
+        returns (uint256 value)
+    {
+        // The trie holds each slot's value as the RLP string of its big-endian bytes, leading zeros stripped.
+        bytes memory stored = SecureMerkleTrie.get(abi.encode(storageKey), storageProof, storageRoot);
+        value = _toUint(RLPReader.readBytes(stored), 32);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                                PRIVATE
+    //////////////////////////////////////////////////////////////*/
+
+    /// @dev The hash the L2 knows for L1 block `number`: the current block's from the predeploy (no record
+    /// needed for a fresh proof), else the recorded one. Reverts when it knows none.
+    function _knownHash(uint256 number) private view returns (bytes32 hash) {
+        // `number` came from at most 8 bytes, so it fits a uint64.
+        if (number == L1_BLOCK.number()) return L1_BLOCK.hash();
+        (hash,) = L1_BLOCK_HASHES.hashOf(uint64(number));
+        if (hash == bytes32(0)) revert StorageProofVerifier_UnknownBlock(number);
+    }
+
+    /// @dev The big-endian unsigned integer `data` holds, refusing more than `maxBytes` bytes.
+    function _toUint(bytes memory data, uint256 maxBytes) private pure returns (uint256 value) {
+        uint256 length = data.length;
+        if (length > maxBytes) revert StorageProofVerifier_MalformedProof();
+        for (uint256 i = 0; i < length; ++i) {
+            value = (value << 8) | uint8(data[i]);
+        }
+    }
+}

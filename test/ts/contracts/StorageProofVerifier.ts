@@ -1,0 +1,303 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+import { expect } from "chai";
+import {
+  AbiCoder,
+  type BaseContract,
+  Contract,
+  ContractFactory,
+  type ErrorDescription,
+  getBytes,
+  hexlify,
+  type JsonRpcProvider,
+  NonceManager,
+  Wallet,
+  ZeroHash,
+} from "ethers";
+import hre from "hardhat";
+
+import { balanceSlotKey, buildBalanceProof, encodeBlockHeader, type RpcBlock } from "../../../src/chains/evm/balance-proof.ts";
+import { devAccount } from "../../../src/devnet/accounts.ts";
+import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
+import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
+import { opArtifact } from "../../../src/op/artifacts.ts";
+import { L2_PREDEPLOYS } from "../../../src/op/predeploys.ts";
+
+const require = createRequire(import.meta.url);
+
+/** The OP depositor account, the only sender `L1Block.setL1BlockValues` accepts. */
+const DEPOSITOR = "0xDeaDDEaDDeAdDeAdDEAdDEaddeAddEAdDEAd0001";
+const L1_BLOCK = L2_PREDEPLOYS.L1Block;
+/** Generous enough for every proof in a run; the stale-header test picks its own. */
+const MAX_AGE = 86_400n;
+/** The balances mapping slots: OpenZeppelin's ERC20 `_balances` is its first variable; ERC721 has `_name`,
+ * `_symbol`, `_owners` before `_balances`; the offset mock has an owner and a total supply before it. */
+const OZ_ERC20_SLOT = 0n;
+const OZ_ERC721_SLOT = 3n;
+const OFFSET_SLOT = 2n;
+const ERC20_SUPPLY = 2n ** 80n + 12_345n;
+const PROXIED_SUPPLY = 777n * 10n ** 18n;
+const OFFSET_SUPPLY = 31_337n;
+const NFT_COUNT = 3n;
+
+const rpcOf = (provider: JsonRpcProvider) => ({
+  request: <T>(method: string, params: unknown[]) => provider.send(method, params) as Promise<T>,
+});
+
+/** The custom error a call reverted with, decoded with `contract`'s ABI. */
+async function revertOf(call: Promise<unknown>, contract: BaseContract): Promise<ErrorDescription> {
+  try {
+    await call;
+  } catch (error) {
+    const data = (error as { data?: string }).data;
+    const parsed = data === undefined ? null : contract.interface.parseError(data);
+    if (parsed === null) throw error;
+    return parsed;
+  }
+  throw new Error("the call did not revert");
+}
+
+describe("StorageProofVerifier: balance proofs against an L1 block hash (one anvil as L1 and L2)", function () {
+  this.timeout(300_000);
+  let anvil: AnvilInstance;
+  let provider: JsonRpcProvider;
+  let deployer: NonceManager;
+  let verifier: Contract;
+  let hashes: Contract;
+  let l1Block: Contract;
+  const tokens = { erc20: "", erc721: "", proxied: "", offset: "" };
+  const holder = Wallet.createRandom().address;
+  const nobody = Wallet.createRandom().address;
+
+  const deploy = async (name: string, args: unknown[]) => {
+    const artifact = await hre.artifacts.readArtifact(name);
+    const contract = await new ContractFactory(artifact.abi, artifact.bytecode, deployer).deploy(...args);
+    await contract.waitForDeployment();
+    return contract as Contract;
+  };
+
+  /** Makes the test `L1Block` report L1 block `number` of this same chain (or the `hash` given), as the depositor does on an OP chain. */
+  async function setL1Block(number: bigint, hash?: string) {
+    const block = (await provider.getBlock(number))!;
+    const data = l1Block.interface.encodeFunctionData("setL1BlockValues", [
+      number,
+      block.timestamp,
+      0n,
+      hash ?? block.hash,
+      0n,
+      ZeroHash,
+      0n,
+      0n,
+    ]);
+    const txHash = await provider.send("eth_sendTransaction", [{ from: DEPOSITOR, to: L1_BLOCK, data }]);
+    await provider.waitForTransaction(txHash as string);
+  }
+
+  async function latest(): Promise<bigint> {
+    return BigInt(await provider.getBlockNumber());
+  }
+
+  /** A proof of `owner`'s slot in `token` at the latest block, which the L1Block is then made to report. */
+  async function freshProof(token: string, owner: string, balancesSlot: bigint) {
+    const blockNumber = await latest();
+    await setL1Block(blockNumber);
+    return buildBalanceProof(rpcOf(provider), { token, owner, balancesSlot, blockNumber });
+  }
+
+  before(async function () {
+    anvil = await startAnvil({ chainId: 31_337, disableCodeSizeLimit: hre.globalOptions.coverage });
+    provider = devnetProvider(anvil.rpcUrl, 31_337);
+    deployer = new NonceManager(new Wallet(devAccount(0).privateKey, provider));
+    // The real Bedrock L1Block, at the predeploy address; the depositor is impersonated to set it.
+    await provider.send("anvil_setCode", [L1_BLOCK, opArtifact("L1Block").deployedBytecode]);
+    await provider.send("anvil_impersonateAccount", [DEPOSITOR]);
+    await provider.send("anvil_setBalance", [DEPOSITOR, "0x56bc75e2d63100000"]);
+    l1Block = new Contract(L1_BLOCK, opArtifact("L1Block").abi, provider);
+
+    tokens.erc20 = await (await deploy("PlainERC20", [holder, ERC20_SUPPLY])).getAddress();
+    tokens.erc721 = await (await deploy("PlainERC721", [holder, NFT_COUNT])).getAddress();
+    const implementation = await deploy("InitializableERC20", []);
+    const init = implementation.interface.encodeFunctionData("initialize", [holder, PROXIED_SUPPLY]);
+    tokens.proxied = await (await deploy("StorageProofTokenProxy", [await implementation.getAddress(), init])).getAddress();
+    tokens.offset = await (await deploy("OffsetBalancesERC20", [holder, OFFSET_SUPPLY])).getAddress();
+
+    hashes = await deploy("L1BlockHashes", [L1_BLOCK]);
+    verifier = await deploy("StorageProofVerifier", [await hashes.getAddress(), L1_BLOCK]);
+  });
+  after(async function () {
+    provider?.destroy();
+    await anvil?.stop();
+  });
+
+  it("is compiled by solc 0.8.15 with Bedrock's trie and RLP libraries from the installed package", async function () {
+    const { buildInfoId } = await hre.artifacts.readArtifact("StorageProofVerifier");
+    const buildInfoPath = await hre.artifacts.getBuildInfoPath(buildInfoId!);
+    const buildInfo = JSON.parse(readFileSync(buildInfoPath!, "utf8")) as {
+      solcVersion: string;
+      input: { sources: Record<string, { content: string }> };
+    };
+    expect(buildInfo.solcVersion).to.equal("0.8.15");
+    const bedrock = path.dirname(require.resolve("@eth-optimism/contracts-bedrock/package.json"));
+    const prefix = "npm/@eth-optimism/contracts-bedrock@0.17.3/";
+    const files = ["Bytes.sol", "rlp/RLPErrors.sol", "rlp/RLPReader.sol", "trie/MerkleTrie.sol", "trie/SecureMerkleTrie.sol"];
+    expect(Object.keys(buildInfo.input.sources).filter((name) => name.startsWith(prefix))).to.have.members(
+      files.map((file) => `${prefix}src/libraries/${file}`),
+    );
+    for (const file of files) {
+      const content = buildInfo.input.sources[`${prefix}src/libraries/${file}`].content;
+      expect(content, file).to.equal(readFileSync(path.join(bedrock, "src/libraries", file), "utf8"));
+    }
+  });
+
+  it("rebuilds the block header whose keccak256 is the block's hash, and refuses one it cannot", async function () {
+    const block = (await provider.send("eth_getBlockByNumber", ["latest", false])) as RpcBlock;
+    expect(encodeBlockHeader(block)).to.match(/^0x[0-9a-f]+$/);
+    expect(() => encodeBlockHeader({ ...block, requestsHash: undefined, parentBeaconBlockRoot: undefined })).to.throw(
+      /a header format this code does not know/,
+    );
+  });
+
+  for (const [name, slot, expected] of [
+    ["an OpenZeppelin ERC-20 (slot 0)", OZ_ERC20_SLOT, ERC20_SUPPLY],
+    ["an OpenZeppelin ERC-721 (slot 3)", OZ_ERC721_SLOT, NFT_COUNT],
+    ["an ERC-20 behind an ERC1967 proxy (the proxy's slot 0)", OZ_ERC20_SLOT, PROXIED_SUPPLY],
+    ["an ERC-20 whose balances mapping is at slot 2", OFFSET_SLOT, OFFSET_SUPPLY],
+  ] as const) {
+    it(`verifies a holder's balance of ${name} to balanceOf at the proven block`, async function () {
+      const token = name.includes("ERC-721")
+        ? tokens.erc721
+        : name.includes("proxy")
+          ? tokens.proxied
+          : name.includes("slot 2")
+            ? tokens.offset
+            : tokens.erc20;
+      const proof = await freshProof(token, holder, slot);
+      expect(proof.value).to.equal(expected);
+      expect(proof.storageKey).to.equal(balanceSlotKey(holder, slot));
+      const [balance, l1BlockNumber] = await verifier.verifyBalance(token, holder, slot, MAX_AGE, proof.encoded);
+      const balanceOf = new Contract(token, ["function balanceOf(address) view returns (uint256)"], provider);
+      expect(balance).to.equal(await balanceOf.balanceOf(holder, { blockTag: Number(proof.blockNumber) }));
+      expect(balance).to.equal(expected);
+      expect(l1BlockNumber).to.equal(proof.blockNumber);
+    });
+  }
+
+  it("refuses a non-holder's proof (an unwritten slot, which an inclusion proof cannot show) with SlotNotProven", async function () {
+    const proof = await freshProof(tokens.erc20, nobody, OZ_ERC20_SLOT);
+    expect(proof.value).to.equal(0n);
+    const error = await revertOf(verifier.verifyBalance(tokens.erc20, nobody, OZ_ERC20_SLOT, MAX_AGE, proof.encoded), verifier);
+    expect(error.name).to.equal("StorageProofVerifier_SlotNotProven");
+    expect(error.args[1]).to.equal(balanceSlotKey(nobody, OZ_ERC20_SLOT));
+  });
+
+  it("refuses a proof for another slot index or another owner: the verifier derives the key itself", async function () {
+    const proof = await freshProof(tokens.erc20, holder, OZ_ERC20_SLOT);
+    for (const [owner, slot] of [
+      [holder, 1n],
+      [holder, 2n], // OpenZeppelin's _totalSupply slot
+      [nobody, OZ_ERC20_SLOT],
+      [devAccount(0).address, OZ_ERC20_SLOT],
+    ] as const) {
+      const error = await revertOf(verifier.verifyBalance(tokens.erc20, owner, slot, MAX_AGE, proof.encoded), verifier);
+      expect(error.name, `${owner} slot ${slot}`).to.equal("StorageProofVerifier_SlotNotProven");
+    }
+  });
+
+  it("refuses another token's account proof with AccountProofInvalid", async function () {
+    const proof = await freshProof(tokens.erc20, holder, OZ_ERC20_SLOT);
+    const error = await revertOf(verifier.verifyBalance(tokens.offset, holder, OZ_ERC20_SLOT, MAX_AGE, proof.encoded), verifier);
+    expect(error.name).to.equal("StorageProofVerifier_AccountProofInvalid");
+    expect(error.args[0]).to.equal(tokens.offset);
+  });
+
+  it("refuses a header older than maxAge with StaleHeader, and accepts it within maxAge", async function () {
+    const proof = await freshProof(tokens.erc20, holder, OZ_ERC20_SLOT);
+    await provider.send("evm_increaseTime", [600]);
+    await provider.send("evm_mine", []);
+    const error = await revertOf(verifier.verifyBalance(tokens.erc20, holder, OZ_ERC20_SLOT, 300n, proof.encoded), verifier);
+    expect(error.name).to.equal("StorageProofVerifier_StaleHeader");
+    expect((await verifier.verifyBalance(tokens.erc20, holder, OZ_ERC20_SLOT, 3_600n, proof.encoded))[0]).to.equal(ERC20_SUPPLY);
+  });
+
+  it("refuses a block the L2 does not know (not current, not recorded) with UnknownBlock", async function () {
+    const proof = await freshProof(tokens.erc20, holder, OZ_ERC20_SLOT);
+    await setL1Block(await latest()); // the L1Block moves on; the proven block was never recorded
+    const error = await revertOf(verifier.verifyBalance(tokens.erc20, holder, OZ_ERC20_SLOT, MAX_AGE, proof.encoded), verifier);
+    expect(error.name).to.equal("StorageProofVerifier_UnknownBlock");
+    expect(error.args[0]).to.equal(proof.blockNumber);
+  });
+
+  it("refuses a header whose hash is not the one the L2 knows for its number with HeaderHashMismatch", async function () {
+    const proof = await freshProof(tokens.erc20, holder, OZ_ERC20_SLOT);
+    const forged = hexlify(Uint8Array.from({ length: 32 }, (_, i) => i + 1));
+    await setL1Block(proof.blockNumber, forged);
+    const error = await revertOf(verifier.verifyBalance(tokens.erc20, holder, OZ_ERC20_SLOT, MAX_AGE, proof.encoded), verifier);
+    expect(error.name).to.equal("StorageProofVerifier_HeaderHashMismatch");
+    expect(error.args[1]).to.equal(forged);
+    expect(error.args[2]).to.equal(proof.blockHash);
+  });
+
+  it("verifies an older block once record() kept its hash, and records each block once", async function () {
+    const proof = await freshProof(tokens.erc721, holder, OZ_ERC721_SLOT);
+    const recorder = hashes.connect(deployer) as Contract;
+    const recorded = async () => {
+      const receipt = await (await recorder.record()).wait();
+      return receipt.logs.map((log: { topics: string[]; data: string }) => hashes.interface.parseLog(log)!);
+    };
+    const [event] = await recorded();
+    const block = (await provider.getBlock(proof.blockNumber))!;
+    expect([event.name, ...event.args]).to.deep.equal(["L1BlockRecorded", proof.blockNumber, proof.blockHash, BigInt(block.timestamp)]);
+    expect(await recorded()).to.deep.equal([]); // the same block again: nothing changes, nothing is emitted
+    await setL1Block(await latest());
+    expect((await hashes.hashOf(proof.blockNumber))[0]).to.equal(proof.blockHash);
+    const [balance, l1BlockNumber] = await verifier.verifyBalance(tokens.erc721, holder, OZ_ERC721_SLOT, MAX_AGE, proof.encoded);
+    expect([balance, l1BlockNumber]).to.deep.equal([NFT_COUNT, proof.blockNumber]);
+  });
+
+  it("names a malformed encoding and a malformed header", async function () {
+    const proof = await freshProof(tokens.erc20, holder, OZ_ERC20_SLOT);
+    expect((await revertOf(verifier.verifyBalance(tokens.erc20, holder, 0n, MAX_AGE, "0x1234"), verifier)).name).to.equal(
+      "StorageProofVerifier_MalformedProof",
+    );
+    const garbage = AbiCoder.defaultAbiCoder().encode(["tuple(bytes,bytes[],bytes[])"], [["0xc0", [], []]]);
+    expect((await revertOf(verifier.verifyBalance(tokens.erc20, holder, 0n, MAX_AGE, garbage), verifier)).name).to.equal(
+      "StorageProofVerifier_MalformedHeader",
+    );
+    expect(proof.value).to.equal(ERC20_SUPPLY);
+  });
+
+  it("never yields another balance from a proof with any one byte corrupted", async function () {
+    const proof = await freshProof(tokens.erc20, holder, OZ_ERC20_SLOT);
+    const bytes = getBytes(proof.encoded);
+    const outcomes = { reverted: 0, sameBalance: 0 };
+    const names = new Set<string>();
+    // Every position, each XORed with a byte that differs per position (never 0): header, both proofs, ABI heads.
+    const positions = Array.from(bytes.keys());
+    for (let start = 0; start < positions.length; start += 64) {
+      await Promise.all(
+        positions.slice(start, start + 64).map(async (position) => {
+          const corrupted = Uint8Array.from(bytes);
+          corrupted[position] ^= ((position * 37) % 255) + 1;
+          try {
+            const [balance] = await verifier.verifyBalance(tokens.erc20, holder, OZ_ERC20_SLOT, MAX_AGE, hexlify(corrupted));
+            expect(balance, `position ${position}`).to.equal(ERC20_SUPPLY);
+            outcomes.sameBalance += 1;
+          } catch (error) {
+            if ((error as Error).name === "AssertionError") throw error;
+            const data = (error as { data?: string }).data;
+            const parsed = data === undefined ? null : verifier.interface.parseError(data);
+            expect(parsed, `position ${position}: an unnamed revert`).not.to.equal(null);
+            names.add(parsed!.name);
+            outcomes.reverted += 1;
+          }
+        }),
+      );
+    }
+    console.log(
+      `      ${bytes.length} positions: ${outcomes.reverted} reverted (${[...names].sort().join(", ")}), ${outcomes.sameBalance} same balance`,
+    );
+    expect(outcomes.reverted).to.be.greaterThan(bytes.length / 2);
+  });
+});
