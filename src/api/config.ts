@@ -76,7 +76,16 @@ const schema = z
      * reads them: `loopback`, `10.0.0.0/8`…); a connection from anywhere else is counted by its own address.
      */
     TRUSTED_PROXIES: commaSeparated().optional(),
-    /** Rate-limit tokens one `?attest=true` answer takes (it asks every connected node). */
+    /**
+     * The rollup's L2 JSON-RPC URL whose L1Block predeploy names the Ethereum block `POST /api/ccq-evm?proof=true`
+     * proves at; unset: `ATTESTATION_L2_RPC_URL`; neither: `?proof=true` answers 501. Proofs need the API's
+     * Ethereum source (`EVM_RPC_URLS`) to be that rollup's own L1 (else 501 per request).
+     */
+    PROOF_L2_RPC_URL: rpcUrl().optional(),
+    /**
+     * Rate-limit tokens one `?attest=true` answer takes (it asks every connected node); a `?proof=true` answer
+     * takes as many (it makes several upstream calls).
+     */
     ATTEST_COST: z.coerce.number().int().min(1).max(1_000).default(DEFAULT_ATTEST_COST),
     /**
      * The L2 chain id a Solana owner's link message names (`POST /api/conditions` with both owners). The
@@ -134,6 +143,11 @@ export function attestationSettings(config: ApiConfig) {
       trustedProxies: config.TRUSTED_PROXIES ?? [],
     },
   };
+}
+
+/** The L2 `?proof=true` reads its L1Block on: `PROOF_L2_RPC_URL`, else `ATTESTATION_L2_RPC_URL`, else undefined (proofs off). */
+export function proofL2RpcUrl(config: ApiConfig): string | undefined {
+  return config.PROOF_L2_RPC_URL ?? config.ATTESTATION_L2_RPC_URL;
 }
 
 /**

@@ -6,13 +6,14 @@ import { pino } from "pino";
 import { createSourceReaders } from "../chains/source-readers.ts";
 import { createFailoverTransport } from "../chains/solana/failover-transport.ts";
 import { PinnedReaders } from "../chains/pinned-readers.ts";
+import { JsonRpcPool } from "../chains/rpc/json-rpc-pool.ts";
 import { AttestationHub } from "./attestation-hub/hub.ts";
 import type { HubBus } from "./attestation-hub/bus/bus.ts";
 import { PrimaryHubBus } from "./attestation-hub/bus/primary-bus.ts";
 import { RedisHubBus } from "./attestation-hub/bus/redis-bus.ts";
 import { PrimaryClient } from "./cluster/ipc.ts";
 import { clusterMetricsExposition, PrimaryRateLimitStore } from "./cluster/worker-services.ts";
-import { attestationSettings, linkChainId, redactedConfig, type ApiConfig } from "./config.ts";
+import { attestationSettings, linkChainId, proofL2RpcUrl, redactedConfig, type ApiConfig } from "./config.ts";
 import { ApiKeys } from "./keys/api-keys.ts";
 import { KeyVerifier } from "./keys/key-verifier.ts";
 import { ApiMetrics } from "./metrics.ts";
@@ -117,6 +118,13 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
   } catch (error) {
     link = { mismatch: error as Error };
   }
+  // `?proof=true`: the L2 whose L1Block names the Ethereum block; the proofs themselves come from the
+  // API's own Ethereum source.
+  const proofL2Url = proofL2RpcUrl(config);
+  const proofs =
+    proofL2Url === undefined
+      ? undefined
+      : { l2: new JsonRpcPool({ urls: [proofL2Url], timeoutMs: config.UPSTREAM_TIMEOUT_MS }), ethereum: readers.evmRpc };
   const answers = async (probe: () => Promise<unknown>) =>
     probe().then(
       () => true,
@@ -135,6 +143,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
     }),
     metrics,
     attestation,
+    proofs,
     linkChainId: link.chainId,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     cacheTtlMs: config.CACHE_TTL_MS,

@@ -2,6 +2,7 @@ import swagger from "@fastify/swagger";
 import Fastify, { type FastifyInstance } from "fastify";
 
 import { toApiError } from "./api-error.ts";
+import { evmBalanceProver } from "./server/balance-proof-route.ts";
 import { registerBalanceRoute } from "./server/balance-route.ts";
 import { registerBatchRoute } from "./server/batch-route.ts";
 import { evmChain, svmChain } from "./server/chains.ts";
@@ -17,7 +18,8 @@ import { sendError } from "./server/responses.ts";
 export type { ApiServerDependencies, KeyCheck, UsageRecorder } from "./server/dependencies.ts";
 
 /**
- * The verification API: `POST /api/ccq-evm` and `POST /api/ccq-svm`, their batch forms
+ * The verification API: `POST /api/ccq-evm` (with `?proof=true`, a storage proof of the balance,
+ * balance-proof-route.ts) and `POST /api/ccq-svm`, their batch forms
  * `POST /api/ccq-evm/batch` and `POST /api/ccq-svm/batch` (up to 100 items at one position, see batch.ts),
  * and `POST /api/conditions` (a verdict over holdings on both chains, conditions-route.ts), behind API keys
  * and per-key token-bucket rate limits, plus `/healthz`, `/readyz`, `/metrics` and `/openapi.json`. Authentication runs on request arrival, before the body is read, so a missing or
@@ -51,7 +53,7 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
   const cacheTtlMs = deps.cacheTtlMs ?? 2_000;
   const evm = evmChain(deps.evm, cacheTtlMs, deps.metrics);
   const svm = svmChain(deps.solana, cacheTtlMs, deps.metrics);
-  registerBalanceRoute(app, evm, deps.attestation);
+  registerBalanceRoute(app, evm, deps.attestation, evmBalanceProver(deps.proofs, deps.evm));
   registerBalanceRoute(app, svm, deps.attestation);
   registerBatchRoute(app, evm, { ...deps, recordItemStatuses });
   registerBatchRoute(app, svm, { ...deps, recordItemStatuses });

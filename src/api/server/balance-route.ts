@@ -3,37 +3,56 @@ import type { FastifyInstance } from "fastify";
 import { ApiError } from "../api-error.ts";
 import { attestQuerySchema } from "../attestation-hub/openapi.ts";
 import type { AttestationService } from "../attestation-hub/attested-query.ts";
+import { PROOF_RESPONSES, PROOF_WITH_ATTEST, proofQueryProperty, type BalanceProver } from "./balance-proof-route.ts";
 import type { BalanceBody, BalanceChain } from "./chains.ts";
 import { bodySchema, ERROR_RESPONSES, success, successSchema } from "./responses.ts";
 
 /**
  * Registers a chain's single balance route (`POST /api/ccq-evm`, `POST /api/ccq-svm`): the body's
  * fields checked, then either an attested answer (`?attest=true`, 501 without the hub; 400 for a query the
- * attestation cannot bind, such as an ERC-1155 token id) or the balance at the chain's head, cached while
- * the head stands still.
+ * attestation cannot bind, such as an ERC-1155 token id), a proved one (`?proof=true`, on a chain with a
+ * `prover`: the balance at the rollup's L1 block with its storage proof, balance-proof-route.ts) or the
+ * balance at the chain's head, cached while the head stands still.
  */
 export function registerBalanceRoute<Query extends { key: string }, Value extends { balance: bigint; queryResult: string }>(
   app: FastifyInstance,
   chain: BalanceChain<Query, Value>,
   attestation: AttestationService | undefined,
+  prover?: BalanceProver<Query>,
 ): void {
   const [ownerField] = chain.fields;
-  app.post<{ Body: BalanceBody; Querystring: { attest?: string } }>(
+  const provable = prover !== undefined;
+  app.post<{ Body: BalanceBody; Querystring: { attest?: string; proof?: string } }>(
     chain.url,
     {
-      config: { requiresApiKey: true, attestable: true },
+      config: { requiresApiKey: true, attestable: true, provable },
       schema: {
         summary: chain.summary,
         security: [{ apiKey: [] }],
-        querystring: attestQuerySchema,
+        querystring: provable
+          ? { ...attestQuerySchema, properties: { ...attestQuerySchema.properties, ...proofQueryProperty } }
+          : attestQuerySchema,
         body: bodySchema(chain.fields, chain.optionalFields),
-        response: { 200: successSchema(ownerField, chain.queryResultPattern, chain.optionalFields), ...ERROR_RESPONSES },
+        response: {
+          200: successSchema(ownerField, chain.queryResultPattern, chain.optionalFields, provable),
+          ...ERROR_RESPONSES,
+          ...(provable ? PROOF_RESPONSES : {}),
+        },
       },
     },
     async (request) => {
       const query = chain.parse(request.body);
       const echo = chain.echo(request.body, query);
-      if (request.query.attest === "true") {
+      const attest = request.query.attest === "true";
+      if (prover !== undefined && request.query.proof === "true") {
+        // Before the 501: the request is wrong whatever the server offers.
+        if (attest) throw new ApiError(400, PROOF_WITH_ATTEST);
+        const refusal = prover.unprovable(query);
+        if (refusal !== undefined) throw new ApiError(400, refusal);
+        const proved = await prover.prove(query);
+        return success(echo, proved.balance, proved.queryResult, undefined, proved.proof);
+      }
+      if (attest) {
         // Before the 501: the request is wrong whatever the server offers.
         const refusal = chain.unattestable(query);
         if (refusal !== undefined) throw new ApiError(400, refusal);

@@ -22,6 +22,7 @@ import {
   type ItemValidator,
 } from "../batch.ts";
 import { rateLimitHeaders } from "../rate-limit/token-bucket.ts";
+import { PROOF_NOT_SUPPORTED_ON_BATCH } from "./balance-proof-route.ts";
 import type { BalanceBody, BalanceChain } from "./chains.ts";
 import type { ApiServerDependencies } from "./dependencies.ts";
 import { secondsToNextMonth } from "./key-check.ts";
@@ -72,11 +73,12 @@ export function registerBatchRoute<Query extends { key: string }, Value extends 
     },
     schema,
   };
-  app.post<{ Body: unknown[]; Querystring: { attest?: string; partial?: string } }>(
+  app.post<{ Body: unknown[]; Querystring: { attest?: string; proof?: string; partial?: string } }>(
     `${chain.url}/batch`,
     options,
     async (request, reply) => {
       if (request.query.attest !== undefined && request.query.attest !== "false") throw new ApiError(400, ATTEST_NOT_SUPPORTED);
+      if (request.query.proof !== undefined && request.query.proof !== "false") throw new ApiError(400, PROOF_NOT_SUPPORTED_ON_BATCH);
       const { partial } = request.query;
       if (partial !== undefined && partial !== "true" && partial !== "false") throw new ApiError(400, PARTIAL_INVALID);
       const items = request.body;

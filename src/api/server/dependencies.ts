@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyRequest } from "fastify";
 
 import type { EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
+import type { JsonRpc } from "../../chains/evm/balance-slot.ts";
 import type { SolanaBalanceReader } from "../../chains/solana/balance-reader.ts";
 import type { AttestationService } from "../attestation-hub/attested-query.ts";
 import type { VerifiedKey } from "../keys/api-keys.ts";
@@ -13,6 +14,22 @@ export const DEFAULT_ATTEST_COST = 5;
 /** Whether `request` asks for an attested answer on a route that gives them: it is priced and metered apart. */
 export function isAttestedRequest(request: FastifyRequest): boolean {
   return request.routeOptions.config.attestable === true && (request.query as { attest?: unknown } | undefined)?.attest === "true";
+}
+
+/**
+ * Whether `request` asks for a storage proof (`?proof=true`) on a route that gives them: it is priced as an
+ * attested answer (`attestCost`: the block, the access list, the slot and the proof are several upstream calls).
+ */
+export function isProofRequest(request: FastifyRequest): boolean {
+  return request.routeOptions.config.provable === true && (request.query as { proof?: unknown } | undefined)?.proof === "true";
+}
+
+/** Where `?proof=true` reads: the L2 (whose L1Block names the L1 block) and the API's Ethereum source. */
+export interface BalanceProofSources {
+  /** The L2's JSON-RPC: `L1Block.number()` and `hash()` at its latest block. */
+  l2: JsonRpc;
+  /** The API's Ethereum source (the pool the balances are read through): block hash, access list, slot, proof. */
+  ethereum: JsonRpc;
 }
 
 /** What the server is built from: main.ts wires the real ones, the tests their own. */
@@ -32,6 +49,11 @@ export interface ApiServerDependencies {
   metrics: ApiMetrics;
   /** The attestation hub and its readers; without it `?attest=true` answers 501. */
   attestation?: AttestationService;
+  /**
+   * The storage proofs of `POST /api/ccq-evm?proof=true` (main.ts: `PROOF_L2_RPC_URL`, else
+   * `ATTESTATION_L2_RPC_URL`); without it `?proof=true` answers 501.
+   */
+  proofs?: BalanceProofSources;
   /**
    * The L2 chain id a Solana owner's link message names (`POST /api/conditions` with both owners): main.ts
    * gives the hub's EIP-712 domain chain id, else `L2_CHAIN_ID`. Unset, the hub's is taken when there is a
@@ -79,6 +101,8 @@ declare module "fastify" {
     requiresApiKey?: boolean;
     /** The route answers `?attest=true` (the single balance routes, conditions): such a request costs `attestCost` tokens. */
     attestable?: boolean;
+    /** The route answers `?proof=true` (`POST /api/ccq-evm`): such a request costs `attestCost` tokens too. */
+    provable?: boolean;
   }
   interface FastifyRequest {
     /** The request's API key once verified (`onRequest`); undefined before, and without one. */

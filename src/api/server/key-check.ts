@@ -4,16 +4,16 @@ import { ApiError } from "../api-error.ts";
 import { QUOTA_EXCEEDED_MESSAGE, RATE_LIMITED_ENTRY } from "../batch.ts";
 import type { VerifiedKey } from "../keys/api-keys.ts";
 import { rateLimitHeaders } from "../rate-limit/token-bucket.ts";
-import { DEFAULT_ATTEST_COST, isAttestedRequest, type ApiServerDependencies } from "./dependencies.ts";
+import { DEFAULT_ATTEST_COST, isAttestedRequest, isProofRequest, type ApiServerDependencies } from "./dependencies.ts";
 
 /**
  * The gate of every route marked `requiresApiKey`, on request arrival (before the body is read, so a
  * missing or unknown key is a 401 whatever else is wrong): the key, then its monthly quota, then one
- * token of its rate limit (`attestCost` for an attested answer), then the body's charset.
+ * token of its rate limit (`attestCost` for an attested answer or a storage proof), then the body's charset.
  */
 export function registerKeyCheck(
   app: FastifyInstance,
-  deps: Pick<ApiServerDependencies, "keys" | "rateLimit" | "usage" | "attestation">,
+  deps: Pick<ApiServerDependencies, "keys" | "rateLimit" | "usage" | "attestation" | "proofs">,
 ): void {
   const { usage, rateLimit } = deps;
   const attestCost = rateLimit.attestCost ?? DEFAULT_ATTEST_COST;
@@ -37,9 +37,11 @@ export function registerKeyCheck(
   };
   const admitWithinQuota = (request: FastifyRequest, reply: FastifyReply, key: VerifiedKey, done: (error?: Error) => void) => {
     if (usage !== undefined && usage.remainingQuota(key) <= 0) return done(quotaExceeded());
-    // An attested answer (with the hub on) takes `attestCost` tokens at once or none: a key that has fewer
-    // left gets its 429 for the attested request only, and its plain requests go on.
-    const tokens = deps.attestation !== undefined && isAttestedRequest(request) ? attestCost : 1;
+    // An attested answer (with the hub on) or a storage proof (with proofs configured) takes `attestCost`
+    // tokens at once or none: a key that has fewer left gets its 429 for that request only, and its plain
+    // requests go on. A request that will be a 501 costs one token.
+    const priced = (deps.attestation !== undefined && isAttestedRequest(request)) || (deps.proofs !== undefined && isProofRequest(request));
+    const tokens = priced ? attestCost : 1;
     rateLimit.store.take(key.id, tokens, "all").then((decision) => {
       const headers = rateLimitHeaders(decision, rateLimit.policy);
       if (!decision.allowed) return done(new ApiError(429, RATE_LIMITED_ENTRY.message, headers));

@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 
-import { isAttestedRequest, type ApiServerDependencies } from "./dependencies.ts";
+import { isAttestedRequest, isProofRequest, type ApiServerDependencies } from "./dependencies.ts";
 import { failureFields } from "../failure-log.ts";
 
 /** Appended to a route's template in usage for its attested answers: `/api/ccq-evm?attest=true`. */
 export const ATTESTED_ENDPOINT_SUFFIX = "?attest=true";
+/** Appended for its proven answers (`?proof=true`), which are priced apart too. */
+export const PROVEN_ENDPOINT_SUFFIX = "?proof=true";
 
 /** Tells the accounting a batch's item statuses, once the batch is answered with its entries. */
 export type BatchItemStatuses = (request: FastifyRequest, statuses: number[]) => void;
@@ -27,8 +29,7 @@ export function registerRequestAccounting(app: FastifyInstance, deps: Pick<ApiSe
       try {
         const items = reply.statusCode === 200 ? batchItemStatuses.get(request) : undefined;
         // Attested answers are priced apart (ATTEST_COST), so they are metered as their own endpoint.
-        if (items === undefined)
-          usage.record(keyId, isAttestedRequest(request) ? `${route}${ATTESTED_ENDPOINT_SUFFIX}` : route, reply.statusCode);
+        if (items === undefined) usage.record(keyId, `${route}${endpointSuffix(request)}`, reply.statusCode);
         else for (const status of items) usage.record(keyId, route, status);
       } catch (error) {
         // The answer is sent; a failing meter must not turn into an unhandled error here.
@@ -38,4 +39,11 @@ export function registerRequestAccounting(app: FastifyInstance, deps: Pick<ApiSe
     done();
   });
   return (request, statuses) => batchItemStatuses.set(request, statuses);
+}
+
+/** The usage endpoint's suffix: attested and proven answers are metered apart from plain ones. */
+function endpointSuffix(request: FastifyRequest): string {
+  if (isAttestedRequest(request)) return ATTESTED_ENDPOINT_SUFFIX;
+  if (isProofRequest(request)) return PROVEN_ENDPOINT_SUFFIX;
+  return "";
 }

@@ -2,6 +2,7 @@ import type { FastifyReply } from "fastify";
 
 import { attestationSchema, ATTESTATION_RESPONSES } from "../attestation-hub/openapi.ts";
 import type { ApiError } from "../api-error.ts";
+import { proofSchema, type BalanceProofJson } from "./balance-proof-route.ts";
 import { QUOTA_EXCEEDED_MESSAGE, RATE_LIMITED_ENTRY } from "../batch.ts";
 
 // The single routes' wire format as JSON schemas: Fastify validates bodies and
@@ -53,16 +54,20 @@ export const successDataSchema = (ownerField: string, queryResultPattern: string
   required: [ownerField, "asset"],
 });
 
-export const successSchema = (ownerField: string, queryResultPattern: string, echoed: OptionalFields = {}) => ({
-  description: SUCCESS_MESSAGE,
-  type: "object",
-  properties: {
-    status: { type: "integer" },
-    message: { type: "string" },
-    data: successDataSchema(ownerField, queryResultPattern, true, echoed),
-  },
-  required: ["status", "message", "data"],
-});
+/** A single route's 200; `provable`: its `data` may carry `proof` (`?proof=true`, the EVM route). */
+export const successSchema = (ownerField: string, queryResultPattern: string, echoed: OptionalFields = {}, provable = false) => {
+  const data = successDataSchema(ownerField, queryResultPattern, true, echoed);
+  return {
+    description: SUCCESS_MESSAGE,
+    type: "object",
+    properties: {
+      status: { type: "integer" },
+      message: { type: "string" },
+      data: provable ? { ...data, properties: { ...data.properties, proof: proofSchema } } : data,
+    },
+    required: ["status", "message", "data"],
+  };
+};
 
 /**
  * The two required fields (owner, asset) and the optional ones; nothing else is accepted. Every field is a
@@ -81,12 +86,20 @@ export const bodySchema = (fields: readonly [string, string], optional: Optional
 
 /**
  * A 200 answer of a single route, or a batch entry's (without the attestation): `echo` is what `data`
- * repeats of the request (the owner under its field, and `token_id` when asked). The serializer decides
- * the order of the keys (successDataSchema).
+ * repeats of the request (the owner under its field, and `token_id` when asked); `attestation` with
+ * `?attest=true`, `proof` (null included) with `?proof=true`. The serializer decides the order of the keys
+ * (successDataSchema).
  */
-export function success(echo: Readonly<Record<string, string>>, balance: bigint, queryResult: string, attestation?: unknown) {
+export function success(
+  echo: Readonly<Record<string, string>>,
+  balance: bigint,
+  queryResult: string,
+  attestation?: unknown,
+  proof?: BalanceProofJson | null,
+) {
   const data = { ...echo, asset: { balance, QueryResult: queryResult } };
-  return { status: 200, message: SUCCESS_MESSAGE, data: attestation === undefined ? data : { ...data, attestation } };
+  const withAttestation = attestation === undefined ? data : { ...data, attestation };
+  return { status: 200, message: SUCCESS_MESSAGE, data: proof === undefined ? withAttestation : { ...withAttestation, proof } };
 }
 
 /** Every error answer, whichever hook or handler refuses: `{ status, message }` with the error's headers. */

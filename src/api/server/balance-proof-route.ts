@@ -1,0 +1,122 @@
+import { toQuantity } from "ethers";
+import { decodeFunctionResult, encodeFunctionData, parseAbi, type Hex } from "viem";
+
+import type { EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
+import { buildBalanceProof } from "../../chains/evm/balance-proof.ts";
+import { BalancesSlotCache, findBalancesSlot, type JsonRpc } from "../../chains/evm/balance-slot.ts";
+import { L2_PREDEPLOYS } from "../../op/predeploys.ts";
+import { ApiError } from "../api-error.ts";
+import type { EvmQuery } from "./chains.ts";
+import type { BalanceProofSources } from "./dependencies.ts";
+
+// `POST /api/ccq-evm?proof=true` (docs/proofs.md): the balance read at the L1 block the L2's L1Block
+// predeploy knows, with the Merkle proof of its storage slot that StorageProofVerifier.verifyBalance
+// checks against that block's hash on the L2.
+
+export const PROOF_WITH_ATTEST = "proof and attest cannot be asked together: ask for one of them";
+export const PROOF_NOT_SUPPORTED_ON_BATCH = "proof is not supported on batch requests";
+export const TOKEN_ID_NOT_PROVABLE = "token_id cannot be proven: storage proofs are offered for ERC-20 and ERC-721 balances only";
+export const PROOFS_NOT_CONFIGURED =
+  "Storage proofs are not enabled on this server: configure PROOF_L2_RPC_URL (or ATTESTATION_L2_RPC_URL), the rollup whose L1Block names the Ethereum block";
+export const PROOF_SOURCE_NOT_L1 =
+  "Storage proofs are offered only when the API's Ethereum source is the rollup's own L1: the block the L2's L1Block names is not on this server's Ethereum source";
+export const BALANCE_NOT_A_MAPPING =
+  "This token's balance is not a mapping keyed by the owner (a rebasing token, a balance computed from shares, or another storage layout): no storage proof can show it";
+
+/** `data.proof`: the block and slot it proves at, and the bytes `verifyBalance` takes. */
+export interface BalanceProofJson {
+  /** The L1 block (the L2's `L1Block.number()`); a JSON integer. */
+  blockNumber: bigint;
+  /** Its hash (`L1Block.hash()`), which the proof's block header hashes to. */
+  blockHash: string;
+  /** The token's balances mapping slot, a decimal string (ERC-7201 slots are near 2^256, beyond a JSON float). */
+  balancesSlot: string;
+  /** `0x…`: `verifyBalance(token, owner, balancesSlot, maxAge, encoded)`'s proof argument. */
+  encoded: string;
+}
+
+export interface ProvedAnswer {
+  balance: bigint;
+  queryResult: string;
+  /** Null when the balance is 0: an unwritten (or cleared) slot is absent from the trie, and the trie proves inclusion only. */
+  proof: BalanceProofJson | null;
+}
+
+/** What the EVM balance route needs for `?proof=true`. */
+export interface BalanceProver<Query> {
+  /** Why `query` cannot have a proof (a 400, whether proofs are configured or not), or undefined. */
+  unprovable(query: Query): string | undefined;
+  /** The balance at the L2's L1 block and its proof; throws the 501 without configuration. */
+  prove(query: Query): Promise<ProvedAnswer>;
+}
+
+export const proofQueryProperty = {
+  proof: {
+    type: "string",
+    enum: ["true", "false"],
+    description:
+      "true: read the balance at the Ethereum block the rollup's L1Block knows and add data.proof, for StorageProofVerifier.verifyBalance. " +
+      "Not with attest=true nor token_id. Takes ATTEST_COST rate-limit tokens (default 5) at once, or none and 429",
+  },
+} as const;
+
+/** `data.proof` (null for a zero balance). */
+export const proofSchema = {
+  type: ["object", "null"],
+  description:
+    "Only with ?proof=true. Verify on the L2 with StorageProofVerifier.verifyBalance(contract_address, user_address, balancesSlot, maxAge, encoded): " +
+    "it returns the balance. Null when the balance is 0 (an unwritten slot has no inclusion proof)",
+  properties: {
+    blockNumber: { type: "integer" },
+    blockHash: { type: "string", pattern: "^0x[0-9a-f]{64}$" },
+    balancesSlot: { type: "string", pattern: "^[0-9]+$" },
+    encoded: { type: "string", pattern: "^0x([0-9a-f]{2})*$" },
+  },
+  required: ["blockNumber", "blockHash", "balancesSlot", "encoded"],
+} as const;
+
+export const PROOF_RESPONSES = {
+  422: { description: "?proof=true for a token whose balance is not a mapping keyed by the owner (rebasing, computed balances)" },
+} as const;
+
+const L1_BLOCK_ABI = parseAbi(["function number() view returns (uint64)", "function hash() view returns (bytes32)"]);
+
+/** `?proof=true` over `sources` (undefined: every proof request answers 501) and the API's balance reader. */
+export function evmBalanceProver(sources: BalanceProofSources | undefined, reader: EvmBalanceReader): BalanceProver<EvmQuery> {
+  const slots = new BalancesSlotCache();
+  return {
+    unprovable: ({ tokenId }) => (tokenId === undefined ? undefined : TOKEN_ID_NOT_PROVABLE),
+    async prove({ owner, asset }) {
+      if (sources === undefined) throw new ApiError(501, PROOFS_NOT_CONFIGURED);
+      const { l2, ethereum } = sources;
+      // Both read at one L2 block: a new L1 origin between two reads would pair a number with another hash.
+      const l2Block = await l2.request<string>("eth_blockNumber", []);
+      const [blockNumber, blockHash] = await Promise.all([
+        readL1Block(l2, l2Block, "number") as Promise<bigint>,
+        readL1Block(l2, l2Block, "hash") as Promise<Hex>,
+      ]);
+      const block = await ethereum.request<{ hash: string } | null>("eth_getBlockByNumber", [toQuantity(blockNumber), false]);
+      if (block?.hash.toLowerCase() !== blockHash.toLowerCase()) throw new ApiError(501, PROOF_SOURCE_NOT_L1);
+      const read = await reader.balanceOf(asset, owner, blockNumber);
+      const found = await findBalancesSlot(ethereum, { token: asset, owner, blockNumber, balance: read.balance }, slots);
+      if (found === undefined) throw new ApiError(422, BALANCE_NOT_A_MAPPING);
+      if (read.balance === 0n) return { balance: read.balance, queryResult: read.queryResult, proof: null };
+      const proof = await buildBalanceProof(ethereum, { token: asset, owner, balancesSlot: found.balancesSlot, blockNumber });
+      // The slot was read back at this block; a differing proof means the source changed under us.
+      if (proof.blockHash.toLowerCase() !== blockHash.toLowerCase() || proof.value !== read.balance)
+        throw new ApiError(503, "The Ethereum source changed while the proof was built: try again", { "retry-after": "1" });
+      return {
+        balance: read.balance,
+        queryResult: read.queryResult,
+        proof: { blockNumber, blockHash: blockHash.toLowerCase(), balancesSlot: found.balancesSlot.toString(), encoded: proof.encoded },
+      };
+    },
+  };
+}
+
+/** `L1Block.number()` or `hash()` at the L2 block `l2Block` (a quantity). */
+async function readL1Block(l2: JsonRpc, l2Block: string, functionName: "number" | "hash"): Promise<bigint | Hex> {
+  const data = encodeFunctionData({ abi: L1_BLOCK_ABI, functionName });
+  const raw = await l2.request<Hex>("eth_call", [{ to: L2_PREDEPLOYS.L1Block, data }, l2Block]);
+  return decodeFunctionResult({ abi: L1_BLOCK_ABI, functionName, data: raw });
+}
