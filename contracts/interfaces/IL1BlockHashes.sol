@@ -39,6 +39,10 @@ interface IL1BlockHashes {
     /// @notice The recorded hash and timestamp of L1 block `number` (zero hash: not recorded).
     function hashOf(uint64 number) external view returns (bytes32 hash, uint64 timestamp);
 
+    /// @notice The highest L1 block recorded (all zero: none yet). A proof at a recorded block stays
+    /// verifiable after `L1Block` moves on, so the API answers with this one when it is recent.
+    function latest() external view returns (uint64 number, bytes32 hash, uint64 timestamp);
+
     /// @notice The L1 block the `L1Block` predeploy reports now, recorded or not: the one a proof can be
     /// checked against without a `record` call.
     function current() external view returns (uint64 number, bytes32 hash, uint64 timestamp);

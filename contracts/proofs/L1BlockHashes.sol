@@ -23,6 +23,9 @@ contract L1BlockHashes is IL1BlockHashes {
     /// @dev The recorded L1 blocks, by number.
     mapping(uint64 number => L1BlockRecord record) private _records;
 
+    /// @dev The highest block number recorded (0: none yet).
+    uint64 private _latest;
+
     /*//////////////////////////////////////////////////////////////
                               CONSTRUCTOR
     //////////////////////////////////////////////////////////////*/
@@ -48,6 +51,7 @@ contract L1BlockHashes is IL1BlockHashes {
         if (stored.hash == hash) return (number, hash);
         stored.hash = hash;
         stored.timestamp = timestamp;
+        if (number > _latest) _latest = number;
         emit L1BlockRecorded(number, hash, timestamp);
     }
 
@@ -55,6 +59,13 @@ contract L1BlockHashes is IL1BlockHashes {
     function hashOf(uint64 number) external view returns (bytes32 hash, uint64 timestamp) {
         L1BlockRecord storage stored = _records[number];
         return (stored.hash, stored.timestamp);
+    }
+
+    /// @inheritdoc IL1BlockHashes
+    function latest() external view returns (uint64 number, bytes32 hash, uint64 timestamp) {
+        number = _latest;
+        L1BlockRecord storage stored = _records[number];
+        return (number, stored.hash, stored.timestamp);
     }
 
     /*//////////////////////////////////////////////////////////////

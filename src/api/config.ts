@@ -83,6 +83,11 @@ const schema = z
      */
     PROOF_L2_RPC_URL: rpcUrl().optional(),
     /**
+     * The L2's `L1BlockHashes`: with it, `?proof=true` names its latest recorded L1 block when recent (within
+     * 32 blocks of `L1Block`'s), so a proof stays verifiable after `L1Block` moves on (docs/proofs.md).
+     */
+    PROOF_L1_BLOCK_HASHES: evmAddress.optional(),
+    /**
      * Rate-limit tokens one `?attest=true` answer takes (it asks every connected node); a `?proof=true` answer
      * takes as many (it makes several upstream calls).
      */

@@ -124,7 +124,11 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
   const proofs =
     proofL2Url === undefined
       ? undefined
-      : { l2: new JsonRpcPool({ urls: [proofL2Url], timeoutMs: config.UPSTREAM_TIMEOUT_MS }), ethereum: readers.evmRpc };
+      : {
+          l2: new JsonRpcPool({ urls: [proofL2Url], timeoutMs: config.UPSTREAM_TIMEOUT_MS }),
+          ethereum: readers.evmRpc,
+          l1BlockHashes: config.PROOF_L1_BLOCK_HASHES,
+        };
   const answers = async (probe: () => Promise<unknown>) =>
     probe().then(
       () => true,

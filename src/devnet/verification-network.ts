@@ -10,6 +10,7 @@ import { loadApiConfig } from "../api/config.ts";
 import { ApiKeys } from "../api/keys/api-keys.ts";
 import { waitFor } from "../common/wait-for.ts";
 import { spawnApiService } from "./api-service.ts";
+import { startL1HashRecorder, type L1HashRecorder } from "./l1-hash-recorder.ts";
 import { startRedisServer } from "./redis-server.ts";
 import { loadOrCreateBurner } from "../node/burner.ts";
 import { devAccount } from "./accounts.ts";
@@ -38,6 +39,7 @@ export const NETWORK_ACCOUNTS = {
   demoHolder: 7,
   demoEmpty: 8,
   demoCollector: 10,
+  l1HashKeeper: 11,
 } as const;
 /** L2 ether the demo collector gets for its claims (the account is past anvil's ten funded ones). */
 const COLLECTOR_L2_ETHER = 10n ** 18n;
@@ -64,7 +66,8 @@ export interface VerificationNetworkInput {
       | "NodeRegistry"
       | "VerificationRegistry"
       | "AttestationVerifier"
-      | "StorageProofVerifier",
+      | "StorageProofVerifier"
+      | "L1BlockHashes",
       string
     >;
   };
@@ -95,6 +98,8 @@ export interface VerificationNetwork {
   evmDemo: EvmDemoHoldings;
   svmDemo: SolanaDemoHoldings;
   gameItem: string;
+  /** The keeper recording each L1 block in L1BlockHashes. */
+  l1HashRecorder: L1HashRecorder;
   /** What this part adds to the stack file. */
   stack: Pick<StackFile, "solana" | "api" | "accounts" | "nodes" | "demo"> & { contracts: { l2: Record<string, string> } };
   /** Starts node `index` again with its cache (after a stop). */
@@ -173,6 +178,18 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     const gameItem = await game.getAddress();
     await stakeCollateral(l2, consumer, input.contracts.l2, gameItem, GAME_COLLATERAL);
     await (await deployer.sendTransaction({ to: collector.address, value: COLLECTOR_L2_ETHER })).wait();
+    // The keeper of L1BlockHashes records each L1 block the L2 learns, so proofs stay verifiable (docs/proofs.md).
+    const keeper = devAccount(NETWORK_ACCOUNTS.l1HashKeeper);
+    await (await deployer.sendTransaction({ to: keeper.address, value: COLLECTOR_L2_ETHER })).wait();
+    const l1HashRecorder = await startL1HashRecorder({
+      l2,
+      l2WsUrl: input.l2.wsUrl,
+      l1BlockHashes: input.contracts.l2.L1BlockHashes,
+      keeper,
+      onError: (error) =>
+        onProgress(`L1BlockHashes keeper: ${(error as Error)?.message ?? String(error)} (trying again at the next L2 block)`),
+    });
+    cleanups.push(() => l1HashRecorder.stop());
 
     const apiWorkers = input.apiWorkers ?? 1;
     // Several API processes share attestation rounds, node statistics and rate limits through Redis when
@@ -203,6 +220,8 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       ATTESTATION_EVM_CONFIRMATIONS: "1",
       // Heart-beats come every minute at most; a transferred license is noticed within this.
       ATTESTATION_RECHECK_MS: "5000",
+      // ?proof=true answers at the keeper's latest recorded L1 block (the L2 is ATTESTATION_L2_RPC_URL's).
+      PROOF_L1_BLOCK_HASHES: input.contracts.l2.L1BlockHashes,
       ...input.apiEnv,
     };
     loadApiConfig(apiEnv); // a wrong setting fails here, with every problem listed, not in the child's log
@@ -268,6 +287,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       evmDemo,
       svmDemo,
       gameItem,
+      l1HashRecorder,
       stack: {
         solana: { rpcUrl: solana.url },
         api: { baseUrl: api.url, apiKey, workers: apiWorkers },

@@ -91,10 +91,7 @@ export function evmBalanceProver(sources: BalanceProofSources | undefined, reade
       const { l2, ethereum } = sources;
       // Both read at one L2 block: a new L1 origin between two reads would pair a number with another hash.
       const l2Block = await l2.request<string>("eth_blockNumber", []);
-      const [blockNumber, blockHash] = await Promise.all([
-        readL1Block(l2, l2Block, "number") as Promise<bigint>,
-        readL1Block(l2, l2Block, "hash") as Promise<Hex>,
-      ]);
+      const { blockNumber, blockHash } = await provableBlock(l2, l2Block, sources.l1BlockHashes);
       const block = await ethereum.request<{ hash: string } | null>("eth_getBlockByNumber", [toQuantity(blockNumber), false]);
       if (block?.hash.toLowerCase() !== blockHash.toLowerCase()) throw new ApiError(501, PROOF_SOURCE_NOT_L1);
       const read = await reader.balanceOf(asset, owner, blockNumber);
@@ -112,6 +109,43 @@ export function evmBalanceProver(sources: BalanceProofSources | undefined, reade
       };
     },
   };
+}
+
+/**
+ * The most L1 blocks a recorded block may be behind `L1Block`'s current one to be preferred: a keeper that
+ * records every block or two keeps within it; one that stopped does not make proofs old.
+ */
+export const MAX_RECORDED_LAG = 32n;
+
+/**
+ * The L1 block a proof names. `L1Block`'s current block verifies only while it is current (until the next
+ * L1 block reaches the L2: 12 s on Ethereum, 2 s on the devnet), too short for a proof sent in a later
+ * transaction; a block recorded in `L1BlockHashes` verifies for as long as the caller's `maxAge` allows.
+ * So the latest recorded block is preferred when it is recent, and the current one answers otherwise.
+ */
+async function provableBlock(
+  l2: JsonRpc,
+  l2Block: string,
+  l1BlockHashes: string | undefined,
+): Promise<{ blockNumber: bigint; blockHash: Hex }> {
+  const [number, hash, recorded] = await Promise.all([
+    readL1Block(l2, l2Block, "number") as Promise<bigint>,
+    readL1Block(l2, l2Block, "hash") as Promise<Hex>,
+    l1BlockHashes === undefined ? undefined : readLatestRecord(l2, l2Block, l1BlockHashes),
+  ]);
+  if (recorded !== undefined && recorded.number > 0n && recorded.number + MAX_RECORDED_LAG >= number)
+    return { blockNumber: recorded.number, blockHash: recorded.hash };
+  return { blockNumber: number, blockHash: hash };
+}
+
+const L1_BLOCK_HASHES_ABI = parseAbi(["function latest() view returns (uint64 number, bytes32 hash, uint64 timestamp)"]);
+
+/** `L1BlockHashes.latest()` at the L2 block `l2Block`. */
+async function readLatestRecord(l2: JsonRpc, l2Block: string, address: string): Promise<{ number: bigint; hash: Hex }> {
+  const data = encodeFunctionData({ abi: L1_BLOCK_HASHES_ABI, functionName: "latest" });
+  const raw = await l2.request<Hex>("eth_call", [{ to: address, data }, l2Block]);
+  const [number, hash] = decodeFunctionResult({ abi: L1_BLOCK_HASHES_ABI, functionName: "latest", data: raw });
+  return { number, hash };
 }
 
 /** `L1Block.number()` or `hash()` at the L2 block `l2Block` (a quantity). */

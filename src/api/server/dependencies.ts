@@ -30,6 +30,11 @@ export interface BalanceProofSources {
   l2: JsonRpc;
   /** The API's Ethereum source (the pool the balances are read through): block hash, access list, slot, proof. */
   ethereum: JsonRpc;
+  /**
+   * The L2's `L1BlockHashes` (`PROOF_L1_BLOCK_HASHES`): with it, proofs name its latest recorded block when
+   * that is recent, which stays verifiable after `L1Block` moves on; without it, `L1Block`'s current one.
+   */
+  l1BlockHashes?: string;
 }
 
 /** What the server is built from: main.ts wires the real ones, the tests their own. */

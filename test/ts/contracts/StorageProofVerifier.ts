@@ -239,7 +239,7 @@ describe("StorageProofVerifier: balance proofs against an L1 block hash (one anv
     expect(error.args[2]).to.equal(proof.blockHash);
   });
 
-  it("verifies an older block once record() kept its hash, and records each block once", async function () {
+  it("verifies an older block once record() kept its hash, records each block once, and names the latest record", async function () {
     const proof = await freshProof(tokens.erc721, holder, OZ_ERC721_SLOT);
     const recorder = hashes.connect(deployer) as Contract;
     const recorded = async () => {
@@ -250,6 +250,8 @@ describe("StorageProofVerifier: balance proofs against an L1 block hash (one anv
     const block = (await provider.getBlock(proof.blockNumber))!;
     expect([event.name, ...event.args]).to.deep.equal(["L1BlockRecorded", proof.blockNumber, proof.blockHash, BigInt(block.timestamp)]);
     expect(await recorded()).to.deep.equal([]); // the same block again: nothing changes, nothing is emitted
+    // The latest record is what the API answers proofs at: it stays verifiable once L1Block moves on.
+    expect([...(await hashes.latest())]).to.deep.equal([proof.blockNumber, proof.blockHash, BigInt(block.timestamp)]);
     await setL1Block(await latest());
     expect((await hashes.hashOf(proof.blockNumber))[0]).to.equal(proof.blockHash);
     const [balance, l1BlockNumber] = await verifier.verifyBalance(tokens.erc721, holder, OZ_ERC721_SLOT, MAX_AGE, proof.encoded);

@@ -20,6 +20,7 @@ import {
   NodeLicense__factory,
   NodeRegistry__factory,
   PrimaryToken__factory,
+  L1BlockHashes__factory,
   StorageProofVerifier__factory,
   VerificationRegistry__factory,
 } from "../../../typechain-types/index.ts";
@@ -33,7 +34,8 @@ import type { StackFile } from "../../../src/common/stack-file.ts";
 import type { VerificationNetwork } from "../../../src/devnet/verification-network.ts";
 import { BURNER_FILE } from "../../../src/node/burner.ts";
 import { STATE_FILE } from "../../../src/node/main.ts";
-import { eventually, startTestDevnet, withL1StandingStill, type TestDevnet } from "../../helpers/devnet.ts";
+import { eventually, startTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
+import { buildBalanceProof } from "../../../src/chains/evm/balance-proof.ts";
 import { describeGovernance } from "./governance-suite.ts";
 import { startTestVerificationNetwork } from "../../helpers/network.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
@@ -242,60 +244,63 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       ).to.be.revertedWithCustomError(game, "GameItem_WrongOwners");
     });
 
-    it("proves each EVM demo holding with ?proof=true to the deployed StorageProofVerifier; a changed byte, another owner or a block the L2 does not know reverts", async function () {
+    it("proves each EVM demo holding with ?proof=true, verifiable by a transaction sent later; a changed byte, another owner or a block the L2 does not know reverts", async function () {
       const verifier = StorageProofVerifier__factory.connect(stack.contracts!.l2!.StorageProofVerifier, l2);
+      const hashes = L1BlockHashes__factory.connect(stack.contracts!.l2!.L1BlockHashes, l2);
       const proofType = ["tuple(bytes header, bytes[] accountProof, bytes[] storageProof)"];
       const coder = AbiCoder.defaultAbiCoder();
-      let proven: { token: string; owner: string; slot: bigint; encoded: string; block: bigint } | undefined;
-      // With the L1 standing still, the block L1Block names stays the current one while the proofs are checked.
-      await withL1StandingStill(l1, async () => {
-        await test.devnet.l1Attributes.caughtUp(await l1.getBlockNumber());
-        for (const entry of stack.demo!.evm.filter((holding) => holding.kind !== "erc1155")) {
-          const text = await postToApi(
-            stack,
-            { chain: "evm", user_address: entry.user_address, contract_address: entry.contract_address },
-            "?proof=true",
-          );
-          const balance = BigInt(/"balance":(\d+)/.exec(text)![1]);
-          expect(balance, entry.note).to.equal(BigInt(entry.balance));
-          const { proof } = (JSON.parse(text) as { data: { proof: { blockNumber: number; balancesSlot: string; encoded: string } | null } })
-            .data;
-          // A zero balance has no slot in the trie, so no proof (docs/proofs.md).
-          if (balance === 0n) {
-            expect(proof, entry.note).to.equal(null);
-            continue;
-          }
-          const slot = BigInt(proof!.balancesSlot);
-          const [value, block] = await verifier.verifyBalance(entry.contract_address, entry.user_address, slot, 3_600n, proof!.encoded);
-          expect(value, entry.note).to.equal(balance);
-          expect(block, entry.note).to.equal(BigInt(proof!.blockNumber));
-          await expect(
-            verifier.verifyBalance(entry.contract_address, devAccount(8).address, slot, 3_600n, proof!.encoded),
-          ).to.be.revertedWithCustomError(verifier, "StorageProofVerifier_SlotNotProven");
-          // One byte changed in a node of the storage proof, then of the account proof.
-          const [decoded] = coder.decode(proofType, proof!.encoded) as unknown as [[string, string[], string[]]];
-          const [header, accountProof, storageProof] = decoded;
-          const flip = (node: string) =>
-            `${dataSlice(node, 0, 20)}${(Number(dataSlice(node, 20, 21)) ^ 0x01).toString(16).padStart(2, "0")}${dataSlice(node, 21).slice(2)}`;
-          // Every change is refused with one of the verifier's named errors (never another balance).
-          const failure = (encoded: string) =>
-            verifier.verifyBalance(entry.contract_address, entry.user_address, slot, 3_600n, encoded).then(
-              () => "no revert",
-              (error: { revert?: { name: string } }) => error.revert?.name ?? "an unnamed revert",
-            );
-          for (const changed of [
-            [header, accountProof, [...storageProof.slice(0, -1), flip(storageProof.at(-1)!)]],
-            [header, [flip(accountProof[0]), ...accountProof.slice(1)], storageProof],
-          ])
-            expect(await failure(coder.encode(proofType, [changed])), entry.note).to.match(/^StorageProofVerifier_/);
-          proven = { token: entry.contract_address, owner: entry.user_address, slot, encoded: proof!.encoded, block };
+      const failure = (token: string, owner: string, slot: bigint, encoded: string) =>
+        verifier.verifyBalance(token, owner, slot, 3_600n, encoded).then(
+          () => "no revert",
+          (error: { revert?: { name: string } }) => error.revert?.name ?? "an unnamed revert",
+        );
+      const flip = (node: string) =>
+        `${dataSlice(node, 0, 20)}${(Number(dataSlice(node, 20, 21)) ^ 0x01).toString(16).padStart(2, "0")}${dataSlice(node, 21).slice(2)}`;
+      let proven: { token: string; owner: string; slot: bigint } | undefined;
+      for (const entry of stack.demo!.evm.filter((holding) => holding.kind !== "erc1155")) {
+        const text = await postToApi(
+          stack,
+          { chain: "evm", user_address: entry.user_address, contract_address: entry.contract_address },
+          "?proof=true",
+        );
+        const balance = BigInt(/"balance":(\d+)/.exec(text)![1]);
+        expect(balance, entry.note).to.equal(BigInt(entry.balance));
+        const { proof } = (JSON.parse(text) as { data: { proof: { blockNumber: number; balancesSlot: string; encoded: string } | null } })
+          .data;
+        // A zero balance has no slot in the trie, so no proof (docs/proofs.md).
+        if (balance === 0n) {
+          expect(proof, entry.note).to.equal(null);
+          continue;
         }
-      });
-      // The L1 moves on: a block nobody recorded is no longer one the L2 knows.
-      await test.devnet.l1Attributes.caughtUp(Number(proven!.block) + 1);
-      await expect(
-        verifier.verifyBalance(proven!.token, proven!.owner, proven!.slot, 3_600n, proven!.encoded),
-      ).to.be.revertedWithCustomError(verifier, "StorageProofVerifier_UnknownBlock");
+        const slot = BigInt(proof!.balancesSlot);
+        // The answer names a block the keeper recorded: it verifies after L1Block moves on, as a
+        // transaction estimated now and mined later needs (the L1 keeps its 2-second blocks here).
+        expect((await hashes.hashOf(proof!.blockNumber))[0], entry.note).to.not.equal(ZeroHash);
+        await test.devnet.l1Attributes.caughtUp(proof!.blockNumber + 2);
+        const [value, block] = await verifier.verifyBalance(entry.contract_address, entry.user_address, slot, 3_600n, proof!.encoded);
+        expect([value, block], entry.note).to.deep.equal([balance, BigInt(proof!.blockNumber)]);
+        await verifier.verifyBalance.estimateGas(entry.contract_address, entry.user_address, slot, 3_600n, proof!.encoded);
+        expect(await failure(entry.contract_address, devAccount(8).address, slot, proof!.encoded)).to.equal(
+          "StorageProofVerifier_SlotNotProven",
+        );
+        // One byte changed in a node of the storage proof, then of the account proof: a named error, never another balance.
+        const [[header, accountProof, storageProof]] = coder.decode(proofType, proof!.encoded) as unknown as [[string, string[], string[]]];
+        for (const changed of [
+          [header, accountProof, [...storageProof.slice(0, -1), flip(storageProof.at(-1)!)]],
+          [header, [flip(accountProof[0]), ...accountProof.slice(1)], storageProof],
+        ])
+          expect(await failure(entry.contract_address, entry.user_address, slot, coder.encode(proofType, [changed])), entry.note).to.match(
+            /^StorageProofVerifier_/,
+          );
+        proven = { token: entry.contract_address, owner: entry.user_address, slot };
+      }
+      // The block before the keeper's first record, long past: no longer one the L2 knows.
+      const [first] = await hashes.queryFilter(hashes.filters.L1BlockRecorded(), 0);
+      const unknown = await buildBalanceProof(
+        { request: (method, params) => l1.send(method, params) },
+        { token: proven!.token, owner: proven!.owner, balancesSlot: proven!.slot, blockNumber: first.args.number - 1n },
+      );
+      expect(await failure(proven!.token, proven!.owner, proven!.slot, unknown.encoded)).to.equal("StorageProofVerifier_UnknownBlock");
     });
 
     it("still finalizes jobs with one of the three nodes killed mid-run", async function () {
