@@ -419,7 +419,15 @@ describe("GameItem (example integration): the proof path", function () {
       await proofVerifier.getAddress(),
       BALANCES_SLOT,
     ]);
-    return { ...protocol, player, token, proofVerifier, game, l1Block: await ethers.getContractAt(opArtifact("L1Block").abi, l1Block) };
+    return {
+      ...protocol,
+      player,
+      token,
+      hashes,
+      proofVerifier,
+      game,
+      l1Block: await ethers.getContractAt(opArtifact("L1Block").abi, l1Block),
+    };
   }
 
   /** A proof of `owner`'s balance at the latest block, which the L1Block is then made to report (as the depositor does). */
@@ -472,6 +480,44 @@ describe("GameItem (example integration): the proof path", function () {
     await expect(f.game.connect(f.player).claimWithProof(BALANCES_SLOT, players.encoded)).to.be.revertedWithCustomError(
       f.proofVerifier,
       "StorageProofVerifier_StaleHeader",
+    );
+  });
+
+  it("keeps a recorded L1 block verifiable after L1Block moves on, names the latest record, and refuses unknown blocks and malformed proofs", async function () {
+    const f = await loadFixture(proofFixture);
+    const { hashes, proofVerifier } = f;
+    // Before any L1 block reaches the L2, there is nothing to record.
+    await expect(hashes.record()).to.be.revertedWithCustomError(hashes, "L1BlockHashes_NoL1Block");
+    const token = await f.token.getAddress();
+    const proof = await proofOf(f, f.player.address);
+    expect((await hashes.current())[1]).to.equal(proof.blockHash);
+    await expect(hashes.record()).to.emit(hashes, "L1BlockRecorded");
+    expect((await hashes.hashOf(proof.blockNumber))[0]).to.equal(proof.blockHash);
+    expect((await hashes.latest())[0]).to.equal(proof.blockNumber);
+    // L1Block moves on twice: the recorded block still verifies, the one in between (never recorded) does not.
+    const between = await proofOf(f, f.player.address);
+    await proofOf(f, f.player.address);
+    const [balance, l1BlockNumber] = await proofVerifier.verifyBalance(
+      token,
+      f.player.address,
+      BALANCES_SLOT,
+      MAX_RESULT_AGE,
+      proof.encoded,
+    );
+    expect([balance, l1BlockNumber]).to.deep.equal([MIN_BALANCE + 1n, proof.blockNumber]);
+    await expect(proofVerifier.verifyBalance(token, f.player.address, BALANCES_SLOT, MAX_RESULT_AGE, between.encoded))
+      .to.be.revertedWithCustomError(proofVerifier, "StorageProofVerifier_UnknownBlock")
+      .withArgs(between.blockNumber);
+    await expect(
+      proofVerifier.verifyBalance(token, f.player.address, BALANCES_SLOT, MAX_RESULT_AGE, "0x1234"),
+    ).to.be.revertedWithCustomError(proofVerifier, "StorageProofVerifier_MalformedProof");
+    const garbage = ethers.AbiCoder.defaultAbiCoder().encode(["tuple(bytes,bytes[],bytes[])"], [["0xc0", [], []]]);
+    await expect(
+      proofVerifier.verifyBalance(token, f.player.address, BALANCES_SLOT, MAX_RESULT_AGE, garbage),
+    ).to.be.revertedWithCustomError(proofVerifier, "StorageProofVerifier_MalformedHeader");
+    await expect(ethers.deployContract("L1BlockHashes", [ethers.ZeroAddress])).to.be.revertedWithCustomError(
+      hashes,
+      "L1BlockHashes_ZeroAddress",
     );
   });
 
