@@ -58,11 +58,24 @@ export function recoverAttestationSigner(
   licenseIds: readonly bigint[],
   signature: string,
 ): string | undefined {
+  return recoverTypedSigner(domain, mutableTypes(), licensedMessage(attestation, licenseIds), signature);
+}
+
+/**
+ * The address that signed the typed data `message` (of `types`) under `domain`, or undefined when the
+ * signature is malformed or malleable (a high-s value, which the verifier contract refuses too). Shared by
+ * the balance and the condition attestations.
+ */
+export function recoverTypedSigner(
+  domain: AttestationDomain,
+  types: Record<string, Array<{ name: string; type: string }>>,
+  message: Record<string, unknown>,
+  signature: string,
+): string | undefined {
   if (!isHexString(signature, 65)) return undefined;
   try {
-    const parsed = Signature.from(signature);
-    if (BigInt(parsed.s) > SECP256K1_HALF_N) return undefined;
-    return verifyTypedData(domain, mutableTypes(), licensedMessage(attestation, licenseIds), signature);
+    if (BigInt(Signature.from(signature).s) > SECP256K1_HALF_N) return undefined;
+    return verifyTypedData(domain, types, message, signature);
   } catch {
     return undefined;
   }
@@ -87,11 +100,27 @@ export function attestationToJson(
   attestation: BalanceAttestation,
   signatures: NodeSignature[],
 ): AttestationJson {
-  return {
-    domain: { name: domain.name, version: domain.version, chainId: Number(domain.chainId), verifyingContract: domain.verifyingContract },
-    message: attestationMessageToJson(attestation),
-    signatures: signatures.map(({ signer, licenseIds, signature }) => ({ signer, licenseIds: licenseIds.map(String), signature })),
-  };
+  return { domain: domainToJson(domain), message: attestationMessageToJson(attestation), signatures: signaturesToJson(signatures) };
+}
+
+/** The domain as the API's JSON writes it (the chain id a number), for both kinds of attestation. */
+export function domainToJson(domain: AttestationDomain): AttestationJson["domain"] {
+  return { name: domain.name, version: domain.version, chainId: Number(domain.chainId), verifyingContract: domain.verifyingContract };
+}
+
+/** The signatures as the API's JSON writes them (license ids as decimal strings). */
+export function signaturesToJson(signatures: readonly NodeSignature[]): AttestationJson["signatures"] {
+  return signatures.map(({ signer, licenseIds, signature }) => ({ signer, licenseIds: licenseIds.map(String), signature }));
+}
+
+/** `domainToJson` read back. */
+export function domainFromJson(json: AttestationJson["domain"]): AttestationDomain {
+  return { name: json.name, version: json.version, chainId: BigInt(json.chainId), verifyingContract: getAddress(json.verifyingContract) };
+}
+
+/** `signaturesToJson` read back (signers checksummed, license ids as bigints). */
+export function signaturesFromJson(json: AttestationJson["signatures"]): NodeSignature[] {
+  return json.map(({ signer, licenseIds, signature }) => ({ signer: getAddress(signer), licenseIds: licenseIds.map(BigInt), signature }));
 }
 
 /** Parses the API's JSON form back (for clients, tests and the contract call's arguments). */
@@ -101,18 +130,9 @@ export function attestationFromJson(json: AttestationJson): {
   signatures: NodeSignature[];
 } {
   return {
-    domain: {
-      name: json.domain.name,
-      version: json.domain.version,
-      chainId: BigInt(json.domain.chainId),
-      verifyingContract: getAddress(json.domain.verifyingContract),
-    },
+    domain: domainFromJson(json.domain),
     attestation: attestationMessageFromJson(json.message),
-    signatures: json.signatures.map(({ signer, licenseIds, signature }) => ({
-      signer: getAddress(signer),
-      licenseIds: licenseIds.map(BigInt),
-      signature,
-    })),
+    signatures: signaturesFromJson(json.signatures),
   };
 }
 
@@ -146,9 +166,14 @@ export function attestationMessageFromJson(message: AttestationJson["message"]):
 
 const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
 
-/** ethers wants mutable arrays; the pinned definitions above stay `as const`. */
+/** The balance attestation's types as ethers takes them. */
 function mutableTypes(): Record<string, Array<{ name: string; type: string }>> {
-  return Object.fromEntries(
-    Object.entries(LICENSED_BALANCE_ATTESTATION_TYPES).map(([name, fields]) => [name, fields.map((field) => ({ ...field }))]),
-  );
+  return mutableTypesOf(LICENSED_BALANCE_ATTESTATION_TYPES);
+}
+
+/** ethers wants mutable arrays; the protocol's pinned definitions stay `as const`. */
+export function mutableTypesOf(
+  types: Record<string, ReadonlyArray<{ readonly name: string; readonly type: string }>>,
+): Record<string, Array<{ name: string; type: string }>> {
+  return Object.fromEntries(Object.entries(types).map(([name, fields]) => [name, fields.map((field) => ({ ...field }))]));
 }

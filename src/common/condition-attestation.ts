@@ -1,6 +1,7 @@
-import { getAddress, isHexString, Signature, TypedDataEncoder, verifyTypedData, type TypedDataDomain } from "ethers";
+import { TypedDataEncoder, type TypedDataDomain } from "ethers";
 
 import type { AttestationDomain, NodeSignature } from "@avn/protocol/attestation";
+import { domainFromJson, domainToJson, mutableTypesOf, recoverTypedSigner, signaturesFromJson, signaturesToJson } from "./attestation.ts";
 import { LICENSED_CONDITION_ATTESTATION_TYPES, type ConditionAttestation, type ConditionAttestationJson } from "@avn/protocol/conditions";
 
 // Signing, recovery and JSON of condition attestations (signed verdicts over holding conditions) with
@@ -47,13 +48,7 @@ export function recoverConditionSigner(
   licenseIds: readonly bigint[],
   signature: string,
 ): string | undefined {
-  if (!isHexString(signature, 65)) return undefined;
-  try {
-    if (BigInt(Signature.from(signature).s) > SECP256K1_HALF_N) return undefined;
-    return verifyTypedData(domain, mutableTypes(), licensedMessage(attestation, licenseIds), signature);
-  } catch {
-    return undefined;
-  }
+  return recoverTypedSigner(domain, mutableTypes(), licensedMessage(attestation, licenseIds), signature);
 }
 
 /** The API's JSON form: `message.verdict` a JSON boolean, integers as decimal strings, the domain's chain id as a number. */
@@ -62,11 +57,7 @@ export function conditionAttestationToJson(
   attestation: ConditionAttestation,
   signatures: readonly NodeSignature[],
 ): ConditionAttestationJson {
-  return {
-    domain: { name: domain.name, version: domain.version, chainId: Number(domain.chainId), verifyingContract: domain.verifyingContract },
-    message: conditionMessageToJson(attestation),
-    signatures: signatures.map(({ signer, licenseIds, signature }) => ({ signer, licenseIds: licenseIds.map(String), signature })),
-  };
+  return { domain: domainToJson(domain), message: conditionMessageToJson(attestation), signatures: signaturesToJson(signatures) };
 }
 
 /** Parses the API's JSON form back (for clients, tests and the contract call's arguments). */
@@ -76,18 +67,9 @@ export function conditionAttestationFromJson(json: ConditionAttestationJson): {
   signatures: NodeSignature[];
 } {
   return {
-    domain: {
-      name: json.domain.name,
-      version: json.domain.version,
-      chainId: BigInt(json.domain.chainId),
-      verifyingContract: getAddress(json.domain.verifyingContract),
-    },
+    domain: domainFromJson(json.domain),
     attestation: conditionMessageFromJson(json.message),
-    signatures: json.signatures.map(({ signer, licenseIds, signature }) => ({
-      signer: getAddress(signer),
-      licenseIds: licenseIds.map(BigInt),
-      signature,
-    })),
+    signatures: signaturesFromJson(json.signatures),
   };
 }
 
@@ -125,13 +107,7 @@ function licensedMessage(attestation: ConditionAttestation, licenseIds: readonly
   return { attestation: { ...attestation }, licenseIds: [...licenseIds] };
 }
 
-// The contract refuses the malleable twin of every signature (s above n/2); so does recovery here, as the
-// balance attestations' does (src/common/attestation.ts keeps that constant private).
-const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
-
-/** ethers wants mutable arrays; the pinned definitions stay `as const`. */
+/** The condition attestation's types as ethers takes them. */
 function mutableTypes(): Record<string, Array<{ name: string; type: string }>> {
-  return Object.fromEntries(
-    Object.entries(LICENSED_CONDITION_ATTESTATION_TYPES).map(([name, fields]) => [name, fields.map((field) => ({ ...field }))]),
-  );
+  return mutableTypesOf(LICENSED_CONDITION_ATTESTATION_TYPES);
 }

@@ -36,16 +36,13 @@ import { BURNER_FILE } from "../../../src/node/burner.ts";
 import { STATE_FILE } from "../../../src/node/main.ts";
 import { eventually, startTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 import { buildBalanceProof } from "../../../src/chains/evm/balance-proof.ts";
+import { mutableTypesOf } from "../../../src/common/attestation.ts";
 import { describeGovernance } from "./governance-suite.ts";
 import { startTestVerificationNetwork } from "../../helpers/network.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import { JobStatus } from "@avn/protocol/constants";
 import { ATTESTATION_DOMAIN_NAME, ATTESTATION_DOMAIN_VERSION } from "@avn/protocol/attestation";
 import { CONDITION_SIGNED_PRIMARY_TYPE, conditionHash, LICENSED_CONDITION_ATTESTATION_TYPES } from "@avn/protocol/conditions";
-
-/** ethers wants mutable type arrays; the protocol's definitions are `as const`. */
-const mutable = (types: Record<string, ReadonlyArray<{ name: string; type: string }>>) =>
-  Object.fromEntries(Object.entries(types).map(([name, fields]) => [name, fields.map((field) => ({ ...field }))]));
 
 // One devnet and network for both groups: governance first (its last test restores the parameters), then
 // the node tests, some of which stop a node or move a license for good.
@@ -219,7 +216,7 @@ describe("end to end on the local network: governance, and circuit nodes answeri
               signature: signature as `0x${string}`,
             }),
           ).to.equal(true);
-          expect(ethersVerifyTypedData(domain, mutable(LICENSED_CONDITION_ATTESTATION_TYPES), message, signature)).to.equal(signer);
+          expect(ethersVerifyTypedData(domain, mutableTypesOf(LICENSED_CONDITION_ATTESTATION_TYPES), message, signature)).to.equal(signer);
         }
         // Unsigned, the same verdict.
         expect((await evaluateDemoCondition(stack, l2, condition.request, false)).verdict, condition.note).to.equal(condition.verdict);
