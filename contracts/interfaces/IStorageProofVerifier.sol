@@ -76,13 +76,11 @@ interface IStorageProofVerifier {
         view
         returns (uint256 balance, uint256 l1BlockNumber);
 
-    /// @notice Reverts unless `proof` is an ABI-encoded `BalanceProof`. A step of `verifyBalance`, called on itself
-    /// so that a malformed encoding (which reverts without data) is caught and named; pure, so anyone may call it.
-    function checkProofEncoding(bytes calldata proof) external pure;
-
-    /// @notice Reads an RLP block header's state root (field 3), number (field 8) and timestamp (field 11). A step
-    /// of `verifyBalance`, called on itself so that the RLP library's reverts are caught and named.
-    function readHeader(bytes calldata header)
+    /// @notice Decodes `proof` (`abi.encode(BalanceProof)`) and reads its RLP block header's state root (field 3),
+    /// number (field 8) and timestamp (field 11). A step of `verifyBalance`, called on itself so that its reverts
+    /// are caught and named: without data when `proof` is not an ABI-encoded `BalanceProof`, with data (the RLP
+    /// library's error, an index panic, `StorageProofVerifier_MalformedHeader`) when its header is malformed.
+    function readProofHeader(bytes calldata proof)
         external
         pure
         returns (bytes32 stateRoot, uint256 blockNumber, uint256 blockTimestamp);

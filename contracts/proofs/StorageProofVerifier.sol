@@ -17,8 +17,8 @@ import { IStorageProofVerifier } from "../interfaces/IStorageProofVerifier.sol";
 /// `RLPErrors.sol` pins the compiler to exactly 0.8.15, so this contract is compiled by solc 0.8.15 (a second
 /// compiler in hardhat.config.ts) and the rest of the project reaches it through {IStorageProofVerifier}. Those libraries
 /// revert with strings and their own errors that do not say which part of a proof failed, so each step that
-/// runs them is an external call to this contract itself (`checkProofEncoding`, `readHeader`, `proveAccount`,
-/// `proveSlot`) whose revert is caught and named. Holds no state and has no admin.
+/// runs them is an external call to this contract itself (`readProofHeader`, `proveAccount`, `proveSlot`) whose
+/// revert is caught and named. Holds no state and has no admin.
 contract StorageProofVerifier is IStorageProofVerifier {
     using RLPReader for RLPReader.RLPItem;
 
@@ -74,22 +74,19 @@ contract StorageProofVerifier is IStorageProofVerifier {
         view
         returns (uint256 balance, uint256 l1BlockNumber)
     {
-        // A malformed encoding makes `abi.decode` revert without data; checked first in a call of its own, so
-        // that the decode here cannot fail (returning the decoded proof instead would cost an encoding more).
-        // solhint-disable-next-line no-empty-blocks
-        try this.checkProofEncoding(proof) { }
-        catch {
-            revert StorageProofVerifier_MalformedProof();
-        }
-        BalanceProof memory decoded = abi.decode(proof, (BalanceProof));
-
+        // The encoding and the header are read in one call to this contract: a malformed encoding makes
+        // `abi.decode` revert without data, a malformed header reverts with the RLP library's error or ours, so
+        // the two are told apart by whether the revert carries data. Once the encoding decodes there, every
+        // offset and length in it lies within `proof`, and its parts are read here where they are, in calldata.
         bytes32 stateRoot;
         uint256 blockTimestamp;
-        try this.readHeader(decoded.header) returns (bytes32 root, uint256 number, uint256 timestamp) {
+        try this.readProofHeader(proof) returns (bytes32 root, uint256 number, uint256 timestamp) {
             (stateRoot, l1BlockNumber, blockTimestamp) = (root, number, timestamp);
-        } catch {
+        } catch (bytes memory reason) {
+            if (reason.length == 0) revert StorageProofVerifier_MalformedProof();
             revert StorageProofVerifier_MalformedHeader();
         }
+        BalanceProof calldata decoded = _inCalldata(proof);
 
         // The header is only trusted once its hash is one the L2 knows for its number.
         bytes32 knownHash = _knownHash(l1BlockNumber);
@@ -119,16 +116,12 @@ contract StorageProofVerifier is IStorageProofVerifier {
     }
 
     /// @inheritdoc IStorageProofVerifier
-    function checkProofEncoding(bytes calldata proof) external pure {
-        abi.decode(proof, (BalanceProof));
-    }
-
-    /// @inheritdoc IStorageProofVerifier
-    function readHeader(bytes calldata header)
+    function readProofHeader(bytes calldata proof)
         external
         pure
         returns (bytes32 stateRoot, uint256 blockNumber, uint256 blockTimestamp)
     {
+        bytes memory header = abi.decode(proof, (BalanceProof)).header;
         RLPReader.RLPItem[] memory fields = RLPReader.readList(header);
         // Index out of range (a list too short to be a header) panics, which the caller catches as malformed.
         bytes memory root = fields[_HEADER_STATE_ROOT].readBytes();
@@ -175,6 +168,17 @@ contract StorageProofVerifier is IStorageProofVerifier {
         if (number == L1_BLOCK.number()) return L1_BLOCK.hash();
         (hash,) = L1_BLOCK_HASHES.hashOf(uint64(number));
         if (hash == bytes32(0)) revert StorageProofVerifier_UnknownBlock(number);
+    }
+
+    /// @dev `proof`, an `abi.encode(BalanceProof)` that `readProofHeader` decoded, as a calldata struct: its
+    /// first word is the struct's offset within `proof`, and a calldata struct is the position of its head. The
+    /// compiler bounds-checks each member read against the calldata, and the decoding in `readProofHeader`
+    /// already held them within `proof`.
+    function _inCalldata(bytes calldata proof) private pure returns (BalanceProof calldata decoded) {
+        // solhint-disable-next-line no-inline-assembly
+        assembly {
+            decoded := add(proof.offset, calldataload(proof.offset))
+        }
     }
 
     /// @dev The big-endian unsigned integer `data` holds, refusing more than `maxBytes` bytes.
