@@ -10,11 +10,16 @@ FROM node:22-slim AS build
 WORKDIR /build
 COPY package.json package-lock.json ./
 COPY packages/bridge/package.json packages/bridge/
+COPY packages/contracts/package.json packages/contracts/
 COPY packages/protocol/package.json packages/protocol/
+COPY packages/sdk/package.json packages/sdk/
 COPY apps/web/package.json apps/web/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY hardhat.config.ts tsconfig.json ./
 COPY contracts contracts
+# The public interfaces and AttestationConsumer (@avn/contracts): a source folder of the build, named by remappings.txt.
+COPY packages/contracts packages/contracts
+COPY remappings.txt ./
 RUN npx hardhat build
 
 # Runtime dependencies only (no Hardhat, no anvil, no Solidity compiler).
@@ -22,7 +27,9 @@ FROM node:22-slim AS dependencies
 WORKDIR /build
 COPY package.json package-lock.json ./
 COPY packages/bridge/package.json packages/bridge/
+COPY packages/contracts/package.json packages/contracts/
 COPY packages/protocol/package.json packages/protocol/
+COPY packages/sdk/package.json packages/sdk/
 COPY apps/web/package.json apps/web/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 

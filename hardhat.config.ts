@@ -19,6 +19,14 @@ const solcPath = require.resolve("solc/soljson.js");
 const bedrockSolcVersion = (require("solc-0.8.15/package.json") as { version: string }).version;
 const bedrockSolcPath = require.resolve("solc-0.8.15/soljson.js");
 
+// The public interfaces and AttestationConsumer are the workspace package @avn/contracts (packages/contracts), and
+// the repository's contracts import them by that name as integrators do (`@avn/contracts/interfaces/...`).
+// remappings.txt maps that name to packages/contracts/, which is a source folder below: the repository and the
+// published package compile one source, and its files are project files, not npm files. That matters because
+// Hardhat's coverage instruments project files only: built as an npm package (`npmFilesToBuild`),
+// AttestationConsumer.sol would escape the coverage gate (scripts/check-coverage.ts).
+// packages/contracts holds nothing else Solidity; Hardhat reads only its .sol files.
+
 /** The main compiler, optimized for `runs` calls per function. Cancun is live on the L1 test network and the OP-stack L2. */
 function compiler(runs: number) {
   return { version: solcVersion, path: solcPath, settings: { optimizer: { enabled: true, runs }, evmVersion: "cancun" } };
@@ -85,11 +93,13 @@ export default defineConfig({
       // at 10,000 runs; its functions run once per proposal or vote, so it is optimized for size.
       "contracts/governance/ProtocolGovernor.sol": compiler(200),
       // Bedrock's MerkleTrie/SecureMerkleTrie/RLPReader need 0.8.15 (see above); other contracts reach the
-      // verifier only through IStorageProofVerifier.
+      // verifier only through IStorageProofVerifier (whose files in packages/contracts float at ^0.8.15 for this compiler).
       "contracts/proofs/StorageProofVerifier.sol": bedrockCompiler(10_000),
     },
   },
   paths: {
+    // The repository's contracts, and the @avn/contracts package's (see remappings.txt and the note above).
+    sources: { solidity: ["contracts", "packages/contracts"] },
     // Ignition modules, per-network parameters and deployment records live in deploy/.
     ignition: "deploy",
     tests: {

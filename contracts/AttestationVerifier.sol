@@ -4,9 +4,9 @@ pragma solidity 0.8.28;
 import { ECDSA } from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import { EIP712 } from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 
-import { IAttestationVerifier } from "./interfaces/IAttestationVerifier.sol";
-import { INodeRegistry } from "./interfaces/INodeRegistry.sol";
-import { IVerificationRegistry } from "./interfaces/IVerificationRegistry.sol";
+import { IAttestationVerifier } from "@avn/contracts/interfaces/IAttestationVerifier.sol";
+import { INodeRegistry } from "@avn/contracts/interfaces/INodeRegistry.sol";
+import { IVerificationRegistry } from "@avn/contracts/interfaces/IVerificationRegistry.sol";
 
 /// @title AttestationVerifier
 /// @notice See {IAttestationVerifier}.

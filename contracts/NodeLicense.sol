@@ -9,8 +9,8 @@ import { ERC721 } from "@openzeppelin/contracts/token/ERC721/ERC721.sol";
 import { ERC721Enumerable } from "@openzeppelin/contracts/token/ERC721/extensions/ERC721Enumerable.sol";
 import { IERC165 } from "@openzeppelin/contracts/utils/introspection/IERC165.sol";
 
-import { INodeLicense } from "./interfaces/INodeLicense.sol";
-import { INodeRegistry } from "./interfaces/INodeRegistry.sol";
+import { INodeLicense } from "@avn/contracts/interfaces/INodeLicense.sol";
+import { INodeRegistry } from "@avn/contracts/interfaces/INodeRegistry.sol";
 
 /// @title NodeLicense
 /// @notice See {INodeLicense}.

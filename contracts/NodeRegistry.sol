@@ -4,8 +4,8 @@ pragma solidity 0.8.28;
 import { AccessControlDefaultAdminRules } from
     "@openzeppelin/contracts/access/extensions/AccessControlDefaultAdminRules.sol";
 
-import { INodeLicense } from "./interfaces/INodeLicense.sol";
-import { INodeRegistry } from "./interfaces/INodeRegistry.sol";
+import { INodeLicense } from "@avn/contracts/interfaces/INodeLicense.sol";
+import { INodeRegistry } from "@avn/contracts/interfaces/INodeRegistry.sol";
 
 /// @title NodeRegistry
 /// @notice See {INodeRegistry}.

@@ -7,7 +7,7 @@ import { ERC20Votes } from "@openzeppelin/contracts/token/ERC20/extensions/ERC20
 import { IERC20Permit } from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
 import { Nonces } from "@openzeppelin/contracts/utils/Nonces.sol";
 
-import { IPrimaryToken } from "./interfaces/IPrimaryToken.sol";
+import { IPrimaryToken } from "@avn/contracts/interfaces/IPrimaryToken.sol";
 
 /// @title PrimaryToken
 /// @notice See {IPrimaryToken}. The contract has no owner and no privileged function: its whole supply

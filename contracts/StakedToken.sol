@@ -11,7 +11,7 @@ import { Math } from "@openzeppelin/contracts/utils/math/Math.sol";
 import { SafeCast } from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import { EnumerableSet } from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
 
-import { IStakedToken } from "./interfaces/IStakedToken.sol";
+import { IStakedToken } from "@avn/contracts/interfaces/IStakedToken.sol";
 
 /// @title StakedToken
 /// @notice See {IStakedToken}.

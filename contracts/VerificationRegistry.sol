@@ -8,10 +8,10 @@ import { SafeERC20 } from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.s
 import { SafeCast } from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 
 import { EpochRewards } from "./base/EpochRewards.sol";
-import { INodeLicense } from "./interfaces/INodeLicense.sol";
-import { INodeRegistry } from "./interfaces/INodeRegistry.sol";
-import { IStakedToken } from "./interfaces/IStakedToken.sol";
-import { IVerificationConsumer, IVerificationRegistry } from "./interfaces/IVerificationRegistry.sol";
+import { INodeLicense } from "@avn/contracts/interfaces/INodeLicense.sol";
+import { INodeRegistry } from "@avn/contracts/interfaces/INodeRegistry.sol";
+import { IStakedToken } from "@avn/contracts/interfaces/IStakedToken.sol";
+import { IVerificationConsumer, IVerificationRegistry } from "@avn/contracts/interfaces/IVerificationRegistry.sol";
 import {
     FinalizedJobBody,
     JobBody,

@@ -3,7 +3,7 @@ pragma solidity 0.8.28;
 
 import { ReentrancyGuardTransient } from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 
-import { IVerificationRegistry } from "../interfaces/IVerificationRegistry.sol";
+import { IVerificationRegistry } from "@avn/contracts/interfaces/IVerificationRegistry.sol";
 import { LicenseAccount } from "../libraries/VotePacking.sol";
 
 /// @title EpochRewards

@@ -12,8 +12,8 @@ import { EIP712 } from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import { Pausable } from "@openzeppelin/contracts/utils/Pausable.sol";
 import { ReentrancyGuardTransient } from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 
-import { IStakedToken } from "../interfaces/IStakedToken.sol";
-import { IMintableItem, IVoucherClaims } from "../interfaces/IVoucherClaims.sol";
+import { IStakedToken } from "@avn/contracts/interfaces/IStakedToken.sol";
+import { IMintableItem, IVoucherClaims } from "@avn/contracts/interfaces/IVoucherClaims.sol";
 
 /// @title VoucherClaims
 /// @notice See {IVoucherClaims}.

@@ -3,10 +3,10 @@ pragma solidity ^0.8.28;
 
 import { ERC721 } from "@openzeppelin/contracts/token/ERC721/ERC721.sol";
 
-import { IAttestationVerifier } from "../interfaces/IAttestationVerifier.sol";
-import { IStorageProofVerifier } from "../interfaces/IStorageProofVerifier.sol";
-import { IVerificationRegistry } from "../interfaces/IVerificationRegistry.sol";
-import { IMintableItem } from "../interfaces/IVoucherClaims.sol";
+import { IAttestationVerifier } from "@avn/contracts/interfaces/IAttestationVerifier.sol";
+import { IStorageProofVerifier } from "@avn/contracts/interfaces/IStorageProofVerifier.sol";
+import { IVerificationRegistry } from "@avn/contracts/interfaces/IVerificationRegistry.sol";
+import { IMintableItem } from "@avn/contracts/interfaces/IVoucherClaims.sol";
 
 /// @title GameItem (example integration)
 /// @notice A game item that only verified holders can claim, in any of the network's three ways. The job path:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import { IStakedToken } from "../interfaces/IStakedToken.sol";
+import { IStakedToken } from "@avn/contracts/interfaces/IStakedToken.sol";
 
 /// @notice A stand-in for a protocol contract that holds staked tokens (the verification registry's
 /// collateral escrow, built later): it takes deposits, returns them, and burns them for services. Used by

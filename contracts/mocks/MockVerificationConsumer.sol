@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import { IVerificationConsumer, IVerificationRegistry } from "../interfaces/IVerificationRegistry.sol";
+import { IVerificationConsumer, IVerificationRegistry } from "@avn/contracts/interfaces/IVerificationRegistry.sol";
 
 /// @notice A consumer contract for tests: opens jobs with its own collateral and records callbacks (and
 /// the gas each callback received). It can be told to revert, to burn all the gas it gets, or to re-enter

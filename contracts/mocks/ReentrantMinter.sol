@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import { IMintableItem, IVoucherClaims } from "../interfaces/IVoucherClaims.sol";
+import { IMintableItem, IVoucherClaims } from "@avn/contracts/interfaces/IVoucherClaims.sol";
 
 /// @notice A hostile item contract for tests: when the claim platform asks it to mint, it tries to claim
 /// another voucher (made out to itself) from inside that call, and records how the attempt ended.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import { IL1Block } from "../interfaces/IL1Block.sol";
-import { IL1BlockHashes } from "../interfaces/IL1BlockHashes.sol";
+import { IL1Block } from "@avn/contracts/interfaces/IL1Block.sol";
+import { IL1BlockHashes } from "@avn/contracts/interfaces/IL1BlockHashes.sol";
 
 /// @title L1BlockHashes
 /// @notice See {IL1BlockHashes}.

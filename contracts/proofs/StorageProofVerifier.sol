@@ -6,9 +6,9 @@ pragma solidity 0.8.15;
 
 import { RLPReader } from "@eth-optimism/contracts-bedrock/src/libraries/rlp/RLPReader.sol";
 import { SecureMerkleTrie } from "@eth-optimism/contracts-bedrock/src/libraries/trie/SecureMerkleTrie.sol";
-import { IL1Block } from "../interfaces/IL1Block.sol";
-import { IL1BlockHashes } from "../interfaces/IL1BlockHashes.sol";
-import { IStorageProofVerifier } from "../interfaces/IStorageProofVerifier.sol";
+import { IL1Block } from "@avn/contracts/interfaces/IL1Block.sol";
+import { IL1BlockHashes } from "@avn/contracts/interfaces/IL1BlockHashes.sol";
+import { IStorageProofVerifier } from "@avn/contracts/interfaces/IStorageProofVerifier.sol";
 
 /// @title StorageProofVerifier
 /// @notice See {IStorageProofVerifier}.

@@ -28,9 +28,15 @@ export function parseLcovLineCoverage(lcov: string): FileLineCoverage[] {
   return files;
 }
 
-/** The combined line coverage, in percent, of the files whose path starts with `prefix`. */
-export function lineCoveragePercent(files: FileLineCoverage[], prefix: string): { percent: number; files: number } {
-  const selected = files.filter((file) => file.file.startsWith(prefix));
+/** The files whose path starts with `prefix`, or with one of `prefix`'s entries. */
+export function filesUnder(files: FileLineCoverage[], prefix: string | readonly string[]): FileLineCoverage[] {
+  const prefixes: readonly string[] = typeof prefix === "string" ? [prefix] : prefix;
+  return files.filter((file) => prefixes.some((start) => file.file.startsWith(start)));
+}
+
+/** The combined line coverage, in percent, of the files whose path starts with `prefix` (or one of its entries). */
+export function lineCoveragePercent(files: FileLineCoverage[], prefix: string | readonly string[]): { percent: number; files: number } {
+  const selected = filesUnder(files, prefix);
   const found = selected.reduce((sum, file) => sum + file.linesFound, 0);
   const hit = selected.reduce((sum, file) => sum + file.linesHit, 0);
   return { percent: found === 0 ? 0 : (100 * hit) / found, files: selected.length };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import { IStakedToken } from "../../contracts/interfaces/IStakedToken.sol";
+import { IStakedToken } from "@avn/contracts/interfaces/IStakedToken.sol";
 
 import { bound } from "./utils/Bound.sol";
 import { TokenFixture } from "./utils/Fixtures.sol";

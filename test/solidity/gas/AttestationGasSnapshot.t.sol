@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import { IAttestationVerifier } from "../../../contracts/interfaces/IAttestationVerifier.sol";
+import { IAttestationVerifier } from "@avn/contracts/interfaces/IAttestationVerifier.sol";
 
 import { AttestationFixture } from "../utils/Fixtures.sol";
 

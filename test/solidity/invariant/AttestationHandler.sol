@@ -2,7 +2,7 @@
 pragma solidity 0.8.28;
 
 import { AttestationVerifier } from "../../../contracts/AttestationVerifier.sol";
-import { IAttestationVerifier } from "../../../contracts/interfaces/IAttestationVerifier.sol";
+import { IAttestationVerifier } from "@avn/contracts/interfaces/IAttestationVerifier.sol";
 import { NodeLicense } from "../../../contracts/NodeLicense.sol";
 import { NodeRegistry } from "../../../contracts/NodeRegistry.sol";
 import { VerificationRegistry } from "../../../contracts/VerificationRegistry.sol";

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import { IStakedToken } from "../../../contracts/interfaces/IStakedToken.sol";
+import { IStakedToken } from "@avn/contracts/interfaces/IStakedToken.sol";
 import { MockProtocolEscrow } from "../../../contracts/mocks/MockProtocolEscrow.sol";
 import { PrimaryToken } from "../../../contracts/PrimaryToken.sol";
 import { StakedToken } from "../../../contracts/StakedToken.sol";

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import { IVerificationRegistry } from "../../../contracts/interfaces/IVerificationRegistry.sol";
+import { IVerificationRegistry } from "@avn/contracts/interfaces/IVerificationRegistry.sol";
 
 import { ProtocolFixture } from "../utils/Fixtures.sol";
 import { VerificationHandler } from "./VerificationHandler.sol";

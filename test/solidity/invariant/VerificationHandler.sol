@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import { IStakedToken } from "../../../contracts/interfaces/IStakedToken.sol";
-import { IVerificationRegistry } from "../../../contracts/interfaces/IVerificationRegistry.sol";
+import { IStakedToken } from "@avn/contracts/interfaces/IStakedToken.sol";
+import { IVerificationRegistry } from "@avn/contracts/interfaces/IVerificationRegistry.sol";
 import { NodeLicense } from "../../../contracts/NodeLicense.sol";
 import { NodeRegistry } from "../../../contracts/NodeRegistry.sol";
 import { VerificationRegistry } from "../../../contracts/VerificationRegistry.sol";

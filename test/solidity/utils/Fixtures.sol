@@ -2,9 +2,9 @@
 pragma solidity ^0.8.28;
 
 import { AttestationVerifier } from "../../../contracts/AttestationVerifier.sol";
-import { IAttestationVerifier } from "../../../contracts/interfaces/IAttestationVerifier.sol";
-import { INodeLicense } from "../../../contracts/interfaces/INodeLicense.sol";
-import { IStakedToken } from "../../../contracts/interfaces/IStakedToken.sol";
+import { IAttestationVerifier } from "@avn/contracts/interfaces/IAttestationVerifier.sol";
+import { INodeLicense } from "@avn/contracts/interfaces/INodeLicense.sol";
+import { IStakedToken } from "@avn/contracts/interfaces/IStakedToken.sol";
 import { NodeLicense } from "../../../contracts/NodeLicense.sol";
 import { NodeRegistry } from "../../../contracts/NodeRegistry.sol";
 import { PrimaryToken } from "../../../contracts/PrimaryToken.sol";

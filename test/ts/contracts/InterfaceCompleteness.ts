@@ -8,7 +8,8 @@ const require = createRequire(import.meta.url);
 
 /**
  * Every public or external function, event and custom error of a protocol contract is declared in its
- * interface (contracts/interfaces/I*.sol), which is what other contracts, the node, the API and the web app
+ * interface (packages/contracts/interfaces/I*.sol, the @avn/contracts package; IGovernanceExecutor in
+ * contracts/interfaces/), which is what other contracts, the node, the API and the web app
  * compile against and what reviewers read: a function added to a contract but not to its interface is
  * reachable on-chain yet invisible to every typed caller. The check reads the compiled ABIs, so the
  * interface's ABI includes what it inherits (IERC20, IERC721Enumerable, IVotes...).

@@ -32,6 +32,7 @@ describe("lcov line coverage", function () {
     const files = parseLcovLineCoverage(report);
     expect(lineCoveragePercent(files, "contracts/")).to.deep.equal({ percent: (100 * 4) / 6, files: 2 });
     expect(lineCoveragePercent(files, "nothing/")).to.deep.equal({ percent: 0, files: 0 });
+    expect(lineCoveragePercent(files, ["contracts/mocks/", "test/"])).to.deep.equal({ percent: (100 * 1) / 3, files: 2 });
   });
 
   it("ignores DA records outside a file section and unterminated sections", function () {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.28;
+pragma solidity ^0.8.24;
 
 /// @title IVoucherClaims
 /// @notice The claim platform of the credits channel. Buyers pay for credits with ordinary payment methods
