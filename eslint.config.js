@@ -25,6 +25,11 @@ export default tseslint.config(
       "test-results/**",
       ".scratch/**",
       "types/**",
+      "packages/sdk/dist/**",
+      ".kit/**",
+      // A Hardhat project of its own, outside the workspaces, installed from the kit's tarballs: its test
+      // (test/ts/e2e/kit-suite.ts) installs, compiles and runs it as an integrator would.
+      "examples/**",
     ],
   },
   js.configs.recommended,

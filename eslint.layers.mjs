@@ -5,8 +5,8 @@
 //   modules → chains, op, tokens → common → @avn/protocol
 //
 // Siblings of one layer do not import each other unless SIBLING_PAIRS lists the pair with its reason; api
-// and node never do. Only scripts import the tooling. The web app and the bridge package import nothing
-// of the root but the protocol package. Tests may import anything. docs/architecture.md says what each
+// and node never do. Only scripts import the tooling. The web app, the bridge package and the SDK import
+// nothing of the root but the protocol package. Tests may import anything. docs/architecture.md says what each
 // folder owns. test/ts/repository/Layering.ts plants imports against these rules and expects errors.
 import boundaries from "eslint-plugin-boundaries";
 
@@ -42,6 +42,7 @@ const ELEMENTS = {
   tooling: "src/tooling/**",
   "web-app": "apps/web/**",
   "bridge-package": "packages/bridge/**",
+  sdk: "packages/sdk/**",
   typechain: "typechain-types/**",
   test: "test/**",
 };
@@ -83,6 +84,8 @@ const policies = [
   // The web app and the bridge package are workspaces of their own: the protocol package is all they share.
   { from: { type: "web-app" }, allow: { to: { type: ["web-app", "protocol"] } } },
   { from: { type: "bridge-package" }, allow: { to: { type: ["bridge-package", "protocol"] } } },
+  // The SDK is published: what it uses of the protocol package is bundled into its build, nothing else.
+  { from: { type: "sdk" }, allow: { to: { type: ["sdk", "protocol"] } } },
   { from: { type: "typechain" }, allow: { to: { type: "typechain" } } },
   { from: { type: "test" }, allow: { to: { type: Object.keys(ELEMENTS) } } },
 ];

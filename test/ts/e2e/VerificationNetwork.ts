@@ -38,14 +38,15 @@ import { eventually, startTestDevnet, type TestDevnet } from "../../helpers/devn
 import { buildBalanceProof } from "../../../src/chains/evm/balance-proof.ts";
 import { mutableTypesOf } from "../../../src/common/attestation.ts";
 import { describeGovernance } from "./governance-suite.ts";
+import { describeIntegratorsKit } from "./kit-suite.ts";
 import { startTestVerificationNetwork } from "../../helpers/network.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import { JobStatus } from "@avn/protocol/constants";
 import { ATTESTATION_DOMAIN_NAME, ATTESTATION_DOMAIN_VERSION } from "@avn/protocol/attestation";
 import { CONDITION_SIGNED_PRIMARY_TYPE, conditionHash, LICENSED_CONDITION_ATTESTATION_TYPES } from "@avn/protocol/conditions";
 
-// One devnet and network for both groups: governance first (its last test restores the parameters), then
-// the node tests, some of which stop a node or move a license for good.
+// One devnet and network for all groups: governance first (its last test restores the parameters), the
+// integrators' kit, then the node tests, some of which stop a node or move a license for good.
 describe("end to end on the local network: governance, and circuit nodes answering on-chain jobs", function () {
   this.timeout(240_000);
   let test: TestDevnet;
@@ -98,6 +99,8 @@ describe("end to end on the local network: governance, and circuit nodes answeri
     (await registry.queryFilter(registry.filters.VoteSubmitted(jobId))).map((event) => event.args.licenseId);
 
   describeGovernance(() => ({ stack, l1, l2, votesOn }));
+  // Before the node tests, which stop nodes and move licenses: the example's attestation needs the quorum.
+  describeIntegratorsKit(() => ({ stack, l2 }));
 
   describe("circuit nodes answer on-chain jobs", function () {
     it("finalizes jobs for EVM and Solana demo holdings with the API's answer and the seeded balance", async function () {

@@ -44,6 +44,7 @@ describe("layer rules in lint", function () {
       `import { E18 } from "../../../src/common/units.ts";`,
     ],
     ["the root importing the web app", "src/web/planted.ts", `import { formatAmount } from "../../apps/web/src/lib/format.ts";`],
+    ["the SDK importing the root's src", "packages/sdk/src/planted.ts", `import { E18 } from "../../../src/common/units.ts";`],
   ];
   for (const [what, file, line] of refused) {
     it(`refuses ${what}`, async function () {
@@ -66,6 +67,7 @@ describe("layer rules in lint", function () {
     ["chains importing op (a listed pair)", "src/chains/planted.ts", `import { MULTICALL3_ADDRESS } from "../op/predeploys.ts";`],
     ["scripts importing the tooling", "scripts/planted.ts", `import { parseLcovLineCoverage } from "../src/tooling/lcov.ts";`],
     ["the web app importing the protocol package", "apps/web/src/planted.ts", `import { SUPPORT } from "@avn/protocol/constants";`],
+    ["the SDK importing the protocol package", "packages/sdk/src/planted.ts", `import { SUPPORT } from "@avn/protocol/constants";`],
     ["tests importing the devnet", "test/ts/planted.ts", `import { devAccount } from "../../src/devnet/accounts.ts";`],
   ];
   for (const [what, file, lines] of allowed) {

@@ -1,0 +1,88 @@
+/**
+ * @avn/sdk: the Asset Verification Network's TypeScript client. The API's answers with exact integers
+ * (client.ts), attestations verified off-chain and by the verifier contract (verify.ts), recorded safely
+ * (record.ts), and the pinned definitions an integrator's contract call needs (typed-data.ts, abi.ts and
+ * the protocol package's, bundled into this package's build).
+ */
+
+export { AvnClient } from "./client.ts";
+export type {
+  AvnClientOptions,
+  BalanceProof,
+  BalanceResult,
+  BatchEntry,
+  CallOptions,
+  ConditionLeafResult,
+  ConditionResult,
+  EvmBalanceQuery,
+  EvmBalanceResult,
+  EvmBatchResult,
+  SvmBalanceQuery,
+  SvmBalanceResult,
+  SvmBatchResult,
+} from "./client.ts";
+export { AvnApiError } from "./errors.ts";
+export { parseJsonExact, SUPPORTED_RUNTIMES, type JsonInteger } from "./json.ts";
+export type {
+  ApiEnvelope,
+  AssetJson,
+  BalanceProofJson,
+  BatchEntryJson,
+  ConditionData,
+  ConditionInput,
+  ConditionLeafJson,
+  ConditionRequestBody,
+  EthereumLeafInput,
+  EvmBalanceData,
+  EvmBatchData,
+  SolanaLeafInput,
+  SvmBalanceData,
+  SvmBatchData,
+} from "./wire.ts";
+
+export { DEFAULT_MAX_AGE, verifyAttestation, type VerificationResult, type VerifyOptions } from "./verify.ts";
+export { recordAttestation, type RecordOptions, type RecordResult } from "./record.ts";
+export {
+  attestationDigest,
+  attestationTypedData,
+  isConditionAttestation,
+  toContractAttestation,
+  type AnyAttestationJson,
+  type BalanceTypedData,
+  type ConditionTypedData,
+  type ContractBalanceAttestation,
+  type ContractBalanceAttestationArgs,
+  type ContractConditionAttestation,
+  type ContractConditionAttestationArgs,
+  type ContractDomain,
+  type ContractNodeSignature,
+} from "./typed-data.ts";
+export { attestationVerifierAbi } from "./abi.ts";
+
+// The protocol's pinned definitions, one copy for the node, the API, the web app and this package.
+export {
+  ATTESTATION_DOMAIN_NAME,
+  ATTESTATION_DOMAIN_VERSION,
+  AttestedChain,
+  BALANCE_ATTESTATION_TYPE,
+  BALANCE_ATTESTATION_TYPES,
+  LICENSED_BALANCE_ATTESTATION_TYPE,
+  LICENSED_BALANCE_ATTESTATION_TYPES,
+  MAX_ATTESTATION_LICENSES,
+  SIGNED_PRIMARY_TYPE,
+  type AttestationJson,
+} from "@avn/protocol/attestation";
+export {
+  CONDITION_ATTESTATION_TYPE,
+  CONDITION_ATTESTATION_TYPES,
+  CONDITION_SIGNED_PRIMARY_TYPE,
+  ConditionInputError,
+  LICENSED_CONDITION_ATTESTATION_TYPE,
+  LICENSED_CONDITION_ATTESTATION_TYPES,
+  MAX_CONDITION_DEPTH,
+  MAX_CONDITION_LEAVES,
+  conditionHash,
+  linkMessage,
+  ownersHash,
+  type ConditionAttestationJson,
+} from "@avn/protocol/conditions";

@@ -1,0 +1,137 @@
+import type { AttestationJson } from "@avn/protocol/attestation";
+import type { ConditionAttestationJson } from "@avn/protocol/conditions";
+
+import type { JsonInteger } from "./json.ts";
+
+/**
+ * The API's answers as the client parses them (docs/api.md, /openapi.json): field names as the wire writes
+ * them, integers as `JsonInteger` (a bigint beyond 2^53). The client's results convert the fields one uses;
+ * these types describe `response`, the whole envelope, for anything else.
+ */
+
+/** Every answer: `{status, message, data}` on success (`status` repeats the HTTP status). */
+export interface ApiEnvelope<Data> {
+  status: JsonInteger;
+  message: string;
+  data: Data;
+}
+
+/** `data.asset`: the raw balance (base units) and the raw query result. */
+export interface AssetJson {
+  balance: JsonInteger;
+  /** EVM: `0x` + the 32-byte `balanceOf` word. Solana: lower-case hex (no `0x`) of the token accounts' data, or "". */
+  QueryResult: string;
+}
+
+/** `data.proof` of `POST /api/ccq-evm?proof=true` (docs/proofs.md); null for a zero balance. */
+export interface BalanceProofJson {
+  blockNumber: JsonInteger;
+  blockHash: string;
+  /** Decimal string: ERC-7201 slots are near 2^256. */
+  balancesSlot: string;
+  /** `StorageProofVerifier.verifyBalance`'s `proof` argument. */
+  encoded: string;
+}
+
+/** `data` of `POST /api/ccq-evm`. */
+export interface EvmBalanceData {
+  user_address: string;
+  asset: AssetJson;
+  /** ERC-1155: the token id asked, normalised. */
+  token_id?: string;
+  attestation?: AttestationJson;
+  proof?: BalanceProofJson | null;
+}
+
+/** `data` of `POST /api/ccq-svm`. */
+export interface SvmBalanceData {
+  owner_address: string;
+  asset: AssetJson;
+  attestation?: AttestationJson;
+}
+
+/** One entry of a batch's `data.results`: exactly what the single route answers for that item. */
+export interface BatchEntryJson<Data> {
+  status: JsonInteger;
+  message: string;
+  /** On a 200 entry only. */
+  data?: Data;
+}
+
+/** `data` of `POST /api/ccq-evm/batch`: every item read at `blockNumber`. */
+export interface EvmBatchData {
+  blockNumber: JsonInteger;
+  results: BatchEntryJson<EvmBalanceData>[];
+}
+
+/** `data` of `POST /api/ccq-svm/batch`: every item read at `slot` or later. */
+export interface SvmBatchData {
+  slot: JsonInteger;
+  results: BatchEntryJson<SvmBalanceData>[];
+}
+
+/** One leaf of a verdict as read (`data.leaves`), in its normal form. */
+export interface ConditionLeafJson {
+  chain: "ethereum" | "solana";
+  contract_address?: string;
+  token_mint_address?: string;
+  token_id?: string;
+  min: string;
+  max?: string;
+  balance: JsonInteger;
+  QueryResult: string;
+  holds: boolean;
+}
+
+/** `data` of `POST /api/conditions` (docs/conditions.md). */
+export interface ConditionData {
+  verdict: boolean;
+  conditionHash: string;
+  ownersHash: string;
+  /** Only the chains the condition reads. */
+  sourceBlocks: { ethereum?: JsonInteger; solana?: JsonInteger };
+  /** Absent with `"reveal": false`. */
+  leaves?: ConditionLeafJson[];
+  attestation?: ConditionAttestationJson;
+}
+
+/*//////////////////////////////////////////////////////////////
+                         THE CONDITION REQUEST
+//////////////////////////////////////////////////////////////*/
+
+/** An Ethereum leaf as a request writes it: `min` defaults to "1"; decimals as strings (raw units). */
+export interface EthereumLeafInput {
+  chain: "ethereum";
+  contract_address: string;
+  /** ERC-1155 token id; without it the leaf reads ERC-20 / ERC-721 `balanceOf(owner)`. */
+  token_id?: string;
+  min?: string;
+  max?: string;
+}
+
+/** A Solana leaf as a request writes it (SPL Token, Token-2022, NFTs). */
+export interface SolanaLeafInput {
+  chain: "solana";
+  token_mint_address: string;
+  min?: string;
+  max?: string;
+}
+
+/** A condition as a request writes it: at most 16 leaves, at most 4 combinators above any leaf. */
+export type ConditionInput =
+  | { all: ConditionInput[] }
+  | { any: ConditionInput[] }
+  | { atLeast: number; of: ConditionInput[] }
+  | { not: ConditionInput }
+  | EthereumLeafInput
+  | SolanaLeafInput;
+
+/** The body of `POST /api/conditions`, exactly as the API takes it (docs/conditions.md, "The request"). */
+export interface ConditionRequestBody {
+  owners: { ethereum?: string; solana?: string };
+  condition: ConditionInput;
+  /** With both owners: the Solana owner's base58 ed25519 signature of `linkMessage(ethereum, l2ChainId)`. */
+  links?: { solana: string };
+  /** false: the answer leaves out `leaves` (each leaf's balance). Default true. */
+  reveal?: boolean;
+}

@@ -1,0 +1,134 @@
+import { expect } from "chai";
+import { network } from "hardhat";
+import { BaseError, ContractFunctionRevertedError, createWalletClient, custom, type EIP1193Provider } from "viem";
+import { mnemonicToAccount } from "viem/accounts";
+import { getTransactionCount } from "viem/actions";
+
+import { attestationToJson } from "../../../src/common/attestation.ts";
+import { conditionAttestationToJson, signConditionAttestation } from "../../../src/common/condition-attestation.ts";
+import type { BalanceAttestation } from "@avn/protocol/attestation";
+import { ownersHash, recordAttestation, type AttestationJson, type ConditionAttestationJson } from "../../../packages/sdk/src/index.ts";
+import { attestationOf, domainOf, signAll } from "../../helpers/attestations.ts";
+import { deployProtocol, REQUEST_FEE } from "../../helpers/protocol.ts";
+
+const { ethers, networkHelpers, provider } = await network.create();
+const { loadFixture } = networkHelpers;
+
+/** Hardhat's development accounts; account 9 is deployProtocol's consumer, with collateral for the request fee. */
+const MNEMONIC = "test test test test test test test test test test test junk";
+
+/** Derived once each: a mnemonic's key derivation takes about a second in JavaScript. */
+const accounts = new Map<number, ReturnType<typeof mnemonicToAccount>>();
+
+/**
+ * A default viem wallet client: a local account that signs itself, no chain configured, no gas, fee or
+ * nonce given anywhere. `recordAttestation` must make it work as it is. (No transport retries: viem would
+ * retry Hardhat's in-process revert errors with backoff, which only slows the refusals down.)
+ */
+function walletOf(addressIndex: number) {
+  let account = accounts.get(addressIndex);
+  if (account === undefined) {
+    account = mnemonicToAccount(MNEMONIC, { addressIndex });
+    accounts.set(addressIndex, account);
+  }
+  return createWalletClient({ account, transport: custom(provider as EIP1193Provider, { retryCount: 0 }), pollingInterval: 50 });
+}
+
+async function fixture() {
+  const protocol = await deployProtocol(ethers);
+  const domain = await domainOf(ethers, await protocol.attestationVerifier.getAddress());
+  const nodes = protocol.nodes.map(({ burner, licenseId }) => ({ burner, licenseIds: [licenseId] }));
+  return { ...protocol, domain, nodes };
+}
+
+type Fixture = Awaited<ReturnType<typeof fixture>>;
+
+async function signedJson(f: Fixture, fields: Partial<BalanceAttestation> = {}): Promise<AttestationJson> {
+  const attestation = await attestationOf(ethers, fields);
+  const signatures = await signAll(f.domain, attestation, f.nodes.slice(0, 2));
+  return JSON.parse(JSON.stringify(attestationToJson(f.domain, attestation, signatures))) as AttestationJson;
+}
+
+/** The custom error's name a rejected call carries (viem decodes it with the SDK's ABI). */
+function revertName(error: unknown): string | undefined {
+  if (!(error instanceof BaseError)) return undefined;
+  const reverted = error.walk((cause) => cause instanceof ContractFunctionRevertedError);
+  return reverted instanceof ContractFunctionRevertedError ? reverted.data?.errorName : undefined;
+}
+
+describe("@avn/sdk recordAttestation", function () {
+  it("records an attested balance from a default viem wallet client, with a margin over the estimate", async function () {
+    const f = await loadFixture(fixture);
+    const wallet = walletOf(9);
+    expect(wallet.account.address).to.equal(f.consumer.address);
+    const json = await signedJson(f, { balance: 9007199254753337n });
+    const { collateral: before } = await collateralOf(f);
+
+    const recorded = await recordAttestation(wallet, json);
+    expect(recorded.receipt.status).to.equal("success");
+    expect(recorded.receipt.transactionHash).to.equal(recorded.hash);
+    // The limit sent is the estimate plus 30%, and the recording used about the estimate.
+    expect(recorded.receipt.gasUsed).to.be.below(recorded.gas);
+    expect(Number(recorded.gas) / Number(recorded.receipt.gasUsed)).to.be.within(1.2, 1.4);
+
+    const [owner, asset] = [json.message.owner, json.message.asset];
+    const latest = await f.registry.latestBalance(0, owner, asset);
+    expect(latest.balance).to.equal(9007199254753337n);
+    expect(latest.jobId).to.equal(0n);
+    // The consumer paid the request fee from its collateral.
+    expect((await collateralOf(f)).collateral).to.equal(before - REQUEST_FEE);
+  });
+
+  it("rejects a bad attestation with the contract's named error before sending anything", async function () {
+    const f = await loadFixture(fixture);
+    const wallet = walletOf(9);
+    const json = await signedJson(f);
+    await recordAttestation(wallet, json);
+    const nonce = await getTransactionCount(wallet, { address: wallet.account.address });
+
+    // The same attestation again: the registry keeps only newer ones.
+    const again = await recordAttestation(wallet, json).catch((caught: unknown) => caught);
+    expect(revertName(again)).to.equal("VerificationRegistry_AttestationNotNewer");
+    // One field changed after signing.
+    const tampered = { ...json, message: { ...json.message, balance: "1" } };
+    expect(revertName(await recordAttestation(wallet, tampered).catch((caught: unknown) => caught))).to.equal(
+      "AttestationVerifier_WrongSigner",
+    );
+    // A sender without collateral for the fee (account 12 deposited none).
+    const fresh = await signedJson(f, { owner: ethers.zeroPadValue(f.outsider.address, 32) });
+    const poorWallet = walletOf(12);
+    const poor = await recordAttestation(poorWallet, fresh).catch((caught: unknown) => caught);
+    expect(revertName(poor)).to.equal("VerificationRegistry_InsufficientCollateral");
+
+    // Nothing was sent: the simulations refused them.
+    expect(await getTransactionCount(wallet, { address: wallet.account.address })).to.equal(nonce);
+    expect(await getTransactionCount(poorWallet, { address: poorWallet.account.address })).to.equal(0);
+  });
+
+  it("refuses to record a signed verdict: verdicts are checked in views only", async function () {
+    const f = await loadFixture(fixture);
+    const attestation = {
+      conditionHash: ethers.id("a condition"),
+      ownersHash: ownersHash({ ethereum: f.consumer.address }),
+      verdict: true,
+      ethereumBlock: 1n,
+      solanaSlot: 0n,
+      issuedAt: BigInt((await ethers.provider.getBlock("latest"))!.timestamp),
+    };
+    const signatures = await Promise.all(
+      f.nodes.slice(0, 2).map(async ({ burner, licenseIds }) => ({
+        signer: burner.address,
+        licenseIds,
+        signature: await signConditionAttestation(burner, f.domain, attestation, licenseIds),
+      })),
+    );
+    const json = JSON.parse(JSON.stringify(conditionAttestationToJson(f.domain, attestation, signatures))) as ConditionAttestationJson;
+    const refused = await recordAttestation(walletOf(9), json as unknown as AttestationJson).catch((caught: unknown) => caught);
+    expect(refused).to.be.instanceOf(TypeError);
+    expect((refused as Error).message).to.match(/cannot be recorded/);
+  });
+});
+
+async function collateralOf(f: Fixture): Promise<{ collateral: bigint }> {
+  return { collateral: (await f.registry.collateralOf(f.consumer.address)).available };
+}
