@@ -31,6 +31,9 @@ contract StorageProofVerifier is IStorageProofVerifier {
     uint256 private constant _HEADER_NUMBER = 8;
     uint256 private constant _HEADER_TIMESTAMP = 11;
 
+    /// @dev keccak256 of the revert data of Panic(0x41), the compiler's "too much memory" panic.
+    bytes32 private constant _PANIC_MEMORY_HASH = keccak256(abi.encodeWithSignature("Panic(uint256)", 0x41));
+
     /// @dev An account is `[nonce, balance, storageRoot, codeHash]`.
     uint256 private constant _ACCOUNT_FIELDS = 4;
     uint256 private constant _ACCOUNT_STORAGE_ROOT = 2;
@@ -74,16 +77,18 @@ contract StorageProofVerifier is IStorageProofVerifier {
         view
         returns (uint256 balance, uint256 l1BlockNumber)
     {
-        // The encoding and the header are read in one call to this contract: a malformed encoding makes
-        // `abi.decode` revert without data, a malformed header reverts with the RLP library's error or ours, so
-        // the two are told apart by whether the revert carries data. Once the encoding decodes there, every
-        // offset and length in it lies within `proof`, and its parts are read here where they are, in calldata.
+        // The encoding and the header are read in one call to this contract. A malformed encoding makes
+        // `abi.decode` revert without data, or with Panic(0x41) when a length or count word asks for more memory
+        // than can exist (the decoder allocates before it checks bounds); a malformed header reverts with the RLP
+        // library's errors, an index panic or ours, never 0x41 (its lengths are bounded by the header's, which
+        // fits in calldata). Once the encoding decodes there, every offset and length in it lies within `proof`,
+        // and its parts are read here where they are, in calldata.
         bytes32 stateRoot;
         uint256 blockTimestamp;
         try this.readProofHeader(proof) returns (bytes32 root, uint256 number, uint256 timestamp) {
             (stateRoot, l1BlockNumber, blockTimestamp) = (root, number, timestamp);
         } catch (bytes memory reason) {
-            if (reason.length == 0) revert StorageProofVerifier_MalformedProof();
+            if (reason.length == 0 || keccak256(reason) == _PANIC_MEMORY_HASH) revert StorageProofVerifier_MalformedProof();
             revert StorageProofVerifier_MalformedHeader();
         }
         BalanceProof calldata decoded = _inCalldata(proof);

@@ -78,8 +78,9 @@ interface IStorageProofVerifier {
 
     /// @notice Decodes `proof` (`abi.encode(BalanceProof)`) and reads its RLP block header's state root (field 3),
     /// number (field 8) and timestamp (field 11). A step of `verifyBalance`, called on itself so that its reverts
-    /// are caught and named: without data when `proof` is not an ABI-encoded `BalanceProof`, with data (the RLP
-    /// library's error, an index panic, `StorageProofVerifier_MalformedHeader`) when its header is malformed.
+    /// are caught and named: without data, or with Panic(0x41) for a length or count word beyond any memory,
+    /// when `proof` is not an ABI-encoded `BalanceProof`; with other data (the RLP library's error, an index panic,
+    /// `StorageProofVerifier_MalformedHeader`) when its header is malformed.
     function readProofHeader(bytes calldata proof)
         external
         pure

@@ -13,8 +13,10 @@ import {
   hexlify,
   type JsonRpcProvider,
   NonceManager,
+  toBeHex,
   Wallet,
   ZeroHash,
+  zeroPadValue,
 } from "ethers";
 import hre from "hardhat";
 
@@ -267,6 +269,24 @@ describe("StorageProofVerifier: balance proofs against an L1 block hash (one anv
     expect((await revertOf(verifier.verifyBalance(tokens.erc20, holder, 0n, MAX_AGE, garbage), verifier)).name).to.equal(
       "StorageProofVerifier_MalformedHeader",
     );
+    // A length or count word asking for more memory than exists: the decoder panics (0x41) before it checks
+    // bounds; still the encoding that is malformed, not the header.
+    const bytes = getBytes(proof.encoded);
+    const word = (at: number) => BigInt(hexlify(bytes.slice(at, at + 32)));
+    const tuple = 32;
+    const withWord = (at: number, value: bigint) => {
+      const changed = Uint8Array.from(bytes);
+      changed.set(getBytes(zeroPadValue(toBeHex(value), 32)), at);
+      return hexlify(changed);
+    };
+    for (const [what, at, value] of [
+      ["the header's length", tuple + Number(word(tuple)), 2n ** 64n],
+      ["the account proof's count", tuple + Number(word(tuple + 32)), 2n ** 59n],
+      ["the storage proof's count", tuple + Number(word(tuple + 64)), 2n ** 59n],
+    ] as const) {
+      const error = await revertOf(verifier.verifyBalance(tokens.erc20, holder, OZ_ERC20_SLOT, MAX_AGE, withWord(at, value)), verifier);
+      expect(error.name, what).to.equal("StorageProofVerifier_MalformedProof");
+    }
     expect(proof.value).to.equal(ERC20_SUPPLY);
   });
 
