@@ -9,6 +9,7 @@
 // holder's key (anvil's public development keys: worthless anywhere else). Against another deployment, set
 // AVN_API_URL, AVN_API_KEY, L2_RPC_URL, ATTESTATION_VERIFIER, TOKEN and PRIVATE_KEY instead.
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 import { AvnApiError, AvnClient, toContractAttestation, verifyAttestation } from "@avn/sdk";
 import { createPublicClient, createWalletClient, defineChain, http, type Abi, type Address, type Hex } from "viem";
@@ -38,7 +39,7 @@ function settings() {
       privateKey: env.PRIVATE_KEY as Hex,
     };
   }
-  const file = env.AVN_STACK_FILE ?? new URL("../../../.devnet/stack.json", import.meta.url).pathname;
+  const file = env.AVN_STACK_FILE ?? fileURLToPath(new URL("../../../.devnet/stack.json", import.meta.url));
   let stack: StackFile;
   try {
     stack = JSON.parse(readFileSync(file, "utf8")) as StackFile;

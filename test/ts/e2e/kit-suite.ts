@@ -59,7 +59,8 @@ export function describeIntegratorsKit(context: () => KitSuiteContext): void {
       const example = path.join(workDir, "examples", "consumer");
       await cp(path.join(projectRoot, "examples", "consumer"), example, {
         recursive: true,
-        filter: (source) => !/[/\\](node_modules|artifacts|cache)([/\\]|$)/.test(path.relative(projectRoot, source)),
+        // What a developer's own install or build left there (a lockfile pins the hashes of older tarballs).
+        filter: (source) => !/[/\\](node_modules|artifacts|cache|package-lock\.json)([/\\]|$)/.test(path.relative(projectRoot, source)),
       });
       // The project's Node first on PATH, as `npm start` users have it, and nothing of the repository's own
       // (the test runner puts its node_modules/.bin there: the example must use its own Hardhat). The install
