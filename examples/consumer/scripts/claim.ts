@@ -102,8 +102,10 @@ const answer = await client
 if (answer.attestation === undefined) throw new Error("the API sent no attestation");
 console.log(`attested balance: ${answer.balance} (exact: a bigint, whatever its size)`);
 
-// 3. Check it before spending gas: the signatures off-chain, then the verifier's own view on the L2.
-const verification = await verifyAttestation(answer.attestation, { publicClient, maxAge: 600 });
+// 3. Check it before spending gas: the signatures off-chain, then the network's verifier's own view on the L2.
+// \`verifier\`: the AttestationVerifier this integration trusts. Without it, an attestation could name a
+// contract of its author's own that approves anything.
+const verification = await verifyAttestation(answer.attestation, { publicClient, maxAge: 600, verifier: config.verifier });
 if (!verification.valid) throw new Error(`the attestation is not valid: ${verification.reason}`);
 console.log(`valid: signed by ${verification.signers.length} nodes for licenses ${verification.licenseIds.join(", ")}`);
 

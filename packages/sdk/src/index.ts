@@ -41,7 +41,7 @@ export type {
 } from "./wire.ts";
 
 export { DEFAULT_MAX_AGE, verifyAttestation, type VerificationResult, type VerifyOptions } from "./verify.ts";
-export { recordAttestation, type RecordOptions, type RecordResult } from "./record.ts";
+export { DEFAULT_STALE_MARGIN_SECONDS, recordAttestation, type RecordOptions, type RecordResult } from "./record.ts";
 export {
   attestationDigest,
   attestationTypedData,

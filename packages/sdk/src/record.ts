@@ -1,6 +1,24 @@
 import type { AttestationJson } from "@avn/protocol/attestation";
-import type { Account, Address, Chain, Client, Hex, TransactionReceipt, Transport } from "viem";
-import { estimateContractGas, getBlock, getChainId, simulateContract, waitForTransactionReceipt, writeContract } from "viem/actions";
+import {
+  isAddress,
+  isAddressEqual,
+  type Account,
+  type Address,
+  type Chain,
+  type Client,
+  type Hex,
+  type TransactionReceipt,
+  type Transport,
+} from "viem";
+import {
+  estimateContractGas,
+  getBlock,
+  getChainId,
+  readContract,
+  simulateContract,
+  waitForTransactionReceipt,
+  writeContract,
+} from "viem/actions";
 
 import { attestationVerifierAbi } from "./abi.ts";
 import { isConditionAttestation, toContractAttestation } from "./typed-data.ts";
@@ -9,10 +27,25 @@ export interface RecordOptions {
   /** The sender, when the wallet client has no account of its own. */
   account?: Account | Address;
   /**
-   * Added to the gas estimate, in percent. Default 30, as the circuit nodes and the demo send: unused gas is
-   * not charged. See `recordAttestation` for why a bare estimate is not enough.
+   * The `AttestationVerifier` you trust (the network's, e.g. from its stack file or deployment records).
+   * An attestation whose `domain.verifyingContract` is another address (compared case-insensitively) is
+   * refused with a `TypeError` before anything is asked or sent. Without it, the transaction goes to the
+   * address the attestation names: set it for any attestation that did not come from your own API call.
+   */
+  verifier?: Address;
+  /**
+   * Added to the gas estimate, in percent: an integer, 0 or more (a `RangeError` otherwise). Default 30, as
+   * the circuit nodes and the demo send: unused gas is not charged. See `recordAttestation` for why a bare
+   * estimate is not enough.
    */
   gasMarginPercent?: number;
+  /**
+   * Seconds, an integer 0 or more (a `RangeError` otherwise). An attestation that would be older than the
+   * verifier's `MAX_RECORD_AGE` this long after the latest block is refused before sending: the simulation
+   * at the latest block would pass, and the mined transaction revert `AttestationVerifier_StaleAttestation`
+   * a block or more later. Default `DEFAULT_STALE_MARGIN_SECONDS` (30 s: 15 two-second L2 blocks).
+   */
+  staleMarginSeconds?: number;
   /**
    * How long to wait, at most, for the wallet's RPC to reach a block at or after the attestation's
    * `issuedAt` before simulating (recording refuses an issue time after the block's). Default 10,000 ms.
@@ -31,13 +64,21 @@ export interface RecordResult {
 /** How often the chain's head is read while waiting for it to reach `issuedAt` (2-second L2 blocks). */
 const HEAD_POLL_MS = 500;
 
+/** `recordAttestation`'s default `staleMarginSeconds`: 30 s, 15 two-second L2 blocks for the transaction to be mined in. */
+export const DEFAULT_STALE_MARGIN_SECONDS = 30;
+
 /**
  * Records a balance attestation with `AttestationVerifier.recordAttestation`, from any viem wallet client
  * on the L2, with no gas override needed:
  *
+ * 0. With `verifier`, it refuses an attestation naming another verifier contract (a `TypeError`): without
+ *    it, the transaction goes to whatever `domain.verifyingContract` says.
  * 1. It checks that the wallet is on the domain's chain, and waits (`waitForIssuedAtMs`) until the wallet's
  *    RPC has a block at or after `issuedAt`: the hub stamps the L2 head's time, recording refuses an
  *    issue time after the block's (`IssuedInFuture`), and the wallet's RPC may be a block behind the hub's.
+ *    It refuses, with an error named `AttestationVerifier_StaleAttestation`, an attestation that will be
+ *    older than the verifier's `MAX_RECORD_AGE` by the time the transaction is mined (the latest block's
+ *    time plus `staleMarginSeconds`): the simulation at the latest block would still pass it.
  * 2. It simulates the call from the sender, so that a bad attestation (stale, short of quorum, not newer
  *    than the result stored, the sender's collateral short of the fee) rejects with the contract's named
  *    error (viem's `ContractFunctionExecutionError`, whose cause names it) and nothing is sent.
@@ -62,24 +103,39 @@ export async function recordAttestation(
     throw new TypeError(
       "Signed verdicts (condition attestations) cannot be recorded: check them with verifyAttestation or in a contract's view",
     );
+  const gasMarginPercent = nonNegativeInteger(options.gasMarginPercent ?? 30, "gasMarginPercent");
+  const staleMarginSeconds = nonNegativeInteger(options.staleMarginSeconds ?? DEFAULT_STALE_MARGIN_SECONDS, "staleMarginSeconds");
+  if (options.verifier !== undefined && !isAddress(options.verifier, { strict: false }))
+    throw new TypeError(`options.verifier must be an address, not ${String(options.verifier)}`);
   const args = toContractAttestation(attestation);
+  const address = args.domain.verifyingContract;
+  if (options.verifier !== undefined && !isAddressEqual(options.verifier, address))
+    throw new TypeError(`The attestation names the verifier ${address}, not the one trusted, ${options.verifier}: nothing was sent`);
   const account = options.account ?? walletClient.account;
   if (account === undefined) throw new TypeError("The wallet client has no account: pass options.account");
   const chainId = BigInt(await getChainId(walletClient));
   if (chainId !== args.domain.chainId)
     throw new Error(`The wallet is on chain ${chainId}; the attestation is for the verifier on chain ${args.domain.chainId}`);
 
-  await untilHeadReaches(walletClient, args.attestation.issuedAt, options.waitForIssuedAtMs ?? 10_000);
+  const { issuedAt } = args.attestation;
+  const maxRecordAge = await readContract(walletClient, { address, abi: attestationVerifierAbi, functionName: "MAX_RECORD_AGE" });
+  const head = await untilHeadReaches(walletClient, issuedAt, options.waitForIssuedAtMs ?? 10_000);
+  if (head + BigInt(staleMarginSeconds) > issuedAt + maxRecordAge)
+    throw new Error(
+      `AttestationVerifier_StaleAttestation(${issuedAt}, ${maxRecordAge}): issued at ${issuedAt}, the attestation would be older than ` +
+        `the verifier's MAX_RECORD_AGE (${maxRecordAge} s) within ${staleMarginSeconds} s of the latest block (time ${head}), ` +
+        "and its recording would revert once mined; nothing was sent. Ask the API for a fresh one",
+    );
   const call = {
     account,
-    address: args.domain.verifyingContract,
+    address,
     abi: attestationVerifierAbi,
     functionName: "recordAttestation",
     args: [args.attestation, args.signatures],
   } as const;
   await simulateContract(walletClient, call);
   const estimate = await estimateContractGas(walletClient, call);
-  const gas = estimate + (estimate * BigInt(options.gasMarginPercent ?? 30)) / 100n;
+  const gas = estimate + (estimate * BigInt(gasMarginPercent)) / 100n;
   const hash = await writeContract(walletClient, { ...call, gas, chain: walletClient.chain ?? null });
   const receipt = await waitForTransactionReceipt(walletClient, { hash });
   if (receipt.status !== "success")
@@ -87,10 +143,20 @@ export async function recordAttestation(
   return { hash, gas, receipt };
 }
 
-/** Waits until the latest block's timestamp is at least `time`, for at most `timeoutMs`; returns either way. */
-async function untilHeadReaches(client: Client, time: bigint, timeoutMs: number): Promise<void> {
+/**
+ * Waits until the latest block's timestamp is at least `time`, for at most `timeoutMs`; returns either way,
+ * with the latest block's timestamp as last read.
+ */
+async function untilHeadReaches(client: Client, time: bigint, timeoutMs: number): Promise<bigint> {
   const deadline = Date.now() + timeoutMs;
-  while ((await getBlock(client, { blockTag: "latest" })).timestamp < time && Date.now() < deadline) {
+  for (;;) {
+    const { timestamp } = await getBlock(client, { blockTag: "latest" });
+    if (timestamp >= time || Date.now() >= deadline) return timestamp;
     await new Promise((resolve) => setTimeout(resolve, HEAD_POLL_MS));
   }
+}
+
+function nonNegativeInteger(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be an integer, 0 or more, not ${String(value)}`);
+  return value;
 }

@@ -5,6 +5,7 @@ import {
   createPublicClient,
   hexToBigInt,
   http,
+  isAddress,
   isAddressEqual,
   recoverAddress,
   size,
@@ -36,6 +37,14 @@ const UINT96_MAX = 2n ** 96n - 1n;
 const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
 
 export interface VerifyOptions {
+  /**
+   * The `AttestationVerifier` you trust: the network's, e.g. from its stack file or deployment records. An
+   * attestation whose `domain.verifyingContract` is another address (compared case-insensitively) is
+   * answered `UnexpectedVerifier` without a call. Without it, the attestation names its own verifier, and
+   * `valid` means only "valid under the verifier it names": set it for any attestation that did not come
+   * from your own call to the API.
+   */
+  verifier?: Address;
   /** An L2 JSON-RPC URL: the verifier contract is asked too. */
   rpcUrl?: string;
   /** Or a viem client on the L2 (any client with a transport: public, wallet, test). */
@@ -52,9 +61,11 @@ export interface VerificationResult {
    * Why not, when not valid: the verifier's custom error (`AttestationVerifier_WrongSigner`,
    * `AttestationVerifier_StaleAttestation`, `AttestationVerifier_QuorumNotReached` …), found off-chain with
    * the contract's own rules or named by the contract's revert; or one of the SDK's: `MalformedAttestation`
-   * (the JSON is not an attestation), `UnsupportedDomain` (not the verifier's EIP-712 name and version),
+   * (the JSON is not an attestation), `UnexpectedVerifier` (`domain.verifyingContract` is not the
+   * `verifier` option), `UnsupportedDomain` (not the verifier's EIP-712 name and version),
    * `ChainIdMismatch` (the client is on another chain than the domain's), `NoVerifierContract` (no
-   * contract answers at `domain.verifyingContract`).
+   * contract answers at `domain.verifyingContract`), `InvalidWithoutReason` (the contract's boolean view
+   * said false, yet its `check…` view named no error).
    */
   reason?: string;
   /** The reason in words, with the error's arguments. */
@@ -64,9 +75,10 @@ export interface VerificationResult {
   /** Every license its signatures name, in order. */
   licenseIds: bigint[];
   /**
-   * Whether the verifier contract judged it. Off-chain, `valid` means well formed, fresh by this clock and
-   * signed by the signers it names; only the chain knows whether their licenses are live, delegated to them
-   * and reach the quorum, so pass `rpcUrl` or `publicClient` before trusting one.
+   * Whether the verifier contract judged it. Off-chain, `valid` means only well formed, fresh by this clock
+   * and signed by the signers it declares, who may be anyone: what makes their signatures count is the
+   * chain's check that their licenses are live, delegated to them and reach the quorum, so pass `rpcUrl` or
+   * `publicClient` (and `verifier`) before trusting one.
    */
   onChain: boolean;
 }
@@ -79,12 +91,20 @@ export interface VerificationResult {
  * `domain.verifyingContract` (`isAttestationValid` / `isConditionAttestationValid`, and on `false` the
  * matching `check…` view for the named error), after checking that the client's chain is the domain's.
  *
+ * The attestation names its verifier: anyone can sign one with keys of their own and name a contract of
+ * their own that answers true. Pass `verifier`, the `AttestationVerifier` you trust, and an attestation
+ * naming another is refused (`UnexpectedVerifier`) before any check; without it, `valid` means "valid under
+ * the verifier the attestation names", which is enough only for an attestation from your own API call.
+ *
  * Resolves with `valid: false` and a `reason` for an invalid attestation; rejects only when the chain
- * cannot be asked (a transport error), so that an outage never reads as "invalid". A valid verdict may
+ * cannot be asked (a transport error), so that an outage never reads as "invalid", or with a `TypeError`
+ * when `verifier` is not an address. A valid verdict may
  * still say `false`: read `attestation.message.verdict` yourself.
  */
 export async function verifyAttestation(attestation: AnyAttestationJson, options: VerifyOptions = {}): Promise<VerificationResult> {
   const maxAge = BigInt(options.maxAge ?? DEFAULT_MAX_AGE);
+  if (options.verifier !== undefined && !isAddress(options.verifier, { strict: false }))
+    throw new TypeError(`options.verifier must be an address, not ${String(options.verifier)}`);
   let args: ContractBalanceAttestationArgs | ContractConditionAttestationArgs;
   try {
     args = toContractAttestation(attestation);
@@ -93,6 +113,15 @@ export async function verifyAttestation(attestation: AnyAttestationJson, options
   }
   const signers = args.signatures.map(({ signer }) => signer);
   const licenseIds = args.signatures.flatMap((signature) => signature.licenseIds);
+  if (options.verifier !== undefined && !isAddressEqual(options.verifier, args.domain.verifyingContract))
+    return {
+      valid: false,
+      reason: "UnexpectedVerifier",
+      detail: `The attestation names the verifier ${args.domain.verifyingContract}, not the one trusted, ${options.verifier}`,
+      signers,
+      licenseIds,
+      onChain: false,
+    };
   const client =
     options.publicClient ?? (options.rpcUrl === undefined ? undefined : createPublicClient({ transport: http(options.rpcUrl) }));
   const failure = await offChainFailure(
@@ -225,8 +254,12 @@ async function onChainFailure(
         functionName: "checkConditionAttestation",
         args: [args.attestation, args.signatures, maxAge],
       });
-    // The chain moved between the two calls (a heartbeat landed, say): the later view has the last word.
-    return undefined;
+    // No named error after a `false`: fail closed. (A heartbeat landing between the calls could make a
+    // genuinely valid attestation read so; asking again settles it.)
+    return {
+      reason: "InvalidWithoutReason",
+      detail: `The verifier at ${address} answered false, and its check view named no error`,
+    };
   } catch (error) {
     const failure = revertFailure(error);
     if (failure === undefined) throw error;

@@ -171,15 +171,47 @@ describe("@avn/sdk AvnClient", function () {
 
     it("keeps small integers as numbers and exact ones beyond 2^53 as bigints, also negative and nested", function () {
       const parsed = parseJsonExact(
-        '{"a":9007199254740991,"b":9007199254740993,"c":[-9007199254740993,1.5,1e21,0],"d":"9007199254740993","e":115792089237316195423570985008687907853269984665640564039457584007913129639935}',
+        '{"a":9007199254740991,"b":9007199254740993,"c":[-9007199254740993,1.5,1e-21,0],"d":"9007199254740993","e":115792089237316195423570985008687907853269984665640564039457584007913129639935}',
       );
       expect(parsed).to.deep.equal({
         a: 9007199254740991,
         b: 9007199254740993n,
-        c: [-9007199254740993n, 1.5, 1e21, 0],
+        c: [-9007199254740993n, 1.5, 1e-21, 0],
         d: "9007199254740993",
         e: 2n ** 256n - 1n,
       });
+    });
+
+    it("refuses, as malformed JSON, a fraction or an exponent that reads as an integer of 2^52 or more", async function () {
+      for (const text of [
+        "4503599627370496.5",
+        "-4503599627370496.5",
+        "4503599627370497.0",
+        "9007199254740993.5",
+        "4.5035996273704965e15",
+        "1e21",
+        "-1E300",
+      ])
+        expect(() => parseJsonExact(`{"balance":${text}}`), text).to.throw(
+          SyntaxError,
+          new RegExp(`JSON number ${text.replace(".", "\\.")} is not an integer literal`),
+        );
+      // Below 2^52 a double still holds the fraction; integer literals are read as ever.
+      expect(parseJsonExact("[4503599627370495.5,4503599627370496,-4503599627370496,9007199254740992,1.5e-7,0.0]")).to.deep.equal([
+        4503599627370495.5,
+        4503599627370496,
+        -4503599627370496,
+        9007199254740992n,
+        1.5e-7,
+        0,
+      ]);
+      // In an answer: not the API's JSON, rather than a balance of 4503599627370496.
+      api.reset(ok(SUCCESS_MESSAGE, `{"user_address":"${OWNER}","asset":{"balance":4503599627370496.5,"QueryResult":"0x"}}`));
+      const failure = await failureOf(api.client().evmBalance({ userAddress: OWNER, contractAddress: TOKEN }));
+      expect(failure.status).to.equal(200);
+      expect(failure.message).to.match(/^HTTP 200: the answer is not the API's JSON/);
+      expect(failure.cause).to.be.instanceOf(SyntaxError);
+      expect(api.seen).to.have.length(1);
     });
 
     it("refuses to parse, naming the supported runtimes, where JSON.parse gives revivers no source text", function () {

@@ -4,15 +4,19 @@ import { BaseError, ContractFunctionRevertedError, createWalletClient, custom, t
 import { mnemonicToAccount } from "viem/accounts";
 import { getTransactionCount } from "viem/actions";
 
-import { attestationToJson } from "../../../src/common/attestation.ts";
+import { attestationDomain, attestationToJson } from "../../../src/common/attestation.ts";
 import { conditionAttestationToJson, signConditionAttestation } from "../../../src/common/condition-attestation.ts";
-import type { BalanceAttestation } from "@avn/protocol/attestation";
+import type { AttestationDomain, BalanceAttestation } from "@avn/protocol/attestation";
 import { ownersHash, recordAttestation, type AttestationJson, type ConditionAttestationJson } from "../../../packages/sdk/src/index.ts";
 import { attestationOf, domainOf, signAll } from "../../helpers/attestations.ts";
 import { deployProtocol, REQUEST_FEE } from "../../helpers/protocol.ts";
 
 const { ethers, networkHelpers, provider } = await network.create();
-const { loadFixture } = networkHelpers;
+const { loadFixture, setCode, time } = networkHelpers;
+
+/** Runtime code that answers every call with the word 1, and so accepts any call: a "verifier" of the attacker's own. */
+const ANSWERS_TRUE = "0x600160005260206000f3";
+const ATTACKER_VERIFIER = "0x00000000000000000000000000000000a77ac4e5";
 
 /** Hardhat's development accounts; account 9 is deployProtocol's consumer, with collateral for the request fee. */
 const MNEMONIC = "test test test test test test test test test test test junk";
@@ -43,10 +47,24 @@ async function fixture() {
 
 type Fixture = Awaited<ReturnType<typeof fixture>>;
 
-async function signedJson(f: Fixture, fields: Partial<BalanceAttestation> = {}): Promise<AttestationJson> {
+async function signedJson(
+  f: Fixture,
+  fields: Partial<BalanceAttestation> = {},
+  domain: AttestationDomain = f.domain,
+): Promise<AttestationJson> {
   const attestation = await attestationOf(ethers, fields);
-  const signatures = await signAll(f.domain, attestation, f.nodes.slice(0, 2));
-  return JSON.parse(JSON.stringify(attestationToJson(f.domain, attestation, signatures))) as AttestationJson;
+  const signatures = await signAll(domain, attestation, f.nodes.slice(0, 2));
+  return JSON.parse(JSON.stringify(attestationToJson(domain, attestation, signatures))) as AttestationJson;
+}
+
+/** The call's error: it must fail. */
+async function refusalOf(call: Promise<unknown>): Promise<Error> {
+  const outcome = await call.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(outcome, "the call should have failed").to.be.instanceOf(Error);
+  return outcome as Error;
 }
 
 /** The custom error's name a rejected call carries (viem decodes it with the SDK's ABI). */
@@ -105,6 +123,63 @@ describe("@avn/sdk recordAttestation", function () {
     expect(await getTransactionCount(poorWallet, { address: poorWallet.account.address })).to.equal(0);
   });
 
+  it("sends only to the trusted verifier when `verifier` is set, and refuses another before asking anything", async function () {
+    const f = await loadFixture(fixture);
+    const wallet = walletOf(9);
+    const verifierAddress = await f.attestationVerifier.getAddress();
+    await setCode(ATTACKER_VERIFIER, ANSWERS_TRUE);
+    const elsewhere = await signedJson(f, {}, attestationDomain(f.domain.chainId, ATTACKER_VERIFIER));
+    const nonce = await getTransactionCount(wallet, { address: wallet.account.address });
+
+    const refused = await refusalOf(recordAttestation(wallet, elsewhere, { verifier: verifierAddress as `0x${string}` }));
+    expect(refused).to.be.instanceOf(TypeError);
+    expect(refused.message).to.include(ethers.getAddress(ATTACKER_VERIFIER)).and.include(verifierAddress);
+    expect(await getTransactionCount(wallet, { address: wallet.account.address })).to.equal(nonce);
+
+    // The network's own attestation, its verifier named in any case: recorded.
+    const json = await signedJson(f);
+    const recorded = await recordAttestation(wallet, json, { verifier: verifierAddress.toLowerCase() as `0x${string}` });
+    expect(recorded.receipt.status).to.equal("success");
+    expect(recorded.receipt.to?.toLowerCase()).to.equal(verifierAddress.toLowerCase());
+    await expectRefusal(
+      recordAttestation(wallet, json, { verifier: "0xnot-an-address" }),
+      TypeError,
+      /options\.verifier must be an address/,
+    );
+  });
+
+  it("refuses, before sending, an attestation that would be past MAX_RECORD_AGE once mined", async function () {
+    const f = await loadFixture(fixture);
+    const wallet = walletOf(9);
+    const maxRecordAge = await f.attestationVerifier.MAX_RECORD_AGE();
+    const now = BigInt(await time.latest());
+    // Ten seconds short of the limit at the latest block: the simulation there passes, a block mined
+    // half a minute later would revert.
+    const old = await signedJson(f, { issuedAt: now - maxRecordAge + 10n });
+    const nonce = await getTransactionCount(wallet, { address: wallet.account.address });
+    const refused = await refusalOf(recordAttestation(wallet, old));
+    expect(refused.message).to.match(new RegExp(`^AttestationVerifier_StaleAttestation\\(${now - maxRecordAge + 10n}, ${maxRecordAge}\\)`));
+    expect(refused.message).to.include("nothing was sent");
+    expect(await getTransactionCount(wallet, { address: wallet.account.address })).to.equal(nonce);
+    // A smaller margin takes the chance, and here (automine, the next block a second later) wins it.
+    expect((await recordAttestation(wallet, old, { staleMarginSeconds: 5 })).receipt.status).to.equal("success");
+  });
+
+  it("refuses a gas margin or a staleness margin that is not an integer of 0 or more", async function () {
+    const f = await loadFixture(fixture);
+    const wallet = walletOf(9);
+    const json = await signedJson(f);
+    const nonce = await getTransactionCount(wallet, { address: wallet.account.address });
+    for (const gasMarginPercent of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])
+      await expectRefusal(
+        recordAttestation(wallet, json, { gasMarginPercent }),
+        RangeError,
+        /gasMarginPercent must be an integer, 0 or more/,
+      );
+    await expectRefusal(recordAttestation(wallet, json, { staleMarginSeconds: -30 }), RangeError, /staleMarginSeconds/);
+    expect(await getTransactionCount(wallet, { address: wallet.account.address })).to.equal(nonce);
+  });
+
   it("refuses to record a signed verdict: verdicts are checked in views only", async function () {
     const f = await loadFixture(fixture);
     const attestation = {
@@ -128,6 +203,12 @@ describe("@avn/sdk recordAttestation", function () {
     expect((refused as Error).message).to.match(/cannot be recorded/);
   });
 });
+
+async function expectRefusal(call: Promise<unknown>, type: new (...args: never[]) => Error, message?: RegExp): Promise<void> {
+  const refused = await refusalOf(call);
+  expect(refused).to.be.instanceOf(type);
+  if (message !== undefined) expect(refused.message).to.match(message);
+}
 
 async function collateralOf(f: Fixture): Promise<{ collateral: bigint }> {
   return { collateral: (await f.registry.collateralOf(f.consumer.address)).available };

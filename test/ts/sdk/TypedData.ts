@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 
 import { expect } from "chai";
 import { network } from "hardhat";
-import { createPublicClient, custom, keccak256, toBytes, type EIP1193Provider } from "viem";
+import { createPublicClient, custom, getAddress, keccak256, toBytes, type EIP1193Provider } from "viem";
 import { readContract } from "viem/actions";
 
 import { attestationDomain, attestationToJson } from "../../../src/common/attestation.ts";
@@ -26,7 +26,7 @@ import { attestationOf, domainOf, signAll } from "../../helpers/attestations.ts"
 import { deployProtocol, LIVENESS_WINDOW } from "../../helpers/protocol.ts";
 
 const { ethers, networkHelpers, provider } = await network.create();
-const { loadFixture, time } = networkHelpers;
+const { loadFixture, setCode, time } = networkHelpers;
 
 /**
  * viem over Hardhat's in-process network: the SDK's reads go to the same chain the fixture deployed on. No
@@ -36,6 +36,13 @@ const publicClient = createPublicClient({ transport: custom(provider as EIP1193P
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const OWNER = "0x1111111111111111111111111111111111111111";
+/** Runtime code that answers every call with the word 1: an `isAttestationValid` that always says true. */
+const ANSWERS_TRUE = "0x600160005260206000f3";
+/** Runtime code that answers every call with the word 0: false from the boolean views, no revert from the checks. */
+const ANSWERS_ZERO = "0x60206000f3";
+/** Addresses of no account, where the tests put such code. */
+const ATTACKER_VERIFIER = "0x00000000000000000000000000000000a77ac4e5";
+const SILENT_VERIFIER = "0x000000000000000000000000000000005113e475";
 /** A game's condition: 100 units of a token on Ethereum. */
 const CONDITION = { chain: "ethereum", contract_address: "0x2222222222222222222222222222222222222222", min: "100" };
 
@@ -61,8 +68,12 @@ async function balanceJson(
   return JSON.parse(JSON.stringify(attestationToJson(domain, attestation, signatures))) as AttestationJson;
 }
 
-/** A signed verdict on `CONDITION` for `OWNER`, issued at the latest block's time, signed as the nodes sign it. */
-async function conditionJson(f: Fixture, fields: Partial<ConditionAttestation> = {}): Promise<ConditionAttestationJson> {
+/** A signed verdict on `CONDITION` for `OWNER`, issued at the latest block's time, signed as the nodes sign it (under `domain`). */
+async function conditionJson(
+  f: Fixture,
+  fields: Partial<ConditionAttestation> = {},
+  domain: AttestationDomain = f.domain,
+): Promise<ConditionAttestationJson> {
   const attestation: ConditionAttestation = {
     conditionHash: conditionHash(CONDITION),
     ownersHash: ownersHash({ ethereum: OWNER }),
@@ -76,10 +87,10 @@ async function conditionJson(f: Fixture, fields: Partial<ConditionAttestation> =
     f.nodes.slice(0, 2).map(async ({ burner, licenseIds }) => ({
       signer: burner.address,
       licenseIds,
-      signature: await signConditionAttestation(burner, f.domain, attestation, licenseIds),
+      signature: await signConditionAttestation(burner, domain, attestation, licenseIds),
     })),
   );
-  return JSON.parse(JSON.stringify(conditionAttestationToJson(f.domain, attestation, signatures))) as ConditionAttestationJson;
+  return JSON.parse(JSON.stringify(conditionAttestationToJson(domain, attestation, signatures))) as ConditionAttestationJson;
 }
 
 describe("@avn/sdk typed data and verification against AttestationVerifier", function () {
@@ -252,6 +263,68 @@ describe("@avn/sdk typed data and verification against AttestationVerifier", fun
       });
     });
 
+    it("refuses an attestation naming a verifier of its own when `verifier` is set, without calling anything", async function () {
+      const f = await loadFixture(fixture);
+      // Anyone's keys, anyone's contract: an outsider signs for a "verifier" of theirs that says true to everything.
+      await setCode(ATTACKER_VERIFIER, ANSWERS_TRUE);
+      const forged = await balanceJson(
+        f,
+        { balance: 10n ** 30n },
+        { nodes: [{ burner: f.outsider, licenseIds: [7n] }], domain: attestationDomain(f.domain.chainId, ATTACKER_VERIFIER) },
+      );
+      // Without `verifier`, valid under the verifier it names: what the option is for.
+      expect(await verifyAttestation(forged, { publicClient })).to.include({ valid: true, onChain: true });
+
+      const counting = countingClient();
+      for (const verifier of [f.verifierAddress, f.verifierAddress.toLowerCase() as `0x${string}`]) {
+        const refused = await verifyAttestation(forged, { publicClient: counting.client, verifier });
+        expect(refused).to.deep.equal({
+          valid: false,
+          reason: "UnexpectedVerifier",
+          detail: `The attestation names the verifier ${getAddress(ATTACKER_VERIFIER)}, not the one trusted, ${verifier}`,
+          signers: [f.outsider.address],
+          licenseIds: [7n],
+          onChain: false,
+        });
+        // Off-chain too.
+        expect(await verifyAttestation(forged, { verifier, now: BigInt(await time.latest()) })).to.include({
+          valid: false,
+          reason: "UnexpectedVerifier",
+        });
+      }
+      expect(counting.methods).to.deep.equal([]);
+
+      // The network's own attestation passes with its verifier, in any case.
+      const genuine = await balanceJson(f);
+      for (const verifier of [f.verifierAddress, f.verifierAddress.toLowerCase() as `0x${string}`])
+        expect(await verifyAttestation(genuine, { publicClient, verifier })).to.include({ valid: true, onChain: true });
+      await expectRejection(
+        verifyAttestation(genuine, { publicClient, verifier: "0x1234" }),
+        TypeError,
+        /options\.verifier must be an address/,
+      );
+    });
+
+    it("fails closed when the boolean view says false and the check view names no error", async function () {
+      const f = await loadFixture(fixture);
+      await setCode(SILENT_VERIFIER, ANSWERS_ZERO);
+      const domain = attestationDomain(f.domain.chainId, SILENT_VERIFIER);
+      const json = await balanceJson(f, {}, { domain });
+      expect(await verifyAttestation(json, { publicClient })).to.deep.equal({
+        valid: false,
+        reason: "InvalidWithoutReason",
+        detail: `The verifier at ${getAddress(SILENT_VERIFIER)} answered false, and its check view named no error`,
+        signers: [f.burnerA.address, f.burnerB.address],
+        licenseIds: [1n, 2n],
+        onChain: true,
+      });
+      expect(await verifyAttestation(await conditionJson(f, {}, domain), { publicClient })).to.include({
+        valid: false,
+        reason: "InvalidWithoutReason",
+        onChain: true,
+      });
+    });
+
     it("says when the client is on another chain, or no verifier answers at the domain's address", async function () {
       const f = await loadFixture(fixture);
       const elsewhere = await balanceJson(f, {}, { domain: attestationDomain(999n, f.verifierAddress) });
@@ -267,6 +340,32 @@ describe("@avn/sdk typed data and verification against AttestationVerifier", fun
     });
   });
 });
+
+/** A viem client on the test's network that records every JSON-RPC method it is asked. */
+function countingClient() {
+  const methods: string[] = [];
+  const client = createPublicClient({
+    transport: custom(
+      {
+        request: ({ method, params }: { method: string; params?: unknown }) => {
+          methods.push(method);
+          return provider.request({ method, params: params as unknown[] });
+        },
+      },
+      { retryCount: 0 },
+    ),
+  });
+  return { client, methods };
+}
+
+async function expectRejection(call: Promise<unknown>, type: new (...args: never[]) => Error, message: RegExp): Promise<void> {
+  const outcome = await call.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(outcome).to.be.instanceOf(type);
+  expect((outcome as Error).message).to.match(message);
+}
 
 /** The same signature with `s` replaced by `n - s` and `v` flipped: it recovers to the same signer, and the contract refuses it. */
 function malleableTwin(signature: string): string {
