@@ -96,9 +96,16 @@ describe("bridge: deposits and withdrawals through the OP standard bridge on the
       expect((await rejectionOf(bridge.prove(hash))).code).to.equal("NOT_PROVABLE_YET");
       expect((await rejectionOf(bridge.finalize(hash))).code).to.equal("NOT_PROVEN");
 
-      net.devnet.proposer.start();
+      // The proposer restarts once the wait has seen the first status: started before, it can publish the
+      // output before the first poll on a loaded machine, and the first status would go unobserved.
       const seen: MessageStatusName[] = [];
-      await bridge.waitFor(hash, "READY_TO_PROVE", { onStatus: (status) => seen.push(status), timeoutMs: 30_000 });
+      await bridge.waitFor(hash, "READY_TO_PROVE", {
+        onStatus: (status) => {
+          seen.push(status);
+          if (seen.length === 1) net.devnet.proposer.start();
+        },
+        timeoutMs: 30_000,
+      });
       expect(seen).to.deep.equal(["STATE_ROOT_NOT_PUBLISHED", "READY_TO_PROVE"]);
 
       await bridge.prove(hash);
