@@ -276,7 +276,7 @@ describe("@avn/sdk typed data and verification against AttestationVerifier", fun
       expect(await verifyAttestation(forged, { publicClient })).to.include({ valid: true, onChain: true });
 
       const counting = countingClient();
-      for (const verifier of [f.verifierAddress, f.verifierAddress.toLowerCase() as `0x${string}`]) {
+      for (const verifier of [f.verifierAddress as `0x${string}`, f.verifierAddress.toLowerCase() as `0x${string}`]) {
         const refused = await verifyAttestation(forged, { publicClient: counting.client, verifier });
         expect(refused).to.deep.equal({
           valid: false,
@@ -296,7 +296,7 @@ describe("@avn/sdk typed data and verification against AttestationVerifier", fun
 
       // The network's own attestation passes with its verifier, in any case.
       const genuine = await balanceJson(f);
-      for (const verifier of [f.verifierAddress, f.verifierAddress.toLowerCase() as `0x${string}`])
+      for (const verifier of [f.verifierAddress as `0x${string}`, f.verifierAddress.toLowerCase() as `0x${string}`])
         expect(await verifyAttestation(genuine, { publicClient, verifier })).to.include({ valid: true, onChain: true });
       await expectRejection(
         verifyAttestation(genuine, { publicClient, verifier: "0x1234" }),
