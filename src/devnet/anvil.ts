@@ -17,6 +17,12 @@ export interface AnvilOptions {
    * larger than the real ones; a devnet that should behave like the live chains keeps the limit.
    */
   disableCodeSizeLimit?: boolean;
+  /**
+   * Keep at most this many past states in memory and none on disk (`--prune-history`): reads at older
+   * blocks fail. For a chain that mines tens of thousands of blocks at once (a vote's period), which anvil
+   * otherwise slows down on by writing states to disk.
+   */
+  pruneHistory?: number;
   /** How long to wait for anvil to listen, in milliseconds. */
   startTimeoutMs?: number;
 }
@@ -54,6 +60,7 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilInstance> 
   if (options.optimism) args.push("--optimism");
   if (options.gasLimit !== undefined) args.push("--gas-limit", options.gasLimit.toString());
   if (options.disableCodeSizeLimit) args.push("--disable-code-size-limit");
+  if (options.pruneHistory !== undefined) args.push("--prune-history", String(options.pruneHistory));
 
   const child = spawn(anvilBinary(), args, { stdio: ["ignore", "pipe", "pipe"] });
   const killOnExit = () => child.kill("SIGKILL");

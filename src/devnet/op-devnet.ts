@@ -37,6 +37,12 @@ export const DEVNET_ACCOUNTS = {
 export interface OpDevnetOptions {
   /** Where the devnet keeps its state between restarts of its services (the relay's cursor). */
   stateDir: string;
+  /** The L1's chain id (default 900, `DEVNET_L1_CHAIN_ID`; the rehearsal of the live deployment uses 11155111). */
+  l1ChainId?: number;
+  /** The L2's chain id (default 901, `DEVNET_L2_CHAIN_ID`; the rehearsal uses 123420000418). */
+  l2ChainId?: number;
+  /** The L1 keeps this many past states only (`AnvilOptions.pruneHistory`); default: all. */
+  l1PruneHistory?: number;
   /** Seconds between a withdrawal's proof and its finalization (the live chain: 7 days). */
   finalizationPeriodSeconds?: bigint;
   /** Seconds per L2 block (the live L2: 2). */
@@ -105,8 +111,8 @@ export function devnetProvider(rpcUrl: string, chainId: number): JsonRpcProvider
 }
 
 /**
- * Starts a local two-chain OP Bedrock devnet: anvil L1 (chain 900) with the OP L1 contracts, anvil L2
- * (chain 901, `--optimism`, 30M gas) with the bridge predeploys, Multicall3 on both, and the services
+ * Starts a local two-chain OP Bedrock devnet: anvil L1 (chain 900 unless `l1ChainId`) with the OP L1 contracts, anvil L2
+ * (chain 901 unless `l2ChainId`, `--optimism`, 30M gas) with the bridge predeploys, Multicall3 on both, and the services
  * a sequencer and a proposer would run: the L1 attributes updater (each L1 block's number, time, base
  * fee and hash → L2's `L1Block`), the deposit relay (L1 deposits → L2 deposit transactions, each after
  * its L1 block's attributes) and the output proposer (L2 output roots → L1, so withdrawals can be
@@ -119,6 +125,8 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
   const finalizationPeriodSeconds = options.finalizationPeriodSeconds ?? 12n;
   const l2BlockTime = options.l2BlockTime ?? 2;
   const pollIntervalMs = options.pollIntervalMs ?? 250;
+  const l1ChainId = options.l1ChainId ?? DEVNET_L1_CHAIN_ID;
+  const l2ChainId = options.l2ChainId ?? DEVNET_L2_CHAIN_ID;
   const started: AnvilInstance[] = [];
   const fronts: RpcFront[] = [];
   const providers: JsonRpcProvider[] = [];
@@ -129,17 +137,18 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
   };
 
   try {
-    progress(`Starting L1 (anvil, chain ${DEVNET_L1_CHAIN_ID}) and L2 (anvil --optimism, chain ${DEVNET_L2_CHAIN_ID})…`);
+    progress(`Starting L1 (anvil, chain ${l1ChainId}) and L2 (anvil --optimism, chain ${l2ChainId})…`);
     const launches = await Promise.allSettled([
       startAnvil({
-        chainId: DEVNET_L1_CHAIN_ID,
+        chainId: l1ChainId,
         blockTime: options.l1BlockTime ?? 2,
         mixedMining: true,
         disableCodeSizeLimit: options.disableCodeSizeLimit,
+        pruneHistory: options.l1PruneHistory,
       }),
       // Mined per transaction while the predeploys are installed, then every l2BlockTime seconds.
       startAnvil({
-        chainId: DEVNET_L2_CHAIN_ID,
+        chainId: l2ChainId,
         optimism: true,
         gasLimit: 30_000_000n,
         disableCodeSizeLimit: options.disableCodeSizeLimit,
@@ -152,10 +161,10 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
     const [l1Node, l2Node] = started;
     const minSubmissionMs = options.minSubmissionMs ?? 300;
     for (const node of started) fronts.push(await startRpcFront({ upstreamPort: node.port, minSubmissionMs }));
-    const l1: DevnetChain = { chainId: DEVNET_L1_CHAIN_ID, rpcUrl: fronts[0].rpcUrl, wsUrl: fronts[0].wsUrl, node: l1Node };
-    const l2: DevnetChain = { chainId: DEVNET_L2_CHAIN_ID, rpcUrl: fronts[1].rpcUrl, wsUrl: fronts[1].wsUrl, node: l2Node };
-    const l1Provider = devnetProvider(l1Node.rpcUrl, DEVNET_L1_CHAIN_ID);
-    const l2Provider = devnetProvider(l2Node.rpcUrl, DEVNET_L2_CHAIN_ID);
+    const l1: DevnetChain = { chainId: l1ChainId, rpcUrl: fronts[0].rpcUrl, wsUrl: fronts[0].wsUrl, node: l1Node };
+    const l2: DevnetChain = { chainId: l2ChainId, rpcUrl: fronts[1].rpcUrl, wsUrl: fronts[1].wsUrl, node: l2Node };
+    const l1Provider = devnetProvider(l1Node.rpcUrl, l1ChainId);
+    const l2Provider = devnetProvider(l2Node.rpcUrl, l2ChainId);
     providers.push(l1Provider, l2Provider);
     const accounts = {
       deployer: devAccount(DEVNET_ACCOUNTS.deployer),
