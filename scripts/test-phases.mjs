@@ -29,8 +29,12 @@ function withoutTestScript(workspaceDir) {
   return scripts?.test === undefined ? `${workspaceDir} has no "test" script` : null;
 }
 
-/** Folders of test/ts whose files run in the "network" mocha process; every other file runs in "services". */
-export const NETWORK_TEST_FOLDERS = ["web", "bridge", "devnet"];
+/**
+ * Folders of test/ts whose files run in the "network" mocha process; every other file runs in "services".
+ * The devnets of the OP stack (web, bridge, devnet), and the SDK's tests (their own servers and chains), so
+ * that the two halves take about as long: the end-to-end network and the consumer example are in the other.
+ */
+export const NETWORK_TEST_FOLDERS = ["web", "bridge", "devnet", "sdk"];
 
 /** The mocha test files of one of the two mocha processes, relative to the root, in Hardhat's order. */
 export function mochaFiles(half, testsDir = path.join(root, "test", "ts")) {
@@ -70,7 +74,7 @@ export const PHASES = [
   // The checks that read the build's types, beside the Solidity tests (fuzz, invariants) on the build's
   // contracts and then the instrumented build the mocha tests run on (a coverage build replaces the plain
   // one, hence last, and without TypeChain, which the checks beside it read). All are work for the
-  // processor; none waits on a clock. The coverage gate reads the mocha tests' coverage alone (98.7% of the
+  // processor; none waits on a clock. The coverage gate reads the mocha tests' coverage alone (95.8% of the
   // contracts' lines; the Solidity tests add the few lines of a packing helper only they use), and
   // instrumenting the Solidity tests would compile every test contract a second time.
   { name: "lint", command: "npm run lint", together: "checks" },
