@@ -158,10 +158,14 @@ export class L1AttributesUpdater extends BackgroundService<number> {
    * among an L2 block's deposits. Works whether the updater runs or not, so deposits never wait for it.
    */
   async submitUpTo(l1BlockNumber: number): Promise<void> {
+    // A pass joined while running may have read the L1 head before this block existed, and end without it;
+    // the pass after it starts afresh and sees it. Two passes in a row without progress mean a real failure.
+    let idlePasses = 0;
     while (this.#submitted === undefined || this.#submitted < l1BlockNumber) {
       const before = this.#submitted;
       await this.runPass();
-      if (this.#submitted === before) {
+      idlePasses = this.#submitted === before ? idlePasses + 1 : 0;
+      if (idlePasses === 2) {
         throw new Error(`the values of L1 block ${l1BlockNumber} were not sent: L1Block stays at block ${String(before)}`);
       }
     }
