@@ -41,8 +41,13 @@ export interface OpDevnetOptions {
   l1ChainId?: number;
   /** The L2's chain id (default 901, `DEVNET_L2_CHAIN_ID`; the rehearsal uses 123420000418). */
   l2ChainId?: number;
-  /** The L1 keeps this many past states only (`AnvilOptions.pruneHistory`); default: all. */
-  l1PruneHistory?: number;
+  /**
+   * The L1 keeps only this many past states (`AnvilOptions.pruneHistory`), so that it mines many blocks at
+   * once quickly (the rehearsal's vote). Reads at older blocks fail. Default: all kept.
+   */
+  l1RecentStates?: number;
+  /** The L1's hardfork rules (`AnvilOptions.hardfork`); default: anvil's latest. */
+  l1Hardfork?: string;
   /** Seconds between a withdrawal's proof and its finalization (the live chain: 7 days). */
   finalizationPeriodSeconds?: bigint;
   /** Seconds per L2 block (the live L2: 2). */
@@ -144,7 +149,8 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
         blockTime: options.l1BlockTime ?? 2,
         mixedMining: true,
         disableCodeSizeLimit: options.disableCodeSizeLimit,
-        pruneHistory: options.l1PruneHistory,
+        pruneHistory: options.l1RecentStates,
+        hardfork: options.l1Hardfork,
       }),
       // Mined per transaction while the predeploys are installed, then every l2BlockTime seconds.
       startAnvil({

@@ -172,7 +172,7 @@ export class L1AttributesUpdater extends BackgroundService<number> {
   }
 
   protected async pass(isStopping: () => boolean): Promise<number> {
-    const { l1, l2 } = this.#options;
+    const { l1 } = this.#options;
     const [head, known] = await Promise.all([l1.getBlockNumber(), this.knownBlock("pending")]);
     this.#submitted = known;
     let next = known === 0 ? head : known + 1;
@@ -180,31 +180,47 @@ export class L1AttributesUpdater extends BackgroundService<number> {
     const depositor = await this.#prepareDepositor();
     let sent = 0;
     for (; next <= head && !isStopping(); next += 1) {
-      const values = await this.valuesOf(next);
-      const data = l1Block.encodeFunctionData("setL1BlockValues", [
-        values.number,
-        values.timestamp,
-        values.basefee,
-        values.hash,
-        values.sequenceNumber,
-        values.batcherHash,
-        values.l1FeeOverhead,
-        values.l1FeeScalar,
-      ]);
-      await l2.send("eth_sendTransaction", [
-        {
-          from: depositor,
-          to: L2_PREDEPLOYS.L1Block,
-          data,
-          gas: toQuantity(SET_VALUES_GAS),
-          maxFeePerGas: toQuantity(MAX_FEE_PER_GAS),
-          maxPriorityFeePerGas: "0x0",
-        },
-      ]);
+      await this.#sendValues(depositor, await this.valuesOf(next));
       this.#submitted = next;
       sent += 1;
     }
     return sent;
+  }
+
+  /**
+   * Sends L1 block `l1BlockNumber`'s values now, skipping those of the blocks between L1Block's and it, and
+   * returns the L2 transaction's hash (mined with the L2's next block). For a tool that mined thousands of
+   * L1 blocks no L2 reader needs (the rehearsal's vote): one call instead of one per block. Stop the
+   * updater first, or its pass would send the skipped blocks' values after these.
+   */
+  async jumpTo(l1BlockNumber: number): Promise<string> {
+    const hash = await this.#sendValues(await this.#prepareDepositor(), await this.valuesOf(l1BlockNumber));
+    if (this.#submitted === undefined || this.#submitted < l1BlockNumber) this.#submitted = l1BlockNumber;
+    return hash;
+  }
+
+  /** One `setL1BlockValues` call from the impersonated depositor; resolves to its hash once the L2 took it. */
+  async #sendValues(depositor: string, values: L1BlockValues): Promise<string> {
+    const data = l1Block.encodeFunctionData("setL1BlockValues", [
+      values.number,
+      values.timestamp,
+      values.basefee,
+      values.hash,
+      values.sequenceNumber,
+      values.batcherHash,
+      values.l1FeeOverhead,
+      values.l1FeeScalar,
+    ]);
+    return (await this.#options.l2.send("eth_sendTransaction", [
+      {
+        from: depositor,
+        to: L2_PREDEPLOYS.L1Block,
+        data,
+        gas: toQuantity(SET_VALUES_GAS),
+        maxFeePerGas: toQuantity(MAX_FEE_PER_GAS),
+        maxPriorityFeePerGas: "0x0",
+      },
+    ])) as string;
   }
 
   /** The values this updater sends for L1 block `l1BlockNumber` (see the class comment for each field). */
