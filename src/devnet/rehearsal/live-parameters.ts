@@ -3,6 +3,14 @@ import path from "node:path";
 
 import { ZeroAddress } from "ethers";
 
+/** The live networks as hardhat.config.ts names them. */
+export interface LiveNetworks {
+  l1: { network: string; chainId: number };
+  l2: { network: string; chainId: number };
+  /** Seconds per L1 block on the live L1 (12 on Sepolia): what the voting delay and period in blocks last. */
+  l1BlockSeconds: number;
+}
+
 type ParameterFile = Record<string, Record<string, unknown>>;
 
 /** The accounts a rehearsal puts where the live parameter files hold the zero address, by module and name. */
