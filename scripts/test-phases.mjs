@@ -21,6 +21,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The variable test/helpers/services.ts reads: the file it appends one JSON line to per skip. */
 export const SKIPPED_TESTS_FILE_VARIABLE = "AVN_SKIPPED_TESTS_FILE";
+/** Where `rehearsal:copy` puts the project's copy for test/ts/rehearsal/Rehearsal.ts (which removes it). */
+export const REHEARSAL_COPY_VARIABLE = "AVN_REHEARSAL_COPY";
 
 /** Why a workspace's `npm test` phase cannot run (it has no test script), or null. */
 function withoutTestScript(workspaceDir) {
@@ -30,20 +32,33 @@ function withoutTestScript(workspaceDir) {
 }
 
 /**
- * Folders of test/ts whose files run in the "network" mocha process; every other file runs in "services".
- * The devnets of the OP stack (web, bridge, devnet), and the SDK's tests (their own servers and chains), so
- * that the two halves take about as long: the end-to-end network and the consumer example are in the other.
+ * Folders of test/ts whose files run in the "network" mocha process; every other file runs in "services"
+ * but for the "rehearsal" process's. The devnets of the OP stack (web, bridge, devnet), and the SDK's tests
+ * (their own servers and chains), so that the halves take about as long: the end-to-end network and the
+ * consumer example are in "services".
  */
 export const NETWORK_TEST_FOLDERS = ["web", "bridge", "devnet", "sdk"];
+/**
+ * The third mocha process: the rehearsal of the live deployment (its own devnet; mostly anvil mining and
+ * the operator's scripts in child processes), beside the two others while they wait on their chains.
+ */
+export const REHEARSAL_TEST_FOLDERS = ["rehearsal"];
+/** The mocha processes, by name: "services" runs every file the others do not. */
+export const MOCHA_PROCESSES = ["network", "rehearsal", "services"];
 
-/** The mocha test files of one of the two mocha processes, relative to the root, in Hardhat's order. */
+/** The mocha test files of one of the mocha processes, relative to the root, in Hardhat's order. */
 export function mochaFiles(half, testsDir = path.join(root, "test", "ts")) {
   const files = readdirSync(testsDir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && /\.(ts|js|mjs|cjs|mts|cts)$/.test(entry.name))
     .map((entry) => path.relative(testsDir, path.join(entry.parentPath, entry.name)).split(path.sep).join("/"))
     .sort();
-  const inNetwork = (file) => NETWORK_TEST_FOLDERS.includes(file.split("/")[0]);
-  return files.filter((file) => inNetwork(file) === (half === "network")).map((file) => `test/ts/${file}`);
+  const processOf = (file) => {
+    const folder = file.split("/")[0];
+    if (NETWORK_TEST_FOLDERS.includes(folder)) return "network";
+    if (REHEARSAL_TEST_FOLDERS.includes(folder)) return "rehearsal";
+    return "services";
+  };
+  return files.filter((file) => processOf(file) === half).map((file) => `test/ts/${file}`);
 }
 
 /** One mocha process's command: the contracts' coverage is collected in both. */
@@ -66,6 +81,8 @@ export const PHASES = [
   // and bench on the uninstrumented bytecode and the web app's unit tests (Vitest, which read the ABIs).
   // Beside them, the checks that need no build: they use the core the compiler leaves idle.
   { name: "build", command: "npm run build", together: "build", lane: "build" },
+  // The rehearsal's copy of the project, made from the plain build before the coverage build replaces it.
+  { name: "rehearsal:copy", command: `node scripts/rehearsal-copy.ts "$${REHEARSAL_COPY_VARIABLE}"`, together: "build", lane: "build" },
   { name: "test:gas", command: "npm run test:gas", together: "build", lane: "build" },
   { name: "test:web", command: "npm test -w @avn/web", skipWhen: () => withoutTestScript("apps/web"), together: "build", lane: "build" },
   { name: "format:check", command: "npm run format:check", together: "build" },
@@ -81,13 +98,14 @@ export const PHASES = [
   { name: "typecheck", command: "npm run typecheck", together: "checks" },
   { name: "test:solidity", command: "hardhat test solidity", together: "checks", lane: "solidity" },
   { name: "build:coverage", command: "hardhat build --coverage --no-typechain --quiet", together: "checks", lane: "solidity" },
-  // The mocha tests, in two processes side by side: most of their time is spent waiting on chains' blocks
-  // and on servers (one core's worth of work at most), and the two halves take about as long. The files
-  // that use devnets of the OP stack (the web app, the bridge, the devnet's own tests) in one, the rest
-  // in the other. Each builds first, which finds the instrumented contracts above already built; each
-  // writes its coverage data, and the one that ends last reports both (Hardhat merges the saved data).
+  // The mocha tests, in three processes side by side: most of their time is spent waiting on chains' blocks
+  // and on servers (one core's worth of work at most each). The files that use devnets of the OP stack (the
+  // web app, the bridge, the devnet's own tests) in one, the rehearsal of the live deployment in another,
+  // the rest in the third. Each builds first, which finds the instrumented contracts above already built;
+  // each writes its coverage data, and the one that ends last reports all (Hardhat merges the saved data).
   { name: "test:mocha:network", command: mochaCommand("network"), together: "mocha" },
   { name: "test:mocha:services", command: mochaCommand("services"), together: "mocha" },
+  { name: "test:mocha:rehearsal", command: mochaCommand("rehearsal"), together: "mocha" },
   // Reads coverage/lcov.info only: plain Node (`hardhat run` would compile the contracts again first).
   { name: "check-coverage", command: "node scripts/check-coverage.ts" },
   { name: "tree-state:check", command: "node scripts/tree-state.mjs check" },
@@ -255,7 +273,11 @@ export async function main(phases, argv, { env = process.env, log = console.log 
   const skipsFile = path.join(dir, "skipped-tests.jsonl");
   writeFileSync(skipsFile, "");
   try {
-    const { rows, ok } = await runPhases(phases, { from, env: { ...env, [SKIPPED_TESTS_FILE_VARIABLE]: skipsFile }, log });
+    const { rows, ok } = await runPhases(phases, {
+      from,
+      env: { ...env, [SKIPPED_TESTS_FILE_VARIABLE]: skipsFile, [REHEARSAL_COPY_VARIABLE]: path.join(dir, "rehearsal-project") },
+      log,
+    });
     log(["", ...formatTable(rows), "", ...formatSkips(readSkips(skipsFile))].join("\n"));
     if (!ok) {
       const failed = rows.find((row) => row.result.startsWith("FAILED"));

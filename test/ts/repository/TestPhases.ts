@@ -240,40 +240,56 @@ console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
     expect(() => requireService(fakeContext("alone"), THING, {})).to.throw(Skipped);
   });
 
-  it("splits the mocha test files between its two processes: every file in exactly one, the network's folders whole", async function () {
-    const { mochaFiles, NETWORK_TEST_FOLDERS, PHASES } = (await import(runner)) as {
+  it("splits the mocha test files between its three processes: every file in exactly one, the named folders whole", async function () {
+    const { mochaFiles, NETWORK_TEST_FOLDERS, REHEARSAL_TEST_FOLDERS, PHASES } = (await import(runner)) as {
       mochaFiles: (half: string, testsDir?: string) => string[];
       NETWORK_TEST_FOLDERS: string[];
-      PHASES: Array<{ name: string; command: string; together?: string }>;
+      REHEARSAL_TEST_FOLDERS: string[];
+      PHASES: Array<{ name: string; command: string; together?: string; lane?: string }>;
     };
     const dir = await mkdtemp(path.join(tmpdir(), "avn-mocha-files-"));
     try {
-      for (const file of ["web/A.ts", "web/helpers/b.ts", "bridge/C.ts", "api/D.ts", "e2e/E.ts", "web.ts", "notes.md"]) {
+      for (const file of ["web/A.ts", "web/helpers/b.ts", "bridge/C.ts", "api/D.ts", "e2e/E.ts", "web.ts", "notes.md", "rehearsal/F.ts"]) {
         await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
         await writeFile(path.join(dir, file), "");
       }
       expect(mochaFiles("network", dir)).to.deep.equal(["test/ts/bridge/C.ts", "test/ts/web/A.ts", "test/ts/web/helpers/b.ts"]);
       expect(mochaFiles("services", dir)).to.deep.equal(["test/ts/api/D.ts", "test/ts/e2e/E.ts", "test/ts/web.ts"]);
+      expect(mochaFiles("rehearsal", dir)).to.deep.equal(["test/ts/rehearsal/F.ts"]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-    // On this repository: the halves partition test/ts, each network folder exists, both phases run together.
+    // On this repository: the processes partition test/ts, each named folder exists, all three run together.
     const network = mochaFiles("network");
     const services = mochaFiles("services");
+    const rehearsal = mochaFiles("rehearsal");
     const all = (await readdir(path.join(projectRoot, "test", "ts"), { recursive: true })).filter((file) => file.endsWith(".ts"));
-    expect([...network, ...services].sort()).to.deep.equal(all.map((file) => `test/ts/${file.split(path.sep).join("/")}`).sort());
-    for (const folder of NETWORK_TEST_FOLDERS)
-      expect(
-        network.some((file) => file.startsWith(`test/ts/${folder}/`)),
-        folder,
-      ).to.equal(true);
+    expect([...network, ...services, ...rehearsal].sort()).to.deep.equal(
+      all.map((file) => `test/ts/${file.split(path.sep).join("/")}`).sort(),
+    );
+    for (const [files, folders] of [
+      [network, NETWORK_TEST_FOLDERS],
+      [rehearsal, REHEARSAL_TEST_FOLDERS],
+    ])
+      for (const folder of folders)
+        expect(
+          files.some((file) => file.startsWith(`test/ts/${folder}/`)),
+          folder,
+        ).to.equal(true);
     const phases = PHASES.filter((phase) => phase.name.startsWith("test:mocha"));
     expect(phases.map((phase) => [phase.name, phase.together])).to.deep.equal([
       ["test:mocha:network", "mocha"],
       ["test:mocha:services", "mocha"],
+      ["test:mocha:rehearsal", "mocha"],
     ]);
     expect(phases[0].command).to.contain(" test/ts/web/WebApp.ts").and.not.contain("test/ts/e2e/");
     expect(phases[1].command).to.contain(" test/ts/e2e/VerificationNetwork.ts").and.not.contain("test/ts/web/");
+    expect(phases[2].command).to.contain(" test/ts/rehearsal/Rehearsal.ts").and.not.contain("test/ts/e2e/");
+    // The rehearsal's copy is made in the build's lane, after the plain build and before the coverage build.
+    const names = PHASES.map((phase) => phase.name);
+    const copy = PHASES.find((phase) => phase.name === "rehearsal:copy");
+    expect(copy?.lane).to.equal("build");
+    expect(names.indexOf("rehearsal:copy")).to.be.greaterThan(names.indexOf("build")).and.lessThan(names.indexOf("build:coverage"));
   });
 
   it("isCi: CI set to anything but empty, 0 or false", function () {
