@@ -38,7 +38,7 @@ import { eventually, startTestDevnet, type TestDevnet } from "../../helpers/devn
 import { buildBalanceProof } from "../../../src/chains/evm/balance-proof.ts";
 import { mutableTypesOf } from "../../../src/common/attestation.ts";
 import { describeGovernance } from "./governance-suite.ts";
-import { describeIntegratorsKit } from "./kit-suite.ts";
+import { describeIntegratorsKit, startPreparingKitExample } from "./kit-suite.ts";
 import { startTestVerificationNetwork } from "../../helpers/network.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import { JobStatus } from "@avn/protocol/constants";
@@ -55,8 +55,11 @@ describe("end to end on the local network: governance, and circuit nodes answeri
   let l1: JsonRpcProvider;
   let l2: JsonRpcProvider;
   let registry: ReturnType<typeof VerificationRegistry__factory.connect>;
+  let kitExample: ReturnType<typeof startPreparingKitExample> | undefined;
 
   before(async function () {
+    // The kit's example is packed, installed and compiled by child processes while the devnet starts.
+    kitExample = startPreparingKitExample();
     // L2 blocks every second, not every 2 s as on the live rollup: what is checked here (votes, quorum,
     // restarts, governance, attestations) does not depend on the block time, and each wait for a block halves.
     test = await startTestDevnet({ deploy: true, l2BlockTime: 1 });
@@ -75,6 +78,7 @@ describe("end to end on the local network: governance, and circuit nodes answeri
     l2?.destroy();
     await network?.stop();
     await test?.stop();
+    await kitExample?.remove();
   });
 
   /**
@@ -100,7 +104,7 @@ describe("end to end on the local network: governance, and circuit nodes answeri
 
   describeGovernance(() => ({ stack, l1, l2, votesOn }));
   // Before the node tests, which stop nodes and move licenses: the example's attestation needs the quorum.
-  describeIntegratorsKit(() => ({ stack, l2 }));
+  describeIntegratorsKit(() => ({ stack, l2, kitExample: kitExample!.ready }));
 
   describe("circuit nodes answer on-chain jobs", function () {
     it("finalizes jobs for EVM and Solana demo holdings with the API's answer and the seeded balance", async function () {
