@@ -1,7 +1,10 @@
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 
 import { attestationDomain, signAttestation } from "../../src/common/attestation.ts";
+import { signConditionAttestation } from "../../src/common/condition-attestation.ts";
 import { type AttestationDomain, type BalanceAttestation, type NodeSignature } from "@avn/protocol/attestation";
+import type { ConditionAttestation } from "@avn/protocol/conditions";
+import { deployProtocol } from "./protocol.ts";
 
 type Signer = Awaited<ReturnType<HardhatEthers["getSigners"]>>[number];
 
@@ -39,4 +42,31 @@ export async function signAll(
       signature: await signAttestation(burner, domain, attestation, licenseIds),
     })),
   );
+}
+
+/** Each node signs the verdict `attestation` under `domain` for its licenses, as a circuit node would. */
+export async function signConditionAll(
+  domain: AttestationDomain,
+  attestation: ConditionAttestation,
+  nodes: Array<{ burner: Signer; licenseIds: bigint[] }>,
+): Promise<NodeSignature[]> {
+  return Promise.all(
+    nodes.map(async ({ burner, licenseIds }) => ({
+      signer: burner.address,
+      licenseIds,
+      signature: await signConditionAttestation(burner, domain, attestation, licenseIds),
+    })),
+  );
+}
+
+/**
+ * The protocol of helpers/protocol.ts, with its attestation verifier's address and signing domain, and each
+ * node as the signing helpers take it (its burner and its one license).
+ */
+export async function deployAttestationFixture(ethers: HardhatEthers) {
+  const protocol = await deployProtocol(ethers);
+  const verifierAddress = await protocol.attestationVerifier.getAddress();
+  const domain = await domainOf(ethers, verifierAddress);
+  const nodes = protocol.nodes.map(({ burner, licenseId }) => ({ burner, licenseIds: [licenseId] }));
+  return { ...protocol, verifierAddress, domain, nodes };
 }

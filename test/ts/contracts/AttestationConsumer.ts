@@ -4,9 +4,7 @@ import { network } from "hardhat";
 
 import type { BalanceAttestation, NodeSignature } from "@avn/protocol/attestation";
 import { conditionHash, ownersHash, type ConditionAttestation } from "@avn/protocol/conditions";
-import { signConditionAttestation } from "../../../src/common/condition-attestation.ts";
-import { attestationOf, domainOf, signAll } from "../../helpers/attestations.ts";
-import { deployProtocol } from "../../helpers/protocol.ts";
+import { attestationOf, deployAttestationFixture, signAll, signConditionAll } from "../../helpers/attestations.ts";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;
@@ -30,14 +28,11 @@ const CONDITION_HASH = conditionHash({
  * inherits AttestationConsumer with each internal check exposed.
  */
 async function fixture() {
-  const protocol = await deployProtocol(ethers);
-  const verifierAddress = await protocol.attestationVerifier.getAddress();
-  const domain = await domainOf(ethers, verifierAddress);
-  const nodes = protocol.nodes.map(({ burner, licenseId }) => ({ burner, licenseIds: [licenseId] }));
-  const consumer = await ethers.deployContract("MockAttestationConsumer", [verifierAddress, MAX_AGE]);
-  const holder = protocol.outsider;
+  const f = await deployAttestationFixture(ethers);
+  const consumer = await ethers.deployContract("MockAttestationConsumer", [f.verifierAddress, MAX_AGE]);
+  const holder = f.outsider;
   const asset = ethers.Wallet.createRandom().address; // an ERC-20 on Ethereum
-  return { ...protocol, verifierAddress, domain, nodes, consumer, holder, asset };
+  return { ...f, consumer, holder, asset };
 }
 
 type Fixture = Awaited<ReturnType<typeof fixture>>;
@@ -65,13 +60,7 @@ async function verdict(f: Fixture, fields: Partial<ConditionAttestation> = {}) {
     issuedAt: BigInt(await time.latest()),
     ...fields,
   };
-  const signatures: NodeSignature[] = await Promise.all(
-    f.nodes.slice(0, 2).map(async ({ burner, licenseIds }) => ({
-      signer: burner.address,
-      licenseIds,
-      signature: await signConditionAttestation(burner, f.domain, attestation, licenseIds),
-    })),
-  );
+  const signatures = await signConditionAll(f.domain, attestation, f.nodes.slice(0, 2));
   return { attestation, signatures };
 }
 

@@ -29,8 +29,8 @@ import {
   ownersHash,
   type ConditionAttestation,
 } from "@avn/protocol/conditions";
-import { attestationOf, domainOf, signAll } from "../../helpers/attestations.ts";
-import { deployProtocol, LIVENESS_WINDOW, REQUEST_FEE } from "../../helpers/protocol.ts";
+import { attestationOf, deployAttestationFixture, signAll } from "../../helpers/attestations.ts";
+import { LIVENESS_WINDOW, REQUEST_FEE } from "../../helpers/protocol.ts";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture, time } = networkHelpers;
@@ -41,13 +41,7 @@ const MAX_AGE = 3_600n;
 const SOLANA_OWNER_BYTES = "0x5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a5a1a";
 const SOLANA_OWNER = encodeBase58(SOLANA_OWNER_BYTES);
 
-async function fixture() {
-  const protocol = await deployProtocol(ethers);
-  const verifierAddress = await protocol.attestationVerifier.getAddress();
-  const domain = await domainOf(ethers, verifierAddress);
-  const nodes = protocol.nodes.map(({ burner, licenseId }) => ({ burner, licenseIds: [licenseId] }));
-  return { ...protocol, verifierAddress, domain, nodes };
-}
+const fixture = () => deployAttestationFixture(ethers);
 
 type Fixture = Awaited<ReturnType<typeof fixture>>;
 

@@ -7,8 +7,8 @@ import { createPublicClient, custom, getAddress, keccak256, toBytes, type EIP119
 import { readContract } from "viem/actions";
 
 import { attestationDomain, attestationToJson } from "../../../src/common/attestation.ts";
-import { conditionAttestationToJson, signConditionAttestation } from "../../../src/common/condition-attestation.ts";
-import type { AttestationDomain, BalanceAttestation, NodeSignature } from "@avn/protocol/attestation";
+import { conditionAttestationToJson } from "../../../src/common/condition-attestation.ts";
+import type { AttestationDomain, BalanceAttestation } from "@avn/protocol/attestation";
 import type { ConditionAttestation } from "@avn/protocol/conditions";
 import {
   attestationDigest,
@@ -22,8 +22,8 @@ import {
   type AttestationJson,
   type ConditionAttestationJson,
 } from "../../../packages/sdk/src/index.ts";
-import { attestationOf, domainOf, signAll } from "../../helpers/attestations.ts";
-import { deployProtocol, LIVENESS_WINDOW } from "../../helpers/protocol.ts";
+import { attestationOf, deployAttestationFixture, signAll, signConditionAll } from "../../helpers/attestations.ts";
+import { LIVENESS_WINDOW } from "../../helpers/protocol.ts";
 
 const { ethers, networkHelpers, provider } = await network.create();
 const { loadFixture, setCode, time } = networkHelpers;
@@ -46,13 +46,7 @@ const SILENT_VERIFIER = "0x000000000000000000000000000000005113e475";
 /** A game's condition: 100 units of a token on Ethereum. */
 const CONDITION = { chain: "ethereum", contract_address: "0x2222222222222222222222222222222222222222", min: "100" };
 
-async function fixture() {
-  const protocol = await deployProtocol(ethers);
-  const verifierAddress = await protocol.attestationVerifier.getAddress();
-  const domain = await domainOf(ethers, verifierAddress);
-  const nodes = protocol.nodes.map(({ burner, licenseId }) => ({ burner, licenseIds: [licenseId] }));
-  return { ...protocol, verifierAddress, domain, nodes };
-}
+const fixture = () => deployAttestationFixture(ethers);
 
 type Fixture = Awaited<ReturnType<typeof fixture>>;
 
@@ -83,13 +77,7 @@ async function conditionJson(
     issuedAt: BigInt(await time.latest()),
     ...fields,
   };
-  const signatures: NodeSignature[] = await Promise.all(
-    f.nodes.slice(0, 2).map(async ({ burner, licenseIds }) => ({
-      signer: burner.address,
-      licenseIds,
-      signature: await signConditionAttestation(burner, domain, attestation, licenseIds),
-    })),
-  );
+  const signatures = await signConditionAll(domain, attestation, f.nodes.slice(0, 2));
   return JSON.parse(JSON.stringify(conditionAttestationToJson(domain, attestation, signatures))) as ConditionAttestationJson;
 }
 
