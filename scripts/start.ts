@@ -30,6 +30,7 @@ Local stack is up.
   Stack file                              ${path.relative(process.cwd(), stackFile)} (addresses, dev keys, demo holdings)
 
 Web app                                 ${stack.web!.url}
+Block explorer (L1 and L2)              ${stack.web!.explorerUrl}
   Import a development key into a browser wallet (MetaMask: Import account), then open the app; the
   wallet is asked to add the devnet chains (L1 ${stack.l1!.chainId}, L2 ${stack.l2!.chainId}, RPC URLs above) when a page needs them.
   License owner   ${accounts.nodeOwner1.address}  key ${accounts.nodeOwner1.privateKey}

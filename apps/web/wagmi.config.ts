@@ -5,32 +5,61 @@
 // output oracle from the pinned `@eth-optimism/contracts-bedrock` release the devnet runs. The
 // cross-domain messengers' few functions and events come from `packages/protocol/src/governance/proposal.ts`, which the
 // Governance page shares with the CLI.
+//
+// A second file, `src/generated/op-abis.ts`, holds the OP Bedrock contracts only the explorer decodes with
+// (the messengers, the message passer, the L1 block and fee oracles, the token factory, the ERC-721 bridges,
+// the system config): in their own module, they stay in the explorer's lazy chunk instead of growing the
+// ABI module every page loads.
 import { defineConfig } from "@wagmi/cli";
 import { foundry, hardhat } from "@wagmi/cli/plugins";
 
-export default defineConfig({
-  out: "src/generated/abis.ts",
-  plugins: [
-    hardhat({
-      project: "../..",
-      include: [
-        "PrimaryToken.json",
-        "StakedToken.json",
-        "NodeLicense.json",
-        "NodeRegistry.json",
-        "VerificationRegistry.json",
-        "ProtocolGovernor.json",
-        "ProtocolTimelock.json",
-        "GovernanceExecutor.json",
-        "VoucherClaims.json",
-        "GameItem.json",
-      ],
-      commands: { build: false, clean: false, rebuild: false },
-    }),
-    foundry({
-      artifacts: "../../node_modules/@eth-optimism/contracts-bedrock/forge-artifacts",
-      include: ["L1StandardBridge.json", "L2StandardBridge.json", "OptimismPortal.json", "L2OutputOracle.json"],
-      forge: { build: false, clean: false, rebuild: false },
-    }),
-  ],
-});
+export default defineConfig([
+  {
+    out: "src/generated/abis.ts",
+    plugins: [
+      hardhat({
+        project: "../..",
+        include: [
+          "PrimaryToken.json",
+          "StakedToken.json",
+          "NodeLicense.json",
+          "NodeRegistry.json",
+          "VerificationRegistry.json",
+          "ProtocolGovernor.json",
+          "ProtocolTimelock.json",
+          "GovernanceExecutor.json",
+          "VoucherClaims.json",
+          "GameItem.json",
+        ],
+        commands: { build: false, clean: false, rebuild: false },
+      }),
+      foundry({
+        artifacts: "../../node_modules/@eth-optimism/contracts-bedrock/forge-artifacts",
+        include: ["L1StandardBridge.json", "L2StandardBridge.json", "OptimismPortal.json", "L2OutputOracle.json"],
+        forge: { build: false, clean: false, rebuild: false },
+      }),
+    ],
+  },
+  {
+    out: "src/generated/op-abis.ts",
+    plugins: [
+      foundry({
+        artifacts: "../../node_modules/@eth-optimism/contracts-bedrock/forge-artifacts",
+        include: [
+          "L1CrossDomainMessenger.json",
+          "L2CrossDomainMessenger.json",
+          "L2ToL1MessagePasser.json",
+          "L1Block.json",
+          "GasPriceOracle.json",
+          "OptimismMintableERC20Factory.json",
+          "OptimismMintableERC20.json",
+          "L1ERC721Bridge.json",
+          "L2ERC721Bridge.json",
+          "SystemConfig.json",
+          "SuperchainConfig.json",
+        ],
+        forge: { build: false, clean: false, rebuild: false },
+      }),
+    ],
+  },
+]);

@@ -20,8 +20,8 @@ export interface StackFile {
   solana?: { rpcUrl: string };
   /** The API: its URL, the demo key, and how many processes serve it (the hub on, rounds shared between them). */
   api?: { baseUrl: string; apiKey: string; workers?: number };
-  /** The web app served for this stack. */
-  web?: { url: string };
+  /** The web app served for this stack, and its block explorer (a page of the app). */
+  web?: { url: string; explorerUrl: string };
   /** The credits service: its URL, its Stripe webhook's, and that webhook's signing secret (generated, local). */
   credits?: { url: string; webhookUrl: string; webhookSecret: string };
   contracts?: { l1?: Record<string, string>; l2?: Record<string, string> };
@@ -36,6 +36,11 @@ export interface StackFile {
     svm: Array<Record<string, string>>;
     conditions?: Array<{ request: Record<string, unknown>; verdict: boolean; note: string }>;
   };
+}
+
+/** The block explorer's URL in the web app served at `webUrl` (its route is pinned: node logs link below it). */
+export function explorerUrlOf(webUrl: string): string {
+  return `${webUrl.replace(/\/+$/, "")}/explorer`;
 }
 
 /** Where the stack file of the project at `projectRoot` lives. */

@@ -12,7 +12,7 @@ import { devnetGovernanceAddresses } from "../governance/network.ts";
 import { placeUnderGovernance } from "./governance-setup.ts";
 import { devnetProvider, startOpDevnet, type OpDevnet } from "./op-devnet.ts";
 import { startVerificationNetwork, type VerificationNetwork } from "./verification-network.ts";
-import { removeStackFile, stackFilePath, writeStackFile, type StackFile } from "../common/stack-file.ts";
+import { explorerUrlOf, removeStackFile, stackFilePath, writeStackFile, type StackFile } from "../common/stack-file.ts";
 import { webConfigFromStack } from "../web/web-config.ts";
 import { ensureWebBuild, webPaths } from "../web/web-build.ts";
 import { startWebServer, type RunningWebServer } from "../web/web-server.ts";
@@ -175,8 +175,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           config: webConfigFromStack(stack),
           port: options.webPort,
         });
-        stack.web = { url: web.url };
-        progress(`Web app at ${web.url}`);
+        stack.web = { url: web.url, explorerUrl: explorerUrlOf(web.url) };
+        progress(`Web app at ${web.url}, explorer at ${stack.web.explorerUrl}`);
       }
     }
     await writeStackFile(stackFile, stack);

@@ -13,6 +13,8 @@ const LicensesPage = lazy(() => import("./pages/LicensesPage"));
 const NetworkPage = lazy(() => import("./pages/NetworkPage"));
 const GovernancePage = lazy(() => import("./pages/GovernancePage"));
 const CreditsPage = lazy(() => import("./pages/CreditsPage"));
+// The explorer, with its decoding ABIs, is a chunk of its own too: the other pages only link to it.
+const ExplorerPage = lazy(() => import("./pages/ExplorerPage"));
 
 export const PAGES = [
   { path: "/delegate", title: "Delegate", element: <DelegatePage /> },
@@ -22,6 +24,8 @@ export const PAGES = [
   { path: "/network", title: "Network", element: <NetworkPage /> },
   { path: "/governance", title: "Governance", element: <GovernancePage /> },
   { path: "/credits", title: "Credits", element: <CreditsPage /> },
+  // Its own routes below the path: blocks, transactions, addresses, jobs, attestations.
+  { path: "/explorer", title: "Explorer", element: <ExplorerPage />, nested: true },
 ] as const;
 
 export function App() {
@@ -62,7 +66,11 @@ function Layout() {
           <Routes>
             <Route path="/" element={<Navigate to="/delegate" replace />} />
             {PAGES.map((page) => (
-              <Route key={page.path} path={page.path} element={<Titled title={page.title}>{page.element}</Titled>} />
+              <Route
+                key={page.path}
+                path={"nested" in page ? `${page.path}/*` : page.path}
+                element={<Titled title={page.title}>{page.element}</Titled>}
+              />
             ))}
             <Route path="*" element={<NotFound />} />
           </Routes>

@@ -363,6 +363,35 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
     expect(await staked.pendingRedemptionCount(holder.address)).to.equal(0n);
   });
 
+  it("shows a job's votes, result and fee split in the explorer once the nodes answer it, at phone width", async function () {
+    const consumer = new NonceManager(new Wallet(devAccount(NETWORK_ACCOUNTS.consumer).privateKey, l2));
+    const registry = VerificationRegistry__factory.connect(l2Address("VerificationRegistry"), consumer);
+    const demo = network.stack.demo!.evm[0];
+    const jobId = await registry.nextJobId();
+    await (await registry.requestEvmBalance(demo.user_address, demo.contract_address)).wait();
+    const fee = (await registry.getJob(jobId)).fee;
+
+    // A visitor's page: no wallet. It follows the open job until the nodes' votes finalize it.
+    const context = await browser!.newContext({ viewport: VIEWPORTS.phone });
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(`${web.url}/explorer/job/${jobId}`);
+    await waitForText(page.getByTestId("job-status"), /^Finalized$/, 60_000);
+    const result = await registry.getResult(jobId);
+    expect(await page.getByTestId("job-balance").textContent()).to.equal(result.balance.toLocaleString("en-US"));
+    // Each accepted vote with its license and whether it agreed; the fee split among the agreeing ones.
+    const votes = page.getByTestId("job-vote");
+    const quorum = Number((await registry.getJob(jobId)).quorum);
+    expect(await votes.count()).to.be.at.least(quorum);
+    for (const cell of await page.getByTestId("vote-agreed").all()) expect(await cell.textContent()).to.equal("Agreed");
+    const split = await waitForText(page.getByTestId("fee-split"), /agreeing license/);
+    expect(split).to.contain(`${formatAmount(fee, 18, 18)} staked tokens among the ${await votes.count()} agreeing licenses`);
+    await waitForText(page.getByTestId("job-callback"), /^None: the requester is an account, not a contract\.$/);
+    await readsSettled(page);
+    await screenshot(page, "explorer-job-phone");
+    expect(await seriousAccessibilityViolations(page)).to.deep.equal([]);
+  });
+
   it("shows the three nodes live, a new job as it is answered, and a node as not live once its heartbeats stop", async function () {
     const page = await openConnected("/network", holderWallet());
     const rows = page.getByTestId("node-row");

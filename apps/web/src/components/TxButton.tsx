@@ -2,6 +2,8 @@ import type { ReactNode } from "react";
 import type { Hash, TransactionReceipt } from "viem";
 import { useConnection } from "wagmi";
 
+import { HexLink } from "./ExplorerLink";
+import { useAppSettings } from "../app-context";
 import { useTransaction, type TxState } from "../lib/transactions";
 import { SwitchChainButton } from "./SwitchChainButton";
 
@@ -57,13 +59,14 @@ export function TxButton({ chainId, children, send, onMined, disabled, disabledR
         {children}
       </button>
       {disabled === true && disabledReason !== undefined && <p className="hint">{disabledReason}</p>}
-      <TxStatus state={state} />
+      <TxStatus state={state} chainId={chainId} />
     </div>
   );
 }
 
 /** The state of a transaction in words, announced to screen readers as it changes. */
-export function TxStatus({ state }: { state: TxState }) {
+export function TxStatus({ state, chainId }: { state: TxState; chainId?: number }) {
+  const { chains } = useAppSettings();
   switch (state.status) {
     case "idle":
       return <p className="tx-status" role="status" aria-live="polite" />;
@@ -76,7 +79,7 @@ export function TxStatus({ state }: { state: TxState }) {
     case "pending":
       return (
         <p className="tx-status" role="status" aria-live="polite">
-          Pending: <code>{state.hash}</code>
+          Pending: <HexLink chain={chainId === chains.l1.id ? "l1" : "l2"} kind="tx" value={state.hash} full />
         </p>
       );
     case "mined":

@@ -3,6 +3,7 @@ import { useRef, useState } from "react";
 import { zeroAddress, type Address } from "viem";
 import { useConfig, useConnection, useReadContract, useReadContracts } from "wagmi";
 
+import { HexLink } from "../components/ExplorerLink";
 import { useAppSettings } from "../app-context";
 import { AddressField } from "../components/AddressField";
 import { ChainNotice } from "../components/ChainNotice";
@@ -125,7 +126,7 @@ function LicenseTable({ rows, selected, onChange }: { rows: LicenseRow[]; select
     { header: "License", cell: (row) => <label htmlFor={`license-${row.id}`}>License {row.id.toString()}</label> },
     {
       header: "Operator (burner)",
-      cell: (row) => (row.operator === undefined ? "None" : <code>{row.operator}</code>),
+      cell: (row) => (row.operator === undefined ? "None" : <HexLink chain="l2" kind="address" value={row.operator} full />),
       cellProps: () => ({ "data-testid": "operator" }),
     },
     {
@@ -219,7 +220,7 @@ function DelegateForm({ licenseIds, owner, onDone }: { licenseIds: bigint[]; own
             </dd>
             <dt>Contract</dt>
             <dd>
-              NodeRegistry <code>{config.contracts.l2.NodeRegistry}</code>
+              NodeRegistry <HexLink chain="l2" kind="address" value={config.contracts.l2.NodeRegistry} full />
             </dd>
             <dt>Call</dt>
             <dd>

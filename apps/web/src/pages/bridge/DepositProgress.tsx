@@ -4,10 +4,10 @@ import { getL2TransactionHashes } from "viem/op-stack";
 import { useConfig } from "wagmi";
 import { waitForTransactionReceipt } from "wagmi/actions";
 
+import { HexLink } from "../../components/ExplorerLink";
 import { useAppSettings } from "../../app-context";
 import { l2StandardBridgeAbi } from "../../generated/abis";
 import { describeError } from "../../lib/errors";
-import { shortAddress } from "../../lib/format";
 import { L2_STANDARD_BRIDGE } from "./shared";
 
 /** How long to wait for a deposit on L2 before saying so: the sequencer normally includes it within a minute or two of L1. */
@@ -49,27 +49,29 @@ export function DepositProgress({ l1Receipt, description }: { l1Receipt: Transac
     <div className="panel" role="status" aria-live="polite" data-testid="deposit-progress">
       <h2>Deposit of {description}</h2>
       <p>
-        Sent on L1 (tx <code title={l1Receipt.transactionHash}>{shortAddress(l1Receipt.transactionHash)}</code>).
+        Sent on L1 (tx <HexLink chain="l1" kind="tx" value={l1Receipt.transactionHash} />
+        ).
       </p>
       {l2Hash === undefined ? (
         <p className="error">The L1 transaction sent no deposit to L2.</p>
       ) : arrival.isPending ? (
         <p>
-          Waiting for L2: the deposit becomes L2 transaction <code title={l2Hash}>{shortAddress(l2Hash)}</code>. This usually takes under a
+          Waiting for L2: the deposit becomes L2 transaction <HexLink chain="l2" kind="tx" value={l2Hash} />. This usually takes under a
           minute.
         </p>
       ) : arrival.isError ? (
         <p className="error">
-          Still waiting for L2 transaction <code title={l2Hash}>{shortAddress(l2Hash)}</code>: {describeError(arrival.error)}
+          Still waiting for L2 transaction <HexLink chain="l2" kind="tx" value={l2Hash} />: {describeError(arrival.error)}
         </p>
       ) : arrival.data.released ? (
         <p className="success">
-          Arrived on L2 (tx <code title={arrival.data.hash}>{shortAddress(arrival.data.hash)}</code>).
+          Arrived on L2 (tx <HexLink chain="l2" kind="tx" value={arrival.data.hash} />
+          ).
         </p>
       ) : (
         <p className="error">
-          Failed on L2 (tx <code title={arrival.data.hash}>{shortAddress(arrival.data.hash)}</code>): the bridge did not release the funds;
-          the message must be replayed with more gas.
+          Failed on L2 (tx <HexLink chain="l2" kind="tx" value={arrival.data.hash} />
+          ): the bridge did not release the funds; the message must be replayed with more gas.
         </p>
       )}
     </div>

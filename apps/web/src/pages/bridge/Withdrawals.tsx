@@ -1,20 +1,18 @@
 import { useQuery } from "@tanstack/react-query";
-import type { Address, Hash, PublicClient, TransactionReceipt } from "viem";
-import { chainConfig, extractWithdrawalMessageLogs, getWithdrawals, type GetWithdrawalStatusReturnType } from "viem/op-stack";
+import type { Address, Hash } from "viem";
 import { useConfig } from "wagmi";
 
+import { HexLink } from "../../components/ExplorerLink";
 import { useAppSettings, type AppSettings } from "../../app-context";
 import { DataTable, type Column } from "../../components/DataTable";
 import { TxButton } from "../../components/TxButton";
-import { l2OutputOracleAbi, l2StandardBridgeAbi, optimismPortalAbi } from "../../generated/abis";
+import { l2StandardBridgeAbi } from "../../generated/abis";
 import { describeError } from "../../lib/errors";
 import { formatAmount, formatDuration, shortAddress } from "../../lib/format";
-import { L2_STANDARD_BRIDGE, LEGACY_ETH, opPublicClients, opTargetChain, opWalletL1, type OpTargetChain } from "./shared";
+import { L2_STANDARD_BRIDGE, LEGACY_ETH, opPublicClients, opTargetChain, opWalletL1 } from "./shared";
+import { narrowToWithdrawal, readWithdrawalStatus, STATUS_REFRESH_MS } from "./withdrawal-status";
 
-/** Statuses move on their own (outputs get posted, challenge periods run out), so they are polled. */
-const STATUS_REFRESH_MS = 5_000;
 const LIST_REFRESH_MS = 15_000;
-const MESSAGE_PASSER = chainConfig.contracts.l2ToL1MessagePasser.address;
 
 interface WithdrawalStart {
   l2Hash: Hash;
@@ -62,7 +60,7 @@ export function Withdrawals({ account }: { account: Address }) {
       header: "Started on L2",
       cell: (start) => (
         <>
-          <code title={start.l2Hash}>{shortAddress(start.l2Hash)}</code>
+          <HexLink chain="l2" kind="tx" value={start.l2Hash} />
           <br />
           <span className="hint">block {start.l2Block.toString()}</span>
         </>
@@ -129,16 +127,7 @@ function useWithdrawalStep(start: WithdrawalStart): { words: string; action: Rea
     queryKey: ["bridge", "withdrawal-status", chains.l2.id, start.l2Hash, start.logIndex],
     enabled: message.data !== undefined,
     refetchInterval: (query) => (query.state.data?.status === "finalized" ? false : STATUS_REFRESH_MS),
-    queryFn: async (): Promise<{ status: GetWithdrawalStatusReturnType; secondsLeft?: number }> => {
-      const { receipt, withdrawal } = message.data!;
-      const { l1 } = opPublicClients(wagmiConfig, settings);
-      const targetChain = opTargetChain(settings);
-      const current = await l1.getWithdrawalStatus({ receipt, targetChain });
-      if (current !== "waiting-to-finalize" && current !== "ready-to-finalize") return { status: current };
-      // viem times the challenge period by this computer's clock; the portal times it by L1 blocks.
-      const secondsLeft = await challengeSecondsLeft(l1, targetChain, chains.l1.id, withdrawal.withdrawalHash);
-      return secondsLeft > 0 ? { status: "waiting-to-finalize", secondsLeft } : { status: "ready-to-finalize" };
-    },
+    queryFn: () => readWithdrawalStatus(wagmiConfig, settings, message.data!),
   });
 
   const refresh = () => void status.refetch();
@@ -212,48 +201,4 @@ function WithdrawalStatus({ start }: { start: WithdrawalStart }) {
 
 function WithdrawalAction({ start }: { start: WithdrawalStart }) {
   return <>{useWithdrawalStep(start).action}</>;
-}
-
-/**
- * Seconds until the portal accepts the finalization of a proved withdrawal, by the L1 chain's own clock
- * (its latest block), as the portal checks it: it finalizes once `block.timestamp - provenAt` exceeds
- * the output oracle's `FINALIZATION_PERIOD_SECONDS`. A test network's clock can differ from the
- * computer's (a devnet's time is moved forward), so the wall clock is not used.
- */
-async function challengeSecondsLeft(
-  l1: PublicClient,
-  targetChain: OpTargetChain,
-  l1ChainId: number,
-  withdrawalHash: Hash,
-): Promise<number> {
-  const [[, provenAt], period, block] = await Promise.all([
-    l1.readContract({
-      address: targetChain.contracts.portal[l1ChainId].address,
-      abi: optimismPortalAbi,
-      functionName: "provenWithdrawals",
-      args: [withdrawalHash],
-    }),
-    l1.readContract({
-      address: targetChain.contracts.l2OutputOracle[l1ChainId].address,
-      abi: l2OutputOracleAbi,
-      functionName: "FINALIZATION_PERIOD_SECONDS",
-    }),
-    l1.getBlock({ blockTag: "latest" }),
-  ]);
-  return Number(provenAt + period + 1n - block.timestamp);
-}
-
-/**
- * The bridge sends its message right after emitting `WithdrawalInitiated`, so this withdrawal's message
- * is the first `MessagePassed` log after that event. Returns the receipt with only that log, and the
- * withdrawal it describes.
- */
-function narrowToWithdrawal(receipt: TransactionReceipt, eventLogIndex: number) {
-  const passed = extractWithdrawalMessageLogs({ logs: receipt.logs }).find(
-    (log) => log.logIndex > eventLogIndex && log.address.toLowerCase() === MESSAGE_PASSER.toLowerCase(),
-  );
-  if (passed === undefined) throw new Error(`Transaction ${receipt.transactionHash} holds no withdrawal message after the bridge event.`);
-  const logs = receipt.logs.filter((log) => log.logIndex === passed.logIndex);
-  const [withdrawal] = getWithdrawals({ logs });
-  return { receipt: { ...receipt, logs }, withdrawal: withdrawal };
 }

@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 
+import { HexLink } from "../../components/ExplorerLink";
 import { useAppSettings } from "../../app-context";
 import { describeError } from "../../lib/errors";
 import { formatTime, shortAddress } from "../../lib/format";
@@ -39,7 +40,7 @@ export function ProposalCard({
       <dl className="facts">
         <dt>Proposed by</dt>
         <dd>
-          <code title={proposal.proposer}>{shortAddress(proposal.proposer)}</code>
+          <HexLink chain="l1" kind="address" value={proposal.proposer} />
         </dd>
         <dt>Changes on L2</dt>
         <dd data-testid="proposal-changes">

@@ -2,6 +2,7 @@ import { useState } from "react";
 import { zeroAddress, type Address } from "viem";
 import { useConfig } from "wagmi";
 
+import { HexLink } from "../../components/ExplorerLink";
 import { useAppSettings } from "../../app-context";
 import { AddressField } from "../../components/AddressField";
 import { TxButton } from "../../components/TxButton";
@@ -49,7 +50,7 @@ export function YourVotes({
             ) : power.delegatee === account ? (
               "Yourself"
             ) : (
-              <code>{power.delegatee}</code>
+              <HexLink chain="l1" kind="address" value={power.delegatee} full />
             )}
           </dd>
         </dl>

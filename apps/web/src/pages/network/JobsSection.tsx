@@ -1,5 +1,6 @@
 import type { Hex, PublicClient } from "viem";
 
+import { JobLink } from "../../components/ExplorerLink";
 import { useAppSettings } from "../../app-context";
 import { DataTable, type Column } from "../../components/DataTable";
 import { shortAddress } from "../../lib/format";
@@ -17,7 +18,7 @@ function Subject({ chain, value }: { chain: number; value: Hex }) {
 
 /** The jobs table's columns. */
 const JOB_COLUMNS: ReadonlyArray<Column<JobRow>> = [
-  { header: "Job", cell: (job) => `#${job.id.toString()}` },
+  { header: "Job", cell: (job) => <JobLink id={job.id} /> },
   { header: "Kind", cell: (job) => chainKind(job.chain!) },
   { header: "Owner", cell: (job) => <Subject chain={job.chain!} value={job.owner!} /> },
   { header: "Asset", cell: (job) => <Subject chain={job.chain!} value={job.asset!} /> },

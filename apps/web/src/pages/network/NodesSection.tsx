@@ -2,6 +2,7 @@ import { keepPreviousData } from "@tanstack/react-query";
 import { getAddress, zeroAddress, type Address } from "viem";
 import { useBlock, useReadContract, useReadContracts } from "wagmi";
 
+import { HexLink } from "../../components/ExplorerLink";
 import { useAppSettings } from "../../app-context";
 import { DataTable, type Column } from "../../components/DataTable";
 import { nodeLicenseAbi, nodeRegistryAbi, verificationRegistryAbi } from "../../generated/abis";
@@ -85,7 +86,7 @@ export function NodesSection() {
   const now = block.data?.timestamp;
 
   const columns: Array<Column<NodeRow & { heartbeat?: { timestamp: bigint; capacity: number } }>> = [
-    { header: "Operator", cell: (node) => <code>{node.operator}</code> },
+    { header: "Operator", cell: (node) => <HexLink chain="l2" kind="address" value={node.operator} full /> },
     { header: "Licenses", cell: (node) => licenseList(node.licenseIds) },
     { header: "Status", cell: (node) => <span className={`badge ${node.live ? "live" : "down"}`}>{node.live ? "Live" : "Not live"}</span> },
     {
