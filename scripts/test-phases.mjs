@@ -11,7 +11,7 @@
 // PHASES is the one list of what `npm test` runs. Plain JavaScript without dependencies, like
 // tree-state.mjs; runPhases is exported for test/ts/repository/TestPhases.ts, which runs it on a list of
 // its own.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -29,6 +29,13 @@ function withoutTestScript(workspaceDir) {
   const manifest = path.join(root, workspaceDir, "package.json");
   const scripts = existsSync(manifest) ? JSON.parse(readFileSync(manifest, "utf8")).scripts : undefined;
   return scripts?.test === undefined ? `${workspaceDir} has no "test" script` : null;
+}
+
+/** Why the node's image cannot be built here (no Docker or Podman engine answers, no buildah), or null. */
+function withoutImageTool() {
+  const works = (command, args) => spawnSync(command, args, { stdio: "ignore" }).status === 0;
+  if (works("docker", ["info"]) || works("podman", ["info"]) || works("buildah", ["--version"])) return null;
+  return "no Docker or Podman engine and no buildah (apt-get install buildah debootstrap)";
 }
 
 /**
@@ -106,6 +113,10 @@ export const PHASES = [
   { name: "test:mocha:network", command: mochaCommand("network"), together: "mocha" },
   { name: "test:mocha:services", command: mochaCommand("services"), together: "mocha" },
   { name: "test:mocha:rehearsal", command: mochaCommand("rehearsal"), together: "mocha" },
+  // The node's container image, beside the mocha processes on the core they leave idle (its build mostly
+  // waits on the disk and the network): the end-to-end suite that runs it (test/ts/e2e/node-image-suite.ts)
+  // waits for this build when it gets there first, and then finds the image up to date.
+  { name: "image:node", command: "npm run image:node -- --quiet", together: "mocha", skipWhen: withoutImageTool },
   // Reads coverage/lcov.info only: plain Node (`hardhat run` would compile the contracts again first).
   { name: "check-coverage", command: "node scripts/check-coverage.ts" },
   { name: "tree-state:check", command: "node scripts/tree-state.mjs check" },

@@ -39,6 +39,7 @@ import { buildBalanceProof } from "../../../src/chains/evm/balance-proof.ts";
 import { mutableTypesOf } from "../../../src/common/attestation.ts";
 import { describeGovernance } from "./governance-suite.ts";
 import { describeIntegratorsKit, startPreparingKitExample } from "./kit-suite.ts";
+import { describeNodeImage } from "./node-image-suite.ts";
 import { startTestVerificationNetwork } from "../../helpers/network.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import { JobStatus } from "@avn/protocol/constants";
@@ -105,6 +106,7 @@ describe("end to end on the local network: governance, and circuit nodes answeri
   describeGovernance(() => ({ stack, l1, l2, votesOn }));
   // Before the node tests, which stop nodes and move licenses: the example's attestation needs the quorum.
   describeIntegratorsKit(() => ({ stack, l2, kitExample: kitExample!.ready }));
+  describeNodeImage(() => ({ test, stack, l2, network }));
 
   describe("circuit nodes answer on-chain jobs", function () {
     it("finalizes jobs for EVM and Solana demo holdings with the API's answer and the seeded balance", async function () {
