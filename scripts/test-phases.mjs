@@ -68,9 +68,13 @@ export function mochaFiles(half, testsDir = path.join(root, "test", "ts")) {
   return files.filter((file) => processOf(file) === half).map((file) => `test/ts/${file}`);
 }
 
-/** One mocha process's command: the contracts' coverage is collected in both. */
+/** One mocha process's command: the contracts' coverage is collected in the two that run contracts. */
 function mochaCommand(half) {
-  return `hardhat test mocha --coverage ${mochaFiles(half).join(" ")}`;
+  // The rehearsal runs no contract in its own process (its devnet and the operator's scripts are child
+  // processes): no coverage to collect, and no build. Each build saves Hardhat's compile cache through one
+  // temporary file, and three processes saving it at once raced (ENOENT on its rename).
+  const flags = half === "rehearsal" ? "--no-compile" : "--coverage";
+  return `hardhat test mocha ${flags} ${mochaFiles(half).join(" ")}`;
 }
 
 /**
@@ -108,8 +112,9 @@ export const PHASES = [
   // The mocha tests, in three processes side by side: most of their time is spent waiting on chains' blocks
   // and on servers (one core's worth of work at most each). The files that use devnets of the OP stack (the
   // web app, the bridge, the devnet's own tests) in one, the rehearsal of the live deployment in another,
-  // the rest in the third. Each builds first, which finds the instrumented contracts above already built;
-  // each writes its coverage data, and the one that ends last reports all (Hardhat merges the saved data).
+  // the rest in the third. The two others build first, which finds the instrumented contracts above already
+  // built; each writes its coverage data, and the one that ends last reports both (Hardhat merges the saved
+  // data).
   { name: "test:mocha:network", command: mochaCommand("network"), together: "mocha" },
   { name: "test:mocha:services", command: mochaCommand("services"), together: "mocha" },
   { name: "test:mocha:rehearsal", command: mochaCommand("rehearsal"), together: "mocha" },
