@@ -1,7 +1,7 @@
 import { useConnect, useConnection, useConnectors, useDisconnect } from "wagmi";
 
 import { describeError } from "../lib/errors";
-import { shortAddress } from "../lib/format";
+import { HexLink } from "./ExplorerLink";
 
 /**
  * Connects a browser wallet. Wallets announce themselves through EIP-6963, so each appears by its own
@@ -17,7 +17,7 @@ export function ConnectWallet() {
     return (
       <div className="wallet">
         <span className="wallet-address" title={address} data-testid="connected-address">
-          {connector?.name ?? "Wallet"}: {shortAddress(address)}
+          {connector?.name ?? "Wallet"}: <HexLink chain="l2" kind="address" value={address} />
         </span>
         <button type="button" className="secondary" onClick={() => disconnect.disconnect()}>
           Disconnect

@@ -4,9 +4,10 @@ import { useBlock, useConfig } from "wagmi";
 
 import { useAppSettings } from "../../app-context";
 import { DataTable, type Column } from "../../components/DataTable";
+import { HexLink } from "../../components/ExplorerLink";
 import { TxButton } from "../../components/TxButton";
 import { voucherFromJson } from "@avn/protocol/credits/typed-data";
-import { formatDuration, formatTime, shortAddress } from "../../lib/format";
+import { formatDuration, formatTime } from "../../lib/format";
 import { simulateAndWrite } from "../../lib/transactions";
 import { claimCallAbi } from "./claim-abi";
 import type { Catalogue, CreditAccount, VoucherView } from "./credits-api";
@@ -139,10 +140,18 @@ function VoucherAction({ settings, view, wallet, l2Now, onClaimed }: VoucherActi
   const wagmiConfig = useConfig();
   if (view.status !== "issued") return null;
   if (view.voucher.recipient.toLowerCase() !== wallet.toLowerCase()) {
-    return <span className="hint">Only {shortAddress(view.voucher.recipient)}, its recipient, can claim it.</span>;
+    return (
+      <span className="hint">
+        Only <HexLink chain="l2" kind="address" value={view.voucher.recipient} />, its recipient, can claim it.
+      </span>
+    );
   }
   if (view.claimsContract.toLowerCase() !== settings.claimsContract.toLowerCase()) {
-    return <span className="hint">It is for another claim contract ({shortAddress(view.claimsContract)}) than this deployment's.</span>;
+    return (
+      <span className="hint">
+        It is for another claim contract (<HexLink chain="l2" kind="address" value={view.claimsContract} />) than this deployment&apos;s.
+      </span>
+    );
   }
   if (l2Now !== undefined && l2Now > BigInt(view.voucher.expiry)) {
     return (

@@ -87,7 +87,8 @@ function L2Changes({ addresses, proposal }: { addresses: GovernanceAddresses; pr
       <span className="hint">Runnable on L2 until {formatTime(batch.deadline)} (L2 time).</span>
       {batch.executor.toLowerCase() !== addresses.executor.toLowerCase() && (
         <p className="warning">
-          It sends its batch to <code>{batch.executor}</code>, not to this deployment's governance executor.
+          It sends its batch to <HexLink chain="l2" kind="address" value={batch.executor} full />, not to this deployment's governance
+          executor.
         </p>
       )}
     </>
