@@ -318,7 +318,9 @@ export function describeNodeImage(context: () => NodeImageSuiteContext): void {
       const { l2 } = context();
       expect(await container!.stop()).to.equal(0);
       const outsider = devAccount(OUTSIDER).address;
-      const nonce = await l2.getTransactionCount(burner);
+      // Pending, not latest: a heartbeat the stopped container sent just before its stop may be mined after
+      // this read (it was, once), and the refused container must add nothing to what it left.
+      const nonce = await l2.getTransactionCount(burner, "pending");
       container = runImage(outsider);
       await logged("the refusal", (lines) =>
         lines.some((line) => line.msg === "waiting for delegation" && line.instructions!.includes(outsider) && line.burner === burner),
@@ -327,7 +329,7 @@ export function describeNodeImage(context: () => NodeImageSuiteContext): void {
       console.log(`      (${refusal.instructions})`);
       await new Promise((resolve) => setTimeout(resolve, 5_000)); // a delegation check and a heartbeat tick later
       expect(parsed(container.lines()).some((line) => line.msg === "voting for licenses" || line.msg === "answering jobs")).to.equal(false);
-      expect(await l2.getTransactionCount(burner)).to.equal(nonce);
+      expect(await l2.getTransactionCount(burner, "pending")).to.equal(nonce);
       // Nothing it logged carries its key.
       const { privateKey } = JSON.parse(await readFile(path.join(cacheDir, BURNER_FILE), "utf8")) as { privateKey: string };
       expect(container.lines().join("\n").toLowerCase()).to.not.include(privateKey.slice(2).toLowerCase());
