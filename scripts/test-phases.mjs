@@ -73,10 +73,8 @@ function mochaCommand(half) {
   // The rehearsal runs no contract in its own process (its devnet and the operator's scripts are child
   // processes): no coverage to collect, and no build. Each build saves Hardhat's compile cache through one
   // temporary file, and three processes saving it at once raced (ENOENT on its rename).
-  // It also runs at a lower priority (nice, inherited by its devnet): the two other processes are the
-  // run's longest, and it has time to spare beside them.
-  if (half === "rehearsal") return `nice -n 10 hardhat test mocha --no-compile ${mochaFiles(half).join(" ")}`;
-  return `hardhat test mocha --coverage ${mochaFiles(half).join(" ")}`;
+  const flags = half === "rehearsal" ? "--no-compile" : "--coverage";
+  return `hardhat test mocha ${flags} ${mochaFiles(half).join(" ")}`;
 }
 
 /**
@@ -123,9 +121,7 @@ export const PHASES = [
   // The node's container image, beside the mocha processes on the core they leave idle (its build mostly
   // waits on the disk and the network): the end-to-end suite that runs it (test/ts/e2e/node-image-suite.ts)
   // waits for this build when it gets there first, and then finds the image up to date.
-  // At a lower priority (nice), like the rehearsal: it must only be done before the services' end-to-end
-  // file reaches its suite, minutes later.
-  { name: "image:node", command: "nice -n 10 npm run image:node -- --quiet", together: "mocha", skipWhen: withoutImageTool },
+  { name: "image:node", command: "npm run image:node -- --quiet", together: "mocha", skipWhen: withoutImageTool },
   // Reads coverage/lcov.info only: plain Node (`hardhat run` would compile the contracts again first).
   { name: "check-coverage", command: "node scripts/check-coverage.ts" },
   { name: "tree-state:check", command: "node scripts/tree-state.mjs check" },
