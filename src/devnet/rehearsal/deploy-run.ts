@@ -50,19 +50,22 @@ export async function interruptedDeploy(
       ? undefined
       : ((await provider.getTransactionReceipt(firstSend.transaction.hash))?.contractAddress ?? undefined);
   let resumed = await runOperatorCommand(root, ["run", script], env);
-  // Killed after the node took a transaction but before Ignition recorded it, the resume stops with
-  // HHE10410 and names the nonce; the operator's recovery is `hardhat ignition track-tx`, then a resume.
-  const untracked = /transaction with nonce (\d+) sent from account (0x[0-9a-fA-F]{40})/.exec(resumed.output);
+  // A resume that stops on what the kill left half done is recovered as the operator would, with Ignition's
+  // own commands, then run again: at most a few times (each recovery settles one future).
   let trackedTransaction: string | undefined;
-  if (resumed.exitCode !== 0 && untracked !== null) {
-    trackedTransaction = await transactionWithNonce(provider, untracked[2], Number(untracked[1]), startBlock + 1);
-    succeeded(
-      await runOperatorCommand(
-        root,
-        ["exec", "--", "hardhat", "ignition", "track-tx", trackedTransaction, `chain-${chainId}`, "--network", networkOf(script)],
-        env,
-      ),
-    );
+  const wipedFutures: string[] = [];
+  for (let recoveries = 0; resumed.exitCode !== 0 && recoveries < MAX_RECOVERIES; recoveries += 1) {
+    const recovery = resumeRecovery(resumed.output);
+    if (recovery === undefined) break;
+    let ignitionArgs: string[];
+    if (recovery.kind === "track-tx") {
+      trackedTransaction = await transactionWithNonce(provider, recovery.sender, recovery.nonce, startBlock + 1);
+      ignitionArgs = ["track-tx", trackedTransaction, `chain-${chainId}`];
+    } else {
+      wipedFutures.push(recovery.futureId);
+      ignitionArgs = ["wipe", `chain-${chainId}`, recovery.futureId];
+    }
+    succeeded(await runOperatorCommand(root, ["exec", "--", "hardhat", "ignition", ...ignitionArgs, "--network", networkOf(script)], env));
     resumed = await runOperatorCommand(root, ["run", script], env);
   }
   succeeded(resumed);
@@ -82,6 +85,7 @@ export async function interruptedDeploy(
     chainId,
     interruptedAfterTransactions: minedWhenKilled,
     trackedTransaction,
+    wipedFutures,
     interrupted: killed.interrupted,
     resumedExitCode: resumed.exitCode,
     futuresSentTwice: [...noncesByInteraction].filter(([, nonces]) => nonces.size > 1).map(([key]) => key),
@@ -95,6 +99,28 @@ export async function interruptedDeploy(
 }
 
 const networkOf = (script: string) => script.replace(/^deploy:/, "");
+
+const MAX_RECOVERIES = 3;
+
+/** What an operator runs before resuming a deploy script whose resume stopped with `output`, if anything. */
+export type ResumeRecovery = { kind: "track-tx"; nonce: number; sender: string } | { kind: "wipe"; futureId: string };
+
+/**
+ * The recovery a failed resume names, or undefined for any other failure. Two ways a kill leaves Ignition's
+ * journal half done, each with its command:
+ * - killed after the node took a transaction but before Ignition recorded it: HHE10410 names the nonce, and
+ *   `ignition track-tx` adds that transaction;
+ * - killed after Ignition started a future but before it recorded the transaction it was about to send:
+ *   ignition-core 3.1 stops on an invariant (HHE10000, "Unable to find network interaction for <future>"),
+ *   and `ignition wipe` clears that future (nothing of it reached the chain), which the resume then runs.
+ */
+export function resumeRecovery(output: string): ResumeRecovery | undefined {
+  const untracked = /transaction with nonce (\d+) sent from account (0x[0-9a-fA-F]{40})/.exec(output);
+  if (untracked !== null) return { kind: "track-tx", nonce: Number(untracked[1]), sender: untracked[2] };
+  const unstarted = /Unable to find network interaction for (\S+) when trying to get pending onchain interaction/.exec(output);
+  if (unstarted !== null) return { kind: "wipe", futureId: unstarted[1] };
+  return undefined;
+}
 
 /** The hash of `sender`'s transaction with `nonce`, looked up block by block (what an operator does on an explorer). */
 async function transactionWithNonce(provider: JsonRpcProvider, sender: string, nonce: number, fromBlock: number): Promise<string> {

@@ -12,6 +12,8 @@ export interface DeployRun {
   resumedExitCode: number | null;
   /** A transaction the killed run sent but never recorded, added with `hardhat ignition track-tx` before resuming. */
   trackedTransaction: string | undefined;
+  /** Futures the killed run had started without recording a transaction, cleared with `hardhat ignition wipe` before resuming. */
+  wipedFutures: string[];
   /** Ignition's futures that sent a transaction in more than one nonce (a redeployment): none expected. */
   futuresSentTwice: string[];
   /** The contract created by the killed run's first transaction is the one recorded after the resume. */
@@ -84,6 +86,10 @@ export function formatReport(report: RehearsalReport): string {
     if (run.trackedTransaction !== undefined)
       lines.push(
         `  the killed run's transaction ${run.trackedTransaction} was unknown to Ignition: added with \`hardhat ignition track-tx\` before resuming`,
+      );
+    for (const future of run.wipedFutures)
+      lines.push(
+        `  the killed run had started ${future} without recording a transaction: cleared with \`hardhat ignition wipe\` before resuming`,
       );
     lines.push(`  deployer transactions: ${run.deployerTransactions} (${run.journalTransactions} in Ignition's journal)`);
     for (const [future, address] of Object.entries(run.addresses)) lines.push(`  ${future.padEnd(33)}${address}`);

@@ -4,6 +4,7 @@ import path from "node:path";
 import { expect } from "chai";
 import hre from "hardhat";
 
+import { resumeRecovery } from "../../../src/devnet/rehearsal/deploy-run.ts";
 import { formatReport, rehearseLiveDeployment, type RehearsalReport } from "../../../src/devnet/rehearsal/rehearsal.ts";
 
 // The dress rehearsal of the live deployment (`npm run rehearse:testnets`), run once: the operator's
@@ -66,5 +67,32 @@ describe("devnet: rehearsal of the live deployment", function () {
 
   it("leaves no role with the deployer and every role as docs/governance.md says", function () {
     expect(report.unexpectedRoles).to.deep.equal([]);
+  });
+});
+
+// Which of the two half-done journals a kill can leave the rehearsal's resume met is a matter of timing: the
+// recovery each one names is checked here on Ignition's own messages.
+describe("devnet: the rehearsal's recovery of a deploy script's failed resume", function () {
+  it("tracks the transaction HHE10410 names (sent, never recorded)", function () {
+    const output = [
+      "Error HHE10410 in plugin hardhat-ignition: An error occurred while trying to send a transaction for future L2#StakedToken.",
+      "Please use a block explorer to find the hash of the transaction with nonce 7 sent from account 0x90F79bf6EB2c4f870365E785982E1f101E93b906 and use the following command to add it to your deployment:",
+      "npx hardhat ignition track-tx <txHash> <deploymentId> --network <networkName>",
+    ].join("\n");
+    expect(resumeRecovery(output)).to.deep.equal({ kind: "track-tx", nonce: 7, sender: "0x90F79bf6EB2c4f870365E785982E1f101E93b906" });
+  });
+
+  it("wipes the future HHE10000 names (started, no transaction recorded)", function () {
+    const output =
+      "Error HHE10000 in plugin hardhat-ignition: Internal Hardhat Ignition invariant was violated: Unable to find network " +
+      "interaction for L1#ProtocolTimelock when trying to get pending onchain interaction";
+    expect(resumeRecovery(output)).to.deep.equal({ kind: "wipe", futureId: "L1#ProtocolTimelock" });
+  });
+
+  it("names none for any other failure, which the rehearsal then reports as it is", function () {
+    expect(
+      resumeRecovery("Error HHE10000 in plugin hardhat-ignition: Internal Hardhat Ignition invariant was violated: something else"),
+    ).to.equal(undefined);
+    expect(resumeRecovery("Error: insufficient funds for gas * price + value")).to.equal(undefined);
   });
 });
