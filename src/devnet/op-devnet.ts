@@ -95,6 +95,8 @@ export interface OpDevnet {
   l2Contracts: typeof L2_PREDEPLOYS & { Multicall3: string };
   accounts: Record<keyof typeof DEVNET_ACCOUNTS, DevAccount>;
   finalizationPeriodSeconds: bigint;
+  /** Seconds between L1 blocks when no transaction arrives (`l1BlockTime`). */
+  l1BlockTime: number;
   relay: DepositRelay;
   proposer: OutputProposer;
   /**
@@ -129,6 +131,7 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
   const progress = options.onProgress ?? (() => undefined);
   const finalizationPeriodSeconds = options.finalizationPeriodSeconds ?? 12n;
   const l2BlockTime = options.l2BlockTime ?? 2;
+  const l1BlockTime = options.l1BlockTime ?? 2;
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const l1ChainId = options.l1ChainId ?? DEVNET_L1_CHAIN_ID;
   const l2ChainId = options.l2ChainId ?? DEVNET_L2_CHAIN_ID;
@@ -146,7 +149,7 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
     const launches = await Promise.allSettled([
       startAnvil({
         chainId: l1ChainId,
-        blockTime: options.l1BlockTime ?? 2,
+        blockTime: l1BlockTime,
         mixedMining: true,
         disableCodeSizeLimit: options.disableCodeSizeLimit,
         pruneHistory: options.l1RecentStates,
@@ -252,6 +255,7 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
       l2Contracts: { ...L2_PREDEPLOYS, Multicall3: MULTICALL3_ADDRESS },
       accounts,
       finalizationPeriodSeconds,
+      l1BlockTime,
       relay,
       proposer,
       l1Attributes,
