@@ -101,7 +101,9 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
     sources = await startSourceFixtures();
     evmUpstream = await recordingUpstream(sources.anvil.rpcUrl);
     svmUpstream = await recordingUpstream(sources.solanaRpc.url);
-    api = await startTestApi(sources, { evmUrls: [evmUpstream.url], solanaUrls: [svmUpstream.url], timeoutMs: 500 });
+    // The helper's read timeout (2 s): a failing upstream here answers 503 at once, never by timing out, and
+    // under npm test's load a read that takes over 500 ms must not turn into a 500 entry.
+    api = await startTestApi(sources, { evmUrls: [evmUpstream.url], solanaUrls: [svmUpstream.url] });
   });
   after(async function () {
     await api?.close();
