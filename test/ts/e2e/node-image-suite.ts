@@ -284,11 +284,25 @@ export function describeNodeImage(context: () => NodeImageSuiteContext): void {
         const journal = new DatabaseSync(path.join(cacheDir, STATE_FILE));
         journal.prepare("DELETE FROM meta WHERE key = 'cursor'").run();
         journal.close();
+        const journalCursor = () => {
+          const reader = new DatabaseSync(path.join(cacheDir, STATE_FILE));
+          try {
+            const row = reader.prepare("SELECT value FROM meta WHERE key = 'cursor'").get() as { value: string } | undefined;
+            return row === undefined ? undefined : Number(row.value);
+          } finally {
+            reader.close();
+          }
+        };
         container = runImage(owner.address);
         await logged("the restarted node's passes", (lines) => lines.some((line) => line.msg === "answering jobs"));
         const line = parsed(container.lines()).find((entry) => entry.msg === "burner wallet")!;
         expect(line).to.include({ burner, generated: false });
-        await new Promise((resolve) => setTimeout(resolve, 5_000)); // several passes over the job's block
+        // Its journal's cursor at or past the head of the restart: the job's block has been read again.
+        await eventually(
+          async () => journalCursor(),
+          (cursor) => cursor !== undefined && cursor >= restartBlock,
+          60_000,
+        );
         expect((await registry().getJob(jobId)).status).to.equal(JobStatus.open);
         for (let block = restartBlock + 1; block <= (await l2.getBlockNumber()); block += 1)
           for (const tx of (await l2.getBlock(block, true))!.prefetchedTransactions) {
