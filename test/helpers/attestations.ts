@@ -29,35 +29,31 @@ export async function attestationOf(ethers: HardhatEthers, fields: Partial<Balan
   };
 }
 
-/** Each node signs `attestation` under `domain` for its licenses (the list it signs is the list it names), as a circuit node would. */
-export async function signAll(
+type Nodes = Array<{ burner: Signer; licenseIds: bigint[] }>;
+
+/** Each node signs `attestation` with `sign` under `domain` for its licenses (the list it signs is the list it names). */
+async function signEach<A>(
+  sign: (signer: Signer, domain: AttestationDomain, attestation: A, licenseIds: bigint[]) => Promise<string>,
   domain: AttestationDomain,
-  attestation: BalanceAttestation,
-  nodes: Array<{ burner: Signer; licenseIds: bigint[] }>,
+  attestation: A,
+  nodes: Nodes,
 ): Promise<NodeSignature[]> {
   return Promise.all(
     nodes.map(async ({ burner, licenseIds }) => ({
       signer: burner.address,
       licenseIds,
-      signature: await signAttestation(burner, domain, attestation, licenseIds),
+      signature: await sign(burner, domain, attestation, licenseIds),
     })),
   );
 }
 
+/** Each node signs the balance `attestation` under `domain` for its licenses, as a circuit node would. */
+export const signAll = (domain: AttestationDomain, attestation: BalanceAttestation, nodes: Nodes) =>
+  signEach(signAttestation, domain, attestation, nodes);
+
 /** Each node signs the verdict `attestation` under `domain` for its licenses, as a circuit node would. */
-export async function signConditionAll(
-  domain: AttestationDomain,
-  attestation: ConditionAttestation,
-  nodes: Array<{ burner: Signer; licenseIds: bigint[] }>,
-): Promise<NodeSignature[]> {
-  return Promise.all(
-    nodes.map(async ({ burner, licenseIds }) => ({
-      signer: burner.address,
-      licenseIds,
-      signature: await signConditionAttestation(burner, domain, attestation, licenseIds),
-    })),
-  );
-}
+export const signConditionAll = (domain: AttestationDomain, attestation: ConditionAttestation, nodes: Nodes) =>
+  signEach(signConditionAttestation, domain, attestation, nodes);
 
 /**
  * The protocol of helpers/protocol.ts, with its attestation verifier's address and signing domain, and each

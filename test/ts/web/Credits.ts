@@ -17,15 +17,11 @@ import {
 import { CREDIT_ITEMS, deployClaimPlatform, startCreditsChannel, type CreditsChannel } from "../../../src/devnet/credits-setup.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import type { StackFile } from "../../../src/common/stack-file.ts";
-import { ensureWebBuild, webPaths } from "../../../src/web/web-build.ts";
-import { webConfigFromStack } from "../../../src/web/web-config.ts";
-import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
+import type { RunningWebServer } from "../../../src/web/web-server.ts";
 import { GameItem__factory, PrimaryToken__factory, VoucherClaims__factory } from "../../../typechain-types/index.ts";
 import { eventually, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 import { stackOfTestDevnet } from "../../helpers/stack.ts";
 import {
-  CHROMIUM,
-  launchChromium,
   openConnected,
   screenshot,
   screenshotFailure,
@@ -34,11 +30,10 @@ import {
   VIEWPORTS,
   waitForText,
 } from "../../helpers/web/browser.ts";
-import { requireService } from "../../helpers/services.ts";
+import { chromiumOrSkip, serveWebApp } from "../../helpers/web/web-app.ts";
 import { TestWallet } from "../../helpers/web/test-wallet.ts";
 import { E18 } from "../../../src/common/units.ts";
 
-const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 /** What the devnet's credits service sells, as `npm start` defines it (credits-setup.ts). */
 const PRICES = { primary: 1_000, gameItem: 500, license: 100_000 } as const;
 
@@ -75,8 +70,7 @@ describe("web app: credits in Chromium", function () {
   let purchase: SimulatedPayment;
 
   before(async function () {
-    browser = await launchChromium();
-    if (browser === undefined) requireService(this, CHROMIUM);
+    browser = await chromiumOrSkip(this);
     net = await sharedTestDevnet();
     stack = stackOfTestDevnet(net);
     l1 = devnetProvider(net.devnet.l1.rpcUrl, net.devnet.l1.chainId);
@@ -123,13 +117,12 @@ describe("web app: credits in Chromium", function () {
       onProgress: () => undefined,
     });
 
-    await ensureWebBuild(projectRoot);
     const withCredits: StackFile = {
       ...stack,
       credits: channel.stack,
       contracts: { ...stack.contracts, l2: { ...l2Contracts, VoucherClaims: claimsAddress, GameItem: gameItemAddress } },
     };
-    web = await startWebServer({ distDir: webPaths(projectRoot).distDir, config: webConfigFromStack(withCredits), port: 0 });
+    web = await serveWebApp(withCredits);
 
     // The buyer has no tokens; L2 ETH pays for its claims.
     wallet = new TestWallet(

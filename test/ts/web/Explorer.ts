@@ -1,5 +1,3 @@
-import path from "node:path";
-
 import { expect } from "chai";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createPublicClient, createWalletClient, http, parseEther, toHex, type Hash, type Hex } from "viem";
@@ -9,15 +7,11 @@ import { publicActionsL1, publicActionsL2, walletActionsL1, walletActionsL2 } fr
 import { appChains } from "../../../apps/web/src/config/chains.ts";
 import { verificationRegistryAbi } from "../../../apps/web/src/generated/abis.ts";
 import type { StackFile } from "../../../src/common/stack-file.ts";
-import { ensureWebBuild, webPaths } from "../../../src/web/web-build.ts";
 import { webConfigFromStack } from "../../../src/web/web-config.ts";
-import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
+import type { RunningWebServer } from "../../../src/web/web-server.ts";
 import { advanceL1Time, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
-import { requireService } from "../../helpers/services.ts";
 import { stackOfTestDevnet } from "../../helpers/stack.ts";
 import {
-  CHROMIUM,
-  launchChromium,
   readsSettled,
   screenshot,
   screenshotFailure,
@@ -25,8 +19,7 @@ import {
   VIEWPORTS,
   waitForText,
 } from "../../helpers/web/browser.ts";
-
-const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
+import { chromiumOrSkip, serveWebApp } from "../../helpers/web/web-app.ts";
 
 /**
  * The explorer (`/explorer`) in a real Chromium on the shared devnet, at phone width (axe on each page):
@@ -59,12 +52,10 @@ describe("web app: the explorer in Chromium", function () {
   };
 
   before(async function () {
-    browser = await launchChromium();
-    if (browser === undefined) requireService(this, CHROMIUM);
+    browser = await chromiumOrSkip(this);
     net = await sharedTestDevnet();
     stack = stackOfTestDevnet(net);
-    await ensureWebBuild(projectRoot);
-    web = await startWebServer({ distDir: webPaths(projectRoot).distDir, config: webConfigFromStack(stack), port: 0 });
+    web = await serveWebApp(stack);
     clients = makeClients();
     // The test's own account, funded on both chains (no other file uses it).
     for (const provider of [net.devnet.l1Provider, net.devnet.l2Provider])

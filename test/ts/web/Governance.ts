@@ -1,5 +1,3 @@
-import path from "node:path";
-
 import { expect } from "chai";
 import { Contract, id as keccakText, ZeroAddress, type JsonRpcProvider } from "ethers";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
@@ -12,14 +10,10 @@ import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import type { StackFile } from "../../../src/common/stack-file.ts";
 import { l2CallsOfProposal } from "@avn/protocol/governance/proposal";
 import { L2_DEADLINE_SLACK_SECONDS } from "@avn/protocol/governance/rules";
-import { ensureWebBuild, webPaths } from "../../../src/web/web-build.ts";
-import { webConfigFromStack } from "../../../src/web/web-config.ts";
-import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
+import type { RunningWebServer } from "../../../src/web/web-server.ts";
 import { PrimaryToken__factory, ProtocolGovernor__factory } from "../../../typechain-types/index.ts";
 import { sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 import {
-  CHROMIUM,
-  launchChromium,
   openConnected,
   screenshot,
   screenshotFailure,
@@ -27,12 +21,11 @@ import {
   sendTransaction,
   waitForText,
 } from "../../helpers/web/browser.ts";
-import { requireService } from "../../helpers/services.ts";
+import { chromiumOrSkip, serveWebApp } from "../../helpers/web/web-app.ts";
 import { stackOfTestDevnet } from "../../helpers/stack.ts";
 import { TestWallet } from "../../helpers/web/test-wallet.ts";
 import { ProposalState } from "@avn/protocol/constants";
 
-const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 const NOTE = "Hand the L2 protocol to governance";
 const GOVERNED = ["StakedToken", "NodeLicense", "NodeRegistry", "VerificationRegistry"] as const;
 
@@ -67,12 +60,10 @@ describe("web app: governance in Chromium", function () {
   let proposalId: bigint;
 
   before(async function () {
-    browser = await launchChromium();
-    if (browser === undefined) requireService(this, CHROMIUM);
+    browser = await chromiumOrSkip(this);
     net = await sharedTestDevnet();
     stack = stackOfTestDevnet(net);
-    await ensureWebBuild(projectRoot);
-    web = await startWebServer({ distDir: webPaths(projectRoot).distDir, config: webConfigFromStack(stack), port: 0 });
+    web = await serveWebApp(stack);
     l1 = devnetProvider(net.devnet.l1.rpcUrl, net.devnet.l1.chainId);
     l2 = devnetProvider(net.devnet.l2.rpcUrl, net.devnet.l2.chainId);
   });

@@ -1,5 +1,3 @@
-import path from "node:path";
-
 import { expect } from "chai";
 import { Contract, JsonRpcProvider, NonceManager, Wallet, getAddress } from "ethers";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -17,14 +15,10 @@ import { devAccount } from "../../../src/devnet/accounts.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import type { StackFile } from "../../../src/common/stack-file.ts";
 import { NETWORK_ACCOUNTS, type VerificationNetwork } from "../../../src/devnet/verification-network.ts";
-import { ensureWebBuild, webPaths } from "../../../src/web/web-build.ts";
-import { webConfigFromStack } from "../../../src/web/web-config.ts";
-import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
+import type { RunningWebServer } from "../../../src/web/web-server.ts";
 import { advanceL1Time, eventually, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 import {
-  CHROMIUM,
   connectWallet,
-  launchChromium,
   openConnected as openConnectedPage,
   readsSettled,
   screenshot,
@@ -34,12 +28,11 @@ import {
   VIEWPORTS,
   waitForText,
 } from "../../helpers/web/browser.ts";
-import { requireService } from "../../helpers/services.ts";
+import { chromiumOrSkip, serveWebApp } from "../../helpers/web/web-app.ts";
 import { startTestVerificationNetwork } from "../../helpers/network.ts";
 import { TestWallet } from "../../helpers/web/test-wallet.ts";
 import { E18 } from "../../../src/common/units.ts";
 
-const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 const PAGES = ["delegate", "bridge", "stake", "licenses", "network", "governance", "credits"] as const;
 
 /**
@@ -60,16 +53,14 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
   const holder = devAccount(NETWORK_ACCOUNTS.tokenHolder);
 
   before(async function () {
-    browser = await launchChromium();
-    if (browser === undefined) requireService(this, CHROMIUM);
+    browser = await chromiumOrSkip(this);
     net = await sharedTestDevnet();
     // Heartbeats every 3 s: a stopped node is the only one left not live once time moves past the window.
     ({ network, stack } = await startTestVerificationNetwork(net, "web-network", {
       HEARTBEAT_INTERVAL_SECONDS: "3",
       POLL_INTERVAL_MS: "500",
     }));
-    await ensureWebBuild(projectRoot);
-    web = await startWebServer({ distDir: webPaths(projectRoot).distDir, config: webConfigFromStack(stack), port: 0 });
+    web = await serveWebApp(stack);
     l1 = devnetProvider(net.devnet.l1.rpcUrl, net.devnet.l1.chainId);
     l2 = devnetProvider(net.devnet.l2.rpcUrl, net.devnet.l2.chainId);
   });
