@@ -227,14 +227,20 @@ describe("API: ERC-1155 balances (token_id) on /api/ccq-evm", function () {
         { user_address: owner, contract_address: erc1155, token_id: ID_ABOVE_2_53.toString() },
         { user_address: owner, contract_address: erc1155, token_id: "0" },
       ]);
+      const headReadAt = performance.now(); // at the latest: the post below reads the head
       await post(api, "/api/ccq-evm", { user_address: sources.evm.holder, contract_address: sources.evm.erc20 }); // the head is known
       const before = await upstreamRequests();
       const response = await post(api, "/api/ccq-evm/batch", items);
+      // The API asks for the head at most once a second: a batch answered after that second (npm test's load
+      // once made it so) may also have asked for the block number, and still made one eth_call for all 30 items.
+      const withinTheSecond = performance.now() - headReadAt < 1_000;
       const { results } = (
         (await response.json()) as { data: { results: Array<{ status: number; data: { asset: { balance: number } } }> } }
       ).data;
       expect(results.map((entry) => [entry.status, entry.data.asset.balance])).to.deep.equal(items.map(() => [200, 0]));
-      expect((await upstreamRequests()) - before, "one eth_call, no block number (asked within the second)").to.equal(1);
+      const requests = (await upstreamRequests()) - before;
+      if (withinTheSecond) expect(requests, "one eth_call, no block number (asked within the second)").to.equal(1);
+      else expect(requests, "one eth_call, and perhaps the block number").to.be.within(1, 2);
     });
   });
 
