@@ -40,12 +40,13 @@ function withoutImageTool() {
 
 /**
  * Folders of test/ts whose files run in the "network" mocha process; every other file runs in "services"
- * but for the "rehearsal" process's. The devnets of the OP stack (web, bridge, devnet), and the SDK's and the
- * attestation hub's tests (their own servers and chains), so that the two take about as long: the end-to-end
- * network and the consumer example are in "services" (in a fresh-clone run before attestation moved: network
- * 539 s, services 663 s; attestation's tests took ~60 s of the latter).
+ * but for the "rehearsal" process's. The devnets of the OP stack (web, bridge, devnet), and the SDK's tests
+ * (their own servers and chains), so that the two take about as long: the end-to-end network and the
+ * consumer example are in "services". (The attestation tests, moved here to even the two out, were followed
+ * by the shared devnet's deployment failing in two fresh-clone runs of three, a transaction of its L2 deploy
+ * dropped; back in "services", pending the cause.)
  */
-export const NETWORK_TEST_FOLDERS = ["web", "bridge", "devnet", "sdk", "attestation"];
+export const NETWORK_TEST_FOLDERS = ["web", "bridge", "devnet", "sdk"];
 /**
  * The third mocha process: the rehearsal of the live deployment (its own devnet; mostly anvil mining and
  * the operator's scripts in child processes), beside the two others while they wait on their chains.
