@@ -5,7 +5,7 @@ import { network } from "hardhat";
 
 import { deployL1 } from "../src/deploy/two-chain.ts";
 
-const connection = await network.connect();
+const connection = await network.create();
 try {
   const deployed = await deployL1(connection, { displayUi: true });
   console.log(`\n${connection.networkName}:`);

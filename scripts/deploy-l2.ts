@@ -12,7 +12,7 @@ import { deployL2 } from "../src/deploy/two-chain.ts";
 // Which L1 each L2 network bridges to.
 const L1_CHAIN_OF: Record<string, number> = { l2Testnet: 11155111, devnetL2: 900 };
 
-const connection = await network.connect();
+const connection = await network.create();
 try {
   const recorded = await recordedL1(connection.networkName);
   const links = {
