@@ -58,9 +58,16 @@ export async function interruptedDeploy(
     const recovery = resumeRecovery(resumed.output);
     if (recovery === undefined) break;
     let ignitionArgs: string[];
-    if (recovery.kind === "track-tx") {
-      trackedTransaction = await transactionWithNonce(provider, recovery.sender, recovery.nonce, startBlock + 1);
-      ignitionArgs = ["track-tx", trackedTransaction, `chain-${chainId}`];
+    const sent =
+      recovery.kind === "track-tx" ? await transactionWithNonce(provider, recovery.sender, recovery.nonce, startBlock + 1) : undefined;
+    if (recovery.kind === "track-tx" && sent !== undefined) {
+      trackedTransaction = sent;
+      ignitionArgs = ["track-tx", sent, `chain-${chainId}`];
+    } else if (recovery.kind === "track-tx") {
+      // Killed after Ignition recorded the nonce but before the transaction left: the chain has none with it
+      // (mined or pending), so nothing of the future was sent, and wiping it lets the resume send it.
+      wipedFutures.push(recovery.futureId);
+      ignitionArgs = ["wipe", `chain-${chainId}`, recovery.futureId];
     } else {
       wipedFutures.push(recovery.futureId);
       ignitionArgs = ["wipe", `chain-${chainId}`, recovery.futureId];
@@ -103,27 +110,38 @@ const networkOf = (script: string) => script.replace(/^deploy:/, "");
 const MAX_RECOVERIES = 3;
 
 /** What an operator runs before resuming a deploy script whose resume stopped with `output`, if anything. */
-export type ResumeRecovery = { kind: "track-tx"; nonce: number; sender: string } | { kind: "wipe"; futureId: string };
+export type ResumeRecovery = { kind: "track-tx"; futureId: string; nonce: number; sender: string } | { kind: "wipe"; futureId: string };
 
 /**
  * The recovery a failed resume names, or undefined for any other failure. Two ways a kill leaves Ignition's
  * journal half done, each with its command:
- * - killed after the node took a transaction but before Ignition recorded it: HHE10410 names the nonce, and
- *   `ignition track-tx` adds that transaction;
+ * - killed after Ignition recorded a transaction's nonce: HHE10410 names the future and the nonce. If the node
+ *   took the transaction, `ignition track-tx` adds it; if the chain has none with that nonce (the kill came
+ *   before it left), `ignition wipe` clears the future, whose call the resume then sends;
  * - killed after Ignition started a future but before it recorded the transaction it was about to send:
  *   ignition-core 3.1 stops on an invariant (HHE10000, "Unable to find network interaction for <future>"),
  *   and `ignition wipe` clears that future (nothing of it reached the chain), which the resume then runs.
  */
 export function resumeRecovery(output: string): ResumeRecovery | undefined {
-  const untracked = /transaction with nonce (\d+) sent from account (0x[0-9a-fA-F]{40})/.exec(output);
-  if (untracked !== null) return { kind: "track-tx", nonce: Number(untracked[1]), sender: untracked[2] };
+  const untracked =
+    /send a transaction for future (\S+?)\.?\s[\s\S]*?transaction with nonce (\d+) sent from account (0x[0-9a-fA-F]{40})/.exec(output);
+  if (untracked !== null) return { kind: "track-tx", futureId: untracked[1], nonce: Number(untracked[2]), sender: untracked[3] };
   const unstarted = /Unable to find network interaction for (\S+) when trying to get pending onchain interaction/.exec(output);
   if (unstarted !== null) return { kind: "wipe", futureId: unstarted[1] };
   return undefined;
 }
 
-/** The hash of `sender`'s transaction with `nonce`, looked up block by block (what an operator does on an explorer). */
-async function transactionWithNonce(provider: JsonRpcProvider, sender: string, nonce: number, fromBlock: number): Promise<string> {
+/**
+ * The hash of `sender`'s transaction with `nonce`, looked up block by block (what an operator does on an
+ * explorer), or undefined when the chain has none: the nonce unused, mined or pending.
+ */
+async function transactionWithNonce(
+  provider: JsonRpcProvider,
+  sender: string,
+  nonce: number,
+  fromBlock: number,
+): Promise<string | undefined> {
+  if ((await provider.getTransactionCount(sender, "pending")) <= nonce) return undefined;
   const head = await provider.getBlockNumber();
   for (let number = fromBlock; number <= head; number += 1) {
     const block = await provider.getBlock(number, true);

@@ -73,13 +73,18 @@ describe("devnet: rehearsal of the live deployment", function () {
 // Which of the two half-done journals a kill can leave the rehearsal's resume met is a matter of timing: the
 // recovery each one names is checked here on Ignition's own messages.
 describe("devnet: the rehearsal's recovery of a deploy script's failed resume", function () {
-  it("tracks the transaction HHE10410 names (sent, never recorded)", function () {
+  it("reads the future and the nonce HHE10410 names (tracked when the chain has that transaction, else wiped)", function () {
     const output = [
       "Error HHE10410 in plugin hardhat-ignition: An error occurred while trying to send a transaction for future L2#StakedToken.",
       "Please use a block explorer to find the hash of the transaction with nonce 7 sent from account 0x90F79bf6EB2c4f870365E785982E1f101E93b906 and use the following command to add it to your deployment:",
       "npx hardhat ignition track-tx <txHash> <deploymentId> --network <networkName>",
     ].join("\n");
-    expect(resumeRecovery(output)).to.deep.equal({ kind: "track-tx", nonce: 7, sender: "0x90F79bf6EB2c4f870365E785982E1f101E93b906" });
+    expect(resumeRecovery(output)).to.deep.equal({
+      kind: "track-tx",
+      futureId: "L2#StakedToken",
+      nonce: 7,
+      sender: "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+    });
   });
 
   it("wipes the future HHE10000 names (started, no transaction recorded)", function () {
