@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import hardhatToolboxMochaEthers from "@nomicfoundation/hardhat-toolbox-mocha-ethers";
 import { configVariable, defineConfig } from "hardhat/config";
 import type { ChainDescriptorsUserConfig } from "hardhat/types/config";
+import type { HardhatPlugin } from "hardhat/types/plugins";
 
 const require = createRequire(import.meta.url);
 
@@ -79,8 +80,15 @@ const chainDescriptors: ChainDescriptorsUserConfig =
         },
       };
 
+// npm test runs its mocha processes side by side: they only collect coverage data, and one report is made
+// after them (src/tooling/coverage/collect-only.ts says why; inert unless npm test sets its variable).
+const coverageCollectOnly: HardhatPlugin = {
+  id: "avn:coverage-collect-only",
+  hookHandlers: { test: () => import("./src/tooling/coverage/collect-only.ts") },
+};
+
 export default defineConfig({
-  plugins: [hardhatToolboxMochaEthers],
+  plugins: [hardhatToolboxMochaEthers, coverageCollectOnly],
   chainDescriptors,
   verify: {
     etherscan: { apiKey: configVariable("ETHERSCAN_API_KEY") },

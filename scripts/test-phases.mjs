@@ -68,13 +68,26 @@ export function mochaFiles(half, testsDir = path.join(root, "test", "ts")) {
   return files.filter((file) => processOf(file) === half).map((file) => `test/ts/${file}`);
 }
 
-/** One mocha process's command: the contracts' coverage is collected in the two that run contracts. */
-function mochaCommand(half) {
-  // The rehearsal runs no contract in its own process (its devnet and the operator's scripts are child
-  // processes): no coverage to collect, and no build. Each build saves Hardhat's compile cache through one
-  // temporary file, and three processes saving it at once raced (ENOENT on its rename).
-  const flags = half === "rehearsal" ? "--no-compile" : "--coverage";
-  return `hardhat test mocha ${flags} ${mochaFiles(half).join(" ")}`;
+/**
+ * The variable that makes a `hardhat test --coverage` process save its coverage data and nothing else
+ * (src/tooling/coverage/collect-only.ts: no clearing of the shared folder at its start, no report at its end).
+ */
+export const COVERAGE_COLLECT_ONLY_VARIABLE = "AVN_COVERAGE_COLLECT_ONLY";
+/** Where Hardhat's coverage plugin keeps the mocha runs' data files (one per process), cleared before they start. */
+export const MOCHA_COVERAGE_DATA = "coverage/data/mocha";
+
+/**
+ * One mocha process's command. None builds: they run side by side, and every build saves Hardhat's compile
+ * cache through one temporary file (two processes saving it at once fail with ENOENT on its rename) and
+ * rewrites typechain-types/, which the other reads. The build phases before them made everything they run on.
+ * The two that run contracts collect coverage on the instrumented build of `build:coverage`, each into a data
+ * file of its own; `coverage:report` reports once after them. The rehearsal runs no contract in its own
+ * process (its devnet and the operator's scripts are child processes, on a copy of the project): no coverage.
+ */
+export function mochaCommand(half) {
+  const files = mochaFiles(half).join(" ");
+  if (half === "rehearsal") return `hardhat test mocha --no-compile ${files}`;
+  return `${COVERAGE_COLLECT_ONLY_VARIABLE}=1 hardhat test mocha --no-compile --coverage ${files}`;
 }
 
 /**
@@ -107,14 +120,19 @@ export const PHASES = [
   // instrumenting the Solidity tests would compile every test contract a second time.
   { name: "lint", command: "npm run lint", together: "checks" },
   { name: "typecheck", command: "npm run typecheck", together: "checks" },
-  { name: "test:solidity", command: "hardhat test solidity", together: "checks", lane: "solidity" },
+  { name: "test:solidity", command: "hardhat test solidity --no-typechain", together: "checks", lane: "solidity" },
   { name: "build:coverage", command: "hardhat build --coverage --no-typechain --quiet", together: "checks", lane: "solidity" },
+  // The mocha processes only add data files: what an earlier (interrupted) run left must not count.
+  {
+    name: "coverage:clear",
+    command: `node -e "require('node:fs').rmSync('${MOCHA_COVERAGE_DATA}', { recursive: true, force: true })"`,
+    together: "checks",
+    lane: "solidity",
+  },
   // The mocha tests, in three processes side by side: most of their time is spent waiting on chains' blocks
   // and on servers (one core's worth of work at most each). The files that use devnets of the OP stack (the
   // web app, the bridge, the devnet's own tests) in one, the rehearsal of the live deployment in another,
-  // the rest in the third. The two others build first, which finds the instrumented contracts above already
-  // built; each writes its coverage data, and the one that ends last reports both (Hardhat merges the saved
-  // data).
+  // the rest in the third. None builds (mochaCommand); two save coverage data, reported by coverage:report.
   { name: "test:mocha:network", command: mochaCommand("network"), together: "mocha" },
   { name: "test:mocha:services", command: mochaCommand("services"), together: "mocha" },
   { name: "test:mocha:rehearsal", command: mochaCommand("rehearsal"), together: "mocha" },
@@ -122,7 +140,11 @@ export const PHASES = [
   // waits on the disk and the network): the end-to-end suite that runs it (test/ts/e2e/node-image-suite.ts)
   // waits for this build when it gets there first, and then finds the image up to date.
   { name: "image:node", command: "npm run image:node -- --quiet", together: "mocha", skipWhen: withoutImageTool },
-  // Reads coverage/lcov.info only: plain Node (`hardhat run` would compile the contracts again first).
+  // The one coverage report, alone (it writes coverage/lcov.info and coverage/html/): Hardhat's coverage plugin
+  // merges the mocha processes' data files. Its build compiles nothing (the instrumented build is current) and
+  // records the statement map; no TypeChain, which would regenerate the types from the instrumented artifacts.
+  { name: "coverage:report", command: "hardhat run --coverage --no-typechain scripts/coverage-report.ts" },
+  // Reads coverage/lcov.info only: plain Node.
   { name: "check-coverage", command: "node scripts/check-coverage.ts" },
   { name: "tree-state:check", command: "node scripts/tree-state.mjs check" },
 ];

@@ -42,6 +42,24 @@ function envWithoutCi(): NodeJS.ProcessEnv {
   return env;
 }
 
+/**
+ * Whether a phase's shell command runs a Hardhat build in this project: a `hardhat` command without
+ * `--no-compile` (every Hardhat task that runs code builds first), directly or through a root npm script.
+ * Workspaces' scripts (`-w`) run in their own folders and are not Hardhat projects.
+ */
+function runsHardhatBuild(command: string, scripts: Record<string, string>): boolean {
+  return command.split(/&&|\|\||;/).some((segment) => {
+    const words = segment.trim().split(/\s+/);
+    while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0])) words.shift(); // VARIABLE=value prefixes
+    const [program, ...args] = words[0] === "npx" ? words.slice(1) : words;
+    if (program === "hardhat") return !args.includes("--no-compile");
+    if (program === "npm" && args[0] === "run" && !args.includes("-w") && scripts[args[1]] !== undefined) {
+      return runsHardhatBuild(scripts[args[1]], scripts);
+    }
+    return false;
+  });
+}
+
 describe("npm test's runner (scripts/test-phases.mjs) and the missing-service helper", function () {
   this.timeout(60_000);
   let dir: string;
@@ -290,6 +308,65 @@ console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
     const copy = PHASES.find((phase) => phase.name === "rehearsal:copy");
     expect(copy?.lane).to.equal("build");
     expect(names.indexOf("rehearsal:copy")).to.be.greaterThan(names.indexOf("build")).and.lessThan(names.indexOf("build:coverage"));
+  });
+
+  it("runs no Hardhat build in two lanes of one group: the mocha processes run with --no-compile", async function () {
+    const { PHASES } = (await import(runner)) as {
+      PHASES: Array<{ name: string; command: string; together?: string; lane?: string }>;
+    };
+    const { scripts } = JSON.parse(await readFile(path.join(projectRoot, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    // The classifier on the shapes the phases use, so that the check below cannot pass by reading nothing.
+    expect(runsHardhatBuild("hardhat build --coverage --no-typechain --quiet", scripts)).to.equal(true);
+    expect(runsHardhatBuild("hardhat test solidity", scripts)).to.equal(true);
+    expect(runsHardhatBuild("npm run build", scripts)).to.equal(true);
+    expect(runsHardhatBuild("npm run test:gas", scripts)).to.equal(true);
+    expect(runsHardhatBuild("AVN_X=1 hardhat test mocha --coverage test/ts/a.ts", scripts)).to.equal(true);
+    expect(runsHardhatBuild("AVN_X=1 hardhat test mocha --no-compile --coverage test/ts/a.ts", scripts)).to.equal(false);
+    expect(runsHardhatBuild("npm run lint", scripts)).to.equal(false);
+    expect(runsHardhatBuild("node scripts/check-coverage.ts", scripts)).to.equal(false);
+    // Every build saves Hardhat's compile cache through one temporary file and rewrites typechain-types/: two
+    // lanes of a group building at once race (ENOENT on the cache's rename, seen in CI). One lane may build.
+    const groups = new Map<string, Map<string, string[]>>();
+    for (const [index, phase] of PHASES.entries()) {
+      if (phase.together === undefined || !runsHardhatBuild(phase.command, scripts)) continue;
+      const lanes = groups.get(phase.together) ?? new Map<string, string[]>();
+      const lane = phase.lane ?? `#${index}`;
+      lanes.set(lane, [...(lanes.get(lane) ?? []), phase.name]);
+      groups.set(phase.together, lanes);
+    }
+    for (const [group, lanes] of groups) expect([...lanes.values()], `group "${group}": lanes that build`).to.have.lengthOf(1);
+    const mocha = PHASES.filter((phase) => phase.together === "mocha");
+    expect(mocha.map((phase) => phase.name)).to.include.members(["test:mocha:network", "test:mocha:services", "test:mocha:rehearsal"]);
+    for (const phase of mocha) expect(runsHardhatBuild(phase.command, scripts), phase.name).to.equal(false);
+    // The coverage they collect is reported once, after them.
+    const names = PHASES.map((phase) => phase.name);
+    expect(names.indexOf("coverage:report"))
+      .to.be.greaterThan(names.indexOf("test:mocha:rehearsal"))
+      .and.lessThan(names.indexOf("check-coverage"));
+  });
+
+  it("collect-only coverage hooks: under the variable, neither the clearing at a run's start nor its report runs", async function () {
+    const { default: factory, COLLECT_ONLY_VARIABLE } = await import("../../../src/tooling/coverage/collect-only.ts");
+    const hooks = await factory();
+    const calls: string[] = [];
+    const next = (name: string) => async (_context: unknown, id: string) => void calls.push(`${name} ${id}`);
+    const context = {} as Parameters<NonNullable<typeof hooks.onTestRunStart>>[0];
+    const previous = process.env[COLLECT_ONLY_VARIABLE];
+    try {
+      process.env[COLLECT_ONLY_VARIABLE] = "1";
+      await hooks.onTestRunStart!(context, "mocha", next("start"));
+      await hooks.onTestRunDone!(context, "mocha", next("done"));
+      expect(calls).to.deep.equal([]);
+      delete process.env[COLLECT_ONLY_VARIABLE];
+      await hooks.onTestRunStart!(context, "mocha", next("start"));
+      await hooks.onTestRunDone!(context, "mocha", next("done"));
+      expect(calls).to.deep.equal(["start mocha", "done mocha"]);
+      // The data file each process saves at its worker's end is Hardhat's own handler, left in place.
+      expect(hooks.onTestWorkerDone).to.equal(undefined);
+    } finally {
+      if (previous === undefined) delete process.env[COLLECT_ONLY_VARIABLE];
+      else process.env[COLLECT_ONLY_VARIABLE] = previous;
+    }
   });
 
   it("isCi: CI set to anything but empty, 0 or false", function () {
