@@ -19,6 +19,8 @@ export interface HubAdmissionOptions {
   hellosPerSecond?: number;
   /** How long a refused burner, or an address that sent bad hellos, is refused again without a check. */
   refusalMemoryMs?: number;
+  /** The clock `refusalMemoryMs` is measured by, in milliseconds: Date.now unless a test moves it. */
+  now?: () => number;
   /** Proxies whose X-Forwarded-For is believed (proxy-addr syntax: addresses, CIDR ranges, `loopback`…). */
   trustedProxies?: readonly string[];
 }
@@ -75,15 +77,17 @@ export class TokenBucket {
 class Memory<Value> {
   readonly #entries = new Map<string, { until: number; value: Value }>();
   readonly #ms: number;
+  readonly #now: () => number;
 
-  constructor(ms: number) {
+  constructor(ms: number, now: () => number) {
     this.#ms = ms;
+    this.#now = now;
   }
 
   get(key: string): Value | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
-    if (entry.until > Date.now()) return entry.value;
+    if (entry.until > this.#now()) return entry.value;
     this.#entries.delete(key);
     return undefined;
   }
@@ -91,7 +95,7 @@ class Memory<Value> {
   set(key: string, value: Value): void {
     if (this.#ms <= 0) return;
     this.#entries.delete(key); // re-inserted last: the Map's order is the eviction order
-    this.#entries.set(key, { until: Date.now() + this.#ms, value });
+    this.#entries.set(key, { until: this.#now() + this.#ms, value });
     if (this.#entries.size > MAX_REMEMBERED) this.#entries.delete(this.#entries.keys().next().value!);
   }
 }
@@ -120,8 +124,9 @@ export class AdmissionGate {
     const hellosPerSecond = options.hellosPerSecond ?? ADMISSION_DEFAULTS.hellosPerSecond;
     this.#hellos = new TokenBucket(hellosPerSecond, 2 * hellosPerSecond);
     const memoryMs = options.refusalMemoryMs ?? ADMISSION_DEFAULTS.refusalMemoryMs;
-    this.#refusedBurners = new Memory(memoryMs);
-    this.#strikes = new Memory(memoryMs);
+    const now = options.now ?? Date.now;
+    this.#refusedBurners = new Memory(memoryMs, now);
+    this.#strikes = new Memory(memoryMs, now);
     this.#trust = proxyaddr.compile([...(options.trustedProxies ?? [])]);
     if (options.publicUrls !== undefined) this.#publicUrls = new Set(options.publicUrls.map((url) => normalizeHubUrl(url) ?? url));
   }

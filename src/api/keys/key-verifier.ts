@@ -21,25 +21,38 @@ export class KeyVerifier {
   readonly #timer: NodeJS.Timeout;
   #polling = false;
   readonly #onPollError: (error: unknown) => void;
+  readonly #onRevision: (revision: string) => void;
 
   private constructor(
     store: Pick<ApiKeys, "verify" | "revision">,
     revision: string,
     pollMs: number,
     onPollError: (error: unknown) => void,
+    onRevision: (revision: string) => void,
   ) {
     this.#store = store;
     this.#revision = revision;
     this.#onPollError = onPollError;
+    this.#onRevision = onRevision;
     this.#timer = setInterval(() => void this.#poll(), pollMs);
     this.#timer.unref();
   }
 
+  /**
+   * `onRevision` is told each new revision a poll finds, once every remembered key is forgotten: the
+   * moment a revocation or quota change made elsewhere has reached this process (tests wait on it).
+   */
   static async create(
     store: Pick<ApiKeys, "verify" | "revision">,
-    options: { pollMs?: number; onPollError?: (error: unknown) => void } = {},
+    options: { pollMs?: number; onPollError?: (error: unknown) => void; onRevision?: (revision: string) => void } = {},
   ): Promise<KeyVerifier> {
-    return new KeyVerifier(store, await store.revision(), options.pollMs ?? REVISION_POLL_MS, options.onPollError ?? (() => undefined));
+    return new KeyVerifier(
+      store,
+      await store.revision(),
+      options.pollMs ?? REVISION_POLL_MS,
+      options.onPollError ?? (() => undefined),
+      options.onRevision ?? (() => undefined),
+    );
   }
 
   /** The remembered live key `key`, without asking the store; undefined when not remembered. */
@@ -70,6 +83,7 @@ export class KeyVerifier {
       if (revision !== this.#revision) {
         this.#revision = revision;
         this.#live.clear();
+        this.#onRevision(revision);
       }
     } catch (error) {
       // A store that cannot answer cannot tell of revocations either: forget every key, so requests

@@ -3,7 +3,7 @@ import { decodeFunctionResult, encodeFunctionData, parseAbi, type Hex } from "vi
 
 import { MULTICALL3_ADDRESS } from "../../op/predeploys.ts";
 import { AssetNotFoundError, SourceError } from "../rpc/errors.ts";
-import { HeadCache } from "../rpc/head-cache.ts";
+import { DEFAULT_HEAD_TTL_MS, HeadCache } from "../rpc/head-cache.ts";
 import { isCallFailure, type JsonRpcPool } from "../rpc/json-rpc-pool.ts";
 
 /** An EVM balance as the API and the nodes report it. */
@@ -29,6 +29,8 @@ export interface EvmBalanceReaderOptions {
   maxBatchesInFlight?: number;
   /** How long the latest block number is reused before it is asked again. */
   headTtlMs?: number;
+  /** The clock `headTtlMs` is measured by, in milliseconds: Date.now unless a test moves it. */
+  now?: () => number;
   /** Most queries waiting for a batch; beyond it new queries fail at once instead of queueing without end. */
   maxQueued?: number;
 }
@@ -105,7 +107,11 @@ export class EvmBalanceReader {
     this.#rpc = options.rpc;
     this.#maxBatchSize = options.maxBatchSize ?? 500;
     this.#batchWindowMs = options.batchWindowMs ?? 10;
-    this.#head = new HeadCache(async () => BigInt(await this.#rpc.request<string>("eth_blockNumber", [])), options.headTtlMs ?? 1_000);
+    this.#head = new HeadCache(
+      async () => BigInt(await this.#rpc.request<string>("eth_blockNumber", [])),
+      options.headTtlMs ?? DEFAULT_HEAD_TTL_MS,
+      options.now,
+    );
     this.#maxBatchesInFlight = options.maxBatchesInFlight ?? 1;
     this.#maxQueued = options.maxQueued ?? 10_000;
   }

@@ -12,7 +12,7 @@ import {
 } from "@solana/kit";
 
 import { AssetNotFoundError, SourceError } from "../rpc/errors.ts";
-import { HeadCache } from "../rpc/head-cache.ts";
+import { DEFAULT_HEAD_TTL_MS, HeadCache } from "../rpc/head-cache.ts";
 import { ACCOUNT_AMOUNT_OFFSET, ACCOUNT_MINT_OFFSET, ACCOUNT_OWNER_OFFSET, isInitializedMint, TOKEN_ACCOUNT_SIZE } from "./token-layout.ts";
 
 interface TokenAccountsAnswer {
@@ -40,9 +40,17 @@ export class SolanaBalanceReader {
   readonly #inFlight = new Map<string, Promise<SolanaBalance>>();
   readonly #head: HeadCache;
 
-  constructor(transport: RpcTransport, options: { headTtlMs?: number } = {}) {
+  /**
+   * `headTtlMs`: how long the latest slot is reused before it is asked again, by the clock `now`
+   * (milliseconds: Date.now unless a test moves it).
+   */
+  constructor(transport: RpcTransport, options: { headTtlMs?: number; now?: () => number } = {}) {
     this.#rpc = createSolanaRpcFromTransport(transport);
-    this.#head = new HeadCache(() => this.#rpc.getSlot({ commitment: "finalized" }).send(), options.headTtlMs ?? 1_000);
+    this.#head = new HeadCache(
+      () => this.#rpc.getSlot({ commitment: "finalized" }).send(),
+      options.headTtlMs ?? DEFAULT_HEAD_TTL_MS,
+      options.now,
+    );
   }
 
   /** Resolves when the upstream reports itself healthy (`getHealth`); rejects otherwise (the API's `/readyz`). */

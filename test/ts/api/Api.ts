@@ -4,6 +4,9 @@ import { expect } from "chai";
 import { Contract, ContractFactory, getAddress, hexlify, randomBytes, Wallet } from "ethers";
 import hre from "hardhat";
 
+import { EvmBalanceReader } from "../../../src/chains/evm/balance-reader.ts";
+import { DEFAULT_HEAD_TTL_MS } from "../../../src/chains/rpc/head-cache.ts";
+import { JsonRpcPool } from "../../../src/chains/rpc/json-rpc-pool.ts";
 import { devAccount } from "../../../src/devnet/accounts.ts";
 import { startTestApi, type TestApi } from "../../helpers/api.ts";
 import { ABOVE_2_53, startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
@@ -77,27 +80,35 @@ describe("API: POST /api/ccq-evm and /api/ccq-svm on a real server", function ()
 
     it("gives a fresh answer once the chain has moved: cached answers are keyed by block", async function () {
       const provider = devnetProvider(sources.anvil.rpcUrl, 1);
+      // The API asks for the head at most once per DEFAULT_HEAD_TTL_MS: a server of its own whose head
+      // cache reads a clock the test moves, so the head is asked again when the test says, not after a sleep.
+      let now = Date.now();
+      const evm = new EvmBalanceReader({ rpc: new JsonRpcPool({ urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 }), now: () => now });
+      const clocked = await startTestApi(sources, { evm });
       try {
         const minter = new Wallet(devAccount(0).privateKey, provider);
         const artifact = await hre.artifacts.readArtifact("PlainERC20");
-        const token = new Contract(
-          await (await new ContractFactory(artifact.abi, artifact.bytecode, minter).deploy(minter.address, 100n)).getAddress(),
-          artifact.abi,
-          minter,
-        );
+        const deployed = await new ContractFactory(artifact.abi, artifact.bytecode, minter).deploy(minter.address, 100n);
+        await deployed.waitForDeployment();
+        const token = new Contract(await deployed.getAddress(), artifact.abi, minter);
         const receiver = getAddress(hexlify(randomBytes(20)));
-        const headRefresh = () => new Promise((resolve) => setTimeout(resolve, 1_100)); // the API asks for the head at most once a second
-        await headRefresh(); // until then, it reads at a block before the token existed
         const ask = async () => {
-          const response = await post("/api/ccq-evm", { user_address: receiver, contract_address: await token.getAddress() });
+          const response = await fetch(`${clocked.baseUrl}/api/ccq-evm`, {
+            method: "POST",
+            headers: { authorization: clocked.apiKey, "content-type": "application/json" },
+            body: JSON.stringify({ user_address: receiver, contract_address: await token.getAddress() }),
+          });
           expect(response.status, await response.clone().text()).to.equal(200);
           return ((await response.json()) as { data: { asset: { balance: number } } }).data.asset.balance;
         };
-        expect(await ask()).to.equal(0);
+        expect(await ask()).to.equal(0); // this server's first ask reads the head: the token is deployed there
         await (await token.getFunction("transfer")(receiver, 7n)).wait();
-        await headRefresh();
-        expect(await ask()).to.equal(7);
+        now += DEFAULT_HEAD_TTL_MS - 1;
+        expect(await ask(), "within the head's TTL: still read at the head before the transfer").to.equal(0);
+        now += 1;
+        expect(await ask(), "the TTL over: the head is asked again, and the answer read at the new block").to.equal(7);
       } finally {
+        await clocked.close();
         provider.destroy();
       }
     });

@@ -9,6 +9,7 @@ import hre from "hardhat";
 
 import { EvmBalanceReader } from "../../../src/chains/evm/balance-reader.ts";
 import { SourceError } from "../../../src/chains/rpc/errors.ts";
+import { DEFAULT_HEAD_TTL_MS } from "../../../src/chains/rpc/head-cache.ts";
 import { JsonRpcPool } from "../../../src/chains/rpc/json-rpc-pool.ts";
 import { SolanaBalanceReader } from "../../../src/chains/solana/balance-reader.ts";
 import { createFailoverTransport } from "../../../src/chains/solana/failover-transport.ts";
@@ -232,15 +233,23 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
   describe("one position per batch", function () {
     it("reads every EVM item at one block, the one it states, also across gas burners and after the chain moved", async function () {
       const provider = devnetProvider(sources.anvil.rpcUrl, 1);
+      // The API asks for the head at most once per DEFAULT_HEAD_TTL_MS: a server of its own (reading through
+      // the recording upstream) whose head cache reads a clock the test moves, instead of a sleep.
+      let now = Date.now();
+      const evm = new EvmBalanceReader({
+        rpc: new JsonRpcPool({ urls: [evmUpstream.url], timeoutMs: 2_000, backoffMs: 10 }),
+        now: () => now,
+      });
+      const clocked = await startTestApi(sources, { evmUrls: [evmUpstream.url], solanaUrls: [svmUpstream.url], evm });
       try {
         const minter = new Wallet(devAccount(0).privateKey, provider);
         const artifact = await hre.artifacts.readArtifact("PlainERC20");
         const deployed = await new ContractFactory(artifact.abi, artifact.bytecode, minter).deploy(minter.address, 1_000n);
+        await deployed.waitForDeployment();
         const token = new Contract(await deployed.getAddress(), artifact.abi, minter);
         const receiver = randomOwner();
         const burner = hexlify(randomBytes(20));
         await provider.send("anvil_setCode", [burner, "0x5b600056"]); // JUMPDEST PUSH1 0 JUMP: burns all the gas
-        await new Promise((resolve) => setTimeout(resolve, 1_100)); // the API asks for the head at most once a second
         const items = [
           { user_address: receiver, contract_address: await token.getAddress() },
           { user_address: sources.evm.holder, contract_address: burner },
@@ -248,7 +257,7 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
         ];
         const ask = async () => {
           evmUpstream.reset();
-          const response = await post(api, "/api/ccq-evm/batch", items);
+          const response = await post(clocked, "/api/ccq-evm/batch", items);
           expect(response.status).to.equal(200);
           return (
             (await response.json()) as {
@@ -265,13 +274,18 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
         for (const call of calls) expect(call.params[1]).to.equal(toQuantity(before.blockNumber));
 
         await (await token.getFunction("transfer")(receiver, 7n)).wait();
-        await new Promise((resolve) => setTimeout(resolve, 1_100));
+        now += DEFAULT_HEAD_TTL_MS - 1;
+        const within = await ask();
+        expect(within.blockNumber, "within the head's TTL: the head is not asked again").to.equal(before.blockNumber);
+        expect(within.results[0].data!.asset.balance).to.equal(0);
+        now += 1;
         const after = await ask();
-        expect(after.blockNumber).to.equal(before.blockNumber + 1);
+        expect(after.blockNumber, "the TTL over: the head is asked again").to.equal(before.blockNumber + 1);
         expect(after.results[0].data!.asset.balance, "no answer cached at the older block").to.equal(7);
         for (const call of evmUpstream.calls.filter((seen) => seen.method === "eth_call"))
           expect(call.params[1]).to.equal(toQuantity(after.blockNumber));
       } finally {
+        await clocked.close();
         provider.destroy();
       }
     });
@@ -610,8 +624,8 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
       );
       await step(post(metered, "/api/ccq-evm", item), 429, [["/api/ccq-evm", 429]]);
       await step(post(metered, "/api/ccq-evm/batch", [item]), 429, [["/api/ccq-evm/batch", 429]]);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(recorded, "nothing more").to.deep.equal(expected);
+      // Nothing more: a later request's record (a marker) is told after every earlier one's, and none came between.
+      await step(post(metered, "/api/ccq-svm", { owner_address: owner, token_mint_address: splMint }), 429, [["/api/ccq-svm", 429]]);
     } finally {
       await metered.close();
     }
@@ -625,15 +639,17 @@ describe("API: POST /api/ccq-evm/batch and /api/ccq-svm/batch on a real server",
     try {
       expect((await post(metered, "/api/ccq-evm/batch", {})).status).to.equal(400);
       expect((await post(metered, "/api/ccq-svm/batch?attest=true", [{}])).status).to.equal(400);
+      // Once each: a later request's record (a marker) is told after every earlier one's, and none came between.
+      expect((await post(metered, "/api/ccq-evm", {})).status).to.equal(400);
       await eventually(
         async () => recorded.length,
-        (length) => length >= 2,
+        (length) => length >= 3,
         2_000,
       );
-      await new Promise((resolve) => setTimeout(resolve, 100));
       expect(recorded).to.deep.equal([
         ["/api/ccq-evm/batch", 400],
         ["/api/ccq-svm/batch", 400],
+        ["/api/ccq-evm", 400],
       ]);
     } finally {
       await metered.close();

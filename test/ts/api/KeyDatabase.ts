@@ -1,3 +1,4 @@
+import { EventEmitter, once } from "node:events";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -11,8 +12,6 @@ import { UsageMeter, type UsageSink } from "../../../src/api/usage/usage-meter.t
 import { UsageStore, type UsageRow } from "../../../src/api/usage/usage-store.ts";
 import { POSTGRES, startPostgres, type TestPostgres } from "../../helpers/postgres.ts";
 import { requireService } from "../../helpers/services.ts";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The same behaviour, asked of both key databases. `inParallel` runs the writes of the two "processes"
@@ -112,7 +111,21 @@ function keyDatabaseBehaviour(newLocation: () => Promise<string>, inParallel: bo
     const location = await newLocation();
     const api = await ApiKeys.open(location);
     const cli = await ApiKeys.open(location);
-    const verifier = await KeyVerifier.create(api, { pollMs: 50 });
+    // The revisions the verifier's polls found, each told once its remembered keys are forgotten.
+    const found: string[] = [];
+    const polls = new EventEmitter();
+    const verifier = await KeyVerifier.create(api, {
+      pollMs: 50,
+      onRevision: (revision) => {
+        found.push(revision);
+        polls.emit("revision");
+      },
+    });
+    /** Resolves once a poll of the verifier has found the store's revision of now (the change made by `cli`). */
+    const changeSeen = async () => {
+      const revision = await cli.revision();
+      while (!found.includes(revision)) await once(polls, "revision");
+    };
     try {
       const first = await cli.create("first");
       const second = await cli.create("second", { monthlyQuota: 10 });
@@ -122,12 +135,12 @@ function keyDatabaseBehaviour(newLocation: () => Promise<string>, inParallel: bo
       expect(await verifier.verify(second.key)).to.deep.equal({ id: second.record.id, monthlyQuota: 10 });
 
       await cli.setMonthlyQuota(second.record.id, 20);
-      await sleep(200);
+      await changeSeen();
       expect(verifier.cached(second.key)).to.equal(undefined);
       expect(await verifier.verify(second.key)).to.deep.equal({ id: second.record.id, monthlyQuota: 20 });
 
       await cli.revoke(first.record.id);
-      await sleep(200);
+      await changeSeen();
       expect(verifier.cached(first.key)).to.equal(undefined);
       expect(await verifier.verify(first.key)).to.equal(undefined);
       expect(await verifier.verify(second.key)).to.deep.equal({ id: second.record.id, monthlyQuota: 20 });
