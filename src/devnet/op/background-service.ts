@@ -18,13 +18,24 @@ const DEFAULT_POLL_INTERVAL_MS = 500;
  */
 export abstract class BackgroundService<T> {
   readonly #loop: PollingLoop<T>;
+  /** Callers of `nextPass`, told by the first pass that starts after their call. */
+  readonly #passWaiters: Array<{ resolve: (result: T) => void; reject: (error: unknown) => void }> = [];
 
   protected constructor(options: BackgroundServiceOptions) {
     this.#loop = new PollingLoop(
-      (isStopping) => this.pass(isStopping),
+      (isStopping) => this.#observedPass(isStopping),
       options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
       options.onError,
     );
+  }
+
+  /**
+   * Resolves with what the first pass to start after this call returns, a pass of the loop or of
+   * `runPass()` (rejects if that pass fails). What a caller awaits to know that the service has looked at
+   * the chains since a given moment (a restarted service has run once), instead of waiting for its interval.
+   */
+  nextPass(): Promise<T> {
+    return new Promise<T>((resolve, reject) => this.#passWaiters.push({ resolve, reject }));
   }
 
   /** One pass of the service's work; stops early, leaving nothing half done, once `isStopping()`. */
@@ -51,5 +62,18 @@ export abstract class BackgroundService<T> {
   /** One pass now, or the one already running; runs to the end even after `stop()`. */
   protected runPass(): Promise<T> {
     return this.#loop.runOnce();
+  }
+
+  /** A pass, telling the `nextPass` callers who were waiting when it started. */
+  async #observedPass(isStopping: () => boolean): Promise<T> {
+    const waiters = this.#passWaiters.splice(0);
+    try {
+      const result = await this.pass(isStopping);
+      for (const waiter of waiters) waiter.resolve(result);
+      return result;
+    } catch (error) {
+      for (const waiter of waiters) waiter.reject(error);
+      throw error;
+    }
   }
 }

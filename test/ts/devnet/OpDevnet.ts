@@ -20,9 +20,10 @@ import { loadParameters } from "../../../src/deploy/parameters.ts";
 import { devAccount } from "../../../src/devnet/accounts.ts";
 import { depositFromLog, depositHash, TRANSACTION_DEPOSITED_TOPIC } from "../../../src/devnet/op/deposit-transaction.ts";
 import { DepositRelay } from "../../../src/devnet/op/deposit-relay.ts";
+import { subscribeNewHeads } from "../../../src/devnet/op/new-heads.ts";
 import { opArtifact } from "../../../src/op/artifacts.ts";
 import { L2_PREDEPLOYS, MULTICALL3_ADDRESS } from "../../../src/op/predeploys.ts";
-import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
+import { devnetProvider, type OpDevnet } from "../../../src/devnet/op-devnet.ts";
 import { DEVNET_GOVERNANCE_GUARDIAN } from "../../../src/devnet/local-stack.ts";
 import { eventually, inOneL1Block, startTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 
@@ -210,8 +211,19 @@ describe("devnet: local OP stack", function () {
         });
         receipts.push(await tx.wait());
       }
-      await new Promise((resolve) => setTimeout(resolve, 2_500)); // an L2 block passes: nothing arrives
+      const logs = receipts.flatMap((receipt) => receipt.logs.filter((log) => log.topics[0] === TRANSACTION_DEPOSITED_TOPIC));
+      // Nothing brings them to L2 while the relay is down, though the L2 has gone past them: L1Block knows
+      // the last deposit's L1 block (op-node puts a block's deposits in the L2 block that learns of it,
+      // right after its attributes), and one more L2 block is mined (the relay sends a deposit after its
+      // block's attributes, within a poll interval: a running relay's would be in that block at the latest).
+      await devnet.l1Attributes.caughtUp(receipts.at(-1)!.blockNumber);
+      await l2BlocksMined(devnet, 1);
+      for (const log of logs) {
+        const l2Tx = await devnet.l2Provider.send("eth_getTransactionByHash", [depositHash(depositFromLog(log))]);
+        expect(l2Tx, "a deposit reached L2 while the relay was down").to.equal(null);
+      }
       expect(await l2Balance(senders[0].address)).to.equal(before[0]);
+      expect(await l2Balance(senders[1].address)).to.equal(before[1]);
 
       // A relay whose L2 is unreachable fails the pass without moving its state past the deposits.
       const cursorFile = path.join(stateDir, "deposit-relay.json");
@@ -239,7 +251,6 @@ describe("devnet: local OP stack", function () {
       expect(await l2Balance(senders[1].address)).to.equal(before[1] + amounts[1]);
 
       // They landed in L1 order, each as the deposit transaction derived from its event.
-      const logs = receipts.flatMap((receipt) => receipt.logs.filter((log) => log.topics[0] === TRANSACTION_DEPOSITED_TOPIC));
       const positions = [];
       for (const log of logs) {
         const deposit = depositFromLog(log);
@@ -260,16 +271,23 @@ describe("devnet: local OP stack", function () {
       });
       expect(await amnesiac.relayPending()).to.equal(0);
       expect(amnesiac.skippedCount).to.be.greaterThanOrEqual(3);
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      // Nor did it send one without counting it: an L2 block is mined after its pass, with whatever it sent.
+      await l2BlocksMined(devnet, 1);
       expect(await l2Balance(senders[0].address)).to.equal(before[0] + amounts[0] + amounts[2]);
+      expect(await l2Balance(senders[1].address)).to.equal(before[1] + amounts[1]);
 
       // The devnet's own relay, stopped, still runs a pass when asked, and carries on from its state
       // without resending.
       expect(await devnet.relay.relayPending()).to.equal(0);
       expect(devnet.relay.skippedCount).to.be.greaterThanOrEqual(3);
+      // Restarted, its loop's first pass (from the L1 head, past every deposit) sends nothing, and an L2 block
+      // is mined after that pass, with whatever it sent.
+      const firstPass = devnet.relay.nextPass();
       devnet.relay.start();
-      await new Promise((resolve) => setTimeout(resolve, 3_000)); // more than an L2 block
+      expect(await firstPass).to.equal(0);
+      await l2BlocksMined(devnet, 1);
       expect(devnet.relay.relayedCount).to.equal(0);
+      expect(await l2Balance(senders[0].address)).to.equal(before[0] + amounts[0] + amounts[2]);
       expect(await l2Balance(senders[1].address)).to.equal(before[1] + amounts[1]);
     });
 
@@ -416,6 +434,40 @@ describe("devnet: local OP stack", function () {
     });
   });
 });
+
+/**
+ * Resolves once the L2 has mined `count` blocks after this call, followed over a `newHeads` subscription:
+ * whatever was sent to the L2 before the call is in the first of them (anvil mines every transaction
+ * waiting in its pool into its next block).
+ */
+async function l2BlocksMined(devnet: OpDevnet, count: number): Promise<void> {
+  let highest = -1;
+  let target = Number.POSITIVE_INFINITY;
+  let reach: () => void = () => undefined;
+  let fail: (error: Error) => void = () => undefined;
+  const reached = new Promise<void>((resolve, reject) => {
+    reach = resolve;
+    fail = reject;
+  });
+  reached.catch(() => undefined); // awaited below; a socket that closes first is reported there
+  const subscription = subscribeNewHeads(
+    devnet.l2.wsUrl,
+    (blockNumber) => {
+      highest = Math.max(highest, blockNumber);
+      if (highest >= target) reach();
+    },
+    fail,
+  );
+  try {
+    await subscription.ready;
+    // Read once the subscription is up, so that every block after it is announced.
+    target = (await devnet.l2Provider.getBlockNumber()) + count;
+    if (highest >= target) return;
+    await reached;
+  } finally {
+    subscription.close();
+  }
+}
 
 async function expectRejection(promise: Promise<unknown>, message: RegExp): Promise<void> {
   const error = await promise.then(
