@@ -1,7 +1,7 @@
 import path from "node:path";
 
 import { expect } from "chai";
-import { ESLint } from "eslint";
+import { ESLint, type Linter } from "eslint";
 import tseslint from "typescript-eslint";
 
 import { layerRules } from "../../../eslint.layers.mjs";
@@ -28,6 +28,33 @@ describe("layer rules in lint", function () {
     return result.messages.filter((message) => message.ruleId === "boundaries/dependencies").map((message) => message.message);
   }
 
+  // The rule checks only imports that resolve into the repository's own folders: one that resolves as an
+  // outside package (a registry's or Node's) passes whatever its folder. So that a workspace imported by
+  // name (`@avn/protocol`) cannot pass as an outside package, the allowed cases also ask where each import
+  // lands, with the layer rules' own settings (elements, resolver) and a rule that reports every import of
+  // every origin, naming its target.
+  const reportEveryImport: Linter.RuleEntry = [
+    "error",
+    { default: "disallow", checkAllOrigins: true, message: "{{to.origin}} {{#if to.type}}{{to.type}}{{else}}{{to.module.source}}{{/if}}" },
+  ];
+  const whereabouts = new ESLint({
+    cwd: projectRoot,
+    overrideConfigFile: true,
+    overrideConfig: [
+      { files: ["**/*.{ts,tsx}"], languageOptions: { parser: tseslint.parser } },
+      ...layerRules.map((entry) => ({ ...entry, rules: { "boundaries/dependencies": reportEveryImport } })),
+    ],
+  });
+
+  /**
+   * Where each import of the lines lands, in order: its origin (`local`, `external`, `core`), then its element
+   * type or else its package.
+   */
+  async function importTargets(file: string, importLines: string): Promise<string[]> {
+    const [result] = await whereabouts.lintText(`${importLines}\nexport {};\n`, { filePath: path.join(projectRoot, file) });
+    return result.messages.filter((message) => message.ruleId === "boundaries/dependencies").map((message) => message.message);
+  }
+
   const refused: Array<[string, string, string]> = [
     ["the API importing the node", "src/api/planted.ts", `import { loadNodeConfig } from "../node/config.ts";`],
     ["the node importing the API", "src/node/planted.ts", `import { loadApiConfig } from "../api/config.ts";`],
@@ -45,6 +72,7 @@ describe("layer rules in lint", function () {
     ],
     ["the root importing the web app", "src/web/planted.ts", `import { formatAmount } from "../../apps/web/src/lib/format.ts";`],
     ["the SDK importing the root's src", "packages/sdk/src/planted.ts", `import { E18 } from "../../../src/common/units.ts";`],
+    ["the API importing the bridge package by name", "src/api/planted.ts", `import { Bridge } from "@avn/bridge";`],
   ];
   for (const [what, file, line] of refused) {
     it(`refuses ${what}`, async function () {
@@ -53,7 +81,8 @@ describe("layer rules in lint", function () {
     });
   }
 
-  const allowed: Array<[string, string, string]> = [
+  // Each allowed case names where its imports land: a workspace imported by name is the folder it is.
+  const allowed: Array<[string, string, string, string[]]> = [
     [
       "the API importing chains, common and the protocol package",
       "src/api/planted.ts",
@@ -62,19 +91,54 @@ describe("layer rules in lint", function () {
         `import { E18 } from "../common/units.ts";`,
         `import { SourceChain } from "@avn/protocol/constants";`,
       ].join("\n"),
+      ["local chains", "local common", "local protocol"],
     ],
-    ["the devnet importing the node", "src/devnet/planted.ts", `import { loadNodeConfig } from "../node/config.ts";`],
-    ["chains importing op (a listed pair)", "src/chains/planted.ts", `import { MULTICALL3_ADDRESS } from "../op/predeploys.ts";`],
-    ["scripts importing the tooling", "scripts/planted.ts", `import { parseLcovLineCoverage } from "../src/tooling/lcov.ts";`],
-    ["the web app importing the protocol package", "apps/web/src/planted.ts", `import { SUPPORT } from "@avn/protocol/constants";`],
-    ["the SDK importing the protocol package", "packages/sdk/src/planted.ts", `import { SUPPORT } from "@avn/protocol/constants";`],
-    ["tests importing the devnet", "test/ts/planted.ts", `import { devAccount } from "../../src/devnet/accounts.ts";`],
+    ["the devnet importing the node", "src/devnet/planted.ts", `import { loadNodeConfig } from "../node/config.ts";`, ["local node"]],
+    [
+      "chains importing op (a listed pair)",
+      "src/chains/planted.ts",
+      `import { MULTICALL3_ADDRESS } from "../op/predeploys.ts";`,
+      ["local op"],
+    ],
+    [
+      "scripts importing the tooling",
+      "scripts/planted.ts",
+      `import { parseLcovLineCoverage } from "../src/tooling/lcov.ts";`,
+      ["local tooling"],
+    ],
+    [
+      "the bridge command line importing the bridge package by name",
+      "src/bridge/planted.ts",
+      `import { Bridge } from "@avn/bridge";`,
+      ["local bridge-package"],
+    ],
+    [
+      "the web app importing the protocol package",
+      "apps/web/src/planted.ts",
+      `import { SUPPORT } from "@avn/protocol/constants";`,
+      ["local protocol"],
+    ],
+    [
+      "the SDK importing the protocol package",
+      "packages/sdk/src/planted.ts",
+      `import { SUPPORT } from "@avn/protocol/constants";`,
+      ["local protocol"],
+    ],
+    ["tests importing the devnet", "test/ts/planted.ts", `import { devAccount } from "../../src/devnet/accounts.ts";`, ["local devnet"]],
   ];
-  for (const [what, file, lines] of allowed) {
+  for (const [what, file, lines, targets] of allowed) {
     it(`allows ${what}`, async function () {
       expect(await layeringErrors(file, lines), lines).to.deep.equal([]);
+      expect(await importTargets(file, lines), lines).to.deep.equal(targets);
     });
   }
+
+  it("names an outside package as outside and a workspace as its folder", async function () {
+    const lines = [`import { z } from "zod";`, `import fs from "node:fs";`, `import { SUPPORT } from "@avn/protocol/constants";`].join(
+      "\n",
+    );
+    expect(await importTargets("src/api/planted.ts", lines)).to.deep.equal(["external zod", "core node:fs", "local protocol"]);
+  });
 
   it("is part of the repository's lint configuration (npm run lint)", async function () {
     const config = (await new ESLint({ cwd: projectRoot }).calculateConfigForFile(path.join(projectRoot, "src/api/main.ts"))) as {
