@@ -31,6 +31,11 @@ export interface AnvilOptions {
   hardfork?: string;
   /** How long to wait for anvil to listen, in milliseconds. */
   startTimeoutMs?: number;
+  /**
+   * For diagnosis: anvil's log filter (its `RUST_LOG`, e.g. `node=info,backend=trace`, which names each
+   * transaction the block builder skips or drops) and a callback for each line anvil prints once it listens.
+   */
+  log?: { filter: string; onLine: (line: string) => void };
 }
 
 export interface AnvilInstance {
@@ -69,12 +74,14 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilInstance> 
   if (options.pruneHistory !== undefined) args.push("--prune-history", String(options.pruneHistory));
   if (options.hardfork !== undefined) args.push("--hardfork", options.hardfork);
 
-  const child = spawn(anvilBinary(), args, { stdio: ["ignore", "pipe", "pipe"] });
+  const env = options.log === undefined ? process.env : { ...process.env, RUST_LOG: options.log.filter, NO_COLOR: "1" };
+  const child = spawn(anvilBinary(), args, { stdio: ["ignore", "pipe", "pipe"], env });
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
   child.once("exit", () => process.off("exit", killOnExit));
 
   const port = await waitForListening(child, options.startTimeoutMs ?? 20_000);
+  if (options.log !== undefined) forwardLines(child, options.log.onLine);
   return {
     chainId: options.chainId,
     rpcUrl: `http://127.0.0.1:${port}`,
@@ -121,6 +128,18 @@ function waitForListening(child: ChildProcess, timeoutMs: number): Promise<numbe
     child.once("exit", onExit);
     child.once("error", onError);
   });
+}
+
+/** Calls `onLine` with each whole line of the child's output (stdout and stderr, each split on its own). */
+function forwardLines(child: ChildProcess, onLine: (line: string) => void): void {
+  for (const stream of [child.stdout, child.stderr]) {
+    let partial = "";
+    stream?.on("data", (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) if (line.trim() !== "") onLine(line);
+    });
+  }
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

@@ -11,7 +11,7 @@ import { L1AttributesUpdater } from "./op/l1-attributes.ts";
 import { L2_PREDEPLOYS, MULTICALL3_ADDRESS } from "../op/predeploys.ts";
 import { installL2Predeploys, installMulticall3 } from "./op/l2.ts";
 import { OutputProposer } from "./op/output-proposer.ts";
-import { startRpcFront, type RpcFront } from "./rpc-front.ts";
+import { startRpcFront, type RpcFront, type SubmissionRecord } from "./rpc-front.ts";
 
 export const DEVNET_L1_CHAIN_ID = 900;
 export const DEVNET_L2_CHAIN_ID = 901;
@@ -68,6 +68,15 @@ export interface OpDevnetOptions {
   disableCodeSizeLimit?: boolean;
   /** Progress lines, for a CLI to show. */
   onProgress?: (line: string) => void;
+  /**
+   * For diagnosis (`npm run trace:devnet-deploy`): each chain's anvil log lines at this filter (its
+   * `RUST_LOG`) and what its front took in and answered for each submission.
+   */
+  trace?: {
+    anvilLogFilter: string;
+    onAnvilLine: (chain: "l1" | "l2", line: string) => void;
+    onSubmission: (chain: "l1" | "l2", record: SubmissionRecord) => void;
+  };
   /** Failures of the background services (each is retried). */
   onServiceError?: (service: "deposit relay" | "output proposer" | "L1 attributes", error: unknown) => void;
 }
@@ -136,6 +145,10 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
   const l1ChainId = options.l1ChainId ?? DEVNET_L1_CHAIN_ID;
   const l2ChainId = options.l2ChainId ?? DEVNET_L2_CHAIN_ID;
   const started: AnvilInstance[] = [];
+  const anvilLog = (chain: "l1" | "l2") => {
+    const trace = options.trace;
+    return trace === undefined ? undefined : { filter: trace.anvilLogFilter, onLine: (line: string) => trace.onAnvilLine(chain, line) };
+  };
   const fronts: RpcFront[] = [];
   const providers: JsonRpcProvider[] = [];
   const stopChains = async () => {
@@ -154,6 +167,7 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
         disableCodeSizeLimit: options.disableCodeSizeLimit,
         pruneHistory: options.l1RecentStates,
         hardfork: options.l1Hardfork,
+        log: anvilLog("l1"),
       }),
       // Mined per transaction while the predeploys are installed, then every l2BlockTime seconds.
       startAnvil({
@@ -161,6 +175,7 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
         optimism: true,
         gasLimit: 30_000_000n,
         disableCodeSizeLimit: options.disableCodeSizeLimit,
+        log: anvilLog("l2"),
       }),
     ]);
     // Keep every chain that did start, so that a failure of the other one stops it too.
@@ -169,7 +184,12 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
     if (failedLaunch !== undefined) throw failedLaunch.reason;
     const [l1Node, l2Node] = started;
     const minSubmissionMs = options.minSubmissionMs ?? 300;
-    for (const node of started) fronts.push(await startRpcFront({ upstreamPort: node.port, minSubmissionMs }));
+    for (const [index, node] of started.entries()) {
+      const chain = index === 0 ? "l1" : "l2";
+      const trace = options.trace;
+      const onSubmission = trace === undefined ? undefined : (record: SubmissionRecord) => trace.onSubmission(chain, record);
+      fronts.push(await startRpcFront({ upstreamPort: node.port, minSubmissionMs, onSubmission }));
+    }
     const l1: DevnetChain = { chainId: l1ChainId, rpcUrl: fronts[0].rpcUrl, wsUrl: fronts[0].wsUrl, node: l1Node };
     const l2: DevnetChain = { chainId: l2ChainId, rpcUrl: fronts[1].rpcUrl, wsUrl: fronts[1].wsUrl, node: l2Node };
     const l1Provider = devnetProvider(l1Node.rpcUrl, l1ChainId);

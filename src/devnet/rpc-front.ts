@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { connect, type AddressInfo, type Socket } from "node:net";
 
+import { keccak256, Transaction } from "ethers";
+
 /**
  * The JSON-RPC methods that submit a transaction (`eth_sendRawTransactionSync` contains the first name
  * and is matched by it).
@@ -37,6 +39,27 @@ export interface RpcFrontOptions {
    * spent nonce. A live RPC endpoint is never that fast; this one is made not to be either.
    */
   minSubmissionMs: number;
+  /** For diagnosis: called once per submission with what the front took in and what anvil answered. */
+  onSubmission?: (record: SubmissionRecord) => void;
+}
+
+/** One submission as the front saw it (`RpcFrontOptions.onSubmission`). */
+export interface SubmissionRecord {
+  /** When it arrived and when anvil answered, in milliseconds since the epoch. */
+  arrivedAt: number;
+  answeredAt: number;
+  /** Each raw transaction in it (`eth_sendRawTransaction`), in the order sent; sender, nonce and gas when they decode. */
+  transactions: SubmittedTransaction[];
+  /** The HTTP status and body of anvil's answer, as passed on to the client. */
+  status: number;
+  answer: string;
+}
+
+export interface SubmittedTransaction {
+  hash: string;
+  from?: string;
+  nonce?: number;
+  gasLimit?: bigint;
 }
 
 export interface RpcFront {
@@ -59,7 +82,7 @@ export async function startRpcFront(options: RpcFrontOptions): Promise<RpcFront>
   const upstreamUrl = `http://127.0.0.1:${options.upstreamPort}`;
   const sockets = new Set<Socket>();
   const server = createServer((request, response) => {
-    forward(request, response, upstreamUrl, options.minSubmissionMs).catch(() => {
+    forward(request, response, upstreamUrl, options).catch(() => {
       if (!response.headersSent) response.writeHead(502, { ...CORS_HEADERS, "content-type": "application/json" });
       response.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "the devnet chain did not answer" } }));
     });
@@ -82,7 +105,7 @@ export async function startRpcFront(options: RpcFrontOptions): Promise<RpcFront>
   };
 }
 
-async function forward(request: IncomingMessage, response: ServerResponse, upstreamUrl: string, minSubmissionMs: number): Promise<void> {
+async function forward(request: IncomingMessage, response: ServerResponse, upstreamUrl: string, options: RpcFrontOptions): Promise<void> {
   const arrivedAt = Date.now();
   if (request.method === "OPTIONS") {
     // A browser's preflight before its cross-origin POST.
@@ -101,11 +124,43 @@ async function forward(request: IncomingMessage, response: ServerResponse, upstr
   });
   const answer = Buffer.from(await upstream.arrayBuffer());
   if (isSubmission(body)) {
-    const wait = arrivedAt + minSubmissionMs - Date.now();
+    options.onSubmission?.({
+      arrivedAt,
+      answeredAt: Date.now(),
+      transactions: rawTransactions(body),
+      status: upstream.status,
+      answer: answer.toString(),
+    });
+    const wait = arrivedAt + options.minSubmissionMs - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
   response.writeHead(upstream.status, { ...CORS_HEADERS, "content-type": upstream.headers.get("content-type") ?? "application/json" });
   response.end(answer);
+}
+
+/** The raw transactions a request body submits (a request or a batch); none if it does not parse. */
+function rawTransactions(body: Buffer): SubmittedTransaction[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString());
+  } catch {
+    return [];
+  }
+  return [parsed]
+    .flat()
+    .filter((call): call is { method: string; params: unknown[] } => typeof call === "object" && call !== null && "method" in call)
+    .filter((call) => call.method.startsWith("eth_sendRawTransaction") && Array.isArray(call.params) && typeof call.params[0] === "string")
+    .map((call) => describeRawTransaction(call.params[0] as string));
+}
+
+function describeRawTransaction(raw: string): SubmittedTransaction {
+  const hash = keccak256(raw);
+  try {
+    const transaction = Transaction.from(raw);
+    return { hash, from: transaction.from ?? undefined, nonce: transaction.nonce, gasLimit: transaction.gasLimit };
+  } catch {
+    return { hash }; // a deposit (type 0x7e), which ethers does not decode, or junk that anvil refuses
+  }
 }
 
 async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
