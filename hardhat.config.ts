@@ -57,6 +57,16 @@ function runningStackRpcUrl(part: "l1" | "l2"): string | undefined {
 const devnetL1Url = process.env.DEVNET_L1_RPC_URL ?? runningStackRpcUrl("l1") ?? "http://127.0.0.1:8545";
 const devnetL2Url = process.env.DEVNET_L2_RPC_URL ?? runningStackRpcUrl("l2") ?? "http://127.0.0.1:9545";
 
+// The devnet's accounts sign here, as wallets do, and reach anvil as eth_sendRawTransaction: anvil's own
+// signing path (eth_sendTransaction, which a network without accounts uses) files a transaction sent while
+// its predecessor waits in the pool as ready with no tie to it, and anvil 1.7.1's block builder takes ready
+// transactions by fee cap: a later nonce priced higher (Ignition prices each from the latest base fee) ran
+// first, failed "nonce too high" and was removed from the pool for good (docs/devnet-and-bridge.md, "The
+// lost deployment transaction"). The mnemonic is anvil's public development one (src/devnet/accounts.ts,
+// ANVIL_MNEMONIC): its ten funded accounts, in anvil's order. Written out, not imported: the node's image
+// builds with this file and the contracts alone.
+const devnetAccounts = { mnemonic: "test test test test test test test test test test test junk", count: 10 };
+
 // Contract verification on the explorers. The L1 test network is Sepolia, which hardhat-verify knows;
 // the L2 rollup's Blockscout explorer is configuration: L2_TESTNET_EXPLORER_URL (and
 // L2_TESTNET_EXPLORER_API_URL when the API is not at <url>/api). Etherscan's key is a configuration
@@ -159,12 +169,14 @@ export default defineConfig({
       chainType: "l1",
       chainId: 900,
       url: devnetL1Url,
+      accounts: devnetAccounts,
     },
     devnetL2: {
       type: "http",
       chainType: "op",
       chainId: 901,
       url: devnetL2Url,
+      accounts: devnetAccounts,
     },
   },
 });

@@ -1,19 +1,51 @@
+import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { deployOnDevnet } from "./local-stack.ts";
 import { subscribeNewHeads } from "./op/new-heads.ts";
-import { startOpDevnet, type OpDevnet } from "./op-devnet.ts";
+import { startOpDevnet, type OpDevnet, type OpDevnetOptions } from "./op-devnet.ts";
 
 /**
- * anvil's log filter for a traced devnet: `node` names each transaction it takes in and mines; the block
- * builder (`backend`) names at trace level each transaction it skips because the block's gas is used up,
- * and at warn level each one it drops as invalid.
+ * anvil's log filter for a traced devnet: `node` names each transaction it takes in (with its sender) and
+ * mines; the pool (`txpool`) each one it adds, whether as ready or as waiting for an earlier nonce, promotes,
+ * prunes or removes; the block builder (`backend`) each one it skips because the block's gas is used up, and
+ * each one it drops as invalid.
  */
-const ANVIL_TRACE_FILTER = "node=info,backend=trace";
-/** The anvil lines a trace keeps: a transaction taken in or mined, skipped, or dropped. */
-const KEPT_ANVIL_LINE = /skipping|invalid|Transaction: 0x|Block Number:/i;
+export const ANVIL_TRACE_FILTER = "trace";
+/**
+ * The anvil lines a trace keeps: the pool's (`txpool: [hash] ready=false`, removals, prunes), the block
+ * builder's skips and drops, and each transaction mined with its block; not the requests' own tracing.
+ */
+const KEPT_ANVIL_LINE = /txpool: |backend: Skipping|skipping transaction|Transaction: 0x|Block Number:|Added transaction/;
+
+/**
+ * A devnet trace written to `file` (one writer): every kept anvil line of both chains and every submission
+ * through the fronts, with the time. What the shared test devnets write when AVN_DEVNET_TRACE_DIR is set.
+ */
+export function devnetTraceToFile(file: string): { trace: NonNullable<OpDevnetOptions["trace"]>; close(): Promise<void> } {
+  const out = createWriteStream(file);
+  const write = (chain: string, hop: string, text: string) => out.write(`${new Date().toISOString()} ${chain} ${hop} ${text}\n`);
+  return {
+    trace: {
+      anvilLogFilter: ANVIL_TRACE_FILTER,
+      onAnvilLine: (chain, line) => {
+        if (KEPT_ANVIL_LINE.test(line)) write(chain, "anvil", line.trim());
+      },
+      onSubmission: (chain, record) => {
+        for (const transaction of record.transactions) {
+          write(
+            chain,
+            "front",
+            `from ${transaction.from} nonce ${transaction.nonce} gas ${transaction.gasLimit} signed by ${transaction.signedBy} ${transaction.hash}: arrived ${new Date(record.arrivedAt).toISOString()}, anvil answered ${record.status} ${record.answer.slice(0, 300)}`,
+          );
+        }
+      },
+    },
+    close: () => new Promise((resolve) => out.end(resolve)),
+  };
+}
 
 export interface DeployTraceOptions {
   /** Deployments to run, each on a devnet of its own. */
@@ -39,7 +71,11 @@ export interface DeployRunResult {
   ok: boolean;
   seconds: number;
   error?: string;
-  /** The deployer's L2 transactions that anvil's block builder dropped (its "Skipping invalid tx" lines). */
+  /**
+   * The transactions anvil's block builder found invalid ("Skipping invalid tx") and never mined, on either
+   * chain, each with its line. (anvil also says so of a transaction it mined a moment before, when a block is
+   * built from a snapshot of the pool taken before the last one was: those were mined, and are not counted.)
+   */
   dropped: string[];
 }
 
@@ -67,7 +103,10 @@ async function traceOneDeploy(options: DeployTraceOptions): Promise<DeployRunRes
   let began = Date.now();
   const note = (hop: TraceEvent["hop"], chain: TraceEvent["chain"], text: string) =>
     events.push({ ms: Date.now() - began, hop, chain, text });
-  const dropped: string[] = [];
+  const invalid = new Map<string, string>();
+  const mined = new Set<string>();
+  /** The hashes of the deployer's transactions, as the front and the blocks named them. */
+  const deployerHashes = new Set<string>();
   const stateDir = await mkdtemp(path.join(tmpdir(), "devnet-trace-"));
   let deployer = "";
   const devnet: OpDevnet = await startOpDevnet({
@@ -79,16 +118,20 @@ async function traceOneDeploy(options: DeployTraceOptions): Promise<DeployRunRes
       onAnvilLine: (chain, line) => {
         if (!KEPT_ANVIL_LINE.test(line)) return;
         note("anvil", chain, line.trim());
-        if (chain === "l2" && /Skipping invalid tx/.test(line)) dropped.push(line.trim());
+        const hash = /0x[0-9a-f]{64}/i.exec(line)?.[0].toLowerCase();
+        if (hash === undefined) return;
+        if (/Skipping invalid tx/.test(line)) invalid.set(hash, `${chain}: ${line.trim()}`);
+        if (/Transaction: 0x/.test(line)) mined.add(hash);
       },
       onSubmission: (chain, record) => {
         for (const transaction of record.transactions) {
           if (transaction.from?.toLowerCase() !== deployer) continue;
+          deployerHashes.add(transaction.hash.toLowerCase());
           const answer = record.answer.length > 200 ? `${record.answer.slice(0, 200)}…` : record.answer;
           note(
             "front",
             chain,
-            `nonce ${transaction.nonce} gas ${transaction.gasLimit} ${transaction.hash}: anvil answered ${record.status} ${answer}`,
+            `nonce ${transaction.nonce} gas ${transaction.gasLimit} signed by ${transaction.signedBy} ${transaction.hash}: anvil answered ${record.status} ${answer}`,
           );
         }
       },
@@ -113,9 +156,15 @@ async function traceOneDeploy(options: DeployTraceOptions): Promise<DeployRunRes
       await rm(path.join(options.projectRoot, "deploy", "deployments", id), { recursive: true, force: true });
   }
   const seconds = (Date.now() - began) / 1000;
+  const dropped = [...invalid].filter(([hash]) => !mined.has(hash)).map(([, line]) => line);
   if (error !== undefined || dropped.length > 0) {
     options.log(`--- timeline of the deployer ${deployer} (ms after the deployment began) ---`);
-    for (const event of events.sort((a, b) => a.ms - b.ms)) {
+    // anvil's lines about the deployer's transactions, and the blocks; the other hops' lines are the deployer's.
+    const relevant = (event: TraceEvent) =>
+      event.hop !== "anvil" ||
+      /Block Number:/.test(event.text) ||
+      [...(event.text.toLowerCase().match(/0x[0-9a-f]{64}/g) ?? [])].some((hash) => deployerHashes.has(hash));
+    for (const event of events.filter(relevant).sort((a, b) => a.ms - b.ms)) {
       options.log(`${String(event.ms).padStart(7)}  ${event.chain} ${event.hop.padEnd(5)}  ${event.text}`);
     }
   }

@@ -187,26 +187,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
 }
 
-/** Ignition's DROPPED_TRANSACTION (HHE10400): "all the transactions of its network interaction … were dropped". */
-const IGNITION_DROPPED_TRANSACTION = 10400;
-
-/**
- * Runs an Ignition deployment, and once more if it stopped because the chain no longer knew a transaction it
- * had sent (HHE10400, whose text says to rerun Ignition). The rerun resumes the journal: it sends the call
- * again if its nonce is unused, and takes the chain's word if it was used. Seen once on the shared test
- * devnet (L2#StakedToken_grantProtocolRole, in a fresh-clone npm test); what dropped it there is not known.
- */
-async function rerunOnceIfDropped<T>(deploy: () => Promise<T>): Promise<T> {
-  try {
-    return await deploy();
-  } catch (error) {
-    const dropped = typeof error === "object" && error !== null && (error as { number?: unknown }).number === IGNITION_DROPPED_TRANSACTION;
-    if (!dropped) throw error;
-    console.warn(`${(error as Error).message} Rerunning the deployment once.`);
-    return deploy();
-  }
-}
-
 /**
  * Deploys modules L1 and L2 on a running devnet with its parameter files. `deploymentIds` name the
  * Ignition journals (default `chain-900` / `chain-901`, the devnet's own); tests and benchmarks pass
@@ -220,13 +200,9 @@ export async function deployOnDevnet(
   const l2Connection = await network.create({ network: "devnetL2", override: { url: devnet.l2.rpcUrl } });
   const common = { ignitionConfig: DEVNET_IGNITION_CONFIG };
   try {
-    const l1 = await rerunOnceIfDropped(() =>
-      deployL1(l1Connection, { ...common, parametersNetwork: "devnetL1", deploymentId: deploymentIds.l1 }),
-    );
+    const l1 = await deployL1(l1Connection, { ...common, parametersNetwork: "devnetL1", deploymentId: deploymentIds.l1 });
     const links = { l1PrimaryToken: l1.PrimaryToken, l1Timelock: l1.Timelock };
-    const l2 = await rerunOnceIfDropped(() =>
-      deployL2(l2Connection, links, { ...common, parametersNetwork: "devnetL2", deploymentId: deploymentIds.l2 }),
-    );
+    const l2 = await deployL2(l2Connection, links, { ...common, parametersNetwork: "devnetL2", deploymentId: deploymentIds.l2 });
     return { l1PrimaryToken: l1.PrimaryToken, l1, l2 };
   } finally {
     await l1Connection.close();

@@ -48,7 +48,7 @@ export interface SubmissionRecord {
   /** When it arrived and when anvil answered, in milliseconds since the epoch. */
   arrivedAt: number;
   answeredAt: number;
-  /** Each raw transaction in it (`eth_sendRawTransaction`), in the order sent; sender, nonce and gas when they decode. */
+  /** Each transaction in it, in the order sent: its hash, and its sender, nonce and gas when known. */
   transactions: SubmittedTransaction[];
   /** The HTTP status and body of anvil's answer, as passed on to the client. */
   status: number;
@@ -60,6 +60,8 @@ export interface SubmittedTransaction {
   from?: string;
   nonce?: number;
   gasLimit?: bigint;
+  /** Who signed it: the sender (`eth_sendRawTransaction`) or anvil (`eth_sendTransaction`, an unlocked or impersonated account). */
+  signedBy: "sender" | "anvil";
 }
 
 export interface RpcFront {
@@ -127,7 +129,7 @@ async function forward(request: IncomingMessage, response: ServerResponse, upstr
     options.onSubmission?.({
       arrivedAt,
       answeredAt: Date.now(),
-      transactions: rawTransactions(body),
+      transactions: submittedTransactions(body, answer),
       status: upstream.status,
       answer: answer.toString(),
     });
@@ -138,28 +140,60 @@ async function forward(request: IncomingMessage, response: ServerResponse, upstr
   response.end(answer);
 }
 
-/** The raw transactions a request body submits (a request or a batch); none if it does not parse. */
-function rawTransactions(body: Buffer): SubmittedTransaction[] {
-  let parsed: unknown;
+interface JsonRpcCall {
+  id?: unknown;
+  method: string;
+  params?: unknown[];
+}
+
+/**
+ * The transactions a request body submits (a request or a batch), with what anvil's answer says of each: a
+ * raw transaction's hash, sender, nonce and gas from its own bytes; an `eth_sendTransaction`'s (anvil signs
+ * it) from its parameters and the hash anvil answered. None if the body does not parse.
+ */
+function submittedTransactions(body: Buffer, answer: Buffer): SubmittedTransaction[] {
+  const calls = parseJson(body)
+    .flat()
+    .filter((call): call is JsonRpcCall => typeof call === "object" && call !== null && typeof (call as JsonRpcCall).method === "string");
+  const results = new Map<unknown, unknown>();
+  for (const reply of parseJson(answer).flat()) {
+    if (typeof reply === "object" && reply !== null && "id" in reply) results.set(reply.id, (reply as { result?: unknown }).result);
+  }
+  return calls.flatMap((call): SubmittedTransaction[] => {
+    const first = call.params?.[0];
+    if (call.method.startsWith("eth_sendRawTransaction") && typeof first === "string") return [describeRawTransaction(first)];
+    if (call.method === "eth_sendTransaction" && typeof first === "object" && first !== null) {
+      const request = first as { from?: string; nonce?: string; gas?: string };
+      const result = results.get(call.id);
+      return [
+        {
+          hash: typeof result === "string" ? result : "(refused)",
+          from: request.from,
+          nonce: request.nonce === undefined ? undefined : Number(request.nonce),
+          gasLimit: request.gas === undefined ? undefined : BigInt(request.gas),
+          signedBy: "anvil",
+        },
+      ];
+    }
+    return [];
+  });
+}
+
+function parseJson(text: Buffer): unknown[] {
   try {
-    parsed = JSON.parse(body.toString());
+    return [JSON.parse(text.toString()) as unknown];
   } catch {
     return [];
   }
-  return [parsed]
-    .flat()
-    .filter((call): call is { method: string; params: unknown[] } => typeof call === "object" && call !== null && "method" in call)
-    .filter((call) => call.method.startsWith("eth_sendRawTransaction") && Array.isArray(call.params) && typeof call.params[0] === "string")
-    .map((call) => describeRawTransaction(call.params[0] as string));
 }
 
 function describeRawTransaction(raw: string): SubmittedTransaction {
   const hash = keccak256(raw);
   try {
     const transaction = Transaction.from(raw);
-    return { hash, from: transaction.from ?? undefined, nonce: transaction.nonce, gasLimit: transaction.gasLimit };
+    return { hash, from: transaction.from ?? undefined, nonce: transaction.nonce, gasLimit: transaction.gasLimit, signedBy: "sender" };
   } catch {
-    return { hash }; // a deposit (type 0x7e), which ethers does not decode, or junk that anvil refuses
+    return { hash, signedBy: "sender" }; // a deposit (type 0x7e), which ethers does not decode, or junk that anvil refuses
   }
 }
 

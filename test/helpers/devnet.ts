@@ -8,6 +8,7 @@ import hre from "hardhat";
 
 import { DEVNET_L1_BLOCK_SECONDS } from "../../src/common/stack-file.ts";
 import type { L1Deployment, L2Deployment } from "../../src/deploy/two-chain.ts";
+import { devnetTraceToFile } from "../../src/devnet/deploy-trace.ts";
 import { deployOnDevnet } from "../../src/devnet/local-stack.ts";
 import { startOpDevnet, type OpDevnet, type OpDevnetOptions } from "../../src/devnet/op-devnet.ts";
 
@@ -34,8 +35,12 @@ export async function startTestDevnet(options: Partial<OpDevnetOptions> & { depl
   // Under `hardhat test --coverage` the contracts deployed here are the instrumented ones, above the
   // 24 KiB limit that the devnet otherwise keeps like the live chains.
   const serviceErrors: string[] = [];
+  // AVN_DEVNET_TRACE_DIR: each test devnet writes its chains' transaction trace there (src/devnet/deploy-trace.ts).
+  const traceDir = process.env.AVN_DEVNET_TRACE_DIR;
+  const traced = traceDir === undefined ? undefined : devnetTraceToFile(path.join(traceDir, `${path.basename(stateDir)}.log`));
   const devnet = await startOpDevnet({
     stateDir,
+    trace: traced?.trace,
     disableCodeSizeLimit: hre.globalOptions.coverage,
     onServiceError: (service, error) => serviceErrors.push(`${service}: ${error instanceof Error ? error.message : String(error)}`),
     ...options,
@@ -43,6 +48,7 @@ export async function startTestDevnet(options: Partial<OpDevnetOptions> & { depl
   const deploymentIds: string[] = [];
   const stop = async () => {
     await devnet.stop();
+    await traced?.close();
     await rm(stateDir, { recursive: true, force: true });
     for (const id of deploymentIds) await rm(path.join(projectRoot, "deploy", "deployments", id), { recursive: true, force: true });
   };
