@@ -23,8 +23,9 @@ export interface DelegationWatcherOptions {
 
 /**
  * Which licenses this node votes for: those of the allowlisted owners delegated to its burner. Each check
- * (at start, then on every heartbeat tick) logs the licenses gained and lost; a transferred license
- * voids its delegation on-chain and drops out here. With none, it says what the operator must do.
+ * (at start, then on every heartbeat tick) logs the licenses gained and lost, then how many it votes for
+ * (`delegation checked`); a transferred license voids its delegation on-chain and drops out here. With
+ * none, it says what the operator must do.
  */
 export class DelegationWatcher {
   readonly #options: DelegationWatcherOptions;
@@ -67,6 +68,9 @@ export class DelegationWatcher {
         "waiting for delegation",
       );
     }
+    // Every check, whatever it found: the operator sees the node re-reading its delegation (every few seconds
+    // while it waits, then on each heartbeat tick), and its last word on it.
+    this.#logger.info({ delegated: delegated.length }, "delegation checked");
   }
 
   /** Checks every few seconds until a license is delegated (a failed check moves to the next L2 URL). */

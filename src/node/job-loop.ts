@@ -53,6 +53,21 @@ export function createJobLoop(options: JobLoopOptions): JobLoop {
     // No journal yet: jobs older than one timeout are closed. Blocks come at least once a second here.
     return Math.max(0, (await endpoints.current.getBlockNumber()) - options.chain.jobTimeout);
   };
+  // Whether the last pass left the cursor at the head, and the first block read on the way there: the node
+  // says once that it has read up to the head (every job up to `toBlock` handled, its votes sent), after
+  // its start and after each time it fell behind (a pass that failed or left blocks to read).
+  let atHead = false;
+  let catchUpFrom: number | undefined;
+  const onScanned = ({ fromBlock, toBlock, head }: { fromBlock: number; toBlock: number; head: number }) => {
+    if (fromBlock <= toBlock) catchUpFrom ??= fromBlock;
+    if (toBlock < head) {
+      atHead = false;
+      return;
+    }
+    if (!atHead) logger.info(catchUpFrom === undefined ? { toBlock } : { fromBlock: catchUpFrom, toBlock }, "scanned up to the L2 head");
+    atHead = true;
+    catchUpFrom = undefined;
+  };
   const loop: PollingLoop<boolean> = new PollingLoop(
     async () => {
       const provider = endpoints.current;
@@ -75,6 +90,7 @@ export function createJobLoop(options: JobLoopOptions): JobLoop {
             metrics.jobsAnswered.inc(jobs);
             metrics.votesSent.inc(votes);
           },
+          onScanned,
         },
         startBlock,
       );
@@ -84,6 +100,7 @@ export function createJobLoop(options: JobLoopOptions): JobLoop {
     },
     config.POLL_INTERVAL_MS,
     (error) => {
+      atHead = false;
       metrics.passErrors.inc();
       logger.warn({ error: describeError(error) }, "job pass failed; retrying");
       options.onError();

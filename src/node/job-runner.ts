@@ -40,6 +40,12 @@ export interface JobRunnerOptions {
   maxJobsPerPass: number;
   logger: Logger;
   onVotesSent?: (jobs: number, votes: number) => void;
+  /**
+   * Told at the end of each pass that read the chain: the first block it read, the block the cursor is at
+   * now (every job up to it handled, its submissions sent) and the highest block it could read (the head
+   * less the confirmations).
+   */
+  onScanned?: (scan: { fromBlock: number; toBlock: number; head: number }) => void;
 }
 
 interface PreparedSubmission {
@@ -71,7 +77,10 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
   if (rescan !== undefined && rescan - 1 < cursor) store.setCursor(Math.max(rescan - 1, -1));
   const head = (await provider.getBlockNumber()) - options.confirmations;
   const from = (store.cursor() ?? cursor) + 1;
-  if (from > head) return false;
+  if (from > head) {
+    options.onScanned?.({ fromBlock: from, toBlock: from - 1, head });
+    return false;
+  }
   let to = Math.min(head, from + options.logBlockRange - 1);
   let events = await registry.queryFilter(registry.filters.VerificationRequested(), from, to);
   if (events.length > options.maxJobsPerPass) {
@@ -153,6 +162,7 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
 
   const handledUpTo = retryFrom === undefined ? to : retryFrom - 1;
   if (handledUpTo >= from) store.setCursor(handledUpTo);
+  options.onScanned?.({ fromBlock: from, toBlock: Math.max(handledUpTo, from - 1), head });
   return retryFrom === undefined && to < head;
 }
 

@@ -1,4 +1,7 @@
+import { watch } from "node:fs";
+import { open, stat } from "node:fs/promises";
 import path from "node:path";
+import { StringDecoder } from "node:string_decoder";
 
 import type { StackFile } from "../../src/common/stack-file.ts";
 import { LOCAL_STACK_API_WORKERS } from "../../src/devnet/local-stack.ts";
@@ -48,4 +51,90 @@ export async function startTestVerificationNetwork(
     nodes: network.stack.nodes,
   };
   return { network, stack };
+}
+
+/** A circuit node's log line (pino JSON), parsed. */
+export type NodeLogEntry = { msg?: string } & Record<string, unknown>;
+
+/** Where a log file ends now: the lines a process writes from here on start at this byte. */
+export async function logFileEnd(logFile: string): Promise<number> {
+  return (await stat(logFile)).size;
+}
+
+/**
+ * Follows `logFile` as it grows, from byte `fromByte`, until a JSON line that `accept` takes: read again on
+ * each change the file system reports (fs.watch), never on a timer. Resolves with that line and the JSON
+ * lines before it (from `fromByte` on); rejects after `timeoutMs` with the last lines read.
+ */
+export async function nodeLogLine(
+  logFile: string,
+  fromByte: number,
+  accept: (entry: NodeLogEntry) => boolean,
+  timeoutMs = 60_000,
+): Promise<{ line: NodeLogEntry; before: NodeLogEntry[] }> {
+  const decoder = new StringDecoder("utf8");
+  const before: NodeLogEntry[] = [];
+  const text: string[] = [];
+  let offset = fromByte;
+  let partial = "";
+  return await new Promise((resolve, reject) => {
+    let settled = false;
+    let reading = false;
+    let changed = false;
+    const settle = (finish: () => void) => {
+      if (settled) return;
+      settled = true;
+      watcher.close();
+      clearTimeout(timer);
+      finish();
+    };
+    // Reads what was appended since the last read; a change reported meanwhile reads again after it.
+    const readAppended = async () => {
+      changed = true;
+      if (reading) return;
+      reading = true;
+      try {
+        while (changed && !settled) {
+          changed = false;
+          const file = await open(logFile, "r");
+          try {
+            const { size } = await file.stat();
+            if (size <= offset) continue;
+            const { buffer, bytesRead } = await file.read(Buffer.alloc(size - offset), 0, size - offset, offset);
+            offset += bytesRead;
+            partial += decoder.write(buffer.subarray(0, bytesRead));
+          } finally {
+            await file.close();
+          }
+          const lines = partial.split("\n");
+          partial = lines.pop() ?? "";
+          for (const line of lines) {
+            text.push(line);
+            let entry: unknown;
+            try {
+              entry = JSON.parse(line);
+            } catch {
+              continue; // not pino's (a warning of Node's own)
+            }
+            if (typeof entry !== "object" || entry === null) continue;
+            const parsed = entry as NodeLogEntry;
+            if (accept(parsed)) return settle(() => resolve({ line: parsed, before }));
+            before.push(parsed);
+          }
+        }
+      } catch (error) {
+        settle(() => reject(error instanceof Error ? error : new Error(String(error))));
+      } finally {
+        reading = false;
+      }
+    };
+    const watcher = watch(logFile, () => void readAppended());
+    watcher.on("error", (error) => settle(() => reject(error)));
+    const timer = setTimeout(
+      () =>
+        settle(() => reject(new Error(`no such line in ${logFile} within ${timeoutMs} ms; the last ones:\n${text.slice(-30).join("\n")}`))),
+      timeoutMs,
+    );
+    void readAppended(); // what is there already
+  });
 }

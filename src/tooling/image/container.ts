@@ -21,6 +21,8 @@ export interface RunOptions {
 export interface RunningContainer {
   /** The container's output so far, line by line (standard output and error). */
   lines(): string[];
+  /** Calls `listener` after each new line of output (and once more when the process ends); returns the unsubscriber. */
+  onOutput(listener: () => void): () => void;
   /** Resolves with the exit code (or the signal's name) once the container's process ended. */
   readonly exited: Promise<number | string>;
   /** SIGTERM to the image's process (as `docker stop`), SIGKILL after `graceMs`; resolves with its exit. */
@@ -66,8 +68,8 @@ async function deepestDescendant(pid: number): Promise<number> {
   }
 }
 
-/** Collects a process's output, line by line. */
-function collectLines(child: ChildProcess): string[] {
+/** Collects a process's output, line by line, telling `onLines` after each chunk that completed a line. */
+function collectLines(child: ChildProcess, onLines: () => void): string[] {
   const lines: string[] = [];
   for (const stream of [child.stdout!, child.stderr!]) {
     let pending = "";
@@ -76,13 +78,19 @@ function collectLines(child: ChildProcess): string[] {
       const parts = pending.split("\n");
       pending = parts.pop() ?? "";
       lines.push(...parts);
+      if (parts.length > 0) onLines();
     });
   }
   return lines;
 }
 
 function watch(child: ChildProcess, engine: Engine, stopCommand: () => Promise<void>, kill: () => Promise<void>): RunningContainer {
-  const lines = collectLines(child);
+  const listeners = new Set<() => void>();
+  const tell = () => {
+    for (const listener of [...listeners]) listener();
+  };
+  const lines = collectLines(child, tell);
+  child.once("close", tell);
   const exited = new Promise<number | string>((resolve) => {
     child.once("close", (code, signal) => resolve(code ?? signal ?? "unknown"));
     child.once("error", (error) => {
@@ -92,6 +100,10 @@ function watch(child: ChildProcess, engine: Engine, stopCommand: () => Promise<v
   });
   return {
     lines: () => [...lines],
+    onOutput(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     exited,
     async stop(graceMs = 10_000) {
       await stopCommand();

@@ -40,7 +40,7 @@ import { mutableTypesOf } from "../../../src/common/attestation.ts";
 import { describeGovernance } from "./governance-suite.ts";
 import { describeIntegratorsKit, startPreparingKitExample } from "./kit-suite.ts";
 import { describeNodeImage } from "./node-image-suite.ts";
-import { startTestVerificationNetwork } from "../../helpers/network.ts";
+import { logFileEnd, nodeLogLine, startTestVerificationNetwork } from "../../helpers/network.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import { JobStatus } from "@avn/protocol/constants";
 import { ATTESTATION_DOMAIN_NAME, ATTESTATION_DOMAIN_VERSION } from "@avn/protocol/attestation";
@@ -449,13 +449,22 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       const journal = new DatabaseSync(path.join(network.nodes[2].cacheDir, STATE_FILE));
       journal.prepare("DELETE FROM meta WHERE key = 'cursor'").run();
       journal.close();
-      await network.restartNode(2);
-      await eventually(
-        async () => (await network.nodes[2].logLines()).filter((line) => line.includes("answering jobs")).length,
-        (count) => count >= 3,
-        60_000,
+      const { logFile } = network.nodes[2];
+      const restartedFrom = await logFileEnd(logFile);
+      const { pid } = (await network.restartNode(2)).child;
+      // Its scan has read the job's block again, up to the head: that pass is over, and whatever it submitted
+      // was sent and logged before this line. (Later passes start past the job's block.) Lines by the new
+      // process only (pino's pid): the old one's last lines may reach the file after it exited.
+      const { line: scanned, before: restartedLog } = await nodeLogLine(
+        logFile,
+        restartedFrom,
+        (entry) => entry.pid === pid && entry.msg === "scanned up to the L2 head" && Number(entry.toBlock) >= receipt!.blockNumber,
       );
-      await new Promise((resolve) => setTimeout(resolve, 5_000)); // several passes over the job's block
+      expect(Number(scanned.fromBlock), "the restarted node's scan began at or before the job's block").to.be.at.most(receipt!.blockNumber);
+      const resubmitted = restartedLog.filter(
+        (entry) => entry.pid === pid && entry.msg === "submitted job answers" && (entry.jobs as string[]).includes(String(jobId)),
+      );
+      expect(resubmitted, "the restarted node's submissions for the job").to.deep.equal([]);
       expect((await registry.getJob(jobId)).status).to.equal(JobStatus.open);
 
       // The others come back and finalize it; every license voted once, and node 3 sent nothing for it again.

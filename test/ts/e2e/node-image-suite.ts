@@ -58,6 +58,7 @@ interface LogLine {
   keyFile?: string;
   instructions?: string;
   licenses?: string[];
+  delegated?: number;
 }
 
 const parsed = (lines: string[]): LogLine[] => lines.filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as LogLine);
@@ -117,13 +118,26 @@ export function describeNodeImage(context: () => NodeImageSuiteContext): void {
         },
       });
     };
-    const logged = async (what: string, accept: (lines: LogLine[]) => boolean, timeoutMs = 60_000) => {
-      try {
-        await eventually(async () => accept(parsed(container!.lines())), Boolean, timeoutMs);
-      } catch (error) {
-        throw new Error(`${what}: not in the container's log\n${container!.lines().slice(-30).join("\n")}`, { cause: error });
-      }
-    };
+    /** Resolves once the container's log holds what `accept` looks for, checked at each new line of it. */
+    const logged = (what: string, accept: (lines: LogLine[]) => boolean, timeoutMs = 60_000) =>
+      new Promise<void>((resolve, reject) => {
+        const running = container!;
+        const check = () => {
+          if (!accept(parsed(running.lines()))) return;
+          finish();
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          finish();
+          reject(new Error(`${what}: not in the container's log within ${timeoutMs} ms\n${running.lines().slice(-30).join("\n")}`));
+        }, timeoutMs);
+        const unsubscribe = running.onOutput(check);
+        const finish = () => {
+          clearTimeout(timer);
+          unsubscribe();
+        };
+        check();
+      });
     const openEvmJob = async () => {
       const { stack, l2 } = context();
       const consumer = new NonceManager(new Wallet(stack.accounts!.consumer.privateKey, l2));
@@ -341,8 +355,18 @@ export function describeNodeImage(context: () => NodeImageSuiteContext): void {
       );
       const refusal = parsed(container.lines()).find((line) => line.msg === "waiting for delegation")!;
       console.log(`      (${refusal.instructions})`);
-      await new Promise((resolve) => setTimeout(resolve, 5_000)); // a delegation check and a heartbeat tick later
-      expect(parsed(container.lines()).some((line) => line.msg === "voting for licenses" || line.msg === "answering jobs")).to.equal(false);
+      // The next delegation check is over: each check ends with its own line, the refusing one's after the
+      // refusal. One that found the license would have said so ("voting for licenses") before its line.
+      const checksAfterRefusal = (lines: LogLine[]) =>
+        lines.slice(lines.findIndex((line) => line.msg === "waiting for delegation")).filter((line) => line.msg === "delegation checked");
+      await logged("a delegation check after the refusal", (lines) => checksAfterRefusal(lines).length >= 2);
+      const checks = checksAfterRefusal(parsed(container.lines()));
+      expect(
+        checks.filter((line) => line.delegated !== 0),
+        "checks that found a license",
+      ).to.deep.equal([]);
+      const acting = ["voting for licenses", "first heartbeat sent; waiting for it to be mined", "answering jobs"];
+      expect(parsed(container.lines()).filter((line) => acting.includes(line.msg!))).to.deep.equal([]);
       expect(await l2.getTransactionCount(burner, "pending")).to.equal(nonce);
       // Nothing it logged carries its key.
       const { privateKey } = JSON.parse(await readFile(path.join(cacheDir, BURNER_FILE), "utf8")) as { privateKey: string };
