@@ -169,14 +169,19 @@ function submittedTransactions(body: Buffer, answer: Buffer): SubmittedTransacti
         {
           hash: typeof result === "string" ? result : "(refused)",
           from: request.from,
-          nonce: request.nonce === undefined ? undefined : Number(request.nonce),
-          gasLimit: request.gas === undefined ? undefined : BigInt(request.gas),
+          nonce: quantity(request.nonce) === undefined ? undefined : Number(quantity(request.nonce)),
+          gasLimit: quantity(request.gas),
           signedBy: "anvil",
         },
       ];
     }
     return [];
   });
+}
+
+/** A JSON-RPC quantity as a bigint; undefined when absent or not one (a client's junk must not fail the answer). */
+function quantity(value: unknown): bigint | undefined {
+  return typeof value === "string" && /^0x[0-9a-f]+$/i.test(value) ? BigInt(value) : undefined;
 }
 
 function parseJson(text: Buffer): unknown[] {
