@@ -1,10 +1,11 @@
-// `npm run test:stress -- [--runs N] [--hogs H] <test file…>`: builds once, then runs each mocha test file N
-// times in a row (default 5) while H busy processes (default 1) keep that many cores at 100%, and prints how
-// many runs of each file passed (src/tooling/stress.ts). Each run's output is kept in a log file, named for
-// the failed ones. Exits 1 when any run failed. Example:
-//   npm run test:stress -- --runs 3 test/ts/e2e/VerificationNetwork.ts test/ts/devnet/OpDevnet.ts
+// `npm run test:stress -- [--runs N] [--hogs H] <test file or folder…>`: builds once, then runs each mocha test
+// file N times in a row (default 5) while H busy processes (default 1) keep that many cores at 100%, and prints
+// how many runs of each passed (src/tooling/stress.ts). A folder is one suite: its test files in one mocha
+// process, as npm test runs them (one shared devnet for all). Each run's output is kept in a log file, named
+// for the failed ones. Exits 1 when any run failed. Example:
+//   npm run test:stress -- --runs 3 test/ts/e2e/VerificationNetwork.ts test/ts/web
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -29,6 +30,16 @@ if (positionals.length === 0 || missing.length > 0) {
   );
   process.exit(2);
 }
+/** A test file, or a folder's test files (recursively, in name order). */
+function testFilesOf(target: string): string[] {
+  const absolute = path.resolve(root, target);
+  if (!statSync(absolute).isDirectory()) return [target];
+  return readdirSync(absolute, { recursive: true, encoding: "utf8" })
+    .filter((file) => /\.ts$/.test(file))
+    .sort()
+    .map((file) => path.join(target, file));
+}
+
 // One build, before any run and with nothing beside it; the runs then build nothing (--no-compile).
 if (spawnSync("hardhat build --quiet", { cwd: root, shell: true, stdio: "inherit" }).status !== 0) process.exit(1);
 const logDir = path.join(tmpdir(), `avn-stress-${new Date().toISOString().replace(/[:.]/g, "-")}`);
@@ -39,7 +50,10 @@ const results = await runStress({
   hogs,
   logDir,
   cwd: root,
-  commandFor: (file) => `hardhat test mocha --no-compile ${JSON.stringify(file)}`,
+  commandFor: (target) =>
+    `hardhat test mocha --no-compile ${testFilesOf(target)
+      .map((file) => JSON.stringify(file))
+      .join(" ")}`,
   log: (line) => console.log(line),
 });
 console.log();
