@@ -158,6 +158,7 @@ async function traceOneDeploy(options: DeployTraceOptions): Promise<DeployRunRes
   const seconds = (Date.now() - began) / 1000;
   const dropped = [...invalid].filter(([hash]) => !mined.has(hash)).map(([, line]) => line);
   if (error !== undefined || dropped.length > 0) {
+    for (const line of dropped) options.log(`dropped, never mined: ${line}`);
     options.log(`--- timeline of the deployer ${deployer} (ms after the deployment began) ---`);
     // anvil's lines about the deployer's transactions, and the blocks; the other hops' lines are the deployer's.
     const relevant = (event: TraceEvent) =>
