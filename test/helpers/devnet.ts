@@ -44,6 +44,9 @@ export async function startTestDevnet(options: Partial<OpDevnetOptions> & { depl
     disableCodeSizeLimit: hre.globalOptions.coverage,
     onServiceError: (service, error) => serviceErrors.push(`${service}: ${error instanceof Error ? error.message : String(error)}`),
     ...options,
+  }).catch(async (error: unknown) => {
+    await traced?.close(); // the trace file of a devnet that never started
+    throw error;
   });
   const deploymentIds: string[] = [];
   const stop = async () => {

@@ -85,7 +85,7 @@ export async function nodeLogLine(
       if (settled) return;
       settled = true;
       watcher.close();
-      clearTimeout(timer);
+      deadline.removeEventListener("abort", giveUp);
       finish();
     };
     // Reads what was appended since the last read; a change reported meanwhile reads again after it.
@@ -130,11 +130,11 @@ export async function nodeLogLine(
     };
     const watcher = watch(logFile, () => void readAppended());
     watcher.on("error", (error) => settle(() => reject(error)));
-    const timer = setTimeout(
-      () =>
-        settle(() => reject(new Error(`no such line in ${logFile} within ${timeoutMs} ms; the last ones:\n${text.slice(-30).join("\n")}`))),
-      timeoutMs,
-    );
+    // A deadline for the failure message (the last lines read), not a wait: the line ends the wait when it comes.
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const giveUp = () =>
+      settle(() => reject(new Error(`no such line in ${logFile} within ${timeoutMs} ms; the last ones:\n${text.slice(-30).join("\n")}`)));
+    deadline.addEventListener("abort", giveUp, { once: true });
     void readAppended(); // what is there already
   });
 }

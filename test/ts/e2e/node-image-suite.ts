@@ -127,13 +127,16 @@ export function describeNodeImage(context: () => NodeImageSuiteContext): void {
           finish();
           resolve();
         };
-        const timer = setTimeout(() => {
+        // A deadline for the failure message (the log's tail), not a wait: the line ends the wait when it comes.
+        const deadline = AbortSignal.timeout(timeoutMs);
+        const giveUp = () => {
           finish();
           reject(new Error(`${what}: not in the container's log within ${timeoutMs} ms\n${running.lines().slice(-30).join("\n")}`));
-        }, timeoutMs);
+        };
+        deadline.addEventListener("abort", giveUp, { once: true });
         const unsubscribe = running.onOutput(check);
         const finish = () => {
-          clearTimeout(timer);
+          deadline.removeEventListener("abort", giveUp);
           unsubscribe();
         };
         check();
