@@ -1,6 +1,7 @@
 import { AvnError, httpStatusCode } from "@avn/protocol/errors";
+import { getAddress } from "ethers";
 
-import { AssetNotFoundError } from "../chains/rpc/errors.ts";
+import { AssetNotFoundError, TokenIdRequiredError } from "../chains/rpc/errors.ts";
 import { QuorumNotReachedError } from "./attestation-hub/rounds.ts";
 
 /** An error with the HTTP status and the message the client sees; its code is the status's name (`NOT_FOUND`). */
@@ -22,6 +23,8 @@ export class ApiError extends AvnError {
  */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof TokenIdRequiredError)
+    return new ApiError(400, `token_id is required: the contract at ${getAddress(error.asset)} is an ERC-1155 token, whose balances are per token id`);
   if (error instanceof AssetNotFoundError) return new ApiError(404, "No token found at the given address");
   // Never an unsigned 200 that looks attested: the client retries shortly.
   if (error instanceof QuorumNotReachedError) return new ApiError(503, error.message, { "retry-after": "1" });

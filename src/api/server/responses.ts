@@ -17,7 +17,10 @@ const errorSchema = {
 } as const;
 
 export const ERROR_RESPONSES = {
-  400: { description: "Malformed body, missing or malformed field, wrong Content-Type", ...errorSchema },
+  400: {
+    description: "Malformed body, missing or malformed field (token_id missing for an ERC-1155 contract), wrong Content-Type",
+    ...errorSchema,
+  },
   401: { description: "Missing or unknown API key (checked first)", ...errorSchema },
   404: { description: "Well-formed address with no token there", ...errorSchema },
   429: { description: `"${RATE_LIMITED_ENTRY.message}" or "${QUOTA_EXCEEDED_MESSAGE}"; see Retry-After`, ...errorSchema },

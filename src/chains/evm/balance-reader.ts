@@ -2,7 +2,7 @@ import { toQuantity } from "ethers";
 import { decodeFunctionResult, encodeFunctionData, parseAbi, type Hex } from "viem";
 
 import { MULTICALL3_ADDRESS } from "../../op/predeploys.ts";
-import { AssetNotFoundError, SourceError } from "../rpc/errors.ts";
+import { AssetNotFoundError, SourceError, TokenIdRequiredError } from "../rpc/errors.ts";
 import { DEFAULT_HEAD_TTL_MS, HeadCache } from "../rpc/head-cache.ts";
 import { isCallFailure, type JsonRpcPool } from "../rpc/json-rpc-pool.ts";
 
@@ -43,6 +43,9 @@ const MULTICALL3_ABI = parseAbi([
 ]);
 const BALANCE_OF_ABI = parseAbi(["function balanceOf(address owner) view returns (uint256)"]);
 const ERC1155_BALANCE_OF_ABI = parseAbi(["function balanceOf(address account, uint256 id) view returns (uint256)"]);
+const ERC165_ABI = parseAbi(["function supportsInterface(bytes4 interfaceId) view returns (bool)"]);
+/** ERC-1155's ERC-165 interface id (EIP-1155: every ERC-1155 contract must answer true to it). */
+const ERC1155_INTERFACE_ID = "0xd9b67a26";
 const UINT256_LIMIT = 2n ** 256n;
 const WORD = 32;
 // Precompiles live at low addresses (0x01–0x0a on Ethereum, 0x100 on rollups) and some answer any call
@@ -213,7 +216,7 @@ export class EvmBalanceReader {
     } catch (error) {
       if (!isCallFailure(error)) throw error;
       if (batch.length === 1) {
-        batch[0].reject(notFound(batch[0]));
+        batch[0].reject(await this.#notFound(batch[0], blockNumber));
         return;
       }
       const half = Math.ceil(batch.length / 2);
@@ -221,16 +224,34 @@ export class EvmBalanceReader {
       return;
     }
     const failed: PendingQuery[] = [];
-    batch.forEach((query, index) => {
+    for (const [index, query] of batch.entries()) {
       const { success, word } = results[index];
       if (success && word !== undefined) query.resolve({ balance: BigInt(word), queryResult: word, blockNumber });
-      else if (batch.length === 1) query.reject(notFound(query));
+      else if (batch.length === 1) query.reject(await this.#notFound(query, blockNumber));
       else failed.push(query);
-    });
+    }
     if (failed.length === 0) return;
     if (failed.length < batch.length) return this.#settle(failed, blockNumber);
     const half = Math.ceil(failed.length / 2);
     await Promise.all([this.#settle(failed.slice(0, half), blockNumber), this.#settle(failed.slice(half), blockNumber)]);
+  }
+
+  /**
+   * Why a query alone failed: without a token id, an ERC-1155 contract is asked whether it is one (ERC-165,
+   * at the same block), so that its caller is told to name the id rather than that no token is there. Only
+   * a failed query costs this second call; if it fails too, the asset is simply not found.
+   */
+  async #notFound(query: PendingQuery, blockNumber: bigint): Promise<AssetNotFoundError> {
+    if (query.tokenId !== undefined) return notFound(query);
+    try {
+      const data = encodeFunctionData({ abi: ERC165_ABI, functionName: "supportsInterface", args: [ERC1155_INTERFACE_ID] });
+      const raw = await this.#rpc.request<unknown>("eth_call", [{ to: query.asset, data }, toQuantity(blockNumber)]);
+      if (typeof raw === "string" && decodeFunctionResult({ abi: ERC165_ABI, functionName: "supportsInterface", data: raw as Hex }))
+        return new TokenIdRequiredError(query.asset);
+    } catch {
+      // Reverted, no code, undecodable, or the upstream failed: the balance read already said not found.
+    }
+    return notFound(query);
   }
 
   async #aggregate(batch: PendingQuery[], blockNumber: bigint): Promise<CallResult[]> {

@@ -12,6 +12,19 @@ export class SourceError extends Error {
 /** The asset is not there: no contract/mint at the address, or not a token. */
 export class AssetNotFoundError extends SourceError {}
 
+/**
+ * The asset is an ERC-1155 contract (ERC-165 says so) and was asked without a token id: it has no
+ * single-argument `balanceOf`. An `AssetNotFoundError` for the node (nothing to sign), a 400 for the API.
+ */
+export class TokenIdRequiredError extends AssetNotFoundError {
+  readonly asset: string;
+
+  constructor(asset: string) {
+    super(`${asset} is an ERC-1155 contract: a balance there needs a token id`);
+    this.asset = asset;
+  }
+}
+
 /** Every upstream failed (down, too slow, or answering garbage) after retries and failover. */
 export class UpstreamUnavailableError extends SourceError {}
 

@@ -111,18 +111,22 @@ describe("API: ERC-1155 balances (token_id) on /api/ccq-evm", function () {
       // One aggregate3 (the head was asked just before): the second spelling was answered from the cache.
       expect((await upstreamRequests()) - before).to.equal(1);
       // The ERC-20 answer of the same owner and contract is another key: the ERC-1155 is not an ERC-20.
-      await expectError(await post(api, "/api/ccq-evm", { user_address: owner, contract_address: erc1155 }), 404, /No token found/);
+      await expectError(await post(api, "/api/ccq-evm", { user_address: owner, contract_address: erc1155 }), 400, /^token_id is required/);
     });
 
-    it("answers 404 for an ERC-20 or ERC-721 asked with token_id, and for an ERC-1155 asked without it", async function () {
+    it("answers 404 for an ERC-20 or ERC-721 asked with token_id, and 400 naming token_id for an ERC-1155 asked without it", async function () {
       await expectError(await ask("7", sources.evm.holder, sources.evm.erc20), 404, /^No token found at the given address$/);
       await expectError(await ask("1", sources.evm.holder, sources.evm.erc721), 404, /No token found/);
       await expectError(await ask("1", sources.evm.holder, sources.evm.empty), 404, /No token found/);
-      await expectError(
-        await post(api, "/api/ccq-evm", { user_address: sources.evm.holder, contract_address: erc1155 }),
-        404,
-        /No token found/,
-      );
+      // Both ERC-1155 contracts (OpenZeppelin's here, the demo stack's): ERC-165 says what they are.
+      for (const asset of [erc1155, sources.evm.erc1155])
+        await expectError(
+          await post(api, "/api/ccq-evm", { user_address: sources.evm.holder, contract_address: asset }),
+          400,
+          `token_id is required: the contract at ${getAddress(asset)} is an ERC-1155 token, whose balances are per token id`,
+        );
+      // Without ERC-165 (an empty account, an ERC-20) nothing changes: not found.
+      await expectError(await post(api, "/api/ccq-evm", { user_address: sources.evm.holder, contract_address: sources.evm.empty }), 404, /No token found/);
     });
 
     it("answers 400 naming token_id for anything but a decimal string below 2^256", async function () {
@@ -202,7 +206,7 @@ describe("API: ERC-1155 balances (token_id) on /api/ccq-evm", function () {
         { user_address: holder, contract_address: erc1155, token_id: "-1" },
         { user_address: holder, contract_address: erc1155, token_id: 7 },
         { user_address: holder, contract_address: erc20, token_id: "7" }, // an ERC-20 asked with an id: 404
-        { user_address: holder, contract_address: erc1155 }, // an ERC-1155 asked without one: 404
+        { user_address: holder, contract_address: erc1155 }, // an ERC-1155 asked without one: 400
         { user_address: holder, contract_address: erc1155, token_id: "0" },
       ];
       const singles: string[] = [];
@@ -214,7 +218,7 @@ describe("API: ERC-1155 balances (token_id) on /api/ccq-evm", function () {
       expect(text).to.equal(
         `{"status":200,"message":"Batch Processed Successfully","data":{"blockNumber":${blockNumber},"results":[${singles.join(",")}]}}`,
       );
-      expect(results.map((entry) => entry.status)).to.deep.equal([200, 200, 200, 200, 200, 400, 400, 404, 404, 200]);
+      expect(results.map((entry) => entry.status)).to.deep.equal([200, 200, 200, 200, 200, 400, 400, 404, 400, 200]);
       expect(text).to.include(`"asset":{"balance":${ABOVE_2_53},"QueryResult":"${word(ABOVE_2_53)}"},"token_id":"${ID_ABOVE_2_53}"}`);
       expect(text).to.include(`{"user_address":"${fresh}","asset":{"balance":0,"QueryResult":"${word(0n)}"},"token_id":"7"}`);
       expect(text).to.include(`{"status":400,"message":"Invalid request: body/token_id must be string"}`);
