@@ -628,6 +628,15 @@ describe("API: POST /api/conditions on a real server", function () {
       await expectError(await post(both({ any: [spl(), noMint] })), 404, "No token found at the given address");
     });
 
+    it("answers 400 naming token_id for an ERC-1155 leaf without one", async function () {
+      const { erc1155 } = sources.ethereum;
+      await expectError(
+        await post(both({ any: [erc20(), { chain: "ethereum", contract_address: erc1155 }] })),
+        400,
+        `token_id is required: the contract at ${getAddress(erc1155)} is an ERC-1155 token, whose balances are per token id`,
+      );
+    });
+
     it("answers 401 before anything else, and 400 for an attest value that is neither true nor false", async function () {
       await expectError(await post("{not json", { headers: { authorization: "" } }), 401, "Missing API key");
       await expectError(await post("{not json", { headers: { authorization: "avn_unknown" } }), 401, "Unknown API key");
