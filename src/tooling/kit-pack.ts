@@ -34,9 +34,15 @@ export async function packPackage(packageDir: string, destination: string): Prom
     env,
     maxBuffer: 16 * 1024 * 1024,
   });
-  // Lifecycle scripts (the SDK's build) print before npm's JSON: it is the last top-level array.
-  const json = stdout.slice(stdout.lastIndexOf("\n[") + 1);
-  const [packed] = JSON.parse(json.startsWith("[") ? json : stdout) as Array<{
+  // Release tools read this stdout as JSON, so it must be JSON alone: a lifecycle script that prints on
+  // stdout (the SDK's build did, before npm's answer) is a defect of the package, not to be parsed around.
+  let answer: unknown;
+  try {
+    answer = JSON.parse(stdout);
+  } catch {
+    throw new Error(`npm pack --json in ${packageDir} did not print JSON alone (a lifecycle script writes to stdout?): ${stdout.slice(0, 200)}`);
+  }
+  const [packed] = answer as Array<{
     name: string;
     version: string;
     filename: string;
