@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 
-import { type AttestationDomain, type BalanceAttestation, type NodeSignature } from "@avn/protocol/attestation";
+import { MAX_ATTESTATION_LICENSES, type AttestationDomain, type BalanceAttestation, type NodeSignature } from "@avn/protocol/attestation";
 import type { ConditionAttestation } from "@avn/protocol/conditions";
 import type { ApiMetrics } from "../metrics.ts";
 import type { LicenseChecker } from "./license-checker.ts";
@@ -8,6 +8,7 @@ import type { AnswerOutcome, NodeStats } from "./node-stats.ts";
 import type { AttestQuery, ConditionQuery, NodeAnswer } from "../../common/hub-protocol.ts";
 import type { NodeSession } from "./sessions.ts";
 import type { HubBus, RelayedRound } from "./bus/bus.ts";
+import { chooseQuorumSet } from "./quorum-set.ts";
 import { balanceRound, conditionRound, type RoundKind, type RoundRequest } from "./round-kinds.ts";
 
 /** Not enough licenses connected, or no quorum within the deadline: the API answers 503 with Retry-After. */
@@ -63,13 +64,16 @@ interface Round<S> {
   answered: Set<string>;
   groups: Map<string, Group<S>>;
   quorum: bigint;
+  /** Signatures left out for naming more licenses than the verifier takes in one attestation. */
+  oversized: number;
   winner?: string;
   settle: (result: Attested<S> | Error) => void;
 }
 
 /**
  * Attestation rounds: one query fanned out to every admitted node, its signed answers grouped by the
- * struct they sign, done as soon as one struct is signed for `quorum` distinct live licenses. Two kinds
+ * struct they sign, done as soon as some of the signatures of one struct name `quorum` distinct live licenses
+ * and at most the verifier's `MAX_LICENSES` in all (`quorum-set.ts` chooses them). Two kinds
  * (`round-kinds.ts`): a balance, and a condition's verdict; they differ only in the request, the struct and
  * which of its fields are asked, and share everything else here. A signature counts only when it recovers
  * to the session's burner over the struct and the license ids the node listed (each node signs its own
@@ -129,11 +133,12 @@ export class AttestationRounds {
         answered: new Set(),
         groups: new Map(),
         quorum,
+        oversized: 0,
         settle: resolve,
       };
       this.#rounds.set(id, round as Round<unknown>);
       setTimeout(() => {
-        resolve(new QuorumNotReachedError(`Attestation quorum not reached within ${deadlineMs} ms`));
+        resolve(new QuorumNotReachedError(`Attestation quorum not reached within ${deadlineMs} ms: ${shortfall(round)}`));
         this.#finish(round);
       }, deadlineMs).unref();
     });
@@ -198,6 +203,11 @@ export class AttestationRounds {
     const attestation = kind.parse(message);
     // The node's own list, in its order: the signature covers exactly these ids.
     const licenseIds = message.licenseIds.map(BigInt);
+    // The verifier refuses any set holding such a signature: it can never be part of an answer.
+    if (licenseIds.length > MAX_ATTESTATION_LICENSES) {
+      round.oversized += 1;
+      return this.#count(session.burner, "invalid");
+    }
     if (
       attestation === undefined ||
       !kind.asks(attestation) ||
@@ -221,13 +231,22 @@ export class AttestationRounds {
     for (const id of licenseIds) group.licenses.add(id);
     group.signatures.set(session.burner, { signer: session.burner, licenseIds, signature: message.signature });
     if (BigInt(group.licenses.size) < round.quorum) return;
+    // Agreeing signatures may name more licenses in all than one attestation can carry: settle on a set
+    // the verifier accepts, or wait for an answer that makes one.
+    const agreeing = [...group.signatures.values()];
+    const chosen = chooseQuorumSet(
+      agreeing.map((signature) => signature.licenseIds.length),
+      Number(round.quorum),
+      MAX_ATTESTATION_LICENSES,
+    );
+    if (chosen === undefined) return;
 
     round.winner = digest;
     for (const [groupDigest, other] of round.groups) {
       for (const signer of other.signatures.keys()) this.#count(signer, groupDigest === digest ? "agreed" : "disagreed");
     }
     // Sorted by signer: one canonical order for the verifier and for clients comparing answers.
-    const signatures = [...group.signatures.values()].sort((a, b) => (BigInt(a.signer) < BigInt(b.signer) ? -1 : 1));
+    const signatures = chosen.map((index) => agreeing[index]).sort((a, b) => (BigInt(a.signer) < BigInt(b.signer) ? -1 : 1));
     round.settle({ attestation: group.attestation, signatures });
   }
 
@@ -260,4 +279,21 @@ export class AttestationRounds {
     this.#rounds.delete(round.id);
     for (const burner of round.asked) if (!round.answered.has(burner)) this.#count(burner, "silent");
   }
+}
+
+/**
+ * Why a round ended without an answer, for the 503: how far the best-supported struct got, whether its
+ * signatures reached the quorum only beyond what one attestation can carry, and how many answers were
+ * left out for naming too many licenses.
+ */
+function shortfall<S>(round: Round<S>): string {
+  const most = Math.max(0, ...[...round.groups.values()].map((group) => group.licenses.size));
+  const reasons = [
+    BigInt(most) >= round.quorum
+      ? `${most} licenses agreed, but no set of their signatures reaches quorum ${round.quorum} within the verifier's ${MAX_ATTESTATION_LICENSES} licenses`
+      : `the most licenses agreeing on one answer was ${most} of quorum ${round.quorum}`,
+  ];
+  if (round.oversized > 0)
+    reasons.push(`${round.oversized} answer(s) named more than ${MAX_ATTESTATION_LICENSES} licenses and were left out`);
+  return reasons.join("; ");
 }

@@ -126,7 +126,11 @@ describe("API: ERC-1155 balances (token_id) on /api/ccq-evm", function () {
           `token_id is required: the contract at ${getAddress(asset)} is an ERC-1155 token, whose balances are per token id`,
         );
       // Without ERC-165 (an empty account, an ERC-20) nothing changes: not found.
-      await expectError(await post(api, "/api/ccq-evm", { user_address: sources.evm.holder, contract_address: sources.evm.empty }), 404, /No token found/);
+      await expectError(
+        await post(api, "/api/ccq-evm", { user_address: sources.evm.holder, contract_address: sources.evm.empty }),
+        404,
+        /No token found/,
+      );
     });
 
     it("answers 400 naming token_id for anything but a decimal string below 2^256", async function () {

@@ -270,7 +270,10 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
     const late = await post("/api/ccq-svm?attest=true", svmQuery());
     expect(late.status).to.equal(503);
     expect(performance.now() - started).to.be.at.least(hubApi.hub.deadlineMs - 50);
-    expect(await late.json()).to.deep.equal({ status: 503, message: `Attestation quorum not reached within ${hubApi.hub.deadlineMs} ms` });
+    expect(await late.json()).to.deep.equal({
+      status: 503,
+      message: `Attestation quorum not reached within ${hubApi.hub.deadlineMs} ms: the most licenses agreeing on one answer was 1 of quorum 2`,
+    });
   });
 
   it("the node's client logs in again with backoff when the hub closes its connection", async function () {

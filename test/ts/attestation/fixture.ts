@@ -16,6 +16,7 @@ import { devAccount } from "../../../src/devnet/accounts.ts";
 import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
 import type { SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import { AttestationSigner } from "../../../src/node/attestation-signer.ts";
+import { DEFAULT_ATTESTATION_MAX_BLOCK_LAG } from "../../../src/node/config.ts";
 import { ConditionSigner } from "../../../src/node/condition-signer.ts";
 import type { SigningOptions } from "../../../src/node/signing-rules.ts";
 import { connectToHub, l2HeadTimeReader } from "../../../src/node/hub-client.ts";
@@ -32,15 +33,21 @@ const BURNERS = [6, 7, 8, 9];
 export interface LicensedNode {
   owner: Wallet;
   burner: Wallet;
+  /** Its first license (the only one, unless `startAttestationL2` was given `licensesPerNode`). */
   licenseId: bigint;
+  /** Every license delegated to its burner, ascending. */
+  licenseIds: bigint[];
 }
 
 /**
  * An L2 of its own (anvil, chain 900) with PrimaryToken, StakedToken, NodeLicense, NodeRegistry and
  * VerificationRegistry deployed by module Protocol as in the other tests (quorum 2), four licenses bought
- * by four owners and delegated to four burners that heart-beat.
+ * by four owners and delegated to four burners that heart-beat. `options.licensesPerNode` gives each of
+ * up to four nodes that many licenses instead (and only those nodes), `options.quorum` another quorum.
  */
-export async function startAttestationL2() {
+export async function startAttestationL2(options: { quorum?: bigint; licensesPerNode?: readonly number[] } = {}) {
+  const licensesPerNode = options.licensesPerNode ?? OWNERS.map(() => 1);
+  const licenseCount = licensesPerNode.reduce((sum, count) => sum + count, 0);
   const anvil = await startAnvil({ chainId: Number(L2_CHAIN_ID), disableCodeSizeLimit: hre.globalOptions.coverage });
   const connection = await hre.network.create({ network: "devnetL1", override: { url: anvil.rpcUrl } });
   const { ethers } = connection;
@@ -53,20 +60,24 @@ export async function startAttestationL2() {
       adminTransferDelay: 0n,
       licenseMaxSupply: 100n,
       licensePriceTiers: [{ upToSupply: 100n, price: 100n * E18 }],
-      quorum: QUORUM,
+      quorum: options.quorum ?? QUORUM,
     },
   });
   const nodes: LicensedNode[] = [];
-  for (const [index, ownerIndex] of OWNERS.entries()) {
-    const owner = new Wallet(devAccount(ownerIndex).privateKey, ethers.provider);
+  if (licensesPerNode.length > OWNERS.length || licenseCount > 100) throw new Error("at most four nodes and 100 licenses");
+  let nextLicenseId = 1n;
+  for (const [index, count] of licensesPerNode.entries()) {
+    const owner = new Wallet(devAccount(OWNERS[index]).privateKey, ethers.provider);
     const burner = new Wallet(devAccount(BURNERS[index]).privateKey, ethers.provider);
-    await (await contracts.primary.connect(treasury).transfer(owner.address, 100n * E18)).wait();
-    await (await contracts.primary.connect(owner).approve(await contracts.license.getAddress(), 100n * E18)).wait();
-    await (await contracts.license.connect(owner).buy(1n, 100n * E18)).wait();
-    const licenseId = BigInt(index + 1);
-    await (await contracts.nodeRegistry.connect(owner).delegate([licenseId], burner.address)).wait();
+    const price = BigInt(count) * 100n * E18;
+    await (await contracts.primary.connect(treasury).transfer(owner.address, price)).wait();
+    await (await contracts.primary.connect(owner).approve(await contracts.license.getAddress(), price)).wait();
+    await (await contracts.license.connect(owner).buy(BigInt(count), price)).wait();
+    const licenseIds = Array.from({ length: count }, (_, offset) => nextLicenseId + BigInt(offset));
+    nextLicenseId += BigInt(count);
+    await (await contracts.nodeRegistry.connect(owner).delegate(licenseIds, burner.address)).wait();
     await (await contracts.nodeRegistry.connect(burner)["heartbeat(uint32)"](100)).wait();
-    nodes.push({ owner, burner, licenseId });
+    nodes.push({ owner, burner, licenseId: licenseIds[0], licenseIds });
   }
   return {
     anvil,
@@ -169,7 +180,7 @@ function nodeSigning(
     pinned: new PinnedReaders(readers.evmRpc, createFailoverTransport({ urls: [sources.solanaRpc.url], timeoutMs: 2_000 })),
     evmHead: () => readers.evm.latestBlock(),
     licenses,
-    maxBlockLag: 64,
+    maxBlockLag: DEFAULT_ATTESTATION_MAX_BLOCK_LAG,
     l2HeadTime: options.l2HeadTime ?? l2HeadTimeReader(() => l2, { maxAgeMs: 0 }),
     maxClockSkewSeconds: options.maxClockSkewSeconds ?? 10, // the node's default
   };
@@ -186,7 +197,7 @@ export function honestSigner(
   sources: NodeSources,
   node: LicensedNode,
   verifier: string,
-  licenses: () => readonly bigint[] = () => [node.licenseId],
+  licenses: () => readonly bigint[] = () => node.licenseIds,
   options: { l2HeadTime?: () => Promise<bigint>; maxClockSkewSeconds?: number } = {},
 ) {
   return new AttestationSigner(nodeSigning(sources, node, verifier, licenses, options));
@@ -197,7 +208,7 @@ export function honestConditionSigner(
   sources: NodeSources,
   node: LicensedNode,
   verifier: string,
-  licenses: () => readonly bigint[] = () => [node.licenseId],
+  licenses: () => readonly bigint[] = () => node.licenseIds,
   options: { l2HeadTime?: () => Promise<bigint>; maxClockSkewSeconds?: number } = {},
 ) {
   return new ConditionSigner(nodeSigning(sources, node, verifier, licenses, options));
@@ -221,7 +232,7 @@ export function connectNode(
     wallet: node.burner,
     signer,
     conditionSigner: options.conditionSigner,
-    licenses: () => [node.licenseId],
+    licenses: () => node.licenseIds,
     logger: pino({ level: "silent" }),
     firstRetryMs: 100,
     maxRetryMs: 200,
