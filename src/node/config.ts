@@ -7,6 +7,9 @@ import { DEFAULT_HUB_LABEL, hubName, hubUrlAllowed } from "../common/hub-protoco
 import { redactConfig } from "../common/config-redaction.ts";
 import { commaSeparated, parseEnvironment, urlList } from "../common/environment.ts";
 
+/** `ATTESTATION_MAX_BLOCK_LAG`'s default: why 10, at the setting below. */
+export const DEFAULT_ATTESTATION_MAX_BLOCK_LAG = 10;
+
 const evmAddress = z
   .string()
   .refine((value) => isAddress(value), "not an EVM address (0x + 40 hex digits, valid EIP-55 checksum if mixed case)");
@@ -72,14 +75,20 @@ const schema = z
       .transform((value) => value === "true"),
     /** The AttestationVerifier contract: the EIP-712 domain's verifying contract (required with the hub URL). */
     ATTESTATION_VERIFIER: evmAddress.transform((value) => getAddress(value)).optional(),
-    /** Refuse to sign an Ethereum position more than this many blocks below the node's own head. */
-    ATTESTATION_MAX_BLOCK_LAG: z.coerce.number().int().min(0).default(64),
     /**
-     * Refuse to sign an issue time further than this from the timestamp of the node's own latest L2 block.
-     * The hub pins the issue time to its L2 head's timestamp, so this is the tolerance between two views of
-     * one chain's head, not between two wall clocks: they differ by the blocks one RPC lags the other (2 s
-     * each on the L2) plus the node's one-second cache. 10 s allows a few blocks of lag while keeping an
-     * old balance from being passed off as fresher by more than that (the contract's own margin is 4 s).
+     * Refuse to sign an Ethereum position more than this many blocks below the node's own head. What a
+     * consumer checking `issuedAt` is told is fresh: the balance held at most this many blocks (12 s each)
+     * before then. The hub pins its head less `ATTESTATION_EVM_CONFIRMATIONS` (3 by default), so 10 leaves
+     * 7 blocks for two views of Ethereum's head to differ; it was 64 (almost 13 minutes).
+     */
+    ATTESTATION_MAX_BLOCK_LAG: z.coerce.number().int().min(0).default(DEFAULT_ATTESTATION_MAX_BLOCK_LAG),
+    /**
+     * Refuse to sign an issue time further than this behind the timestamp of the node's own latest L2
+     * block. The hub pins the issue time to its L2 head's timestamp, so this is the tolerance between two
+     * views of one chain's head, not between two wall clocks: they differ by the blocks one RPC lags the
+     * other (2 s each on the L2) plus the node's one-second cache. Ahead of the head the node never accepts
+     * more than the verifier's 4 s (`MAX_CLOCK_SKEW`), whatever this says: a later stamp would pass a
+     * balance off as fresher than consumers are told it can be (signing-rules.ts).
      */
     ATTESTATION_MAX_CLOCK_SKEW_SECONDS: z.coerce.number().int().positive().default(10),
   })

@@ -157,17 +157,18 @@ export function connectToHub(options: HubClientOptions): () => Promise<void> {
 /**
  * The timestamp of the latest L2 block read through `provider()` (the node's current L2 endpoint), what
  * the signer checks the hub's issue time against. One read is shared by every caller while it is pending
- * and reused for `maxAgeMs` after, so a burst of attestation requests costs one RPC call; a failed read is
- * not kept (`onError` moves to the next L2 URL).
+ * and reused for `maxAgeMs` after, so a burst of attestation requests costs one RPC call; `{ fresh: true }`
+ * reads again unless a read is pending. A failed read is not kept (`onError` moves to the next L2 URL).
  */
 export function l2HeadTimeReader(
   provider: () => Pick<Provider, "getBlock">,
   options: { maxAgeMs?: number; onError?: () => void } = {},
-): () => Promise<bigint> {
+): (read?: { fresh?: boolean }) => Promise<bigint> {
   const maxAgeMs = options.maxAgeMs ?? L2_HEAD_TIME_TTL_MS;
   let cached: { at: number; time: Promise<bigint>; settled: boolean } | undefined;
-  return () => {
-    if (cached !== undefined && (!cached.settled || Date.now() - cached.at < maxAgeMs)) return cached.time;
+  return (read = {}) => {
+    // A read in flight is shared even when `fresh` is asked: it was sent after the view being replaced.
+    if (cached !== undefined && (!cached.settled || (read.fresh !== true && Date.now() - cached.at < maxAgeMs))) return cached.time;
     const entry = {
       at: Date.now(),
       settled: false,

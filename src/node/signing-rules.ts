@@ -1,7 +1,7 @@
 import type { Wallet } from "ethers";
 
 import { AssetNotFoundError } from "../chains/rpc/errors.ts";
-import { MAX_ATTESTATION_LICENSES, type AttestationDomain } from "@avn/protocol/attestation";
+import { MAX_ATTESTATION_CLOCK_SKEW, MAX_ATTESTATION_LICENSES, type AttestationDomain } from "@avn/protocol/attestation";
 import { MAX_REFUSAL_REASON } from "../common/hub-protocol.ts";
 
 /**
@@ -21,10 +21,14 @@ export interface SigningOptions {
   maxBlockLag: number;
   /**
    * The timestamp of the node's own latest L2 block (its L2 provider; cached about a second, concurrent
-   * reads coalesced): the clock the hub's issue time is checked against, since the hub pins the L2 head's.
+   * reads coalesced; `fresh`: not the cached one): the clock the hub's issue time is checked against,
+   * since the hub pins the L2 head's.
    */
-  l2HeadTime: () => Promise<bigint>;
-  /** The most seconds the issue time may be off `l2HeadTime()`, either way (the two views of the L2 head). */
+  l2HeadTime: (options?: { fresh?: boolean }) => Promise<bigint>;
+  /**
+   * The most seconds the issue time may lie behind `l2HeadTime()` (the two views of the L2 head). Ahead of
+   * it, never more than `MAX_ATTESTATION_CLOCK_SKEW` (4 s) whatever this says: see `issueTimeRefusal`.
+   */
   maxClockSkewSeconds: number;
 }
 
@@ -55,20 +59,27 @@ export function uint64Of(value: unknown): bigint | undefined {
 }
 
 /**
- * Why `issuedAt` is refused, or undefined when it lies within `maxClockSkewSeconds` of the node's own L2
- * head's timestamp. Either way off would let a hub pass an old reading off as fresh, or stamp one the
- * verifier sees as issued in the future.
+ * Why `issuedAt` is refused, or undefined when it lies at most `MAX_ATTESTATION_CLOCK_SKEW` (4 s) ahead of
+ * the node's own L2 head's timestamp and at most `maxClockSkewSeconds` behind it. Ahead is what a hub
+ * could use to pass a reading off as fresher than it is, so it is bounded by what consumers are told:
+ * the verifier's views accept an issue time up to 4 s ahead of their block, no more. Behind only makes
+ * an answer look older, so there the tolerance covers two views of the head that differ by a few blocks.
+ * Before refusing an issue time as too far ahead, the head is read again, not reused: the hub may simply
+ * have seen a block that the cached view has not.
  */
 export async function issueTimeRefusal(issuedAt: bigint, options: SigningOptions): Promise<string | undefined> {
+  const ahead = BigInt(Math.min(MAX_ATTESTATION_CLOCK_SKEW, options.maxClockSkewSeconds));
+  const behind = BigInt(options.maxClockSkewSeconds);
   let headTime: bigint;
   try {
     headTime = await options.l2HeadTime();
+    if (issuedAt - headTime > ahead) headTime = await options.l2HeadTime({ fresh: true });
   } catch (error) {
     return `the L2 head could not be read (${(error as Error)?.name ?? "error"})`;
   }
   const skew = issuedAt - headTime;
-  const tolerance = BigInt(options.maxClockSkewSeconds);
-  if (skew > tolerance || -skew > tolerance) return `issue time ${issuedAt} is ${skew} s off this node's L2 head (${headTime})`;
+  if (skew > ahead || -skew > behind)
+    return `issue time ${issuedAt} is ${skew} s off this node's L2 head (${headTime}): at most ${ahead} s ahead, ${behind} s behind`;
   return undefined;
 }
 

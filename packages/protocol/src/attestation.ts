@@ -40,6 +40,12 @@ export const LICENSED_BALANCE_ATTESTATION_TYPES = {
 /** The most licenses one attestation's signatures may name in all (the verifier's `MAX_LICENSES`). */
 export const MAX_ATTESTATION_LICENSES = 16;
 
+/**
+ * The most seconds an `issuedAt` may lie ahead of the block time for the verifier's views (its
+ * `MAX_CLOCK_SKEW`); a node signs no issue time further ahead of its own L2 head than this.
+ */
+export const MAX_ATTESTATION_CLOCK_SKEW = 4;
+
 /** The primary type a client names to verify a signature (viem's `primaryType`; ethers finds it itself). */
 export const SIGNED_PRIMARY_TYPE = "LicensedBalanceAttestation";
 

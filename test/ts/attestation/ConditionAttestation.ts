@@ -56,6 +56,7 @@ import { installMulticall3 } from "../../../src/devnet/op/l2.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import type { ConditionReply, ConditionSigner } from "../../../src/node/condition-signer.ts";
+import { DEFAULT_ATTESTATION_MAX_BLOCK_LAG } from "../../../src/node/config.ts";
 import { REDIS, startRedis } from "../../helpers/redis.ts";
 import { requireService } from "../../helpers/services.ts";
 import {
@@ -484,7 +485,9 @@ describe("signed verdicts over holding conditions (issue 32)", function () {
       let failure: unknown;
       await attestCondition(hubApi.service, request).catch((error: unknown) => (failure = error));
       expect(failure).to.be.instanceOf(QuorumNotReachedError);
-      expect((failure as Error).message).to.equal(`Attestation quorum not reached within ${hubApi.hub.deadlineMs} ms`);
+      expect((failure as Error).message).to.equal(
+        `Attestation quorum not reached within ${hubApi.hub.deadlineMs} ms: the most licenses agreeing on one answer was 1 of quorum 2`,
+      );
       expect(performance.now() - started).to.be.at.least(hubApi.hub.deadlineMs - 50);
     });
 
@@ -568,14 +571,17 @@ describe("signed verdicts over holding conditions (issue 32)", function () {
         expect(await reasonOf(frameOf(request, { ...positions, issuedAt: positions.issuedAt + 3_600n }))).to.match(
           /off this node's L2 head/,
         );
-        await rpc(sources.anvil.rpcUrl, "anvil_mine", ["0x50"]); // enough blocks for one 65 below the head
+        await rpc(sources.anvil.rpcUrl, "anvil_mine", ["0x50"]); // enough blocks for one past the lag below the head
         const head = await evmHead();
+        // The node's default: 10 blocks (2 minutes), what consumers are told a fresh issuedAt covers.
+        const lag = BigInt(DEFAULT_ATTESTATION_MAX_BLOCK_LAG);
+        expect(lag).to.equal(10n);
         // A signer made now: the one above remembers its head for a moment, as the node's readers do.
         const fresh = conditionSigner(l2.nodes[0]);
-        expect(await reasonOf(frameOf(request, { ...positions, ethereumBlock: head - 65n }), fresh)).to.equal(
-          `block ${head - 65n} is more than 64 blocks below the head`,
+        expect(await reasonOf(frameOf(request, { ...positions, ethereumBlock: head - lag - 1n }), fresh)).to.equal(
+          `block ${head - lag - 1n} is more than ${lag} blocks below the head`,
         );
-        expect((await fresh.answer(frameOf(request, { ...positions, ethereumBlock: head - 64n }))).type).to.equal("conditionAttestation");
+        expect((await fresh.answer(frameOf(request, { ...positions, ethereumBlock: head - lag }))).type).to.equal("conditionAttestation");
       });
 
       it("a request not in its normal form, with reveal, or malformed; a verdict other than its own; a missing asset; no license", async function () {
