@@ -41,7 +41,9 @@ import {
 /// every loop over a job's votes and answers.
 /// Per license, the fee credit, the current epoch's agreeing votes and the agreed and disagreed counts
 /// share one slot; an epoch's votes move to a per-epoch slot only when the license first earns in a later
-/// epoch.
+/// epoch. That slot is opened once (`openLicenseAccounts`, by the license's owner or node before it earns)
+/// and carries a marker no claim clears, so crediting a fee always rewrites a written slot: the network's
+/// first recording costs what every later one does, and no integrator pays for a license's first write.
 /// The bit layouts of these words are `VotePacking`'s, where each word is a type of its own (`OpenJobBody`
 /// and `FinalizedJobBody` for the body's two lives, `RecordedAttestation`, `LicenseAccount`) read only through
 /// its own functions, so a finalized body read as an open one does not compile; the epoch reward pools are
@@ -307,6 +309,7 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
             LicenseAccount account = _licenseAccounts[licenseId];
             uint256 amount = account.feesOf();
             if (amount == 0) continue;
+            // The account stays open (non-zero): the next fee rewrites the slot instead of writing it first.
             _licenseAccounts[licenseId] = account.withoutFees();
             total += amount;
             emit FeesClaimed(licenseId, msg.sender, amount);
@@ -317,6 +320,23 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
         totalFeesBurned += total;
         STAKED_TOKEN.burnForService(total, address(this));
         _stakeFor(msg.sender, total);
+    }
+
+    /// @inheritdoc IVerificationRegistry
+    /// @dev One read of the license contract for the whole list (licenses are numbered 1 to `totalMinted`,
+    /// and none is burned), then per license one read and, for an account not open yet, one write. The loop
+    /// is over the caller's own list, which it pays for; the accounts it can write are bounded by the license
+    /// supply. No guard: it moves no token, and the one call out is a view of the protocol's license contract.
+    function openLicenseAccounts(uint256[] calldata licenseIds) external {
+        uint256 minted = _LICENSE.totalMinted();
+        for (uint256 i = 0; i < licenseIds.length; ++i) {
+            uint256 licenseId = licenseIds[i];
+            if (licenseId == 0 || licenseId > minted) revert VerificationRegistry_UnknownLicense(licenseId);
+            LicenseAccount account = _licenseAccounts[licenseId];
+            if (account.isOpen()) continue;
+            _licenseAccounts[licenseId] = account.opened();
+            emit LicenseAccountOpened(licenseId, msg.sender);
+        }
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -430,6 +450,11 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
     /// @inheritdoc IVerificationRegistry
     function claimableFees(uint256 licenseId) external view returns (uint256) {
         return _licenseAccounts[licenseId].feesOf();
+    }
+
+    /// @inheritdoc IVerificationRegistry
+    function isLicenseAccountOpen(uint256 licenseId) external view returns (bool) {
+        return _licenseAccounts[licenseId].isOpen();
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -693,6 +718,10 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
     /// staked tokens stay here until they claim, as for a finalized job's voters). Signatures earn no epoch
     /// reward points: the pools reward the job path's votes, and most attestations are only checked in
     /// views, never recorded, so points for the recorded few would pay whichever signers someone recorded.
+    /// Each signing license's account is rewritten (5,000 gas, cold) when it is open, as its owner's set-up
+    /// or its node's start leaves it; a license never opened pays its slot's first write here, once (its first
+    /// fee opens it). This write is the one place a recording touches per signing license: a count of
+    /// recorded signatures, should one be wanted, belongs in this word, not in a slot of its own.
     function _payAttestationFee(address payer, uint256[] calldata licenseIds) private returns (uint256 fee) {
         fee = _config.requestFee;
         Consumer storage consumer = _consumers[payer];

@@ -1,4 +1,4 @@
-import { Contract, NonceManager, Wallet, parseEther, type ContractTransactionResponse, type Provider } from "ethers";
+import { Contract, NonceManager, Wallet, parseEther, type ContractRunner, type ContractTransactionResponse, type Provider } from "ethers";
 
 import {
   NodeLicense__factory,
@@ -91,9 +91,9 @@ export interface NetworkSetupInput {
 
 /**
  * Makes a deployed devnet a working network, through the same paths users take: primary tokens bridged
- * from L1 to the node owners and the consumer through the OP standard bridge; each owner buys a license
- * and delegates it to its node's burner, which gets gas money; the consumer stakes collateral. Returns
- * the license id of each operator, in order.
+ * from L1 to the node owners and the consumer through the OP standard bridge; each owner buys a license,
+ * delegates it to its node's burner, which gets gas money, and opens its fee account (`delegateLicenses`);
+ * the consumer stakes collateral. Returns the license id of each operator, in order.
  */
 export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> {
   const { l1, l2, contracts } = input;
@@ -113,7 +113,7 @@ export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> 
     recipients.map(({ account, amount }) => ({ to: account.address, amount })),
   );
 
-  input.onProgress("Selling a license to each node owner and delegating it to the node's burner wallet…");
+  input.onProgress("Selling a license to each node owner, delegating it to the node's burner wallet and opening its fee account…");
   const licenseIds: bigint[] = [];
   for (const { owner, burner } of input.operators) {
     const signer = new NonceManager(new Wallet(owner.privateKey, l2));
@@ -121,7 +121,7 @@ export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> 
     const price = await license.quote(1n);
     await (await PrimaryToken__factory.connect(contracts.l2.PrimaryToken, signer).approve(contracts.l2.NodeLicense, price)).wait();
     const licenseId = eventArgs(await (await license.buy(1n, price)).wait(), "LicensesPurchased").firstId as bigint;
-    await (await NodeRegistry__factory.connect(contracts.l2.NodeRegistry, signer).delegate([licenseId], burner)).wait();
+    await delegateLicenses(signer, contracts.l2, [licenseId], burner);
     await (await signer.sendTransaction({ to: burner, value: BURNER_GAS_MONEY })).wait();
     licenseIds.push(licenseId);
   }
@@ -129,6 +129,27 @@ export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> 
   input.onProgress("Staking the consumer's verification collateral…");
   await stakeCollateral(l2, input.consumer, contracts.l2, input.consumer.address, CONSUMER_COLLATERAL);
   return licenseIds;
+}
+
+/**
+ * What a license owner does to have a node run `licenseIds`: delegates them to the node's burner `operator`,
+ * then opens their fee accounts on the verification registry (`openLicenseAccounts`, skipped for accounts
+ * already open), so that the first recording or finalization that pays them does not also pay for their fee
+ * slots' first write: the owner, who will earn the fees, pays it once (about 51k gas for one license), not the
+ * integrator who records first (docs/verification.md, "Fee accounts"). The local stack sets its nodes up
+ * through this, and the tests that hold the stack's costs use it too.
+ */
+export async function delegateLicenses(
+  owner: ContractRunner,
+  contracts: { NodeRegistry: string; VerificationRegistry: string },
+  licenseIds: bigint[],
+  operator: string,
+): Promise<void> {
+  await (await NodeRegistry__factory.connect(contracts.NodeRegistry, owner).delegate(licenseIds, operator)).wait();
+  const registry = VerificationRegistry__factory.connect(contracts.VerificationRegistry, owner);
+  const open = await Promise.all(licenseIds.map((licenseId) => registry.isLicenseAccountOpen(licenseId)));
+  const closed = licenseIds.filter((_, index) => !open[index]);
+  if (closed.length > 0) await (await registry.openLicenseAccounts(closed)).wait();
 }
 
 /** `payer` stakes `amount` primary tokens on L2 into `consumer`'s collateral in the verification registry. */

@@ -14,6 +14,7 @@ import { heartbeatLoop, sendFirstHeartbeat, type HeartbeatOptions } from "./hear
 import { startAttesting } from "./hub-client.ts";
 import { createJobLoop, type JobLoop } from "./job-loop.ts";
 import { failoverOnError, L2Endpoints } from "./l2-endpoints.ts";
+import { openLicenseAccounts } from "./license-accounts.ts";
 import { Lifecycle } from "./lifecycle.ts";
 import { lostVotesCallbacks } from "./lost-votes.ts";
 import { benchmarkSources, discoverChain, openJournal, startupSteps } from "./startup.ts";
@@ -31,9 +32,9 @@ export interface RunningNode {
 
 /**
  * The circuit node (docs/node.md), wired: its burner, the L2 chain and journal, the capacity benchmark,
- * the delegation watcher, the first heartbeat, then the heartbeat and job loops. Start-up reads that fail
- * are retried with backoff (on the next L2 URL) rather than ending the process; a stop signal during
- * start-up throws `StopRequested` once what started is stopped again.
+ * the delegation watcher, its licenses' fee accounts opened, the first heartbeat, then the heartbeat and
+ * job loops. Start-up reads that fail are retried with backoff (on the next L2 URL) rather than ending the
+ * process; a stop signal during start-up throws `StopRequested` once what started is stopped again.
  */
 export async function startNode(config: NodeConfig, options: { logger?: Logger; signal?: AbortSignal } = {}): Promise<RunningNode> {
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
@@ -109,6 +110,14 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
   });
   health.delegatedLicenses = () => watcher.delegated;
   await watcher.waitForDelegation(lifecycle, failover);
+  // Sent before the first heartbeat, by the same sender: the accounts are open once the licenses are live.
+  const opening = await openLicenseAccounts(watcher.delegated, {
+    registry: () => contracts.on(endpoints.current).registry,
+    registryAddress: chain.addresses.registry,
+    sender,
+    logger,
+  });
+  void opening?.outcome.then((outcome) => metrics.transactions.inc({ kind: "openLicenseAccounts", outcome }));
 
   health.phase = "sending the first heartbeat";
   const heartbeatData = contracts

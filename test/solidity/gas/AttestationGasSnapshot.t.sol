@@ -72,3 +72,79 @@ contract AttestationGasSnapshotTest is AttestationFixture {
         assertEq(balance, 183, "not recorded");
     }
 }
+
+/// @dev A fresh deployment (quorum 2 of 3, nothing recorded yet) whose consumer has collateral, and the
+/// network's first recording, of a new subject, with its execution gas snapshotted under `name`.
+abstract contract FirstRecordingFixture is AttestationFixture {
+    address internal consumer = address(0xC0);
+
+    function setUp() public virtual {
+        _deployWithNodes();
+        primary.transfer(consumer, 1_000e18);
+        vm.startPrank(consumer);
+        primary.approve(address(registry), type(uint256).max);
+        registry.stakeCollateral(consumer, 1_000e18);
+        vm.stopPrank();
+    }
+
+    function _recordFirst(string memory name) internal {
+        IAttestationVerifier.BalanceAttestation memory attestation = IAttestationVerifier.BalanceAttestation({
+            chain: 0,
+            owner: bytes32(uint256(uint160(address(0x1234)))),
+            asset: bytes32(uint256(uint160(address(primary)))),
+            balance: 183,
+            queryResultHash: keccak256(abi.encode(uint256(183))),
+            sourceBlock: 1000,
+            issuedAt: uint64(block.timestamp)
+        });
+        IAttestationVerifier.NodeSignature[] memory signatures = _quorumSignatures(attestation);
+        vm.prank(consumer);
+        verifier.recordAttestation(attestation, signatures);
+        vm.snapshotGasLastCall("AttestationVerifier", name);
+        assertEq(registry.claimableFees(1), 0.5e18, "not paid");
+    }
+}
+
+/// @notice The network's first recording when the signing licenses' fee accounts are not open: each signing
+/// license adds its account's first write (~17k gas), which the next contract's opened accounts spare; and the
+/// opening itself.
+contract AttestationFirstRecordingGasSnapshotTest is FirstRecordingFixture {
+    function test_Gas_OpenLicenseAccounts() public {
+        vm.prank(nodeOwner);
+        registry.openLicenseAccounts(_ids(1));
+        vm.snapshotGasLastCall("VerificationRegistry", "openLicenseAccounts(1 license)");
+        assertTrue(registry.isLicenseAccountOpen(1), "not open");
+    }
+
+    function test_Gas_RecordAttestation_NetworksFirstAccountsNotOpened() public {
+        _recordFirst("recordAttestation(quorum 2 of 3, network's first, accounts not opened)");
+        // The first fee opened the accounts it credited: their owners' claims will leave them non-zero.
+        assertTrue(registry.isLicenseAccountOpen(1) && registry.isLicenseAccountOpen(2), "not opened by the fee");
+        assertTrue(!registry.isLicenseAccountOpen(3), "a license that did not sign was opened");
+    }
+}
+
+/// @notice The same first recording with the licenses' fee accounts opened beforehand, in another transaction
+/// (`setUp`), as their owners' set-up or their nodes' start opens them: the subject's slot is the recording's
+/// one first write, and each signing license's account a rewrite. Opening an open account again writes
+/// nothing.
+contract AttestationFirstRecordingOpenedGasSnapshotTest is FirstRecordingFixture {
+    function setUp() public override {
+        super.setUp();
+        uint256[] memory ids = new uint256[](3);
+        (ids[0], ids[1], ids[2]) = (1, 2, 3);
+        vm.prank(nodeOwner);
+        registry.openLicenseAccounts(ids);
+    }
+
+    function test_Gas_OpenLicenseAccountsAgain() public {
+        vm.prank(nodeOwner);
+        registry.openLicenseAccounts(_ids(1));
+        vm.snapshotGasLastCall("VerificationRegistry", "openLicenseAccounts(1 license, already open)");
+        assertTrue(registry.isLicenseAccountOpen(1), "not open");
+    }
+
+    function test_Gas_RecordAttestation_NetworksFirst() public {
+        _recordFirst("recordAttestation(quorum 2 of 3, network's first, accounts opened)");
+    }
+}
