@@ -4,8 +4,9 @@ import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
 
 import { listenHost, port, rpcUrl, serviceUrl, sourceChainFields, wsRpcUrl } from "../common/config-fields.ts";
-import { loggedAsOrigin, redactConfig } from "../common/config-redaction.ts";
+import { loggedAsOrigin, redactConfig, secret } from "../common/config-redaction.ts";
 import { commaSeparated, parseEnvironment, urlList } from "../common/environment.ts";
+import { MAX_ROUND_DEADLINE_MS, MIN_BUS_SECRET_LENGTH } from "./attestation-hub/bus/bus.ts";
 import { DEFAULT_ATTEST_COST } from "./server/dependencies.ts";
 
 const evmAddress = z
@@ -34,6 +35,19 @@ const schema = z
     RATE_LIMIT_CAPACITY: z.coerce.number().int().positive().default(100),
     RATE_LIMIT_REFILL_PER_SECOND: z.coerce.number().positive().default(10),
     REDIS_URL: serviceUrl(/^rediss?$/).optional(),
+    /**
+     * The secret every instance of the attestation hub authenticates its Redis bus messages with (rounds,
+     * answers, presence): required with `REDIS_URL` when the hub is on, the same on every instance. Logged
+     * as `<set>`; no error message repeats it.
+     */
+    HUB_BUS_SECRET: secret(
+      z
+        .string()
+        .min(
+          MIN_BUS_SECRET_LENGTH,
+          `at least ${MIN_BUS_SECRET_LENGTH} characters (a random one: openssl rand -hex 32), the same on every API instance`,
+        ),
+    ).optional(),
     CACHE_TTL_MS: z.coerce.number().int().min(0).default(2_000),
     BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(4_096),
     // The attestation hub: on when the four below are set (all or none), off otherwise (?attest=true → 501).
@@ -45,7 +59,7 @@ const schema = z
     /** Ethereum blocks below the head an attested answer is pinned to (reorg safety). */
     ATTESTATION_EVM_CONFIRMATIONS: z.coerce.number().int().min(0).max(1_000).default(3),
     /** How long an attested query waits for the quorum before answering 503. */
-    ATTESTATION_DEADLINE_MS: z.coerce.number().int().positive().max(60_000).default(3_000),
+    ATTESTATION_DEADLINE_MS: z.coerce.number().int().positive().max(MAX_ROUND_DEADLINE_MS).default(3_000),
     /** How often each connected node's licenses are read again. */
     ATTESTATION_RECHECK_MS: z.coerce.number().int().positive().default(10_000),
     /**
@@ -117,6 +131,17 @@ const schema = z
         message: `the attestation hub needs ${missing.join(", ")} too (or none of ${ATTESTATION_REQUIRED.join(", ")})`,
       });
     }
+    // The hub's instances trust only what is sealed with the secret on Redis: without it, anyone who can
+    // write to Redis could hide nodes' answers, ask the nodes to sign, or break every attested request.
+    if (config.REDIS_URL !== undefined && set.length === ATTESTATION_REQUIRED.length && config.HUB_BUS_SECRET === undefined) {
+      context.addIssue({
+        code: "custom",
+        path: ["HUB_BUS_SECRET"],
+        message:
+          "required with REDIS_URL when the attestation hub is on: the API instances authenticate their messages on Redis with it " +
+          `(at least ${MIN_BUS_SECRET_LENGTH} characters, the same on every instance; a random one: openssl rand -hex 32)`,
+      });
+    }
   });
 
 export type ApiConfig = Readonly<z.infer<typeof schema>>;
@@ -148,6 +173,15 @@ export function attestationSettings(config: ApiConfig) {
       trustedProxies: config.TRUSTED_PROXIES ?? [],
     },
   };
+}
+
+/**
+ * The secret of the hub's Redis bus; the configuration requires it whenever the bus is used (`REDIS_URL`
+ * with the hub on), so this throws only when called without one.
+ */
+export function hubBusSecret(config: ApiConfig): string {
+  if (config.HUB_BUS_SECRET === undefined) throw new Error("HUB_BUS_SECRET is required with REDIS_URL when the attestation hub is on");
+  return config.HUB_BUS_SECRET;
 }
 
 /** The L2 `?proof=true` reads its L1Block on: `PROOF_L2_RPC_URL`, else `ATTESTATION_L2_RPC_URL`, else undefined (proofs off). */

@@ -13,7 +13,7 @@ import { PrimaryHubBus } from "./attestation-hub/bus/primary-bus.ts";
 import { RedisHubBus } from "./attestation-hub/bus/redis-bus.ts";
 import { PrimaryClient } from "./cluster/ipc.ts";
 import { clusterMetricsExposition, PrimaryRateLimitStore } from "./cluster/worker-services.ts";
-import { attestationSettings, linkChainId, proofL2RpcUrl, redactedConfig, type ApiConfig } from "./config.ts";
+import { attestationSettings, hubBusSecret, linkChainId, proofL2RpcUrl, redactedConfig, type ApiConfig } from "./config.ts";
 import { ApiKeys } from "./keys/api-keys.ts";
 import { KeyVerifier } from "./keys/key-verifier.ts";
 import { ApiMetrics } from "./metrics.ts";
@@ -93,10 +93,11 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
   const hubLog = log.child({ component: "attestation-hub" });
   // Several instances of the hub (docs/attestations.md): through Redis when it is configured (any number
   // of processes on any hosts), else through the cluster's primary; one process alone needs neither.
+  // Every message on Redis is sealed with HUB_BUS_SECRET, and what is read checked with it.
   const redisUrl = config.REDIS_URL;
   const bus: ((name: string) => Promise<HubBus>) | undefined =
     redisUrl !== undefined
-      ? (name) => RedisHubBus.connect(redisUrl, name, hubLog)
+      ? (name) => RedisHubBus.connect(redisUrl, name, hubLog, { secret: hubBusSecret(config), metrics })
       : primary !== undefined
         ? async () => new PrimaryHubBus(primary, hubLog)
         : undefined;

@@ -64,6 +64,13 @@ export class ApiMetrics {
     registers: [this.registry],
   });
 
+  readonly attestationBusRefused = new Counter({
+    name: "api_attestation_bus_messages_refused_total",
+    help: "Messages read from the hub's Redis bus and dropped, by kind (round, answer, presence) and reason (unauthenticated: no valid HUB_BUS_SECRET MAC; stale; replayed; malformed)",
+    labelNames: ["kind", "reason"] as const,
+    registers: [this.registry],
+  });
+
   readonly attestationL2Requests = new Counter({
     name: "api_attestation_l2_requests_total",
     help: "HTTP requests the hub's license checks sent to the L2 RPC (a JSON-RPC batch is one), by purpose (login: what a login flood costs the L2; rounds: rounds and re-checks)",

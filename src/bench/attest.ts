@@ -263,7 +263,9 @@ async function measureScaleOut(
     rows.push({ configuration: three, answers: 0, answersPerSecond: 0, p50Ms: 0, p95Ms: 0, failures: 0, skipped: "no redis-server" });
   } else {
     try {
-      const apis = await Promise.all([0, 1, 2].map(() => spawnApi({ API_WORKERS: "1", REDIS_URL: redis.url })));
+      // One secret for the three: they seal and check every message on Redis with it.
+      const busSecret = hexlify(randomBytes(32)).slice(2);
+      const apis = await Promise.all([0, 1, 2].map(() => spawnApi({ API_WORKERS: "1", REDIS_URL: redis.url, HUB_BUS_SECRET: busSecret })));
       await measure(three, apis);
     } finally {
       await redis.stop();

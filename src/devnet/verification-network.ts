@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 
@@ -206,7 +207,8 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     const apiEnv: Record<string, string> = {
       API_PORT: String(input.apiPort),
       API_WORKERS: String(apiWorkers),
-      ...(redis === undefined ? {} : { REDIS_URL: redis.url }),
+      // The instances seal every message on Redis with a secret of this run's own (docs/attestations.md).
+      ...(redis === undefined ? {} : { REDIS_URL: redis.url, HUB_BUS_SECRET: randomBytes(32).toString("hex") }),
       EVM_RPC_URLS: input.l1.rpcUrl,
       SOLANA_RPC_URLS: solana.url,
       API_KEYS_DB: keysFile,

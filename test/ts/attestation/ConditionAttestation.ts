@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+
 import { generateKeyPairSigner, getBase58Decoder, signBytes } from "@solana/kit";
 import { expect } from "chai";
 import {
@@ -29,6 +31,7 @@ import {
 import { attestCondition, type AttestedCondition } from "../../../src/api/attestation-hub/attested-condition.ts";
 import { parseRelayedAnswer, parseRelayedRound } from "../../../src/api/attestation-hub/bus/bus.ts";
 import { RedisHubBus } from "../../../src/api/attestation-hub/bus/redis-bus.ts";
+import { ApiMetrics } from "../../../src/api/metrics.ts";
 import { conditionRound } from "../../../src/api/attestation-hub/round-kinds.ts";
 import { QuorumNotReachedError } from "../../../src/api/attestation-hub/rounds.ts";
 import { AssetNotFoundError } from "../../../src/chains/rpc/errors.ts";
@@ -618,7 +621,10 @@ describe("signed verdicts over holding conditions (issue 32)", function () {
       const redis = await startRedis();
       if (redis === undefined) requireService(this, REDIS);
       const logger = pino({ level: "silent" });
-      const joined = { deadlineMs: DEADLINE_MS, bus: (name: string) => RedisHubBus.connect(redis.url, name, logger) };
+      // Both instances share one bus secret, as the instances of one hub do (HUB_BUS_SECRET).
+      const secret = randomBytes(32).toString("hex");
+      const bus = (name: string) => RedisHubBus.connect(redis.url, name, logger, { secret, metrics: new ApiMetrics() });
+      const joined = { deadlineMs: DEADLINE_MS, bus };
       const first = await startHubApi(sources, l2, l2.verifier, joined);
       const second = await startHubApi(sources, l2, l2.verifier, joined);
       try {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -108,7 +109,9 @@ describe("attestation hub scale-out: rounds across API processes (issue 31)", fu
     const redis = await startRedis();
     if (redis === undefined) requireService(this, REDIS);
     cleanups.push(() => redis.stop());
-    const apis = await Promise.all([0, 1, 2].map(() => start({ REDIS_URL: redis.url })));
+    // Every instance seals its messages on Redis with the one secret they share (issue 46).
+    const busSecret = randomBytes(32).toString("hex");
+    const apis = await Promise.all([0, 1, 2].map(() => start({ REDIS_URL: redis.url, HUB_BUS_SECRET: busSecret })));
     const nodes = l2.nodes.slice(0, 3);
     // Node i dials process i first, then the next ones: each process holds exactly one node.
     for (const [index, node] of nodes.entries())

@@ -102,10 +102,12 @@ describe("configuration redaction, driven by the schema", function () {
       ATTESTATION_L2_WS_URL: `wss://l2-ws.example/v2/${SECRET}-8?token=${SECRET}-9`,
       ATTESTATION_NODE_REGISTRY: "0x2279B7A0a67DB372996a5FaB50D91eAA73d2eBe6",
       ATTESTATION_VERIFIER: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+      HUB_BUS_SECRET: `${SECRET}-10-${"b".repeat(32)}`,
       API_WORKERS: "1",
     });
     const line = startLogLine(redactedConfig(config), "API configuration");
     expect(line).to.not.include(SECRET);
+    expect((JSON.parse(line) as { config: Record<string, unknown> }).config).to.deep.include({ HUB_BUS_SECRET: "<set>" });
     for (const origin of [
       "https://eth.example/…",
       "https://backup.example/…",
@@ -116,6 +118,46 @@ describe("configuration redaction, driven by the schema", function () {
     ]) {
       expect(line).to.include(origin);
     }
+  });
+
+  describe("HUB_BUS_SECRET: the hub's Redis bus secret (issue 46)", function () {
+    const sources = { EVM_RPC_URLS: "https://eth.example/", SOLANA_RPC_URLS: "https://sol.example/" };
+    const hub = {
+      ATTESTATION_L2_RPC_URL: "https://l2.example/",
+      ATTESTATION_L2_WS_URL: "wss://l2.example/",
+      ATTESTATION_NODE_REGISTRY: "0x2279B7A0a67DB372996a5FaB50D91eAA73d2eBe6",
+      ATTESTATION_VERIFIER: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+    };
+    const redis = { REDIS_URL: "redis://redis.example:6379" };
+
+    it("test_RevertWhen_RedisAndHubWithoutSecret: names the variable and how to make one", function () {
+      expect(() => loadApiConfig({ ...sources, ...hub, ...redis })).to.throw(
+        /HUB_BUS_SECRET: required with REDIS_URL when the attestation hub is on.*at least 32 characters.*openssl rand -hex 32/,
+      );
+    });
+
+    it("test_RevertWhen_SecretShorterThan32: names the variable and the minimum, never the value", function () {
+      const short = `${SECRET}-${"s".repeat(20)}`; // 27 characters
+      let message = "";
+      try {
+        loadApiConfig({ ...sources, ...hub, ...redis, HUB_BUS_SECRET: short });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).to.match(/HUB_BUS_SECRET: at least 32 characters/);
+      expect(message).to.not.include(SECRET);
+    });
+
+    it("is needed only where the bus is Redis: not without the hub, nor without REDIS_URL", function () {
+      expect(loadApiConfig({ ...sources, ...redis }).HUB_BUS_SECRET).to.equal(undefined);
+      expect(loadApiConfig({ ...sources, ...hub }).HUB_BUS_SECRET).to.equal(undefined);
+      const secret = `${SECRET}-${"k".repeat(32)}`;
+      const config = loadApiConfig({ ...sources, ...hub, ...redis, HUB_BUS_SECRET: secret });
+      expect(config.HUB_BUS_SECRET).to.equal(secret);
+      const line = startLogLine(redactedConfig(config), "API configuration");
+      expect(line).to.not.include(SECRET);
+      expect((JSON.parse(line) as { config: Record<string, unknown> }).config).to.deep.include({ HUB_BUS_SECRET: "<set>" });
+    });
   });
 
   it("leaves no URL credential, path or API key in the node's start log line, and writes its bigints", function () {

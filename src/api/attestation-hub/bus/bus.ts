@@ -1,7 +1,7 @@
 import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
 
-import { nodeMessageSchema, roundRequestSchema, type NodeAnswer } from "../../../common/hub-protocol.ts";
+import { MAX_HELLO_LICENSES, nodeMessageSchema, roundRequestSchema, type NodeAnswer } from "../../../common/hub-protocol.ts";
 import type { PresentSession, SharedNodeStats } from "../node-stats.ts";
 import type { RoundRequest } from "../round-kinds.ts";
 
@@ -31,13 +31,31 @@ const burner = z
 // The most nodes one round asks: far beyond any network (a license per node at least), small enough to bound a message.
 const MAX_ROUND_BURNERS = 10_000;
 
+/**
+ * The longest a round stays open (`ATTESTATION_DEADLINE_MS` is at most this): past it, a round or an
+ * answer read from the bus is worth nothing, which bounds how long a captured one can be replayed.
+ */
+export const MAX_ROUND_DEADLINE_MS = 60_000;
+/** The shortest `HUB_BUS_SECRET` accepted (characters): 32 hex digits are 128 bits. */
+export const MIN_BUS_SECRET_LENGTH = 32;
+
 const relayedRoundSchema = z.object({
   origin: z.string().min(1).max(64),
-  deadlineMs: z.number().int().positive().max(600_000),
+  deadlineMs: z.number().int().positive().max(MAX_ROUND_DEADLINE_MS),
   burners: z.array(burner).max(MAX_ROUND_BURNERS),
   request: roundRequestSchema,
 });
 const relayedAnswerSchema = z.object({ burner, answer: nodeMessageSchema });
+/** One instance's sessions, as it publishes them: what the rounds count against the quorum and ask. */
+const presenceSchema = z
+  .array(
+    z.object({
+      burner,
+      licenseIds: z.array(z.string().regex(/^\d{1,78}$/)).max(MAX_HELLO_LICENSES),
+      since: z.iso.datetime(),
+    }),
+  )
+  .max(MAX_ROUND_BURNERS);
 
 /**
  * A round as another instance published it, checked as every message from outside this process is: a
@@ -59,6 +77,16 @@ export function parseRelayedAnswer(value: unknown): RelayedAnswer | undefined {
   if (!parsed.success) return undefined;
   const { burner, answer } = parsed.data;
   return answer.type === "hello" ? undefined : { burner, answer };
+}
+
+/**
+ * The sessions another instance published, checked like every other message from outside this process:
+ * a malformed list is dropped (undefined) whole, never handed to the rounds, which read each session's
+ * license ids as numbers.
+ */
+export function parsePresence(value: unknown): PresentSession[] | undefined {
+  const parsed = presenceSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
 }
 
 export interface BusHandlers {

@@ -1,9 +1,11 @@
-import { randomBytes } from "node:crypto";
+import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 
 import type { Logger } from "pino";
 import { createClient } from "redis";
+import { z } from "zod";
 
 import { failureFields } from "../../failure-log.ts";
+import type { ApiMetrics } from "../../metrics.ts";
 import {
   ANSWER_OUTCOMES,
   emptyEntry,
@@ -13,13 +15,135 @@ import {
   type PresentSession,
   type SharedNodeStats,
 } from "../node-stats.ts";
-import { parseRelayedAnswer, parseRelayedRound, type BusHandlers, type HubBus, type RelayedAnswer, type RelayedRound } from "./bus.ts";
+import {
+  MAX_ROUND_DEADLINE_MS,
+  MIN_BUS_SECRET_LENGTH,
+  parsePresence,
+  parseRelayedAnswer,
+  parseRelayedRound,
+  type BusHandlers,
+  type HubBus,
+  type RelayedAnswer,
+  type RelayedRound,
+} from "./bus.ts";
 
 type RedisClient = ReturnType<typeof createClient>;
 
 /** An instance's presence outlives its last refresh by this long: a process that dies drops out within it. */
 export const PRESENCE_TTL_MS = 15_000;
 const PRESENCE_REFRESH_MS = 5_000;
+
+/** What the bus carries, as the refused-messages metric names it. */
+export type BusMessageKind = "round" | "answer" | "presence";
+/**
+ * Why a message read from Redis was dropped: no valid MAC (written without the secret, or for another
+ * channel, key or hub), authenticated but too old or from too far in the future, a round relayed once
+ * already, or authenticated but not what the schema says (an instance of another version).
+ */
+export type BusRefusal = "unauthenticated" | "stale" | "replayed" | "malformed";
+
+/**
+ * How far the instances' clocks may disagree (they run NTP; this is generous). Added to every age bound
+ * below, and the most a message's time may lie ahead of the reader's clock.
+ */
+export const MAX_CLOCK_SKEW_MS = 5_000;
+/**
+ * How long a message of each kind is accepted after it was sealed (plus the clock skew). A round or an
+ * answer is worth nothing once the longest round is over (a round is further held to its own deadline);
+ * a presence value is rewritten every `PRESENCE_REFRESH_MS` and expires after `PRESENCE_TTL_MS`, so an
+ * honest one is never older than that: a captured value written back later is refused.
+ */
+const MAX_AGE_MS: Record<BusMessageKind, number> = {
+  round: MAX_ROUND_DEADLINE_MS,
+  answer: MAX_ROUND_DEADLINE_MS,
+  presence: PRESENCE_TTL_MS,
+};
+/** A refusal of one kind and reason is logged at most this often (an attacker decides how many there are). */
+const REFUSAL_LOG_INTERVAL_MS = 10_000;
+
+const envelopeSchema = z.object({
+  v: z.literal(1),
+  at: z.number().int().nonnegative(),
+  body: z.string(),
+  mac: z.string().max(64),
+});
+
+/**
+ * The authenticated envelope of everything the Redis bus writes: `{"v":1,"at":<ms>,"body":"<JSON>","mac":"…"}`,
+ * the MAC an HMAC-SHA256 with a key derived (HKDF) from `HUB_BUS_SECRET` over the purpose (`kind`), the
+ * full channel or key name (which carries the hub's prefix, and for an answer the instance it is for, for
+ * presence the instance it is of), the time it was sealed and the body exactly as sent. So a message is
+ * good for one channel or key of one hub, within its kind's age bound, and whoever writes to Redis
+ * without the secret can neither forge one nor move a captured one elsewhere. The body is not hidden:
+ * confidentiality is not the goal (a node's signatures are public once an answer carries them).
+ */
+export class BusEnvelopes {
+  readonly #key: Buffer;
+  readonly #now: () => number;
+
+  /** `now` is the clock (tests inject one). */
+  constructor(secret: string, now: () => number = Date.now) {
+    // Checked here too, not only by the configuration: a bus without its secret would accept anything.
+    if (secret.length < MIN_BUS_SECRET_LENGTH)
+      throw new Error(`the hub bus secret (HUB_BUS_SECRET) needs at least ${MIN_BUS_SECRET_LENGTH} characters`);
+    // A key of its own for this one purpose, whatever else the operator's secret might be used for.
+    this.#key = Buffer.from(hkdfSync("sha256", secret, "avn-hub-bus", "avn-hub-bus/v1 message authentication", 32));
+    this.#now = now;
+  }
+
+  /** `body` (JSON-able) sealed for channel or key `name`. */
+  seal(kind: BusMessageKind, name: string, body: unknown): string {
+    const text = JSON.stringify(body);
+    const at = this.#now();
+    return JSON.stringify({ v: 1, at, body: text, mac: this.#mac(kind, name, at, text).toString("base64url") });
+  }
+
+  /**
+   * The body of a message read from channel or key `name`, or why it is refused. The MAC is checked
+   * before the body is parsed, in constant time; then its age.
+   */
+  open(kind: BusMessageKind, name: string, raw: string): { body: unknown; at: number } | { refused: BusRefusal } {
+    let envelope: z.infer<typeof envelopeSchema>;
+    try {
+      const parsed = envelopeSchema.safeParse(JSON.parse(raw));
+      if (!parsed.success) return { refused: "unauthenticated" };
+      envelope = parsed.data;
+    } catch {
+      return { refused: "unauthenticated" };
+    }
+    const expected = this.#mac(kind, name, envelope.at, envelope.body);
+    const given = Buffer.from(envelope.mac, "base64url");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { refused: "unauthenticated" };
+    const age = this.#now() - envelope.at;
+    if (age < -MAX_CLOCK_SKEW_MS || age > MAX_AGE_MS[kind] + MAX_CLOCK_SKEW_MS) return { refused: "stale" };
+    try {
+      return { body: JSON.parse(envelope.body), at: envelope.at };
+    } catch {
+      return { refused: "malformed" };
+    }
+  }
+
+  /** This clock's time (ms since the epoch). */
+  now(): number {
+    return this.#now();
+  }
+
+  #mac(kind: BusMessageKind, name: string, at: number, body: string): Buffer {
+    // A JSON array: each part delimited unambiguously, whatever characters a name or body holds.
+    return createHmac("sha256", this.#key)
+      .update(JSON.stringify(["avn-hub-bus/v1", kind, name, at, body]))
+      .digest();
+  }
+}
+
+/** What `RedisHubBus` needs besides Redis: the shared secret, and the metric counting what it refuses. */
+export interface RedisHubBusAuth {
+  /** `HUB_BUS_SECRET`, the same on every instance of the hub. */
+  secret: string;
+  metrics: Pick<ApiMetrics, "attestationBusRefused">;
+  /** The clock (tests); `Date.now` otherwise. */
+  now?: () => number;
+}
 
 /**
  * The hub's instances joined through Redis (docs/attestations.md, "Several API instances"). Every key and
@@ -33,6 +157,12 @@ const PRESENCE_REFRESH_MS = 5_000;
  * Rounds and answers go by pub/sub, not streams: a round lives for its deadline (seconds), so a message
  * that is lost (an instance reconnecting to Redis) is worth no more when replayed than a node that stayed
  * silent, which a round already tolerates; pub/sub costs one PUBLISH and keeps nothing to trim.
+ *
+ * Redis is not trusted: every round, answer and presence value is sealed (`BusEnvelopes`) with the
+ * hub's shared secret, and what is read back is opened, then checked against its schema; what fails
+ * either is dropped and counted (`api_attestation_bus_messages_refused_total{kind,reason}`), never
+ * handed to the rounds. A round is relayed once: the same one read again within its life is refused
+ * (`replayed`). The node statistics hashes are not sealed (see `RedisNodeStats`).
  */
 export class RedisHubBus implements HubBus {
   readonly instanceId = randomBytes(8).toString("hex");
@@ -41,20 +171,35 @@ export class RedisHubBus implements HubBus {
   readonly #subscriber: RedisClient;
   readonly #prefix: string;
   readonly #logger: Logger;
+  readonly #envelopes: BusEnvelopes;
+  readonly #metrics: RedisHubBusAuth["metrics"];
+  /** Rounds relayed already (`origin/id`), until their deadline (plus clock skew) has passed. */
+  readonly #relayed = new Map<string, number>();
+  /** The presence values refused at the last read (key → hash of the value): each is counted once. */
+  #refusedPresence = new Map<string, string>();
+  /** Refusals since the last log line, by `kind/reason`, and when that line was written. */
+  readonly #refusalLog = new Map<string, { at: number; unlogged: number }>();
   #sessions: readonly PresentSession[] = [];
   #refresh: NodeJS.Timeout | undefined;
   #closed = false;
 
-  private constructor(client: RedisClient, subscriber: RedisClient, hubName: string, logger: Logger) {
+  private constructor(client: RedisClient, subscriber: RedisClient, hubName: string, logger: Logger, auth: RedisHubBusAuth) {
     this.#client = client;
     this.#subscriber = subscriber;
     this.#prefix = `avn-hub:{${hubName}}:`;
     this.#logger = logger;
+    this.#envelopes = new BusEnvelopes(auth.secret, auth.now);
+    this.#metrics = auth.metrics;
     this.stats = new RedisNodeStats(client, this.#prefix, () => this.#presences(true), logger);
   }
 
-  /** Connects to `url` twice (commands, and subscriptions, which take a connection of their own). */
-  static async connect(url: string, hubName: string, logger: Logger): Promise<RedisHubBus> {
+  /**
+   * Connects to `url` twice (commands, and subscriptions, which take a connection of their own). Every
+   * message is sealed and checked with `auth.secret`; refusals are counted in `auth.metrics`.
+   */
+  static async connect(url: string, hubName: string, logger: Logger, auth: RedisHubBusAuth): Promise<RedisHubBus> {
+    // Before connecting: a missing or short secret is a configuration error, not a Redis one.
+    new BusEnvelopes(auth.secret);
     // No offline queue: while Redis is unreachable a round fails over to its own instance's nodes at once.
     const client: RedisClient = createClient({ url, disableOfflineQueue: true });
     const subscriber = client.duplicate();
@@ -67,27 +212,26 @@ export class RedisHubBus implements HubBus {
       await client.quit().catch(() => undefined);
       throw error;
     }
-    return new RedisHubBus(client, subscriber, hubName, logger);
+    return new RedisHubBus(client, subscriber, hubName, logger, auth);
   }
 
   async start(handlers: BusHandlers): Promise<void> {
-    await this.#subscriber.subscribe([`${this.#prefix}rounds`, `${this.#prefix}answers:${this.instanceId}`], (raw, channel) => {
+    const rounds = `${this.#prefix}rounds`;
+    const answers = `${this.#prefix}answers:${this.instanceId}`;
+    await this.#subscriber.subscribe([rounds, answers], (raw, channel) => {
       try {
-        if (channel === `${this.#prefix}rounds`) {
-          const round = parseRelayedRound(JSON.parse(raw));
-          if (round === undefined) return this.#logger.warn({ channel: "rounds" }, "malformed hub bus message");
-          if (round.origin !== this.instanceId) handlers.round(round);
-        } else {
-          const answer = parseRelayedAnswer(JSON.parse(raw));
-          if (answer === undefined) return this.#logger.warn({ channel: "answers" }, "malformed hub bus message");
-          handlers.answer(answer);
-        }
+        if (channel === rounds) this.#onRound(raw, channel, handlers);
+        else if (channel === answers) this.#onAnswer(raw, channel, handlers);
       } catch (error) {
-        this.#logger.warn({ failure: failureFields(error) }, "malformed hub bus message");
+        // A handler's own failure: the message itself was checked.
+        this.#logger.warn({ failure: failureFields(error) }, "hub bus message not handled");
       }
     });
     this.#publishPresence();
-    this.#refresh = setInterval(() => this.#publishPresence(), PRESENCE_REFRESH_MS);
+    this.#refresh = setInterval(() => {
+      this.#publishPresence();
+      this.#forgetRelayed();
+    }, PRESENCE_REFRESH_MS);
     this.#refresh.unref();
   }
 
@@ -101,12 +245,14 @@ export class RedisHubBus implements HubBus {
   }
 
   async openRound(round: RelayedRound): Promise<void> {
-    await this.#client.publish(`${this.#prefix}rounds`, JSON.stringify(round));
+    const channel = `${this.#prefix}rounds`;
+    await this.#client.publish(channel, this.#envelopes.seal("round", channel, round));
   }
 
   forwardAnswer(origin: string, answer: RelayedAnswer): void {
+    const channel = `${this.#prefix}answers:${origin}`;
     this.#client
-      .publish(`${this.#prefix}answers:${origin}`, JSON.stringify(answer))
+      .publish(channel, this.#envelopes.seal("answer", channel, answer))
       .catch((error: unknown) => this.#logger.warn({ failure: failureFields(error) }, "answer not forwarded (Redis)"));
   }
 
@@ -122,27 +268,104 @@ export class RedisHubBus implements HubBus {
     await this.#client.quit().catch(() => undefined);
   }
 
+  /** A round another instance published: authenticated, well-formed, open still, and not relayed before. */
+  #onRound(raw: string, channel: string, handlers: BusHandlers): void {
+    const opened = this.#envelopes.open("round", channel, raw);
+    if ("refused" in opened) return this.#refuse("round", opened.refused);
+    const round = parseRelayedRound(opened.body);
+    if (round === undefined) return this.#refuse("round", "malformed");
+    if (round.origin === this.instanceId) return; // its own, which every subscriber gets
+    // Past its own deadline no answer counts: a round read later is a replay (or a very slow Redis).
+    if (this.#envelopes.now() - opened.at > round.deadlineMs + MAX_CLOCK_SKEW_MS) return this.#refuse("round", "stale");
+    // Read again within its life (the same message published twice): its nodes were asked already.
+    const key = `${round.origin}/${round.request.id}`;
+    if (this.#relayed.has(key)) return this.#refuse("round", "replayed");
+    this.#relayed.set(key, opened.at + round.deadlineMs + MAX_CLOCK_SKEW_MS);
+    handlers.round(round);
+  }
+
+  /**
+   * An answer for a round this instance opened. A replay of an authenticated one within its age bound
+   * changes nothing: the rounds count one answer per node and round, and an answer names its round.
+   */
+  #onAnswer(raw: string, channel: string, handlers: BusHandlers): void {
+    const opened = this.#envelopes.open("answer", channel, raw);
+    if ("refused" in opened) return this.#refuse("answer", opened.refused);
+    const answer = parseRelayedAnswer(opened.body);
+    if (answer === undefined) return this.#refuse("answer", "malformed");
+    handlers.answer(answer);
+  }
+
+  /** Drops the rounds relayed whose deadline has passed: a replay of one is stale now. */
+  #forgetRelayed(): void {
+    const now = this.#envelopes.now();
+    for (const [key, until] of this.#relayed) if (until < now) this.#relayed.delete(key);
+  }
+
+  /** Counts a refused message, and logs it (at most once per kind and reason every 10 s, with how many). */
+  #refuse(kind: BusMessageKind, reason: BusRefusal): void {
+    this.#metrics.attestationBusRefused.inc({ kind, reason });
+    const key = `${kind}/${reason}`;
+    const now = this.#envelopes.now();
+    const entry = this.#refusalLog.get(key);
+    if (entry !== undefined && now - entry.at < REFUSAL_LOG_INTERVAL_MS) {
+      entry.unlogged += 1;
+      return;
+    }
+    // Never the message itself: whoever wrote it chose what it says.
+    this.#logger.warn({ kind, reason, notLoggedBefore: entry?.unlogged ?? 0 }, "hub bus message refused");
+    this.#refusalLog.set(key, { at: now, unlogged: 0 });
+  }
+
   #publishPresence(): void {
     if (this.#closed) return;
+    const key = `${this.#prefix}presence:${this.instanceId}`;
     const write = async () => {
-      await this.#client.set(`${this.#prefix}presence:${this.instanceId}`, JSON.stringify(this.#sessions), { PX: PRESENCE_TTL_MS });
+      await this.#client.set(key, this.#envelopes.seal("presence", key, this.#sessions), { PX: PRESENCE_TTL_MS });
       await this.#client.sAdd(`${this.#prefix}instances`, this.instanceId);
     };
     write().catch((error: unknown) => this.#logger.warn({ failure: failureFields(error) }, "hub presence not published (Redis)"));
   }
 
-  /** The sessions of the live instances (this one's too when `own`); instances whose presence expired are forgotten. */
+  /**
+   * The sessions of the live instances (this one's too when `own`); instances whose presence expired are
+   * forgotten. A presence value that is not authenticated for its key, too old, or malformed is left out
+   * (counted once per value written): its instance counts as holding no session.
+   */
   async #presences(own: boolean): Promise<PresentSession[]> {
     const ids = (await this.#client.sMembers(`${this.#prefix}instances`)).filter((id) => own || id !== this.instanceId);
     if (ids.length === 0) return [];
-    const values = await this.#client.mGet(ids.map((id) => `${this.#prefix}presence:${id}`));
+    const keys = ids.map((id) => `${this.#prefix}presence:${id}`);
+    const values = await this.#client.mGet(keys);
     const gone = ids.filter((id, index) => values[index] === null && id !== this.instanceId);
     if (gone.length > 0) void this.#client.sRem(`${this.#prefix}instances`, gone).catch(() => undefined);
-    return values.flatMap((value) => (value === null ? [] : (JSON.parse(value) as PresentSession[])));
+    const sessions: PresentSession[] = [];
+    const refused = new Map<string, string>();
+    for (const [index, value] of values.entries()) {
+      if (value === null) continue;
+      const key = keys[index];
+      const opened = this.#envelopes.open("presence", key, value);
+      const valid = "refused" in opened ? undefined : parsePresence(opened.body);
+      if (valid !== undefined) {
+        sessions.push(...valid);
+        continue;
+      }
+      const digest = createHash("sha256").update(value).digest("base64");
+      refused.set(key, digest);
+      if (this.#refusedPresence.get(key) !== digest) this.#refuse("presence", "refused" in opened ? opened.refused : "malformed");
+    }
+    this.#refusedPresence = refused; // what is not refused now is forgotten: bounded by the instances listed
+    return sessions;
   }
 }
 
-/** The statistics in Redis: one hash of counters per burner, joined with the live presence when read. */
+/**
+ * The statistics in Redis: one hash of counters per burner, joined with the live presence when read.
+ * Not sealed: every instance adds to them with HINCRBY, which a MAC over the hash would turn into a
+ * read-modify-write per increment, and they decide nothing (rounds never read them; `GET /attest/nodes`
+ * shows them). A writer without the secret can falsify these counters, as it can delete any key; what it
+ * writes is read defensively, so it cannot make `GET /attest/nodes` fail.
+ */
 class RedisNodeStats implements SharedNodeStats {
   readonly #client: RedisClient;
   readonly #prefix: string;
@@ -177,10 +400,10 @@ class RedisNodeStats implements SharedNodeStats {
     const entries = burners.map((burner, index) => {
       const hash = hashes[index] as Record<string, string>;
       const entry = emptyEntry(burner);
-      entry.asked = Number(hash.asked ?? 0);
-      for (const outcome of ANSWER_OUTCOMES) entry.answers[outcome] = Number(hash[outcome] ?? 0);
+      entry.asked = count(hash.asked);
+      for (const outcome of ANSWER_OUTCOMES) entry.answers[outcome] = count(hash[outcome]);
       entry.lastAnswerAt = hash.lastAnswerAt ?? null;
-      entry.licenseIds = hash.licenseIds === undefined ? [] : (JSON.parse(hash.licenseIds) as string[]);
+      entry.licenseIds = licenseIdsOf(hash.licenseIds);
       return entry;
     });
     return withPresence(entries, sessions);
@@ -191,5 +414,22 @@ class RedisNodeStats implements SharedNodeStats {
     Promise.all([this.#client.sAdd(`${this.#prefix}nodes`, burner), write(`${this.#prefix}node:${burner}`)]).catch((error: unknown) =>
       this.#logger.warn({ failure: failureFields(error) }, "node statistics not written (Redis)"),
     );
+  }
+}
+
+/** A counter as stored (HINCRBY writes decimal integers); anything else is 0. */
+function count(value: string | undefined): number {
+  const number = Number(value ?? 0);
+  return Number.isSafeInteger(number) && number >= 0 ? number : 0;
+}
+
+/** The license ids `seen` wrote (a JSON list of decimal strings); anything else is none. */
+function licenseIdsOf(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  try {
+    const ids: unknown = JSON.parse(value);
+    return Array.isArray(ids) && ids.every((id) => typeof id === "string" && /^\d{1,78}$/.test(id)) ? (ids as string[]) : [];
+  } catch {
+    return [];
   }
 }
