@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import type { IncomingMessage, Server } from "node:http";
+import { isIPv6 } from "node:net";
 
 import proxyaddr from "@fastify/proxy-addr";
 
@@ -13,11 +15,11 @@ export interface HubAdmissionOptions {
   publicUrls?: readonly string[];
   /** WebSocket connections upgraded but not logged in yet, in all (beyond: 503 before the handshake). */
   maxPending?: number;
-  /** …and per source address (beyond: 429). */
+  /** …and per source address, an IPv6 address counted with its whole /64 (beyond: 429; see `addressKey`). */
   maxPendingPerAddress?: number;
   /** Hellos checked per second, in all, with a burst of twice as many. */
   hellosPerSecond?: number;
-  /** How long a refused burner, or an address that sent bad hellos, is refused again without a check. */
+  /** How long a refused burner, or an address that sent bad hellos or none, is refused again without a check. */
   refusalMemoryMs?: number;
   /** The clock `refusalMemoryMs` is measured by, in milliseconds: Date.now unless a test moves it. */
   now?: () => number;
@@ -48,6 +50,57 @@ export type RefusalReason =
   | "check-failed"
   | "protocol"
   | "licenses-lost";
+
+/**
+ * What a source address is counted under, for the pending caps and the strikes: an IPv4 address itself
+ * (one address is already what a NAT or a carrier-grade NAT shares), an IPv6 address its /64 prefix
+ * (`2001:db8:0:7::/64`). A /64 is the least one subscriber gets (SLAAC needs a whole /64 for one link;
+ * providers delegate a /56 or a /48 per site, RIPE-690), so one host can pick any of 2^64 source addresses
+ * at no cost: keyed by the whole address, one machine could take every pending slot. Any spelling of an
+ * address gives the same key (full or compressed, upper case, a zone id `%eth0`, an embedded dotted quad),
+ * and an IPv4-mapped address (`::ffff:192.0.2.1`) is its IPv4 address. Anything else (no address at all)
+ * is its own key.
+ */
+export function addressKey(address: string): string {
+  const zone = address.indexOf("%");
+  const bare = zone === -1 ? address : address.slice(0, zone);
+  if (!isIPv6(bare)) return bare;
+  const groups = ipv6Groups(bare);
+  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff)
+    return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join(".");
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(":")}::/64`;
+}
+
+/** The eight 16-bit groups of an IPv6 address `isIPv6` accepts (without a zone id). */
+function ipv6Groups(address: string): number[] {
+  const parse = (part: string) =>
+    part === ""
+      ? []
+      : part.split(":").flatMap((group) => {
+          if (!group.includes(".")) return [parseInt(group, 16)];
+          const [a, b, c, d] = group.split(".").map(Number);
+          return [(a << 8) | b, (c << 8) | d];
+        });
+  const gap = address.indexOf("::");
+  if (gap === -1) return parse(address);
+  const head = parse(address.slice(0, gap));
+  const tail = parse(address.slice(gap + 2));
+  return [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail];
+}
+
+/**
+ * The key a refused login is remembered under: the burner and the licenses it named. A node names the
+ * licenses delegated to it as of its last check, so one refused for a list gone stale (a license
+ * transferred since) is checked afresh as soon as it names its licenses as they are now; a key that
+ * names another list costs what a fresh key costs (one L2 call), no more.
+ */
+function loginKey(burner: string, licenseIds: readonly (bigint | string)[]): string {
+  const ids = licenseIds.map((id) => BigInt(id)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return `${burner.toLowerCase()}:${createHash("sha256").update(ids.join(",")).digest("base64url")}`;
+}
 
 /** A token bucket: `capacity` tokens, refilled at `perSecond`. */
 export class TokenBucket {
@@ -101,9 +154,9 @@ class Memory<Value> {
 }
 
 /**
- * The admission state shared by every connection of one hub: pending connections by source address, the
- * hello rate, and the refusals remembered. Everything here is checked before any signature recovery or L2
- * read, so a flood costs the hub a map look-up per connection.
+ * The admission state shared by every connection of one hub: pending connections by source address (an
+ * IPv6 one by its /64: `addressKey`), the hello rate, and the refusals remembered. Everything here is
+ * checked before any signature recovery or L2 read, so a flood costs the hub a map look-up per connection.
  */
 export class AdmissionGate {
   readonly maxPending: number;
@@ -111,11 +164,15 @@ export class AdmissionGate {
   readonly #publicUrls: ReadonlySet<string> | undefined;
   readonly #trust: ReturnType<typeof proxyaddr.compile>;
   readonly #hellos: TokenBucket;
+  /** Pending connections by `addressKey`. */
   readonly #pendingByAddress = new Map<string, number>();
   #pending = 0;
-  /** Burners refused after a check (not an operator): their close code and reason, repeated without an L2 read. */
+  /** Logins refused after a check (not an operator), by `loginKey`: their close code and reason, repeated without an L2 read. */
   readonly #refusedBurners: Memory<{ code: number; reason: string }>;
-  /** Bad hellos per source address within the memory window; at `maxPendingPerAddress` the address is refused. */
+  /**
+   * Strikes by `addressKey` within the memory window: bad hellos, and connections that sent no hello before
+   * the challenge timed out. At `maxPendingPerAddress` the address is refused.
+   */
   readonly #strikes: Memory<number>;
 
   constructor(options: HubAdmissionOptions = {}) {
@@ -131,7 +188,10 @@ export class AdmissionGate {
     if (options.publicUrls !== undefined) this.#publicUrls = new Set(options.publicUrls.map((url) => normalizeHubUrl(url) ?? url));
   }
 
-  /** The client's address: the socket's, or the X-Forwarded-For entry the trusted proxies vouch for. */
+  /**
+   * The client's address: the socket's, or the X-Forwarded-For entry the trusted proxies vouch for (an
+   * IPv4-mapped one as IPv4). `enter` and `strike` count it under its `addressKey`.
+   */
   sourceAddress(request: IncomingMessage): string {
     let address: string;
     try {
@@ -144,10 +204,11 @@ export class AdmissionGate {
 
   /**
    * Counts a connection from `address` as pending, or says why not (checked in this order: an address that
-   * sent too many bad hellos lately, the global cap, the per-address cap). Returns the release function,
-   * to call once when the connection is admitted or closed.
+   * earned too many strikes lately, the global cap, the per-address cap; an IPv6 address counts with its
+   * /64). Returns the release function, to call once when the connection is admitted or closed.
    */
-  enter(address: string): (() => void) | Extract<RefusalReason, "refused-recently" | "pending-cap" | "address-cap"> {
+  enter(source: string): (() => void) | Extract<RefusalReason, "refused-recently" | "pending-cap" | "address-cap"> {
+    const address = addressKey(source);
     if ((this.#strikes.get(address) ?? 0) >= this.maxPendingPerAddress) return "refused-recently";
     if (this.#pending >= this.maxPending) return "pending-cap";
     const mine = this.#pendingByAddress.get(address) ?? 0;
@@ -175,17 +236,21 @@ export class AdmissionGate {
     return this.#hellos.take();
   }
 
-  /** The refusal remembered for `burner`, if any. */
-  refusedBurner(burner: string): { code: number; reason: string } | undefined {
-    return this.#refusedBurners.get(burner);
+  /** The refusal remembered for a login of `burner` naming `licenseIds`, if any. */
+  refusedBurner(burner: string, licenseIds: readonly (bigint | string)[]): { code: number; reason: string } | undefined {
+    return this.#refusedBurners.get(loginKey(burner, licenseIds));
   }
 
-  rememberBurner(burner: string, refusal: { code: number; reason: string }): void {
-    this.#refusedBurners.set(burner, refusal);
+  rememberBurner(burner: string, licenseIds: readonly (bigint | string)[], refusal: { code: number; reason: string }): void {
+    this.#refusedBurners.set(loginKey(burner, licenseIds), refusal);
   }
 
-  /** A bad hello from `address` (malformed, wrong URL, bad signature, not an operator). */
-  strike(address: string): void {
+  /**
+   * A strike against `source` (counted under its `addressKey`): a bad hello (malformed, wrong URL, bad
+   * signature, not an operator) or none before the challenge timed out.
+   */
+  strike(source: string): void {
+    const address = addressKey(source);
     this.#strikes.set(address, (this.#strikes.get(address) ?? 0) + 1);
   }
 

@@ -7,13 +7,14 @@ import type { ApiMetrics } from "../metrics.ts";
 const REGISTRY_ABI = new Interface([
   "function operatorOf(uint256 licenseId) view returns (address)",
   "function isLive(uint256 licenseId) view returns (bool)",
+  "function isLiveOperatorOf(address operator, uint256[] licenseIds) view returns (bool)",
   "function quorum() view returns (uint256)",
 ]);
 
 export interface LicenseCheckerOptions {
   l2RpcUrl: string;
   nodeRegistry: string;
-  /** How long one license's on-chain state is reused before counting a signature for it (about one L2 block). */
+  /** How long a signer's license check is reused before counting another signature for it (about one L2 block). */
   licenseTtlMs?: number;
   quorumTtlMs?: number;
   /** Counts the checker's L2 requests (`api_attestation_l2_requests_total`). */
@@ -30,11 +31,15 @@ class CountingJsonRpcProvider extends JsonRpcProvider {
   }
 }
 
+/** Most signers whose last license check is kept (the oldest is forgotten first). */
+const MAX_CACHED_SIGNERS = 10_000;
+
 /**
  * The hub's view of `NodeRegistry` and the quorum: which live licenses a burner operates. A license
  * counts for a burner only while `operatorOf(id) == burner` (void once the license changes hands) and
- * `isLive(id)`, exactly what the AttestationVerifier contract checks; the answers are reused for
- * `licenseTtlMs` so a burst of attestations costs a handful of L2 reads, not a few per signature.
+ * the burner heart-beat within the liveness window (`isLive(id)`), exactly what the AttestationVerifier
+ * contract checks. A list is checked whole with `isLiveOperatorOf(burner, ids)`: one `eth_call` however
+ * many ids it names (at most `MAX_HELLO_LICENSES`), so what a node's list costs the L2 does not grow with it.
  */
 export class LicenseChecker {
   readonly #provider: JsonRpcProvider;
@@ -43,7 +48,8 @@ export class LicenseChecker {
   readonly #loginRegistry: Contract;
   readonly #licenseTtlMs: number;
   readonly #quorumTtlMs: number;
-  readonly #licenses = new Map<bigint, { at: number; state: Promise<{ operator: string; live: boolean }> }>();
+  /** Each signer's last checked list (its ids joined) and the answer, reused for `licenseTtlMs`. */
+  readonly #signers = new Map<string, { ids: string; at: number; live: Promise<boolean> }>();
   #quorum: { at: number; value: Promise<bigint> } | undefined;
 
   constructor(options: LicenseCheckerOptions) {
@@ -72,15 +78,28 @@ export class LicenseChecker {
   }
 
   /**
-   * Those of `licenseIds` (the ids a node named in its hello, at most `MAX_HELLO_LICENSES`) that `burner`
-   * operates and that are live, read fresh (admission and the periodic re-check). The `operatorOf` calls are
-   * made in one tick, so ethers sends them as one JSON-RPC batch (`batchMaxCount` holds a full hello);
-   * `isLive` is read only for the operated ones, in a second batch. A hello from a key that operates none
-   * of the ids it names therefore costs exactly one L2 request, however many ids it names, and no scan.
+   * Whether every one of `licenseIds` is delegated to `burner` and the burner is live, read fresh in one
+   * `eth_call` of `NodeRegistry.isLiveOperatorOf`, however many ids it names (a hello names at most
+   * `MAX_HELLO_LICENSES`) and with no scan. `login` reads through the provider whose requests are counted
+   * as `purpose="login"`. False for an empty list: it names nothing to count.
    */
-  async operatedLiveLicenses(burner: string, licenseIds: readonly bigint[], options: { login?: boolean } = {}): Promise<bigint[]> {
+  async isLiveOperatorOf(burner: string, licenseIds: readonly bigint[], options: { login?: boolean } = {}): Promise<boolean> {
+    if (licenseIds.length === 0) return false;
     const registry = options.login === true ? this.#loginRegistry : this.#nodeRegistry;
+    return (await registry.isLiveOperatorOf(getAddress(burner), licenseIds)) as boolean;
+  }
+
+  /**
+   * Those of `licenseIds` that `burner` operates and that are live, read fresh (the periodic re-check of an
+   * admitted node). One `isLiveOperatorOf` while all of them are; only when it answers false, the ids one by
+   * one: the `operatorOf` calls in one JSON-RPC batch (`batchMaxCount` holds a full list), then `isLive` of
+   * the operated ones in a second, so a node that lost one license keeps the others. Only admitted nodes are
+   * re-checked, at `ATTESTATION_RECHECK_MS`; a login never takes this path.
+   */
+  async operatedLiveLicenses(burner: string, licenseIds: readonly bigint[]): Promise<bigint[]> {
+    if (await this.isLiveOperatorOf(burner, licenseIds)) return [...licenseIds];
     const signer = getAddress(burner);
+    const registry = this.#nodeRegistry;
     const operators = await Promise.all(licenseIds.map((id) => registry.operatorOf(id) as Promise<string>));
     const operated = licenseIds.filter((_, index) => getAddress(operators[index]) === signer);
     if (operated.length === 0) return [];
@@ -88,11 +107,27 @@ export class LicenseChecker {
     return operated.filter((_, index) => live[index]);
   }
 
-  /** Those of `licenseIds` that count for `burner` now: delegated to it and live. */
+  /**
+   * `licenseIds` when all of them count for `burner` now (delegated to it, the burner live), else none: a
+   * signature counts with all of its licenses or not at all, as the verifier judges it
+   * (`NodeRegistry.checkDelegations` fails the whole set for one license that is not live). One
+   * `isLiveOperatorOf` per signer and list, reused for `licenseTtlMs`, so a burst of answers from one node
+   * costs one `eth_call`, not two per license.
+   */
   async countable(burner: string, licenseIds: readonly bigint[]): Promise<bigint[]> {
     const signer = getAddress(burner);
-    const states = await Promise.all(licenseIds.map((id) => this.#licenseState(id)));
-    return licenseIds.filter((_, index) => states[index].live && states[index].operator === signer);
+    const ids = licenseIds.join(",");
+    const now = Date.now();
+    let cached = this.#signers.get(signer);
+    if (cached === undefined || cached.ids !== ids || now - cached.at >= this.#licenseTtlMs) {
+      const entry = { ids, at: now, live: this.isLiveOperatorOf(signer, licenseIds) };
+      entry.live.catch(() => this.#signers.get(signer) === entry && this.#signers.delete(signer));
+      this.#signers.delete(signer); // re-inserted last: the Map's order is the eviction order
+      this.#signers.set(signer, entry);
+      if (this.#signers.size > MAX_CACHED_SIGNERS) this.#signers.delete(this.#signers.keys().next().value!);
+      cached = entry;
+    }
+    return (await cached.live) ? [...licenseIds] : [];
   }
 
   /** `NodeRegistry.quorum()`: distinct live licenses an attestation needs. */
@@ -106,27 +141,13 @@ export class LicenseChecker {
     return this.#quorum.value;
   }
 
-  /** Forgets the cached license states (a re-check found a change). */
-  forget(licenseIds: readonly bigint[]): void {
-    for (const id of licenseIds) this.#licenses.delete(id);
+  /** Forgets `burner`'s cached license check (a re-check read its licenses afresh). */
+  forget(burner: string): void {
+    this.#signers.delete(getAddress(burner));
   }
 
   destroy(): void {
     this.#provider.destroy();
     this.#loginProvider.destroy();
-  }
-
-  #licenseState(id: bigint): Promise<{ operator: string; live: boolean }> {
-    const now = Date.now();
-    const cached = this.#licenses.get(id);
-    if (cached !== undefined && now - cached.at < this.#licenseTtlMs) return cached.state;
-    const state = Promise.all([
-      this.#nodeRegistry.operatorOf(id) as Promise<string>,
-      this.#nodeRegistry.isLive(id) as Promise<boolean>,
-    ]).then(([operator, live]) => ({ operator: getAddress(operator), live }));
-    state.catch(() => this.#licenses.delete(id));
-    this.#licenses.set(id, { at: now, state });
-    if (this.#licenses.size > 10_000) this.#licenses.delete(this.#licenses.keys().next().value!);
-    return state;
   }
 }

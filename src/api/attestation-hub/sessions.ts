@@ -22,10 +22,10 @@ import {
 } from "../../common/hub-protocol.ts";
 import { failureFields } from "../failure-log.ts";
 
-/** An admitted node: its burner proved by the challenge, with at least one live license. */
+/** An admitted node: its burner proved by the challenge, with live licenses. */
 export interface NodeSession {
   burner: string;
-  /** Those of the licenses the node named in its hello that it operates and that are live, as of the last check. */
+  /** The licenses the node named in its hello (all of them operated and live at login), as of the last check. */
   licenseIds: bigint[];
   send(message: HubMessage): void;
 }
@@ -56,21 +56,25 @@ const MAX_HELLO_BYTES = 8 * 1024;
  */
 const CHALLENGE_TIMEOUT_MS = 5_000;
 const PING_MS = 15_000;
+/** The close reason of a login whose list is not all operated and live (at most 123 bytes in a close frame). */
+const NOT_OPERATOR_REASON = "a named license is not delegated to this burner, or the burner sent no heartbeat within the liveness window";
 
 type Session = NodeSession & { socket: WebSocket; named: bigint[] };
 
 /**
  * The hub's WebSocket endpoint (`/attest/ws` on the API's HTTP server) and its admitted nodes. A node
  * gets a challenge with a fresh 32-byte nonce and must answer with its burner's signature of
- * `challengeText` for the URL it dialled, naming its licenses; the burner must operate at least one live
- * license among those. Each session's named licenses are read again every `recheckMs` and the session is
- * dropped (close 4410) once none is left: transferred, undelegated or no longer heart-beating. One session
- * per burner: a new login replaces the old connection.
+ * `challengeText` for the URL it dialled, naming its licenses; every license it names must be delegated to
+ * the burner and the burner live, checked in one `eth_call` (`NodeRegistry.isLiveOperatorOf`) however
+ * many it names. Each session's named licenses are read again every `recheckMs`; those no longer operated
+ * and live drop out, and the session is dropped (close 4410) once none is left: transferred, undelegated
+ * or no longer heart-beating. One session per burner: a new login replaces the old connection.
  *
  * Before login everything is bounded (docs/api.md, "Limits before login"): pending connections in all and
- * per source address (checked in the HTTP upgrade, before the handshake, so a flood costs no challenge),
- * one hello per connection within a small frame, a global hello rate taken before any signature recovery
- * or L2 read, and a memory of refused burners and of addresses that sent bad hellos.
+ * per source address, an IPv6 one by its /64 (checked in the HTTP upgrade, before the handshake, so a
+ * flood costs no challenge), one hello per connection within a small frame, a global hello rate taken
+ * before any signature recovery or L2 read, and a memory of refused logins and of addresses that sent bad
+ * hellos or let the challenge time out.
  */
 export class HubSessions {
   readonly #options: SessionsOptions;
@@ -130,7 +134,7 @@ export class HubSessions {
         try {
           const licenseIds = await this.#options.checker.operatedLiveLicenses(session.burner, session.named);
           if (this.#sessions.get(session.burner) !== session) return;
-          this.#options.checker.forget(session.licenseIds);
+          this.#options.checker.forget(session.burner);
           if (licenseIds.length === 0)
             return this.#drop(session, CLOSE_CODE.licensesLost, "no live license is delegated to this burner any more");
           session.licenseIds = licenseIds;
@@ -166,10 +170,14 @@ export class HubSessions {
       if (strike) gate.strike(address);
       ws.close(code, reason);
     };
-    const timer = setTimeout(
-      () => session === undefined && refuse(CLOSE_CODE.authFailed, "no answer to the challenge", "timeout"),
-      this.#options.challengeTimeoutMs ?? CHALLENGE_TIMEOUT_MS,
-    );
+    let helloSeen = false;
+    // No hello in time: a strike, like a bad hello (a client holding slots open until the timeout earns its
+    // address a refusal, as one sending junk does). A hello still under check is the hub's delay, not the node's.
+    const timer = setTimeout(() => {
+      if (session !== undefined) return;
+      if (helloSeen) refuse(CLOSE_CODE.tryLater, "the license check took too long; try again later", "timeout");
+      else refuse(CLOSE_CODE.authFailed, "no answer to the challenge", "timeout", true);
+    }, this.#options.challengeTimeoutMs ?? CHALLENGE_TIMEOUT_MS);
     ws.on("pong", () => this.#alive.set(ws, true));
     ws.on("close", () => {
       clearTimeout(timer);
@@ -181,7 +189,6 @@ export class HubSessions {
       }
     });
     ws.on("error", () => session === undefined && this.#count("protocol")); // followed by "close" (an oversized frame: 1009)
-    let helloSeen = false;
     ws.on("message", (data, isBinary) => {
       if (session === undefined && (helloSeen || byteLength(data) > MAX_HELLO_BYTES))
         return refuse(CLOSE_CODE.protocol, helloSeen ? "one hello per connection" : "hello too large", "protocol", true);
@@ -195,7 +202,7 @@ export class HubSessions {
       helloSeen = true;
       // Cheapest checks first; nothing below the rate limit runs for a hello over it.
       const claimed = getAddress(message.burner);
-      const remembered = gate.refusedBurner(claimed);
+      const remembered = gate.refusedBurner(claimed, message.licenseIds);
       if (remembered !== undefined) return refuse(remembered.code, remembered.reason, "refused-recently");
       if (!gate.isPublicUrl(message.url, this.#server))
         return refuse(CLOSE_CODE.wrongUrl, "signed for a URL that is not this hub's", "wrong-url", true);
@@ -203,11 +210,15 @@ export class HubSessions {
       const signer = challengeSigner(hubName, chainId.toString(), normalizeHubUrl(message.url)!, nonce, message.signature);
       if (signer === undefined || signer !== claimed) return refuse(CLOSE_CODE.authFailed, "challenge answer refused", "auth", true);
       const named = message.licenseIds.map((id) => BigInt(id));
-      void checker.operatedLiveLicenses(signer, named, { login: true }).then(
-        (licenseIds) => {
-          if (licenseIds.length === 0) {
-            const refusal = { code: CLOSE_CODE.notOperator, reason: "this burner operates none of the live licenses it names" };
-            gate.rememberBurner(signer, refusal);
+      // One eth_call for the whole list. A node names the licenses delegated to its burner (read at each of
+      // its heartbeat ticks) only once its first heartbeat is mined, so an honest list is all live; one that
+      // is not (a license transferred since the node's last read) is refused, and the node's next login
+      // names its licenses as they are then. Answering with the live subset instead would take a read per id.
+      void checker.isLiveOperatorOf(signer, named, { login: true }).then(
+        (live) => {
+          if (!live) {
+            const refusal = { code: CLOSE_CODE.notOperator, reason: NOT_OPERATOR_REASON };
+            gate.rememberBurner(signer, named, refusal);
             return refuse(refusal.code, refusal.reason, "not-operator", true);
           }
           if (ws.readyState !== ws.OPEN) return;
@@ -215,7 +226,7 @@ export class HubSessions {
           release();
           const admitted: Session = {
             burner: signer,
-            licenseIds,
+            licenseIds: [...named],
             named,
             socket: ws,
             send: (out) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(out)),
@@ -224,9 +235,9 @@ export class HubSessions {
           const previous = this.#sessions.get(signer);
           if (previous !== undefined) previous.socket.close(CLOSE_CODE.replaced, "replaced by a newer connection of this burner");
           this.#sessions.set(signer, admitted);
-          stats.connected(signer, licenseIds);
+          stats.connected(signer, named);
           metrics.attestationNodes.set(this.#sessions.size);
-          admitted.send({ type: "welcome", licenseIds: licenseIds.map(String) });
+          admitted.send({ type: "welcome", licenseIds: named.map(String) });
         },
         () => refuse(CLOSE_CODE.tryLater, "the license check failed; try again later", "check-failed"),
       );

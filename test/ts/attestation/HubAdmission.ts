@@ -19,6 +19,8 @@ type Challenge = { type: "challenge"; hub: string; chainId: string; nonce: strin
 type Opened = { ws: WsClient; challenge: Challenge; closed: Promise<{ code: number; reason: string }> };
 const silent = { answer: () => new Promise<never>(() => undefined) };
 const quiet = pino({ level: "silent" });
+/** The close reason of a hello naming a license that is not the burner's, or from a burner that is not live. */
+const NOT_OPERATOR_REASON = "a named license is not delegated to this burner, or the burner sent no heartbeat within the liveness window";
 
 /** A `ws` frame as text. */
 const text = (data: RawData) => (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer)).toString("utf8");
@@ -29,13 +31,19 @@ async function listen(server: Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-describe("attestation hub: limits before login and one hub identity (issue 31)", function () {
+describe("attestation hub: limits before login and one hub identity (issues 31, 46)", function () {
   this.timeout(120_000);
   let l2: AttestationL2;
-  /** A JSON-RPC proxy in front of the L2 that counts the HTTP requests the hub sends. */
+  /**
+   * A JSON-RPC proxy in front of the L2 that counts the HTTP requests the hub sends and the `eth_call`s
+   * they carry (a JSON-RPC batch is one request of many calls: what the node executes is the calls).
+   */
   let rpcProxy: Server;
   let rpcUrl: string;
   let rpcRequests = 0;
+  let ethCalls = 0;
+  /** While set, the proxy holds every request until it settles (an L2 slower than the challenge timeout). */
+  let stalled: Promise<void> | undefined;
   const cleanups: Array<() => Promise<void> | void> = [];
 
   before(async function () {
@@ -45,7 +53,11 @@ describe("attestation hub: limits before login and one hub identity (issue 31)",
       const chunks: Buffer[] = [];
       request.on("data", (chunk: Buffer) => chunks.push(chunk));
       request.on("end", () => {
-        void fetch(l2.anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(chunks) })
+        const body = Buffer.concat(chunks);
+        const parsed = JSON.parse(body.toString("utf8")) as { method: string } | Array<{ method: string }>;
+        ethCalls += (Array.isArray(parsed) ? parsed : [parsed]).filter((call) => call.method === "eth_call").length;
+        void Promise.resolve(stalled)
+          .then(() => fetch(l2.anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body }))
           .then(async (upstream) => response.writeHead(upstream.status, { "content-type": "application/json" }).end(await upstream.text()))
           .catch(() => response.writeHead(502).end());
       });
@@ -62,8 +74,22 @@ describe("attestation hub: limits before login and one hub identity (issue 31)",
 
   const name = () => hubName(DEFAULT_HUB_LABEL, L2_CHAIN_ID, l2.verifier);
 
+  /** A fresh burner operating `count` more licenses (airdropped to a fresh owner, delegated), heart-beating. */
+  async function delegateMany(count: number) {
+    const [admin] = await l2.ethers.getSigners();
+    const owner = Wallet.createRandom(l2.ethers.provider);
+    const burner = Wallet.createRandom(l2.ethers.provider);
+    for (const wallet of [owner, burner]) await (await admin.sendTransaction({ to: wallet.address, value: 10n ** 18n })).wait();
+    const first = (await l2.contracts.license.totalMinted()) + 1n;
+    await (await l2.contracts.license.connect(admin).airdrop(owner.address, count)).wait();
+    const licenseIds = Array.from({ length: count }, (_, index) => first + BigInt(index));
+    await (await l2.contracts.nodeRegistry.connect(owner).delegate(licenseIds, burner.address)).wait();
+    await (await l2.contracts.nodeRegistry.connect(burner)["heartbeat(uint32)"](1)).wait();
+    return { owner, burner, licenseIds };
+  }
+
   /** The hub's sessions on an HTTP server of their own, reading the L2 through the counting proxy. */
-  async function startHub(admission: HubAdmissionOptions) {
+  async function startHub(admission: HubAdmissionOptions, options: { challengeTimeoutMs?: number } = {}) {
     const metrics = new ApiMetrics();
     const checker = new LicenseChecker({ l2RpcUrl: rpcUrl, nodeRegistry: l2.nodeRegistry, metrics });
     await checker.chainId(); // the network, read once
@@ -77,6 +103,7 @@ describe("attestation hub: limits before login and one hub identity (issue 31)",
       metrics,
       logger: quiet,
       recheckMs: 60_000,
+      challengeTimeoutMs: options.challengeTimeoutMs,
       admission: { hellosPerSecond: 1_000, ...admission },
       onAnswer: () => undefined,
     });
@@ -128,10 +155,19 @@ describe("attestation hub: limits before login and one hub identity (issue 31)",
     licenseIds,
     signature: await wallet.signMessage(challengeText(challenge.hub, challenge.chainId, url, challenge.nonce)),
   });
-  const login = async (opened: Opened, message: unknown) => {
+  const login = async (opened: Opened, message: unknown) => (await loginClosed(opened, message)).code;
+  /** Sends `message` as the hello; resolves with the close code and reason. */
+  const loginClosed = (opened: Opened, message: unknown) => {
     opened.ws.send(JSON.stringify(message));
-    return (await opened.closed).code;
+    return opened.closed;
   };
+  /** Sends `message` as the hello; resolves with the licenses of the welcome, or the close code and reason. */
+  const welcomed = (opened: Opened, message: unknown) =>
+    new Promise<string[] | { code: number; reason: string }>((resolve) => {
+      opened.ws.once("message", (data) => resolve((JSON.parse(text(data)) as { licenseIds: string[] }).licenseIds));
+      void opened.closed.then(resolve);
+      opened.ws.send(JSON.stringify(message));
+    });
 
   it("answers 503 to the upgrade beyond ATTESTATION_MAX_PENDING: N pending get a challenge, the N+1st none", async function () {
     const hub = await startHub({ maxPending: 3, maxPendingPerAddress: 10 });
@@ -178,16 +214,21 @@ describe("attestation hub: limits before login and one hub identity (issue 31)",
     const ids = Array.from({ length: 256 }, (_, index) => String(index + 1));
     const requestsBeforeHellos = rpcRequests;
     let before = rpcRequests;
+    let callsBefore = ethCalls;
     const first = await challenged(hub.url);
     expect(await login(first, await hello(stranger, first, hub.url, ids))).to.equal(4403);
     expect(rpcRequests - before).to.equal(1);
+    expect(ethCalls - callsBefore, "eth_calls for 256 named licenses").to.equal(1);
     before = rpcRequests;
+    callsBefore = ethCalls;
     const again = await challenged(hub.url);
     expect(await login(again, await hello(stranger, again, hub.url, ids))).to.equal(4403);
     expect(rpcRequests - before).to.equal(0);
+    expect(ethCalls - callsBefore).to.equal(0);
     expect(await hub.refused("refused-recently")).to.equal(1);
     // 40 fresh keys from 40 addresses, 10 at a time: each costs at most one request.
     before = rpcRequests;
+    callsBefore = ethCalls;
     for (let round = 0; round < 4; round += 1)
       await Promise.all(
         Array.from({ length: 10 }, async (_, index) => {
@@ -196,6 +237,7 @@ describe("attestation hub: limits before login and one hub identity (issue 31)",
         }),
       );
     expect(rpcRequests - before).to.be.at.most(40);
+    expect(ethCalls - callsBefore).to.equal(40);
     expect(await hub.refused("not-operator")).to.equal(41);
     // What /metrics says the logins cost: the requests the proxy counted (the network read of chainId() before aside).
     expect((await hub.metrics.attestationL2Requests.get()).values.find((value) => value.labels.purpose === "login")?.value).to.equal(
@@ -221,6 +263,91 @@ describe("attestation hub: limits before login and one hub identity (issue 31)",
     expect(await statusOf(hub.url, attacker), "still within the refusal memory").to.equal(429);
     now += 1;
     expect(await statusOf(hub.url, attacker), "the refusal memory over").to.equal("challenged");
+  });
+
+  it("checks a hello with one isLiveOperatorOf eth_call, however many licenses it names; one not the burner's refuses it (4403)", async function () {
+    const { owner, burner, licenseIds } = await delegateMany(96);
+    const hub = await startHub({});
+    const ids = licenseIds.map(String);
+    // 96 licenses delegated to the burner and 160 that are not: a full hello of 256 ids.
+    const foreign = Array.from({ length: 256 - ids.length }, (_, index) => String(1_000 + index));
+    let callsBefore = ethCalls;
+    const mixed = await challenged(hub.url);
+    expect(await welcomed(mixed, await hello(burner, mixed, hub.url, [...ids, ...foreign]))).to.deep.equal({
+      code: 4403,
+      reason: NOT_OPERATOR_REASON,
+    });
+    expect(ethCalls - callsBefore, "eth_calls for a hello of 256 ids").to.equal(1);
+    expect(await hub.refused("not-operator")).to.equal(1);
+    // The same burner naming its own licenses is checked afresh (the refusal is remembered for that list only).
+    callsBefore = ethCalls;
+    const own = await challenged(hub.url);
+    expect(await welcomed(own, await hello(burner, own, hub.url, ids))).to.deep.equal(ids);
+    expect(ethCalls - callsBefore, "eth_calls for an admitted hello of 96 ids").to.equal(1);
+    expect(hub.admitted).to.deep.equal([burner.address]);
+    // The periodic re-check costs one eth_call too while every license stays live…
+    callsBefore = ethCalls;
+    await hub.sessions.recheck();
+    expect(ethCalls - callsBefore, "eth_calls for a re-check of 96 ids").to.equal(1);
+    // …and when one is undelegated, the license-by-license reads find the others: the session keeps them.
+    await (await l2.contracts.nodeRegistry.connect(owner).undelegate([licenseIds[0]])).wait();
+    await hub.sessions.recheck();
+    expect(hub.sessions.list().map((session) => session.licenseIds.map(String))).to.deep.equal([ids.slice(1)]);
+    expect(await hub.refused("licenses-lost")).to.equal(0);
+  });
+
+  it("keys an IPv6 source on its /64 (one subscriber's prefix): its addresses share ATTESTATION_MAX_PENDING_PER_ADDRESS", async function () {
+    const hub = await startHub({ maxPending: 50, maxPendingPerAddress: 2, trustedProxies: ["loopback"] });
+    const from = (address: string) => ({ "x-forwarded-for": address });
+    await challenged(hub.url, from("2001:db8:46:1::a"));
+    await challenged(hub.url, from("2001:db8:46:1:ffff:ffff:ffff:ffff"));
+    expect(await statusOf(hub.url, from("2001:0db8:0046:0001:0000:0000:0000:000b"))).to.equal(429);
+    expect(await statusOf(hub.url, from("2001:db8:46:1:1234::c"))).to.equal(429);
+    expect(await hub.refused("address-cap")).to.equal(2);
+    expect(hub.sessions.pending).to.equal(2);
+    expect(await statusOf(hub.url, from("2001:db8:46:2::a")), "the next /64").to.equal("challenged");
+    // IPv4 stays per address; an IPv4-mapped IPv6 address is its IPv4 address.
+    await challenged(hub.url, from("203.0.113.46"));
+    await challenged(hub.url, from("::ffff:203.0.113.46"));
+    expect(await statusOf(hub.url, from("203.0.113.46"))).to.equal(429);
+    expect(await statusOf(hub.url, from("203.0.113.47"))).to.equal("challenged");
+  });
+
+  it("strikes a connection that sends no hello within the challenge timeout: ATTESTATION_MAX_PENDING_PER_ADDRESS of them refuse the address (429)", async function () {
+    const hub = await startHub({ maxPendingPerAddress: 3, trustedProxies: ["loopback"] }, { challengeTimeoutMs: 200 });
+    const idle = { "x-forwarded-for": "192.0.2.46" };
+    const sockets = await Promise.all([1, 2, 3].map(() => challenged(hub.url, idle)));
+    for (const socket of sockets) expect(await socket.closed).to.deep.equal({ code: 4401, reason: "no answer to the challenge" });
+    expect(await hub.refused("timeout")).to.equal(3);
+    expect(await statusOf(hub.url, idle)).to.equal(429);
+    expect(await hub.refused("refused-recently")).to.equal(1);
+    expect(await statusOf(hub.url, { "x-forwarded-for": "192.0.2.47" })).to.equal("challenged");
+    // A /64 is struck as one address.
+    const idle6 = await Promise.all([1, 2, 3].map((host) => challenged(hub.url, { "x-forwarded-for": `2001:db8:46:7::${host}` })));
+    for (const socket of idle6) expect((await socket.closed).code).to.equal(4401);
+    expect(await statusOf(hub.url, { "x-forwarded-for": "2001:db8:46:7:ffff::9" })).to.equal(429);
+  });
+
+  it("strikes no hello still being checked when the challenge times out: the L2 being slow is not the node's fault (4429)", async function () {
+    const hub = await startHub({ maxPendingPerAddress: 2, trustedProxies: ["loopback"] }, { challengeTimeoutMs: 200 });
+    const [node] = l2.nodes;
+    const client = { "x-forwarded-for": "192.0.2.48" };
+    let release = () => undefined as void;
+    stalled = new Promise<void>((resolve) => (release = resolve));
+    try {
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        const socket = await challenged(hub.url, client);
+        expect(await loginClosed(socket, await hello(node.burner, socket, hub.url, [String(node.licenseId)]))).to.deep.equal({
+          code: 4429,
+          reason: "the license check took too long; try again later",
+        });
+      }
+    } finally {
+      release();
+      stalled = undefined;
+    }
+    expect(await hub.refused("timeout")).to.equal(2);
+    expect(await statusOf(hub.url, client)).to.equal("challenged");
   });
 
   it("refuses a hello larger than the pre-login frame cap (4400)", async function () {
