@@ -24,7 +24,10 @@ export class ApiError extends AvnError {
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof TokenIdRequiredError)
-    return new ApiError(400, `token_id is required: the contract at ${getAddress(error.asset)} is an ERC-1155 token, whose balances are per token id`);
+    return new ApiError(
+      400,
+      `token_id is required: the contract at ${getAddress(error.asset)} is an ERC-1155 token, whose balances are per token id`,
+    );
   if (error instanceof AssetNotFoundError) return new ApiError(404, "No token found at the given address");
   // Never an unsigned 200 that looks attested: the client retries shortly.
   if (error instanceof QuorumNotReachedError) return new ApiError(503, error.message, { "retry-after": "1" });

@@ -40,7 +40,9 @@ export async function packPackage(packageDir: string, destination: string): Prom
   try {
     answer = JSON.parse(stdout);
   } catch {
-    throw new Error(`npm pack --json in ${packageDir} did not print JSON alone (a lifecycle script writes to stdout?): ${stdout.slice(0, 200)}`);
+    throw new Error(
+      `npm pack --json in ${packageDir} did not print JSON alone (a lifecycle script writes to stdout?): ${stdout.slice(0, 200)}`,
+    );
   }
   const [packed] = answer as Array<{
     name: string;
