@@ -6,7 +6,7 @@ import { Contract, ContractFactory, getAddress, hexlify, JsonRpcProvider, random
 import hre from "hardhat";
 
 import { EvmBalanceReader } from "../../../src/chains/evm/balance-reader.ts";
-import { AssetNotFoundError, UpstreamUnavailableError } from "../../../src/chains/rpc/errors.ts";
+import { AssetNotFoundError, TokenIdRequiredError, UpstreamUnavailableError } from "../../../src/chains/rpc/errors.ts";
 import { JsonRpcPool } from "../../../src/chains/rpc/json-rpc-pool.ts";
 import { devAccount } from "../../../src/devnet/accounts.ts";
 import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
@@ -173,16 +173,24 @@ describe("source adapter: EVM balances", function () {
       expect((await evm.balanceOf(erc1155, holder, undefined, MAX_UINT256)).balance).to.equal(0n);
     });
 
-    it("reports an ERC-20 or ERC-721 asked with an id, and an ERC-1155 asked without one, as not found, naming the kind", async function () {
+    it("reports an ERC-20 or ERC-721 asked with an id as not found, and an ERC-1155 asked without one as needing an id", async function () {
       const { reader: evm } = reader([anvil.rpcUrl]);
       const erc20WithId = await failure(evm.balanceOf(erc20, holder, undefined, ID_SMALL));
       expect(erc20WithId).to.be.instanceOf(AssetNotFoundError);
       expect((erc20WithId as Error).message).to.equal(`no ERC-1155 contract at ${erc20.toLowerCase()}`);
       expect(await failure(evm.balanceOf(erc721, holder, undefined, 1n))).to.be.instanceOf(AssetNotFoundError);
       expect(await failure(evm.balanceOf(nobody, holder, undefined, 1n))).to.be.instanceOf(AssetNotFoundError);
+      // An ERC-1155 asked without an id says so (ERC-165), still an AssetNotFoundError for the node.
       const erc1155WithoutId = await failure(evm.balanceOf(erc1155, holder));
+      expect(erc1155WithoutId).to.be.instanceOf(TokenIdRequiredError);
       expect(erc1155WithoutId).to.be.instanceOf(AssetNotFoundError);
-      expect((erc1155WithoutId as Error).message).to.equal(`no ERC-20 or ERC-721 contract at ${erc1155.toLowerCase()}`);
+      expect((erc1155WithoutId as Error).message).to.equal(
+        `${erc1155.toLowerCase()} is an ERC-1155 contract: a balance there needs a token id`,
+      );
+      // An address that answers no ERC-165 (no code at all) stays plainly not found.
+      const noContract = await failure(evm.balanceOf(nobody, holder));
+      expect(noContract).to.be.instanceOf(AssetNotFoundError);
+      expect(noContract).not.to.be.instanceOf(TokenIdRequiredError);
     });
 
     it("refuses an id outside uint256 with a TypeError, before anything is queued or asked", async function () {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 
 import { expect } from "chai";
+import hre from "hardhat";
 import {
   AbiCoder,
   dataSlice,
@@ -134,7 +135,8 @@ describe("end to end on the local network: governance, and circuit nodes answeri
         // Recorded after the job of the previous test finalized: the attestation is now the latest result.
         expect(attested.latest, label).to.deep.equal({ balance: BigInt(entry.balance), jobId: 0n });
         // Each subject's first recording, the network's first among them: no fee slot is written from zero.
-        expect(attested.recordGas, label).to.be.at.most(110_000n);
+        // (A bar on the deployed bytecode: under coverage the instrumented contracts spend more.)
+        if (!hre.globalOptions.coverage) expect(attested.recordGas, label).to.be.at.most(110_000n);
       }
     });
 
@@ -149,7 +151,7 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       expect(result.recorded).to.equal(30);
       for (const recording of result.recordings) {
         expect(recording.gasUsed!, `recording ${recording.index}`).to.be.at.most(recording.estimate!);
-        expect(recording.gasUsed!, `recording ${recording.index}`).to.be.at.most(110_000n);
+        if (!hre.globalOptions.coverage) expect(recording.gasUsed!, `recording ${recording.index}`).to.be.at.most(110_000n);
       }
 
       // A subject's first recording writes its slot from zero. After it (the test before made it; the loop's

@@ -1,6 +1,7 @@
 // A license's fee account: written once before its first fee (when its owner sets it up, or when its node
 // starts), so that no recording pays for a fee slot's first write, and kept non-zero by claims.
 import { expect } from "chai";
+import hre from "hardhat";
 import { pino } from "pino";
 
 import { deployProtocolContracts } from "../../../../src/deploy/contracts.ts";
@@ -13,6 +14,15 @@ import { ethers, loadFixture } from "./fixture.ts";
 
 /** The bar of finding 6 (issue 46): every recording of a new subject, the network's first included. */
 const NEW_SUBJECT_BAR = 110_000n;
+
+/**
+ * A bar on the gas of the deployed bytecode: under coverage the instrumented contracts spend more, so it
+ * is held only without it (`npm run test:gas` runs this file so, on every `npm test`). The differences
+ * this file also checks hold either way: they are storage writes, which instrumentation does not change.
+ */
+function expectGasAtMost(gasUsed: bigint, bar: bigint, label: string): void {
+  if (!hre.globalOptions.coverage) expect(gasUsed, label).to.be.at.most(bar);
+}
 
 /**
  * A fresh deployment with the modules' defaults (quorum 2, as the local stack runs), three owners that
@@ -81,7 +91,7 @@ describe("VerificationRegistry: license fee accounts", function () {
       const f = await loadFixture(setUpTheStacksWay);
       for (const licenseId of [1n, 2n, 3n]) expect(await f.registry.isLicenseAccountOpen(licenseId)).to.equal(true);
       const gasUsed = await recordNewSubject(f);
-      expect(gasUsed, `first recording: ${gasUsed} gas`).to.be.at.most(NEW_SUBJECT_BAR);
+      expectGasAtMost(gasUsed, NEW_SUBJECT_BAR, `first recording: ${gasUsed} gas`);
       expect(await f.registry.claimableFees(1n)).to.equal(REQUEST_FEE / 2n);
     });
 
@@ -91,7 +101,7 @@ describe("VerificationRegistry: license fee accounts", function () {
       await claimAll(f);
       expect(await f.registry.claimableFees(1n)).to.equal(0n);
       const gasUsed = await recordNewSubject(f);
-      expect(gasUsed, `first recording after the claims: ${gasUsed} gas`).to.be.at.most(NEW_SUBJECT_BAR);
+      expectGasAtMost(gasUsed, NEW_SUBJECT_BAR, `first recording after the claims: ${gasUsed} gas`);
     });
   });
 
@@ -103,7 +113,9 @@ describe("VerificationRegistry: license fee accounts", function () {
       expect(first, `first recording, accounts never opened: ${first} gas`).to.be.above(NEW_SUBJECT_BAR);
       await claimAll(f);
       const afterClaim = await recordNewSubject(f);
-      expect(afterClaim, `first recording after the claims: ${afterClaim} gas`).to.be.at.most(NEW_SUBJECT_BAR);
+      expectGasAtMost(afterClaim, NEW_SUBJECT_BAR, `first recording after the claims: ${afterClaim} gas`);
+      // Two signing licenses, each spared a first write (22,100 cold against 5,000): at least 30,000 in all.
+      expect(first - afterClaim, `first ${first}, after the claims ${afterClaim}`).to.be.at.least(30_000n);
     });
 
     it("the first fee opens the account it credits, and only that one", async function () {
@@ -144,7 +156,7 @@ describe("VerificationRegistry: license fee accounts", function () {
         expect(again.sent).to.deep.equal([]);
       }
       const gasUsed = await recordNewSubject(f);
-      expect(gasUsed, `first recording after the nodes started: ${gasUsed} gas`).to.be.at.most(NEW_SUBJECT_BAR);
+      expectGasAtMost(gasUsed, NEW_SUBJECT_BAR, `first recording after the nodes started: ${gasUsed} gas`);
     });
 
     it("goes on when the registry cannot answer (an older deployment): nothing sent, nothing thrown", async function () {
@@ -184,11 +196,11 @@ describe("VerificationRegistry: license fee accounts", function () {
       const f = await loadFixture(delegatedOnly);
       const first = (await (await f.registry.connect(f.outsider).openLicenseAccounts([1n])).wait())!;
       const again = (await (await f.registry.connect(f.outsider).openLicenseAccounts([1n])).wait())!;
-      expect(first.gasUsed, `opening one account: ${first.gasUsed} gas`).to.be.at.most(55_000n);
+      expectGasAtMost(first.gasUsed, 55_000n, `opening one account: ${first.gasUsed} gas`);
       expect(again.logs).to.have.length(0);
       // A warm-priced read and no write: far below the 20,000 of a first write.
       expect(first.gasUsed - again.gasUsed, `opening ${first.gasUsed}, again ${again.gasUsed}`).to.be.at.least(20_000n);
-      expect(again.gasUsed).to.be.at.most(35_000n);
+      expectGasAtMost(again.gasUsed, 35_000n, `opening again: ${again.gasUsed} gas`);
     });
 
     it("refuses an id the license contract never minted, and then opens none of the list", async function () {
