@@ -26,7 +26,11 @@ export interface StackFile {
   credits?: { url: string; webhookUrl: string; webhookSecret: string };
   contracts?: { l1?: Record<string, string>; l2?: Record<string, string> };
   accounts?: Record<string, DevAccount>;
-  nodes?: Array<{ burner: string; owner: string; licenseIds: number[] }>;
+  /**
+   * The circuit nodes: burner, owner, licenses, and `pid`, the node's own process (not a wrapper: a
+   * `kill -STOP` on it pauses that node), rewritten when the stack restarts the node.
+   */
+  nodes?: Array<{ burner: string; owner: string; licenseIds: number[]; pid: number }>;
   /**
    * The demo holdings with their expected balances (an `erc1155` entry has its `token_id`), and demo
    * conditions: a `POST /api/conditions` body, the verdict it gets, and what it asks.

@@ -73,6 +73,7 @@ export interface LocalStack {
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const progress = options.onProgress ?? (() => undefined);
   const stackFile = stackFilePath(options.projectRoot);
+  let stackWritten = false;
   const stateDir = path.join(options.projectRoot, ".devnet", "state");
   await removeStackFile(stackFile);
   await rm(stateDir, { recursive: true, force: true });
@@ -135,6 +136,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           nodeEnv: options.nodeEnv,
           gameMinter: voucherClaims,
           onProgress: progress,
+          // A restarted node has a new process id: the file says so once it exists (it is written last, below).
+          onNodeRestarted: async () => {
+            if (stackWritten) await writeStackFile(stackFile, stack);
+          },
         });
         Object.assign(stack.contracts!.l2!, network.stack.contracts.l2, { VoucherClaims: voucherClaims });
         const l1Rpc = devnetProvider(devnet.l1.rpcUrl, devnet.l1.chainId);
@@ -180,6 +185,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       }
     }
     await writeStackFile(stackFile, stack);
+    stackWritten = true;
     return { devnet, network, credits, web, stack, stackFile, stop };
   } catch (error) {
     await stop();

@@ -87,6 +87,8 @@ export interface VerificationNetworkInput {
   /** The claim platform that may mint bought game items (the credits channel's); none by default. */
   gameMinter?: string;
   onProgress: (line: string) => void;
+  /** Called once a node has been restarted and `stack.nodes` holds its new `pid` (the local stack rewrites its file). */
+  onNodeRestarted?: () => Promise<void>;
 }
 
 export interface VerificationNetwork {
@@ -280,6 +282,14 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       return burners.every((burner) => admitted.some((node) => node.connected && node.burner === burner));
     });
 
+    // What the stack file says of each node; `restartNode` keeps its `pid` current (one object, shared
+    // with the stack that embeds it).
+    const stackNodes = owners.map((owner, index) => ({
+      burner: burners[index],
+      owner: owner.address,
+      licenseIds: [Number(licenseIds[index])],
+      pid: processId(nodes[index]),
+    }));
     return {
       solana,
       ledger,
@@ -301,12 +311,14 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
           demoCollector: collector,
           ...Object.fromEntries(owners.map((owner, index) => [`nodeOwner${index + 1}`, owner])),
         },
-        nodes: owners.map((owner, index) => ({ burner: burners[index], owner: owner.address, licenseIds: [Number(licenseIds[index])] })),
+        nodes: stackNodes,
         demo: demoSection(evmDemo, svmDemo, conditions),
       },
       async restartNode(index: number) {
         await nodes[index].stop();
         nodes[index] = await spawnNode(index);
+        stackNodes[index].pid = processId(nodes[index]);
+        await input.onNodeRestarted?.();
         return nodes[index];
       },
       stop,
@@ -315,4 +327,11 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     await stop();
     throw error;
   }
+}
+
+/** A node's process id: the node itself (`spawnScript` runs Node on its script, no shell in between). */
+function processId(node: CircuitNodeProcess): number {
+  const { pid } = node.child;
+  if (pid === undefined) throw new Error(`the circuit node's process did not start; see ${node.logFile}`);
+  return pid;
 }

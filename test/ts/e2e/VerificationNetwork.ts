@@ -426,8 +426,17 @@ describe("end to end on the local network: governance, and circuit nodes answeri
     });
 
     it("never submits twice for a job and license, across a restart", async function () {
+      // The stack names each node's own process (what `kill -STOP` pauses), and a restart's new one.
+      const before = stack.nodes![2].pid;
+      expect(stack.nodes!.map((node) => node.pid)).to.deep.equal(network.nodes.map((node) => node.child.pid));
       // Node 3 alone answers a job (the others are stopped): one vote, no quorum, the job stays open.
       await network.restartNode(2);
+      expect(stack.nodes![2].pid).to.equal(network.nodes[2].child.pid).and.not.equal(before);
+      const commandLine = await readFile(`/proc/${stack.nodes![2].pid}/cmdline`, "utf8");
+      expect(
+        commandLine.split("\0").some((part) => part.endsWith(path.join("scripts", "node.ts"))),
+        commandLine,
+      ).to.equal(true);
       await Promise.all([network.nodes[0].stop(), network.nodes[1].stop()]);
       const consumer = new NonceManager(new Wallet(stack.accounts!.consumer.privateKey, l2));
       const [svm] = stack.demo!.svm;
@@ -452,6 +461,7 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       const { logFile } = network.nodes[2];
       const restartedFrom = await logFileEnd(logFile);
       const { pid } = (await network.restartNode(2)).child;
+      expect(stack.nodes![2].pid).to.equal(pid);
       // Its scan has read the job's block again, up to the head: that pass is over, and whatever it submitted
       // was sent and logged before this line. (Later passes start past the job's block.) Lines by the new
       // process only (pino's pid): the old one's last lines may reach the file after it exited.
