@@ -130,6 +130,11 @@ export class TestWallet {
           return this.forward(method, params);
       }
     } catch (error) {
+      // The page shows only the short message; a transaction the wallet could not send is the kind of
+      // failure that is rare and timing-bound, so the whole error (the node's answer, the request's
+      // gas, fees and value) goes to the test's output, for the run that shows it.
+      if (method === "eth_sendTransaction")
+        console.error(`test wallet: eth_sendTransaction on chain ${this.chainId} failed: ${(error as Error).message}`);
       return { error: { code: -32603, message: error instanceof BaseError ? error.shortMessage : (error as Error).message } };
     }
   }
