@@ -37,6 +37,20 @@ export async function launchChromium(): Promise<Browser | undefined> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args });
 }
 
+/** Each page's "transaction failed: …" console lines (the app's whole error), for a failure to quote. */
+const failedTransactions = new WeakMap<Page, string[]>();
+
+/** Keeps `page`'s failed-transaction console lines from now on (the last 5). */
+export function keepFailedTransactions(page: Page): void {
+  const lines: string[] = [];
+  failedTransactions.set(page, lines);
+  page.on("console", (message) => {
+    if (message.type() !== "error" || !message.text().startsWith("transaction failed: ")) return;
+    lines.push(message.text());
+    if (lines.length > 5) lines.shift();
+  });
+}
+
 /**
  * Clicks the transaction button `name` inside `scope` and waits for that send's outcome. Returns the
  * status text; throws with it unless the transaction was mined (pass `expectFailure` to get a
@@ -72,7 +86,9 @@ export async function sendTransaction(
         const text = await failure.textContent(quick).catch(() => null);
         if (text !== null) {
           if (options.expectFailure === true) return text;
-          throw new Error(`"${name}" failed: ${text}`);
+          // The page shows the short reason; the app logged the whole error, which says why.
+          const logged = failedTransactions.get(page)?.at(-1);
+          throw new Error(`"${name}" failed: ${text}${logged === undefined ? "" : `\n${logged}`}`);
         }
       }
       if ((await success.count()) > 0) {
@@ -178,6 +194,7 @@ export async function openConnected(
   const context = await browser.newContext({ viewport });
   contexts.push(context);
   const page = await context.newPage();
+  keepFailedTransactions(page);
   await wallet.install(page);
   await page.goto(url);
   await connectWallet(page);

@@ -60,6 +60,9 @@ export function useTransaction() {
         await queryClient.invalidateQueries();
         return receipt;
       } catch (error) {
+        // The page shows the short reason; the console keeps the whole error (the node's answer, the
+        // request's fields) for whoever needs to know why, a developer or a browser test.
+        console.error(`transaction failed: ${error instanceof Error ? error.message : String(error)}`);
         setState({ status: "failed", hash, message: describeError(error) });
         return undefined;
       }
