@@ -112,6 +112,15 @@ const schema = z
      * hub, such requests answer 501.
      */
     L2_CHAIN_ID: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+    /**
+     * The L2's `VerificationRegistry`: with it, `GET /api/network/nodes` publishes each license's quality of
+     * service in the current epoch, read from the registries' events; unset, that route answers 501.
+     */
+    NETWORK_VERIFICATION_REGISTRY: evmAddress.optional(),
+    /** The L2 JSON-RPC URL those events are read from; unset: `ATTESTATION_L2_RPC_URL`. */
+    NETWORK_L2_RPC_URL: rpcUrl().optional(),
+    /** The block the registries were deployed in: events are read from there (0 reads the whole chain). */
+    NETWORK_FROM_BLOCK: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
   })
   .superRefine((config, context) => {
     // A key's bucket never holds more than its capacity: a higher price could never be paid.
@@ -120,6 +129,13 @@ const schema = z
         code: "custom",
         path: ["ATTEST_COST"],
         message: `at most RATE_LIMIT_CAPACITY (${config.RATE_LIMIT_CAPACITY}): a key's bucket never holds more tokens than that`,
+      });
+    }
+    if (config.NETWORK_VERIFICATION_REGISTRY !== undefined && (config.NETWORK_L2_RPC_URL ?? config.ATTESTATION_L2_RPC_URL) === undefined) {
+      context.addIssue({
+        code: "custom",
+        path: ["NETWORK_L2_RPC_URL"],
+        message: "required with NETWORK_VERIFICATION_REGISTRY (or ATTESTATION_L2_RPC_URL): the L2 the network's events are read from",
       });
     }
     const set = ATTESTATION_REQUIRED.filter((name) => config[name] !== undefined);
@@ -221,4 +237,11 @@ export function loadApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
 /** The configuration as it may be logged: each URL by its origin (paths, queries and user parts carry keys and passwords). */
 export function redactedConfig(config: ApiConfig): Record<string, unknown> {
   return redactConfig(schema, config);
+}
+
+/** Where `GET /api/network/nodes` reads the registries' events, when configured, else undefined. */
+export function networkSettings(config: ApiConfig): { l2RpcUrl: string; verificationRegistry: string; fromBlock: number } | undefined {
+  const l2RpcUrl = config.NETWORK_L2_RPC_URL ?? config.ATTESTATION_L2_RPC_URL;
+  if (config.NETWORK_VERIFICATION_REGISTRY === undefined || l2RpcUrl === undefined) return undefined;
+  return { l2RpcUrl, verificationRegistry: config.NETWORK_VERIFICATION_REGISTRY, fromBlock: config.NETWORK_FROM_BLOCK };
 }

@@ -13,10 +13,19 @@ import { PrimaryHubBus } from "./attestation-hub/bus/primary-bus.ts";
 import { RedisHubBus } from "./attestation-hub/bus/redis-bus.ts";
 import { PrimaryClient } from "./cluster/ipc.ts";
 import { clusterMetricsExposition, PrimaryRateLimitStore } from "./cluster/worker-services.ts";
-import { attestationSettings, hubBusSecret, linkChainId, proofL2RpcUrl, redactedConfig, type ApiConfig } from "./config.ts";
+import {
+  attestationSettings,
+  hubBusSecret,
+  linkChainId,
+  networkSettings,
+  proofL2RpcUrl,
+  redactedConfig,
+  type ApiConfig,
+} from "./config.ts";
 import { ApiKeys } from "./keys/api-keys.ts";
 import { KeyVerifier } from "./keys/key-verifier.ts";
 import { ApiMetrics } from "./metrics.ts";
+import { NetworkService } from "./network/network-service.ts";
 import { RedisRateLimitStore } from "./rate-limit/redis-store.ts";
 import { MemoryRateLimitStore, type RateLimitStore } from "./rate-limit/token-bucket.ts";
 import { buildApiServer } from "./server.ts";
@@ -130,6 +139,17 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
           ethereum: readers.evmRpc,
           l1BlockHashes: config.PROOF_L1_BLOCK_HASHES,
         };
+  // `GET /api/network/nodes`: the registries' events on the L2, read on demand.
+  const networkL2 = networkSettings(config);
+  const network =
+    networkL2 === undefined
+      ? undefined
+      : new NetworkService({
+          l2: new JsonRpcPool({ urls: [networkL2.l2RpcUrl], timeoutMs: config.UPSTREAM_TIMEOUT_MS }),
+          verificationRegistry: networkL2.verificationRegistry,
+          fromBlock: networkL2.fromBlock,
+        });
+  if (network !== undefined) metrics.publishNetwork(network);
   const answers = async (probe: () => Promise<unknown>) =>
     probe().then(
       () => true,
@@ -150,6 +170,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
     attestation,
     proofs,
     linkChainId: link.chainId,
+    network,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     cacheTtlMs: config.CACHE_TTL_MS,
     loggerInstance: log.child({ component: "api-server" }),

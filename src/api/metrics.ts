@@ -1,5 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
+import type { NetworkNodes } from "./network/network-service.ts";
+
 /** The API's Prometheus metrics, in a registry of their own (several servers can run in one process). */
 export class ApiMetrics {
   readonly registry = new Registry();
@@ -104,5 +106,44 @@ export class ApiMetrics {
     let counter = this.#cacheCounters.get(key);
     if (counter === undefined) this.#cacheCounters.set(key, (counter = this.cache.labels(chain, hit ? "hit" : "miss")));
     counter.inc();
+  }
+  /**
+   * Publishes `network`'s figures (GET /api/network/nodes) as gauges per license, read on each scrape (the
+   * service's snapshot, at most a couple of seconds old). A scrape while the L2 does not answer keeps the
+   * last values. In a cluster, each worker reads the same chain: the primary takes one worker's values
+   * (`aggregator: "first"`), not their sum.
+   */
+  publishNetwork(network: { nodes(): Promise<NetworkNodes> }): void {
+    // One read per scrape, shared by the gauges (prom-client collects them side by side).
+    let reading: Promise<NetworkNodes | undefined> | undefined;
+    const read = () =>
+      (reading ??= network
+        .nodes()
+        .catch(() => undefined)
+        .finally(() => setImmediate(() => (reading = undefined))));
+    const names = { scoreBps: "score", uptimeBps: "uptime", participationBps: "participation", accuracyBps: "accuracy" } as const;
+    for (const [figure, name] of Object.entries(names) as [keyof typeof names, string][]) {
+      const gauge: Gauge<"license"> = new Gauge({
+        name: `api_network_license_${name}_bps`,
+        help: `Each license's ${name} in the current epoch, in basis points (GET /api/network/nodes)`,
+        labelNames: ["license"] as const,
+        aggregator: "first",
+        registers: [this.registry],
+        async collect() {
+          const nodes = await read();
+          for (const node of nodes?.nodes ?? []) gauge.set({ license: String(node.licenseId) }, node[figure]);
+        },
+      });
+    }
+    const epoch: Gauge = new Gauge({
+      name: "api_network_epoch",
+      help: "The verification registry's current epoch",
+      aggregator: "first",
+      registers: [this.registry],
+      async collect() {
+        const nodes = await read();
+        if (nodes !== undefined) epoch.set(nodes.epoch);
+      },
+    });
   }
 }

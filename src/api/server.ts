@@ -11,6 +11,7 @@ import { closeConnectionsOnShutdown } from "./server/connection-close.ts";
 import type { ApiServerDependencies } from "./server/dependencies.ts";
 import { registerErrorHandling } from "./server/error-handling.ts";
 import { registerKeyCheck } from "./server/key-check.ts";
+import { registerNetworkRoutes } from "./server/network-routes.ts";
 import { registerOperationsRoutes } from "./server/operations-routes.ts";
 import { registerRequestAccounting } from "./server/request-accounting.ts";
 import { sendError } from "./server/responses.ts";
@@ -59,6 +60,7 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
   registerBatchRoute(app, svm, { ...deps, recordItemStatuses });
   registerConditionsRoute(app, deps);
   deps.attestation?.hub.register(app);
+  registerNetworkRoutes(app, deps.network);
   registerOperationsRoutes(app, deps);
   return app;
 }

@@ -226,6 +226,8 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       ATTESTATION_RECHECK_MS: "5000",
       // ?proof=true answers at the keeper's latest recorded L1 block (the L2 is ATTESTATION_L2_RPC_URL's).
       PROOF_L1_BLOCK_HASHES: input.contracts.l2.L1BlockHashes,
+      // GET /api/network/nodes: the registries' events on the L2 (ATTESTATION_L2_RPC_URL's), from its genesis.
+      NETWORK_VERIFICATION_REGISTRY: input.contracts.l2.VerificationRegistry,
       ...input.apiEnv,
     };
     loadApiConfig(apiEnv); // a wrong setting fails here, with every problem listed, not in the child's log

@@ -5,6 +5,7 @@ import type { JsonRpc } from "../../chains/evm/balance-slot.ts";
 import type { SolanaBalanceReader } from "../../chains/solana/balance-reader.ts";
 import type { AttestationService } from "../attestation-hub/attested-query.ts";
 import type { VerifiedKey } from "../keys/api-keys.ts";
+import type { NetworkService } from "../network/network-service.ts";
 import type { ApiMetrics } from "../metrics.ts";
 import type { RateLimitStore, TokenBucketPolicy } from "../rate-limit/token-bucket.ts";
 
@@ -65,6 +66,8 @@ export interface ApiServerDependencies {
    * hub; without either, a request naming both owners answers 501.
    */
   linkChainId?: bigint;
+  /** The network's quality of service (`GET /api/network/nodes`); without it that route answers 501. */
+  network?: NetworkService;
   bodyLimitBytes?: number;
   cacheTtlMs?: number;
   /** pino options or false; keys and URLs never reach the log either way. */

@@ -11,7 +11,8 @@ import { sendError } from "./responses.ts";
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
-    if (apiError.status === 503) request.log.warn({ reason: apiError.message }, "attestation not gathered");
+    // A 503 is a dependency's passing state (a quorum not gathered, the L2 not answering), said to the client.
+    if (apiError.status === 503) request.log.warn({ reason: apiError.message }, "answered 503");
     else if (apiError.status >= 500) request.log.error({ failure: failureFields(error) }, "request failed");
     return sendError(reply, apiError);
   });

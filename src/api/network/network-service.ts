@@ -1,0 +1,162 @@
+import { Interface } from "ethers";
+
+import { epochAt, epochQos, type LicenseQos } from "@avn/protocol/qos";
+
+import type { JsonRpc } from "../../chains/evm/balance-slot.ts";
+import { QosIndex } from "./qos-index.ts";
+
+const REGISTRY_ABI = new Interface([
+  "function NODE_REGISTRY() view returns (address)",
+  "function EPOCHS_START() view returns (uint256)",
+  "function EPOCH_DURATION() view returns (uint256)",
+  "function livenessWindow() view returns (uint256)",
+]);
+
+/** One license in `GET /api/network/nodes`: this epoch's figures, every number an integer. */
+export interface NetworkNode {
+  licenseId: number;
+  operator: string | null;
+  live: boolean;
+  uptimeBps: number;
+  participationBps: number;
+  accuracyBps: number;
+  medianVoteDelayBlocks: number;
+  scoreBps: number;
+  jobsAsked: number;
+  votes: number;
+  agreed: number;
+  disagreed: number;
+}
+
+/** `GET /api/network/nodes`. */
+export interface NetworkNodes {
+  epoch: number;
+  /** Unix seconds. */
+  epochEndsAt: number;
+  /** The L2 block the figures were read at. */
+  block: number;
+  nodes: NetworkNode[];
+}
+
+interface Snapshot {
+  /** When its read started (ms). */
+  at: number;
+  value: NetworkNodes;
+  byLicense: Map<bigint, LicenseQos>;
+}
+
+export interface NetworkServiceOptions {
+  /** The L2's JSON-RPC. */
+  l2: JsonRpc;
+  verificationRegistry: string;
+  /** The block to read events from: the registries' deployment (0 reads the whole chain). */
+  fromBlock?: number;
+  /** How old a snapshot may be before a request reads the chain again (default 2 s). */
+  maxAgeMs?: number;
+}
+
+/**
+ * The network's quality of service as the chain records it (`@avn/protocol/qos`): one snapshot shared by
+ * every request, read again when older than `maxAgeMs`, by one request at a time (the others wait for it).
+ * So `GET /api/network/nodes` reflects the jobs finalized up to `maxAgeMs` plus one read earlier.
+ */
+export class NetworkService {
+  readonly #rpc: JsonRpc;
+  readonly #verificationRegistry: string;
+  readonly #fromBlock: number | undefined;
+  readonly #maxAgeMs: number;
+  // Fixed at deployment, read once on the first request (the API starts whether or not the L2 answers).
+  #registry: { nodeRegistry: string; epochsStart: number; epochDuration: number; index: QosIndex } | undefined;
+  #snapshot: Snapshot | undefined;
+  #reading: Promise<Snapshot> | undefined;
+
+  constructor(options: NetworkServiceOptions) {
+    this.#rpc = options.l2;
+    this.#verificationRegistry = options.verificationRegistry;
+    this.#fromBlock = options.fromBlock;
+    this.#maxAgeMs = options.maxAgeMs ?? 2_000;
+  }
+
+  /** Every license ever delegated, with its figures for the current epoch. */
+  async nodes(): Promise<NetworkNodes> {
+    return (await this.#current()).value;
+  }
+
+  /** One license's figures for the current epoch, or undefined if it was never delegated. */
+  async license(licenseId: bigint): Promise<{ epoch: number; epochEndsAt: number; figures: LicenseQos } | undefined> {
+    const snapshot = await this.#current();
+    const figures = snapshot.byLicense.get(licenseId);
+    return figures === undefined ? undefined : { epoch: snapshot.value.epoch, epochEndsAt: snapshot.value.epochEndsAt, figures };
+  }
+
+  async #current(): Promise<Snapshot> {
+    const snapshot = this.#snapshot;
+    if (snapshot !== undefined && Date.now() - snapshot.at <= this.#maxAgeMs) return snapshot;
+    this.#reading ??= this.#read().finally(() => (this.#reading = undefined));
+    return this.#reading;
+  }
+
+  async #read(): Promise<Snapshot> {
+    const at = Date.now();
+    const registry = (this.#registry ??= await this.#readRegistry());
+    const [head, livenessWindow] = await Promise.all([
+      registry.index.update(),
+      readCall(this.#rpc, registry.nodeRegistry, "livenessWindow"),
+    ]);
+    const frame = {
+      ...epochAt(head.timestamp, registry.epochsStart, registry.epochDuration),
+      now: head.timestamp,
+      livenessWindow: Number(livenessWindow),
+    };
+    // A heartbeat up to one window before the epoch can make a license live at its first jobs.
+    registry.index.prune(frame.start - frame.livenessWindow);
+    const byLicense = epochQos(registry.index.events, frame);
+    const value: NetworkNodes = {
+      epoch: frame.epoch,
+      epochEndsAt: frame.end,
+      block: head.block,
+      nodes: [...byLicense.values()].map(toNetworkNode),
+    };
+    this.#snapshot = { at, value, byLicense };
+    return this.#snapshot;
+  }
+
+  async #readRegistry() {
+    const call = (name: string) => readCall(this.#rpc, this.#verificationRegistry, name);
+    const [nodeRegistry, epochsStart, epochDuration] = await Promise.all([
+      call("NODE_REGISTRY"),
+      call("EPOCHS_START"),
+      call("EPOCH_DURATION"),
+    ]);
+    const contracts = { nodeRegistry: String(nodeRegistry).toLowerCase(), verificationRegistry: this.#verificationRegistry };
+    return {
+      nodeRegistry: contracts.nodeRegistry,
+      epochsStart: Number(epochsStart),
+      epochDuration: Number(epochDuration),
+      index: new QosIndex(this.#rpc, contracts, this.#fromBlock),
+    };
+  }
+}
+
+function toNetworkNode(figures: LicenseQos): NetworkNode {
+  return {
+    licenseId: Number(figures.licenseId),
+    operator: figures.operator,
+    live: figures.live,
+    uptimeBps: figures.uptimeBps,
+    participationBps: figures.participationBps,
+    accuracyBps: figures.accuracyBps,
+    medianVoteDelayBlocks: figures.medianVoteDelayBlocks,
+    scoreBps: figures.scoreBps,
+    jobsAsked: figures.jobsAsked,
+    votes: figures.votes,
+    agreed: figures.agreed,
+    disagreed: figures.disagreed,
+  };
+}
+
+async function readCall(rpc: JsonRpc, to: string, name: string): Promise<unknown> {
+  const data = REGISTRY_ABI.encodeFunctionData(name, []);
+  const result = await rpc.request<string>("eth_call", [{ to, data }, "latest"]);
+  return REGISTRY_ABI.decodeFunctionResult(name, result)[0];
+}

@@ -1,0 +1,90 @@
+import type { FastifyInstance } from "fastify";
+
+import { ApiError } from "../api-error.ts";
+import { failureFields } from "../failure-log.ts";
+import type { NetworkService } from "../network/network-service.ts";
+
+const integer = { type: "integer" } as const;
+const bps = { type: "integer", minimum: 0, maximum: 10_000 } as const;
+
+const nodeSchema = {
+  type: "object",
+  properties: {
+    licenseId: integer,
+    operator: { type: ["string", "null"], description: "The burner the license is delegated to now (lower-case), or null" },
+    live: { type: "boolean" },
+    uptimeBps: { ...bps, description: "Complete liveness windows of the epoch holding a heartbeat of the license's operator" },
+    participationBps: { ...bps, description: "Jobs answered of the jobs opened while the license was live" },
+    accuracyBps: { ...bps, description: "Votes equal to the quorum's answer, of the votes on finalized jobs" },
+    medianVoteDelayBlocks: { ...integer, minimum: 0 },
+    scoreBps: { ...bps, description: "docs/verification.md, Quality of service: the published formula" },
+    jobsAsked: integer,
+    votes: integer,
+    agreed: integer,
+    disagreed: integer,
+  },
+  required: [
+    "licenseId",
+    "operator",
+    "live",
+    "uptimeBps",
+    "participationBps",
+    "accuracyBps",
+    "medianVoteDelayBlocks",
+    "scoreBps",
+    "jobsAsked",
+    "votes",
+    "agreed",
+    "disagreed",
+  ],
+} as const;
+
+const errorSchema = {
+  type: "object",
+  properties: { status: { type: "integer" }, message: { type: "string" } },
+  required: ["status", "message"],
+} as const;
+
+/**
+ * `GET /api/network/nodes` (any valid key): every license ever delegated, with its quality of service in the
+ * current epoch as the chain records it (NetworkService). 501 when the API was started without the network
+ * (`NETWORK_VERIFICATION_REGISTRY` unset); 503 when the L2 cannot be read.
+ */
+export function registerNetworkRoutes(app: FastifyInstance, network: NetworkService | undefined): void {
+  app.get(
+    "/api/network/nodes",
+    {
+      config: { requiresApiKey: true },
+      schema: {
+        summary: "Every license's quality of service in the current epoch",
+        security: [{ apiKey: [] }],
+        response: {
+          200: {
+            type: "object",
+            properties: {
+              epoch: integer,
+              epochEndsAt: { ...integer, description: "Unix seconds" },
+              block: { ...integer, description: "The L2 block the figures were read at" },
+              nodes: { type: "array", items: nodeSchema },
+            },
+            required: ["epoch", "epochEndsAt", "block", "nodes"],
+          },
+          401: { description: "Missing or unknown API key", ...errorSchema },
+          429: { description: "Rate limit or monthly quota", ...errorSchema },
+          501: { description: "This API does not read the network (NETWORK_VERIFICATION_REGISTRY unset)", ...errorSchema },
+          503: { description: "The L2 could not be read", ...errorSchema },
+        },
+      },
+    },
+    async (request) => {
+      if (network === undefined)
+        throw new ApiError(501, "This API does not publish the network's figures: NETWORK_VERIFICATION_REGISTRY is not set");
+      try {
+        return await network.nodes();
+      } catch (error) {
+        request.log.warn({ failure: failureFields(error) }, "network figures not read");
+        throw new ApiError(503, "The network's figures could not be read from the L2; try again shortly");
+      }
+    },
+  );
+}

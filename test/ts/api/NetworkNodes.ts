@@ -1,0 +1,168 @@
+import { expect } from "chai";
+
+import { NetworkService } from "../../../src/api/network/network-service.ts";
+import type { NetworkNode, NetworkNodes } from "../../../src/api/network/network-service.ts";
+import { LIVENESS_WINDOW } from "../../helpers/protocol.ts";
+import { startTestApi, type TestApi } from "../../helpers/api.ts";
+import { ethers, fixture, HOLDER, loadFixture, submit, time, TOKEN } from "../contracts/verification-registry/fixture.ts";
+
+// No source chain is read by these routes: the readers point at a port nothing listens on.
+const NO_SOURCES = { anvil: { rpcUrl: "http://127.0.0.1:9" }, solanaRpc: { url: "http://127.0.0.1:9" } } as never;
+const W = Number(LIVENESS_WINDOW);
+const RIGHT = 5n;
+const WRONG = 7n;
+
+/**
+ * GET /api/network/nodes over the real registries (Hardhat's in-process chain) and a real HTTP server:
+ * ten liveness windows of one epoch, a job each, three licenses that behave differently, each figure
+ * checked against what the scenario makes it.
+ */
+describe("API: GET /api/network/nodes, each license's quality of service from the chain", function () {
+  const l2 = { request: <T>(method: string, params: unknown[]) => ethers.provider.send(method, params) as Promise<T> };
+  let api: TestApi | undefined;
+
+  afterEach(async function () {
+    await api?.close();
+    api = undefined;
+  });
+
+  const get = async (path = "/api/network/nodes", key = api!.apiKey) => {
+    const response = await fetch(`${api!.baseUrl}${path}`, { headers: key === "" ? {} : { authorization: key } });
+    return { status: response.status, body: (await response.json()) as NetworkNodes & { message?: string } };
+  };
+  const byLicense = (body: NetworkNodes, licenseId: number): NetworkNode => body.nodes.find((node) => node.licenseId === licenseId)!;
+
+  /**
+   * From the start of the next epoch, ten windows. Every window: the burners beat (B only in windows 0 to
+   * 5: then it stops), the consumer opens one job, C answers wrong, A right, B right (but not in window 5,
+   * while still live). A and B finalize the jobs of windows 0 to 4; the later ones stay open.
+   */
+  async function tenWindows() {
+    const context = await loadFixture(fixture);
+    const { registry, nodeRegistry, consumer, burnerA, burnerB, burnerC } = context;
+    const start =
+      Number(await registry.EPOCHS_START()) + (Number(await registry.currentEpoch()) + 1) * Number(await registry.EPOCH_DURATION());
+    const epoch = Number(await registry.currentEpoch()) + 1;
+    for (let window = 0; window < 10; window++) {
+      await time.increaseTo(start + window * W + 10);
+      await nodeRegistry.connect(burnerA)["heartbeat()"]();
+      if (window <= 5) await nodeRegistry.connect(burnerB)["heartbeat()"]();
+      await nodeRegistry.connect(burnerC)["heartbeat()"]();
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+      const jobId = (await registry.nextJobId()) - 1n;
+      await submit(registry, burnerC, jobId, [3n], WRONG);
+      await submit(registry, burnerA, jobId, [1n], RIGHT);
+      if (window < 5) await submit(registry, burnerB, jobId, [2n], RIGHT);
+    }
+    await time.increaseTo(start + 10 * W + 5);
+    await ethers.provider.send("evm_mine", []);
+    return { ...context, start, epoch };
+  }
+
+  it("publishes uptime, participation, accuracy, delay and score as the chain recorded them, as JSON integers", async function () {
+    const { registry, start, epoch, burnerA, burnerC } = await tenWindows();
+    const network = new NetworkService({ l2, verificationRegistry: await registry.getAddress() });
+    api = await startTestApi(NO_SOURCES, { network });
+    api.metrics.publishNetwork(network);
+    const { status, body } = await get();
+    expect(status).to.equal(200);
+    expect(body.epoch).to.equal(epoch);
+    expect(body.epochEndsAt).to.equal(start + Number(await registry.EPOCH_DURATION()));
+    expect(body.nodes.map((node) => node.licenseId)).to.deep.equal([1, 2, 3]);
+
+    // A: a beat in every window, a right answer to every job, two blocks after the request.
+    expect(byLicense(body, 1)).to.deep.equal({
+      licenseId: 1,
+      operator: burnerA.address.toLowerCase(),
+      live: true,
+      uptimeBps: 10_000,
+      participationBps: 10_000,
+      accuracyBps: 10_000,
+      medianVoteDelayBlocks: 2,
+      scoreBps: 10_000,
+      jobsAsked: 10,
+      votes: 10,
+      agreed: 5,
+      disagreed: 0,
+    });
+    // B: beats in 6 windows of 10; live for the jobs of windows 0 to 5, it answered 5 of those 6; its votes
+    // came three blocks after the request (timeliness 2/3). Score: 0.6 × 0.8333 × 1 × 0.6666.
+    const b = byLicense(body, 2);
+    expect({ ...b, operator: undefined }).to.deep.equal({
+      licenseId: 2,
+      operator: undefined,
+      live: false,
+      uptimeBps: 6_000,
+      participationBps: 8_333,
+      accuracyBps: 10_000,
+      medianVoteDelayBlocks: 3,
+      scoreBps: 3_332,
+      jobsAsked: 6,
+      votes: 5,
+      agreed: 5,
+      disagreed: 0,
+    });
+    // The same figures on /metrics, for Prometheus.
+    const metrics = await (await fetch(`${api.baseUrl}/metrics`)).text();
+    expect(metrics).to.contain('api_network_license_score_bps{license="2"} 3332');
+    expect(metrics).to.contain('api_network_license_uptime_bps{license="2"} 6000');
+    expect(metrics).to.contain(`api_network_epoch ${epoch}`);
+    // C: always there and first, always wrong: 5 wrong answers on finalized jobs; nothing for the epoch.
+    expect(byLicense(body, 3)).to.deep.equal({
+      licenseId: 3,
+      operator: burnerC.address.toLowerCase(),
+      live: true,
+      uptimeBps: 10_000,
+      participationBps: 10_000,
+      accuracyBps: 0,
+      medianVoteDelayBlocks: 1,
+      scoreBps: 0,
+      jobsAsked: 10,
+      votes: 10,
+      agreed: 0,
+      disagreed: 5,
+    });
+  });
+
+  it("lists a license whose delegation ended, and follows new votes on the next read", async function () {
+    const { registry, nodeRegistry, license, consumer, alice, burnerA, burnerB } = await tenWindows();
+    api = await startTestApi(NO_SOURCES, {
+      network: new NetworkService({ l2, verificationRegistry: await registry.getAddress(), maxAgeMs: 0 }),
+    });
+    const before = byLicense((await get()).body, 1);
+
+    // Alice's second license, delegated and beating, then undelegated: listed, not live, with its operator gone.
+    await license.connect(alice).buy(1n, ethers.MaxUint256);
+    await nodeRegistry.connect(alice).delegate([4n], burnerB.address);
+    await nodeRegistry.connect(burnerB)["heartbeat()"]();
+    await nodeRegistry.connect(alice).undelegate([4n]);
+    // One more job, answered by A (which beats first: its last beat is a window old): it shows on the next read.
+    await nodeRegistry.connect(burnerA)["heartbeat()"]();
+    await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+    await submit(registry, burnerA, (await registry.nextJobId()) - 1n, [1n], RIGHT);
+
+    const after = (await get()).body;
+    expect(byLicense(after, 4)).to.include({ operator: null, live: false, jobsAsked: 0, votes: 0 });
+    expect(byLicense(after, 1).votes).to.equal(before.votes + 1);
+    expect(byLicense(after, 1).jobsAsked).to.equal(before.jobsAsked + 1);
+  });
+
+  it("answers 401 without a key, 501 without the network, 503 when the L2 does not answer", async function () {
+    const { registry } = await loadFixture(fixture);
+    api = await startTestApi(NO_SOURCES);
+    expect((await get("/api/network/nodes", "")).status).to.equal(401);
+    const unconfigured = await get();
+    expect(unconfigured.status).to.equal(501);
+    expect(unconfigured.body.message).to.match(/NETWORK_VERIFICATION_REGISTRY/);
+    await api.close();
+
+    const silent = { request: () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:9")) };
+    api = await startTestApi(NO_SOURCES, {
+      network: new NetworkService({ l2: silent, verificationRegistry: await registry.getAddress() }),
+    });
+    const down = await get();
+    expect(down.status).to.equal(503);
+    expect(down.body.message).to.equal("The network's figures could not be read from the L2; try again shortly");
+    expect(JSON.stringify(down.body)).not.to.contain("127.0.0.1");
+  });
+});

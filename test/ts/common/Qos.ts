@@ -1,0 +1,77 @@
+import { expect } from "chai";
+
+import { epochQos, scoreBps, timelinessBps, type EpochFrame, type QosEvents } from "@avn/protocol/qos";
+
+const A = "0x00000000000000000000000000000000000000aa";
+const B = "0x00000000000000000000000000000000000000bb";
+const W = 100;
+const FRAME: EpochFrame = { epoch: 3, start: 1_000, end: 2_000, now: 1_500, livenessWindow: W };
+const none: QosEvents = { delegations: [], heartbeats: [], requests: [], votes: [], lateAnswers: [], finalized: [] };
+
+/** Block `n` at time `1_000 + n` (one block a second from the epoch's start). */
+const at = (block: number, logIndex = 0) => ({ block, logIndex });
+
+describe("QoS figures and score (@avn/protocol/qos)", function () {
+  it("scores 0 from two wrong answers, counts uptime of 95% as whole, and pays timeliness past two blocks less", function () {
+    const perfect = { uptimeBps: 10_000, participationBps: 10_000, accuracyBps: 10_000, timelinessBps: 10_000, disagreed: 0 };
+    expect(scoreBps(perfect)).to.equal(10_000);
+    expect(scoreBps({ ...perfect, disagreed: 1, accuracyBps: 9_000 })).to.equal(9_000);
+    expect(scoreBps({ ...perfect, disagreed: 2, accuracyBps: 9_999 })).to.equal(0);
+    expect(scoreBps({ ...perfect, uptimeBps: 9_500 })).to.equal(10_000);
+    expect(scoreBps({ ...perfect, uptimeBps: 9_499 })).to.equal(9_499);
+    expect([1, 2, 3, 4, 20].map(timelinessBps)).to.deep.equal([10_000, 10_000, 6_666, 5_000, 1_000]);
+  });
+
+  it("credits a heartbeat only to the licenses its operator held then, and a late answer as an answer", function () {
+    const events: QosEvents = {
+      ...none,
+      delegations: [
+        { ...at(1), licenseId: 1n, operator: A },
+        // License 2 moves from B to A in the epoch's third window: B's earlier beats stay B's.
+        { ...at(2), licenseId: 2n, operator: B },
+        { ...at(250), licenseId: 2n, operator: A },
+      ],
+      heartbeats: [10, 110, 210, 310, 410].flatMap((t) => [
+        { ...at(t, 1), operator: A, timestamp: 1_000 + t },
+        ...(t < 200 ? [{ ...at(t, 2), operator: B, timestamp: 1_000 + t }] : []),
+      ]),
+      requests: [
+        { ...at(20), jobId: 1n, timestamp: 1_020 },
+        { ...at(320), jobId: 2n, timestamp: 1_320 },
+      ],
+      votes: [
+        { ...at(21), jobId: 1n, licenseId: 1n, resultHash: "0x01" },
+        { ...at(22), jobId: 1n, licenseId: 2n, resultHash: "0x01" },
+        { ...at(321), jobId: 2n, licenseId: 1n, resultHash: "0x02" },
+      ],
+      // A answered job 2 for license 2 once the quorum had finalized it: it answered, it just was not first.
+      lateAnswers: [{ ...at(322), jobId: 2n, operator: A }],
+      finalized: [
+        { ...at(22, 1), jobId: 1n, resultHash: "0x01" },
+        { ...at(321, 1), jobId: 2n, resultHash: "0x02" },
+      ],
+    };
+    const figures = epochQos(events, FRAME);
+    expect(figures.get(1n)).to.include({ windows: 5, beatWindows: 5, uptimeBps: 10_000, jobsAsked: 2, jobsAnswered: 2, agreed: 2 });
+    // License 2: B's beats in windows 0 and 1, then A's after the move (310 and 410: windows 3 and 4). A's
+    // beat at 210 came before the move (block 210 < 250): window 2 is missing. 4 of 5.
+    expect(figures.get(2n)).to.include({ beatWindows: 4, uptimeBps: 8_000, jobsAsked: 2, jobsAnswered: 2, votes: 1, agreed: 1 });
+    expect(figures.get(2n)?.operator).to.equal(A);
+  });
+
+  it("does not ask a job of a license whose operator is past the liveness window, and counts no window before the first ends", function () {
+    const events: QosEvents = {
+      ...none,
+      delegations: [{ ...at(1), licenseId: 1n, operator: A }],
+      heartbeats: [{ ...at(5), operator: A, timestamp: 1_005 }],
+      requests: [
+        { ...at(100), jobId: 1n, timestamp: 1_105 }, // exactly one window after the beat: still live
+        { ...at(101), jobId: 2n, timestamp: 1_106 }, // one second later: not live
+      ],
+    };
+    expect(epochQos(events, FRAME).get(1n)).to.include({ jobsAsked: 1, participationBps: 0, beatWindows: 1, windows: 5, uptimeBps: 2_000 });
+    const early = epochQos(events, { ...FRAME, now: 1_050 }).get(1n)!;
+    expect(early).to.include({ windows: 0, uptimeBps: 10_000, live: true });
+    expect(epochQos(events, { ...FRAME, now: 1_200 }).get(1n)).to.include({ windows: 2, live: false, uptimeBps: 5_000 });
+  });
+});
