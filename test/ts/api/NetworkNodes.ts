@@ -1,6 +1,7 @@
 import { expect } from "chai";
 
 import { NetworkService } from "../../../src/api/network/network-service.ts";
+import { runQosCli } from "../../../src/api/network/qos-cli.ts";
 import type { NetworkNode, NetworkNodes } from "../../../src/api/network/network-service.ts";
 import { LIVENESS_WINDOW } from "../../helpers/protocol.ts";
 import { startTestApi, type TestApi } from "../../helpers/api.ts";
@@ -145,6 +146,33 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     expect(byLicense(after, 4)).to.include({ operator: null, live: false, jobsAsked: 0, votes: 0 });
     expect(byLicense(after, 1).votes).to.equal(before.votes + 1);
     expect(byLicense(after, 1).jobsAsked).to.equal(before.jobsAsked + 1);
+  });
+
+  it("npm run qos prints the same figures: one license with what its score is made of, or all as the API's JSON", async function () {
+    const { registry } = await tenWindows();
+    const target = { rpcUrl: "http://l2.invalid", verificationRegistry: await registry.getAddress() };
+    const run = async (args: string[]) => {
+      const lines: string[] = [];
+      const errors: string[] = [];
+      const code = await runQosCli(args, target, {
+        print: (line) => lines.push(line),
+        printError: (line) => errors.push(line),
+        connect: () => l2,
+      });
+      return { code, out: lines.join("\n"), err: errors.join("\n") };
+    };
+    const one = await run(["--license", "2"]);
+    expect(one.code).to.equal(0);
+    expect(one.out).to.contain("uptime         60.00%: 6 of 10 liveness windows held a heartbeat");
+    expect(one.out).to.contain("participation  83.33%: 5 of 6 jobs asked while live were answered");
+    expect(one.out).to.contain("score          33.32%");
+    const all = await run(["--json"]);
+    expect(all.code).to.equal(0);
+    const api = (JSON.parse(all.out) as NetworkNodes).nodes.find((node) => node.licenseId === 3);
+    expect(api).to.include({ scoreBps: 0, disagreed: 5 });
+    expect(await run(["--license", "99"])).to.include({ code: 1, err: "License 99 was never delegated: it has no figures." });
+    expect((await run(["--license", "two"])).code).to.equal(1);
+    expect((await run(["--license", "1"].concat(["--bogus"]))).code).to.equal(1);
   });
 
   it("answers 401 without a key, 501 without the network, 503 when the L2 does not answer", async function () {

@@ -1,0 +1,120 @@
+import { parseArgs } from "node:util";
+
+import type { LicenseQos } from "@avn/protocol/qos";
+
+import type { JsonRpc } from "../../chains/evm/balance-slot.ts";
+import { JsonRpcPool } from "../../chains/rpc/json-rpc-pool.ts";
+import { describeError } from "../../common/describe-error.ts";
+import { NetworkService, type NetworkNodes } from "./network-service.ts";
+
+const USAGE = `Usage: npm run qos -- [--license <id>] [--json] [--rpc-url <L2 JSON-RPC URL> --registry <VerificationRegistry>]
+  Each license's quality of service in the current epoch, as GET /api/network/nodes publishes it, read from the L2.
+  --license <id>   one license, with every figure and what its score is made of
+  --json           the figures as JSON (the API's shape)
+  Without --rpc-url and --registry, the running local stack's (.devnet/stack.json).`;
+
+export interface QosCliOutput {
+  print: (line: string) => void;
+  printError: (line: string) => void;
+  /** How the L2 is reached at a URL (default: over HTTP, a 10 s timeout per call). */
+  connect?: (rpcUrl: string) => JsonRpc;
+}
+
+/** Where the figures are read: the L2 and its VerificationRegistry. */
+export interface QosCliTarget {
+  rpcUrl: string;
+  verificationRegistry: string;
+}
+
+/** `npm run qos -- …`; `defaults` is the local stack's target, when one runs. Returns the exit code. */
+export async function runQosCli(args: string[], defaults: QosCliTarget | undefined, output: QosCliOutput): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      options: {
+        license: { type: "string" },
+        json: { type: "boolean", default: false },
+        "rpc-url": { type: "string" },
+        registry: { type: "string" },
+      },
+    }));
+  } catch (error) {
+    output.printError(`${(error as Error).message}\n${USAGE}`);
+    return 1;
+  }
+  if (values.license !== undefined && !/^[1-9]\d{0,15}$/.test(values.license)) {
+    output.printError(`not a license id: ${values.license}\n${USAGE}`);
+    return 1;
+  }
+  const rpcUrl = values["rpc-url"] ?? defaults?.rpcUrl;
+  const verificationRegistry = values.registry ?? defaults?.verificationRegistry;
+  if (rpcUrl === undefined || verificationRegistry === undefined) {
+    output.printError(`No local stack runs (.devnet/stack.json): give --rpc-url and --registry.\n${USAGE}`);
+    return 1;
+  }
+  let nodes: NetworkNodes;
+  const connect = output.connect ?? ((url: string) => new JsonRpcPool({ urls: [url], timeoutMs: 10_000 }));
+  const network = new NetworkService({ l2: connect(rpcUrl), verificationRegistry });
+  try {
+    nodes = await network.nodes();
+  } catch (error) {
+    output.printError(`The L2 could not be read: ${describeError(error)}`);
+    return 2;
+  }
+  if (values.license === undefined) {
+    if (values.json) output.print(JSON.stringify(nodes, null, 2));
+    else printTable(nodes, output.print);
+    return 0;
+  }
+  const one = await network.license(BigInt(values.license));
+  if (one === undefined) {
+    output.printError(`License ${values.license} was never delegated: it has no figures.`);
+    return 1;
+  }
+  if (values.json) output.print(JSON.stringify(nodes.nodes.find((node) => node.licenseId === Number(values.license))));
+  else printLicense(one.figures, nodes, output.print);
+  return 0;
+}
+
+const percent = (bps: number) => `${(bps / 100).toFixed(2)}%`;
+
+function printTable(nodes: NetworkNodes, print: (line: string) => void): void {
+  print(`Epoch ${nodes.epoch}, ends ${new Date(nodes.epochEndsAt * 1000).toISOString()}; read at L2 block ${nodes.block}.`);
+  print("license  live  uptime    particip.  accuracy  delay  score     asked  votes  agreed  disagreed  operator");
+  for (const node of nodes.nodes) {
+    print(
+      [
+        String(node.licenseId).padEnd(7),
+        (node.live ? "yes" : "no").padEnd(4),
+        percent(node.uptimeBps).padEnd(8),
+        percent(node.participationBps).padEnd(9),
+        percent(node.accuracyBps).padEnd(8),
+        String(node.medianVoteDelayBlocks).padEnd(5),
+        percent(node.scoreBps).padEnd(8),
+        String(node.jobsAsked).padEnd(5),
+        String(node.votes).padEnd(5),
+        String(node.agreed).padEnd(6),
+        String(node.disagreed).padEnd(9),
+        node.operator ?? "(not delegated)",
+      ].join("  "),
+    );
+  }
+}
+
+function printLicense(figures: LicenseQos, nodes: NetworkNodes, print: (line: string) => void): void {
+  print(
+    `License ${figures.licenseId}, epoch ${nodes.epoch} (ends ${new Date(nodes.epochEndsAt * 1000).toISOString()}), L2 block ${nodes.block}`,
+  );
+  print(`  operator       ${figures.operator ?? "(not delegated)"}${figures.live ? ", live" : ", not live"}`);
+  print(`  uptime         ${percent(figures.uptimeBps)}: ${figures.beatWindows} of ${figures.windows} liveness windows held a heartbeat`);
+  print(
+    `  participation  ${percent(figures.participationBps)}: ${figures.jobsAnswered} of ${figures.jobsAsked} jobs asked while live were answered`,
+  );
+  print(`  accuracy       ${percent(figures.accuracyBps)}: ${figures.agreed} votes agreed with the quorum, ${figures.disagreed} did not`);
+  print(
+    `  timeliness     ${percent(figures.timelinessBps)}: median ${figures.medianVoteDelayBlocks} blocks from request to vote (${figures.votes} votes)`,
+  );
+  print(`  score          ${percent(figures.scoreBps)}${figures.disagreed >= 2 ? " (two wrong answers in the epoch: 0)" : ""}`);
+}
