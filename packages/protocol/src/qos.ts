@@ -53,7 +53,8 @@ export interface VoteEvent extends ChainPosition {
 
 /**
  * `VerificationRegistry.SubmissionIgnored` with reason `JobFinalized`: an operator's answer that came after
- * the quorum had already finalized the job. It answered; it was just not among the first.
+ * the quorum had already finalized the job. In the finalization's own block, it answered in time and was
+ * just not among the first; later, it counts for nothing.
  */
 export interface LateAnswerEvent extends ChainPosition {
   jobId: bigint;
@@ -103,7 +104,7 @@ export interface LicenseQos {
   uptimeBps: number;
   /** Jobs opened in the epoch while the license was live (delegated, its operator within the window). */
   jobsAsked: number;
-  /** Of those, the jobs the license voted on, or whose operator answered after the quorum had finalized. */
+  /** Of those, the jobs the license voted on, or whose operator answered in the block the quorum finalized it. */
   jobsAnswered: number;
   participationBps: number;
   /** Votes the registry accepted from the license on jobs opened in the epoch. */
@@ -190,6 +191,7 @@ export function epochQos(events: QosEvents, frame: EpochFrame): Map<bigint, Lice
     ...events.lateAnswers.map((event) => ({ kind: "late" as const, event })),
   ].sort((a, b) => a.event.block - b.event.block || a.event.logIndex - b.event.logIndex);
 
+  const finalizedIn = new Map(events.finalized.map((event) => [event.jobId, event.block]));
   const operatorOf = new Map<bigint, string>();
   const held = new Map<string, Set<bigint>>();
   const lastBeat = new Map<string, number>();
@@ -239,6 +241,9 @@ export function epochQos(events: QosEvents, frame: EpochFrame): Map<bigint, Lice
         break;
       }
       case "late": {
+        // Only an answer sent beside the finalizing votes (mined in their block) was in time; one sent
+        // after the job was decided (a node resuming from a pause) answers nothing anyone waited for.
+        if (finalizedIn.get(item.event.jobId) !== item.event.block) break;
         for (const licenseId of licensesOf(item.event.operator.toLowerCase())) tallyOf(licenseId).answered.add(item.event.jobId);
         break;
       }

@@ -22,11 +22,12 @@ describe("QoS figures and score (@avn/protocol/qos)", function () {
     expect([1, 2, 3, 4, 20].map(timelinessBps)).to.deep.equal([10_000, 10_000, 6_666, 5_000, 1_000]);
   });
 
-  it("credits a heartbeat only to the licenses its operator held then, and a late answer as an answer", function () {
+  it("credits a heartbeat only to the licenses its operator held then, and an answer beside the finalizing votes as an answer", function () {
     const events: QosEvents = {
       ...none,
       delegations: [
         { ...at(1), licenseId: 1n, operator: A },
+        { ...at(1, 1), licenseId: 3n, operator: A },
         // License 2 moves from B to A in the epoch's third window: B's earlier beats stay B's.
         { ...at(2), licenseId: 2n, operator: B },
         { ...at(250), licenseId: 2n, operator: A },
@@ -41,11 +42,15 @@ describe("QoS figures and score (@avn/protocol/qos)", function () {
       ],
       votes: [
         { ...at(21), jobId: 1n, licenseId: 1n, resultHash: "0x01" },
-        { ...at(22), jobId: 1n, licenseId: 2n, resultHash: "0x01" },
+        { ...at(22), jobId: 1n, licenseId: 3n, resultHash: "0x01" },
         { ...at(321), jobId: 2n, licenseId: 1n, resultHash: "0x02" },
       ],
-      // A answered job 2 for license 2 once the quorum had finalized it: it answered, it just was not first.
-      lateAnswers: [{ ...at(322), jobId: 2n, operator: A }],
+      // A answered job 2 for license 2 in the block the quorum finalized it: in time, just not first. B's
+      // answer to job 1 came a block after its finalization: it counts for nothing.
+      lateAnswers: [
+        { ...at(321, 2), jobId: 2n, operator: A },
+        { ...at(23), jobId: 1n, operator: B },
+      ],
       finalized: [
         { ...at(22, 1), jobId: 1n, resultHash: "0x01" },
         { ...at(321, 1), jobId: 2n, resultHash: "0x02" },
@@ -55,7 +60,14 @@ describe("QoS figures and score (@avn/protocol/qos)", function () {
     expect(figures.get(1n)).to.include({ windows: 5, beatWindows: 5, uptimeBps: 10_000, jobsAsked: 2, jobsAnswered: 2, agreed: 2 });
     // License 2: B's beats in windows 0 and 1, then A's after the move (310 and 410: windows 3 and 4). A's
     // beat at 210 came before the move (block 210 < 250): window 2 is missing. 4 of 5.
-    expect(figures.get(2n)).to.include({ beatWindows: 4, uptimeBps: 8_000, jobsAsked: 2, jobsAnswered: 2, votes: 1, agreed: 1 });
+    expect(figures.get(2n)).to.include({
+      beatWindows: 4,
+      uptimeBps: 8_000,
+      jobsAsked: 2,
+      jobsAnswered: 1,
+      votes: 0,
+      participationBps: 5_000,
+    });
     expect(figures.get(2n)?.operator).to.equal(A);
   });
 
