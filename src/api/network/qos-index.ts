@@ -106,8 +106,12 @@ export class QosIndex {
     events.finalized = events.finalized.filter((event) => kept.has(event.jobId));
   }
 
+  /** Adds the events of `logs` all at once, or none (a failed header read leaves the range to be read again). */
   async #add(logs: RpcLog[]): Promise<void> {
     const requestLogs: { log: RpcLog; jobId: bigint }[] = [];
+    const added = { delegations: [], heartbeats: [], requests: [], votes: [], lateAnswers: [], finalized: [] } as {
+      -readonly [Kind in keyof QosEvents]: QosEvents[Kind][number][];
+    };
     for (const log of logs) {
       const parsed = EVENTS.parseLog({ topics: log.topics, data: log.data });
       if (parsed === null) continue;
@@ -118,29 +122,29 @@ export class QosIndex {
       const hexOf = (name: string) => String(args[name]).toLowerCase();
       switch (parsed.name) {
         case "Delegated":
-          this.#events.delegations.push({ ...at, licenseId: uint("licenseId"), operator: hexOf("operator") });
+          added.delegations.push({ ...at, licenseId: uint("licenseId"), operator: hexOf("operator") });
           break;
         case "Undelegated":
         case "DelegationVoided":
-          this.#events.delegations.push({ ...at, licenseId: uint("licenseId"), operator: null });
+          added.delegations.push({ ...at, licenseId: uint("licenseId"), operator: null });
           break;
         case "HeartbeatRecorded":
-          this.#events.heartbeats.push({ ...at, operator: hexOf("operator"), timestamp: Number(uint("timestamp")) });
+          added.heartbeats.push({ ...at, operator: hexOf("operator"), timestamp: Number(uint("timestamp")) });
           break;
         case "VerificationRequested":
           requestLogs.push({ log, jobId: uint("jobId") });
           break;
         case "VoteSubmitted":
-          this.#events.votes.push({ ...at, jobId: uint("jobId"), licenseId: uint("licenseId"), resultHash: hexOf("resultHash") });
+          added.votes.push({ ...at, jobId: uint("jobId"), licenseId: uint("licenseId"), resultHash: hexOf("resultHash") });
           break;
         case "SubmissionIgnored":
           if (Number(uint("reason")) === IgnoreReason.jobFinalized) {
-            this.#events.lateAnswers.push({ ...at, jobId: uint("jobId"), operator: hexOf("operator") });
+            added.lateAnswers.push({ ...at, jobId: uint("jobId"), operator: hexOf("operator") });
           }
           break;
         case "VerificationFulfilled": {
           const subject = { chain: Number(uint("chain")), owner: hexOf("owner"), asset: hexOf("asset") };
-          this.#events.finalized.push({
+          added.finalized.push({
             ...at,
             jobId: uint("jobId"),
             resultHash: registryAnswerHash(subject, uint("balance"), hexOf("queryResultHash")),
@@ -160,12 +164,17 @@ export class QosIndex {
       }),
     );
     for (const { log, jobId } of requestLogs) {
-      this.#events.requests.push({
+      added.requests.push({
         block: Number(BigInt(log.blockNumber)),
         logIndex: Number(BigInt(log.logIndex)),
         jobId,
         timestamp: timestamps.get(log.blockNumber)!,
       });
+    }
+    // A loop, not push(...events): a range of blocks can hold more events than a call takes arguments.
+    for (const kind of Object.keys(added) as (keyof QosEvents)[]) {
+      const events = this.#events[kind] as unknown[];
+      for (const event of added[kind]) events.push(event);
     }
   }
 }

@@ -148,6 +148,26 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     expect(byLicense(after, 1).jobsAsked).to.equal(before.jobsAsked + 1);
   });
 
+  it("reads a range again, without counting anything twice, after a read that failed half-way", async function () {
+    const { registry } = await tenWindows();
+    const verificationRegistry = await registry.getAddress();
+    let failures = 1;
+    // The first header read of a block that opened jobs fails: the logs of its range were already read.
+    const flaky = {
+      request: <T>(method: string, params: unknown[]) =>
+        method === "eth_getBlockByNumber" && params[0] !== "latest" && failures-- > 0
+          ? Promise.reject(new Error("header read failed"))
+          : l2.request<T>(method, params),
+    };
+    api = await startTestApi(NO_SOURCES, { network: new NetworkService({ l2: flaky, verificationRegistry, maxAgeMs: 0 }) });
+    expect((await get()).status).to.equal(503);
+    const again = await get();
+    expect(again.status).to.equal(200);
+    const clean = await new NetworkService({ l2, verificationRegistry }).nodes();
+    expect(again.body.nodes).to.deep.equal(clean.nodes);
+    expect(byLicense(again.body, 1)).to.include({ jobsAsked: 10, votes: 10, agreed: 5 });
+  });
+
   it("npm run qos prints the same figures: one license with what its score is made of, or all as the API's JSON", async function () {
     const { registry } = await tenWindows();
     const target = { rpcUrl: "http://l2.invalid", verificationRegistry: await registry.getAddress() };
