@@ -202,6 +202,11 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     const unconfigured = await get();
     expect(unconfigured.status).to.equal(501);
     expect(unconfigured.body.message).to.match(/NETWORK_VERIFICATION_REGISTRY/);
+    const spec = (await (await fetch(`${api.baseUrl}/openapi.json`)).json()) as {
+      paths: Record<string, { get: { security: unknown[]; responses: Record<string, unknown> } }>;
+    };
+    expect(Object.keys(spec.paths["/api/network/nodes"].get.responses)).to.have.members(["200", "401", "429", "501", "503"]);
+    expect(spec.paths["/api/network/nodes"].get.security).to.deep.equal([{ apiKey: [] }]);
     await api.close();
 
     const silent = { request: () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:9")) };

@@ -33,6 +33,7 @@ import { recordInARow } from "../../../src/devnet/record-loop.ts";
 import { eventArgs } from "../../../src/devnet/events.ts";
 import type { StackFile } from "../../../src/common/stack-file.ts";
 import type { VerificationNetwork } from "../../../src/devnet/verification-network.ts";
+import type { NetworkNodes } from "../../../src/api/network/network-service.ts";
 import { BURNER_FILE } from "../../../src/node/burner.ts";
 import { STATE_FILE } from "../../../src/node/main.ts";
 import { eventually, startTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
@@ -307,6 +308,44 @@ describe("end to end on the local network: governance, and circuit nodes answeri
         { token: proven!.token, owner: proven!.owner, balancesSlot: proven!.slot, blockNumber: first.args.number - 1n },
       );
       expect(await failure(proven!.token, proven!.owner, proven!.slot, unknown.encoded)).to.equal("StorageProofVerifier_UnknownBlock");
+    });
+
+    it("publishes a node paused while 3 jobs finalize with lower participation and score than the two others (GET /api/network/nodes)", async function () {
+      const nodesNow = async () => {
+        const response = await fetch(`${stack.api!.baseUrl}/api/network/nodes`, { headers: { authorization: stack.api!.apiKey } });
+        expect(response.status).to.equal(200);
+        const body = (await response.json()) as NetworkNodes;
+        return (licenseId: number) => body.nodes.find((node) => node.licenseId === licenseId)!;
+      };
+      const [first, paused, third] = stack.nodes!.map((node) => node.licenseIds[0]);
+      const before = (await nodesNow())(paused);
+      const [evm] = stack.demo!.evm;
+      const query = { chain: "evm" as const, user_address: evm.user_address, contract_address: evm.contract_address };
+      // The node's own process (the stack file's pid): stopped, it neither answers nor beats, and stays live
+      // (its last beat is within the liveness window), so the jobs are asked of it.
+      process.kill(stack.nodes![1].pid, "SIGSTOP");
+      try {
+        for (let job = 0; job < 3; job++) await verifyOnChainAndByApi(stack, l2, query);
+      } finally {
+        process.kill(stack.nodes![1].pid, "SIGCONT");
+      }
+      const figures = await nodesNow();
+      const after = figures(paused);
+      for (const [licenseId, role] of [
+        [first, "running"],
+        [paused, "paused"],
+        [third, "running"],
+      ] as const) {
+        const node = figures(licenseId);
+        console.log(
+          `      (license ${licenseId}, ${role}: asked ${node.jobsAsked}, votes ${node.votes}, participation ${node.participationBps} bps, score ${node.scoreBps} bps)`,
+        );
+      }
+      expect(after.jobsAsked - before.jobsAsked, "jobs asked of the paused license").to.be.at.least(3);
+      for (const other of [first, third]) {
+        expect(after.participationBps, `participation of license ${paused} against ${other}`).to.be.below(figures(other).participationBps);
+        expect(after.scoreBps, `score of license ${paused} against ${other}`).to.be.below(figures(other).scoreBps);
+      }
     });
 
     it("still finalizes jobs with one of the three nodes killed mid-run", async function () {
