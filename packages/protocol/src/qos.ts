@@ -41,8 +41,25 @@ export interface HeartbeatEvent extends ChainPosition {
 /** `VerificationRegistry.VerificationRequested`, with its block's timestamp. */
 export interface RequestEvent extends ChainPosition {
   jobId: bigint;
+  requester: string;
   timestamp: number;
 }
+
+/**
+ * `NodeRegistry.RoleGranted` / `RoleRevoked` of `CHALLENGER_ROLE`: the accounts governance lets open
+ * challenge jobs, the network's benchmark of its nodes.
+ */
+export interface ChallengerEvent extends ChainPosition {
+  account: string;
+  granted: boolean;
+}
+
+/**
+ * The role, on NodeRegistry, of the accounts whose jobs are challenges: keccak256("CHALLENGER_ROLE"). Any
+ * role id can be granted through OpenZeppelin's AccessControl, so governance grants it without the
+ * contract declaring it (docs/verification.md, "Benchmark testing").
+ */
+export const CHALLENGER_ROLE = "0xe752add323323eb13e36c71ee508dfd16d74e9e4c4fd78786ba97989e5e13818";
 
 /** `VerificationRegistry.VoteSubmitted`. */
 export interface VoteEvent extends ChainPosition {
@@ -75,6 +92,7 @@ export interface QosEvents {
   votes: readonly VoteEvent[];
   lateAnswers: readonly LateAnswerEvent[];
   finalized: readonly FinalizedEvent[];
+  challengers: readonly ChallengerEvent[];
 }
 
 /** The epoch the figures are for, and the chain's time now (unix seconds). */
@@ -116,6 +134,13 @@ export interface LicenseQos {
   /** Median blocks from request to vote (the lower middle of an even count); 0 without votes. */
   medianVoteDelayBlocks: number;
   timelinessBps: number;
+  /**
+   * Capacity, measured: the challenge jobs among `jobsAsked` (opened by a challenger, at random times, in
+   * bursts), those the license answered, and the median blocks from request to its vote on them.
+   */
+  challengeJobsAsked: number;
+  challengeJobsAnswered: number;
+  challengeMedianVoteDelayBlocks: number;
   scoreBps: number;
 }
 
@@ -162,7 +187,8 @@ type Tagged =
   | { kind: "delegation"; event: DelegationEvent }
   | { kind: "heartbeat"; event: HeartbeatEvent }
   | { kind: "request"; event: RequestEvent }
-  | { kind: "late"; event: LateAnswerEvent };
+  | { kind: "late"; event: LateAnswerEvent }
+  | { kind: "challenger"; event: ChallengerEvent };
 
 interface Tally {
   windowsWithBeat: Set<number>;
@@ -189,9 +215,12 @@ export function epochQos(events: QosEvents, frame: EpochFrame): Map<bigint, Lice
     ...events.heartbeats.map((event) => ({ kind: "heartbeat" as const, event })),
     ...events.requests.map((event) => ({ kind: "request" as const, event })),
     ...events.lateAnswers.map((event) => ({ kind: "late" as const, event })),
+    ...events.challengers.map((event) => ({ kind: "challenger" as const, event })),
   ].sort((a, b) => a.event.block - b.event.block || a.event.logIndex - b.event.logIndex);
 
   const finalizedIn = new Map(events.finalized.map((event) => [event.jobId, event.block]));
+  const challengers = new Set<string>();
+  const challenges = new Set<bigint>();
   const operatorOf = new Map<bigint, string>();
   const held = new Map<string, Set<bigint>>();
   const lastBeat = new Map<string, number>();
@@ -233,8 +262,14 @@ export function epochQos(events: QosEvents, frame: EpochFrame): Map<bigint, Lice
         for (const licenseId of licensesOf(operator)) tallyOf(licenseId).windowsWithBeat.add(window);
         break;
       }
+      case "challenger": {
+        if (item.event.granted) challengers.add(item.event.account.toLowerCase());
+        else challengers.delete(item.event.account.toLowerCase());
+        break;
+      }
       case "request": {
         if (!inEpoch(item.event.timestamp)) break;
+        if (challengers.has(item.event.requester.toLowerCase())) challenges.add(item.event.jobId);
         for (const licenseId of operatorOf.keys()) {
           if (isLiveAt(licenseId, item.event.timestamp)) tallyOf(licenseId).asked.add(item.event.jobId);
         }
@@ -277,7 +312,9 @@ export function epochQos(events: QosEvents, frame: EpochFrame): Map<bigint, Lice
     }
     const beatWindows = [...tally.windowsWithBeat].filter((window) => window < windows).length;
     const jobsAnswered = [...tally.asked].filter((jobId) => tally.answered.has(jobId)).length;
-    const medianVoteDelayBlocks = lowerMedian(votes.map((vote) => vote.block - requestBlock.get(vote.jobId)!));
+    const delayOf = (vote: VoteEvent) => vote.block - requestBlock.get(vote.jobId)!;
+    const medianVoteDelayBlocks = lowerMedian(votes.map(delayOf));
+    const challengeJobsAsked = [...tally.asked].filter((jobId) => challenges.has(jobId));
     const figures = {
       uptimeBps: ratioBps(beatWindows, windows, isLiveAt(licenseId, frame.now) ? BPS : 0),
       participationBps: ratioBps(jobsAnswered, tally.asked.size),
@@ -296,6 +333,9 @@ export function epochQos(events: QosEvents, frame: EpochFrame): Map<bigint, Lice
       votes: votes.length,
       agreed,
       medianVoteDelayBlocks,
+      challengeJobsAsked: challengeJobsAsked.length,
+      challengeJobsAnswered: challengeJobsAsked.filter((jobId) => tally.answered.has(jobId)).length,
+      challengeMedianVoteDelayBlocks: lowerMedian(votes.filter((vote) => challenges.has(vote.jobId)).map(delayOf)),
       ...figures,
       scoreBps: scoreBps(figures),
     });

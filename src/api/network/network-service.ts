@@ -26,6 +26,10 @@ export interface NetworkNode {
   votes: number;
   agreed: number;
   disagreed: number;
+  /** Capacity as the challenges measured it: challenge jobs asked while live, answered, and the median delay. */
+  challengeJobsAsked: number;
+  challengeJobsAnswered: number;
+  challengeMedianVoteDelayBlocks: number;
 }
 
 /** `GET /api/network/nodes`. */
@@ -152,6 +156,9 @@ function toNetworkNode(figures: LicenseQos): NetworkNode {
     votes: figures.votes,
     agreed: figures.agreed,
     disagreed: figures.disagreed,
+    challengeJobsAsked: figures.challengeJobsAsked,
+    challengeJobsAnswered: figures.challengeJobsAnswered,
+    challengeMedianVoteDelayBlocks: figures.challengeMedianVoteDelayBlocks,
   };
 }
 

@@ -1,7 +1,9 @@
 import { Interface } from "ethers";
 
 import { IgnoreReason } from "@avn/protocol/constants";
+import { CHALLENGER_ROLE } from "@avn/protocol/qos";
 import type {
+  ChallengerEvent,
   DelegationEvent,
   FinalizedEvent,
   HeartbeatEvent,
@@ -23,6 +25,8 @@ const EVENTS = new Interface([
   "event VerificationRequested(uint256 indexed jobId, address indexed requester, uint8 chain, bytes32 owner, bytes32 asset, uint256 fee)",
   "event VoteSubmitted(uint256 indexed jobId, uint256 indexed licenseId, address indexed operator, bytes32 resultHash, uint64 sourceBlock)",
   "event SubmissionIgnored(uint256 indexed jobId, address indexed operator, uint8 reason)",
+  "event RoleGranted(bytes32 indexed role, address indexed account, address indexed sender)",
+  "event RoleRevoked(bytes32 indexed role, address indexed account, address indexed sender)",
   "event VerificationFulfilled(uint256 indexed jobId, uint8 chain, bytes32 owner, bytes32 asset, uint256 balance, bytes32 queryResultHash, uint64 sourceBlock)",
 ]);
 const TOPICS = EVENTS.fragments.flatMap((fragment) => (fragment.type === "event" ? [EVENTS.getEvent(fragment.format())!.topicHash] : []));
@@ -64,6 +68,7 @@ export class QosIndex {
     delegations: [] as DelegationEvent[],
     heartbeats: [] as HeartbeatEvent[],
     requests: [] as RequestEvent[],
+    challengers: [] as ChallengerEvent[],
     votes: [] as VoteEvent[],
     lateAnswers: [] as LateAnswerEvent[],
     finalized: [] as FinalizedEvent[],
@@ -108,8 +113,8 @@ export class QosIndex {
 
   /** Adds the events of `logs` all at once, or none (a failed header read leaves the range to be read again). */
   async #add(logs: RpcLog[]): Promise<void> {
-    const requestLogs: { log: RpcLog; jobId: bigint }[] = [];
-    const added = { delegations: [], heartbeats: [], requests: [], votes: [], lateAnswers: [], finalized: [] } as {
+    const requestLogs: { log: RpcLog; jobId: bigint; requester: string }[] = [];
+    const added = { delegations: [], heartbeats: [], requests: [], votes: [], lateAnswers: [], finalized: [], challengers: [] } as {
       -readonly [Kind in keyof QosEvents]: QosEvents[Kind][number][];
     };
     for (const log of logs) {
@@ -132,7 +137,14 @@ export class QosIndex {
           added.heartbeats.push({ ...at, operator: hexOf("operator"), timestamp: Number(uint("timestamp")) });
           break;
         case "VerificationRequested":
-          requestLogs.push({ log, jobId: uint("jobId") });
+          requestLogs.push({ log, jobId: uint("jobId"), requester: hexOf("requester") });
+          break;
+        case "RoleGranted":
+        case "RoleRevoked":
+          // Only the registry's role counts: another contract's event of the same shape is not governance's word.
+          if (hexOf("role") === CHALLENGER_ROLE && log.address.toLowerCase() === this.#addresses[0].toLowerCase()) {
+            added.challengers.push({ ...at, account: hexOf("account"), granted: parsed.name === "RoleGranted" });
+          }
           break;
         case "VoteSubmitted":
           added.votes.push({ ...at, jobId: uint("jobId"), licenseId: uint("licenseId"), resultHash: hexOf("resultHash") });
@@ -163,8 +175,9 @@ export class QosIndex {
         timestamps.set(block, Number(BigInt(header.timestamp)));
       }),
     );
-    for (const { log, jobId } of requestLogs) {
+    for (const { log, jobId, requester } of requestLogs) {
       added.requests.push({
+        requester,
         block: Number(BigInt(log.blockNumber)),
         logIndex: Number(BigInt(log.logIndex)),
         jobId,

@@ -22,6 +22,12 @@ const nodeSchema = {
     votes: integer,
     agreed: integer,
     disagreed: integer,
+    challengeJobsAsked: {
+      ...integer,
+      description: "Jobs opened by a challenger (CHALLENGER_ROLE) while the license was live: its measured capacity",
+    },
+    challengeJobsAnswered: integer,
+    challengeMedianVoteDelayBlocks: integer,
   },
   required: [
     "licenseId",
@@ -36,6 +42,9 @@ const nodeSchema = {
     "votes",
     "agreed",
     "disagreed",
+    "challengeJobsAsked",
+    "challengeJobsAnswered",
+    "challengeMedianVoteDelayBlocks",
   ],
 } as const;
 

@@ -1,6 +1,9 @@
 import { expect } from "chai";
 
+import { CHALLENGER_ROLE } from "@avn/protocol/qos";
+
 import { NetworkService } from "../../../src/api/network/network-service.ts";
+import { E18 } from "../../../src/common/units.ts";
 import { runQosCli } from "../../../src/api/network/qos-cli.ts";
 import type { NetworkNode, NetworkNodes } from "../../../src/api/network/network-service.ts";
 import { LIVENESS_WINDOW } from "../../helpers/protocol.ts";
@@ -85,6 +88,9 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
       votes: 10,
       agreed: 5,
       disagreed: 0,
+      challengeJobsAsked: 0,
+      challengeJobsAnswered: 0,
+      challengeMedianVoteDelayBlocks: 0,
     });
     // B: beats in 6 windows of 10; live for the jobs of windows 0 to 5, it answered 5 of those 6; its votes
     // came three blocks after the request (timeliness 2/3). Score: 0.6 × 0.8333 × 1 × 0.6666.
@@ -102,6 +108,9 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
       votes: 5,
       agreed: 5,
       disagreed: 0,
+      challengeJobsAsked: 0,
+      challengeJobsAnswered: 0,
+      challengeMedianVoteDelayBlocks: 0,
     });
     // The same figures on /metrics, for Prometheus.
     const metrics = await (await fetch(`${api.baseUrl}/metrics`)).text();
@@ -122,6 +131,9 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
       votes: 10,
       agreed: 0,
       disagreed: 5,
+      challengeJobsAsked: 0,
+      challengeJobsAnswered: 0,
+      challengeMedianVoteDelayBlocks: 0,
     });
   });
 
@@ -146,6 +158,43 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     expect(byLicense(after, 4)).to.include({ operator: null, live: false, jobsAsked: 0, votes: 0 });
     expect(byLicense(after, 1).votes).to.equal(before.votes + 1);
     expect(byLicense(after, 1).jobsAsked).to.equal(before.jobsAsked + 1);
+  });
+
+  it("measures capacity from the jobs of an account holding CHALLENGER_ROLE: asked, answered, and how fast", async function () {
+    const { registry, nodeRegistry, admin, consumer, outsider, burnerA, burnerB } = await loadFixture(fixture);
+    // Governance (the registry's admin) names the challenger; its jobs are otherwise ordinary jobs.
+    await nodeRegistry.connect(admin).grantRole(CHALLENGER_ROLE, outsider.address);
+    await registry.connect(outsider).stakeCollateral(outsider.address, 1_000n * E18);
+    const firstChallenge = await registry.nextJobId();
+    for (let burst = 0; burst < 3; burst++) await registry.connect(outsider).requestEvmBalance(HOLDER, TOKEN);
+    await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+    const ordinary = firstChallenge + 3n;
+    // A answers every challenge and the ordinary job; B answers the first challenge only; C none.
+    for (const jobId of [firstChallenge, firstChallenge + 1n, firstChallenge + 2n, ordinary])
+      await submit(registry, burnerA, jobId, [1n], RIGHT);
+    await submit(registry, burnerB, firstChallenge, [2n], RIGHT);
+
+    api = await startTestApi(NO_SOURCES, { network: new NetworkService({ l2, verificationRegistry: await registry.getAddress() }) });
+    const { body } = await get();
+    // Four requests, one block each, then the votes: each of A's came 4 blocks after its request, B's 8.
+    expect(byLicense(body, 1)).to.include({
+      jobsAsked: 4,
+      challengeJobsAsked: 3,
+      challengeJobsAnswered: 3,
+      challengeMedianVoteDelayBlocks: 4,
+    });
+    expect(byLicense(body, 2)).to.include({
+      jobsAsked: 4,
+      challengeJobsAsked: 3,
+      challengeJobsAnswered: 1,
+      challengeMedianVoteDelayBlocks: 8,
+    });
+    expect(byLicense(body, 3)).to.include({
+      jobsAsked: 4,
+      challengeJobsAsked: 3,
+      challengeJobsAnswered: 0,
+      challengeMedianVoteDelayBlocks: 0,
+    });
   });
 
   it("reads a range again, without counting anything twice, after a read that failed half-way", async function () {

@@ -1,12 +1,15 @@
 import { expect } from "chai";
 
-import { epochQos, scoreBps, timelinessBps, type EpochFrame, type QosEvents } from "@avn/protocol/qos";
+import { id } from "ethers";
+
+import { CHALLENGER_ROLE, epochQos, scoreBps, timelinessBps, type EpochFrame, type QosEvents } from "@avn/protocol/qos";
 
 const A = "0x00000000000000000000000000000000000000aa";
 const B = "0x00000000000000000000000000000000000000bb";
 const W = 100;
 const FRAME: EpochFrame = { epoch: 3, start: 1_000, end: 2_000, now: 1_500, livenessWindow: W };
-const none: QosEvents = { delegations: [], heartbeats: [], requests: [], votes: [], lateAnswers: [], finalized: [] };
+const none: QosEvents = { delegations: [], heartbeats: [], requests: [], votes: [], lateAnswers: [], finalized: [], challengers: [] };
+const CONSUMER = "0x00000000000000000000000000000000000000cc";
 
 /** Block `n` at time `1_000 + n` (one block a second from the epoch's start). */
 const at = (block: number, logIndex = 0) => ({ block, logIndex });
@@ -37,8 +40,8 @@ describe("QoS figures and score (@avn/protocol/qos)", function () {
         ...(t < 200 ? [{ ...at(t, 2), operator: B, timestamp: 1_000 + t }] : []),
       ]),
       requests: [
-        { ...at(20), jobId: 1n, timestamp: 1_020 },
-        { ...at(320), jobId: 2n, timestamp: 1_320 },
+        { ...at(20), jobId: 1n, requester: CONSUMER, timestamp: 1_020 },
+        { ...at(320), jobId: 2n, requester: CONSUMER, timestamp: 1_320 },
       ],
       votes: [
         { ...at(21), jobId: 1n, licenseId: 1n, resultHash: "0x01" },
@@ -77,13 +80,47 @@ describe("QoS figures and score (@avn/protocol/qos)", function () {
       delegations: [{ ...at(1), licenseId: 1n, operator: A }],
       heartbeats: [{ ...at(5), operator: A, timestamp: 1_005 }],
       requests: [
-        { ...at(100), jobId: 1n, timestamp: 1_105 }, // exactly one window after the beat: still live
-        { ...at(101), jobId: 2n, timestamp: 1_106 }, // one second later: not live
+        { ...at(100), jobId: 1n, requester: CONSUMER, timestamp: 1_105 }, // exactly one window after the beat: still live
+        { ...at(101), jobId: 2n, requester: CONSUMER, timestamp: 1_106 }, // one second later: not live
       ],
     };
     expect(epochQos(events, FRAME).get(1n)).to.include({ jobsAsked: 1, participationBps: 0, beatWindows: 1, windows: 5, uptimeBps: 2_000 });
     const early = epochQos(events, { ...FRAME, now: 1_050 }).get(1n)!;
     expect(early).to.include({ windows: 0, uptimeBps: 10_000, live: true });
     expect(epochQos(events, { ...FRAME, now: 1_200 }).get(1n)).to.include({ windows: 2, live: false, uptimeBps: 5_000 });
+  });
+
+  it("counts a job as a challenge while its requester holds CHALLENGER_ROLE, and measures each license's answers to them", function () {
+    expect(CHALLENGER_ROLE).to.equal(id("CHALLENGER_ROLE"));
+    const CHALLENGER = "0x00000000000000000000000000000000000000ee";
+    const events: QosEvents = {
+      ...none,
+      delegations: [{ ...at(1), licenseId: 1n, operator: A }],
+      heartbeats: [{ ...at(2), operator: A, timestamp: 1_002 }],
+      challengers: [
+        { ...at(3), account: CHALLENGER, granted: true },
+        { ...at(40), account: CHALLENGER, granted: false },
+      ],
+      requests: [
+        { ...at(10), jobId: 1n, requester: CHALLENGER, timestamp: 1_010 },
+        { ...at(10, 1), jobId: 2n, requester: CHALLENGER, timestamp: 1_010 },
+        { ...at(11), jobId: 3n, requester: CONSUMER, timestamp: 1_011 },
+        // After the role was revoked: an ordinary job.
+        { ...at(50), jobId: 4n, requester: CHALLENGER, timestamp: 1_050 },
+      ],
+      votes: [
+        { ...at(13), jobId: 1n, licenseId: 1n, resultHash: "0x01" },
+        { ...at(12), jobId: 3n, licenseId: 1n, resultHash: "0x03" },
+        { ...at(51), jobId: 4n, licenseId: 1n, resultHash: "0x04" },
+      ],
+    };
+    expect(epochQos(events, FRAME).get(1n)).to.include({
+      jobsAsked: 4,
+      jobsAnswered: 3,
+      challengeJobsAsked: 2,
+      challengeJobsAnswered: 1,
+      challengeMedianVoteDelayBlocks: 3,
+      medianVoteDelayBlocks: 1,
+    });
   });
 });
