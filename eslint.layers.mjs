@@ -1,7 +1,7 @@
 // The layering, enforced: which folder may import which. Read top to bottom, each layer may import the
 // layers below it and nothing above:
 //
-//   scripts → bench → devnet → node, api, credits, governance, bridge, deploy, web (server), the Ignition
+//   scripts → bench → devnet → node, api, challenger, credits, governance, bridge, deploy, web (server), the Ignition
 //   modules → chains, op, tokens → common → @avn/protocol
 //
 // Siblings of one layer do not import each other unless SIBLING_PAIRS lists the pair with its reason; api
@@ -15,7 +15,7 @@ export const LAYERS = [
   ["scripts"],
   ["bench"],
   ["devnet"],
-  ["node", "api", "credits", "governance", "bridge", "deploy", "web-server", "ignition"],
+  ["node", "api", "challenger", "credits", "governance", "bridge", "deploy", "web-server", "ignition"],
   ["chains", "op", "tokens"],
   ["common"],
   ["protocol"],
@@ -28,6 +28,7 @@ const ELEMENTS = {
   devnet: "src/devnet/**",
   node: "src/node/**",
   api: "src/api/**",
+  challenger: "src/challenger/**",
   credits: "src/credits/**",
   governance: "src/governance/**",
   bridge: "src/bridge/**",
