@@ -3,7 +3,8 @@ import { readFile } from "node:fs/promises";
 import { JsonRpcProvider, NonceManager, Wallet } from "ethers";
 import type { Logger } from "pino";
 
-import { VerificationRegistry__factory } from "../../typechain-types/index.ts";
+import type { VerificationRegistry } from "../../typechain-types/index.ts";
+import { contractAt } from "../common/artifacts.ts";
 import { describeError } from "../common/describe-error.ts";
 import { Challenger, challengeTargetsSchema } from "./challenger.ts";
 import { redactedChallengerConfig, type ChallengerConfig } from "./config.ts";
@@ -20,7 +21,8 @@ export async function startChallenger(config: ChallengerConfig, logger: Logger):
     throw new Error(`CHALLENGE_TARGETS: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
   const provider = new JsonRpcProvider(config.L2_RPC_URL, undefined, { staticNetwork: true });
   const wallet = new Wallet(config.CHALLENGER_KEY, provider);
-  const registry = VerificationRegistry__factory.connect(config.VERIFICATION_REGISTRY, new NonceManager(wallet));
+  // The compiled artifact's ABI (as the node reads its contracts): TypeChain's factories are not run, only its types.
+  const registry = contractAt<VerificationRegistry>("VerificationRegistry", config.VERIFICATION_REGISTRY, new NonceManager(wallet));
   logger.info({ config: redactedChallengerConfig(config), address: wallet.address, targets: parsed.data.length }, "challenger starting");
   const challenger = new Challenger({
     registry,

@@ -32,6 +32,11 @@ export interface StackFile {
    */
   nodes?: Array<{ burner: string; owner: string; licenseIds: number[]; pid: number }>;
   /**
+   * The network's challenger (`npm run challenger`): its account, which holds CHALLENGER_ROLE, its own
+   * process (`kill -STOP` pauses the challenges) and its log.
+   */
+  challenger?: { address: string; pid: number; logFile: string };
+  /**
    * The demo holdings with their expected balances (an `erc1155` entry has its `token_id`), and demo
    * conditions: a `POST /api/conditions` body, the verdict it gets, and what it asks.
    */

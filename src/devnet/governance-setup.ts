@@ -1,4 +1,6 @@
-import { Contract, NonceManager, Wallet, type JsonRpcProvider } from "ethers";
+import { Contract, getAddress, Interface, NonceManager, Wallet, type JsonRpcProvider } from "ethers";
+
+import { CHALLENGER_ROLE } from "@avn/protocol/qos";
 
 import { governedContracts } from "../deploy/two-chain.ts";
 import { waitFor } from "../common/wait-for.ts";
@@ -7,6 +9,11 @@ import { DEVNET_L1_BLOCK_SECONDS } from "../common/stack-file.ts";
 import type { ProtocolChange } from "@avn/protocol/governance/proposal";
 import type { DevAccount } from "../common/stack-file.ts";
 import { devnetProvider } from "./op-devnet.ts";
+
+const NODE_REGISTRY_ROLES = new Interface([
+  "function grantRole(bytes32 role, address account)",
+  "function hasRole(bytes32 role, address account) view returns (bool)",
+]);
 
 /**
  * Moves the devnet's L1 on by `blocks` blocks and `seconds` seconds at once (anvil's `evm_increaseTime`
@@ -69,14 +76,34 @@ export async function passOnDevnet(input: {
 
 /**
  * The first proposal of a new deployment: the executor accepts the admin role of every L2 protocol
- * contract, whose handover the deployment started. After it, only governance changes the protocol.
+ * contract, whose handover the deployment started, and, when `challenger` is given, grants it
+ * CHALLENGER_ROLE on NodeRegistry (the network's benchmark: docs/verification.md). After it, only
+ * governance changes the protocol.
  */
-export async function placeUnderGovernance(input: Omit<Parameters<typeof passOnDevnet>[0], "changes" | "done" | "note">): Promise<bigint> {
+export async function placeUnderGovernance(
+  input: Omit<Parameters<typeof passOnDevnet>[0], "changes" | "done" | "note"> & { challenger?: string },
+): Promise<bigint> {
   const contracts = governedContracts(input.addresses.l2);
+  const nodeRegistry = input.addresses.l2.NodeRegistry;
+  const { challenger } = input;
+  const grant: ProtocolChange[] =
+    challenger === undefined
+      ? []
+      : [
+          {
+            kind: "call",
+            call: {
+              target: getAddress(nodeRegistry) as `0x${string}`,
+              value: 0n,
+              data: NODE_REGISTRY_ROLES.encodeFunctionData("grantRole", [CHALLENGER_ROLE, challenger]) as `0x${string}`,
+            },
+          },
+        ];
   return passOnDevnet({
     ...input,
-    changes: [{ kind: "accept-admin" }],
-    note: "Hand the L2 protocol to governance",
+    changes: [{ kind: "accept-admin" }, ...grant],
+    note:
+      challenger === undefined ? "Hand the L2 protocol to governance" : "Hand the L2 protocol to governance; name the network's challenger",
     done: async (l2) => {
       const admins = await Promise.all(
         contracts.map(
@@ -84,7 +111,9 @@ export async function placeUnderGovernance(input: Omit<Parameters<typeof passOnD
             new Contract(address, ["function defaultAdmin() view returns (address)"], l2).getFunction("defaultAdmin")() as Promise<string>,
         ),
       );
-      return admins.every((admin) => admin.toLowerCase() === input.addresses.executor.toLowerCase());
+      const handed = admins.every((admin) => admin.toLowerCase() === input.addresses.executor.toLowerCase());
+      if (!handed || challenger === undefined) return handed;
+      return (await new Contract(nodeRegistry, NODE_REGISTRY_ROLES, l2).getFunction("hasRole")(CHALLENGER_ROLE, challenger)) as boolean;
     },
   });
 }

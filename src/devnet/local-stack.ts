@@ -11,7 +11,7 @@ import { deployClaimPlatform, startCreditsChannel, type CreditsChannel } from ".
 import { devnetGovernanceAddresses } from "../governance/network.ts";
 import { placeUnderGovernance } from "./governance-setup.ts";
 import { devnetProvider, startOpDevnet, type OpDevnet } from "./op-devnet.ts";
-import { startVerificationNetwork, type VerificationNetwork } from "./verification-network.ts";
+import { NETWORK_ACCOUNTS, startVerificationNetwork, type VerificationNetwork } from "./verification-network.ts";
 import { explorerUrlOf, removeStackFile, stackFilePath, writeStackFile, type StackFile } from "../common/stack-file.ts";
 import { webConfigFromStack } from "../web/web-config.ts";
 import { ensureWebBuild, webPaths } from "../web/web-build.ts";
@@ -21,6 +21,11 @@ import { startWebServer, type RunningWebServer } from "../web/web-server.ts";
 
 /** API processes `npm start` runs (`api.workers` in the stack file): the hub's rounds cross between them. */
 export const LOCAL_STACK_API_WORKERS = 2;
+/**
+ * The local stack's challenger bursts come a minute apart on average: a few challenge jobs a minute, so
+ * each node's measured capacity shows within minutes (a live network's would be rarer: the fees are real).
+ */
+export const LOCAL_STACK_CHALLENGE_INTERVAL_SECONDS = 60;
 export const DEVNET_GOVERNANCE_GUARDIAN = 6;
 
 export interface LocalStackOptions {
@@ -108,12 +113,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       const { adminHandovers: _handedOver, ...l2 } = deployed.l2;
       Object.assign(stack.contracts!.l2!, l2);
       stack.accounts!.governanceGuardian = devAccount(DEVNET_GOVERNANCE_GUARDIAN);
-      progress("Handing the L2 contracts to governance: its first proposal, voted by the deployer's tokens on L1…");
+      progress(
+        options.runNetwork === true
+          ? "Handing the L2 contracts to governance and naming the network's challenger: its first proposal, voted by the deployer's tokens on L1…"
+          : "Handing the L2 contracts to governance: its first proposal, voted by the deployer's tokens on L1…",
+      );
       await placeUnderGovernance({
         l1: devnet.l1,
         l2: devnet.l2,
         voter: devnet.accounts.deployer,
         addresses: devnetGovernanceAddresses(stack.contracts!),
+        challenger: options.runNetwork === true ? devAccount(NETWORK_ACCOUNTS.challenger).address : undefined,
         onProgress: progress,
       });
       if (options.runNetwork === true) {
@@ -135,6 +145,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           apiWorkers: options.apiWorkers ?? LOCAL_STACK_API_WORKERS,
           nodeEnv: options.nodeEnv,
           gameMinter: voucherClaims,
+          challenger: { meanIntervalSeconds: LOCAL_STACK_CHALLENGE_INTERVAL_SECONDS },
           onProgress: progress,
           // A restarted node has a new process id: the file says so once it exists (it is written last, below).
           onNodeRestarted: async () => {
@@ -170,6 +181,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           solana: network.stack.solana,
           api: network.stack.api,
           nodes: network.stack.nodes,
+          challenger: network.stack.challenger,
           demo: network.stack.demo,
         });
       }

@@ -18,6 +18,11 @@ export const OWNER_TOKENS = 5_000n * E18;
 export const CONSUMER_TOKENS = 50_000n * E18;
 export const CONSUMER_COLLATERAL = 10_000n * E18;
 export const GAME_COLLATERAL = 10_000n * E18;
+/**
+ * Bridged to the challenger and staked as its collateral: its jobs pay the request fee like any other
+ * (10 tokens on the devnet), so this pays for 2,000 challenges, about 16 hours at the local stack's rate.
+ */
+export const CHALLENGER_COLLATERAL = 20_000n * E18;
 /** What the demo token holder gets: primary tokens on L1 to bridge, and some already on L2 to stake. */
 export const TOKEN_HOLDER_L1_TOKENS = 100_000n * E18;
 export const TOKEN_HOLDER_L2_TOKENS = 20_000n * E18;
@@ -86,6 +91,8 @@ export interface NetworkSetupInput {
   consumer: DevAccount;
   /** A token holder for the web app's pages: primary tokens on both chains. */
   tokenHolder?: DevAccount;
+  /** The network's challenger (CHALLENGER_ROLE, granted by governance): its collateral is bridged and staked. */
+  challenger?: DevAccount;
   onProgress: (line: string) => void;
 }
 
@@ -104,6 +111,7 @@ export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> 
     ...input.operators.map(({ owner }) => ({ account: owner, amount: OWNER_TOKENS })),
     { account: input.consumer, amount: CONSUMER_TOKENS },
   ];
+  if (input.challenger !== undefined) recipients.push({ account: input.challenger, amount: CHALLENGER_COLLATERAL });
   if (input.tokenHolder !== undefined) {
     recipients.push({ account: input.tokenHolder, amount: TOKEN_HOLDER_L2_TOKENS });
     await (await l1Token.transfer(input.tokenHolder.address, TOKEN_HOLDER_L1_TOKENS)).wait();
@@ -128,6 +136,10 @@ export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> 
 
   input.onProgress("Staking the consumer's verification collateral…");
   await stakeCollateral(l2, input.consumer, contracts.l2, input.consumer.address, CONSUMER_COLLATERAL);
+  if (input.challenger !== undefined) {
+    input.onProgress("Staking the challenger's collateral…");
+    await stakeCollateral(l2, input.challenger, contracts.l2, input.challenger.address, CHALLENGER_COLLATERAL);
+  }
   return licenseIds;
 }
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 
-import { ContractFactory, NonceManager, Wallet, ZeroAddress } from "ethers";
+import { Contract, ContractFactory, NonceManager, Wallet, ZeroAddress } from "ethers";
 import hre from "hardhat";
 
 import { NodeRegistry__factory } from "../../typechain-types/index.ts";
@@ -10,7 +10,11 @@ import { HUB_PATH } from "../common/hub-protocol.ts";
 import { loadApiConfig } from "../api/config.ts";
 import { ApiKeys } from "../api/keys/api-keys.ts";
 import { waitFor } from "../common/wait-for.ts";
+import { CHALLENGER_ROLE } from "@avn/protocol/qos";
+
 import { spawnApiService } from "./api-service.ts";
+import { seedChallengeHoldings } from "./challenge-holdings.ts";
+import { startStackChallenger } from "./stack-challenger.ts";
 import { startL1HashRecorder, type L1HashRecorder } from "./l1-hash-recorder.ts";
 import { startRedisServer } from "./redis-server.ts";
 import { loadOrCreateBurner } from "../node/burner.ts";
@@ -41,6 +45,7 @@ export const NETWORK_ACCOUNTS = {
   demoEmpty: 8,
   demoCollector: 10,
   l1HashKeeper: 11,
+  challenger: 12,
 } as const;
 /** L2 ether the demo collector gets for its claims (the account is past anvil's ten funded ones). */
 const COLLECTOR_L2_ETHER = 10n ** 18n;
@@ -87,6 +92,12 @@ export interface VerificationNetworkInput {
   /** The claim platform that may mint bought game items (the credits channel's); none by default. */
   gameMinter?: string;
   onProgress: (line: string) => void;
+  /**
+   * Runs the network's challenger (`npm run challenger`, account NETWORK_ACCOUNTS.challenger) with this mean
+   * time between bursts, over challenge holdings of its own. Its account must already hold CHALLENGER_ROLE
+   * (the local stack's first governance proposal grants it). None by default: the tests' jobs stay theirs.
+   */
+  challenger?: { meanIntervalSeconds: number };
   /** Called once a node has been restarted and `stack.nodes` holds its new `pid` (the local stack rewrites its file). */
   onNodeRestarted?: () => Promise<void>;
 }
@@ -104,7 +115,7 @@ export interface VerificationNetwork {
   /** The keeper recording each L1 block in L1BlockHashes. */
   l1HashRecorder: L1HashRecorder;
   /** What this part adds to the stack file. */
-  stack: Pick<StackFile, "solana" | "api" | "accounts" | "nodes" | "demo"> & { contracts: { l2: Record<string, string> } };
+  stack: Pick<StackFile, "solana" | "api" | "accounts" | "nodes" | "demo" | "challenger"> & { contracts: { l2: Record<string, string> } };
   /** Starts node `index` again with its cache (after a stop). */
   restartNode(index: number): Promise<CircuitNodeProcess>;
   stop(): Promise<void>;
@@ -150,6 +161,15 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     const burners = await Promise.all(cacheDirs.map(async (dir) => (await loadOrCreateBurner(dir)).wallet.address));
     const consumer = devAccount(NETWORK_ACCOUNTS.consumer);
     const tokenHolder = devAccount(NETWORK_ACCOUNTS.tokenHolder);
+    const challenger = input.challenger === undefined ? undefined : devAccount(NETWORK_ACCOUNTS.challenger);
+    if (challenger !== undefined) {
+      const roles = new Contract(input.contracts.l2.NodeRegistry, ["function hasRole(bytes32, address) view returns (bool)"], l2);
+      if (!((await roles.getFunction("hasRole")(CHALLENGER_ROLE, challenger.address)) as boolean))
+        throw new Error(`the challenger ${challenger.address} does not hold CHALLENGER_ROLE on NodeRegistry: governance grants it`);
+      // Gas for its collateral's approval and stake, and for its challenges (the account is past anvil's funded ten).
+      const funder = new NonceManager(new Wallet(input.deployer.privateKey, l2));
+      await (await funder.sendTransaction({ to: challenger.address, value: COLLECTOR_L2_ETHER })).wait();
+    }
     const licenseIds = await setUpNetwork({
       l1,
       l2,
@@ -158,6 +178,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       operators: owners.map((owner, index) => ({ owner, burner: burners[index] })),
       consumer,
       tokenHolder,
+      challenger,
       onProgress,
     });
 
@@ -284,6 +305,21 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       return burners.every((burner) => admitted.some((node) => node.connected && node.burner === burner));
     });
 
+    const challengerProcess =
+      challenger === undefined || input.challenger === undefined
+        ? undefined
+        : await startStackChallenger({
+            projectRoot: input.projectRoot,
+            workDir: input.workDir,
+            key: challenger.privateKey,
+            l2RpcUrl: input.l2.rpcUrl,
+            verificationRegistry: input.contracts.l2.VerificationRegistry,
+            targets: await seedChallengeHoldings(new NonceManager(new Wallet(input.deployer.privateKey, l1)), ledger),
+            meanIntervalSeconds: input.challenger.meanIntervalSeconds,
+            onProgress,
+          });
+    if (challengerProcess !== undefined) cleanups.push(async () => void (await challengerProcess.stop()));
+
     // What the stack file says of each node; `restartNode` keeps its `pid` current (one object, shared
     // with the stack that embeds it).
     const stackNodes = owners.map((owner, index) => ({
@@ -314,6 +350,9 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
           ...Object.fromEntries(owners.map((owner, index) => [`nodeOwner${index + 1}`, owner])),
         },
         nodes: stackNodes,
+        ...(challengerProcess === undefined || challenger === undefined
+          ? {}
+          : { challenger: { address: challenger.address, pid: challengerProcess.child.pid!, logFile: challengerProcess.logFile } }),
         demo: demoSection(evmDemo, svmDemo, conditions),
       },
       async restartNode(index: number) {

@@ -11,7 +11,7 @@ const ACCESS_CONTROL = new Interface([
 
 const ROLE_NAMES = new Map<string, string>([
   [`0x${"00".repeat(32)}`, "DEFAULT_ADMIN_ROLE"],
-  ...["PROTOCOL_ROLE", "RECORDER_ROLE", "REWARDS_FUNDER_ROLE", "ATTESTATION_ROLE", "OPERATOR_ROLE"].map(
+  ...["PROTOCOL_ROLE", "RECORDER_ROLE", "REWARDS_FUNDER_ROLE", "ATTESTATION_ROLE", "OPERATOR_ROLE", "CHALLENGER_ROLE"].map(
     (name) => [id(name), name] as [string, string],
   ),
 ]);

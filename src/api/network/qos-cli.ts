@@ -82,7 +82,7 @@ const percent = (bps: number) => `${(bps / 100).toFixed(2)}%`;
 
 function printTable(nodes: NetworkNodes, print: (line: string) => void): void {
   print(`Epoch ${nodes.epoch}, ends ${new Date(nodes.epochEndsAt * 1000).toISOString()}; read at L2 block ${nodes.block}.`);
-  print("license  live  uptime    particip.  accuracy  delay  score     asked  votes  agreed  disagreed  operator");
+  print("license  live  uptime    particip.  accuracy  delay  score     asked  votes  agreed  disagreed  challenges  operator");
   for (const node of nodes.nodes) {
     print(
       [
@@ -97,6 +97,7 @@ function printTable(nodes: NetworkNodes, print: (line: string) => void): void {
         String(node.votes).padEnd(5),
         String(node.agreed).padEnd(6),
         String(node.disagreed).padEnd(9),
+        `${node.challengeJobsAnswered}/${node.challengeJobsAsked}`.padEnd(10),
         node.operator ?? "(not delegated)",
       ].join("  "),
     );
@@ -115,6 +116,9 @@ function printLicense(figures: LicenseQos, nodes: NetworkNodes, print: (line: st
   print(`  accuracy       ${percent(figures.accuracyBps)}: ${figures.agreed} votes agreed with the quorum, ${figures.disagreed} did not`);
   print(
     `  timeliness     ${percent(figures.timelinessBps)}: median ${figures.medianVoteDelayBlocks} blocks from request to vote (${figures.votes} votes)`,
+  );
+  print(
+    `  capacity       ${figures.challengeJobsAnswered} of ${figures.challengeJobsAsked} challenge jobs answered, median ${figures.challengeMedianVoteDelayBlocks} blocks from request to vote`,
   );
   print(`  score          ${percent(figures.scoreBps)}${figures.disagreed >= 2 ? " (two wrong answers in the epoch: 0)" : ""}`);
 }
