@@ -16,7 +16,8 @@ import { verificationServices } from "./parts/verification-services.ts";
  * contract; the deploy script starts the two-step handover of that role to the executor
  * (`src/deploy/admin-handover.ts`), which accepts it through governance's first proposal.
  * `rewardsFunder` (the treasury, say) receives REWARDS_FUNDER_ROLE. The storage-proof verifier and its
- * L1 block-hash store read the `L1Block` predeploy (docs/proofs.md); they have no admin.
+ * L1 block-hash store read the `L1Block` predeploy (docs/proofs.md); they have no admin. The nodes publish
+ * their measurements of the service to `QosReports` (no admin, no storage: docs/verification.md).
  */
 export default buildModule("L2", (m) => {
   const l1PrimaryToken = m.getParameter<string>("l1PrimaryToken");
@@ -39,5 +40,6 @@ export default buildModule("L2", (m) => {
   const { executor } = l2Governance(m);
   const l1BlockHashes = m.contract("L1BlockHashes", [L2_PREDEPLOYS.L1Block]);
   const storageProofVerifier = m.contract("StorageProofVerifier", [l1BlockHashes, L2_PREDEPLOYS.L1Block]);
-  return { primary, staked, ...services, executor, l1BlockHashes, storageProofVerifier };
+  const qosReports = m.contract("QosReports", [services.verificationRegistry]);
+  return { primary, staked, ...services, executor, l1BlockHashes, storageProofVerifier, qosReports };
 });

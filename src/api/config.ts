@@ -119,6 +119,8 @@ const schema = z
     NETWORK_VERIFICATION_REGISTRY: evmAddress.optional(),
     /** The L2 JSON-RPC URL those events are read from; unset: `ATTESTATION_L2_RPC_URL`. */
     NETWORK_L2_RPC_URL: rpcUrl().optional(),
+    /** The L2's `QosReports`, where the nodes publish what they measured: `GET /api/network/status` reads it. */
+    NETWORK_QOS_REPORTS: evmAddress.optional(),
     /** The block the registries were deployed in: events are read from there (0 reads the whole chain). */
     NETWORK_FROM_BLOCK: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
   })
@@ -240,8 +242,15 @@ export function redactedConfig(config: ApiConfig): Record<string, unknown> {
 }
 
 /** Where `GET /api/network/nodes` reads the registries' events, when configured, else undefined. */
-export function networkSettings(config: ApiConfig): { l2RpcUrl: string; verificationRegistry: string; fromBlock: number } | undefined {
+export function networkSettings(
+  config: ApiConfig,
+): { l2RpcUrl: string; verificationRegistry: string; qosReports: string | undefined; fromBlock: number } | undefined {
   const l2RpcUrl = config.NETWORK_L2_RPC_URL ?? config.ATTESTATION_L2_RPC_URL;
   if (config.NETWORK_VERIFICATION_REGISTRY === undefined || l2RpcUrl === undefined) return undefined;
-  return { l2RpcUrl, verificationRegistry: config.NETWORK_VERIFICATION_REGISTRY, fromBlock: config.NETWORK_FROM_BLOCK };
+  return {
+    l2RpcUrl,
+    verificationRegistry: config.NETWORK_VERIFICATION_REGISTRY,
+    qosReports: config.NETWORK_QOS_REPORTS,
+    fromBlock: config.NETWORK_FROM_BLOCK,
+  };
 }

@@ -147,6 +147,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
       : new NetworkService({
           l2: new JsonRpcPool({ urls: [networkL2.l2RpcUrl], timeoutMs: config.UPSTREAM_TIMEOUT_MS }),
           verificationRegistry: networkL2.verificationRegistry,
+          qosReports: networkL2.qosReports,
           fromBlock: networkL2.fromBlock,
         });
   if (network !== undefined) metrics.publishNetwork(network);

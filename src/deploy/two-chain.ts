@@ -45,6 +45,8 @@ export interface L2Deployment {
   /** Storage proofs of L1 balances (docs/proofs.md): the verifier and the L1 block-hash store it reads. */
   L1BlockHashes: string;
   StorageProofVerifier: string;
+  /** Where the nodes publish their measurements of the service (docs/verification.md). */
+  QosReports: string;
   /** Contracts whose admin role awaits acceptance by the governance executor (its first proposal). */
   adminHandovers: AdminHandover[];
 }
@@ -85,6 +87,7 @@ export async function deployL2(connection: NetworkConnection, links: L1Links, op
     GovernanceExecutor: await deployed.executor.getAddress(),
     L1BlockHashes: await deployed.l1BlockHashes.getAddress(),
     StorageProofVerifier: await deployed.storageProofVerifier.getAddress(),
+    QosReports: await deployed.qosReports.getAddress(),
   };
   const [deployer] = await connection.ethers.getSigners();
   const adminHandovers = await handOverAdmin(governedContracts(addresses), addresses.GovernanceExecutor, deployer);

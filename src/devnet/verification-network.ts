@@ -73,7 +73,8 @@ export interface VerificationNetworkInput {
       | "VerificationRegistry"
       | "AttestationVerifier"
       | "StorageProofVerifier"
-      | "L1BlockHashes",
+      | "L1BlockHashes"
+      | "QosReports",
       string
     >;
   };
@@ -226,6 +227,9 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     const keysFile = path.join(input.workDir, "api-keys.sqlite");
     const keys = await ApiKeys.open(keysFile);
     const apiKey = (await keys.create("demo")).key;
+    // Each node probes the API with a key of its own, as a live operator would be given one.
+    const probeKeys: string[] = [];
+    for (let index = 0; index < nodeCount; index++) probeKeys.push((await keys.create(`node-${index + 1}-probe`)).key);
     await keys.close();
     const apiEnv: Record<string, string> = {
       API_PORT: String(input.apiPort),
@@ -249,6 +253,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       PROOF_L1_BLOCK_HASHES: input.contracts.l2.L1BlockHashes,
       // GET /api/network/nodes: the registries' events on the L2 (ATTESTATION_L2_RPC_URL's), from its genesis.
       NETWORK_VERIFICATION_REGISTRY: input.contracts.l2.VerificationRegistry,
+      NETWORK_QOS_REPORTS: input.contracts.l2.QosReports,
       ...input.apiEnv,
     };
     loadApiConfig(apiEnv); // a wrong setting fails here, with every problem listed, not in the child's log
@@ -275,6 +280,12 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       // A loopback ws:// URL: the hub's default public URLs are its loopback URLs, and the node allows ws:// there.
       ATTESTATION_HUB_URLS: hubUrl,
       ATTESTATION_VERIFIER: input.contracts.l2.AttestationVerifier,
+      // Every node a monitor: it probes its sources and the API, and reports the epoch's figures (docs/verification.md).
+      QOS_REPORTS: input.contracts.l2.QosReports,
+      QOS_API_URL: api.url,
+      QOS_API_KEY: probeKeys[index],
+      QOS_PROBE_INTERVAL_SECONDS: "10",
+      QOS_REPORT_INTERVAL_SECONDS: "30",
       LOG_LEVEL: "info",
       ...input.nodeEnv,
     });

@@ -2,7 +2,7 @@ import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
 
 import { listenHost, port, rpcUrl, rpcUrlList, serviceUrl, sourceChainFields } from "../common/config-fields.ts";
-import { loggedAsOrigin } from "../common/config-redaction.ts";
+import { loggedAsOrigin, secret } from "../common/config-redaction.ts";
 import { DEFAULT_HUB_LABEL, hubName, hubUrlAllowed } from "../common/hub-protocol.ts";
 import { redactConfig } from "../common/config-redaction.ts";
 import { commaSeparated, parseEnvironment, urlList } from "../common/environment.ts";
@@ -91,6 +91,18 @@ const schema = z
      * balance off as fresher than consumers are told it can be (signing-rules.ts).
      */
     ATTESTATION_MAX_CLOCK_SKEW_SECONDS: z.coerce.number().int().positive().default(10),
+    /**
+     * The L2's `QosReports`: with it the node is also a monitor (docs/verification.md, "What the nodes
+     * measure"): it probes its sources (and the API, with `QOS_API_URL` and `QOS_API_KEY`) and reports.
+     */
+    QOS_REPORTS: evmAddress.transform((value) => getAddress(value)).optional(),
+    /** The API the node probes, as integrators call it (`https://…`; the local stack's `http://127.0.0.1:…`). */
+    QOS_API_URL: serviceUrl(/^https?$/).optional(),
+    /** The node's own API key for its probes (never logged): a live operator asks the API's operator for one. */
+    QOS_API_KEY: secret(z.string().min(1)).optional(),
+    QOS_PROBE_INTERVAL_SECONDS: z.coerce.number().int().positive().default(60),
+    /** How often the epoch's figures so far are published: each report is one transaction. */
+    QOS_REPORT_INTERVAL_SECONDS: z.coerce.number().int().positive().default(3_600),
   })
   .superRefine((config, context) => {
     const urls = hubUrlsOf(config);
@@ -105,6 +117,12 @@ const schema = z
         code: "custom",
         path: ["ATTESTATION_VERIFIER"],
         message: "required when ATTESTATION_HUB_URLS is set (the EIP-712 domain the node signs under)",
+      });
+    if ((config.QOS_API_URL === undefined) !== (config.QOS_API_KEY === undefined))
+      context.addIssue({
+        code: "custom",
+        path: [config.QOS_API_URL === undefined ? "QOS_API_URL" : "QOS_API_KEY"],
+        message: "QOS_API_URL and QOS_API_KEY go together: the node probes the API with its own key",
       });
     for (const url of urls)
       if (!hubUrlAllowed(url, config.ATTESTATION_HUB_ALLOW_INSECURE))

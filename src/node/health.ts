@@ -15,6 +15,12 @@ export class NodeMetrics {
     labelNames: ["kind", "outcome"] as const,
     registers: [this.registry],
   });
+  readonly qosProbes = new Counter({
+    name: "node_qos_probes_total",
+    help: "The node's probes of the API and of its own sources, by target and outcome",
+    labelNames: ["target", "outcome"] as const,
+    registers: [this.registry],
+  });
   readonly passErrors = new Counter({ name: "node_pass_errors_total", help: "Job passes that failed", registers: [this.registry] });
   readonly delegatedLicenses = new Gauge({
     name: "node_delegated_licenses",

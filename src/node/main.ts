@@ -19,6 +19,7 @@ import { Lifecycle } from "./lifecycle.ts";
 import { lostVotesCallbacks } from "./lost-votes.ts";
 import { benchmarkSources, discoverChain, openJournal, startupSteps } from "./startup.ts";
 import { TxSender } from "./tx-sender.ts";
+import { QosMonitor } from "./monitor/qos-monitor.ts";
 import { wakeOnNewJobs } from "./wake-up.ts";
 
 export { StopRequested } from "./lifecycle.ts";
@@ -168,8 +169,32 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
     metrics,
   });
   if (hub !== undefined) lifecycle.onStop(hub);
+  const monitor =
+    config.QOS_REPORTS === undefined
+      ? undefined
+      : new QosMonitor({
+          registry: () => contracts.on(endpoints.current).registry,
+          l2: () => endpoints.current,
+          readers,
+          evmRpc,
+          solanaHealth: () => readers.solana.checkHealth(),
+          api:
+            config.QOS_API_URL === undefined || config.QOS_API_KEY === undefined
+              ? undefined
+              : { url: config.QOS_API_URL, key: config.QOS_API_KEY },
+          qosReports: config.QOS_REPORTS,
+          licenses: () => watcher.delegated,
+          sender,
+          probeIntervalMs: config.QOS_PROBE_INTERVAL_SECONDS * 1000,
+          reportIntervalMs: config.QOS_REPORT_INTERVAL_SECONDS * 1000,
+          metrics,
+          logger,
+          onError: failover,
+        });
+  if (monitor !== undefined) lifecycle.onStop(() => monitor.stop());
   heartbeat.start();
   loop.start();
+  monitor?.start();
   health.phase = "running";
   await lifecycle.throwIfStopped();
   const fromBlock = (store.cursor() ?? (await jobs.startBlock()) - 1) + 1;

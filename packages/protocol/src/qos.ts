@@ -349,3 +349,74 @@ export function epochAt(timestamp: number, epochsStart: number, epochDuration: n
   const start = epochsStart + epoch * epochDuration;
   return { epoch, start, end: start + epochDuration };
 }
+
+/** `QosReports.QosReported`: what one node measured of the service in the epoch so far. */
+export interface QosReportEvent extends ChainPosition {
+  operator: string;
+  licenseId: bigint;
+  epoch: number;
+  apiProbes: number;
+  apiCorrect: number;
+  apiErrors: number;
+  apiLatencyP50Ms: number;
+  apiLatencyP95Ms: number;
+  evmSourceLatencyP50Ms: number;
+  svmSourceLatencyP50Ms: number;
+  evmHeadLagSeconds: number;
+}
+
+/** `GET /api/network/status`: the service as the nodes measured it, each figure the median of their reports. */
+export interface NetworkStatus {
+  epoch: number;
+  /** Operators with a report in the epoch (each counted once: its latest report). */
+  reporters: number;
+  /** Null until a reporter probed the API. */
+  api: {
+    /** Probes of every reporter, summed. */
+    probes: number;
+    /** Medians over the reporters that probed: the share of correct answers, of failed ones, and the latencies. */
+    correctBps: number;
+    errorBps: number;
+    latencyP50Ms: number;
+    latencyP95Ms: number;
+  } | null;
+  /** Null until a report; medians over the reporters of their own sources' figures. */
+  sources: { evmLatencyP50Ms: number; svmLatencyP50Ms: number; evmHeadLagSeconds: number } | null;
+}
+
+/**
+ * The network's status in `epoch` from the nodes' reports: each operator's latest report of the epoch,
+ * then the median of each figure over those operators, so that no single node's word sets a figure (a
+ * minority of lying reporters cannot move a median outside the honest reporters' range).
+ */
+export function networkStatus(reports: readonly QosReportEvent[], epoch: number): NetworkStatus {
+  const latest = new Map<string, QosReportEvent>();
+  for (const report of [...reports].sort((a, b) => a.block - b.block || a.logIndex - b.logIndex)) {
+    if (report.epoch === epoch) latest.set(report.operator.toLowerCase(), report);
+  }
+  const all = [...latest.values()];
+  const probed = all.filter((report) => report.apiProbes > 0);
+  const median = (pick: (report: QosReportEvent) => number, from: readonly QosReportEvent[]) => lowerMedian(from.map(pick));
+  return {
+    epoch,
+    reporters: all.length,
+    api:
+      probed.length === 0
+        ? null
+        : {
+            probes: probed.reduce((sum, report) => sum + report.apiProbes, 0),
+            correctBps: median((report) => ratioBps(report.apiCorrect, report.apiProbes), probed),
+            errorBps: median((report) => ratioBps(report.apiErrors, report.apiProbes), probed),
+            latencyP50Ms: median((report) => report.apiLatencyP50Ms, probed),
+            latencyP95Ms: median((report) => report.apiLatencyP95Ms, probed),
+          },
+    sources:
+      all.length === 0
+        ? null
+        : {
+            evmLatencyP50Ms: median((report) => report.evmSourceLatencyP50Ms, all),
+            svmLatencyP50Ms: median((report) => report.svmSourceLatencyP50Ms, all),
+            evmHeadLagSeconds: median((report) => report.evmHeadLagSeconds, all),
+          },
+  };
+}

@@ -1,6 +1,6 @@
 import { Interface } from "ethers";
 
-import { epochAt, epochQos, type LicenseQos } from "@avn/protocol/qos";
+import { epochAt, epochQos, networkStatus, type LicenseQos, type NetworkStatus } from "@avn/protocol/qos";
 
 import type { JsonRpc } from "../../chains/evm/balance-slot.ts";
 import { QosIndex } from "./qos-index.ts";
@@ -47,12 +47,15 @@ interface Snapshot {
   at: number;
   value: NetworkNodes;
   byLicense: Map<bigint, LicenseQos>;
+  status: NetworkStatus;
 }
 
 export interface NetworkServiceOptions {
   /** The L2's JSON-RPC. */
   l2: JsonRpc;
   verificationRegistry: string;
+  /** The nodes' `QosReports`: without it, `status()` says no node reported. */
+  qosReports?: string;
   /** The block to read events from: the registries' deployment (0 reads the whole chain). */
   fromBlock?: number;
   /** How old a snapshot may be before a request reads the chain again (default 2 s). */
@@ -68,6 +71,7 @@ export class NetworkService {
   readonly #rpc: JsonRpc;
   readonly #verificationRegistry: string;
   readonly #fromBlock: number | undefined;
+  readonly #qosReports: string | undefined;
   readonly #maxAgeMs: number;
   // Fixed at deployment, read once on the first request (the API starts whether or not the L2 answers).
   #registry: { nodeRegistry: string; epochsStart: number; epochDuration: number; index: QosIndex } | undefined;
@@ -78,12 +82,18 @@ export class NetworkService {
     this.#rpc = options.l2;
     this.#verificationRegistry = options.verificationRegistry;
     this.#fromBlock = options.fromBlock;
+    this.#qosReports = options.qosReports;
     this.#maxAgeMs = options.maxAgeMs ?? 2_000;
   }
 
   /** Every license ever delegated, with its figures for the current epoch. */
   async nodes(): Promise<NetworkNodes> {
     return (await this.#current()).value;
+  }
+
+  /** The service as the nodes' reports of the current epoch measured it (medians over reporters). */
+  async status(): Promise<NetworkStatus> {
+    return (await this.#current()).status;
   }
 
   /** One license's figures for the current epoch, or undefined if it was never delegated. */
@@ -114,6 +124,7 @@ export class NetworkService {
     };
     // A heartbeat up to one window before the epoch can make a license live at its first jobs.
     registry.index.prune(frame.start - frame.livenessWindow);
+    registry.index.pruneReports(frame.epoch);
     const byLicense = epochQos(registry.index.events, frame);
     const value: NetworkNodes = {
       epoch: frame.epoch,
@@ -121,7 +132,7 @@ export class NetworkService {
       block: head.block,
       nodes: [...byLicense.values()].map(toNetworkNode),
     };
-    this.#snapshot = { at, value, byLicense };
+    this.#snapshot = { at, value, byLicense, status: networkStatus(registry.index.reports, frame.epoch) };
     return this.#snapshot;
   }
 
@@ -132,7 +143,11 @@ export class NetworkService {
       call("EPOCHS_START"),
       call("EPOCH_DURATION"),
     ]);
-    const contracts = { nodeRegistry: String(nodeRegistry).toLowerCase(), verificationRegistry: this.#verificationRegistry };
+    const contracts = {
+      nodeRegistry: String(nodeRegistry).toLowerCase(),
+      verificationRegistry: this.#verificationRegistry,
+      qosReports: this.#qosReports,
+    };
     return {
       nodeRegistry: contracts.nodeRegistry,
       epochsStart: Number(epochsStart),

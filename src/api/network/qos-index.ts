@@ -3,6 +3,7 @@ import { Interface } from "ethers";
 import { IgnoreReason } from "@avn/protocol/constants";
 import { CHALLENGER_ROLE } from "@avn/protocol/qos";
 import type {
+  QosReportEvent,
   ChallengerEvent,
   DelegationEvent,
   FinalizedEvent,
@@ -27,6 +28,7 @@ const EVENTS = new Interface([
   "event SubmissionIgnored(uint256 indexed jobId, address indexed operator, uint8 reason)",
   "event RoleGranted(bytes32 indexed role, address indexed account, address indexed sender)",
   "event RoleRevoked(bytes32 indexed role, address indexed account, address indexed sender)",
+  "event QosReported(address indexed operator, uint256 indexed licenseId, uint256 indexed epoch, (uint64 epoch, uint32 apiProbes, uint32 apiCorrect, uint32 apiErrors, uint32 apiLatencyP50Ms, uint32 apiLatencyP95Ms, uint32 evmSourceLatencyP50Ms, uint32 svmSourceLatencyP50Ms, uint32 evmHeadLagSeconds) report)",
   "event VerificationFulfilled(uint256 indexed jobId, uint8 chain, bytes32 owner, bytes32 asset, uint256 balance, bytes32 queryResultHash, uint64 sourceBlock)",
 ]);
 const TOPICS = EVENTS.fragments.flatMap((fragment) => (fragment.type === "event" ? [EVENTS.getEvent(fragment.format())!.topicHash] : []));
@@ -74,14 +76,32 @@ export class QosIndex {
     finalized: [] as FinalizedEvent[],
   };
 
-  constructor(rpc: JsonRpc, contracts: { nodeRegistry: string; verificationRegistry: string }, fromBlock = 0) {
+  #reports: QosReportEvent[] = [];
+  readonly #qosReports: string | undefined;
+
+  constructor(rpc: JsonRpc, contracts: { nodeRegistry: string; verificationRegistry: string; qosReports?: string }, fromBlock = 0) {
     this.#rpc = rpc;
-    this.#addresses = [contracts.nodeRegistry, contracts.verificationRegistry];
+    this.#addresses = [
+      contracts.nodeRegistry,
+      contracts.verificationRegistry,
+      ...(contracts.qosReports === undefined ? [] : [contracts.qosReports]),
+    ];
+    this.#qosReports = contracts.qosReports?.toLowerCase();
     this.#nextBlock = fromBlock;
   }
 
   get events(): QosEvents {
     return this.#events;
+  }
+
+  /** The nodes' QoS reports read so far (those of epochs before the one `pruneReports` was given are dropped). */
+  get reports(): readonly QosReportEvent[] {
+    return this.#reports;
+  }
+
+  /** Forgets the reports of epochs before `epoch`. */
+  pruneReports(epoch: number): void {
+    this.#reports = this.#reports.filter((report) => report.epoch >= epoch);
   }
 
   /** Reads the events of the blocks up to the head; resolves with the head they were read to. */
@@ -114,6 +134,7 @@ export class QosIndex {
   /** Adds the events of `logs` all at once, or none (a failed header read leaves the range to be read again). */
   async #add(logs: RpcLog[]): Promise<void> {
     const requestLogs: { log: RpcLog; jobId: bigint; requester: string }[] = [];
+    const reports: QosReportEvent[] = [];
     const added = { delegations: [], heartbeats: [], requests: [], votes: [], lateAnswers: [], finalized: [], challengers: [] } as {
       -readonly [Kind in keyof QosEvents]: QosEvents[Kind][number][];
     };
@@ -154,6 +175,26 @@ export class QosIndex {
             added.lateAnswers.push({ ...at, jobId: uint("jobId"), operator: hexOf("operator") });
           }
           break;
+        case "QosReported": {
+          if (log.address.toLowerCase() !== this.#qosReports) break;
+          const report = parsed.args.getValue("report") as Record<string, bigint>;
+          const field = (name: string) => Number(report[name]);
+          reports.push({
+            ...at,
+            operator: hexOf("operator"),
+            licenseId: uint("licenseId"),
+            epoch: Number(uint("epoch")),
+            apiProbes: field("apiProbes"),
+            apiCorrect: field("apiCorrect"),
+            apiErrors: field("apiErrors"),
+            apiLatencyP50Ms: field("apiLatencyP50Ms"),
+            apiLatencyP95Ms: field("apiLatencyP95Ms"),
+            evmSourceLatencyP50Ms: field("evmSourceLatencyP50Ms"),
+            svmSourceLatencyP50Ms: field("svmSourceLatencyP50Ms"),
+            evmHeadLagSeconds: field("evmHeadLagSeconds"),
+          });
+          break;
+        }
         case "VerificationFulfilled": {
           const subject = { chain: Number(uint("chain")), owner: hexOf("owner"), asset: hexOf("asset") };
           added.finalized.push({
@@ -185,6 +226,7 @@ export class QosIndex {
       });
     }
     // A loop, not push(...events): a range of blocks can hold more events than a call takes arguments.
+    for (const report of reports) this.#reports.push(report);
     for (const kind of Object.keys(added) as (keyof QosEvents)[]) {
       const events = this.#events[kind] as unknown[];
       for (const event of added[kind]) events.push(event);

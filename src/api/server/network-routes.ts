@@ -54,9 +54,37 @@ const errorSchema = {
   required: ["status", "message"],
 } as const;
 
+const statusSchema = {
+  type: "object",
+  properties: {
+    epoch: integer,
+    reporters: { ...integer, description: "Operators with a QoS report in the epoch (each counted once: its latest report)" },
+    api: {
+      type: ["object", "null"],
+      description: "Null until a node probed the API; each figure the median over the reporters that did",
+      properties: {
+        probes: { ...integer, description: "Probes of every reporter, summed" },
+        correctBps: bps,
+        errorBps: bps,
+        latencyP50Ms: integer,
+        latencyP95Ms: integer,
+      },
+      required: ["probes", "correctBps", "errorBps", "latencyP50Ms", "latencyP95Ms"],
+    },
+    sources: {
+      type: ["object", "null"],
+      description: "Null until a report; the medians of the reporters' own sources",
+      properties: { evmLatencyP50Ms: integer, svmLatencyP50Ms: integer, evmHeadLagSeconds: integer },
+      required: ["evmLatencyP50Ms", "svmLatencyP50Ms", "evmHeadLagSeconds"],
+    },
+  },
+  required: ["epoch", "reporters", "api", "sources"],
+} as const;
+
 /**
  * `GET /api/network/nodes` (any valid key): every license ever delegated, with its quality of service in the
- * current epoch as the chain records it (NetworkService). 501 when the API was started without the network
+ * current epoch as the chain records it (NetworkService); `GET /api/network/status`: the service as the
+ * nodes' reports measured it. 501 when the API was started without the network
  * (`NETWORK_VERIFICATION_REGISTRY` unset); 503 when the L2 cannot be read.
  */
 export function registerNetworkRoutes(app: FastifyInstance, network: NetworkService | undefined): void {
@@ -92,6 +120,34 @@ export function registerNetworkRoutes(app: FastifyInstance, network: NetworkServ
         return await network.nodes();
       } catch (error) {
         request.log.warn({ failure: failureFields(error) }, "network figures not read");
+        throw new ApiError(503, "The network's figures could not be read from the L2; try again shortly");
+      }
+    },
+  );
+
+  app.get(
+    "/api/network/status",
+    {
+      config: { requiresApiKey: true },
+      schema: {
+        summary: "The service as the circuit nodes measured it in the current epoch (medians of their reports)",
+        security: [{ apiKey: [] }],
+        response: {
+          200: statusSchema,
+          401: { description: "Missing or unknown API key", ...errorSchema },
+          429: { description: "Rate limit or monthly quota", ...errorSchema },
+          501: { description: "This API does not read the network (NETWORK_VERIFICATION_REGISTRY unset)", ...errorSchema },
+          503: { description: "The L2 could not be read", ...errorSchema },
+        },
+      },
+    },
+    async (request) => {
+      if (network === undefined)
+        throw new ApiError(501, "This API does not publish the network's figures: NETWORK_VERIFICATION_REGISTRY is not set");
+      try {
+        return await network.status();
+      } catch (error) {
+        request.log.warn({ failure: failureFields(error) }, "network status not read");
         throw new ApiError(503, "The network's figures could not be read from the L2; try again shortly");
       }
     },

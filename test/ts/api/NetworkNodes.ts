@@ -197,6 +197,46 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     });
   });
 
+  it("publishes the service as the nodes' reports measured it: each figure a median, one report per operator (GET /api/network/status)", async function () {
+    const { registry, burnerA, burnerB, burnerC } = await loadFixture(fixture);
+    const reports = await ethers.deployContract("QosReports", [await registry.getAddress()]);
+    const network = new NetworkService({
+      l2,
+      verificationRegistry: await registry.getAddress(),
+      qosReports: await reports.getAddress(),
+      maxAgeMs: 0,
+    });
+    api = await startTestApi(NO_SOURCES, { network });
+    const epoch = Number(await registry.currentEpoch());
+    const before = await get("/api/network/status");
+    expect(before.status).to.equal(200);
+    expect(before.body).to.deep.equal({ epoch, reporters: 0, api: null, sources: null });
+
+    const report = (probes: number, correct: number, latency: number, lag: number) => ({
+      epoch,
+      apiProbes: probes,
+      apiCorrect: correct,
+      apiErrors: probes - correct,
+      apiLatencyP50Ms: latency,
+      apiLatencyP95Ms: latency * 3,
+      evmSourceLatencyP50Ms: 5,
+      svmSourceLatencyP50Ms: 7,
+      evmHeadLagSeconds: lag,
+    });
+    // A's first report is replaced by its later one; C lies (nothing correct, absurd latency): the medians hold.
+    await reports.connect(burnerA).report(1n, report(4, 0, 10_000, 100));
+    await reports.connect(burnerA).report(1n, report(20, 20, 40, 2));
+    await reports.connect(burnerB).report(2n, report(10, 9, 50, 3));
+    await reports.connect(burnerC).report(3n, report(10, 0, 99_999, 999));
+    const after = await get("/api/network/status");
+    expect(after.body).to.deep.equal({
+      epoch,
+      reporters: 3,
+      api: { probes: 40, correctBps: 9_000, errorBps: 1_000, latencyP50Ms: 50, latencyP95Ms: 150 },
+      sources: { evmLatencyP50Ms: 5, svmLatencyP50Ms: 7, evmHeadLagSeconds: 3 },
+    });
+  });
+
   it("reads a range again, without counting anything twice, after a read that failed half-way", async function () {
     const { registry } = await tenWindows();
     const verificationRegistry = await registry.getAddress();

@@ -34,6 +34,7 @@ import { eventArgs } from "../../../src/devnet/events.ts";
 import type { StackFile } from "../../../src/common/stack-file.ts";
 import type { VerificationNetwork } from "../../../src/devnet/verification-network.ts";
 import type { NetworkNodes } from "../../../src/api/network/network-service.ts";
+import type { NetworkStatus } from "@avn/protocol/qos";
 import { BURNER_FILE } from "../../../src/node/burner.ts";
 import { STATE_FILE } from "../../../src/node/main.ts";
 import { eventually, startTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
@@ -308,6 +309,24 @@ describe("end to end on the local network: governance, and circuit nodes answeri
         { token: proven!.token, owner: proven!.owner, balancesSlot: proven!.slot, blockNumber: first.args.number - 1n },
       );
       expect(await failure(proven!.token, proven!.owner, proven!.slot, unknown.encoded)).to.equal("StorageProofVerifier_UnknownBlock");
+    });
+
+    it("has every node probe the API and its sources and report it: GET /api/network/status, medians of 3 reporters", async function () {
+      // Probes every 10 s about the jobs of the last 300 blocks (the tests above opened some), reports every 30 s.
+      const status = await eventually(
+        async () => {
+          const response = await fetch(`${stack.api!.baseUrl}/api/network/status`, { headers: { authorization: stack.api!.apiKey } });
+          expect(response.status).to.equal(200);
+          return (await response.json()) as NetworkStatus;
+        },
+        (body) => body.reporters === 3 && body.api !== null && body.api.probes >= 3,
+        120_000,
+      );
+      console.log(`      (status: ${JSON.stringify(status)})`);
+      expect(status.api!.correctBps).to.equal(10_000);
+      expect(status.api!.errorBps).to.equal(0);
+      expect(status.api!.latencyP50Ms).to.be.above(0);
+      expect(status.sources!.evmLatencyP50Ms).to.be.above(0);
     });
 
     it("publishes a node paused while 3 jobs finalize with lower participation and score than the two others (GET /api/network/nodes)", async function () {

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import { INodeRegistry } from "@avn/contracts/interfaces/INodeRegistry.sol";
+import { IQosReports } from "@avn/contracts/interfaces/IQosReports.sol";
+import { IVerificationRegistry } from "@avn/contracts/interfaces/IVerificationRegistry.sol";
+
+/// @title QosReports
+/// @notice See {IQosReports}.
+/// @dev No admin and no storage: a report is checked (the caller operates the named live license, the epoch
+/// is the current one, the counts add up) and emitted. What the reports say moves no token: pay follows
+/// only what the registries record (docs/verification.md, trust model).
+contract QosReports is IQosReports {
+    /// @inheritdoc IQosReports
+    IVerificationRegistry public immutable REGISTRY;
+
+    INodeRegistry private immutable _nodeRegistry;
+
+    /// @param registry The verification registry (its epochs, and its node registry's licenses).
+    constructor(IVerificationRegistry registry) {
+        if (address(registry) == address(0)) revert QosReports_ZeroAddress();
+        REGISTRY = registry;
+        _nodeRegistry = registry.NODE_REGISTRY();
+    }
+
+    /// @inheritdoc IQosReports
+    function report(uint256 licenseId, Report calldata report_) external {
+        if (_nodeRegistry.operatorOf(licenseId) != msg.sender || !_nodeRegistry.isLive(licenseId)) {
+            revert QosReports_NotLiveOperator(msg.sender, licenseId);
+        }
+        uint256 currentEpoch = REGISTRY.currentEpoch();
+        if (report_.epoch != currentEpoch) revert QosReports_WrongEpoch(report_.epoch, currentEpoch);
+        if (uint256(report_.apiCorrect) + report_.apiErrors > report_.apiProbes) {
+            revert QosReports_InconsistentCounts(report_.apiProbes, report_.apiCorrect, report_.apiErrors);
+        }
+        emit QosReported(msg.sender, licenseId, currentEpoch, report_);
+    }
+}
