@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { formatAmount, formatDuration, formatRate, formatTime, shortAddress } from "../src/lib/format";
+import { formatAmount, formatBps, formatChallenges, formatDuration, formatRate, formatTime, shortAddress } from "../src/lib/format";
 
 const E18 = 10n ** 18n;
 
@@ -46,6 +46,26 @@ describe("formatRate", () => {
     expect(formatRate(E18)).toBe("100 %");
     expect(formatRate(123_456_789_012_345_678n)).toBe("12.35 %");
     expect(formatRate(0n)).toBe("0 %");
+  });
+});
+
+describe("formatBps", () => {
+  it("reads basis points as a percentage with exactly two decimals", () => {
+    expect(formatBps(10_000)).toBe("100.00 %");
+    expect(formatBps(9_500)).toBe("95.00 %");
+    expect(formatBps(9_999)).toBe("99.99 %");
+    expect(formatBps(7)).toBe("0.07 %");
+    expect(formatBps(50)).toBe("0.50 %");
+    expect(formatBps(0)).toBe("0.00 %");
+  });
+});
+
+describe("formatChallenges", () => {
+  it("says the challenges answered of those asked with the median delay, or that none was asked", () => {
+    expect(formatChallenges(3, 4, 2)).toBe("3 / 4 (median delay 2 blocks)");
+    expect(formatChallenges(1, 1, 1)).toBe("1 / 1 (median delay 1 block)");
+    expect(formatChallenges(0, 2, 0)).toBe("0 / 2 (median delay 0 blocks)");
+    expect(formatChallenges(0, 0, 0)).toBe("None asked");
   });
 });
 

@@ -3,7 +3,9 @@ import { Contract, JsonRpcProvider, NonceManager, Wallet, getAddress } from "eth
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { Hex } from "viem";
 
-import { formatAmount, formatRate } from "../../../apps/web/src/lib/format.ts";
+import { epochQos, type LicenseQos } from "@avn/protocol/qos";
+
+import { formatAmount, formatBps, formatChallenges, formatRate } from "../../../apps/web/src/lib/format.ts";
 import {
   NodeLicense__factory,
   NodeRegistry__factory,
@@ -16,6 +18,8 @@ import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import type { StackFile } from "../../../src/common/stack-file.ts";
 import { NETWORK_ACCOUNTS, type VerificationNetwork } from "../../../src/devnet/verification-network.ts";
 import type { RunningWebServer } from "../../../src/web/web-server.ts";
+import type { NetworkNodes } from "../../../src/api/network/network-service.ts";
+import { QosIndex } from "../../../src/api/network/qos-index.ts";
 import { advanceL1Time, eventually, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 import {
   connectWallet,
@@ -412,6 +416,185 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
     await l2.send("evm_mine", []);
     await nodeStatus(page, burners[2], "Not live");
     for (const burner of burners.slice(0, 2)) await nodeStatus(page, burner, "Live");
+  });
+
+  it("shows each license's quality of service as the API computes it, this epoch and the ones before, and the holder's scores", async function () {
+    const page = await openConnected("/network", holderWallet());
+    const nodeLicenses = network.stack.nodes!.map((node) => BigInt(node.licenseIds[0]));
+    const holderLicenses = await ownedLicenses(holder.address);
+    const licenses = [...new Set([...nodeLicenses, ...holderLicenses])];
+
+    // The self-reported capacity is gone from the nodes; the figures are a table of their own, by license.
+    const nodesTable = page.getByRole("table", { name: "Nodes", exact: true });
+    const qosTable = page.getByRole("table", { name: /^Quality of service per license, epoch \d+/ });
+    await qosTable.waitFor({ timeout: 60_000 });
+    expect(await nodesTable.getByRole("columnheader").allTextContents()).to.deep.equal([
+      "Operator",
+      "Licenses",
+      "Status",
+      "Last heartbeat",
+    ]);
+    expect(await qosTable.getByRole("columnheader").allTextContents()).to.deep.equal([
+      "License",
+      "Operator",
+      "Score",
+      "Uptime",
+      "Participation",
+      "Accuracy",
+      "Median vote delay (blocks)",
+      "Jobs asked",
+      "Votes",
+      "Agreed / disagreed",
+      "Challenges answered / asked",
+    ]);
+
+    // A job in this epoch, so that the figures count one.
+    const consumer = new NonceManager(new Wallet(devAccount(NETWORK_ACCOUNTS.consumer).privateKey, l2));
+    const registry = VerificationRegistry__factory.connect(l2Address("VerificationRegistry"), consumer);
+    const demo = network.stack.demo!.evm[0];
+    const jobId = await registry.nextJobId();
+    await (await registry.requestEvmBalance(demo.user_address, demo.contract_address)).wait();
+    await waitForText(page.locator(`[data-testid="job-row"][data-job-id="${jobId}"]`), /fulfilled/i, 60_000);
+    const [fulfilled] = await registry.queryFilter(registry.filters.VerificationFulfilled(jobId));
+
+    // What the page shows of a license, cell by cell, and what it would show of `figures`, formatted by its helpers.
+    const CELLS = [
+      "qos-score",
+      "qos-uptime",
+      "qos-participation",
+      "qos-accuracy",
+      "qos-delay",
+      "qos-asked",
+      "qos-votes",
+      "qos-agreement",
+      "qos-challenges",
+    ];
+    const shownOf = async (licenseId: bigint) => {
+      const row = page.locator(`[data-testid="qos-row"][data-license-id="${licenseId}"]`);
+      if ((await row.count()) === 0) return undefined;
+      return Promise.all(CELLS.map(async (cell) => (await row.getByTestId(cell).textContent()) ?? ""));
+    };
+    type Figures = Pick<
+      LicenseQos,
+      | "scoreBps"
+      | "uptimeBps"
+      | "participationBps"
+      | "accuracyBps"
+      | "medianVoteDelayBlocks"
+      | "jobsAsked"
+      | "votes"
+      | "agreed"
+      | "disagreed"
+      | "challengeJobsAsked"
+      | "challengeJobsAnswered"
+      | "challengeMedianVoteDelayBlocks"
+    >;
+    const formatted = (figures: Figures | undefined) =>
+      figures === undefined
+        ? undefined
+        : [
+            formatBps(figures.scoreBps),
+            formatBps(figures.uptimeBps),
+            formatBps(figures.participationBps),
+            formatBps(figures.accuracyBps),
+            figures.medianVoteDelayBlocks.toLocaleString("en-US"),
+            figures.jobsAsked.toLocaleString("en-US"),
+            figures.votes.toLocaleString("en-US"),
+            `${figures.agreed} / ${figures.disagreed}`,
+            formatChallenges(figures.challengeJobsAnswered, figures.challengeJobsAsked, figures.challengeMedianVoteDelayBlocks),
+          ];
+    const yourScore = (licenseId: bigint, epoch: number) =>
+      page
+        .locator(`[data-testid="your-score-row"][data-license-id="${licenseId}"] [data-testid="your-score"][data-epoch="${epoch}"]`)
+        .textContent();
+    const epochSelector = page.getByLabel("Epoch", { exact: true });
+    /** Where the page differs from `figuresOf` in `epoch`, one line each: none once it shows the same. */
+    const mismatches = async (epoch: number, figuresOf: (licenseId: bigint) => Figures | undefined) => {
+      const problems: string[] = [];
+      const selected = await epochSelector.inputValue();
+      if (selected !== String(epoch)) problems.push(`epoch ${selected} selected, not ${epoch}`);
+      for (const licenseId of licenses) {
+        const [shown, expected] = [await shownOf(licenseId), formatted(figuresOf(licenseId))];
+        if (JSON.stringify(shown) !== JSON.stringify(expected))
+          problems.push(`license ${licenseId}: page ${JSON.stringify(shown)}, expected ${JSON.stringify(expected)}`);
+      }
+      // The holder's own licenses, in its scores.
+      for (const licenseId of holderLicenses) {
+        const figures = figuresOf(licenseId);
+        const [shown, expected] = [
+          await yourScore(licenseId, epoch),
+          figures === undefined ? "Never delegated" : formatBps(figures.scoreBps),
+        ];
+        if (shown !== expected) problems.push(`your license ${licenseId}: page "${shown}", expected "${expected}"`);
+      }
+      return problems;
+    };
+
+    // This epoch: the page's figures are the API's (GET /api/network/nodes), once the API has read the job's result.
+    const apiNodes = async () => {
+      const response = await fetch(`${stack.api!.baseUrl}/api/network/nodes`, { headers: { authorization: stack.api!.apiKey } });
+      expect(response.status).to.equal(200);
+      return (await response.json()) as NetworkNodes;
+    };
+    let current = 0;
+    await eventually(
+      async () => {
+        const api = await apiNodes();
+        current = api.epoch;
+        const byLicense = new Map(api.nodes.map((node) => [BigInt(node.licenseId), node]));
+        const problems = await mismatches(api.epoch, (licenseId) => byLicense.get(licenseId));
+        if (api.block < fulfilled.blockNumber)
+          problems.push(`the API read block ${api.block}, the job finalized in ${fulfilled.blockNumber}`);
+        // A running node's license was asked the job: the figures compared are not those of an idle epoch.
+        if ((byLicense.get(nodeLicenses[0])?.jobsAsked ?? 0) === 0) problems.push(`license ${nodeLicenses[0]} was asked no job`);
+        return problems;
+      },
+      (problems) => problems.length === 0,
+      60_000,
+    );
+    expect(await qosTable.locator("caption").textContent()).to.equal(`Quality of service per license, epoch ${current} (current)`);
+
+    // The epoch ends: the job is now in a previous one. Each previous epoch the selector offers shows what
+    // epochQos computes from the chain's events (read by the API's index, not the page's code) for that epoch.
+    const verification = VerificationRegistry__factory.connect(l2Address("VerificationRegistry"), l2);
+    const [epochsStart, epochDuration, livenessWindow] = (
+      await Promise.all([
+        verification.EPOCHS_START(),
+        verification.EPOCH_DURATION(),
+        NodeRegistry__factory.connect(l2Address("NodeRegistry"), l2).livenessWindow(),
+      ])
+    ).map(Number);
+    await l2.send("evm_increaseTime", [epochDuration]);
+    await l2.send("evm_mine", []);
+    await eventually(
+      () => epochSelector.inputValue(),
+      (value) => value === String(current + 1),
+      30_000,
+    );
+    const offered = await Promise.all(
+      (await epochSelector.locator("option").all()).map(async (option) => Number(await option.getAttribute("value"))),
+    );
+    expect(offered).to.deep.equal([current + 1, current, current - 1, current - 2].filter((epoch) => epoch >= 0));
+    const index = new QosIndex(
+      { request: (method, params) => l2.send(method, params) },
+      {
+        nodeRegistry: l2Address("NodeRegistry"),
+        verificationRegistry: l2Address("VerificationRegistry"),
+      },
+    );
+    await index.update();
+    for (const epoch of offered.slice(1)) {
+      const start = epochsStart + epoch * epochDuration;
+      const figures = epochQos(index.events, { epoch, start, end: start + epochDuration, now: start + epochDuration, livenessWindow });
+      if (epoch === current) expect(figures.get(nodeLicenses[0])?.jobsAsked).to.be.at.least(1);
+      await epochSelector.selectOption(String(epoch));
+      await eventually(
+        () => mismatches(epoch, (licenseId) => figures.get(licenseId)),
+        (problems) => problems.length === 0,
+        30_000,
+      );
+      expect(await qosTable.locator("caption").textContent()).to.equal(`Quality of service per license, epoch ${epoch}`);
+    }
   });
 
   it("renders every page at desktop and phone width with no serious accessibility violation and no sideways scrolling", async function () {

@@ -32,6 +32,21 @@ export function formatRate(rate: bigint): string {
   return `${(Number(rate / 10n ** 12n) / 1e4).toLocaleString("en-US", { maximumFractionDigits: 2 })} %`;
 }
 
+/** Basis points (10,000 is the whole; a non-negative integer) as a percentage with two decimals, exactly ("95.00 %", "0.07 %"). */
+export function formatBps(bps: number): string {
+  return `${Math.floor(bps / 100).toLocaleString("en-US")}.${String(bps % 100).padStart(2, "0")} %`;
+}
+
+/**
+ * A license's challenge jobs (the network's benchmark, docs/verification.md): those answered of those asked,
+ * and its median delay on them ("3 / 4 (median delay 2 blocks)"; "None asked").
+ */
+export function formatChallenges(answered: number, asked: number, medianDelayBlocks: number): string {
+  if (asked === 0) return "None asked";
+  const delay = `${medianDelayBlocks.toLocaleString("en-US")} ${medianDelayBlocks === 1 ? "block" : "blocks"}`;
+  return `${answered.toLocaleString("en-US")} / ${asked.toLocaleString("en-US")} (median delay ${delay})`;
+}
+
 /** `0x1234…abcd`. */
 export function shortAddress(address: string): string {
   return `${address.slice(0, 6)}…${address.slice(-4)}`;

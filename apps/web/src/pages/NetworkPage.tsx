@@ -4,13 +4,16 @@ import { JobsSection } from "./network/JobsSection";
 import { NodesSection } from "./network/NodesSection";
 import { ProtocolFacts } from "./network/ProtocolFacts";
 
-/** The network dashboard: nodes and their liveness, protocol parameters, live jobs, and the wallet's earnings. */
+/**
+ * The network dashboard: nodes, their liveness and quality of service, protocol parameters, live jobs, and
+ * the wallet's earnings and its licenses' scores.
+ */
 export default function NetworkPage() {
   const { client, live } = useEventClient();
   return (
     <section>
       <h1>Network</h1>
-      <NodesSection />
+      <NodesSection client={client} />
       <ProtocolFacts />
       <JobsSection client={client} live={live} />
       <ClaimsSection client={client} />

@@ -8,20 +8,21 @@ import { TxButton } from "../../components/TxButton";
 import { verificationRegistryAbi } from "../../generated/abis";
 import { useOwnedLicenses } from "../../hooks/useOwnedLicenses";
 import { describeError } from "../../lib/errors";
-import { formatAmount } from "../../lib/format";
+import { formatAmount, formatBps } from "../../lib/format";
 import { simulateAndWrite } from "../../lib/transactions";
+import { useEpochQos } from "./useEpochQos";
 
 /** Fees accrue as jobs finalize, so the figures re-read every few seconds. */
 const REFRESH = { refetchInterval: 5_000 } as const;
 
-/** The connected wallet's job fees and epoch rewards, with the transactions that claim them. */
+/** The connected wallet's licenses' scores, job fees and epoch rewards, with the transactions that claim them. */
 export function ClaimsSection({ client }: { client: PublicClient }) {
   const { address } = useConnection();
   const { licenseIds, error } = useOwnedLicenses(address);
 
   return (
     <section aria-labelledby="claims-heading" className="panel">
-      <h2 id="claims-heading">Your fees and rewards</h2>
+      <h2 id="claims-heading">Your scores, fees and rewards</h2>
       {address === undefined ? (
         <p className="hint">Connect a wallet to see what its licenses have earned.</p>
       ) : error !== null ? (
@@ -34,11 +35,54 @@ export function ClaimsSection({ client }: { client: PublicClient }) {
         <p className="hint">This wallet holds no license.</p>
       ) : (
         <>
+          <Scores licenseIds={licenseIds} client={client} />
           <Fees licenseIds={licenseIds} />
           <Rewards licenseIds={licenseIds} client={client} />
         </>
       )}
     </section>
+  );
+}
+
+/**
+ * The wallet's licenses' score in the current epoch and the three before, from the same figures as the
+ * Nodes section's table (one read shared by both).
+ */
+function Scores({ licenseIds, client }: { licenseIds: bigint[]; client: PublicClient }) {
+  const qos = useEpochQos(client);
+  const epochs = qos.data?.epochs ?? [];
+
+  return (
+    <>
+      <h3>Your licenses' score</h3>
+      {qos.error !== null && (
+        <p className="error" role="alert">
+          Could not read the quality of service: {describeError(qos.error)}
+        </p>
+      )}
+      {qos.data === undefined ? (
+        qos.error === null && <p role="status">Loading your licenses' scores…</p>
+      ) : (
+        <DataTable
+          caption="Your licenses' score per epoch (the Nodes section shows what each is made of)"
+          columns={[
+            { header: "License", rowHeader: true, cell: (id: bigint) => `#${id.toString()}` },
+            ...epochs.map(({ frame, current, figures }) => ({
+              header: `Epoch ${frame.epoch}${current ? " (current)" : ""}`,
+              cell: (id: bigint) => {
+                const figure = figures.get(id);
+                return figure === undefined ? "Never delegated" : formatBps(figure.scoreBps);
+              },
+              cellProps: () => ({ "data-testid": "your-score", "data-epoch": frame.epoch, className: "figure" }),
+            })),
+          ]}
+          rows={licenseIds}
+          rowKey={(id) => id.toString()}
+          rowProps={(id) => ({ "data-testid": "your-score-row", "data-license-id": id.toString() })}
+        />
+      )}
+      <p className="hint">The score is not yet what rewards are split by: each agreeing vote earns one point (below).</p>
+    </>
   );
 }
 

@@ -1,13 +1,14 @@
 import { keepPreviousData } from "@tanstack/react-query";
-import { getAddress, zeroAddress, type Address } from "viem";
+import { getAddress, zeroAddress, type Address, type PublicClient } from "viem";
 import { useBlock, useReadContract, useReadContracts } from "wagmi";
 
 import { HexLink } from "../../components/ExplorerLink";
 import { useAppSettings } from "../../app-context";
 import { DataTable, type Column } from "../../components/DataTable";
-import { nodeLicenseAbi, nodeRegistryAbi, verificationRegistryAbi } from "../../generated/abis";
+import { nodeLicenseAbi, nodeRegistryAbi } from "../../generated/abis";
 import { describeError } from "../../lib/errors";
 import { formatDuration, formatTime } from "../../lib/format";
+import { QosSection } from "./QosSection";
 
 /** Liveness follows heartbeats and the block clock, so the table re-reads every few seconds. */
 const REFRESH = { refetchInterval: 3_000 } as const;
@@ -16,18 +17,18 @@ interface NodeRow {
   operator: Address;
   licenseIds: bigint[];
   live: boolean;
-  agreed: bigint;
-  disagreed: bigint;
 }
 
 const licenseList = (ids: bigint[]) => ids.map((id) => `#${id}`).join(", ");
 
-/** Every minted license, grouped by the operator (node burner wallet) it is delegated to. */
-export function NodesSection() {
+/**
+ * Every minted license, grouped by the operator (node burner wallet) it is delegated to, with whether it is
+ * live now; then each license's quality of service by epoch.
+ */
+export function NodesSection({ client }: { client: PublicClient }) {
   const { config, chains } = useAppSettings();
   const chainId = chains.l2.id;
   const registry = { address: config.contracts.l2.NodeRegistry, abi: nodeRegistryAbi, chainId } as const;
-  const verification = { address: config.contracts.l2.VerificationRegistry, abi: verificationRegistryAbi, chainId } as const;
 
   const minted = useReadContract({
     address: config.contracts.l2.NodeLicense,
@@ -48,30 +49,22 @@ export function NodesSection() {
     ...perLicense,
     contracts: ids.map((id) => ({ ...registry, functionName: "isLive", args: [id] }) as const),
   });
-  const stats = useReadContracts({
-    ...perLicense,
-    contracts: ids.map((id) => ({ ...verification, functionName: "voteStatsOf", args: [id] }) as const),
-  });
 
   // Group by operator; operatorOf is zero for a license never delegated, undelegated, or transferred since.
   const nodes = new Map<Address, NodeRow>();
   const undelegated: bigint[] = [];
-  const ready =
-    minted.data !== undefined &&
-    (ids.length === 0 || (operators.data !== undefined && live.data !== undefined && stats.data !== undefined));
-  // While placeholder data is shown the three lists may be shorter than ids: use the licenses all three cover.
-  const known = Math.min(operators.data?.length ?? 0, live.data?.length ?? 0, stats.data?.length ?? 0);
+  const ready = minted.data !== undefined && (ids.length === 0 || (operators.data !== undefined && live.data !== undefined));
+  // While placeholder data is shown the two lists may be shorter than ids: use the licenses both cover.
+  const known = Math.min(operators.data?.length ?? 0, live.data?.length ?? 0);
   if (ready) {
     ids.slice(0, known).forEach((id, index) => {
       const operator = operators.data![index];
       if (operator === zeroAddress) return void undelegated.push(id);
       const key = getAddress(operator);
-      const node = nodes.get(key) ?? { operator: key, licenseIds: [], live: true, agreed: 0n, disagreed: 0n };
+      const node = nodes.get(key) ?? { operator: key, licenseIds: [], live: true };
       node.licenseIds.push(id);
       // One heartbeat covers all of an operator's licenses, so they are live together; "every" guards the edge.
       node.live &&= live.data![index] === true;
-      node.agreed += stats.data![index].agreed;
-      node.disagreed += stats.data![index].disagreed;
       nodes.set(key, node);
     });
   }
@@ -85,7 +78,7 @@ export function NodesSection() {
   const block = useBlock({ chainId, query: REFRESH });
   const now = block.data?.timestamp;
 
-  const columns: Array<Column<NodeRow & { heartbeat?: { timestamp: bigint; capacity: number } }>> = [
+  const columns: Array<Column<NodeRow & { heartbeat?: { timestamp: bigint } }>> = [
     { header: "Operator", cell: (node) => <HexLink chain="l2" kind="address" value={node.operator} full /> },
     { header: "Licenses", cell: (node) => licenseList(node.licenseIds) },
     { header: "Status", cell: (node) => <span className={`badge ${node.live ? "live" : "down"}`}>{node.live ? "Live" : "Not live"}</span> },
@@ -105,15 +98,9 @@ export function NodesSection() {
           </>
         ),
     },
-    {
-      header: "Capacity (jobs/min)",
-      cell: ({ heartbeat }) => (heartbeat === undefined ? "…" : heartbeat.capacity === 0 ? "Not reported" : heartbeat.capacity),
-    },
-    { header: "Agreed", cell: (node) => node.agreed.toString() },
-    { header: "Disagreed", cell: (node) => node.disagreed.toString() },
   ];
 
-  const error = minted.error ?? operators.error ?? live.error ?? stats.error;
+  const error = minted.error ?? operators.error ?? live.error;
   const liveCount = rows.filter((node) => node.live).length;
 
   return (
@@ -143,15 +130,14 @@ export function NodesSection() {
               <td>
                 <span className="badge down">Not live</span>
               </td>
-              <td colSpan={4} className="hint">
-                No operator: never delegated, undelegated, or transferred since the delegation.
-              </td>
+              <td className="hint">No operator: never delegated, undelegated, or transferred since the delegation.</td>
             </tr>
           )
         }
         empty={ready && ids.length === 0 ? "No license has been minted yet." : undefined}
       />
       {!ready && error === null && <p role="status">Loading nodes…</p>}
+      <QosSection client={client} />
     </section>
   );
 }
