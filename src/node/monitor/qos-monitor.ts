@@ -135,7 +135,7 @@ export class QosMonitor {
     if (request === undefined) return;
     const before = await answerJob(job, this.#options.readers);
     const started = performance.now();
-    let answer: { balance: bigint } | "not found" | undefined;
+    let answer: { balance: bigint } | "refused" | undefined;
     try {
       const response = await fetch(`${api.url.replace(/\/+$/, "")}${request.path}`, {
         method: "POST",
@@ -147,7 +147,8 @@ export class QosMonitor {
       // The balance is read as an exact integer: JSON.parse would round one above 2^53.
       const match = response.ok ? /"balance"\s*:\s*(\d+)/.exec(text) : null;
       if (match !== null) answer = { balance: BigInt(match[1]) };
-      else if (response.status === 404) answer = "not found";
+      // 404 (no token there) or 400 (an ERC-1155 contract, which needs a token id no job names): a refusal.
+      else if (response.status === 404 || response.status === 400) answer = "refused";
     } catch {
       // A timeout or a refused connection: a failed probe, counted below.
     }
@@ -159,15 +160,15 @@ export class QosMonitor {
     }
     EpochMeasurements.add(measured.apiLatencyMs, performance.now() - started);
     const after = await answerJob(job, this.#options.readers);
-    // Correct: the balance the node read just before or just after, or a 404 for an asset the node found no token at.
+    // Correct: the balance the node read just before or just after, or a refusal of what the node cannot answer either.
     const correct = [before, after].some((own) =>
-      answer === "not found" ? own.kind === "unanswerable" : own.kind === "answer" && own.answer.balance === answer.balance,
+      answer === "refused" ? own.kind === "unanswerable" : own.kind === "answer" && own.answer.balance === answer.balance,
     );
     if (correct) measured.apiCorrect++;
     this.#options.metrics.qosProbes.inc({ target: "api", outcome: correct ? "correct" : "wrong" });
     if (!correct)
       this.#log.warn(
-        { request: request.body, api: answer === "not found" ? answer : answer.balance.toString() },
+        { request: request.body, api: answer === "refused" ? answer : answer.balance.toString() },
         "the API's answer differs from this node's reads",
       );
   }
