@@ -1,5 +1,5 @@
 import { address, getAddressEncoder } from "@solana/kit";
-import { AbiCoder, hexlify, keccak256, zeroPadValue } from "ethers";
+import { hexlify, zeroPadValue } from "ethers";
 
 import { AttestedChain } from "@avn/protocol/attestation";
 
@@ -15,19 +15,4 @@ export function encodeSubject(query: { chain: number; owner: string; asset: stri
       ? (value: string) => zeroPadValue(value.toLowerCase(), 32)
       : (value: string) => hexlify(Uint8Array.from(getAddressEncoder().encode(address(value))));
   return { owner: encode(query.owner).toLowerCase(), asset: encode(query.asset).toLowerCase() };
-}
-
-/**
- * The answer a job's votes agree on, as `VerificationRegistry` hashes it (its `VoteSubmitted.resultHash`):
- * keccak256(abi.encode(subject, balance, queryResultHash)), the subject being keccak256(abi.encode(chain,
- * owner, asset)) of the encoded owner and asset. Lower-case hex.
- */
-export function registryAnswerHash(
-  subject: { chain: number; owner: string; asset: string },
-  balance: bigint,
-  queryResultHash: string,
-): string {
-  const coder = AbiCoder.defaultAbiCoder();
-  const subjectHash = keccak256(coder.encode(["uint8", "bytes32", "bytes32"], [subject.chain, subject.owner, subject.asset]));
-  return keccak256(coder.encode(["bytes32", "uint256", "bytes32"], [subjectHash, balance, queryResultHash])).toLowerCase();
 }

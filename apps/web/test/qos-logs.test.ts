@@ -5,7 +5,6 @@ import { describe, expect, it } from "vitest";
 
 import {
   blockRanges,
-  epochFrames,
   mergeQosEvents,
   pruneQosEvents,
   QOS_EVENTS,
@@ -13,7 +12,9 @@ import {
   registryAnswerHash,
   requestBlocks,
   type QosLog,
-} from "../src/pages/network/qos-logs";
+} from "@avn/protocol/qos-logs";
+
+import { epochFrames } from "../src/pages/network/qos-logs";
 import { encodedLog } from "./encoded-log";
 import { address } from "./governance-fixtures";
 
@@ -29,8 +30,8 @@ const OWNER = pad(address(0x0a).toLowerCase() as Hex);
 const ASSET = pad(address(0xa5).toLowerCase() as Hex);
 const QUERY_RESULT = pad("0x02");
 /**
- * The registry's answer hash of (chain 0, OWNER, ASSET), balance 123,456 and QUERY_RESULT, as the API's
- * own implementation (ethers, `src/common/attestation-subject.ts`) computes it: the page must hash alike.
+ * The registry's answer hash of (chain 0, OWNER, ASSET), balance 123,456 and QUERY_RESULT, computed apart
+ * with ethers' AbiCoder: the shared decoder must hash as the registry does.
  */
 const ANSWER = "0x39c0949c15aaff872b2827a8bb1deda9bc50405124a37383b2450fb12a61a0b0";
 
