@@ -14,18 +14,18 @@ contract QosReports is IQosReports {
     /// @inheritdoc IQosReports
     IVerificationRegistry public immutable REGISTRY;
 
-    INodeRegistry private immutable _nodeRegistry;
+    INodeRegistry private immutable NODE_REGISTRY;
 
     /// @param registry The verification registry (its epochs, and its node registry's licenses).
     constructor(IVerificationRegistry registry) {
         if (address(registry) == address(0)) revert QosReports_ZeroAddress();
         REGISTRY = registry;
-        _nodeRegistry = registry.NODE_REGISTRY();
+        NODE_REGISTRY = registry.NODE_REGISTRY();
     }
 
     /// @inheritdoc IQosReports
     function report(uint256 licenseId, Report calldata report_) external {
-        if (_nodeRegistry.operatorOf(licenseId) != msg.sender || !_nodeRegistry.isLive(licenseId)) {
+        if (NODE_REGISTRY.operatorOf(licenseId) != msg.sender || !NODE_REGISTRY.isLive(licenseId)) {
             revert QosReports_NotLiveOperator(msg.sender, licenseId);
         }
         uint256 currentEpoch = REGISTRY.currentEpoch();
