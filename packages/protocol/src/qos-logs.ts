@@ -153,15 +153,8 @@ export function qosReportsOf(logs: readonly QosLog[], qosReports: Address): QosR
       logIndex: log.logIndex,
       operator: log.args.operator.toLowerCase(),
       licenseId: log.args.licenseId,
-      epoch: Number(log.args.epoch),
-      apiProbes: report.apiProbes,
-      apiCorrect: report.apiCorrect,
-      apiErrors: report.apiErrors,
-      apiLatencyP50Ms: report.apiLatencyP50Ms,
-      apiLatencyP95Ms: report.apiLatencyP95Ms,
-      evmSourceLatencyP50Ms: report.evmSourceLatencyP50Ms,
-      svmSourceLatencyP50Ms: report.svmSourceLatencyP50Ms,
-      evmHeadLagSeconds: report.evmHeadLagSeconds,
+      ...report,
+      epoch: Number(report.epoch),
     });
   }
   return reports;

@@ -350,10 +350,8 @@ export function epochAt(timestamp: number, epochsStart: number, epochDuration: n
   return { epoch, start, end: start + epochDuration };
 }
 
-/** `QosReports.QosReported`: what one node measured of the service in the epoch so far. */
-export interface QosReportEvent extends ChainPosition {
-  operator: string;
-  licenseId: bigint;
+/** What one node measured of the service in the epoch so far: `IQosReports.Report`. */
+export interface QosReport {
   epoch: number;
   apiProbes: number;
   apiCorrect: number;
@@ -363,6 +361,12 @@ export interface QosReportEvent extends ChainPosition {
   evmSourceLatencyP50Ms: number;
   svmSourceLatencyP50Ms: number;
   evmHeadLagSeconds: number;
+}
+
+/** `QosReports.QosReported`: a report, by the operator of a live license. */
+export interface QosReportEvent extends ChainPosition, QosReport {
+  operator: string;
+  licenseId: bigint;
 }
 
 /** `GET /api/network/status`: the service as the nodes measured it, each figure the median of their reports. */

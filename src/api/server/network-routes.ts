@@ -81,75 +81,58 @@ const statusSchema = {
   required: ["epoch", "reporters", "api", "sources"],
 } as const;
 
+/** The answers both routes share besides their 200. */
+const NETWORK_ERRORS = {
+  401: { description: "Missing or unknown API key", ...errorSchema },
+  429: { description: "Rate limit or monthly quota", ...errorSchema },
+  501: { description: "This API does not read the network (NETWORK_VERIFICATION_REGISTRY unset)", ...errorSchema },
+  503: { description: "The L2 could not be read", ...errorSchema },
+} as const;
+
 /**
  * `GET /api/network/nodes` (any valid key): every license ever delegated, with its quality of service in the
  * current epoch as the chain records it (NetworkService); `GET /api/network/status`: the service as the
- * nodes' reports measured it. 501 when the API was started without the network
- * (`NETWORK_VERIFICATION_REGISTRY` unset); 503 when the L2 cannot be read.
+ * nodes' reports measured it. Both answer 501 when the API was started without the network
+ * (`NETWORK_VERIFICATION_REGISTRY` unset), and 503 when the L2 cannot be read (the cause in the log only).
  */
 export function registerNetworkRoutes(app: FastifyInstance, network: NetworkService | undefined): void {
-  app.get(
+  const route = (path: string, summary: string, answer: object, read: (network: NetworkService) => Promise<unknown>) =>
+    app.get(
+      path,
+      {
+        config: { requiresApiKey: true },
+        schema: { summary, security: [{ apiKey: [] }], response: { 200: answer, ...NETWORK_ERRORS } },
+      },
+      async (request) => {
+        if (network === undefined)
+          throw new ApiError(501, "This API does not publish the network's figures: NETWORK_VERIFICATION_REGISTRY is not set");
+        try {
+          return await read(network);
+        } catch (error) {
+          request.log.warn({ failure: failureFields(error), path }, "network figures not read");
+          throw new ApiError(503, "The network's figures could not be read from the L2; try again shortly");
+        }
+      },
+    );
+  route(
     "/api/network/nodes",
+    "Every license's quality of service in the current epoch",
     {
-      config: { requiresApiKey: true },
-      schema: {
-        summary: "Every license's quality of service in the current epoch",
-        security: [{ apiKey: [] }],
-        response: {
-          200: {
-            type: "object",
-            properties: {
-              epoch: integer,
-              epochEndsAt: { ...integer, description: "Unix seconds" },
-              block: { ...integer, description: "The L2 block the figures were read at" },
-              nodes: { type: "array", items: nodeSchema },
-            },
-            required: ["epoch", "epochEndsAt", "block", "nodes"],
-          },
-          401: { description: "Missing or unknown API key", ...errorSchema },
-          429: { description: "Rate limit or monthly quota", ...errorSchema },
-          501: { description: "This API does not read the network (NETWORK_VERIFICATION_REGISTRY unset)", ...errorSchema },
-          503: { description: "The L2 could not be read", ...errorSchema },
-        },
+      type: "object",
+      properties: {
+        epoch: integer,
+        epochEndsAt: { ...integer, description: "Unix seconds" },
+        block: { ...integer, description: "The L2 block the figures were read at" },
+        nodes: { type: "array", items: nodeSchema },
       },
+      required: ["epoch", "epochEndsAt", "block", "nodes"],
     },
-    async (request) => {
-      if (network === undefined)
-        throw new ApiError(501, "This API does not publish the network's figures: NETWORK_VERIFICATION_REGISTRY is not set");
-      try {
-        return await network.nodes();
-      } catch (error) {
-        request.log.warn({ failure: failureFields(error) }, "network figures not read");
-        throw new ApiError(503, "The network's figures could not be read from the L2; try again shortly");
-      }
-    },
+    (network) => network.nodes(),
   );
-
-  app.get(
+  route(
     "/api/network/status",
-    {
-      config: { requiresApiKey: true },
-      schema: {
-        summary: "The service as the circuit nodes measured it in the current epoch (medians of their reports)",
-        security: [{ apiKey: [] }],
-        response: {
-          200: statusSchema,
-          401: { description: "Missing or unknown API key", ...errorSchema },
-          429: { description: "Rate limit or monthly quota", ...errorSchema },
-          501: { description: "This API does not read the network (NETWORK_VERIFICATION_REGISTRY unset)", ...errorSchema },
-          503: { description: "The L2 could not be read", ...errorSchema },
-        },
-      },
-    },
-    async (request) => {
-      if (network === undefined)
-        throw new ApiError(501, "This API does not publish the network's figures: NETWORK_VERIFICATION_REGISTRY is not set");
-      try {
-        return await network.status();
-      } catch (error) {
-        request.log.warn({ failure: failureFields(error) }, "network status not read");
-        throw new ApiError(503, "The network's figures could not be read from the L2; try again shortly");
-      }
-    },
+    "The service as the circuit nodes measured it in the current epoch (medians of their reports)",
+    statusSchema,
+    (network) => network.status(),
   );
 }

@@ -1,3 +1,5 @@
+import type { QosReport } from "@avn/protocol/qos";
+
 /** What one node measured in one epoch, kept until the epoch ends; the report's figures come from here. */
 export class EpochMeasurements {
   /** Kept samples of each series: a day of one probe a minute, whatever the epoch's length. */
@@ -23,7 +25,7 @@ export class EpochMeasurements {
   }
 
   /** The report's fields (`IQosReports.Report`), every one a whole number within uint32. */
-  report(): QosReportFields {
+  report(): QosReport {
     return {
       epoch: this.epoch,
       apiProbes: this.apiProbes,
@@ -36,18 +38,6 @@ export class EpochMeasurements {
       evmHeadLagSeconds: percentile(this.evmHeadLagSeconds, 50),
     };
   }
-}
-
-export interface QosReportFields {
-  epoch: number;
-  apiProbes: number;
-  apiCorrect: number;
-  apiErrors: number;
-  apiLatencyP50Ms: number;
-  apiLatencyP95Ms: number;
-  evmSourceLatencyP50Ms: number;
-  svmSourceLatencyP50Ms: number;
-  evmHeadLagSeconds: number;
 }
 
 const UINT32_MAX = 2 ** 32 - 1;

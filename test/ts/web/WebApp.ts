@@ -109,6 +109,17 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
       30_000,
     );
 
+  /** Opens a job about the first EVM demo holding as the consumer and waits until `page` (the Network page) shows it fulfilled. */
+  const openJobSeenFulfilled = async (page: Page) => {
+    const consumer = new NonceManager(new Wallet(devAccount(NETWORK_ACCOUNTS.consumer).privateKey, l2));
+    const registry = VerificationRegistry__factory.connect(l2Address("VerificationRegistry"), consumer);
+    const demo = network.stack.demo!.evm[0];
+    const jobId = await registry.nextJobId();
+    await (await registry.requestEvmBalance(demo.user_address, demo.contract_address)).wait();
+    await waitForText(page.locator(`[data-testid="job-row"][data-job-id="${jobId}"]`), /fulfilled/i, 60_000);
+    return { registry, jobId };
+  };
+
   const ownedLicenses = async (owner: string) => {
     const license = NodeLicense__factory.connect(l2Address("NodeLicense"), l2);
     const count = await license.balanceOf(owner);
@@ -395,12 +406,7 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
     expect(await rows.count()).to.be.at.least(3);
 
     // A job opened on-chain appears over the WebSocket and turns fulfilled when the nodes answer it.
-    const consumer = new NonceManager(new Wallet(devAccount(NETWORK_ACCOUNTS.consumer).privateKey, l2));
-    const registry = VerificationRegistry__factory.connect(l2Address("VerificationRegistry"), consumer);
-    const demo = network.stack.demo!.evm[0];
-    const jobId = await registry.nextJobId();
-    await (await registry.requestEvmBalance(demo.user_address, demo.contract_address)).wait();
-    await waitForText(page.locator(`[data-testid="job-row"][data-job-id="${jobId}"]`), /fulfilled/i, 60_000);
+    await openJobSeenFulfilled(page);
 
     // Node 3 stops; once the liveness window passes, only it is not live (the others beat every 3 s).
     await network.nodes[2].stop();
@@ -449,12 +455,7 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
     ]);
 
     // A job in this epoch, so that the figures count one.
-    const consumer = new NonceManager(new Wallet(devAccount(NETWORK_ACCOUNTS.consumer).privateKey, l2));
-    const registry = VerificationRegistry__factory.connect(l2Address("VerificationRegistry"), consumer);
-    const demo = network.stack.demo!.evm[0];
-    const jobId = await registry.nextJobId();
-    await (await registry.requestEvmBalance(demo.user_address, demo.contract_address)).wait();
-    await waitForText(page.locator(`[data-testid="job-row"][data-job-id="${jobId}"]`), /fulfilled/i, 60_000);
+    const { registry, jobId } = await openJobSeenFulfilled(page);
     const [fulfilled] = await registry.queryFilter(registry.filters.VerificationFulfilled(jobId));
 
     // What the page shows of a license, cell by cell, and what it would show of `figures`, formatted by its helpers.
