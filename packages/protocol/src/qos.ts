@@ -183,17 +183,29 @@ export function lowerMedian(values: readonly number[]): number {
   return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
-type Tagged =
+/** A kind of replayed event, and where it sits: the k-way merge below walks the five sorted lists. */
+type Replayed =
   | { kind: "delegation"; event: DelegationEvent }
   | { kind: "heartbeat"; event: HeartbeatEvent }
   | { kind: "request"; event: RequestEvent }
   | { kind: "late"; event: LateAnswerEvent }
   | { kind: "challenger"; event: ChallengerEvent };
 
-interface Tally {
-  windowsWithBeat: Set<number>;
-  asked: Set<bigint>;
-  answered: Set<bigint>;
+const byPosition = (a: ChainPosition, b: ChainPosition) => a.block - b.block || a.logIndex - b.logIndex;
+
+/** Walks `lists` (each sorted by position) in position order: a merge, without one array of them all. */
+function* inChainOrder(lists: { [Kind in Replayed["kind"]]: readonly Extract<Replayed, { kind: Kind }>["event"][] }): Generator<Replayed> {
+  const kinds = Object.keys(lists) as Replayed["kind"][];
+  const next = Object.fromEntries(kinds.map((kind) => [kind, 0])) as Record<Replayed["kind"], number>;
+  for (;;) {
+    let best: Replayed["kind"] | undefined;
+    for (const kind of kinds) {
+      const candidate = lists[kind][next[kind]];
+      if (candidate !== undefined && (best === undefined || byPosition(candidate, lists[best][next[best]]) < 0)) best = kind;
+    }
+    if (best === undefined) return;
+    yield { kind: best, event: lists[best][next[best]++] } as Replayed;
+  }
 }
 
 /**
@@ -204,62 +216,94 @@ interface Tally {
  * of the request's block time (what `NodeRegistry.isLive` answers there). A heartbeat counts for the
  * licenses its operator held at that moment, so a license cannot borrow uptime from an operator it is
  * delegated to later.
+ *
+ * Linear in the events but for the jobs, each checked against every delegated license (numbers in arrays,
+ * no set per license): `npm run bench:qos` measures it.
  */
 export function epochQos(events: QosEvents, frame: EpochFrame): Map<bigint, LicenseQos> {
   const until = Math.min(frame.now, frame.end);
   const windows = until <= frame.start ? 0 : Math.floor((until - frame.start) / frame.livenessWindow);
   const inEpoch = (timestamp: number) => timestamp >= frame.start && timestamp < frame.end;
+  const sorted = <T extends ChainPosition>(list: readonly T[]) => [...list].sort(byPosition);
 
-  const ordered: Tagged[] = [
-    ...events.delegations.map((event) => ({ kind: "delegation" as const, event })),
-    ...events.heartbeats.map((event) => ({ kind: "heartbeat" as const, event })),
-    ...events.requests.map((event) => ({ kind: "request" as const, event })),
-    ...events.lateAnswers.map((event) => ({ kind: "late" as const, event })),
-    ...events.challengers.map((event) => ({ kind: "challenger" as const, event })),
-  ].sort((a, b) => a.event.block - b.event.block || a.event.logIndex - b.event.logIndex);
+  // Licenses and operators as small numbers, their state in arrays.
+  const licenseIds: bigint[] = [];
+  const licenseIndex = new Map<bigint, number>();
+  const operators: string[] = [];
+  const operatorIndex = new Map<string, number>();
+  const operatorOf: number[] = []; // license → operator, or -1
+  const lastBeat: number[] = []; // operator → latest heartbeat time, or -Infinity
+  const held: Set<number>[] = []; // operator → its licenses
+  const licenseOf = (licenseId: bigint) => {
+    let index = licenseIndex.get(licenseId);
+    if (index === undefined) {
+      licenseIndex.set(licenseId, (index = licenseIds.length));
+      licenseIds.push(licenseId);
+      operatorOf.push(-1);
+      beatWindows.push(0);
+      lastWindow.push(-1);
+      asked.push([]);
+      askedCount.push(0);
+      challengeAskedCount.push(0);
+    }
+    return index;
+  };
+  const operatorOfAddress = (address: string) => {
+    const key = address.toLowerCase();
+    let index = operatorIndex.get(key);
+    if (index === undefined) {
+      operatorIndex.set(key, (index = operators.length));
+      operators.push(key);
+      lastBeat.push(-Infinity);
+      held.push(new Set());
+    }
+    return index;
+  };
+  const isLiveAt = (license: number, timestamp: number) =>
+    operatorOf[license] >= 0 && timestamp <= lastBeat[operatorOf[license]] + frame.livenessWindow;
 
-  const finalizedIn = new Map(events.finalized.map((event) => [event.jobId, event.block]));
+  // Per license: distinct complete windows with a beat; the requests asked of it, as runs of request indices.
+  const beatWindows: number[] = [];
+  const lastWindow: number[] = [];
+  const asked: Array<Array<[first: number, last: number]>> = [];
+  const askedCount: number[] = [];
+  const challengeAskedCount: number[] = [];
+  // Per request of the epoch, by its index: its block and whether it is a challenge.
+  const requestIndex = new Map<bigint, number>();
+  const requestBlocks: number[] = [];
+  const isChallenge: boolean[] = [];
   const challengers = new Set<string>();
-  const challenges = new Set<bigint>();
-  const operatorOf = new Map<bigint, string>();
-  const held = new Map<string, Set<bigint>>();
-  const lastBeat = new Map<string, number>();
-  const tallies = new Map<bigint, Tally>();
-  const tallyOf = (licenseId: bigint) => {
-    let tally = tallies.get(licenseId);
-    if (tally === undefined) tallies.set(licenseId, (tally = { windowsWithBeat: new Set(), asked: new Set(), answered: new Set() }));
-    return tally;
-  };
-  const licensesOf = (operator: string): Iterable<bigint> => held.get(operator) ?? [];
-  const isLiveAt = (licenseId: bigint, timestamp: number) => {
-    const operator = operatorOf.get(licenseId);
-    const beat = operator === undefined ? undefined : lastBeat.get(operator);
-    return beat !== undefined && timestamp <= beat + frame.livenessWindow;
-  };
+  const finalizedIn = new Map(events.finalized.map((event) => [event.jobId, event.block]));
+  const answered = new Set<number>(); // request index × licenses + license, counted once
+  const lateAnswers: Array<{ license: number; request: number }> = [];
 
-  for (const item of ordered) {
+  const replay = inChainOrder({
+    delegation: sorted(events.delegations),
+    heartbeat: sorted(events.heartbeats),
+    request: sorted(events.requests),
+    late: sorted(events.lateAnswers),
+    challenger: sorted(events.challengers),
+  });
+  for (const item of replay) {
     switch (item.kind) {
       case "delegation": {
-        const { licenseId } = item.event;
-        tallyOf(licenseId);
-        const previous = operatorOf.get(licenseId);
-        if (previous !== undefined) held.get(previous)?.delete(licenseId);
-        if (item.event.operator === null) {
-          operatorOf.delete(licenseId);
-          break;
-        }
-        const operator = item.event.operator.toLowerCase();
-        operatorOf.set(licenseId, operator);
-        if (!held.has(operator)) held.set(operator, new Set());
-        held.get(operator)!.add(licenseId);
+        const license = licenseOf(item.event.licenseId);
+        if (operatorOf[license] >= 0) held[operatorOf[license]].delete(license);
+        operatorOf[license] = item.event.operator === null ? -1 : operatorOfAddress(item.event.operator);
+        if (operatorOf[license] >= 0) held[operatorOf[license]].add(license);
         break;
       }
       case "heartbeat": {
-        const operator = item.event.operator.toLowerCase();
-        lastBeat.set(operator, Math.max(lastBeat.get(operator) ?? 0, item.event.timestamp));
+        const operator = operatorOfAddress(item.event.operator);
+        lastBeat[operator] = Math.max(lastBeat[operator], item.event.timestamp);
         if (!inEpoch(item.event.timestamp)) break;
+        // Chain order is time order: each license's windows come in order, so a new one is a distinct one.
         const window = Math.floor((item.event.timestamp - frame.start) / frame.livenessWindow);
-        for (const licenseId of licensesOf(operator)) tallyOf(licenseId).windowsWithBeat.add(window);
+        for (const license of held[operator]) {
+          if (window === lastWindow[license]) continue;
+          lastWindow[license] = window;
+          if (window < windows) beatWindows[license]++;
+        }
         break;
       }
       case "challenger": {
@@ -269,73 +313,100 @@ export function epochQos(events: QosEvents, frame: EpochFrame): Map<bigint, Lice
       }
       case "request": {
         if (!inEpoch(item.event.timestamp)) break;
-        if (challengers.has(item.event.requester.toLowerCase())) challenges.add(item.event.jobId);
-        for (const licenseId of operatorOf.keys()) {
-          if (isLiveAt(licenseId, item.event.timestamp)) tallyOf(licenseId).asked.add(item.event.jobId);
+        const request = requestBlocks.length;
+        requestIndex.set(item.event.jobId, request);
+        requestBlocks.push(item.event.block);
+        const challenge = challengers.has(item.event.requester.toLowerCase());
+        isChallenge.push(challenge);
+        for (let license = 0; license < licenseIds.length; license++) {
+          if (!isLiveAt(license, item.event.timestamp)) continue;
+          const runs = asked[license];
+          const last = runs[runs.length - 1];
+          if (last !== undefined && last[1] === request - 1) last[1] = request;
+          else runs.push([request, request]);
+          askedCount[license]++;
+          if (challenge) challengeAskedCount[license]++;
         }
         break;
       }
       case "late": {
         // Only an answer sent beside the finalizing votes (mined in their block) was in time; one sent
         // after the job was decided (a node resuming from a pause) answers nothing anyone waited for.
-        if (finalizedIn.get(item.event.jobId) !== item.event.block) break;
-        for (const licenseId of licensesOf(item.event.operator.toLowerCase())) tallyOf(licenseId).answered.add(item.event.jobId);
+        const request = requestIndex.get(item.event.jobId);
+        if (request === undefined || finalizedIn.get(item.event.jobId) !== item.event.block) break;
+        for (const license of held[operatorOfAddress(item.event.operator)]) lateAnswers.push({ license, request });
         break;
       }
     }
   }
 
-  const requestBlock = new Map<bigint, number>();
-  for (const request of events.requests) if (inEpoch(request.timestamp)) requestBlock.set(request.jobId, request.block);
+  const wasAsked = (license: number, request: number) => {
+    const runs = asked[license];
+    let [low, high] = [0, runs.length - 1];
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      if (runs[middle][1] < request) low = middle + 1;
+      else if (runs[middle][0] > request) high = middle - 1;
+      else return true;
+    }
+    return false;
+  };
+  const jobsAnswered = licenseIds.map(() => 0);
+  const challengeJobsAnswered = licenseIds.map(() => 0);
+  const answer = (license: number, request: number) => {
+    const key = request * licenseIds.length + license;
+    if (answered.has(key) || !wasAsked(license, request)) return;
+    answered.add(key);
+    jobsAnswered[license]++;
+    if (isChallenge[request]) challengeJobsAnswered[license]++;
+  };
+  for (const { license, request } of lateAnswers) answer(license, request);
+
   const finalAnswer = new Map(events.finalized.map((event) => [event.jobId, event.resultHash.toLowerCase()]));
-  const votesOf = new Map<bigint, VoteEvent[]>();
+  const votes = licenseIds.map(() => ({ count: 0, agreed: 0, disagreed: 0, delays: [] as number[], challengeDelays: [] as number[] }));
   for (const vote of events.votes) {
-    if (!requestBlock.has(vote.jobId)) continue;
-    const list = votesOf.get(vote.licenseId) ?? [];
-    list.push(vote);
-    votesOf.set(vote.licenseId, list);
+    const request = requestIndex.get(vote.jobId);
+    const license = licenseIndex.get(vote.licenseId);
+    if (request === undefined || license === undefined) continue;
+    const tally = votes[license];
+    tally.count++;
+    const delay = vote.block - requestBlocks[request];
+    tally.delays.push(delay);
+    if (isChallenge[request]) tally.challengeDelays.push(delay);
+    answer(license, request);
+    const final = finalAnswer.get(vote.jobId);
+    if (final === undefined) continue;
+    if (final === vote.resultHash.toLowerCase()) tally.agreed++;
+    else tally.disagreed++;
   }
 
   const result = new Map<bigint, LicenseQos>();
-  const sortedIds = [...tallies.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const licenseId of sortedIds) {
-    const tally = tallies.get(licenseId)!;
-    const votes = votesOf.get(licenseId) ?? [];
-    let agreed = 0;
-    let disagreed = 0;
-    for (const vote of votes) {
-      tally.answered.add(vote.jobId);
-      const final = finalAnswer.get(vote.jobId);
-      if (final === undefined) continue;
-      if (final === vote.resultHash.toLowerCase()) agreed++;
-      else disagreed++;
-    }
-    const beatWindows = [...tally.windowsWithBeat].filter((window) => window < windows).length;
-    const jobsAnswered = [...tally.asked].filter((jobId) => tally.answered.has(jobId)).length;
-    const delayOf = (vote: VoteEvent) => vote.block - requestBlock.get(vote.jobId)!;
-    const medianVoteDelayBlocks = lowerMedian(votes.map(delayOf));
-    const challengeJobsAsked = [...tally.asked].filter((jobId) => challenges.has(jobId));
+  const order = licenseIds.map((_, license) => license).sort((a, b) => (licenseIds[a] < licenseIds[b] ? -1 : 1));
+  for (const license of order) {
+    const tally = votes[license];
+    const medianVoteDelayBlocks = lowerMedian(tally.delays);
+    const live = isLiveAt(license, frame.now);
     const figures = {
-      uptimeBps: ratioBps(beatWindows, windows, isLiveAt(licenseId, frame.now) ? BPS : 0),
-      participationBps: ratioBps(jobsAnswered, tally.asked.size),
-      accuracyBps: ratioBps(agreed, agreed + disagreed),
+      uptimeBps: ratioBps(beatWindows[license], windows, live ? BPS : 0),
+      participationBps: ratioBps(jobsAnswered[license], askedCount[license]),
+      accuracyBps: ratioBps(tally.agreed, tally.agreed + tally.disagreed),
       timelinessBps: timelinessBps(medianVoteDelayBlocks),
-      disagreed,
+      disagreed: tally.disagreed,
     };
-    result.set(licenseId, {
-      licenseId,
-      operator: operatorOf.get(licenseId) ?? null,
-      live: isLiveAt(licenseId, frame.now),
+    result.set(licenseIds[license], {
+      licenseId: licenseIds[license],
+      operator: operatorOf[license] >= 0 ? operators[operatorOf[license]] : null,
+      live,
       windows,
-      beatWindows,
-      jobsAsked: tally.asked.size,
-      jobsAnswered,
-      votes: votes.length,
-      agreed,
+      beatWindows: beatWindows[license],
+      jobsAsked: askedCount[license],
+      jobsAnswered: jobsAnswered[license],
+      votes: tally.count,
+      agreed: tally.agreed,
       medianVoteDelayBlocks,
-      challengeJobsAsked: challengeJobsAsked.length,
-      challengeJobsAnswered: challengeJobsAsked.filter((jobId) => tally.answered.has(jobId)).length,
-      challengeMedianVoteDelayBlocks: lowerMedian(votes.filter((vote) => challenges.has(vote.jobId)).map(delayOf)),
+      challengeJobsAsked: challengeAskedCount[license],
+      challengeJobsAnswered: challengeJobsAnswered[license],
+      challengeMedianVoteDelayBlocks: lowerMedian(tally.challengeDelays),
       ...figures,
       scoreBps: scoreBps(figures),
     });
