@@ -183,18 +183,22 @@ export function lowerMedian(values: readonly number[]): number {
   return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
-/** A kind of replayed event, and where it sits: the k-way merge below walks the five sorted lists. */
+/** A replayed event, tagged with its kind. */
 type Replayed =
   | { kind: "delegation"; event: DelegationEvent }
   | { kind: "heartbeat"; event: HeartbeatEvent }
   | { kind: "request"; event: RequestEvent }
+  | { kind: "vote"; event: VoteEvent }
   | { kind: "late"; event: LateAnswerEvent }
+  | { kind: "finalized"; event: FinalizedEvent }
   | { kind: "challenger"; event: ChallengerEvent };
+
+type ReplayedLists = { [Kind in Replayed["kind"]]: readonly Extract<Replayed, { kind: Kind }>["event"][] };
 
 const byPosition = (a: ChainPosition, b: ChainPosition) => a.block - b.block || a.logIndex - b.logIndex;
 
 /** Walks `lists` (each sorted by position) in position order: a merge, without one array of them all. */
-function* inChainOrder(lists: { [Kind in Replayed["kind"]]: readonly Extract<Replayed, { kind: Kind }>["event"][] }): Generator<Replayed> {
+function* inChainOrder(lists: ReplayedLists): Generator<Replayed> {
   const kinds = Object.keys(lists) as Replayed["kind"][];
   const next = Object.fromEntries(kinds.map((kind) => [kind, 0])) as Record<Replayed["kind"], number>;
   for (;;) {
@@ -208,140 +212,207 @@ function* inChainOrder(lists: { [Kind in Replayed["kind"]]: readonly Extract<Rep
   }
 }
 
+/** The epoch a replay counts for; `now` is given when the figures are read. */
+export type ReplayFrame = Omit<EpochFrame, "now">;
+
 /**
- * Every license ever delegated (in `events`), with its figures for `frame`'s epoch, by license id.
+ * The chain's state replayed in event order, and each license's tallies for one epoch: what `epochQos`
+ * computes, kept between reads so that a reader can apply only the events it has not applied yet (each
+ * new range of blocks) instead of replaying the epoch again.
  *
- * The chain's state is replayed in event order: a license's operator is the one of its latest delegation
- * event; a license is live at a request when that operator's latest heartbeat is within the liveness window
- * of the request's block time (what `NodeRegistry.isLive` answers there). A heartbeat counts for the
- * licenses its operator held at that moment, so a license cannot borrow uptime from an operator it is
- * delegated to later.
- *
- * Linear in the events but for the jobs, each checked against every delegated license (numbers in arrays,
- * no set per license): `npm run bench:qos` measures it.
+ * The rules: a license's operator is the one of its latest delegation event; a license is live at a
+ * request when that operator's latest heartbeat is within the liveness window of the request's block time
+ * (what `NodeRegistry.isLive` answers there). A heartbeat counts for the licenses its operator held at
+ * that moment, so a license cannot borrow uptime from an operator it is delegated to later. Licenses and
+ * operators are small numbers in arrays, and each license's asked jobs runs of request indices: every job
+ * is checked against every delegated license, and nothing else grows with licenses × jobs.
  */
-export function epochQos(events: QosEvents, frame: EpochFrame): Map<bigint, LicenseQos> {
-  const until = Math.min(frame.now, frame.end);
-  const windows = until <= frame.start ? 0 : Math.floor((until - frame.start) / frame.livenessWindow);
-  const inEpoch = (timestamp: number) => timestamp >= frame.start && timestamp < frame.end;
-  const sorted = <T extends ChainPosition>(list: readonly T[]) => [...list].sort(byPosition);
+export class QosReplay {
+  readonly frame: ReplayFrame;
+  readonly #licenseIds: bigint[] = [];
+  readonly #licenseIndex = new Map<bigint, number>();
+  readonly #operators: string[] = [];
+  readonly #operatorIndex = new Map<string, number>();
+  readonly #operatorOf: number[] = []; // license → operator, or -1
+  readonly #lastBeat: number[] = []; // operator → latest heartbeat time
+  readonly #held: Set<number>[] = []; // operator → its licenses
+  readonly #challengers = new Set<string>();
+  // Per license, in this epoch: distinct windows with a beat (the latest may be incomplete), asked jobs.
+  readonly #windowsWithBeat: number[] = [];
+  readonly #lastWindow: number[] = [];
+  readonly #asked: Array<Array<[first: number, last: number]>> = [];
+  readonly #askedCount: number[] = [];
+  readonly #challengeAsked: number[] = [];
+  readonly #answeredCount: number[] = [];
+  readonly #challengeAnswered: number[] = [];
+  readonly #votes: Array<{ count: number; agreed: number; disagreed: number; delays: number[]; challengeDelays: number[] }> = [];
+  // Per job of the epoch, by its request index.
+  readonly #requestIndex = new Map<bigint, number>();
+  readonly #requestBlocks: number[] = [];
+  readonly #isChallenge: boolean[] = [];
+  readonly #answered = new Set<number>(); // (license, request) pairs answered, counted once
+  readonly #pendingVotes = new Map<number, Array<{ license: number; resultHash: string }>>(); // until finalized
+  readonly #finalizedIn = new Map<number, number>(); // request → block
 
-  // Licenses and operators as small numbers, their state in arrays.
-  const licenseIds: bigint[] = [];
-  const licenseIndex = new Map<bigint, number>();
-  const operators: string[] = [];
-  const operatorIndex = new Map<string, number>();
-  const operatorOf: number[] = []; // license → operator, or -1
-  const lastBeat: number[] = []; // operator → latest heartbeat time, or -Infinity
-  const held: Set<number>[] = []; // operator → its licenses
-  const licenseOf = (licenseId: bigint) => {
-    let index = licenseIndex.get(licenseId);
-    if (index === undefined) {
-      licenseIndex.set(licenseId, (index = licenseIds.length));
-      licenseIds.push(licenseId);
-      operatorOf.push(-1);
-      beatWindows.push(0);
-      lastWindow.push(-1);
-      asked.push([]);
-      askedCount.push(0);
-      challengeAskedCount.push(0);
+  constructor(frame: ReplayFrame) {
+    this.frame = frame;
+  }
+
+  /** Applies `events`, which must all come after the events applied before (in chain order). */
+  apply(events: QosEvents): this {
+    const sorted = <T extends ChainPosition>(list: readonly T[]) => [...list].sort(byPosition);
+    const replay = inChainOrder({
+      delegation: sorted(events.delegations),
+      heartbeat: sorted(events.heartbeats),
+      request: sorted(events.requests),
+      vote: sorted(events.votes),
+      late: sorted(events.lateAnswers),
+      finalized: sorted(events.finalized),
+      challenger: sorted(events.challengers),
+    });
+    for (const item of replay) this.#applyOne(item);
+    return this;
+  }
+
+  /** Every license ever delegated (in the events applied), with its figures at `now`, by license id. */
+  figures(now: number): Map<bigint, LicenseQos> {
+    const { start, end, livenessWindow } = this.frame;
+    const until = Math.min(now, end);
+    const windows = until <= start ? 0 : Math.floor((until - start) / livenessWindow);
+    const result = new Map<bigint, LicenseQos>();
+    const licenseIds = this.#licenseIds;
+    const order = licenseIds.map((_, license) => license).sort((a, b) => (licenseIds[a] < licenseIds[b] ? -1 : 1));
+    for (const license of order) {
+      const tally = this.#votes[license];
+      const medianVoteDelayBlocks = lowerMedian(tally.delays);
+      const live = this.#isLiveAt(license, now);
+      // Windows complete in order: only the latest one with a beat can still be running.
+      const beatWindows = this.#windowsWithBeat[license] - (this.#lastWindow[license] >= windows ? 1 : 0);
+      const figures = {
+        uptimeBps: ratioBps(beatWindows, windows, live ? BPS : 0),
+        participationBps: ratioBps(this.#answeredCount[license], this.#askedCount[license]),
+        accuracyBps: ratioBps(tally.agreed, tally.agreed + tally.disagreed),
+        timelinessBps: timelinessBps(medianVoteDelayBlocks),
+        disagreed: tally.disagreed,
+      };
+      const operator = this.#operatorOf[license];
+      result.set(licenseIds[license], {
+        licenseId: licenseIds[license],
+        operator: operator >= 0 ? this.#operators[operator] : null,
+        live,
+        windows,
+        beatWindows,
+        jobsAsked: this.#askedCount[license],
+        jobsAnswered: this.#answeredCount[license],
+        votes: tally.count,
+        agreed: tally.agreed,
+        medianVoteDelayBlocks,
+        challengeJobsAsked: this.#challengeAsked[license],
+        challengeJobsAnswered: this.#challengeAnswered[license],
+        challengeMedianVoteDelayBlocks: lowerMedian(tally.challengeDelays),
+        ...figures,
+        scoreBps: scoreBps(figures),
+      });
     }
-    return index;
-  };
-  const operatorOfAddress = (address: string) => {
-    const key = address.toLowerCase();
-    let index = operatorIndex.get(key);
-    if (index === undefined) {
-      operatorIndex.set(key, (index = operators.length));
-      operators.push(key);
-      lastBeat.push(-Infinity);
-      held.push(new Set());
-    }
-    return index;
-  };
-  const isLiveAt = (license: number, timestamp: number) =>
-    operatorOf[license] >= 0 && timestamp <= lastBeat[operatorOf[license]] + frame.livenessWindow;
+    return result;
+  }
 
-  // Per license: distinct complete windows with a beat; the requests asked of it, as runs of request indices.
-  const beatWindows: number[] = [];
-  const lastWindow: number[] = [];
-  const asked: Array<Array<[first: number, last: number]>> = [];
-  const askedCount: number[] = [];
-  const challengeAskedCount: number[] = [];
-  // Per request of the epoch, by its index: its block and whether it is a challenge.
-  const requestIndex = new Map<bigint, number>();
-  const requestBlocks: number[] = [];
-  const isChallenge: boolean[] = [];
-  const challengers = new Set<string>();
-  const finalizedIn = new Map(events.finalized.map((event) => [event.jobId, event.block]));
-  const answered = new Set<number>(); // request index × licenses + license, counted once
-  const lateAnswers: Array<{ license: number; request: number }> = [];
-
-  const replay = inChainOrder({
-    delegation: sorted(events.delegations),
-    heartbeat: sorted(events.heartbeats),
-    request: sorted(events.requests),
-    late: sorted(events.lateAnswers),
-    challenger: sorted(events.challengers),
-  });
-  for (const item of replay) {
+  #applyOne(item: Replayed): void {
+    const { start, end, livenessWindow } = this.frame;
+    const inEpoch = (timestamp: number) => timestamp >= start && timestamp < end;
     switch (item.kind) {
       case "delegation": {
-        const license = licenseOf(item.event.licenseId);
-        if (operatorOf[license] >= 0) held[operatorOf[license]].delete(license);
-        operatorOf[license] = item.event.operator === null ? -1 : operatorOfAddress(item.event.operator);
-        if (operatorOf[license] >= 0) held[operatorOf[license]].add(license);
-        break;
+        const license = this.#licenseOf(item.event.licenseId);
+        if (this.#operatorOf[license] >= 0) this.#held[this.#operatorOf[license]].delete(license);
+        this.#operatorOf[license] = item.event.operator === null ? -1 : this.#operatorOfAddress(item.event.operator);
+        if (this.#operatorOf[license] >= 0) this.#held[this.#operatorOf[license]].add(license);
+        return;
       }
       case "heartbeat": {
-        const operator = operatorOfAddress(item.event.operator);
-        lastBeat[operator] = Math.max(lastBeat[operator], item.event.timestamp);
-        if (!inEpoch(item.event.timestamp)) break;
+        const operator = this.#operatorOfAddress(item.event.operator);
+        this.#lastBeat[operator] = Math.max(this.#lastBeat[operator], item.event.timestamp);
+        if (!inEpoch(item.event.timestamp)) return;
         // Chain order is time order: each license's windows come in order, so a new one is a distinct one.
-        const window = Math.floor((item.event.timestamp - frame.start) / frame.livenessWindow);
-        for (const license of held[operator]) {
-          if (window === lastWindow[license]) continue;
-          lastWindow[license] = window;
-          if (window < windows) beatWindows[license]++;
+        const window = Math.floor((item.event.timestamp - start) / livenessWindow);
+        for (const license of this.#held[operator]) {
+          if (window === this.#lastWindow[license]) continue;
+          this.#lastWindow[license] = window;
+          this.#windowsWithBeat[license]++;
         }
-        break;
+        return;
       }
       case "challenger": {
-        if (item.event.granted) challengers.add(item.event.account.toLowerCase());
-        else challengers.delete(item.event.account.toLowerCase());
-        break;
+        if (item.event.granted) this.#challengers.add(item.event.account.toLowerCase());
+        else this.#challengers.delete(item.event.account.toLowerCase());
+        return;
       }
       case "request": {
-        if (!inEpoch(item.event.timestamp)) break;
-        const request = requestBlocks.length;
-        requestIndex.set(item.event.jobId, request);
-        requestBlocks.push(item.event.block);
-        const challenge = challengers.has(item.event.requester.toLowerCase());
-        isChallenge.push(challenge);
-        for (let license = 0; license < licenseIds.length; license++) {
-          if (!isLiveAt(license, item.event.timestamp)) continue;
-          const runs = asked[license];
+        if (!inEpoch(item.event.timestamp)) return;
+        const request = this.#requestBlocks.length;
+        this.#requestIndex.set(item.event.jobId, request);
+        this.#requestBlocks.push(item.event.block);
+        const challenge = this.#challengers.has(item.event.requester.toLowerCase());
+        this.#isChallenge.push(challenge);
+        for (let license = 0; license < this.#licenseIds.length; license++) {
+          if (!this.#isLiveAt(license, item.event.timestamp)) continue;
+          const runs = this.#asked[license];
           const last = runs[runs.length - 1];
           if (last !== undefined && last[1] === request - 1) last[1] = request;
           else runs.push([request, request]);
-          askedCount[license]++;
-          if (challenge) challengeAskedCount[license]++;
+          this.#askedCount[license]++;
+          if (challenge) this.#challengeAsked[license]++;
         }
-        break;
+        return;
+      }
+      case "vote": {
+        const request = this.#requestIndex.get(item.event.jobId);
+        const license = this.#licenseIndex.get(item.event.licenseId);
+        if (request === undefined || license === undefined) return;
+        const tally = this.#votes[license];
+        tally.count++;
+        const delay = item.event.block - this.#requestBlocks[request];
+        tally.delays.push(delay);
+        if (this.#isChallenge[request]) tally.challengeDelays.push(delay);
+        this.#answer(license, request);
+        const pending = this.#pendingVotes.get(request) ?? [];
+        pending.push({ license, resultHash: item.event.resultHash.toLowerCase() });
+        this.#pendingVotes.set(request, pending);
+        return;
+      }
+      case "finalized": {
+        const request = this.#requestIndex.get(item.event.jobId);
+        if (request === undefined) return;
+        this.#finalizedIn.set(request, item.event.block);
+        const final = item.event.resultHash.toLowerCase();
+        for (const { license, resultHash } of this.#pendingVotes.get(request) ?? []) {
+          if (resultHash === final) this.#votes[license].agreed++;
+          else this.#votes[license].disagreed++;
+        }
+        this.#pendingVotes.delete(request);
+        return;
       }
       case "late": {
         // Only an answer sent beside the finalizing votes (mined in their block) was in time; one sent
         // after the job was decided (a node resuming from a pause) answers nothing anyone waited for.
-        const request = requestIndex.get(item.event.jobId);
-        if (request === undefined || finalizedIn.get(item.event.jobId) !== item.event.block) break;
-        for (const license of held[operatorOfAddress(item.event.operator)]) lateAnswers.push({ license, request });
-        break;
+        const request = this.#requestIndex.get(item.event.jobId);
+        if (request === undefined || this.#finalizedIn.get(request) !== item.event.block) return;
+        for (const license of this.#held[this.#operatorOfAddress(item.event.operator)]) this.#answer(license, request);
+        return;
       }
     }
   }
 
-  const wasAsked = (license: number, request: number) => {
-    const runs = asked[license];
+  #answer(license: number, request: number): void {
+    // Exact below 2^53: licenses are capped at 50,000 by NodeLicense, and an epoch's jobs below 2^32.
+    const key = license * 4_294_967_296 + request;
+    if (this.#answered.has(key) || !this.#wasAsked(license, request)) return;
+    this.#answered.add(key);
+    this.#answeredCount[license]++;
+    if (this.#isChallenge[request]) this.#challengeAnswered[license]++;
+  }
+
+  #wasAsked(license: number, request: number): boolean {
+    const runs = this.#asked[license];
     let [low, high] = [0, runs.length - 1];
     while (low <= high) {
       const middle = (low + high) >> 1;
@@ -350,68 +421,51 @@ export function epochQos(events: QosEvents, frame: EpochFrame): Map<bigint, Lice
       else return true;
     }
     return false;
-  };
-  const jobsAnswered = licenseIds.map(() => 0);
-  const challengeJobsAnswered = licenseIds.map(() => 0);
-  const answer = (license: number, request: number) => {
-    const key = request * licenseIds.length + license;
-    if (answered.has(key) || !wasAsked(license, request)) return;
-    answered.add(key);
-    jobsAnswered[license]++;
-    if (isChallenge[request]) challengeJobsAnswered[license]++;
-  };
-  for (const { license, request } of lateAnswers) answer(license, request);
-
-  const finalAnswer = new Map(events.finalized.map((event) => [event.jobId, event.resultHash.toLowerCase()]));
-  const votes = licenseIds.map(() => ({ count: 0, agreed: 0, disagreed: 0, delays: [] as number[], challengeDelays: [] as number[] }));
-  for (const vote of events.votes) {
-    const request = requestIndex.get(vote.jobId);
-    const license = licenseIndex.get(vote.licenseId);
-    if (request === undefined || license === undefined) continue;
-    const tally = votes[license];
-    tally.count++;
-    const delay = vote.block - requestBlocks[request];
-    tally.delays.push(delay);
-    if (isChallenge[request]) tally.challengeDelays.push(delay);
-    answer(license, request);
-    const final = finalAnswer.get(vote.jobId);
-    if (final === undefined) continue;
-    if (final === vote.resultHash.toLowerCase()) tally.agreed++;
-    else tally.disagreed++;
   }
 
-  const result = new Map<bigint, LicenseQos>();
-  const order = licenseIds.map((_, license) => license).sort((a, b) => (licenseIds[a] < licenseIds[b] ? -1 : 1));
-  for (const license of order) {
-    const tally = votes[license];
-    const medianVoteDelayBlocks = lowerMedian(tally.delays);
-    const live = isLiveAt(license, frame.now);
-    const figures = {
-      uptimeBps: ratioBps(beatWindows[license], windows, live ? BPS : 0),
-      participationBps: ratioBps(jobsAnswered[license], askedCount[license]),
-      accuracyBps: ratioBps(tally.agreed, tally.agreed + tally.disagreed),
-      timelinessBps: timelinessBps(medianVoteDelayBlocks),
-      disagreed: tally.disagreed,
-    };
-    result.set(licenseIds[license], {
-      licenseId: licenseIds[license],
-      operator: operatorOf[license] >= 0 ? operators[operatorOf[license]] : null,
-      live,
-      windows,
-      beatWindows: beatWindows[license],
-      jobsAsked: askedCount[license],
-      jobsAnswered: jobsAnswered[license],
-      votes: tally.count,
-      agreed: tally.agreed,
-      medianVoteDelayBlocks,
-      challengeJobsAsked: challengeAskedCount[license],
-      challengeJobsAnswered: challengeJobsAnswered[license],
-      challengeMedianVoteDelayBlocks: lowerMedian(tally.challengeDelays),
-      ...figures,
-      scoreBps: scoreBps(figures),
-    });
+  #isLiveAt(license: number, timestamp: number): boolean {
+    const operator = this.#operatorOf[license];
+    return operator >= 0 && timestamp <= this.#lastBeat[operator] + this.frame.livenessWindow;
   }
-  return result;
+
+  #licenseOf(licenseId: bigint): number {
+    let index = this.#licenseIndex.get(licenseId);
+    if (index === undefined) {
+      this.#licenseIndex.set(licenseId, (index = this.#licenseIds.length));
+      this.#licenseIds.push(licenseId);
+      this.#operatorOf.push(-1);
+      this.#windowsWithBeat.push(0);
+      this.#lastWindow.push(-1);
+      this.#asked.push([]);
+      this.#askedCount.push(0);
+      this.#challengeAsked.push(0);
+      this.#answeredCount.push(0);
+      this.#challengeAnswered.push(0);
+      this.#votes.push({ count: 0, agreed: 0, disagreed: 0, delays: [], challengeDelays: [] });
+    }
+    return index;
+  }
+
+  #operatorOfAddress(address: string): number {
+    const key = address.toLowerCase();
+    let index = this.#operatorIndex.get(key);
+    if (index === undefined) {
+      this.#operatorIndex.set(key, (index = this.#operators.length));
+      this.#operators.push(key);
+      this.#lastBeat.push(-Infinity);
+      this.#held.push(new Set());
+    }
+    return index;
+  }
+}
+
+/**
+ * Every license ever delegated (in `events`), with its figures for `frame`'s epoch, by license id: the
+ * events replayed at once (`QosReplay` for the rules; `npm run bench:qos` measures it).
+ */
+export function epochQos(events: QosEvents, frame: EpochFrame): Map<bigint, LicenseQos> {
+  const { now, ...replayFrame } = frame;
+  return new QosReplay(replayFrame).apply(events).figures(now);
 }
 
 /** The epoch `timestamp` falls in, and its bounds, from the registry's `EPOCHS_START` and `EPOCH_DURATION`. */

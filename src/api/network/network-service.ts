@@ -1,6 +1,6 @@
 import { Interface } from "ethers";
 
-import { epochAt, epochQos, networkStatus, type LicenseQos, type NetworkStatus } from "@avn/protocol/qos";
+import { epochAt, networkStatus, QosReplay, type LicenseQos, type NetworkStatus } from "@avn/protocol/qos";
 
 import type { JsonRpc } from "../../chains/evm/balance-slot.ts";
 import { QosIndex } from "./qos-index.ts";
@@ -79,6 +79,8 @@ export class NetworkService {
   #reading: Promise<Snapshot> | undefined;
   /** How long the last replay of the events took (ms): the snapshot is kept at least ten times that. */
   #lastComputeMs = 0;
+  /** The current epoch's replay, which each read extends with the blocks read since. */
+  #replay: QosReplay | undefined;
 
   constructor(options: NetworkServiceOptions) {
     this.#rpc = options.l2;
@@ -124,14 +126,20 @@ export class NetworkService {
     ]);
     const frame = {
       ...epochAt(head.timestamp, registry.epochsStart, registry.epochDuration),
-      now: head.timestamp,
       livenessWindow: Number(livenessWindow),
     };
-    // A heartbeat up to one window before the epoch can make a license live at its first jobs.
-    registry.index.prune(frame.start - frame.livenessWindow);
     registry.index.pruneReports(frame.epoch);
     const computing = performance.now();
-    const byLicense = epochQos(registry.index.events, frame);
+    // Within an epoch only the new blocks' events are applied to the replay; a new epoch (or a new
+    // liveness window) replays the events kept since a window before its start, once.
+    let replay = this.#replay;
+    const added = registry.index.takeAdded();
+    if (replay === undefined || replay.frame.epoch !== frame.epoch || replay.frame.livenessWindow !== frame.livenessWindow) {
+      // A heartbeat up to one window before the epoch can make a license live at its first jobs.
+      registry.index.prune(frame.start - frame.livenessWindow);
+      replay = this.#replay = new QosReplay(frame).apply(registry.index.events);
+    } else replay.apply(added);
+    const byLicense = replay.figures(head.timestamp);
     this.#lastComputeMs = performance.now() - computing;
     const value: NetworkNodes = {
       epoch: frame.epoch,

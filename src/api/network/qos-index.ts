@@ -54,6 +54,7 @@ export class QosIndex {
   #nextBlock: bigint;
   #events: QosEvents = NO_EVENTS;
   #reports: QosReportEvent[] = [];
+  #added: QosEvents = NO_EVENTS;
 
   constructor(rpc: JsonRpc, contracts: { nodeRegistry: string; verificationRegistry: string; qosReports?: string }, fromBlock = 0) {
     this.#rpc = rpc;
@@ -91,6 +92,16 @@ export class QosIndex {
     return { block: Number(headBlock), timestamp: Number(BigInt(head.timestamp)) };
   }
 
+  /**
+   * The events added since the last call (in chain order after every event added before), which a replay
+   * of `events` can apply alone; an update that failed half-way leaves its ranges read so far here.
+   */
+  takeAdded(): QosEvents {
+    const added = this.#added;
+    this.#added = NO_EVENTS;
+    return added;
+  }
+
   /** Forgets heartbeats and jobs from before `timestamp`, and the votes and outcomes of those jobs. */
   prune(timestamp: number): void {
     this.#events = pruneQosEvents(this.#events, timestamp);
@@ -113,7 +124,9 @@ export class QosIndex {
         timestamps.set(block, Number(BigInt(header.timestamp)));
       }),
     );
-    this.#events = mergeQosEvents(this.#events, qosEventsOf(decoded, timestamps, this.#nodeRegistry));
+    const fresh = qosEventsOf(decoded, timestamps, this.#nodeRegistry);
+    this.#events = mergeQosEvents(this.#events, fresh);
+    this.#added = mergeQosEvents(this.#added, fresh);
     if (this.#qosReports !== undefined) this.#reports = this.#reports.concat(qosReportsOf(decoded, this.#qosReports));
   }
 }

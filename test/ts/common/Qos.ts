@@ -2,7 +2,9 @@ import { expect } from "chai";
 
 import { id } from "ethers";
 
-import { CHALLENGER_ROLE, epochQos, scoreBps, timelinessBps, type EpochFrame, type QosEvents } from "@avn/protocol/qos";
+import { CHALLENGER_ROLE, epochQos, QosReplay, scoreBps, timelinessBps, type EpochFrame, type QosEvents } from "@avn/protocol/qos";
+
+import { syntheticEpoch } from "../../../src/bench/qos-figures.ts";
 
 const A = "0x00000000000000000000000000000000000000aa";
 const B = "0x00000000000000000000000000000000000000bb";
@@ -122,5 +124,36 @@ describe("QoS figures and score (@avn/protocol/qos)", function () {
       challengeMedianVoteDelayBlocks: 3,
       medianVoteDelayBlocks: 1,
     });
+  });
+
+  it("gives the same figures whether the events are applied at once or range by range, in chain order", function () {
+    const { events, frame } = syntheticEpoch({
+      licenses: 7,
+      elapsedSeconds: 3 * 3_600,
+      heartbeatSeconds: 60,
+      jobSeconds: 13,
+      votesPerJob: 3,
+    });
+    const { now, ...replayFrame } = frame;
+    const whole = epochQos(events, frame);
+    // Cut the chain into ranges of 500 blocks, as the API reads it, and apply each range's events in turn.
+    const replay = new QosReplay(replayFrame);
+    const last = Math.max(...events.heartbeats.map((event) => event.block), ...events.votes.map((event) => event.block));
+    for (let from = 0; from <= last; from += 500) {
+      const inRange = <T extends { block: number }>(list: readonly T[]) =>
+        list.filter((event) => event.block >= from && event.block < from + 500);
+      replay.apply({
+        delegations: inRange(events.delegations),
+        heartbeats: inRange(events.heartbeats),
+        requests: inRange(events.requests),
+        votes: inRange(events.votes),
+        lateAnswers: inRange(events.lateAnswers),
+        finalized: inRange(events.finalized),
+        challengers: inRange(events.challengers),
+      });
+    }
+    expect([...replay.figures(now).values()]).to.deep.equal([...whole.values()]);
+    // 831 jobs (seconds 1, 14, … below 10,800); license 1 votes on those whose id is 0, 5 or 6 modulo 7: 355.
+    expect(whole.get(1n)).to.include({ windows: 18, beatWindows: 18, jobsAsked: 831, votes: 355, agreed: 355, participationBps: 4_271 });
   });
 });
