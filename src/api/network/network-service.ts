@@ -60,6 +60,11 @@ export interface NetworkServiceOptions {
   fromBlock?: number;
   /** How old a snapshot may be before a request reads the chain again (default 2 s). */
   maxAgeMs?: number;
+  /**
+   * Keep every event read, not only the current epoch's, so that `pastEpoch` can replay an earlier epoch
+   * (`npm run qos -- --epoch`); the API keeps only what the current epoch needs.
+   */
+  keepAllEvents?: boolean;
 }
 
 /**
@@ -72,6 +77,7 @@ export class NetworkService {
   readonly #verificationRegistry: string;
   readonly #fromBlock: number | undefined;
   readonly #qosReports: string | undefined;
+  readonly #keepAllEvents: boolean;
   readonly #maxAgeMs: number;
   // Fixed at deployment, read once on the first request (the API starts whether or not the L2 answers).
   #registry: { nodeRegistry: string; epochsStart: number; epochDuration: number; index: QosIndex } | undefined;
@@ -87,6 +93,7 @@ export class NetworkService {
     this.#verificationRegistry = options.verificationRegistry;
     this.#fromBlock = options.fromBlock;
     this.#qosReports = options.qosReports;
+    this.#keepAllEvents = options.keepAllEvents === true;
     this.#maxAgeMs = options.maxAgeMs ?? 2_000;
   }
 
@@ -100,11 +107,24 @@ export class NetworkService {
     return (await this.#current()).status;
   }
 
-  /** One license's figures for the current epoch, or undefined if it was never delegated. */
-  async license(licenseId: bigint): Promise<{ epoch: number; epochEndsAt: number; figures: LicenseQos } | undefined> {
+  /**
+   * An epoch's figures, the current one or one before (a service made with `keepAllEvents`): a past epoch
+   * counted to its end, under the liveness window of now.
+   */
+  async pastEpoch(epoch: number): Promise<{ epoch: number; epochEndsAt: number; block: number; byLicense: Map<bigint, LicenseQos> }> {
     const snapshot = await this.#current();
-    const figures = snapshot.byLicense.get(licenseId);
-    return figures === undefined ? undefined : { epoch: snapshot.value.epoch, epochEndsAt: snapshot.value.epochEndsAt, figures };
+    const registry = this.#registry!;
+    if (epoch === snapshot.value.epoch) return { ...snapshot.value, byLicense: snapshot.byLicense };
+    if (!this.#keepAllEvents) throw new Error("this service keeps only the current epoch's events");
+    if (!Number.isSafeInteger(epoch) || epoch < 0 || epoch > snapshot.value.epoch) throw new RangeError(`no epoch ${epoch} yet`);
+    const start = registry.epochsStart + epoch * registry.epochDuration;
+    const frame = { epoch, start, end: start + registry.epochDuration, livenessWindow: this.#replay!.frame.livenessWindow };
+    return {
+      epoch,
+      epochEndsAt: frame.end,
+      block: snapshot.value.block,
+      byLicense: new QosReplay(frame).apply(registry.index.events).figures(frame.end),
+    };
   }
 
   async #current(): Promise<Snapshot> {
@@ -136,7 +156,7 @@ export class NetworkService {
     const added = registry.index.takeAdded();
     if (replay === undefined || replay.frame.epoch !== frame.epoch || replay.frame.livenessWindow !== frame.livenessWindow) {
       // A heartbeat up to one window before the epoch can make a license live at its first jobs.
-      registry.index.prune(frame.start - frame.livenessWindow);
+      if (!this.#keepAllEvents) registry.index.prune(frame.start - frame.livenessWindow);
       replay = this.#replay = new QosReplay(frame).apply(registry.index.events);
     } else replay.apply(added);
     const byLicense = replay.figures(head.timestamp);
@@ -172,7 +192,8 @@ export class NetworkService {
   }
 }
 
-function toNetworkNode(figures: LicenseQos): NetworkNode {
+/** A license's figures as `GET /api/network/nodes` writes them. */
+export function toNetworkNode(figures: LicenseQos): NetworkNode {
   return {
     licenseId: Number(figures.licenseId),
     operator: figures.operator,

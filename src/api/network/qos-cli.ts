@@ -5,11 +5,12 @@ import type { LicenseQos } from "@avn/protocol/qos";
 import type { JsonRpc } from "../../chains/evm/balance-slot.ts";
 import { JsonRpcPool } from "../../chains/rpc/json-rpc-pool.ts";
 import { describeError } from "../../common/describe-error.ts";
-import { NetworkService, type NetworkNodes } from "./network-service.ts";
+import { NetworkService, toNetworkNode, type NetworkNodes } from "./network-service.ts";
 
-const USAGE = `Usage: npm run qos -- [--license <id>] [--json] [--rpc-url <L2 JSON-RPC URL> --registry <VerificationRegistry>]
+const USAGE = `Usage: npm run qos -- [--license <id>] [--epoch <n>] [--json] [--rpc-url <L2 JSON-RPC URL> --registry <VerificationRegistry>]
   Each license's quality of service in the current epoch, as GET /api/network/nodes publishes it, read from the L2.
   --license <id>   one license, with every figure and what its score is made of
+  --epoch <n>      an earlier epoch, counted to its end (default: the current one, so far)
   --json           the figures as JSON (the API's shape)
   Without --rpc-url and --registry, the running local stack's (.devnet/stack.json).`;
 
@@ -35,6 +36,7 @@ export async function runQosCli(args: string[], defaults: QosCliTarget | undefin
       strict: true,
       options: {
         license: { type: "string" },
+        epoch: { type: "string" },
         json: { type: "boolean", default: false },
         "rpc-url": { type: "string" },
         registry: { type: "string" },
@@ -48,40 +50,58 @@ export async function runQosCli(args: string[], defaults: QosCliTarget | undefin
     output.printError(`not a license id: ${values.license}\n${USAGE}`);
     return 1;
   }
+  if (values.epoch !== undefined && !/^\d{1,9}$/.test(values.epoch)) {
+    output.printError(`not an epoch: ${values.epoch}\n${USAGE}`);
+    return 1;
+  }
   const rpcUrl = values["rpc-url"] ?? defaults?.rpcUrl;
   const verificationRegistry = values.registry ?? defaults?.verificationRegistry;
   if (rpcUrl === undefined || verificationRegistry === undefined) {
     output.printError(`No local stack runs (.devnet/stack.json): give --rpc-url and --registry.\n${USAGE}`);
     return 1;
   }
-  let nodes: NetworkNodes;
   const connect = output.connect ?? ((url: string) => new JsonRpcPool({ urls: [url], timeoutMs: 10_000 }));
-  const network = new NetworkService({ l2: connect(rpcUrl), verificationRegistry });
+  // Every event kept: an earlier epoch is replayed from them.
+  const network = new NetworkService({ l2: connect(rpcUrl), verificationRegistry, keepAllEvents: true });
+  let current: NetworkNodes;
   try {
-    nodes = await network.nodes();
+    current = await network.nodes();
   } catch (error) {
     output.printError(`The L2 could not be read: ${describeError(error)}`);
     return 2;
   }
+  const epoch = values.epoch === undefined ? current.epoch : Number(values.epoch);
+  if (epoch > current.epoch) {
+    output.printError(`Epoch ${epoch} has not begun: the current epoch is ${current.epoch}.`);
+    return 1;
+  }
+  const read = await network.pastEpoch(epoch);
+  const nodes: NetworkNodes = {
+    epoch,
+    epochEndsAt: read.epochEndsAt,
+    block: read.block,
+    nodes: [...read.byLicense.values()].map(toNetworkNode),
+  };
   if (values.license === undefined) {
     if (values.json) output.print(JSON.stringify(nodes, null, 2));
-    else printTable(nodes, output.print);
+    else printTable(nodes, epoch === current.epoch, output.print);
     return 0;
   }
-  const one = await network.license(BigInt(values.license));
-  if (one === undefined) {
+  const figures = read.byLicense.get(BigInt(values.license));
+  if (figures === undefined) {
     output.printError(`License ${values.license} was never delegated: it has no figures.`);
     return 1;
   }
-  if (values.json) output.print(JSON.stringify(nodes.nodes.find((node) => node.licenseId === Number(values.license))));
-  else printLicense(one.figures, nodes, output.print);
+  if (values.json) output.print(JSON.stringify(toNetworkNode(figures)));
+  else printLicense(figures, nodes, output.print);
   return 0;
 }
 
 const percent = (bps: number) => `${(bps / 100).toFixed(2)}%`;
 
-function printTable(nodes: NetworkNodes, print: (line: string) => void): void {
-  print(`Epoch ${nodes.epoch}, ends ${new Date(nodes.epochEndsAt * 1000).toISOString()}; read at L2 block ${nodes.block}.`);
+function printTable(nodes: NetworkNodes, current: boolean, print: (line: string) => void): void {
+  const when = new Date(nodes.epochEndsAt * 1000).toISOString();
+  print(`Epoch ${nodes.epoch}, ${current ? `ends ${when} (so far)` : `ended ${when}`}; read at L2 block ${nodes.block}.`);
   print("license  live  uptime    particip.  accuracy  delay  score     asked  votes  agreed  disagreed  challenges  operator");
   for (const node of nodes.nodes) {
     print(

@@ -280,6 +280,17 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     const api = (JSON.parse(all.out) as NetworkNodes).nodes.find((node) => node.licenseId === 3);
     expect(api).to.include({ scoreBps: 0, disagreed: 5 });
     expect(await run(["--license", "99"])).to.include({ code: 1, err: "License 99 was never delegated: it has no figures." });
+
+    // The epoch ends: `--epoch` replays it, counted to its end (1,008 windows of 10 minutes in 7 days).
+    const epoch = Number(await registry.currentEpoch());
+    await time.increase(await registry.EPOCH_DURATION());
+    await ethers.provider.send("evm_mine", []);
+    const ended = await run(["--epoch", String(epoch), "--license", "2"]);
+    expect(ended.code).to.equal(0);
+    expect(ended.out).to.contain("uptime         0.59%: 6 of 1008 liveness windows held a heartbeat");
+    expect(ended.out).to.contain("participation  83.33%: 5 of 6 jobs asked while live were answered");
+    expect((await run(["--epoch", String(epoch + 5)])).code).to.equal(1);
+    expect((await run(["--epoch", "-1"])).code).to.equal(1);
     expect((await run(["--license", "two"])).code).to.equal(1);
     expect((await run(["--license", "1"].concat(["--bogus"]))).code).to.equal(1);
   });
