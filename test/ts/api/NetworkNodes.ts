@@ -137,6 +137,63 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     });
   });
 
+  it("ranks four behaviours over 36 windows with challenges: honest first, paused a third below 70% uptime, late lower, wrong 0", async function () {
+    const { registry, nodeRegistry, license, admin, consumer, outsider, burnerA, burnerB, burnerC } = await loadFixture(fixture);
+    const burnerD = (await ethers.getSigners())[11];
+    // A fourth license and node; quorum 3 of the four, so the late node's vote is needed while all are live.
+    await license.connect(outsider).buy(1n, ethers.MaxUint256);
+    await nodeRegistry.connect(outsider).delegate([4n], burnerD.address);
+    await nodeRegistry.connect(admin).setQuorum(3n);
+    await nodeRegistry.connect(admin).grantRole(CHALLENGER_ROLE, outsider.address);
+    await registry.connect(outsider).stakeCollateral(outsider.address, 1_000n * E18);
+    const [honest, paused, late, wrong] = [
+      { burner: burnerA, licenseId: 1n },
+      { burner: burnerB, licenseId: 2n },
+      { burner: burnerD, licenseId: 4n },
+      { burner: burnerC, licenseId: 3n },
+    ];
+    const start =
+      Number(await registry.EPOCHS_START()) + (Number(await registry.currentEpoch()) + 1) * Number(await registry.EPOCH_DURATION());
+    const isPaused = (window: number) => window >= 12 && window < 24; // a third of the 36 windows
+    for (let window = 0; window < 36; window++) {
+      await time.increaseTo(start + window * W + 10);
+      for (const node of [honest, late, wrong]) await nodeRegistry.connect(node.burner)["heartbeat()"]();
+      if (!isPaused(window)) await nodeRegistry.connect(paused.burner)["heartbeat()"]();
+      // One ordinary job each window, and a burst of two challenges every third.
+      const requests = [() => registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN)];
+      if (window % 3 === 0)
+        for (let burst = 0; burst < 2; burst++) requests.push(() => registry.connect(outsider).requestEvmBalance(HOLDER, TOKEN));
+      for (const request of requests) {
+        await request();
+        const jobId = (await registry.nextJobId()) - 1n;
+        await submit(registry, wrong.burner, jobId, [wrong.licenseId], WRONG);
+        await submit(registry, honest.burner, jobId, [honest.licenseId], RIGHT);
+        if (!isPaused(window)) await submit(registry, paused.burner, jobId, [paused.licenseId], RIGHT);
+        // The late node answers four blocks after the others.
+        for (let block = 0; block < 4; block++) await ethers.provider.send("evm_mine", []);
+        await submit(registry, late.burner, jobId, [late.licenseId], RIGHT);
+      }
+    }
+    await time.increaseTo(start + 36 * W + 5);
+    await ethers.provider.send("evm_mine", []);
+    api = await startTestApi(NO_SOURCES, { network: new NetworkService({ l2, verificationRegistry: await registry.getAddress() }) });
+    const { body } = await get();
+    const figures = (node: { licenseId: bigint }) => byLicense(body, Number(node.licenseId));
+    const rows = { honest: figures(honest), paused: figures(paused), late: figures(late), wrong: figures(wrong) };
+    console.log("      | license | behaviour | uptime | participation | accuracy | median delay | challenges | score |");
+    for (const [behaviour, node] of Object.entries(rows))
+      console.log(
+        `      | ${node.licenseId} | ${behaviour} | ${node.uptimeBps} | ${node.participationBps} | ${node.accuracyBps} | ${node.medianVoteDelayBlocks} | ${node.challengeJobsAnswered}/${node.challengeJobsAsked} | ${node.scoreBps} |`,
+      );
+    expect(rows.honest.scoreBps).to.equal(10_000);
+    for (const other of [rows.paused, rows.late, rows.wrong]) expect(other.scoreBps).to.be.below(rows.honest.scoreBps);
+    expect(rows.paused.uptimeBps).to.be.below(7_000);
+    expect(rows.wrong.scoreBps).to.equal(0);
+    expect(rows.wrong.disagreed).to.be.at.least(2);
+    expect(rows.late.medianVoteDelayBlocks).to.be.above(rows.honest.medianVoteDelayBlocks);
+    expect(rows.honest.challengeJobsAnswered).to.equal(24);
+  });
+
   it("lists a license whose delegation ended, and follows new votes on the next read", async function () {
     const { registry, nodeRegistry, license, consumer, alice, burnerA, burnerB } = await tenWindows();
     api = await startTestApi(NO_SOURCES, {
