@@ -1,5 +1,7 @@
 import { parseArgs } from "node:util";
 
+import { formatUnits, Interface } from "ethers";
+
 import type { LicenseQos } from "@avn/protocol/qos";
 
 import type { JsonRpc } from "../../chains/evm/balance-slot.ts";
@@ -93,8 +95,38 @@ export async function runQosCli(args: string[], defaults: QosCliTarget | undefin
     return 1;
   }
   if (values.json) output.print(JSON.stringify(toNetworkNode(figures)));
-  else printLicense(figures, nodes, output.print);
+  else {
+    printLicense(figures, nodes, output.print);
+    const l2 = connect(rpcUrl);
+    const [pool, totalVotes, licenseVotes] = await rewardInfo(l2, verificationRegistry, epoch, figures.licenseId);
+    output.print(rewardLine(pool, totalVotes, licenseVotes, epoch === current.epoch));
+  }
   return 0;
+}
+
+const REWARDS = new Interface([
+  "function epochRewardInfo(uint256 epoch, uint256 licenseId) view returns (uint256 pool, uint256 totalVotes, uint256 licenseVotes)",
+]);
+
+/** `VerificationRegistry.epochRewardInfo`: the epoch's pool, its agreeing votes, the license's unclaimed ones. */
+async function rewardInfo(l2: JsonRpc, registry: string, epoch: number, licenseId: bigint): Promise<[bigint, bigint, bigint]> {
+  const data = REWARDS.encodeFunctionData("epochRewardInfo", [epoch, licenseId]);
+  const [pool, totalVotes, licenseVotes] = REWARDS.decodeFunctionResult(
+    "epochRewardInfo",
+    await l2.request<string>("eth_call", [{ to: registry, data }, "latest"]),
+  );
+  return [pool as bigint, totalVotes as bigint, licenseVotes as bigint];
+}
+
+/**
+ * What the license earns of the epoch's reward pool by today's rule (one point per agreeing vote: the
+ * score does not split rewards yet), in staked tokens, rounded down as the registry pays.
+ */
+function rewardLine(pool: bigint, totalVotes: bigint, licenseVotes: bigint, current: boolean): string {
+  const share = totalVotes === 0n ? 0n : (pool * licenseVotes) / totalVotes;
+  const tokens = `${formatUnits(share, 18)} of a pool of ${formatUnits(pool, 18)} staked tokens`;
+  const rule = `${licenseVotes} of the epoch's ${totalVotes} agreeing votes; rewards follow votes, not yet the score`;
+  return current ? `  will earn      ${tokens}, were the epoch to end now (${rule})` : `  unclaimed      ${tokens} (${rule})`;
 }
 
 const percent = (bps: number) => `${(bps / 100).toFixed(2)}%`;

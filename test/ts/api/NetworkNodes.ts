@@ -315,7 +315,8 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
   });
 
   it("npm run qos prints the same figures: one license with what its score is made of, or all as the API's JSON", async function () {
-    const { registry } = await tenWindows();
+    const { registry, admin, epoch: scenarioEpoch } = await tenWindows();
+    await registry.connect(admin).fundEpochRewards(scenarioEpoch, 900n * E18);
     const target = { rpcUrl: "http://l2.invalid", verificationRegistry: await registry.getAddress() };
     const run = async (args: string[]) => {
       const lines: string[] = [];
@@ -332,6 +333,10 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     expect(one.out).to.contain("uptime         60.00%: 6 of 10 liveness windows held a heartbeat");
     expect(one.out).to.contain("participation  83.33%: 5 of 6 jobs asked while live were answered");
     expect(one.out).to.contain("score          33.32%");
+    // What it earns by the rule rewards follow today: B's 5 of the epoch's 10 agreeing votes (A has the 5 others).
+    expect(one.out).to.contain(
+      "will earn      450.0 of a pool of 900.0 staked tokens, were the epoch to end now (5 of the epoch's 10 agreeing votes",
+    );
     const all = await run(["--json"]);
     expect(all.code).to.equal(0);
     const api = (JSON.parse(all.out) as NetworkNodes).nodes.find((node) => node.licenseId === 3);
