@@ -554,6 +554,18 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
       60_000,
     );
     expect(await qosTable.locator("caption").textContent()).to.equal(`Quality of service per license, epoch ${current} (current)`);
+    // What each of the holder's licenses would earn were the epoch to end now, by today's rule (votes).
+    const rewards = VerificationRegistry__factory.connect(l2Address("VerificationRegistry"), l2);
+    for (const licenseId of holderLicenses) {
+      const [pool, totalVotes, licenseVotes] = await rewards.epochRewardInfo(current, licenseId);
+      const expected = formatAmount(totalVotes === 0n ? 0n : (pool * licenseVotes) / totalVotes);
+      const cell = page.locator(`[data-testid="your-score-row"][data-license-id="${licenseId}"] [data-testid="would-earn"]`);
+      await eventually(
+        () => cell.textContent(),
+        (shown) => shown === expected,
+        30_000,
+      );
+    }
 
     // The epoch ends: the job is now in a previous one. Each previous epoch the selector offers shows what
     // epochQos computes from the chain's events (read by the API's index, not the page's code) for that epoch.

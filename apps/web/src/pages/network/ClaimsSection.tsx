@@ -49,8 +49,23 @@ export function ClaimsSection({ client }: { client: PublicClient }) {
  * Nodes section's table (one read shared by both).
  */
 function Scores({ licenseIds, client }: { licenseIds: bigint[]; client: PublicClient }) {
+  const { config, chains } = useAppSettings();
   const qos = useEpochQos(client);
   const epochs = qos.data?.epochs ?? [];
+  // What each license would be paid were the current epoch to end now, by the rule rewards follow today.
+  const current = epochs.find((epoch) => epoch.current)?.frame.epoch;
+  const verification = { address: config.contracts.l2.VerificationRegistry, abi: verificationRegistryAbi, chainId: chains.l2.id } as const;
+  const rewards = useReadContracts({
+    allowFailure: false,
+    contracts: licenseIds.map((id) => ({ ...verification, functionName: "epochRewardInfo", args: [BigInt(current ?? 0), id] }) as const),
+    query: { ...REFRESH, enabled: current !== undefined },
+  });
+  const wouldEarn = (index: number) => {
+    const info = rewards.data?.[index];
+    if (info === undefined) return "…";
+    const [pool, totalVotes, licenseVotes] = info;
+    return formatAmount(totalVotes === 0n ? 0n : (pool * licenseVotes) / totalVotes);
+  };
 
   return (
     <>
@@ -75,13 +90,26 @@ function Scores({ licenseIds, client }: { licenseIds: bigint[]; client: PublicCl
               },
               cellProps: () => ({ "data-testid": "your-score", "data-epoch": frame.epoch, className: "figure" }),
             })),
+            {
+              header: "Would earn now (staked tokens)",
+              cell: (id: bigint) => wouldEarn(licenseIds.indexOf(id)),
+              cellProps: () => ({ "data-testid": "would-earn", className: "figure" }),
+            },
           ]}
           rows={licenseIds}
           rowKey={(id) => id.toString()}
           rowProps={(id) => ({ "data-testid": "your-score-row", "data-license-id": id.toString() })}
         />
       )}
-      <p className="hint">The score is not yet what rewards are split by: each agreeing vote earns one point (below).</p>
+      {rewards.error !== null && (
+        <p className="error" role="alert">
+          Could not read this epoch's rewards: {describeError(rewards.error)}
+        </p>
+      )}
+      <p className="hint">
+        The score is not yet what rewards are split by: each agreeing vote earns one point (below). "Would earn now" is the current epoch's
+        pool times the license's share of its agreeing votes, were the epoch to end now.
+      </p>
     </>
   );
 }
