@@ -18,19 +18,16 @@ import {
 } from "../../../src/api/attestation-hub/bus/redis-bus.ts";
 import { ApiKeys } from "../../../src/api/keys/api-keys.ts";
 import { ApiMetrics } from "../../../src/api/metrics.ts";
-import { attestationFromJson } from "../../../src/common/attestation.ts";
 import { DEFAULT_HUB_LABEL, HUB_PATH, hubName } from "../../../src/common/hub-protocol.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import type { RedisServer } from "../../../src/devnet/redis-server.ts";
 import { connectToHub } from "../../../src/node/hub-client.ts";
-import type { AttestationJson } from "@avn/protocol/attestation";
-import { postOnOwnConnection, spawnApiProcess, type RunningApiProcess } from "../../helpers/api-process.ts";
+import { spawnApiProcess, type RunningApiProcess } from "../../helpers/api-process.ts";
 import { REDIS, startRedis } from "../../helpers/redis.ts";
 import { requireService } from "../../helpers/services.ts";
-import { honestSigner, L2_CHAIN_ID, QUORUM, startAttestationL2, until, type AttestationL2 } from "./fixture.ts";
+import { honestSigner, L2_CHAIN_ID, startAttestationL2, until, type AttestationL2, hubProcessProbes, type NodesAnswer } from "./fixture.ts";
 
 type RedisClient = ReturnType<typeof createClient>;
-type NodesAnswer = { nodes: Array<{ burner: string; connected: boolean; asked: number; answers: Record<string, number> }> };
 /** A round as it travels on the bus, as much of it as an attacker reading the channel needs. */
 type SeenRound = { origin: string; burners: string[]; request: { id: string } };
 
@@ -115,23 +112,7 @@ describe("attestation hub bus: a Redis writer without HUB_BUS_SECRET changes not
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
-  const nodesOf = async (api: RunningApiProcess) =>
-    ((await (await fetch(`http://127.0.0.1:${api.port}/attest/nodes`, { headers: { connection: "close" } })).json()) as NodesAnswer).nodes;
-  const connectedOf = async (api: RunningApiProcess) =>
-    (await nodesOf(api))
-      .filter((node) => node.connected)
-      .map((node) => node.burner)
-      .sort();
-  /** One attested ERC-20 answer from `api`: 200, a quorum of distinct licenses, valid on-chain. */
-  const expectAttested = async (api: RunningApiProcess) => {
-    const response = await postOnOwnConnection(sources, api.port, apiKey, "/api/ccq-evm?attest=true");
-    expect(response.status, response.body).to.equal(200);
-    const json = (JSON.parse(response.body) as { data: { attestation: AttestationJson } }).data.attestation;
-    expect(BigInt(new Set(json.signatures.flatMap((signature) => signature.licenseIds)).size)).to.be.at.least(QUORUM);
-    const { attestation, signatures } = attestationFromJson(json);
-    expect(await l2.contracts.attestationVerifier.isAttestationValid(attestation, signatures, 3_600n)).to.equal(true);
-    return json;
-  };
+  const { nodesOf, connectedOf, expectAttested } = hubProcessProbes(() => ({ sources, apiKey, l2 }));
   /** `api_attestation_bus_messages_refused_total{kind, reason}` of `api`, from its `/metrics`. */
   const refusedOf = async (api: RunningApiProcess, kind: string, reason: string) => {
     const text = await (await fetch(`http://127.0.0.1:${api.port}/metrics`, { headers: { connection: "close" } })).text();

@@ -9,17 +9,22 @@ import { createClient } from "redis";
 
 import { PRESENCE_TTL_MS } from "../../../src/api/attestation-hub/bus/redis-bus.ts";
 import { ApiKeys } from "../../../src/api/keys/api-keys.ts";
-import { attestationFromJson } from "../../../src/common/attestation.ts";
 import { DEFAULT_HUB_LABEL, HUB_PATH, hubName } from "../../../src/common/hub-protocol.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import { connectToHub } from "../../../src/node/hub-client.ts";
-import type { AttestationJson } from "@avn/protocol/attestation";
-import { postOnOwnConnection, spawnApiProcess, type RunningApiProcess } from "../../helpers/api-process.ts";
+import { spawnApiProcess, type RunningApiProcess } from "../../helpers/api-process.ts";
 import { REDIS, startRedis } from "../../helpers/redis.ts";
 import { requireService } from "../../helpers/services.ts";
-import { honestSigner, L2_CHAIN_ID, QUORUM, startAttestationL2, until, type AttestationL2, type LicensedNode } from "./fixture.ts";
-
-type NodesAnswer = { nodes: Array<{ burner: string; connected: boolean; asked: number; answers: Record<string, number> }> };
+import {
+  honestSigner,
+  L2_CHAIN_ID,
+  startAttestationL2,
+  until,
+  type AttestationL2,
+  type LicensedNode,
+  hubProcessProbes,
+  type NodesAnswer,
+} from "./fixture.ts";
 
 /**
  * The hub across processes (issue 31): API processes joined through Redis, or a cluster's workers through
@@ -86,24 +91,7 @@ describe("attestation hub scale-out: rounds across API processes (issue 31)", fu
     });
     cleanups.push(stop);
   };
-  const nodesOf = async (api: RunningApiProcess) =>
-    ((await (await fetch(`http://127.0.0.1:${api.port}/attest/nodes`, { headers: { connection: "close" } })).json()) as NodesAnswer).nodes;
-  const connectedOf = async (api: RunningApiProcess) =>
-    (await nodesOf(api))
-      .filter((node) => node.connected)
-      .map((node) => node.burner)
-      .sort();
-  /** One attested ERC-20 answer from `api` (on a connection of its own): 200, a quorum of distinct licenses, valid on-chain. */
-  const expectAttested = async (api: RunningApiProcess) => {
-    const response = await postOnOwnConnection(sources, api.port, apiKey, "/api/ccq-evm?attest=true");
-    expect(response.status, response.body).to.equal(200);
-    const json = (JSON.parse(response.body) as { data: { attestation: AttestationJson } }).data.attestation;
-    const licenses = new Set(json.signatures.flatMap((signature) => signature.licenseIds));
-    expect(BigInt(licenses.size)).to.be.at.least(QUORUM);
-    const { attestation, signatures } = attestationFromJson(json);
-    expect(await l2.contracts.attestationVerifier.isAttestationValid(attestation, signatures, 3_600n)).to.equal(true);
-    return json;
-  };
+  const { nodesOf, connectedOf, expectAttested } = hubProcessProbes(() => ({ sources, apiKey, l2 }));
 
   it("3 API processes on one Redis, one node on each: every process answers with a quorum; a killed process's node moves on", async function () {
     const redis = await startRedis();

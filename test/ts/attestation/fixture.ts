@@ -1,3 +1,4 @@
+import { expect } from "chai";
 import { Wallet } from "ethers";
 import hre from "hardhat";
 import { pino } from "pino";
@@ -10,7 +11,8 @@ import { DEFAULT_HUB_LABEL, HUB_PATH, hubName } from "../../../src/common/hub-pr
 import { ApiMetrics } from "../../../src/api/metrics.ts";
 import { createSourceReaders } from "../../../src/chains/source-readers.ts";
 import { createFailoverTransport } from "../../../src/chains/solana/failover-transport.ts";
-import { attestationDomain } from "../../../src/common/attestation.ts";
+import type { AttestationJson } from "@avn/protocol/attestation";
+import { attestationDomain, attestationFromJson } from "../../../src/common/attestation.ts";
 import { deployProtocolContracts } from "../../../src/deploy/contracts.ts";
 import { devAccount } from "../../../src/devnet/accounts.ts";
 import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
@@ -22,6 +24,7 @@ import type { SigningOptions } from "../../../src/node/signing-rules.ts";
 import { connectToHub, l2HeadTimeReader } from "../../../src/node/hub-client.ts";
 import { PinnedReaders } from "../../../src/chains/pinned-readers.ts";
 import { startTestApi, type TestApi } from "../../helpers/api.ts";
+import { postOnOwnConnection, type RunningApiProcess } from "../../helpers/api-process.ts";
 import { E18 } from "../../../src/common/units.ts";
 
 export const L2_CHAIN_ID = 900n; // the devnetL1 network entry of hardhat.config.ts, pointed at this anvil
@@ -249,3 +252,33 @@ export async function until(what: string, check: () => boolean | Promise<boolean
 }
 
 export type { AnvilInstance };
+
+/** What `GET /attest/nodes` answers, as much of it as the tests read. */
+export type NodesAnswer = { nodes: Array<{ burner: string; connected: boolean; asked: number; answers: Record<string, number> }> };
+
+/**
+ * What the tests of several API processes ask each process (`RunningApiProcess`): its nodes, the burners
+ * connected to it, and one attested ERC-20 answer that must have a quorum of distinct licenses and be valid
+ * on-chain. The context is read when a probe runs (the suites assign it in their `before` hooks).
+ */
+export function hubProcessProbes(context: () => { sources: SourceFixtures; apiKey: string; l2: AttestationL2 }) {
+  const nodesOf = async (api: RunningApiProcess) =>
+    ((await (await fetch(`http://127.0.0.1:${api.port}/attest/nodes`, { headers: { connection: "close" } })).json()) as NodesAnswer).nodes;
+  const connectedOf = async (api: RunningApiProcess) =>
+    (await nodesOf(api))
+      .filter((node) => node.connected)
+      .map((node) => node.burner)
+      .sort();
+  /** One attested ERC-20 answer from `api` (on a connection of its own): 200, a quorum of distinct licenses, valid on-chain. */
+  const expectAttested = async (api: RunningApiProcess) => {
+    const { sources, apiKey, l2 } = context();
+    const response = await postOnOwnConnection(sources, api.port, apiKey, "/api/ccq-evm?attest=true");
+    expect(response.status, response.body).to.equal(200);
+    const json = (JSON.parse(response.body) as { data: { attestation: AttestationJson } }).data.attestation;
+    expect(BigInt(new Set(json.signatures.flatMap((signature) => signature.licenseIds)).size)).to.be.at.least(QUORUM);
+    const { attestation, signatures } = attestationFromJson(json);
+    expect(await l2.contracts.attestationVerifier.isAttestationValid(attestation, signatures, 3_600n)).to.equal(true);
+    return json;
+  };
+  return { nodesOf, connectedOf, expectAttested };
+}
