@@ -114,13 +114,8 @@ export class ApiMetrics {
    * (`aggregator: "first"`), not their sum.
    */
   publishNetwork(network: { nodes(): Promise<NetworkNodes> }): void {
-    // One read per scrape, shared by the gauges (prom-client collects them side by side).
-    let reading: Promise<NetworkNodes | undefined> | undefined;
-    const read = () =>
-      (reading ??= network
-        .nodes()
-        .catch(() => undefined)
-        .finally(() => setImmediate(() => (reading = undefined))));
+    // The gauges, collected side by side, share the service's snapshot: it reads the chain once for them.
+    const read = () => network.nodes().catch(() => undefined);
     const names = { scoreBps: "score", uptimeBps: "uptime", participationBps: "participation", accuracyBps: "accuracy" } as const;
     for (const [figure, name] of Object.entries(names) as [keyof typeof names, string][]) {
       const gauge: Gauge<"license"> = new Gauge({

@@ -64,7 +64,8 @@ export async function runQosCli(args: string[], defaults: QosCliTarget | undefin
   }
   const connect = output.connect ?? ((url: string) => new JsonRpcPool({ urls: [url], timeoutMs: 10_000 }));
   // Every event kept: an earlier epoch is replayed from them.
-  const network = new NetworkService({ l2: connect(rpcUrl), verificationRegistry, keepAllEvents: true });
+  const l2 = connect(rpcUrl);
+  const network = new NetworkService({ l2, verificationRegistry, keepAllEvents: true });
   let current: NetworkNodes;
   try {
     current = await network.nodes();
@@ -97,7 +98,6 @@ export async function runQosCli(args: string[], defaults: QosCliTarget | undefin
   if (values.json) output.print(JSON.stringify(toNetworkNode(figures)));
   else {
     printLicense(figures, nodes, output.print);
-    const l2 = connect(rpcUrl);
     const [pool, totalVotes, licenseVotes] = await rewardInfo(l2, verificationRegistry, epoch, figures.licenseId);
     output.print(rewardLine(pool, totalVotes, licenseVotes, epoch === current.epoch));
   }
