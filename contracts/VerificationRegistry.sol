@@ -6,8 +6,8 @@ import { AccessControlDefaultAdminRules } from
 import { IERC20 } from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import { SafeERC20 } from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import { SafeCast } from "@openzeppelin/contracts/utils/math/SafeCast.sol";
+import { ReentrancyGuardTransient } from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 
-import { EpochRewards } from "./base/EpochRewards.sol";
 import { INodeLicense } from "@avn/contracts/interfaces/INodeLicense.sol";
 import { INodeRegistry } from "@avn/contracts/interfaces/INodeRegistry.sol";
 import { IStakedToken } from "@avn/contracts/interfaces/IStakedToken.sol";
@@ -39,16 +39,15 @@ import {
 /// Distinct answers after the first (disagreement only) live in `_candidates` until finalization clears
 /// them. Votes beyond two go four to an overflow word, at most `MAX_VOTES_PER_JOB` in all, which bounds
 /// every loop over a job's votes and answers.
-/// Per license, the fee credit, the current epoch's agreeing votes and the agreed and disagreed counts
-/// share one slot; an epoch's votes move to a per-epoch slot only when the license first earns in a later
-/// epoch. That slot is opened once (`openLicenseAccounts`, by the license's owner or node before it earns)
+/// Per license, the fee credit and the agreed and disagreed counts share one slot. That slot is opened once (`openLicenseAccounts`, by the license's owner or node before it earns)
 /// and carries a marker no claim clears, so crediting a fee always rewrites a written slot: the network's
 /// first recording costs what every later one does, and no integrator pays for a license's first write.
 /// The bit layouts of these words are `VotePacking`'s, where each word is a type of its own (`OpenJobBody`
 /// and `FinalizedJobBody` for the body's two lives, `RecordedAttestation`, `LicenseAccount`) read only through
-/// its own functions, so a finalized body read as an open one does not compile; the epoch reward pools are
-/// `EpochRewards`'s. This contract keeps the rules: collateral, jobs and votes, results, and the fee split.
-contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
+/// its own functions, so a finalized body read as an open one does not compile. This contract keeps the rules:
+/// collateral, jobs and votes, results, and the fee split. Epoch rewards are `RewardPools`'s: split by quality
+/// of service, which follows from this registry's events, they cost the job path nothing.
+contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuardTransient, IVerificationRegistry {
     using SafeCast for uint256;
     using SafeERC20 for IERC20;
     using SafeERC20 for IStakedToken;
@@ -125,6 +124,12 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
     /// @inheritdoc IVerificationRegistry
     INodeRegistry public immutable NODE_REGISTRY;
 
+    /// @inheritdoc IVerificationRegistry
+    uint256 public immutable EPOCH_DURATION;
+
+    /// @inheritdoc IVerificationRegistry
+    uint256 public immutable EPOCHS_START;
+
     INodeLicense internal immutable _LICENSE;
 
     /*//////////////////////////////////////////////////////////////
@@ -156,13 +161,15 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
 
     mapping(address consumer => Consumer record) internal _consumers;
 
+    mapping(uint256 licenseId => LicenseAccount account) internal _licenseAccounts;
+
     /*//////////////////////////////////////////////////////////////
                               CONSTRUCTOR
     //////////////////////////////////////////////////////////////*/
 
     /// @param stakedToken The staked token (this contract needs its PROTOCOL_ROLE).
     /// @param nodeRegistry The node registry (this contract needs its RECORDER_ROLE).
-    /// @param epochDuration The length of a reward epoch, in seconds.
+    /// @param epochDuration The length of an epoch (quality of service and rewards), in seconds.
     /// @param requestFee_ The initial fee per job, in staked tokens.
     /// @param jobTimeout_ The initial job time limit, in seconds.
     /// @param admin The governance account.
@@ -175,12 +182,13 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
         uint256 jobTimeout_,
         address admin,
         uint48 adminTransferDelay
-    ) AccessControlDefaultAdminRules(adminTransferDelay, admin) EpochRewards(epochDuration) {
+    ) AccessControlDefaultAdminRules(adminTransferDelay, admin) {
         if (address(stakedToken) == address(0) || address(nodeRegistry) == address(0)) {
             revert VerificationRegistry_ZeroAddress();
         }
-        // EpochRewards divides by the duration; it is checked here, after the addresses, as it always was.
         if (epochDuration == 0) revert VerificationRegistry_InvalidEpochDuration();
+        EPOCH_DURATION = epochDuration;
+        EPOCHS_START = block.timestamp;
         STAKED_TOKEN = stakedToken;
         PRIMARY_TOKEN = stakedToken.PRIMARY_TOKEN();
         // Collateral (112 bits) and a license's fee credit (96 bits) are sums of staked tokens, so they fit as
@@ -457,6 +465,11 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
         return _licenseAccounts[licenseId].isOpen();
     }
 
+    /// @inheritdoc IVerificationRegistry
+    function currentEpoch() external view returns (uint256) {
+        return (block.timestamp - EPOCHS_START) / EPOCH_DURATION;
+    }
+
     /*//////////////////////////////////////////////////////////////
                           PRIVATE: REQUESTS
     //////////////////////////////////////////////////////////////*/
@@ -662,13 +675,12 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
         _callBack(jobId, requester, callbackGasLimit, job.chain, submission);
     }
 
-    /// @dev Splits the fee among the agreeing licenses (the first one takes the rounding remainder), counts
-    /// their epoch reward votes, and counts every voter's outcome.
+    /// @dev Splits the fee among the agreeing licenses (the first one takes the rounding remainder) and counts
+    /// every voter's outcome: one write per license's account.
     function _settleVotes(VotePacking.VoteBook memory book, uint256 winner, uint256 fee) private {
         uint256 agreedCount = book.countFor(winner);
         uint256 share = fee / agreedCount;
         uint256 remainder = fee - share * agreedCount;
-        uint256 epoch = currentEpoch();
         for (uint256 i = 0; i < book.voteCount; ++i) {
             // One read of the vote for both fields: reading `book.votes[i]` once per field cost ~140 gas a
             // vote more, as measured by the gas snapshot.
@@ -678,10 +690,9 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
                 _licenseAccounts[licenseId] = _licenseAccounts[licenseId].addDisagreement();
                 continue;
             }
-            _creditAgreeingVote(licenseId, share + remainder, epoch);
+            _licenseAccounts[licenseId] = _licenseAccounts[licenseId].creditAgreeingVote(share + remainder);
             remainder = 0;
         }
-        _countEpochVotes(epoch, agreedCount);
     }
 
     /// @dev Calls the consumer with exactly its gas limit and without copying return data (a hostile
@@ -715,9 +726,9 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
     //////////////////////////////////////////////////////////////*/
 
     /// @dev Moves the request fee from `payer`'s free collateral to the signing licenses' fee credits (its
-    /// staked tokens stay here until they claim, as for a finalized job's voters). Signatures earn no epoch
-    /// reward points: the pools reward the job path's votes, and most attestations are only checked in
-    /// views, never recorded, so points for the recorded few would pay whichever signers someone recorded.
+    /// staked tokens stay here until they claim, as for a finalized job's voters). Signatures earn no share of
+    /// the epoch rewards: those pay the job path's votes, and most attestations are only checked in views,
+    /// never recorded, so a share for the recorded few would pay whichever signers someone recorded.
     /// Each signing license's account is rewritten (5,000 gas, cold) when it is open, as its owner's set-up
     /// or its node's start leaves it; a license never opened pays its slot's first write here, once (its first
     /// fee opens it). This write is the one place a recording touches per signing license: a count of
@@ -756,27 +767,17 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, EpochRewards {
                           PRIVATE: HELPERS
     //////////////////////////////////////////////////////////////*/
 
-    /// @dev Stakes `amount` of the primary tokens held here for `account` (fees and rewards are paid so).
-    function _stakeFor(address account, uint256 amount) internal override {
+    /// @dev Stakes `amount` of the primary tokens held here for `account` (fees are paid so).
+    function _stakeFor(address account, uint256 amount) private {
         PRIMARY_TOKEN.forceApprove(address(STAKED_TOKEN), amount);
         STAKED_TOKEN.stakeFor(account, amount);
     }
 
-    /// @dev Fees and rewards travel with the license: whoever owns it at claim time is paid.
-    function _checkLicenseOwner(uint256 licenseId) internal view override {
+    /// @dev Fees travel with the license: whoever owns it at claim time is paid.
+    function _checkLicenseOwner(uint256 licenseId) private view {
         if (_LICENSE.ownerOf(licenseId) != msg.sender) {
             revert VerificationRegistry_NotLicenseOwner(licenseId, msg.sender);
         }
-    }
-
-    /// @dev Reward pools are funded by governance's funders only (they are paid out to license owners).
-    function _checkRewardsFunder() internal view override {
-        _checkRole(REWARDS_FUNDER_ROLE);
-    }
-
-    /// @dev Pools are funded in primary tokens, held here until they are staked for the licenses' owners.
-    function _collectRewardFunds(address funder, uint256 amount) internal override {
-        PRIMARY_TOKEN.safeTransferFrom(funder, address(this), amount);
     }
 
     function _subject(uint8 chain, bytes32 owner, bytes32 asset) private pure returns (bytes32) {

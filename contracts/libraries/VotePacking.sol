@@ -30,9 +30,9 @@ type FinalizedJobBody is uint256;
 /// @dev A recorded attestation's word: balance, source block, issue time. Zero: no attestation recorded.
 type RecordedAttestation is uint256;
 
-/// @dev A license's fee credit (staked tokens), its agreeing votes in its current epoch, how all its votes on
-/// finalized jobs turned out, and whether it is open (never zero again): one slot, so a finalization or a
-/// recording writes one slot per license it pays.
+/// @dev A license's fee credit (staked tokens), how all its votes on finalized jobs turned out, and whether it
+/// is open (never zero again): one slot, so a finalization or a recording writes one slot per license it pays.
+/// Bits: fees 0–95, open marker 191, agreed 192–223, disagreed 224–255; the others are unused.
 type LicenseAccount is uint256;
 
 using { feeOf, callbackGasLimitOf, voteCountOf } for OpenJobBody global;
@@ -40,17 +40,13 @@ using { balanceOf, sourceBlockOf } for FinalizedJobBody global;
 using { isRecorded, attestedBalanceOf, attestedSourceBlockOf, attestedIssuedAtOf } for RecordedAttestation global;
 using {
     feesOf,
-    epochOf,
-    epochVotesOf,
     agreedOf,
     disagreedOf,
     isOpen,
     opened,
     addFees,
     withoutFees,
-    withoutEpochVotes,
     addDisagreement,
-    startEpoch,
     creditAgreeingVote
 } for LicenseAccount global;
 
@@ -68,17 +64,10 @@ uint256 constant _BODY_VOTES_SHIFT = 144;
 uint256 constant _BALANCE_SHIFT = 64;
 uint256 constant _ATTESTED_BALANCE_SHIFT = 128;
 uint256 constant _ATTESTED_SOURCE_BLOCK_SHIFT = 64;
-uint256 constant _ACCOUNT_EPOCH_SHIFT = 96;
-uint256 constant _ACCOUNT_EPOCH_VOTES_SHIFT = 128;
 uint256 constant _ACCOUNT_AGREED_SHIFT = 192;
 uint256 constant _ACCOUNT_DISAGREED_SHIFT = 224;
 uint256 constant _ACCOUNT_FEES_MASK = (1 << 96) - 1;
-uint256 constant _ACCOUNT_EPOCH_MASK = ((1 << 32) - 1) << _ACCOUNT_EPOCH_SHIFT;
-// The epoch votes' 64 bits hold the count in their low 63 and the open marker in the top one (bit 191).
-uint256 constant _ACCOUNT_EPOCH_VOTES_MAX = (1 << 63) - 1;
-uint256 constant _ACCOUNT_EPOCH_VOTES_MASK = _ACCOUNT_EPOCH_VOTES_MAX << _ACCOUNT_EPOCH_VOTES_SHIFT;
-uint64 constant _ACCOUNT_OPEN_IN_VOTES = uint64(1 << 63);
-uint256 constant _ACCOUNT_OPEN = uint256(_ACCOUNT_OPEN_IN_VOTES) << _ACCOUNT_EPOCH_VOTES_SHIFT;
+uint256 constant _ACCOUNT_OPEN = 1 << 191;
 uint256 constant _ACCOUNT_DISAGREED_MASK = ((1 << 32) - 1) << _ACCOUNT_DISAGREED_SHIFT;
 
 /*//////////////////////////////////////////////////////////////
@@ -147,15 +136,6 @@ function feesOf(LicenseAccount account) pure returns (uint256) {
     return uint96(LicenseAccount.unwrap(account));
 }
 
-function epochOf(LicenseAccount account) pure returns (uint256) {
-    return uint32(LicenseAccount.unwrap(account) >> _ACCOUNT_EPOCH_SHIFT);
-}
-
-/// @dev The account's agreeing votes in its epoch (`epochOf`).
-function epochVotesOf(LicenseAccount account) pure returns (uint256) {
-    return (LicenseAccount.unwrap(account) >> _ACCOUNT_EPOCH_VOTES_SHIFT) & _ACCOUNT_EPOCH_VOTES_MAX;
-}
-
 function agreedOf(LicenseAccount account) pure returns (uint256) {
     return uint32(LicenseAccount.unwrap(account) >> _ACCOUNT_AGREED_SHIFT);
 }
@@ -188,11 +168,6 @@ function withoutFees(LicenseAccount account) pure returns (LicenseAccount) {
     return LicenseAccount.wrap(LicenseAccount.unwrap(account) & ~_ACCOUNT_FEES_MASK);
 }
 
-/// @dev The account with its epoch's votes claimed (the epoch and the open marker stay).
-function withoutEpochVotes(LicenseAccount account) pure returns (LicenseAccount) {
-    return LicenseAccount.wrap(LicenseAccount.unwrap(account) & ~_ACCOUNT_EPOCH_VOTES_MASK);
-}
-
 /// @dev Counts one disagreeing outcome (reverts past 32 bits).
 function addDisagreement(LicenseAccount account) pure returns (LicenseAccount) {
     uint256 word = LicenseAccount.unwrap(account);
@@ -200,31 +175,16 @@ function addDisagreement(LicenseAccount account) pure returns (LicenseAccount) {
     return LicenseAccount.wrap((word & ~_ACCOUNT_DISAGREED_MASK) | (uint256(disagreed) << _ACCOUNT_DISAGREED_SHIFT));
 }
 
-/// @dev Starts `epoch` in the account: its agreeing votes restart from zero. The caller first keeps the
-/// votes of the epoch the account held, if any (they are an ended epoch's claim). An epoch past 32 bits
-/// reverts (SafeCast's error) rather than wrapping to an old one; at the shortest sensible epoch, a
-/// second, that is over a century away.
-function startEpoch(LicenseAccount account, uint256 epoch) pure returns (LicenseAccount) {
-    uint256 epoch32 = SafeCast.toUint32(epoch);
-    uint256 kept = LicenseAccount.unwrap(account) & ~(_ACCOUNT_EPOCH_MASK | _ACCOUNT_EPOCH_VOTES_MASK);
-    return LicenseAccount.wrap(kept | (epoch32 << _ACCOUNT_EPOCH_SHIFT));
-}
-
-/// @dev Adds `feeShare` to the account's fee credit, one agreeing vote in its epoch and one agreed
-/// outcome, and opens the account (as `addFees` does). `feeShare` is a share of one job's fee, below 2^96
-/// (`setRequestFee` refuses more), so it is cast as it is; the sums revert (checked arithmetic) rather than
-/// wrap: a fee credit past 2^96, which the registry's supply check rules out, or a counter past its width.
-/// The epoch votes are summed with the open marker set above them, so the 64-bit sum overflows exactly when
-/// the 63-bit count would, and never carries into the marker.
+/// @dev Adds `feeShare` to the account's fee credit and one agreed outcome, and opens the account (as
+/// `addFees` does). `feeShare` is a share of one job's fee, below 2^96 (`setRequestFee` refuses more), so it
+/// is cast as it is; the sums revert (checked arithmetic) rather than wrap: a fee credit past 2^96, which the
+/// registry's supply check rules out, or a count past 32 bits.
 function creditAgreeingVote(LicenseAccount account, uint256 feeShare) pure returns (LicenseAccount) {
     uint256 word = LicenseAccount.unwrap(account);
     uint96 fees = uint96(word) + uint96(feeShare);
-    uint64 epochVotes = (uint64(word >> _ACCOUNT_EPOCH_VOTES_SHIFT) | _ACCOUNT_OPEN_IN_VOTES) + 1;
     uint32 agreed = uint32(word >> _ACCOUNT_AGREED_SHIFT) + 1;
-    uint256 kept = word & (_ACCOUNT_EPOCH_MASK | _ACCOUNT_DISAGREED_MASK);
-    return LicenseAccount.wrap(
-        kept | fees | (uint256(epochVotes) << _ACCOUNT_EPOCH_VOTES_SHIFT) | (uint256(agreed) << _ACCOUNT_AGREED_SHIFT)
-    );
+    uint256 kept = word & _ACCOUNT_DISAGREED_MASK;
+    return LicenseAccount.wrap(kept | fees | _ACCOUNT_OPEN | (uint256(agreed) << _ACCOUNT_AGREED_SHIFT));
 }
 
 /// @title VotePacking
@@ -244,11 +204,8 @@ function creditAgreeingVote(LicenseAccount account, uint256 feeShare) pure retur
 /// An open job's `commitment` holds the high half of its subject and the low half of its first answer.
 /// A recorded attestation (`RecordedAttestation`) is one word: balance (bits 128-255), source block
 /// (64-127), issue time (0-63).
-/// A license's account (`LicenseAccount`) is one slot: the fee credit (bits 0-95), the epoch (96-127), its
-/// agreeing votes in that epoch (128-190), the open marker (191), the agreed (192-223) and disagreed (224-255)
-/// counts; the layout the compiler gave the struct it replaces, so a stored account reads the same. The
-/// marker is the top bit of the struct's 64-bit epoch votes, which no count reaches: a license's agreeing
-/// votes in an epoch are some of its agreed outcomes, and those revert past 32 bits. Once set (by
+/// A license's account (`LicenseAccount`) is one slot: the fee credit (bits 0-95), the open marker (191), the
+/// agreed (192-223) and disagreed (224-255) counts; bits 96-190 are unused. The marker, once set (by
 /// `openLicenseAccounts`, or by the first fee credited) it is never cleared, so the account's slot is never
 /// zero again: a claim does not turn the next fee into a first write.
 /// Nothing here checks the vote limit: the registry refuses a submission that would take a job past
@@ -353,20 +310,16 @@ library VotePacking {
                             LICENSE ACCOUNTS
     //////////////////////////////////////////////////////////////*/
 
-    /// @dev An account with these fields (`epochVotes` below 2^63: the bit above is the open marker). The
-    /// registry never builds one whole (an account starts at zero and changes a field or two at a time); this
+    /// @dev An account with these fields. The registry never builds one whole (an account starts at zero and changes a field or two at a time); this
     /// is the layout written out, for the tests to build any account.
     function packLicenseAccount(
         uint96 fees,
-        uint32 epoch,
-        uint64 epochVotes,
         uint32 agreed,
         uint32 disagreed,
         bool open
     ) internal pure returns (LicenseAccount) {
         return LicenseAccount.wrap(
-            uint256(fees) | (uint256(epoch) << _ACCOUNT_EPOCH_SHIFT) | (uint256(epochVotes) << _ACCOUNT_EPOCH_VOTES_SHIFT)
-                | (uint256(agreed) << _ACCOUNT_AGREED_SHIFT) | (uint256(disagreed) << _ACCOUNT_DISAGREED_SHIFT)
+            uint256(fees) | (uint256(agreed) << _ACCOUNT_AGREED_SHIFT) | (uint256(disagreed) << _ACCOUNT_DISAGREED_SHIFT)
                 | (open ? _ACCOUNT_OPEN : 0)
         );
     }

@@ -15,7 +15,7 @@ import { verificationServices } from "./parts/verification-services.ts";
  * runs what the L1 timelock (`l1Timelock`, no default) sends. The deployer is the initial admin of every
  * contract; the deploy script starts the two-step handover of that role to the executor
  * (`src/deploy/admin-handover.ts`), which accepts it through governance's first proposal.
- * `rewardsFunder` (the treasury, say) receives REWARDS_FUNDER_ROLE. The storage-proof verifier and its
+ * `rewardsFunder` (the treasury, say) receives the reward pools' REWARDS_FUNDER_ROLE. The storage-proof verifier and its
  * L1 block-hash store read the `L1Block` predeploy (docs/proofs.md); they have no admin. The nodes publish
  * their measurements of the service to `QosReports` (no admin, no storage: docs/verification.md).
  */

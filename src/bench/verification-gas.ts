@@ -2,6 +2,8 @@ import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 import type { NetworkHelpers } from "@nomicfoundation/hardhat-network-helpers/types";
 import { toBeHex, zeroPadValue, type ContractTransactionResponse } from "ethers";
 
+import { rewardsTree } from "@avn/protocol/rewards";
+
 import { queryResultHash } from "../common/query-result.ts";
 
 import { deployProtocolContracts } from "../deploy/contracts.ts";
@@ -47,7 +49,10 @@ export async function deployGasBenchProtocol(ethers: HardhatEthers, quorum: bigi
  * batch's gas by its size.
  */
 export async function measureVerificationGas(ethers: HardhatEthers, networkHelpers: NetworkHelpers): Promise<GasRow[]> {
-  const { primary, license, nodeRegistry, registry, admin, owner, operators, consumer } = await deployGasBenchProtocol(ethers, 3n);
+  const { primary, license, nodeRegistry, registry, rewardPools, admin, owner, operators, consumer } = await deployGasBenchProtocol(
+    ethers,
+    3n,
+  );
   const [operatorA, operatorB, operatorC] = operators;
   const [freshOperator, batchOperator] = (await ethers.getSigners()).slice(6, 8);
   await license.connect(owner).buy(14n, ethers.MaxUint256); // ids 1..14
@@ -123,9 +128,9 @@ export async function measureVerificationGas(ethers: HardhatEthers, networkHelpe
   await nodeRegistry.connect(admin).setQuorum(3n);
 
   await measure("VerificationRegistry.claimFees (1 license)", registry.connect(owner).claimFees([12n]));
-  await registry.connect(admin).fundEpochRewards(0n, 1_000n * E18);
+  await primary.connect(admin).approve(await rewardPools.getAddress(), ethers.MaxUint256);
+  await rewardPools.connect(admin).fundEpochRewards(0n, 1_000n * E18);
   await networkHelpers.time.increase(7n * DAY);
-  // The first finalization of a new epoch moves each agreeing license's earlier epoch votes aside.
   for (const operator of [operatorA, operatorB, operatorC]) await nodeRegistry.connect(operator)["heartbeat(uint32)"](120);
   const nextEpochJob = await registry.nextJobId();
   await request();
@@ -135,7 +140,28 @@ export async function measureVerificationGas(ethers: HardhatEthers, networkHelpe
     "VerificationRegistry.submitResults (finalizing vote, quorum 3, first of an epoch)",
     asC.submitResults([vote(nextEpochJob, 14n)]),
   );
-  await measure("VerificationRegistry.claimRewards (1 license)", registry.connect(owner).claimRewards(0n, [12n]));
+
+  // Settling epoch 0: each node votes the root once (quorum 3 here), then each owner claims with a proof.
+  const settlement = await rewardPools.settlementOf(0n);
+  await networkHelpers.time.increaseTo(settlement.settlementOpensAt);
+  for (const operator of [operatorA, operatorB, operatorC]) await nodeRegistry.connect(operator)["heartbeat(uint32)"](120);
+  const tree = rewardsTree(0n, settlement.pool, [
+    { licenseId: 12n, agreed: 3, scoreBps: 10_000 },
+    { licenseId: 13n, agreed: 3, scoreBps: 9_000 },
+    { licenseId: 14n, agreed: 2, scoreBps: 5_000 },
+  ]);
+  await measure("RewardPools.voteRewardsRoot (1 license)", rewardPools.connect(operatorA).voteRewardsRoot(0n, tree.root, [12n]));
+  await rewardPools.connect(operatorB).voteRewardsRoot(0n, tree.root, [13n]);
+  await measure(
+    "RewardPools.voteRewardsRoot (1 license, accepting the root)",
+    rewardPools.connect(operatorC).voteRewardsRoot(0n, tree.root, [14n]),
+  );
+  await networkHelpers.time.increase(await rewardPools.DISPUTE_PERIOD());
+  const payout = tree.proofOf(12n)!;
+  await measure(
+    "RewardPools.claimRewards (1 license, 3 payouts)",
+    rewardPools.connect(owner).claimRewards([{ epoch: 0n, licenseId: 12n, amount: payout.amount, proof: payout.proof }]),
+  );
   return rows;
 }
 

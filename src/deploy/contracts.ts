@@ -65,7 +65,7 @@ export type TokensParameters = {
 
 /** Module Protocol's own parameters (deploy/modules/Protocol.ts, parts/verification-services.ts). */
 export type ProtocolParameters = {
-  /** Receives REWARDS_FUNDER_ROLE. */
+  /** Receives the reward pools' REWARDS_FUNDER_ROLE. */
   admin?: string;
   treasury?: string;
   adminTransferDelay?: bigint;
@@ -74,6 +74,8 @@ export type ProtocolParameters = {
   livenessWindow?: bigint;
   quorum?: bigint;
   epochDuration?: bigint;
+  settlementDelay?: bigint;
+  disputePeriod?: bigint;
   requestFee?: bigint;
   jobTimeout?: bigint;
 };
@@ -142,6 +144,7 @@ export async function deployProtocolContracts(
     license: await ethers.getContractAt("NodeLicense", await deployed.license.getAddress()),
     nodeRegistry: await ethers.getContractAt("NodeRegistry", await deployed.nodeRegistry.getAddress()),
     registry: await ethers.getContractAt("VerificationRegistry", await deployed.verificationRegistry.getAddress()),
+    rewardPools: await ethers.getContractAt("RewardPools", await deployed.rewardPools.getAddress()),
     attestationVerifier: await ethers.getContractAt("AttestationVerifier", await deployed.attestationVerifier.getAddress()),
   };
 }

@@ -40,6 +40,8 @@ export interface L2Deployment {
   NodeLicense: string;
   NodeRegistry: string;
   VerificationRegistry: string;
+  /** Epoch rewards split by quality of service (docs/verification.md, "Epoch rewards"). */
+  RewardPools: string;
   AttestationVerifier: string;
   GovernanceExecutor: string;
   /** Storage proofs of L1 balances (docs/proofs.md): the verifier and the L1 block-hash store it reads. */
@@ -83,6 +85,7 @@ export async function deployL2(connection: NetworkConnection, links: L1Links, op
     NodeLicense: await deployed.license.getAddress(),
     NodeRegistry: await deployed.nodeRegistry.getAddress(),
     VerificationRegistry: await deployed.verificationRegistry.getAddress(),
+    RewardPools: await deployed.rewardPools.getAddress(),
     AttestationVerifier: await deployed.attestationVerifier.getAddress(),
     GovernanceExecutor: await deployed.executor.getAddress(),
     L1BlockHashes: await deployed.l1BlockHashes.getAddress(),
@@ -96,7 +99,7 @@ export async function deployL2(connection: NetworkConnection, links: L1Links, op
 
 /** The L2 contracts with an admin role, which governance holds (the attestation verifier has none). */
 export function governedContracts(
-  l2: Pick<L2Deployment, "StakedToken" | "NodeLicense" | "NodeRegistry" | "VerificationRegistry">,
+  l2: Pick<L2Deployment, "StakedToken" | "NodeLicense" | "NodeRegistry" | "VerificationRegistry" | "RewardPools">,
 ): string[] {
-  return [l2.StakedToken, l2.NodeLicense, l2.NodeRegistry, l2.VerificationRegistry];
+  return [l2.StakedToken, l2.NodeLicense, l2.NodeRegistry, l2.VerificationRegistry, l2.RewardPools];
 }

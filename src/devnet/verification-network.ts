@@ -74,7 +74,8 @@ export interface VerificationNetworkInput {
       | "AttestationVerifier"
       | "StorageProofVerifier"
       | "L1BlockHashes"
-      | "QosReports",
+      | "QosReports"
+      | "RewardPools",
       string
     >;
   };
@@ -286,6 +287,8 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       QOS_API_KEY: probeKeys[index],
       QOS_PROBE_INTERVAL_SECONDS: "10",
       QOS_REPORT_INTERVAL_SECONDS: "30",
+      // And a voter of each ended epoch's rewards root.
+      REWARD_POOLS: input.contracts.l2.RewardPools,
       LOG_LEVEL: "info",
       ...input.nodeEnv,
     });

@@ -41,6 +41,7 @@ export function devnetGovernanceAddresses(contracts: NonNullable<StackFile["cont
       NodeLicense: need(contracts.l2, "NodeLicense", "L2"),
       NodeRegistry: need(contracts.l2, "NodeRegistry", "L2"),
       VerificationRegistry: need(contracts.l2, "VerificationRegistry", "L2"),
+      RewardPools: need(contracts.l2, "RewardPools", "L2"),
     },
   };
 }
@@ -103,6 +104,7 @@ export async function testnetGovernanceNetwork(projectRoot: string, env: NodeJS.
         NodeLicense: pick(l2, "L2#NodeLicense", l2Where),
         NodeRegistry: pick(l2, "L2#NodeRegistry", l2Where),
         VerificationRegistry: pick(l2, "L2#VerificationRegistry", l2Where),
+        RewardPools: pick(l2, "L2#RewardPools", l2Where),
       },
     },
     l1BlockSeconds: TESTNET.l1BlockSeconds,

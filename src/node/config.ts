@@ -96,6 +96,11 @@ const schema = z
      * measure"): it probes its sources (and the API, with `QOS_API_URL` and `QOS_API_KEY`) and reports.
      */
     QOS_REPORTS: evmAddress.transform((value) => getAddress(value)).optional(),
+    /**
+     * The L2's `RewardPools`: with it the node votes each ended epoch's rewards root (docs/verification.md,
+     * "Epoch rewards"), checked every heartbeat interval.
+     */
+    REWARD_POOLS: evmAddress.transform((value) => getAddress(value)).optional(),
     /** The API the node probes, as integrators call it (`https://…`; the local stack's `http://127.0.0.1:…`). */
     QOS_API_URL: serviceUrl(/^https?$/).optional(),
     /** The node's own API key for its probes (never logged): a live operator asks the API's operator for one. */

@@ -20,6 +20,7 @@ import { lostVotesCallbacks } from "./lost-votes.ts";
 import { benchmarkSources, discoverChain, openJournal, startupSteps } from "./startup.ts";
 import { TxSender } from "./tx-sender.ts";
 import { QosMonitor } from "./monitor/qos-monitor.ts";
+import { RewardsVoter } from "./rewards-voter.ts";
 import { wakeOnNewJobs } from "./wake-up.ts";
 
 export { StopRequested } from "./lifecycle.ts";
@@ -192,9 +193,24 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
           onError: failover,
         });
   if (monitor !== undefined) lifecycle.onStop(() => monitor.stop());
+  const rewardsVoter =
+    config.REWARD_POOLS === undefined
+      ? undefined
+      : new RewardsVoter({
+          l2: { request: (method, params) => endpoints.current.send(method, params) },
+          rewardPools: config.REWARD_POOLS,
+          licenses: () => watcher.delegated,
+          sender,
+          intervalMs,
+          metrics,
+          logger,
+          onError: failover,
+        });
+  if (rewardsVoter !== undefined) lifecycle.onStop(() => rewardsVoter.stop());
   heartbeat.start();
   loop.start();
   monitor?.start();
+  rewardsVoter?.start();
   health.phase = "running";
   await lifecycle.throwIfStopped();
   const fromBlock = (store.cursor() ?? (await jobs.startBlock()) - 1) + 1;

@@ -35,6 +35,7 @@ export function webConfigFromStack(stack: StackFile): NetworkConfig {
         NodeLicense: l2.NodeLicense,
         NodeRegistry: l2.NodeRegistry,
         VerificationRegistry: l2.VerificationRegistry,
+        RewardPools: l2.RewardPools,
         GovernanceExecutor: l2.GovernanceExecutor,
         // The credits channel (the Credits page): absent from a stack without it, then the page says so.
         VoucherClaims: l2.VoucherClaims,

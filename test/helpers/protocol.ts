@@ -53,7 +53,7 @@ export async function deployProtocol(target: DeployTarget) {
   const signers = await ethers.getSigners();
   const [admin, treasury, rewardsPool, alice, bob, carol, burnerA, burnerB, burnerC, consumer, outsider] = signers;
 
-  const { primary, staked, license, nodeRegistry, registry, attestationVerifier } = await deployProtocolContracts(target, {
+  const { primary, staked, license, nodeRegistry, registry, rewardPools, attestationVerifier } = await deployProtocolContracts(target, {
     tokens: { supplyRecipient: treasury.address, admin: admin.address, forfeitRecipient: rewardsPool.address, adminTransferDelay: 0n },
     protocol: {
       admin: admin.address,
@@ -67,7 +67,7 @@ export async function deployProtocol(target: DeployTarget) {
   // Everyone who pays gets primary tokens and approves the contracts that pull them.
   for (const account of [admin, alice, bob, carol, consumer, outsider]) {
     await primary.connect(treasury).transfer(account.address, 100_000n * E18);
-    for (const spender of [license, staked, registry]) {
+    for (const spender of [license, staked, registry, rewardPools]) {
       await primary.connect(account).approve(await spender.getAddress(), ethers.MaxUint256);
     }
   }
@@ -92,6 +92,7 @@ export async function deployProtocol(target: DeployTarget) {
     license,
     nodeRegistry,
     registry,
+    rewardPools,
     attestationVerifier,
     admin,
     treasury,

@@ -42,8 +42,15 @@ export const LICENSE_PRICE_TIERS: ReadonlyArray<{ readonly upToSupply: bigint; r
 export const LIVENESS_WINDOW = 10n * 60n;
 /** Agreeing licenses that finalize a job. */
 export const QUORUM = 2n;
-/** The verification registry's reward epochs. */
+/** The epochs quality of service is measured in and rewards are paid for. */
 export const EPOCH_DURATION = 7n * DAY;
+/**
+ * After an epoch ends, how long before its rewards root can be voted: a day, longer than any job timeout a
+ * node is likely to see, so that the epoch's jobs have finalized (or expired) when its figures are read.
+ */
+export const SETTLEMENT_DELAY = DAY;
+/** How long governance can reject an accepted rewards root before its claims open. */
+export const DISPUTE_PERIOD = 3n * DAY;
 /** What a consumer pays per request, in staked tokens. */
 export const REQUEST_FEE = 10n * E18;
 /** How long a job stays open for votes. */

@@ -2,6 +2,7 @@ import type { IgnitionModuleBuilder, NamedArtifactContractDeploymentFuture } fro
 
 import {
   ADMIN_TRANSFER_DELAY,
+  DISPUTE_PERIOD,
   EPOCH_DURATION,
   JOB_TIMEOUT,
   LICENSE_MAX_SUPPLY,
@@ -11,6 +12,7 @@ import {
   LIVENESS_WINDOW,
   QUORUM,
   REQUEST_FEE,
+  SETTLEMENT_DELAY,
 } from "./defaults.ts";
 import type { AdminArgument, TokenFuture } from "./types.ts";
 
@@ -18,9 +20,10 @@ import type { AdminArgument, TokenFuture } from "./types.ts";
  * The node licenses (sold for `primary`), the node registry and the verification registry, wired to
  * `staked`: the verification registry gets the staked token's PROTOCOL_ROLE (the allowlist of contracts
  * that may hold staked tokens: collateral escrow, fee burns) and the node registry's RECORDER_ROLE (vote
- * statistics); `rewardsFunder` gets REWARDS_FUNDER_ROLE; the attestation verifier (no admin of its own) gets
+ * statistics); the reward pools (epoch rewards split by quality of service) read the verification registry's
+ * epochs, and `rewardsFunder` gets their REWARDS_FUNDER_ROLE; the attestation verifier (no admin of its own) gets
  * the verification registry's ATTESTATION_ROLE, to record verified attestations there. The grants are made by the deployment's account
- * 0, which therefore must hold the admin role of `staked` and is the initial admin of the three new
+ * 0, which therefore must hold the admin role of `staked` and is the initial admin of the four new
  * contracts; a deployment for governance then hands the admin role over (`src/deploy/admin-handover.ts`).
  */
 export function verificationServices(
@@ -70,12 +73,20 @@ export function verificationServices(
   m.call(staked, "grantRole", [protocolRole, verificationRegistry], { id: "StakedToken_grantProtocolRole" });
   const recorderRole = m.staticCall(nodeRegistry, "RECORDER_ROLE");
   m.call(nodeRegistry, "grantRole", [recorderRole, verificationRegistry], { id: "NodeRegistry_grantRecorderRole" });
-  const funderRole = m.staticCall(verificationRegistry, "REWARDS_FUNDER_ROLE");
-  m.call(verificationRegistry, "grantRole", [funderRole, rewardsFunder], { id: "VerificationRegistry_grantFunderRole" });
+
+  const rewardPools = m.contract("RewardPools", [
+    verificationRegistry,
+    m.getParameter("settlementDelay", SETTLEMENT_DELAY),
+    m.getParameter("disputePeriod", DISPUTE_PERIOD),
+    deployer,
+    adminTransferDelay,
+  ]);
+  const funderRole = m.staticCall(rewardPools, "REWARDS_FUNDER_ROLE");
+  m.call(rewardPools, "grantRole", [funderRole, rewardsFunder], { id: "RewardPools_grantFunderRole" });
 
   const attestationVerifier = m.contract("AttestationVerifier", [verificationRegistry]);
   const attestationRole = m.staticCall(verificationRegistry, "ATTESTATION_ROLE");
   m.call(verificationRegistry, "grantRole", [attestationRole, attestationVerifier], { id: "VerificationRegistry_grantAttestationRole" });
 
-  return { license, nodeRegistry, verificationRegistry, attestationVerifier };
+  return { license, nodeRegistry, verificationRegistry, rewardPools, attestationVerifier };
 }

@@ -15,8 +15,8 @@ import { IStakedToken } from "./IStakedToken.sol";
 /// hash are stored and readable here, the consumer may be called back, and the fee is paid in staked
 /// tokens: the consumer's staked fee is credited to the agreeing licenses and, when their owner claims,
 /// burned, with its backing primary tokens staked again for the owner. A job nobody finalizes in time
-/// expires and its fee returns to the consumer's collateral. Governance funds per-epoch reward pools shared among licenses in
-/// proportion to their agreeing votes.
+/// expires and its fee returns to the consumer's collateral. The registry's epochs are the ones the network's
+/// quality of service is measured in and its rewards are paid for (`IRewardPools`).
 /// @dev Chains: 0 = Ethereum, 1 = Solana. EVM addresses are left-padded into bytes32. A job's subject is
 /// keccak256(abi.encode(chain, owner, asset)).
 interface IVerificationRegistry {
@@ -178,15 +178,6 @@ interface IVerificationRegistry {
     /// @notice Emitted when `opener` opens the fee account of `licenseId` (`openLicenseAccounts`).
     event LicenseAccountOpened(uint256 indexed licenseId, address indexed opener);
 
-    /// @notice Emitted when `funder` adds `amount` primary tokens to `epoch`'s reward pool.
-    event EpochRewardsFunded(uint256 indexed epoch, address indexed funder, uint256 amount);
-
-    /// @notice Emitted when the pool of an ended epoch without agreeing votes moves to a later epoch.
-    event EpochRewardsRolledOver(uint256 indexed fromEpoch, uint256 indexed toEpoch, uint256 amount);
-
-    /// @notice Emitted when the owner of `licenseId` claims its `epoch` reward, paid in staked tokens.
-    event RewardsClaimed(uint256 indexed epoch, uint256 indexed licenseId, address indexed owner, uint256 amount);
-
     /// @notice Emitted when governance changes the fee of new jobs.
     event RequestFeeUpdated(uint256 oldFee, uint256 newFee);
 
@@ -241,15 +232,6 @@ interface IVerificationRegistry {
     /// @notice Thrown when opening the account of `licenseId`, which the license contract has not minted.
     error VerificationRegistry_UnknownLicense(uint256 licenseId);
 
-    /// @notice Thrown when funding an epoch that has ended.
-    error VerificationRegistry_EpochEnded(uint256 epoch, uint256 currentEpoch);
-
-    /// @notice Thrown when claiming or rolling over an epoch that has not ended.
-    error VerificationRegistry_EpochNotEnded(uint256 epoch, uint256 currentEpoch);
-
-    /// @notice Thrown when rolling over an epoch that has agreeing votes or no pool.
-    error VerificationRegistry_CannotRollOver(uint256 epoch);
-
     /// @notice Thrown when a job timeout is outside [MIN_JOB_TIMEOUT, MAX_JOB_TIMEOUT].
     error VerificationRegistry_InvalidJobTimeout(uint256 timeout);
 
@@ -273,23 +255,19 @@ interface IVerificationRegistry {
                               CONSTANT VIEWS
     //////////////////////////////////////////////////////////////*/
 
-    /// @notice The role allowed to fund epoch reward pools.
-    function REWARDS_FUNDER_ROLE() external view returns (bytes32);
-
     /// @notice The role of the attestation verifier, allowed to record verified attestations.
     function ATTESTATION_ROLE() external view returns (bytes32);
 
     /// @notice The staked token collateral and fees are held in.
     function STAKED_TOKEN() external view returns (IStakedToken);
 
-    /// @notice The primary token that backs fees (staked again for the licenses' owners when they claim)
-    /// and that reward pools are funded in.
+    /// @notice The primary token that backs fees (staked again for the licenses' owners when they claim).
     function PRIMARY_TOKEN() external view returns (IERC20);
 
     /// @notice The node registry that says which operator may vote for which license.
     function NODE_REGISTRY() external view returns (INodeRegistry);
 
-    /// @notice The length of a reward epoch, in seconds.
+    /// @notice The length of an epoch (quality of service and rewards), in seconds.
     function EPOCH_DURATION() external view returns (uint256);
 
     /// @notice The start of epoch 0 (the deployment time).
@@ -365,14 +343,8 @@ interface IVerificationRegistry {
     /// primary tokens again for the owner.
     function totalFeesBurned() external view returns (uint256);
 
-    /// @notice The reward epoch now.
+    /// @notice The epoch now.
     function currentEpoch() external view returns (uint256);
-
-    /// @notice `epoch`'s reward pool, its total agreeing votes, and `licenseId`'s unclaimed agreeing votes.
-    function epochRewardInfo(
-        uint256 epoch,
-        uint256 licenseId
-    ) external view returns (uint256 pool, uint256 totalVotes, uint256 licenseVotes);
 
     /*//////////////////////////////////////////////////////////////
                            CONSUMER FUNCTIONS
@@ -407,7 +379,7 @@ interface IVerificationRegistry {
     /// @notice Records a verified attestation (ATTESTATION_ROLE: the attestation verifier, which checked the
     /// signatures, the licenses and the quorum): charges the request fee to `payer`'s free collateral,
     /// credits it to `licenseIds` (the signing licenses, equal shares, the first taking the rounding
-    /// remainder; no epoch reward points), and stores the result for `latestBalance` if it was issued after
+    /// remainder), and stores the result for `latestBalance` if it was issued after
     /// the one stored for its subject.
     function recordAttestedResult(address payer, AttestedResult calldata result, uint256[] calldata licenseIds) external;
 
@@ -427,9 +399,6 @@ interface IVerificationRegistry {
     /// consumer that votes on its own jobs with its own licenses gets no instant refund).
     function claimFees(uint256[] calldata licenseIds) external;
 
-    /// @notice Pays the `epoch` rewards of `licenseIds` (all owned by the caller), in staked tokens.
-    function claimRewards(uint256 epoch, uint256[] calldata licenseIds) external;
-
     /// @notice Opens the fee accounts of `licenseIds` (minted licenses; an unknown id reverts the whole call):
     /// writes each account's storage slot once, with a marker that no claim clears, so that no fee credited
     /// to the license later pays for that slot's first write (about 17,000 gas more than a rewrite). Without
@@ -443,12 +412,6 @@ interface IVerificationRegistry {
     /*//////////////////////////////////////////////////////////////
                           GOVERNANCE FUNCTIONS
     //////////////////////////////////////////////////////////////*/
-
-    /// @notice Adds `amount` primary tokens to the reward pool of `epoch` (current or future).
-    function fundEpochRewards(uint256 epoch, uint256 amount) external;
-
-    /// @notice Moves the pool of an ended epoch that had no agreeing vote to the current epoch. Anyone.
-    function rollOverEpochRewards(uint256 epoch) external;
 
     /// @notice Sets the fee of new jobs.
     function setRequestFee(uint256 fee) external;

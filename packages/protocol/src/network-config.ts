@@ -70,6 +70,8 @@ export const networkConfigSchema = z
         NodeLicense: address,
         NodeRegistry: address,
         VerificationRegistry: address,
+        /** Epoch rewards split by quality of service (the Network page's claims); absent before they were deployed. */
+        RewardPools: address.optional(),
         /** Runs the batches the L1 timelock sends; administers the L2 protocol contracts. */
         GovernanceExecutor: address.optional(),
         /** The credits channel's claim platform: vouchers are claimed there (with `credits.url`, or neither). */

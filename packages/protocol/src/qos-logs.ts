@@ -191,3 +191,17 @@ export function pruneQosEvents(events: QosEvents, timestamp: number): QosEvents 
     challengers: events.challengers,
   };
 }
+
+/** The events of blocks up to `block` (inclusive): the chain as it stood then, for a settlement's fixed boundary. */
+export function qosEventsThrough(events: QosEvents, block: number): QosEvents {
+  const through = <T extends { block: number }>(list: readonly T[]) => list.filter((event) => event.block <= block);
+  return {
+    delegations: through(events.delegations),
+    heartbeats: through(events.heartbeats),
+    requests: through(events.requests),
+    votes: through(events.votes),
+    lateAnswers: through(events.lateAnswers),
+    finalized: through(events.finalized),
+    challengers: through(events.challengers),
+  };
+}

@@ -3,7 +3,7 @@ import { Interface } from "ethers";
 import { epochAt, networkStatus, QosReplay, type LicenseQos, type NetworkStatus } from "@avn/protocol/qos";
 
 import type { JsonRpc } from "../../chains/evm/balance-slot.ts";
-import { QosIndex } from "./qos-index.ts";
+import { QosIndex } from "../../chains/evm/qos-index.ts";
 
 const REGISTRY_ABI = new Interface([
   "function NODE_REGISTRY() view returns (address)",

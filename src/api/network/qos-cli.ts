@@ -1,17 +1,19 @@
 import { parseArgs } from "node:util";
 
-import { formatUnits, Interface } from "ethers";
+import { formatUnits } from "ethers";
 
 import type { LicenseQos } from "@avn/protocol/qos";
+import { epochPayouts } from "@avn/protocol/rewards";
 
 import type { JsonRpc } from "../../chains/evm/balance-slot.ts";
+import { EpochSettlements } from "../../chains/evm/epoch-settlement.ts";
 import { JsonRpcPool } from "../../chains/rpc/json-rpc-pool.ts";
 import { describeError } from "../../common/describe-error.ts";
 import { NetworkService, toNetworkNode, type NetworkNodes } from "./network-service.ts";
 
-const USAGE = `Usage: npm run qos -- [--license <id>] [--epoch <n>] [--json] [--rpc-url <L2 JSON-RPC URL> --registry <VerificationRegistry>]
+const USAGE = `Usage: npm run qos -- [--license <id>] [--epoch <n>] [--json] [--rpc-url <L2 JSON-RPC URL> --registry <VerificationRegistry> [--reward-pools <RewardPools>]]
   Each license's quality of service in the current epoch, as GET /api/network/nodes publishes it, read from the L2.
-  --license <id>   one license, with every figure and what its score is made of
+  --license <id>   one license, with every figure, what its score is made of, and its share of the epoch's rewards
   --epoch <n>      an earlier epoch, counted to its end (default: the current one, so far)
   --json           the figures as JSON (the API's shape)
   Without --rpc-url and --registry, the running local stack's (.devnet/stack.json).`;
@@ -23,10 +25,11 @@ export interface QosCliOutput {
   connect?: (rpcUrl: string) => JsonRpc;
 }
 
-/** Where the figures are read: the L2 and its VerificationRegistry. */
+/** Where the figures are read: the L2, its VerificationRegistry and its RewardPools. */
 export interface QosCliTarget {
   rpcUrl: string;
   verificationRegistry: string;
+  rewardPools?: string;
 }
 
 /** `npm run qos -- …`; `defaults` is the local stack's target, when one runs. Returns the exit code. */
@@ -42,6 +45,7 @@ export async function runQosCli(args: string[], defaults: QosCliTarget | undefin
         json: { type: "boolean", default: false },
         "rpc-url": { type: "string" },
         registry: { type: "string" },
+        "reward-pools": { type: "string" },
       },
     }));
   } catch (error) {
@@ -58,6 +62,7 @@ export async function runQosCli(args: string[], defaults: QosCliTarget | undefin
   }
   const rpcUrl = values["rpc-url"] ?? defaults?.rpcUrl;
   const verificationRegistry = values.registry ?? defaults?.verificationRegistry;
+  const rewardPools = values["reward-pools"] ?? (values.registry === undefined ? defaults?.rewardPools : undefined);
   if (rpcUrl === undefined || verificationRegistry === undefined) {
     output.printError(`No local stack runs (.devnet/stack.json): give --rpc-url and --registry.\n${USAGE}`);
     return 1;
@@ -98,35 +103,48 @@ export async function runQosCli(args: string[], defaults: QosCliTarget | undefin
   if (values.json) output.print(JSON.stringify(toNetworkNode(figures)));
   else {
     printLicense(figures, nodes, output.print);
-    const [pool, totalVotes, licenseVotes] = await rewardInfo(l2, verificationRegistry, epoch, figures.licenseId);
-    output.print(rewardLine(pool, totalVotes, licenseVotes, epoch === current.epoch));
+    if (rewardPools === undefined) output.print("  rewards        (give --reward-pools to see this license's share)");
+    else {
+      try {
+        output.print(await rewardLine(new EpochSettlements(l2, rewardPools), epoch, read.byLicense, figures.licenseId));
+      } catch (error) {
+        output.printError(`The reward pools could not be read: ${describeError(error)}`);
+        return 2;
+      }
+    }
   }
   return 0;
 }
 
-const REWARDS = new Interface([
-  "function epochRewardInfo(uint256 epoch, uint256 licenseId) view returns (uint256 pool, uint256 totalVotes, uint256 licenseVotes)",
-]);
-
-/** `VerificationRegistry.epochRewardInfo`: the epoch's pool, its agreeing votes, the license's unclaimed ones. */
-async function rewardInfo(l2: JsonRpc, registry: string, epoch: number, licenseId: bigint): Promise<[bigint, bigint, bigint]> {
-  const data = REWARDS.encodeFunctionData("epochRewardInfo", [epoch, licenseId]);
-  const [pool, totalVotes, licenseVotes] = REWARDS.decodeFunctionResult(
-    "epochRewardInfo",
-    await l2.request<string>("eth_call", [{ to: registry, data }, "latest"]),
-  );
-  return [pool as bigint, totalVotes as bigint, licenseVotes as bigint];
-}
-
 /**
- * What the license earns of the epoch's reward pool by today's rule (one point per agreeing vote: the
- * score does not split rewards yet), in staked tokens, rounded down as the registry pays.
+ * The license's share of the epoch's pool by the published rule (agreeing votes times score): for the current
+ * epoch, were it to end now; for an ended one, what its settlement pays (the tree every node votes), and
+ * whether its root is accepted.
  */
-function rewardLine(pool: bigint, totalVotes: bigint, licenseVotes: bigint, current: boolean): string {
-  const share = totalVotes === 0n ? 0n : (pool * licenseVotes) / totalVotes;
-  const tokens = `${formatUnits(share, 18)} of a pool of ${formatUnits(pool, 18)} staked tokens`;
-  const rule = `${licenseVotes} of the epoch's ${totalVotes} agreeing votes; rewards follow votes, not yet the score`;
-  return current ? `  will earn      ${tokens}, were the epoch to end now (${rule})` : `  unclaimed      ${tokens} (${rule})`;
+async function rewardLine(
+  settlements: EpochSettlements,
+  epoch: number,
+  figures: ReadonlyMap<bigint, LicenseQos>,
+  licenseId: bigint,
+): Promise<string> {
+  const state = await settlements.state(epoch);
+  const tokens = (amount: bigint) => `${formatUnits(amount, 18)} of a pool of ${formatUnits(state.pool, 18)} staked tokens`;
+  const { epoch: current, timestamp } = await settlements.currentEpoch();
+  if (epoch === current || timestamp < state.settlementOpensAt) {
+    const { payouts, totalWeight } = epochPayouts(figures.values(), state.pool);
+    const own = payouts.find((payout) => payout.licenseId === licenseId);
+    const rule = `weight ${own?.weight ?? 0n} of ${totalWeight}: agreeing votes times score`;
+    const when = epoch === current ? "were the epoch to end now" : `settles from ${new Date(state.settlementOpensAt * 1000).toISOString()}`;
+    return `  would earn     ${tokens(own?.amount ?? 0n)}, ${when} (${rule})`;
+  }
+  const { tree } = await settlements.rewards(epoch);
+  const own = tree.payouts.find((payout) => payout.licenseId === licenseId);
+  const root = state.accepted
+    ? state.root.toLowerCase() === tree.root.toLowerCase()
+      ? `root accepted, claims open ${new Date(state.claimsOpenAt * 1000).toISOString()}`
+      : `the accepted root ${state.root} is not this payout's ${tree.root}`
+    : `root ${tree.root} not accepted yet`;
+  return `  earned         ${tokens(own?.amount ?? 0n)} (${root})`;
 }
 
 const percent = (bps: number) => `${(bps / 100).toFixed(2)}%`;

@@ -118,6 +118,7 @@ export async function firstProposal(
     NodeLicense: l2["L2#NodeLicense"],
     NodeRegistry: l2["L2#NodeRegistry"],
     VerificationRegistry: l2["L2#VerificationRegistry"],
+    RewardPools: l2["L2#RewardPools"],
   });
   // On the live L2 the ten days of the vote pass too: the admin handover's delay is over by then.
   const handoverDue = await adminHandoverDue(l2Provider, contracts);

@@ -48,7 +48,7 @@ export async function checkSettings(
   );
   await expectValue("VerificationRegistry", registry, "requestFee", "L2", "requestFee");
   await expectValue("VerificationRegistry", registry, "jobTimeout", "L2", "jobTimeout");
-  for (const name of ["StakedToken", "NodeLicense", "NodeRegistry", "VerificationRegistry"]) {
+  for (const name of ["StakedToken", "NodeLicense", "NodeRegistry", "VerificationRegistry", "RewardPools"]) {
     const contract = new Contract(l2[`L2#${name}`], ["function defaultAdminDelay() view returns (uint48)"], l2Provider);
     await expectValue(name, contract, "defaultAdminDelay", "L2", "adminTransferDelay");
   }
@@ -56,10 +56,10 @@ export async function checkSettings(
 }
 
 /**
- * Every role on both chains against docs/governance.md's table: on L2 the executor administers the four
+ * Every role on both chains against docs/governance.md's table: on L2 the executor administers the five
  * governed contracts (no handover pending), the verification registry holds PROTOCOL_ROLE and
- * RECORDER_ROLE, the attestation verifier ATTESTATION_ROLE, the `rewardsFunder` parameter
- * REWARDS_FUNDER_ROLE, and no one else anything; on L1 the timelock administers itself, the governor is
+ * RECORDER_ROLE, the attestation verifier ATTESTATION_ROLE, the `rewardsFunder` parameter the reward
+ * pools' REWARDS_FUNDER_ROLE, and no one else anything; on L1 the timelock administers itself, the governor is
  * its only proposer and canceller, anyone executes, and the guardian is the `proposalGuardian` parameter.
  * The deployer holds nothing.
  */
@@ -85,6 +85,7 @@ export async function checkRoles(
     NodeLicense: l2["L2#NodeLicense"],
     NodeRegistry: l2["L2#NodeRegistry"],
     VerificationRegistry: l2["L2#VerificationRegistry"],
+    RewardPools: l2["L2#RewardPools"],
   } as Parameters<typeof roleHolders>[1];
   for (const contract of await roleHolders(l2Provider, governed)) {
     if (!same(contract.defaultAdmin, executor))

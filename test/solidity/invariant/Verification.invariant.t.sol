@@ -20,12 +20,6 @@ contract VerificationInvariantTest is ProtocolFixture {
         license.airdrop(handler.owners(0), 5);
         handler.delegateAll();
 
-        // The handler funds reward pools.
-        registry.grantRole(registry.REWARDS_FUNDER_ROLE(), address(handler));
-        primary.transfer(address(handler), 10_000_000e18);
-        vm.prank(address(handler));
-        primary.approve(address(registry), type(uint256).max);
-
         // The consumer has collateral for many jobs.
         primary.transfer(consumer, 1_000_000e18);
         vm.startPrank(consumer);
@@ -33,7 +27,7 @@ contract VerificationInvariantTest is ProtocolFixture {
         registry.stakeCollateral(consumer, 1_000_000e18);
         vm.stopPrank();
 
-        bytes4[] memory selectors = new bytes4[](14);
+        bytes4[] memory selectors = new bytes4[](11);
         selectors[0] = VerificationHandler.warp.selector;
         selectors[1] = VerificationHandler.request.selector;
         selectors[2] = VerificationHandler.submit.selector;
@@ -45,9 +39,6 @@ contract VerificationInvariantTest is ProtocolFixture {
         selectors[8] = VerificationHandler.cycleCollateral.selector;
         selectors[9] = VerificationHandler.submitWrongSubject.selector;
         selectors[10] = VerificationHandler.warpToNextEpoch.selector;
-        selectors[11] = VerificationHandler.fundRewards.selector;
-        selectors[12] = VerificationHandler.claimRewards.selector;
-        selectors[13] = VerificationHandler.rollOverRewards.selector;
         targetContract(address(handler));
         targetSelector(FuzzSelector({ addr: address(handler), selectors: selectors }));
     }
@@ -84,19 +75,6 @@ contract VerificationInvariantTest is ProtocolFixture {
         assertEq(outcomes, handler.votesOnFinalizedJobs(), "vote outcomes differ from the votes of finalized jobs");
     }
 
-    /// @custom:invariant Reward claims pay each license exactly its share of its epoch's pool (checked in
-    /// the handler), never more than the pool in all, and the registry holds the pools' unpaid rest.
-    function invariant_RewardsWithinPools() public view {
-        assertTrue(!handler.rewardMismatch(), "a reward claim or roll-over differs from the model");
-        for (uint256 epoch = 0; epoch <= handler.lastFundedEpoch(); ++epoch) {
-            // Claims need agreeing votes and a roll-over none, so a claimed pool never moved.
-            assertLe(handler.claimedInModel(epoch), handler.poolInModel(epoch), "an epoch paid more than its pool");
-            (uint256 pool, uint256 totalVotes,) = registry.epochRewardInfo(epoch, 0);
-            assertEq(totalVotes, handler.epochVotesInModel(epoch), "epoch votes differ from the model");
-            assertEq(pool, handler.poolInModel(epoch), "epoch pool differs from the model");
-        }
-    }
-
     /// @custom:invariant latestBalance points at the highest finalized job id of each subject, whatever
     /// source blocks the nodes reported.
     function invariant_LatestBalanceFollowsJobOrder() public view {
@@ -122,13 +100,9 @@ contract VerificationInvariantTest is ProtocolFixture {
         }
         assertEq(unclaimed + handler.feesClaimed(), handler.feesOfFinalizedJobs(), "credited fees differ from the fees of finalized jobs");
         assertEq(registry.totalFeesBurned(), handler.feesClaimed(), "burned fees differ from claimed fees");
-        assertEq(
-            primary.balanceOf(address(registry)),
-            handler.rewardsFunded() - handler.rewardsClaimed(),
-            "the registry keeps primary tokens beyond the unpaid reward pools"
-        );
+        assertEq(primary.balanceOf(address(registry)), 0, "the registry keeps primary tokens");
         uint256 ownersStaked = staked.balanceOf(handler.owners(0)) + staked.balanceOf(handler.owners(1));
-        assertEq(ownersStaked, handler.feesClaimed() + handler.rewardsClaimed(), "fees and rewards were not paid in staked tokens");
+        assertEq(ownersStaked, handler.feesClaimed(), "fees were not paid in staked tokens");
         assertEq(primary.balanceOf(handler.owners(0)) + primary.balanceOf(handler.owners(1)), 0, "fees paid in primary tokens");
     }
 

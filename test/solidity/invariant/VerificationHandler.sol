@@ -12,8 +12,8 @@ import { Vm, VM_ADDRESS } from "../utils/Vm.sol";
 
 /// @notice Drives the license, node registry and verification registry through random requests, votes
 /// (honest and wrong answers, answers about another owner or asset, single- and multi-license operators),
-/// license transfers and re-delegations, heartbeats, expiries, fee claims, reward funding, claims and
-/// roll-overs, and time warps within and across epochs. It keeps its own model of who is
+/// license transfers and re-delegations, heartbeats, expiries, fee claims, and time warps within and across
+/// epochs. It keeps its own model of who is
 /// delegated, who voted what and which jobs are open, predicts each call's outcome from it, and raises a
 /// flag when the contracts disagree.
 contract VerificationHandler {
@@ -55,14 +55,6 @@ contract VerificationHandler {
     /// @dev Accepted votes in all, and those on jobs that finalized (each counted agreed or disagreed).
     uint256 public acceptedVotes;
     uint256 public votesOnFinalizedJobs;
-    // Epoch rewards: pools as funded and rolled over, agreeing votes, and what claims paid.
-    uint256 public rewardsFunded;
-    uint256 public rewardsClaimed;
-    mapping(uint256 epoch => uint256 amount) public poolInModel;
-    mapping(uint256 epoch => uint256 amount) public claimedInModel;
-    mapping(uint256 epoch => uint256 votes) public epochVotesInModel;
-    mapping(uint256 epoch => mapping(uint256 licenseId => uint256 votes)) public licenseEpochVotesInModel;
-    uint256 public lastFundedEpoch;
     /// @dev Staked tokens the consumer holds outside the registry: withdrawn minus deposited again.
     uint256 public consumerStakedBalance;
 
@@ -72,7 +64,6 @@ contract VerificationHandler {
     bool public doubleVoteAccepted;
     bool public unexpectedOutcome;
     bool public wrongSubjectAccepted;
-    bool public rewardMismatch;
 
     mapping(bytes32 action => uint256 count) public calls;
 
@@ -289,60 +280,6 @@ contract VerificationHandler {
         feesClaimed += claimable;
     }
 
-    /// @dev The funder adds to the pool of the current epoch or one of the next two.
-    function fundRewards(uint256 amount, uint256 epochsAhead) external useTime {
-        calls["fundRewards"]++;
-        amount = bound(amount, 1, 1_000e18);
-        uint256 epoch = registry.currentEpoch() + epochsAhead % 3;
-        registry.fundEpochRewards(epoch, amount);
-        poolInModel[epoch] += amount;
-        rewardsFunded += amount;
-        if (epoch > lastFundedEpoch) lastFundedEpoch = epoch;
-    }
-
-    /// @dev A license's owner claims its reward of an ended epoch: exactly its share of the pool, rounded
-    /// down, in staked tokens, once; nothing for a license without agreeing votes.
-    function claimRewards(uint256 epochSeed, uint256 licenseSeed) external useTime {
-        uint256 current = registry.currentEpoch();
-        if (current == 0) return;
-        uint256 epoch = epochSeed % current;
-        uint256 licenseId = 1 + licenseSeed % LICENSES;
-        uint256 votes = licenseEpochVotesInModel[epoch][licenseId];
-        uint256 expected = votes == 0 ? 0 : poolInModel[epoch] * votes / epochVotesInModel[epoch];
-        uint256[] memory ids = new uint256[](1);
-        ids[0] = licenseId;
-        address owner = license.ownerOf(licenseId);
-        uint256 before = registry.STAKED_TOKEN().balanceOf(owner);
-        vm.prank(owner);
-        try registry.claimRewards(epoch, ids) {
-            calls["claimRewards"]++;
-            if (registry.STAKED_TOKEN().balanceOf(owner) - before != expected || expected == 0) rewardMismatch = true;
-            licenseEpochVotesInModel[epoch][licenseId] = 0;
-            claimedInModel[epoch] += expected;
-            rewardsClaimed += expected;
-        } catch (bytes memory reason) {
-            if (expected != 0 || bytes4(reason) != IVerificationRegistry.VerificationRegistry_NothingToClaim.selector) {
-                rewardMismatch = true;
-            }
-        }
-    }
-
-    /// @dev Anyone moves the pool of an ended epoch nobody earned to the current epoch.
-    function rollOverRewards(uint256 epochSeed) external useTime {
-        uint256 current = registry.currentEpoch();
-        if (current == 0) return;
-        uint256 epoch = epochSeed % current;
-        bool allowed = poolInModel[epoch] != 0 && epochVotesInModel[epoch] == 0;
-        try registry.rollOverEpochRewards(epoch) {
-            if (!allowed) rewardMismatch = true;
-            calls["rollOverRewards"]++;
-            poolInModel[current] += poolInModel[epoch];
-            poolInModel[epoch] = 0;
-        } catch {
-            if (allowed) rewardMismatch = true;
-        }
-    }
-
     /*//////////////////////////////////////////////////////////////
                                 HELPERS
     //////////////////////////////////////////////////////////////*/
@@ -409,19 +346,8 @@ contract VerificationHandler {
             endedInModel[jobId] = true;
             feesOfFinalizedJobs += feeOf[jobId];
             votesOnFinalizedJobs += votesInModel[jobId];
-            _countEpochVotes(jobId, answer);
             uint256 latest = latestJob[chainOf[jobId]][ownerOf[jobId]];
             if (jobId > latest) latestJob[chainOf[jobId]][ownerOf[jobId]] = jobId;
-        }
-    }
-
-    /// @dev The licenses that agreed with a finalized job's answer earn one reward vote each in this epoch.
-    function _countEpochVotes(uint256 jobId, uint256 answer) internal {
-        uint256 epoch = registry.currentEpoch();
-        for (uint256 licenseId = 1; licenseId <= LICENSES; ++licenseId) {
-            if (!votedInModel[jobId][licenseId] || answerInModel[jobId][licenseId] != answer) continue;
-            ++licenseEpochVotesInModel[epoch][licenseId];
-            ++epochVotesInModel[epoch];
         }
     }
 

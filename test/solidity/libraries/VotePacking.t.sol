@@ -55,10 +55,6 @@ contract VotePackingHarness {
         return book;
     }
 
-    function startEpoch(LicenseAccount account, uint256 epoch) external pure returns (LicenseAccount) {
-        return account.startEpoch(epoch);
-    }
-
     function creditAgreeingVote(LicenseAccount account, uint256 feeShare) external pure returns (LicenseAccount) {
         return account.creditAgreeingVote(feeShare);
     }
@@ -310,29 +306,20 @@ contract VotePackingTest is Test {
                             LICENSE ACCOUNTS
     //////////////////////////////////////////////////////////////*/
 
-    /// @dev The largest epoch vote count (63 bits: the bit above is the open marker).
-    uint64 internal constant _MAX_EPOCH_VOTES = type(uint64).max >> 1;
-
     /// @dev An account's fields as the test sets and expects them.
     struct Fields {
         uint96 fees;
-        uint32 epoch;
-        uint64 epochVotes;
         uint32 agreed;
         uint32 disagreed;
         bool open;
     }
 
-    /// @dev `f` packed; a fuzzed epoch vote count is first brought into its 63 bits.
     function _pack(Fields memory f) internal pure returns (LicenseAccount) {
-        f.epochVotes &= _MAX_EPOCH_VOTES;
-        return VotePacking.packLicenseAccount(f.fees, f.epoch, f.epochVotes, f.agreed, f.disagreed, f.open);
+        return VotePacking.packLicenseAccount(f.fees, f.agreed, f.disagreed, f.open);
     }
 
     function _assertFields(LicenseAccount account, Fields memory expected, string memory message) internal pure {
         assertEq(account.feesOf(), expected.fees, string.concat(message, ": fees"));
-        assertEq(account.epochOf(), expected.epoch, string.concat(message, ": epoch"));
-        assertEq(account.epochVotesOf(), expected.epochVotes, string.concat(message, ": epoch votes"));
         assertEq(account.agreedOf(), expected.agreed, string.concat(message, ": agreed"));
         assertEq(account.disagreedOf(), expected.disagreed, string.concat(message, ": disagreed"));
         assertTrue(account.isOpen() == expected.open, string.concat(message, ": open"));
@@ -343,21 +330,18 @@ contract VotePackingTest is Test {
         _assertFields(account, f, "round trip");
     }
 
-    /// @dev The layout is the one the compiler gave the struct the type replaced (fields in declaration
-    /// order from bit 0), so an account stored before the change reads the same; the open marker is the top
-    /// bit of the struct's 64-bit epoch votes, which no count reaches (they are below 2^32: some of the
-    /// license's agreed outcomes, a 32-bit count that reverts past its width).
-    function testFuzz_LicenseAccount_KeepsTheStructsLayout(Fields memory f) public pure {
+    /// @dev The documented layout: fees from bit 0, the open marker at 191, the counts in the top 64 bits.
+    function testFuzz_LicenseAccount_KeepsItsLayout(Fields memory f) public pure {
         LicenseAccount account = _pack(f);
-        uint256 expected = uint256(f.fees) | uint256(f.epoch) << 96 | uint256(f.epochVotes) << 128
-            | uint256(f.agreed) << 192 | uint256(f.disagreed) << 224 | (f.open ? 1 << 191 : 0);
+        uint256 expected =
+            uint256(f.fees) | uint256(f.agreed) << 192 | uint256(f.disagreed) << 224 | (f.open ? 1 << 191 : 0);
         assertEq(LicenseAccount.unwrap(account), expected, "layout");
     }
 
     /// @dev Opening sets the marker and nothing else, once: an open account stays as it is.
     function testFuzz_Opened_SetsTheMarkerOnly(Fields memory f) public pure {
         LicenseAccount account = _pack(f);
-        Fields memory expected = Fields(f.fees, f.epoch, f.epochVotes, f.agreed, f.disagreed, true);
+        Fields memory expected = Fields(f.fees, f.agreed, f.disagreed, true);
         _assertFields(account.opened(), expected, "opened");
         assertEq(LicenseAccount.unwrap(account.opened().opened()), LicenseAccount.unwrap(account.opened()), "twice");
         assertTrue(LicenseAccount.unwrap(account.opened()) != 0, "an open account is never zero");
@@ -366,32 +350,26 @@ contract VotePackingTest is Test {
     /// @dev No claim closes an account: with every amount and count claimed, an open account is non-zero.
     function testFuzz_Claims_KeepTheAccountOpen(Fields memory f) public pure {
         f.open = true;
-        LicenseAccount claimed = _pack(f).withoutFees().withoutEpochVotes();
+        LicenseAccount claimed = _pack(f).withoutFees();
         assertTrue(claimed.isOpen(), "open after the claims");
         assertTrue(LicenseAccount.unwrap(claimed) != 0, "non-zero after the claims");
     }
 
-    function testFuzz_Credit_AddsOneVoteAndTheShareOnly(Fields memory f, uint96 share) public view {
+    function testFuzz_Credit_AddsOneAgreementAndTheShareOnly(Fields memory f, uint96 share) public view {
         f.fees = uint96(bound(f.fees, 0, type(uint96).max - share));
-        f.epochVotes = uint64(bound(f.epochVotes, 0, _MAX_EPOCH_VOTES - 1));
         f.agreed = uint32(bound(f.agreed, 0, type(uint32).max - 1));
         LicenseAccount credited = harness.creditAgreeingVote(_pack(f), share);
         assertEq(credited.feesOf(), uint256(f.fees) + share, "fees");
-        assertEq(credited.epochVotesOf(), uint256(f.epochVotes) + 1, "epoch votes");
         assertEq(credited.agreedOf(), uint256(f.agreed) + 1, "agreed");
-        assertEq(credited.epochOf(), f.epoch, "a credit changed the epoch");
         assertEq(credited.disagreedOf(), f.disagreed, "a credit changed the disagreements");
         assertTrue(credited.isOpen(), "a credited account is open");
     }
 
-    /// @dev Open or not, a full epoch vote count reverts: it never carries into the marker.
-    function testFuzz_Credit_RevertsInsteadOfWrapping(Fields memory f, uint96 share, uint8 field) public {
-        field = uint8(bound(field, 0, 2));
-        if (field == 0) {
+    /// @dev A full fee credit or agreed count reverts: it never carries into the field above.
+    function testFuzz_Credit_RevertsInsteadOfWrapping(Fields memory f, uint96 share, bool fees) public {
+        if (fees) {
             share = uint96(bound(share, 1, type(uint96).max));
             f.fees = uint96(bound(f.fees, type(uint96).max - share + 1, type(uint96).max));
-        } else if (field == 1) {
-            f.epochVotes = _MAX_EPOCH_VOTES;
         } else {
             f.agreed = type(uint32).max;
         }
@@ -400,23 +378,10 @@ contract VotePackingTest is Test {
         harness.creditAgreeingVote(account, share);
     }
 
-    function testFuzz_StartEpoch_ResetsTheVotesOnly(Fields memory f, uint32 epoch) public view {
-        LicenseAccount started = harness.startEpoch(_pack(f), epoch);
-        Fields memory expected = Fields(f.fees, epoch, 0, f.agreed, f.disagreed, f.open);
-        _assertFields(started, expected, "new epoch");
-    }
-
-    function testFuzz_StartEpoch_RefusesEpochsAbove32Bits(Fields memory f, uint256 epoch) public {
-        epoch = bound(epoch, uint256(type(uint32).max) + 1, type(uint256).max);
-        LicenseAccount account = _pack(f);
-        vm.expectRevert(abi.encodeWithSelector(SafeCast.SafeCastOverflowedUintDowncast.selector, 32, epoch));
-        harness.startEpoch(account, epoch);
-    }
-
     /// @dev The fee field alone changes: a claim clears it (the account stays as open as it was), an
     /// attestation's share adds to it (and opens the account).
     function testFuzz_Fees_ChangeTheFeeFieldOnly(Fields memory f, uint96 amount) public view {
-        Fields memory expected = Fields(0, f.epoch, f.epochVotes & _MAX_EPOCH_VOTES, f.agreed, f.disagreed, f.open);
+        Fields memory expected = Fields(0, f.agreed, f.disagreed, f.open);
         _assertFields(_pack(f).withoutFees(), expected, "claimed");
         f.fees = uint96(bound(f.fees, 0, type(uint96).max - amount));
         expected.fees = f.fees + amount;
@@ -432,14 +397,9 @@ contract VotePackingTest is Test {
         harness.addFees(account, amount);
     }
 
-    function testFuzz_WithoutEpochVotes_ClearsTheVotesOnly(Fields memory f) public pure {
-        Fields memory expected = Fields(f.fees, f.epoch, 0, f.agreed, f.disagreed, f.open);
-        _assertFields(_pack(f).withoutEpochVotes(), expected, "claimed votes");
-    }
-
     function testFuzz_AddDisagreement_CountsOneOnly(Fields memory f) public view {
         f.disagreed = uint32(bound(f.disagreed, 0, type(uint32).max - 1));
-        Fields memory expected = Fields(f.fees, f.epoch, f.epochVotes & _MAX_EPOCH_VOTES, f.agreed, f.disagreed + 1, f.open);
+        Fields memory expected = Fields(f.fees, f.agreed, f.disagreed + 1, f.open);
         _assertFields(harness.addDisagreement(_pack(f)), expected, "disagreement");
     }
 

@@ -48,7 +48,7 @@ abstract contract TokenFixture is Test {
 }
 
 /// @notice Deploys the five contracts wired as the Protocol Ignition module wires them; the test contract
-/// is every admin (and, as the module's `admin`, may fund rewards). Licenses cost 1 primary token each, up
+/// is every admin. Licenses cost 1 primary token each, up
 /// to 1,000; epochs last 7 days, jobs 1 hour (the modules' defaults).
 abstract contract ProtocolFixture is TokenFixture {
     uint256 internal constant DEFAULT_EPOCH_DURATION = 7 days;
@@ -71,7 +71,6 @@ abstract contract ProtocolFixture is TokenFixture {
         );
         staked.grantRole(staked.PROTOCOL_ROLE(), address(registry));
         nodeRegistry.grantRole(nodeRegistry.RECORDER_ROLE(), address(registry));
-        registry.grantRole(registry.REWARDS_FUNDER_ROLE(), address(this));
         verifier = new AttestationVerifier(registry);
         registry.grantRole(registry.ATTESTATION_ROLE(), address(verifier));
     }

@@ -1,6 +1,9 @@
 import { expect } from "chai";
 
+import { formatUnits } from "ethers";
+
 import { CHALLENGER_ROLE } from "@avn/protocol/qos";
+import { epochPayouts } from "@avn/protocol/rewards";
 
 import { NetworkService } from "../../../src/api/network/network-service.ts";
 import { E18 } from "../../../src/common/units.ts";
@@ -314,10 +317,15 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     expect(byLicense(again.body, 1)).to.include({ jobsAsked: 10, votes: 10, agreed: 5 });
   });
 
-  it("npm run qos prints the same figures: one license with what its score is made of, or all as the API's JSON", async function () {
-    const { registry, admin, epoch: scenarioEpoch } = await tenWindows();
-    await registry.connect(admin).fundEpochRewards(scenarioEpoch, 900n * E18);
-    const target = { rpcUrl: "http://l2.invalid", verificationRegistry: await registry.getAddress() };
+  it("npm run qos prints the same figures: one license with what its score is made of and earns, or all as the API's JSON", async function () {
+    const { registry, rewardPools, admin, epoch: scenarioEpoch } = await tenWindows();
+    const pool = 900n * E18;
+    await rewardPools.connect(admin).fundEpochRewards(scenarioEpoch, pool);
+    const target = {
+      rpcUrl: "http://l2.invalid",
+      verificationRegistry: await registry.getAddress(),
+      rewardPools: await rewardPools.getAddress(),
+    };
     const run = async (args: string[]) => {
       const lines: string[] = [];
       const errors: string[] = [];
@@ -333,12 +341,21 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     expect(one.out).to.contain("uptime         60.00%: 6 of 10 liveness windows held a heartbeat");
     expect(one.out).to.contain("participation  83.33%: 5 of 6 jobs asked while live were answered");
     expect(one.out).to.contain("score          33.32%");
-    // What it earns by the rule rewards follow today: B's 5 of the epoch's 10 agreeing votes (A has the 5 others).
-    expect(one.out).to.contain(
-      "will earn      450.0 of a pool of 900.0 staked tokens, were the epoch to end now (5 of the epoch's 10 agreeing votes",
-    );
     const all = await run(["--json"]);
     expect(all.code).to.equal(0);
+    // Its share of the pool: its agreeing votes times its score (5 × 3,332), of every license's.
+    const shareOf = (nodes: NetworkNode[], licenseId: bigint) => {
+      const { payouts, totalWeight } = epochPayouts(
+        nodes.map((node) => ({ licenseId: BigInt(node.licenseId), agreed: node.agreed, scoreBps: node.scoreBps })),
+        pool,
+      );
+      return { amount: payouts.find((payout) => payout.licenseId === licenseId)?.amount ?? 0n, totalWeight };
+    };
+    const now = shareOf((JSON.parse(all.out) as NetworkNodes).nodes, 2n);
+    expect(now.amount).to.be.above(0n);
+    expect(one.out).to.contain(
+      `would earn     ${formatUnits(now.amount, 18)} of a pool of 900.0 staked tokens, were the epoch to end now (weight 16660 of ${now.totalWeight}`,
+    );
     const api = (JSON.parse(all.out) as NetworkNodes).nodes.find((node) => node.licenseId === 3);
     expect(api).to.include({ scoreBps: 0, disagreed: 5 });
     expect(await run(["--license", "99"])).to.include({ code: 1, err: "License 99 was never delegated: it has no figures." });
@@ -351,6 +368,19 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     expect(ended.code).to.equal(0);
     expect(ended.out).to.contain("uptime         0.59%: 6 of 1008 liveness windows held a heartbeat");
     expect(ended.out).to.contain("participation  83.33%: 5 of 6 jobs asked while live were answered");
+    expect(ended.out).to.match(/would earn {5}[\d.]+ of a pool of 900\.0 staked tokens, settles from /);
+    // Once its settlement opens, the epoch's payouts are the tree every node votes: figures counted to its end.
+    await time.increaseTo((await rewardPools.settlementOf(epoch)).settlementOpensAt);
+    await ethers.provider.send("evm_mine", []);
+    const settled = await run(["--epoch", String(epoch), "--license", "2"]);
+    const endedFigures = (JSON.parse((await run(["--epoch", String(epoch), "--json"])).out) as NetworkNodes).nodes;
+    const share = shareOf(endedFigures, 2n).amount;
+    expect(share).to.be.above(0n);
+    expect(settled.out).to.match(
+      new RegExp(
+        `earned {9}${formatUnits(share, 18).replace(".", "\\.")} of a pool of 900\\.0 staked tokens \\(root 0x[0-9a-f]{64} not accepted yet\\)`,
+      ),
+    );
     expect((await run(["--epoch", String(epoch + 5)])).code).to.equal(1);
     expect((await run(["--epoch", "-1"])).code).to.equal(1);
     expect((await run(["--license", "two"])).code).to.equal(1);

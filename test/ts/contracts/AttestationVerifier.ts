@@ -355,8 +355,6 @@ describe("AttestationVerifier", function () {
       expect(await f.registry.claimableFees(1n)).to.equal(REQUEST_FEE / 2n);
       expect(await f.registry.claimableFees(2n)).to.equal(REQUEST_FEE / 2n);
       expect(await f.registry.claimableFees(3n)).to.equal(0n); // carol's node did not sign
-      // Signatures earn no epoch reward points (docs/attestations.md says why).
-      expect((await f.registry.epochRewardInfo(0n, 1n)).licenseVotes).to.equal(0n);
       // Signatures are not votes on jobs: the vote statistics stay as they were.
       expect(await f.registry.voteStatsOf(1n)).to.deep.equal([0n, 0n]);
       const latest = await f.registry.latestBalance(0, attestation.owner, attestation.asset);

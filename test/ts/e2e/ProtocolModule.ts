@@ -4,13 +4,14 @@ import { network } from "hardhat";
 import ProtocolModule from "../../../deploy/modules/Protocol.ts";
 import { queryResultHash } from "../../../src/common/query-result.ts";
 import { addressToBytes32, balanceWord } from "../../helpers/protocol.ts";
-import { DAY, E18 } from "../../../src/common/units.ts";
+import { E18 } from "../../../src/common/units.ts";
 import { IgnoreReason } from "@avn/protocol/constants";
+import { EpochSettlements } from "../../../src/chains/evm/epoch-settlement.ts";
 
 const { ethers, ignition, networkHelpers } = await network.create();
 
 describe("end to end: the five contracts deployed by the Protocol module", function () {
-  it("license bought, delegated, heartbeat, collateral, request, three nodes submit, quorum 2 finalizes, fee burned and paid, reward claimed", async function () {
+  it("license bought, delegated, heartbeat, collateral, request, three nodes submit, quorum 2 finalizes, fee burned and paid, epoch settled and reward claimed", async function () {
     const [deployer, alice, bob, carol, burnerA, burnerB, burnerC, consumer] = await ethers.getSigners();
     const deployed = await ignition.deploy(ProtocolModule);
     // Typed handles on the deployed addresses (module results from useModule are untyped).
@@ -20,6 +21,9 @@ describe("end to end: the five contracts deployed by the Protocol module", funct
     const nodeRegistry = await ethers.getContractAt("NodeRegistry", await deployed.nodeRegistry.getAddress());
     const registry = await ethers.getContractAt("VerificationRegistry", await deployed.verificationRegistry.getAddress());
     const registryAddress = await registry.getAddress();
+    const rewardPools = await ethers.getContractAt("RewardPools", await deployed.rewardPools.getAddress());
+    expect(await rewardPools.REGISTRY()).to.equal(registryAddress);
+    expect(await rewardPools.hasRole(await rewardPools.REWARDS_FUNDER_ROLE(), deployer.address)).to.equal(true);
     const fee = await registry.requestFee();
     expect(await nodeRegistry.quorum()).to.equal(2n);
     expect(await license.nodeRegistry()).to.equal(await nodeRegistry.getAddress());
@@ -49,8 +53,8 @@ describe("end to end: the five contracts deployed by the Protocol module", funct
     await primary.connect(deployer).transfer(consumer.address, 1_000n * E18);
     await primary.connect(consumer).approve(registryAddress, ethers.MaxUint256);
     await registry.connect(consumer).stakeCollateral(consumer.address, 100n * E18);
-    await primary.connect(deployer).approve(registryAddress, ethers.MaxUint256);
-    await registry.connect(deployer).fundEpochRewards(0n, 300n * E18);
+    await primary.connect(deployer).approve(await rewardPools.getAddress(), ethers.MaxUint256);
+    await rewardPools.connect(deployer).fundEpochRewards(0n, 300n * E18);
 
     // A job: how many of the primary token does some holder own on Ethereum?
     const holder = ethers.Wallet.createRandom().address;
@@ -98,12 +102,30 @@ describe("end to end: the five contracts deployed by the Protocol module", funct
     expect(await nodeRegistry.submissionsOf(1n)).to.equal(1n);
     expect(await registry.voteStatsOf(1n)).to.deep.equal([1n, 0n]);
 
-    // After the epoch, the agreeing licenses share its reward pool, paid in staked tokens.
-    await networkHelpers.time.increase(7n * DAY);
-    await registry.connect(alice).claimRewards(0n, [1n]);
-    await registry.connect(bob).claimRewards(0n, [2n]);
-    expect(await staked.balanceOf(alice.address)).to.equal(fee / 2n + 150n * E18);
-    expect(await staked.balanceOf(bob.address)).to.equal(fee / 2n + 150n * E18);
+    // After the epoch and its settlement delay, the nodes vote the root of the payouts that the registries'
+    // events give (the agreeing licenses, equal figures: half each), and after the dispute period the
+    // owners claim them, paid in staked tokens; the late license, which never agreed, earns nothing.
+    const settlement = await rewardPools.settlementOf(0n);
+    await networkHelpers.time.increaseTo(settlement.settlementOpensAt);
+    for (const { burner } of nodes) await nodeRegistry.connect(burner)["heartbeat(uint32)"](60);
+    const { tree } = await new EpochSettlements(
+      { request: (method, params) => ethers.provider.send(method, params) },
+      await rewardPools.getAddress(),
+    ).rewards(0);
+    expect(tree.payouts.map((payout) => [payout.licenseId, payout.amount])).to.deep.equal([
+      [1n, 150n * E18],
+      [2n, 150n * E18],
+    ]);
+    await rewardPools.connect(burnerA).voteRewardsRoot(0n, tree.root, [1n]);
+    await expect(rewardPools.connect(burnerC).voteRewardsRoot(0n, tree.root, [3n])).to.emit(rewardPools, "RewardsRootAccepted");
+    await networkHelpers.time.increase(await rewardPools.DISPUTE_PERIOD());
+    for (const [index, owner] of [alice, bob].entries()) {
+      const licenseId = BigInt(index + 1);
+      const { amount, proof } = tree.proofOf(licenseId)!;
+      await rewardPools.connect(owner).claimRewards([{ epoch: 0n, licenseId, amount, proof }]);
+      expect(await staked.balanceOf(owner.address)).to.equal(fee / 2n + 150n * E18);
+    }
+    expect(tree.proofOf(3n)).to.equal(undefined);
 
     // The staked token is still exactly backed.
     expect(await primary.balanceOf(await staked.getAddress())).to.equal(

@@ -23,9 +23,10 @@ async function fixture() {
     NodeLicense: (await protocol.license.getAddress()) as Address,
     NodeRegistry: (await protocol.nodeRegistry.getAddress()) as Address,
     VerificationRegistry: (await protocol.registry.getAddress()) as Address,
+    RewardPools: (await protocol.rewardPools.getAddress()) as Address,
   };
   // The deployment's handover: the admin starts the transfer of every admin role to the executor.
-  for (const contract of [protocol.staked, protocol.license, protocol.nodeRegistry, protocol.registry]) {
+  for (const contract of [protocol.staked, protocol.license, protocol.nodeRegistry, protocol.registry, protocol.rewardPools]) {
     await contract.connect(protocol.admin).beginDefaultAdminTransfer(await executor.getAddress());
   }
   const deadline = BigInt(await time.latest()) + 86_400n;
@@ -57,10 +58,10 @@ describe("GovernanceExecutor", function () {
   });
 
   it("accepts the admin role of every protocol contract through its first batch, then changes parameters", async function () {
-    const { executor, relay, l2, nodeRegistry, registry, staked, license, deadline } = await loadFixture(fixture);
+    const { executor, relay, l2, nodeRegistry, registry, rewardPools, staked, license, deadline } = await loadFixture(fixture);
     const accept = l2CallsOf({ kind: "accept-admin" }, l2);
     await expect(relay(accept)).to.emit(executor, "BatchExecuted");
-    for (const contract of [staked, license, nodeRegistry, registry])
+    for (const contract of [staked, license, nodeRegistry, registry, rewardPools])
       expect(await contract.defaultAdmin()).to.equal(await executor.getAddress());
 
     const calls = [

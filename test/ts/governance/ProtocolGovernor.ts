@@ -33,7 +33,7 @@ async function fixture() {
   const l1Messenger = await ethers.deployContract("MockCrossDomainMessenger");
   const l2Messenger = await ethers.deployContract("MockCrossDomainMessenger");
   const executor = await ethers.deployContract("GovernanceExecutor", [await l2Messenger.getAddress(), await timelock.getAddress()]);
-  for (const contract of [protocol.staked, protocol.license, protocol.nodeRegistry, protocol.registry]) {
+  for (const contract of [protocol.staked, protocol.license, protocol.nodeRegistry, protocol.registry, protocol.rewardPools]) {
     await contract.connect(protocol.admin).beginDefaultAdminTransfer(await executor.getAddress());
   }
   const l2: GovernedContracts = {
@@ -41,6 +41,7 @@ async function fixture() {
     NodeLicense: (await protocol.license.getAddress()) as Address,
     NodeRegistry: (await protocol.nodeRegistry.getAddress()) as Address,
     VerificationRegistry: (await protocol.registry.getAddress()) as Address,
+    RewardPools: (await protocol.rewardPools.getAddress()) as Address,
   };
   const addresses = {
     governor: await governor.getAddress(),
@@ -139,6 +140,7 @@ describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
       "L2: NodeLicense.acceptDefaultAdminTransfer()",
       "L2: NodeRegistry.acceptDefaultAdminTransfer()",
       "L2: VerificationRegistry.acceptDefaultAdminTransfer()",
+      "L2: RewardPools.acceptDefaultAdminTransfer()",
       "L2: NodeRegistry.setQuorum(3)",
     ]);
     expect(pending.warnings).to.deep.equal([]);
@@ -166,6 +168,7 @@ describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
       f.l2.NodeLicense,
       f.l2.NodeRegistry,
       f.l2.VerificationRegistry,
+      f.l2.RewardPools,
       f.l2.NodeRegistry,
     ]);
     // Executed on L1, not yet relayed: nothing has changed on L2.
@@ -177,7 +180,7 @@ describe("ProtocolGovernor and ProtocolTimelock (module L1)", function () {
     const done = await f.as(f.holder).status(id);
     expect([done.state, done.l2?.outcome, done.next]).to.deep.equal(["Executed", "executed", "executed on L1 and on L2"]);
     expect(await f.nodeRegistry.quorum()).to.equal(3n);
-    for (const contract of [f.staked, f.license, f.nodeRegistry, f.registry])
+    for (const contract of [f.staked, f.license, f.nodeRegistry, f.registry, f.rewardPools])
       expect(await contract.defaultAdmin()).to.equal(await f.executor.getAddress());
     // The same message relayed again changes nothing: the messenger refuses it.
     await expect(relayOnL2(f, 0n)).to.be.revertedWithCustomError(f.l2Messenger, "MockCrossDomainMessenger_AlreadyRelayed");

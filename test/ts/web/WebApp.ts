@@ -19,7 +19,7 @@ import type { StackFile } from "../../../src/common/stack-file.ts";
 import { NETWORK_ACCOUNTS, type VerificationNetwork } from "../../../src/devnet/verification-network.ts";
 import type { RunningWebServer } from "../../../src/web/web-server.ts";
 import type { NetworkNodes } from "../../../src/api/network/network-service.ts";
-import { QosIndex } from "../../../src/api/network/qos-index.ts";
+import { QosIndex } from "../../../src/chains/evm/qos-index.ts";
 import { advanceL1Time, eventually, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 import {
   connectWallet,

@@ -28,6 +28,7 @@ export interface GovernedContracts {
   NodeLicense: Address;
   NodeRegistry: Address;
   VerificationRegistry: Address;
+  RewardPools: Address;
 }
 
 /** A change a proposal asks of the L2 protocol, as people say it. */
@@ -107,7 +108,9 @@ export function l2CallsOf(change: ProtocolChange, l2: GovernedContracts): L2Call
       return [call(l2.NodeRegistry, encodeFunctionData({ abi: PROTOCOL_ABI, functionName: "setLivenessWindow", args: [change.seconds] }))];
     case "accept-admin": {
       const accept = encodeFunctionData({ abi: PROTOCOL_ABI, functionName: "acceptDefaultAdminTransfer" });
-      return [l2.StakedToken, l2.NodeLicense, l2.NodeRegistry, l2.VerificationRegistry].map((target) => call(target, accept));
+      return [l2.StakedToken, l2.NodeLicense, l2.NodeRegistry, l2.VerificationRegistry, l2.RewardPools].map((target) =>
+        call(target, accept),
+      );
     }
     case "call":
       return [change.call];

@@ -183,7 +183,6 @@ describe("VerificationRegistry: license fee accounts", function () {
       for (const licenseId of [1n, 2n]) {
         expect(await f.registry.claimableFees(licenseId)).to.equal(0n);
         expect(await f.registry.voteStatsOf(licenseId)).to.deep.equal([0n, 0n]);
-        expect((await f.registry.epochRewardInfo(0n, licenseId)).licenseVotes).to.equal(0n);
       }
       // Again, with one account still closed: only that one is written and announced.
       const again = await (await f.registry.connect(f.nodes[2].owner).openLicenseAccounts([1n, 2n, 3n])).wait();
@@ -267,7 +266,6 @@ describe("VerificationRegistry: license fee accounts", function () {
       expect((await f.registry.getResult(1n)).status).to.equal(2n); // finalized
       for (const licenseId of [1n, 2n]) {
         expect(await f.registry.voteStatsOf(licenseId)).to.deep.equal([1n, 0n]);
-        expect((await f.registry.epochRewardInfo(0n, licenseId)).licenseVotes).to.equal(1n);
         expect(await f.registry.claimableFees(licenseId)).to.equal(REQUEST_FEE / 2n);
         expect(await f.registry.isLicenseAccountOpen(licenseId)).to.equal(true);
       }

@@ -72,7 +72,6 @@ describe("VerificationRegistry: submitResults", function () {
       expect(await registry.claimableFees(2n)).to.equal(REQUEST_FEE / 2n);
       expect(await nodeRegistry.submissionsOf(2n)).to.equal(1n);
       expect(await registry.voteStatsOf(2n)).to.deep.equal([1n, 0n]);
-      expect(await registry.epochRewardInfo(0n, 1n)).to.deep.equal([0n, 2n, 1n]);
       // A finalized job keeps its result, not what only an open job needed.
       const job = await registry.getJob(1n);
       expect([job.status, job.fee, job.voteCount, job.deadline]).to.deep.equal([JobStatus.finalized, 0n, 0n, 0n]);
@@ -309,7 +308,7 @@ describe("VerificationRegistry: submitResults", function () {
       expect(accounts.gasUsed).to.be.lessThan(accounts.allowance);
     });
 
-    it("a node's allowance covers the costliest finalization: a full job of first-time and epoch-moving licenses", async function () {
+    it("a node's allowance covers the costliest finalization: a full job, its losers voting for the first time", async function () {
       const { registry, nodeRegistry, license, consumer, admin, alice, burnerA, burnerB } = await loadFixture(fixture);
       expect(await registry.MAX_VOTES_PER_JOB()).to.equal(MAX_VOTES_PER_JOB);
       const maxQuorum = await nodeRegistry.MAX_QUORUM();
@@ -321,7 +320,7 @@ describe("VerificationRegistry: submitResults", function () {
       const losers = ids.slice(Number(maxQuorum));
       await nodeRegistry.connect(alice).delegate(winners, burnerA.address);
       await nodeRegistry.connect(alice).delegate(losers, burnerB.address);
-      // The winners earn votes in epoch 0, which their next agreeing vote must move out of their accounts.
+      // The winners agreed once before (their accounts are written); the losers never voted.
       await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN); // job 1
       await submit(registry, burnerA, 1n, winners, 1n);
       await time.increase(EPOCH_DURATION);
@@ -339,7 +338,7 @@ describe("VerificationRegistry: submitResults", function () {
       await submit(registry, burnerB, 2n, losers.slice(4), 3n, 7n, balanceWord(3n), SOL_SUBJECT);
       await submit(registry, burnerA, 2n, winners.slice(1), 1n, 7n, balanceWord(1n), SOL_SUBJECT);
       const needed = await registry.connect(burnerA).submitResults.estimateGas(lastVote);
-      expect(needed).to.be.greaterThan(500_000n); // it is the costly case
+      expect(needed).to.be.greaterThan(350_000n); // it is the costly case (16 votes, 8 paid, 8 first disagreements)
       // The allowance alone covers the whole finalizing vote, before the estimate's margin (measured on the
       // deployed bytecode: coverage's instrumentation adds ~15% to both sides, which the margin absorbs).
       if (!hre.globalOptions.coverage) expect(needed).to.be.lessThan(finalizationGasOf(await registry.getJob(2n)));

@@ -11,7 +11,7 @@ import {
 } from "@avn/protocol/qos-logs";
 import { toEventSelector, type Address, type Hex, type Log } from "viem";
 
-import type { JsonRpc } from "../../chains/evm/balance-slot.ts";
+import type { JsonRpc } from "./balance-slot.ts";
 
 const TOPICS = QOS_EVENTS.map((event) => toEventSelector(event));
 

@@ -1,0 +1,93 @@
+import { expect } from "chai";
+import { pino } from "pino";
+
+import { EpochSettlements } from "../../../src/chains/evm/epoch-settlement.ts";
+import { NodeMetrics } from "../../../src/node/health.ts";
+import { RewardsVoter } from "../../../src/node/rewards-voter.ts";
+import type { TxOutcome } from "../../../src/node/tx-sender.ts";
+import { E18 } from "../../helpers/protocol.ts";
+import { ethers, fixture, HOLDER, loadFixture, submit, time, TOKEN, type Signer } from "../contracts/verification-registry/fixture.ts";
+
+const l2 = { request: <T>(method: string, params: unknown[]) => ethers.provider.send(method, params) as Promise<T> };
+
+describe("node rewards voter: each node votes the root of an ended epoch's payouts, computed from the chain", function () {
+  async function epochWithJobs() {
+    const context = await loadFixture(fixture);
+    const { registry, rewardPools, admin, consumer, burnerA, burnerB, burnerC } = context;
+    const epoch = await rewardPools.currentEpoch();
+    await rewardPools.connect(admin).fundEpochRewards(epoch, 600n * E18);
+    // Three jobs: A and B agree on each; C answers the first wrong and then stops.
+    for (const jobId of [1n, 2n, 3n]) {
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+      if (jobId === 1n) await submit(registry, burnerC, jobId, [3n], 999n);
+      await submit(registry, burnerA, jobId, [1n], 5n);
+      await submit(registry, burnerB, jobId, [2n], 5n);
+    }
+    return { ...context, epoch };
+  }
+
+  /** A node's voter whose transactions its burner sends, as the node's sender would. */
+  function voterOf(burner: Signer, licenses: bigint[], rewardPools: string, sent: string[]) {
+    return new RewardsVoter({
+      l2,
+      rewardPools,
+      licenses: () => licenses,
+      sender: {
+        send: async (kind: string, to: string, data: string) => {
+          sent.push(kind);
+          const tx = await burner.sendTransaction({ to, data });
+          return { id: sent.length, outcome: tx.wait().then((): TxOutcome => "mined") };
+        },
+      },
+      intervalMs: 60_000,
+      metrics: new NodeMetrics(),
+      logger: pino({ level: "silent" }),
+      onError: () => {},
+    });
+  }
+
+  it("waits for the settlement, votes once per epoch, and the quorum's root pays what the figures give", async function () {
+    const { rewardPools, nodeRegistry, epoch, alice, bob, burnerA, burnerB, burnerC } = await epochWithJobs();
+    const pools = await rewardPools.getAddress();
+    const sent: string[] = [];
+    const voters = [voterOf(burnerA, [1n], pools, sent), voterOf(burnerB, [2n], pools, sent), voterOf(burnerC, [3n], pools, sent)];
+    // The epoch has not ended, then its settlement has not opened: nothing to vote.
+    expect(await voters[0].vote()).to.deep.equal([]);
+    const settlement = await rewardPools.settlementOf(epoch);
+    await time.increaseTo(settlement.settlementOpensAt - 3_600n);
+    expect(await voters[0].vote()).to.deep.equal([]);
+    expect(sent).to.deep.equal([]);
+
+    await time.increaseTo(settlement.settlementOpensAt);
+    for (const burner of [burnerA, burnerB, burnerC]) await nodeRegistry.connect(burner)["heartbeat()"]();
+    expect(await voters[0].vote()).to.deep.equal([Number(epoch)]);
+    // Voted: a second pass sends nothing more.
+    expect(await voters[0].vote()).to.deep.equal([]);
+    expect(await voters[1].vote()).to.deep.equal([Number(epoch)]);
+    const accepted = await rewardPools.settlementOf(epoch);
+    expect(accepted.accepted).to.equal(true);
+    // Accepted with the quorum (2): the third node has nothing left to vote.
+    expect(await voters[2].vote()).to.deep.equal([]);
+    expect(sent).to.deep.equal(["rewardsRoot", "rewardsRoot"]);
+
+    // The root is the tree anyone computes from the chain: A and B alike; C, which agreed with no answer, nothing.
+    const { tree } = await new EpochSettlements(l2, pools).rewards(Number(epoch));
+    expect(accepted.root).to.equal(tree.root);
+    const amounts = new Map(tree.payouts.map((payout) => [payout.licenseId, payout.amount]));
+    expect(amounts.get(1n)).to.equal(amounts.get(2n));
+    expect(amounts.get(1n)).to.be.above(0n);
+    expect(amounts.has(3n)).to.equal(false);
+    expect([...amounts.values()].reduce((sum, amount) => sum + amount, 0n)).to.be.at.most(600n * E18);
+
+    await time.increase(await rewardPools.DISPUTE_PERIOD());
+    for (const [owner, licenseId] of [
+      [alice, 1n],
+      [bob, 2n],
+    ] as const) {
+      const { amount, proof } = tree.proofOf(licenseId)!;
+      await expect(rewardPools.connect(owner).claimRewards([{ epoch, licenseId, amount, proof }]))
+        .to.emit(rewardPools, "RewardsClaimed")
+        .withArgs(epoch, licenseId, owner.address, amount);
+    }
+  });
+});
