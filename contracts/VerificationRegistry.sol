@@ -309,6 +309,27 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     }
 
     /// @inheritdoc IVerificationRegistry
+    /// @dev Nothing stored, nothing checked: what a commitment is worth is decided from the events, by the
+    /// settlement of the epoch's rewards, which only pays a revealed vote whose commitment came first.
+    function commitResults(bytes32 commitment) external {
+        emit ResultsCommitted(msg.sender, commitment);
+    }
+
+    /// @inheritdoc IVerificationRegistry
+    function revealResults(bytes32 salt, Submission[] calldata submissions) external nonReentrant {
+        // After the selector and the salt, the calldata is the submissions' encoding (its offset included).
+        emit ResultsRevealed(msg.sender, revealCommitment(msg.sender, salt, msg.data[36:]));
+        for (uint256 i = 0; i < submissions.length; ++i) {
+            _submit(submissions[i]);
+        }
+    }
+
+    /// @inheritdoc IVerificationRegistry
+    function revealCommitment(address operator, bytes32 salt, bytes calldata tail) public pure returns (bytes32) {
+        return keccak256(abi.encode(operator, salt, keccak256(tail)));
+    }
+
+    /// @inheritdoc IVerificationRegistry
     function claimFees(uint256[] calldata licenseIds) external nonReentrant {
         uint256 total;
         for (uint256 i = 0; i < licenseIds.length; ++i) {

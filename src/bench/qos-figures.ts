@@ -29,7 +29,7 @@ const LIVENESS_WINDOW = 600;
 export function syntheticEpoch(scale: QosScale): { events: QosEvents; frame: EpochFrame } {
   const start = 1_000_000;
   const operators = Array.from({ length: scale.licenses }, (_, index) => `0x${(index + 1).toString(16).padStart(40, "0")}`);
-  const events: { -readonly [Kind in keyof QosEvents]: QosEvents[Kind][number][] } = {
+  const events: { -readonly [Kind in keyof QosEvents]-?: NonNullable<QosEvents[Kind]>[number][] } = {
     delegations: [],
     heartbeats: [],
     requests: [],
@@ -37,6 +37,8 @@ export function syntheticEpoch(scale: QosScale): { events: QosEvents; frame: Epo
     lateAnswers: [],
     finalized: [],
     challengers: [],
+    commits: [],
+    reveals: [],
   };
   operators.forEach((operator, index) => events.delegations.push({ block: 0, logIndex: index, licenseId: BigInt(index + 1), operator }));
   // One block a second: an event's block is its second since the epoch's start.

@@ -1,7 +1,8 @@
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 import type { NetworkHelpers } from "@nomicfoundation/hardhat-network-helpers/types";
-import { toBeHex, zeroPadValue, type ContractTransactionResponse } from "ethers";
+import { hexlify, randomBytes, toBeHex, zeroPadValue, type ContractTransactionResponse } from "ethers";
 
+import { revealCommitmentOf } from "@avn/protocol/commit-reveal";
 import { rewardsTree } from "@avn/protocol/rewards";
 
 import { queryResultHash } from "../common/query-result.ts";
@@ -119,6 +120,58 @@ export async function measureVerificationGas(ethers: HardhatEthers, networkHelpe
     BigInt(BATCH_SIZE),
   );
 
+  // The same votes as the nodes cast them, commit then reveal (docs/verification.md, "No credit for copying"):
+  // per job, the commit's share and the reveal's, beside the plain batch rows above. At 16 (the nodes'
+  // MAX_SUBMISSIONS_PER_TX) and 20 answers a transaction, and one alone.
+  const committedVotes = async (operator: typeof operatorA, licenseId: bigint, jobs: bigint[]) => {
+    const reveal = registry.interface.encodeFunctionData("revealResults", [
+      hexlify(randomBytes(32)),
+      jobs.map((jobId) => vote(jobId, licenseId)),
+    ]) as `0x${string}`;
+    const commit = await gasOf(registry.connect(operator).commitResults(revealCommitmentOf(operator.address as `0x${string}`, reveal)));
+    return commit + (await gasOf(operator.sendTransaction({ to: await registry.getAddress(), data: reveal })));
+  };
+  for (const size of [1, 16, BATCH_SIZE]) {
+    const first = await registry.nextJobId();
+    for (let i = 0; i < size; i++) await request();
+    const jobs = Array.from({ length: size }, (_, i) => first + BigInt(i));
+    const label = size === 1 ? "1 job" : `batch of ${size}`;
+    const perJob = (gas: bigint) => gas / BigInt(size);
+    rows.push({
+      operation: `VerificationRegistry.commitResults + revealResults (${label}, first votes, per job)`,
+      gasUsed: perJob(await committedVotes(operatorA, 12n, jobs)),
+    });
+    rows.push({
+      operation: `VerificationRegistry.commitResults + revealResults (${label}, second votes, per job)`,
+      gasUsed: perJob(await committedVotes(operatorB, 13n, jobs)),
+    });
+    rows.push({
+      operation: `VerificationRegistry.commitResults + revealResults (${label}, finalizing votes, per job)`,
+      gasUsed: perJob(await committedVotes(operatorC, 14n, jobs)),
+    });
+    if (size === 16) {
+      // The plain path at the nodes' batch size, for the side by side.
+      const plainFirst = await registry.nextJobId();
+      for (let i = 0; i < size; i++) await request();
+      const plain = Array.from({ length: size }, (_, i) => plainFirst + BigInt(i));
+      await measure(
+        `VerificationRegistry.submitResults (batch of 16, first votes, per job)`,
+        asA.submitResults(plain.map((jobId) => vote(jobId, 12n))),
+        16n,
+      );
+      await measure(
+        `VerificationRegistry.submitResults (batch of 16, second votes, per job)`,
+        asB.submitResults(plain.map((jobId) => vote(jobId, 13n))),
+        16n,
+      );
+      await measure(
+        `VerificationRegistry.submitResults (batch of 16, finalizing votes, per job)`,
+        asC.submitResults(plain.map((jobId) => vote(jobId, 14n))),
+        16n,
+      );
+    }
+  }
+
   // Quorum 2, as the local network runs: one agreeing license fewer to pay.
   await nodeRegistry.connect(admin).setQuorum(2n);
   const quorumTwoJob = await registry.nextJobId();
@@ -146,9 +199,9 @@ export async function measureVerificationGas(ethers: HardhatEthers, networkHelpe
   await networkHelpers.time.increaseTo(settlement.settlementOpensAt);
   for (const operator of [operatorA, operatorB, operatorC]) await nodeRegistry.connect(operator)["heartbeat(uint32)"](120);
   const tree = rewardsTree(0n, settlement.pool, [
-    { licenseId: 12n, agreed: 3, scoreBps: 10_000 },
-    { licenseId: 13n, agreed: 3, scoreBps: 9_000 },
-    { licenseId: 14n, agreed: 2, scoreBps: 5_000 },
+    { licenseId: 12n, points: 3, scoreBps: 10_000 },
+    { licenseId: 13n, points: 3, scoreBps: 9_000 },
+    { licenseId: 14n, points: 2, scoreBps: 5_000 },
   ]);
   await measure("RewardPools.voteRewardsRoot (1 license)", rewardPools.connect(operatorA).voteRewardsRoot(0n, tree.root, [12n]));
   await rewardPools.connect(operatorB).voteRewardsRoot(0n, tree.root, [13n]);

@@ -28,6 +28,8 @@ export interface JobLoopOptions {
   readers: JobRunnerOptions["readers"];
   journal: NodeStateStore;
   sender: JobRunnerOptions["sender"];
+  /** The burner: its commitments are bound to it. */
+  operator: string;
   delegation: DelegationWatcher;
   metrics: NodeMetrics;
   logger: Logger;
@@ -79,6 +81,7 @@ export function createJobLoop(options: JobLoopOptions): JobLoop {
           readers: options.readers,
           store: journal,
           sender: options.sender,
+          operator: options.operator,
           licenses: () => options.delegation.delegated,
           maxSubmissionsPerTx: config.MAX_SUBMISSIONS_PER_TX,
           maxGasPerTx: config.MAX_GAS_PER_TX,
@@ -91,6 +94,8 @@ export function createJobLoop(options: JobLoopOptions): JobLoop {
             metrics.votesSent.inc(votes);
           },
           onScanned,
+          // A mined commit's reveal goes out with the next pass: run it now, not at the next poll.
+          onCommitMined: () => loop.wake(),
         },
         startBlock,
       );

@@ -1,5 +1,7 @@
-import type { Provider } from "ethers";
+import { hexlify, randomBytes, type Provider } from "ethers";
 import type { Logger } from "pino";
+
+import { revealCommitmentOf } from "@avn/protocol/commit-reveal";
 
 import type { VerificationRegistry } from "../../typechain-types/index.ts";
 import { answerJob, type Answer, type SourceReaders } from "./answers.ts";
@@ -25,6 +27,8 @@ export interface JobRunnerOptions {
   registryAddress: string;
   readers: SourceReaders;
   store: NodeStateStore;
+  /** The burner: the operator its commitments are bound to. */
+  operator: string;
   /** Journals the votes with the transaction that carries them, then broadcasts it. */
   sender: Pick<TxSender, "send">;
   /** The licenses to vote for now (delegated to this burner, owned by an allowlisted wallet). */
@@ -40,6 +44,8 @@ export interface JobRunnerOptions {
   maxJobsPerPass: number;
   logger: Logger;
   onVotesSent?: (jobs: number, votes: number) => void;
+  /** Told when a commit is mined: its reveal can be sent (the next pass sends it). */
+  onCommitMined?: () => void;
   /**
    * Told at the end of each pass that read the chain: the first block it read, the block the cursor is at
    * now (every job up to it handled, its submissions sent) and the highest block it could read (the head
@@ -60,9 +66,11 @@ interface PreparedSubmission {
 }
 
 /**
- * One pass of the job loop: reads `VerificationRequested` from the block after the journal's cursor (or
- * an earlier block a lost transaction asked to rescan), answers every open job some license of this node
- * has not voted on, and submits the answers in `submitResults` batches sized by count and gas. The cursor
+ * One pass of the job loop: first reveals the answers of every commit mined since (`revealReady`); then
+ * reads `VerificationRequested` from the block after the journal's cursor (or an earlier block a lost
+ * transaction asked to rescan), answers every open job some license of this node has not voted on, and
+ * commits to the answers in batches sized by count and gas (`commitResults`, the reveal journaled with it:
+ * docs/node.md, "Commit, then reveal"). The cursor
  * moves past a block only when every job in it is handled (voted, closed, or unanswerable); a job whose
  * read or submission failed keeps the cursor before its block so the next pass retries it. The journal
  * and `hasVoted` make a rescan harmless: nothing is voted twice. Returns whether blocks are left to scan.
@@ -70,6 +78,7 @@ interface PreparedSubmission {
 export async function runJobPass(options: JobRunnerOptions, startBlock: () => Promise<number>): Promise<boolean> {
   const { provider, registry, store } = options;
   const logger = options.logger.child({ component: "job-runner" });
+  await revealReady(options, logger);
   const licenses = options.licenses();
   if (licenses.length === 0) return false;
   const rescan = store.takeRescan();
@@ -137,7 +146,10 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
     const votes: VoteIntent[] = batch.flatMap(({ jobId, jobBlock, licenseIds }) =>
       licenseIds.map((licenseId) => ({ jobId, licenseId, jobBlock })),
     );
-    const data = registry.interface.encodeFunctionData("submitResults", [
+    // The answers stay secret until the commit is mined: a fresh salt, and the reveal's whole calldata bound
+    // to this operator, are what the commitment hides.
+    const reveal = registry.interface.encodeFunctionData("revealResults", [
+      hexlify(randomBytes(32)),
       batch.map(({ jobId, owner, asset, licenseIds, answer }) => ({
         jobId,
         licenseIds,
@@ -148,14 +160,22 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
         sourceBlock: answer.sourceBlock,
       })),
     ]);
+    const commitment = revealCommitmentOf(options.operator as `0x${string}`, reveal as `0x${string}`);
+    const commit = registry.interface.encodeFunctionData("commitResults", [commitment]);
     const jobs = batch.map(({ jobId }) => String(jobId));
     try {
       const extraGas = batch.reduce((sum, { finalizationGas }) => sum + finalizationGas, 0n);
-      await options.sender.send("submitResults", options.registryAddress, data, votes, extraGas);
+      const { outcome } = await options.sender.send("commitResults", options.registryAddress, commit, votes, 0n, {
+        data: reveal,
+        extraGas,
+      });
+      void outcome.then((result) => {
+        if (result === "mined") options.onCommitMined?.();
+      });
       options.onVotesSent?.(batch.length, votes.length);
-      logger.info({ jobs, votes: votes.length }, "submitted job answers");
+      logger.info({ jobs, votes: votes.length }, "committed to job answers");
     } catch (error) {
-      logger.warn({ jobs, error: describeError(error) }, "submitting job answers failed; retrying on the next pass");
+      logger.warn({ jobs, error: describeError(error) }, "committing to job answers failed; retrying on the next pass");
       for (const { jobBlock } of batch) failedAt(jobBlock);
     }
   }
@@ -164,6 +184,26 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
   if (handledUpTo >= from) store.setCursor(handledUpTo);
   options.onScanned?.({ fromBlock: from, toBlock: Math.max(handledUpTo, from - 1), head });
   return retryFrom === undefined && to < head;
+}
+
+/**
+ * Sends the reveal of every commit mined and not revealed yet, oldest first: each casts its votes in a block
+ * after its commitment's. A reveal whose estimate fails (it would revert) stays journaled and is tried again
+ * on the next pass.
+ */
+export async function revealReady(options: Pick<JobRunnerOptions, "store" | "sender" | "registryAddress">, logger: Logger): Promise<void> {
+  for (const reveal of options.store.readyReveals()) {
+    try {
+      const { id } = await options.sender.send("revealResults", options.registryAddress, reveal.data, [], reveal.extraGas);
+      options.store.markRevealed(reveal.commitTxId, id);
+      logger.info({ commitTxId: reveal.commitTxId, revealTxId: id }, "revealed committed job answers");
+    } catch (error) {
+      logger.warn(
+        { commitTxId: reveal.commitTxId, error: describeError(error) },
+        "revealing job answers failed; retrying on the next pass",
+      );
+    }
+  }
 }
 
 /**

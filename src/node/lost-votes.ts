@@ -18,8 +18,8 @@ export interface LostVotesOptions {
 }
 
 /**
- * The sender's callbacks that bring lost votes back: a reverted, dropped or refused transaction, and a
- * mined one whose submissions the registry skipped for a reason the node can overcome (a license voted
+ * The sender's callbacks that bring lost votes back: a reverted, dropped or refused transaction (a commit,
+ * or the reveal of a commitment, whose votes are the commit's), and a mined one whose submissions the registry skipped for a reason the node can overcome (a license voted
  * meanwhile elsewhere, or left), have their votes forgotten and a rescan from their earliest job block
  * recorded in the journal; the next pass answers those jobs again if still open.
  */
@@ -33,7 +33,7 @@ export function lostVotesCallbacks(options: LostVotesOptions): Pick<TxSenderOpti
   return {
     onVotesLost: rescanFrom,
     onMined: (tx, receipt) => {
-      if (tx.kind !== "submitResults") return;
+      if (tx.kind !== "submitResults" && tx.kind !== "revealResults") return;
       const skipped = jobsToAnswerAgain(receipt, options.registry(), options.burner);
       if (skipped.length === 0) return;
       logger.info(

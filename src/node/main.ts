@@ -149,6 +149,7 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
     readers,
     journal: store,
     sender,
+    operator: burnerAddress,
     delegation: watcher,
     metrics,
     logger,

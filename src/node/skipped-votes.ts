@@ -9,7 +9,7 @@ import { IgnoreReason } from "@avn/protocol/constants";
 const ANSWER_AGAIN = new Set<number>([IgnoreReason.alreadyVoted, IgnoreReason.licenseNotLive]);
 
 /**
- * The jobs of a mined `submitResults` whose submission from `operator` the registry skipped for a reason
+ * The jobs of a mined `submitResults` or `revealResults` whose submission from `operator` the registry skipped for a reason
  * the node can overcome on its next pass (by voting with the licenses that still may).
  */
 export function jobsToAnswerAgain(receipt: TransactionReceipt, registry: VerificationRegistry, operator: string): bigint[] {

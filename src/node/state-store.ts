@@ -14,6 +14,15 @@ export interface StoredTx {
   hashes: string[];
 }
 
+/** The reveal a commitment waits for: sent once its commit transaction is mined. */
+export interface PendingReveal {
+  commitTxId: number;
+  /** The whole `revealResults` calldata. */
+  data: string;
+  /** Gas added to the reveal's estimate in case it finalizes jobs. */
+  extraGas: bigint;
+}
+
 export interface VoteIntent {
   jobId: bigint;
   licenseId: bigint;
@@ -27,6 +36,10 @@ export interface VoteIntent {
  * same SQLite transaction as the signed transaction that carries it, before that is broadcast, so a crash
  * at any point can neither lose a sent vote nor send one twice: on restart, a pending transaction is
  * looked up by its hashes and sent again as signed, never re-created.
+ *
+ * Votes cast by commit–reveal are journaled with the commit transaction, with the reveal that will cast
+ * them (its calldata), so a restart between the two still reveals; a reveal that fails forgets its
+ * commitment's votes, which are then answered again.
  *
  * The journal is anchored to one chain and registry (`anchor`): a journal from another devnet or another
  * deployment is cleared, since its job ids mean other jobs.
@@ -49,6 +62,9 @@ export class NodeStateStore {
         job_id TEXT NOT NULL, license_id TEXT NOT NULL, tx_id INTEGER NOT NULL, job_block INTEGER NOT NULL,
         PRIMARY KEY (job_id, license_id)
       );
+      CREATE TABLE IF NOT EXISTS reveals (
+        commit_tx_id INTEGER PRIMARY KEY, data TEXT NOT NULL, extra_gas TEXT NOT NULL, reveal_tx_id INTEGER
+      );
     `);
   }
 
@@ -57,7 +73,7 @@ export class NodeStateStore {
     const current = this.#meta("anchor");
     if (current === anchor) return false;
     this.#transaction(() => {
-      this.#db.exec("DELETE FROM txs; DELETE FROM votes; DELETE FROM meta;");
+      this.#db.exec("DELETE FROM txs; DELETE FROM votes; DELETE FROM reveals; DELETE FROM meta;");
       this.#setMeta("anchor", anchor);
     });
     return current !== undefined;
@@ -95,8 +111,15 @@ export class NodeStateStore {
     return this.#db.prepare("SELECT 1 FROM votes WHERE job_id = ? AND license_id = ?").get(String(jobId), String(licenseId)) !== undefined;
   }
 
-  /** Journals a signed transaction and the votes it carries, atomically, before it is broadcast. */
-  recordTx(tx: { nonce: number; kind: string; raw: string; hash: string }, votes: VoteIntent[] = []): number {
+  /**
+   * Journals a signed transaction and the votes it carries, atomically, before it is broadcast; a commit
+   * also journals the reveal that will cast its votes.
+   */
+  recordTx(
+    tx: { nonce: number; kind: string; raw: string; hash: string },
+    votes: VoteIntent[] = [],
+    reveal?: { data: string; extraGas: bigint },
+  ): number {
     return this.#transaction(() => {
       const { lastInsertRowid } = this.#db
         .prepare("INSERT INTO txs (nonce, kind, raw, hashes, status) VALUES (?, ?, ?, ?, 'pending')")
@@ -104,8 +127,28 @@ export class NodeStateStore {
       const id = Number(lastInsertRowid);
       const insertVote = this.#db.prepare("INSERT INTO votes (job_id, license_id, tx_id, job_block) VALUES (?, ?, ?, ?)");
       for (const vote of votes) insertVote.run(String(vote.jobId), String(vote.licenseId), id, vote.jobBlock);
+      if (reveal !== undefined)
+        this.#db
+          .prepare("INSERT INTO reveals (commit_tx_id, data, extra_gas) VALUES (?, ?, ?)")
+          .run(id, reveal.data, String(reveal.extraGas));
       return id;
     });
+  }
+
+  /** The reveals whose commit is mined and which were not sent yet, oldest first. */
+  readyReveals(): PendingReveal[] {
+    const rows = this.#db
+      .prepare(
+        `SELECT r.commit_tx_id AS id, r.data AS data, r.extra_gas AS extraGas FROM reveals r JOIN txs t ON t.id = r.commit_tx_id
+         WHERE r.reveal_tx_id IS NULL AND t.status = 'mined' ORDER BY r.commit_tx_id`,
+      )
+      .all() as Array<{ id: number; data: string; extraGas: string }>;
+    return rows.map((row) => ({ commitTxId: Number(row.id), data: row.data, extraGas: BigInt(row.extraGas) }));
+  }
+
+  /** Records that `revealTxId` reveals the commitment of `commitTxId`. */
+  markRevealed(commitTxId: number, revealTxId: number): void {
+    this.#db.prepare("UPDATE reveals SET reveal_tx_id = ? WHERE commit_tx_id = ?").run(revealTxId, commitTxId);
   }
 
   /** A fee bump: the same nonce signed again; the new hash joins the old ones. */
@@ -145,8 +188,11 @@ export class NodeStateStore {
    */
   forgetTx(id: number, status: "dropped" | "reverted"): number | undefined {
     return this.#transaction(() => {
-      const row = this.#db.prepare("SELECT MIN(job_block) AS block FROM votes WHERE tx_id = ?").get(id) as { block: number | null };
-      this.#db.prepare("DELETE FROM votes WHERE tx_id = ?").run(id);
+      // A failed reveal leaves its commitment's votes uncast; a failed commit, its votes and its reveal.
+      const votesTx = this.#votesTxOf(id);
+      const row = this.#db.prepare("SELECT MIN(job_block) AS block FROM votes WHERE tx_id = ?").get(votesTx) as { block: number | null };
+      this.#db.prepare("DELETE FROM votes WHERE tx_id = ?").run(votesTx);
+      this.#db.prepare("DELETE FROM reveals WHERE commit_tx_id = ?").run(votesTx);
       this.#db.prepare("UPDATE txs SET status = ? WHERE id = ?").run(status, id);
       return row.block === null ? undefined : Number(row.block);
     });
@@ -158,6 +204,7 @@ export class NodeStateStore {
    */
   forgetSkippedVotes(id: number, jobIds: bigint[]): number | undefined {
     return this.#transaction(() => {
+      id = this.#votesTxOf(id);
       let earliest: number | undefined;
       for (const jobId of jobIds) {
         const row = this.#db.prepare("SELECT MIN(job_block) AS block FROM votes WHERE tx_id = ? AND job_id = ?").get(id, String(jobId)) as {
@@ -180,6 +227,13 @@ export class NodeStateStore {
 
   close(): void {
     this.#db.close();
+  }
+
+  /** The transaction whose votes `id` casts: its commit's, for a reveal; its own otherwise. */
+  #votesTxOf(id: number): number {
+    const row = this.#db.prepare("SELECT commit_tx_id AS commitId FROM reveals WHERE reveal_tx_id = ?").get(id) as
+      { commitId: number } | undefined;
+    return row === undefined ? id : Number(row.commitId);
   }
 
   #meta(key: string): string | undefined {

@@ -91,7 +91,8 @@ export class TxSender {
   /**
    * Signs, journals and broadcasts a transaction to `to`. Resolves once it is broadcast (or journaled for
    * the watcher to broadcast), with the journal id and a promise of its outcome. Throws when gas
-   * estimation fails (the call would revert). `extraGas` is added to the estimate.
+   * estimation fails (the call would revert). `extraGas` is added to the estimate. A commit journals the
+   * reveal that will cast its votes (`reveal`), in the same journal transaction.
    */
   send(
     kind: string,
@@ -99,8 +100,9 @@ export class TxSender {
     data: string,
     votes: VoteIntent[] = [],
     extraGas = 0n,
+    reveal?: { data: string; extraGas: bigint },
   ): Promise<{ id: number; outcome: Promise<TxOutcome> }> {
-    const run = this.#queue.then(() => this.#send(kind, to, data, votes, extraGas));
+    const run = this.#queue.then(() => this.#send(kind, to, data, votes, extraGas, reveal));
     this.#queue = run.catch(() => undefined);
     return run;
   }
@@ -111,14 +113,14 @@ export class TxSender {
     await this.#watcher.stop();
   }
 
-  async #send(kind: string, to: string, data: string, votes: VoteIntent[], extraGas: bigint) {
+  async #send(kind: string, to: string, data: string, votes: VoteIntent[], extraGas: bigint, reveal?: { data: string; extraGas: bigint }) {
     const { wallet, store, chainId } = this.#options;
     const provider = this.#options.provider();
     const estimate = await provider.estimateGas({ from: wallet.address, to, data });
     const fees = await this.#currentFees();
     const nonce = this.#nextNonce;
     const raw = await signCall({ wallet, chainId }, { nonce, to, data, gasLimit: (estimate * GAS_MARGIN_PERCENT) / 100n + extraGas }, fees);
-    const id = store.recordTx({ nonce, kind, raw, hash: keccak256(raw) }, votes);
+    const id = store.recordTx({ nonce, kind, raw, hash: keccak256(raw) }, votes, reveal);
     this.#nextNonce = nonce + 1;
     this.#sentAt.set(id, Date.now());
     const outcome = new Promise<TxOutcome>((resolve) => this.#waiters.set(id, resolve));

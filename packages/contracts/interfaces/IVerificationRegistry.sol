@@ -138,6 +138,13 @@ interface IVerificationRegistry {
     /// meanwhile). None of these is something the caller can rule out when it sends the batch.
     event SubmissionIgnored(uint256 indexed jobId, address indexed operator, IgnoreReason reason);
 
+    /// @notice Emitted when `operator` commits to answers it will reveal later (`revealResults`).
+    event ResultsCommitted(address indexed operator, bytes32 indexed commitment);
+
+    /// @notice Emitted by `revealResults`, before the votes it casts (its `VoteSubmitted` events follow in the
+    /// same transaction): `commitment` is what the revealed answers commit to, `revealCommitment`'s value.
+    event ResultsRevealed(address indexed operator, bytes32 indexed commitment);
+
     /// @notice Emitted when a job reaches quorum.
     event VerificationFulfilled(
         uint256 indexed jobId,
@@ -392,6 +399,22 @@ interface IVerificationRegistry {
     /// skips with `SubmissionIgnored` what others can cause (the job closed or filled up, a license was
     /// transferred, or voted meanwhile through another operator), so a race never fails the whole batch.
     function submitResults(Submission[] calldata submissions) external;
+
+    /// @notice Commits to answers without showing them: `commitment` is `revealCommitment` of the caller, a
+    /// secret salt and the `revealResults` calldata that will reveal them. Stores nothing; the event is the record.
+    /// A vote revealed after its commitment counts as the caller's own answer, not a copy, when the commitment
+    /// came before the job's first revealed answer equal to the quorum's (docs/verification.md, "No credit
+    /// for copying"). Such votes are what epoch rewards pay.
+    function commitResults(bytes32 commitment) external;
+
+    /// @notice Casts the votes of `submissions`, as `submitResults` does, and emits `ResultsRevealed` with the
+    /// commitment they reveal: `revealCommitment(msg.sender, salt, msg.data[36:])`.
+    function revealResults(bytes32 salt, Submission[] calldata submissions) external;
+
+    /// @notice The commitment to a reveal: keccak256(abi.encode(operator, salt, keccak256(tail))), where `tail`
+    /// is the `revealResults` calldata after the selector and the salt (the submissions' ABI encoding). Bound to
+    /// the operator, so another account cannot reveal (or claim) someone's commitment.
+    function revealCommitment(address operator, bytes32 salt, bytes calldata tail) external pure returns (bytes32);
 
     /// @notice Pays the job fees accrued to `licenseIds` (all owned by the caller), in staked tokens: the
     /// fees' staked tokens are burned and the primary tokens that backed them are staked for the caller,

@@ -17,6 +17,7 @@ import { IgnoreReason } from "./constants.ts";
 import {
   CHALLENGER_ROLE,
   type ChallengerEvent,
+  type CommitEvent,
   type DelegationEvent,
   type FinalizedEvent,
   type HeartbeatEvent,
@@ -24,6 +25,7 @@ import {
   type QosEvents,
   type QosReportEvent,
   type RequestEvent,
+  type RevealEvent,
   type VoteEvent,
 } from "./qos.ts";
 
@@ -38,6 +40,8 @@ export const QOS_EVENTS = parseAbi([
   "event VerificationRequested(uint256 indexed jobId, address indexed requester, uint8 chain, bytes32 owner, bytes32 asset, uint256 fee)",
   "event VoteSubmitted(uint256 indexed jobId, uint256 indexed licenseId, address indexed operator, bytes32 resultHash, uint64 sourceBlock)",
   "event SubmissionIgnored(uint256 indexed jobId, address indexed operator, uint8 reason)",
+  "event ResultsCommitted(address indexed operator, bytes32 indexed commitment)",
+  "event ResultsRevealed(address indexed operator, bytes32 indexed commitment)",
   "event VerificationFulfilled(uint256 indexed jobId, uint8 chain, bytes32 owner, bytes32 asset, uint256 balance, bytes32 queryResultHash, uint64 sourceBlock)",
   "event QosReported(address indexed operator, uint256 indexed licenseId, uint256 indexed epoch, (uint64 epoch, uint32 apiProbes, uint32 apiCorrect, uint32 apiErrors, uint32 apiLatencyP50Ms, uint32 apiLatencyP95Ms, uint32 evmSourceLatencyP50Ms, uint32 svmSourceLatencyP50Ms, uint32 evmHeadLagSeconds) report)",
 ]);
@@ -82,6 +86,8 @@ export function qosEventsOf(logs: readonly QosLog[], timestamps: ReadonlyMap<big
     lateAnswers: [] as LateAnswerEvent[],
     finalized: [] as FinalizedEvent[],
     challengers: [] as ChallengerEvent[],
+    commits: [] as CommitEvent[],
+    reveals: [] as RevealEvent[],
   };
   for (const log of logs) {
     if (log.removed) continue;
@@ -110,7 +116,24 @@ export function qosEventsOf(logs: readonly QosLog[], timestamps: ReadonlyMap<big
         }
         break;
       case "VoteSubmitted":
-        events.votes.push({ ...at, jobId: log.args.jobId, licenseId: log.args.licenseId, resultHash: log.args.resultHash.toLowerCase() });
+        events.votes.push({
+          ...at,
+          jobId: log.args.jobId,
+          licenseId: log.args.licenseId,
+          resultHash: log.args.resultHash.toLowerCase(),
+          transactionIndex: log.transactionIndex,
+        });
+        break;
+      case "ResultsCommitted":
+        events.commits.push({ ...at, operator: log.args.operator.toLowerCase(), commitment: log.args.commitment.toLowerCase() });
+        break;
+      case "ResultsRevealed":
+        events.reveals.push({
+          ...at,
+          operator: log.args.operator.toLowerCase(),
+          commitment: log.args.commitment.toLowerCase(),
+          transactionIndex: log.transactionIndex,
+        });
         break;
       case "SubmissionIgnored":
         if (log.args.reason === IgnoreReason.jobFinalized) {
@@ -170,6 +193,8 @@ export function mergeQosEvents(earlier: QosEvents, later: QosEvents): QosEvents 
     lateAnswers: earlier.lateAnswers.concat(later.lateAnswers),
     finalized: earlier.finalized.concat(later.finalized),
     challengers: earlier.challengers.concat(later.challengers),
+    commits: (earlier.commits ?? []).concat(later.commits ?? []),
+    reveals: (earlier.reveals ?? []).concat(later.reveals ?? []),
   };
 }
 
@@ -181,6 +206,10 @@ export function mergeQosEvents(earlier: QosEvents, later: QosEvents): QosEvents 
 export function pruneQosEvents(events: QosEvents, timestamp: number): QosEvents {
   const requests = events.requests.filter((event) => event.timestamp >= timestamp);
   const kept = new Set(requests.map((event) => event.jobId));
+  // A commitment or a reveal matters only for the votes of a kept job, which all come after its request.
+  const firstKept = requests.reduce((first, event) => Math.min(first, event.block), Infinity);
+  const fromFirstKept = <T extends { block: number }>(list: readonly T[] | undefined) =>
+    (list ?? []).filter((event) => event.block >= firstKept);
   return {
     delegations: events.delegations,
     heartbeats: events.heartbeats.filter((event) => event.timestamp >= timestamp),
@@ -189,6 +218,8 @@ export function pruneQosEvents(events: QosEvents, timestamp: number): QosEvents 
     lateAnswers: events.lateAnswers.filter((event) => kept.has(event.jobId)),
     finalized: events.finalized.filter((event) => kept.has(event.jobId)),
     challengers: events.challengers,
+    commits: fromFirstKept(events.commits),
+    reveals: fromFirstKept(events.reveals),
   };
 }
 
@@ -203,5 +234,7 @@ export function qosEventsThrough(events: QosEvents, block: number): QosEvents {
     lateAnswers: through(events.lateAnswers),
     finalized: through(events.finalized),
     challengers: through(events.challengers),
+    commits: through(events.commits ?? []),
+    reveals: through(events.reveals ?? []),
   };
 }

@@ -16,9 +16,9 @@ export const WRONG_ANSWERS_FOR_ZERO = 2;
 
 /**
  * Median blocks from a job's request to a license's vote that still count as on time: nodes wake on the
- * request's log and vote in the next block or the one after.
+ * request's log, commit in the next block and reveal in the one after (the vote), with one block of slack.
  */
-export const TIMELY_VOTE_BLOCKS = 2;
+export const TIMELY_VOTE_BLOCKS = 3;
 
 /** Where an event sits in the chain: events are applied in this order. */
 export interface ChainPosition {
@@ -66,6 +66,21 @@ export interface VoteEvent extends ChainPosition {
   jobId: bigint;
   licenseId: bigint;
   resultHash: string;
+  /** Its transaction's index in the block: a vote cast by `revealResults` shares it with its `ResultsRevealed`. */
+  transactionIndex?: number;
+}
+
+/** `VerificationRegistry.ResultsCommitted`: an operator's sealed answers. */
+export interface CommitEvent extends ChainPosition {
+  operator: string;
+  commitment: string;
+}
+
+/** `VerificationRegistry.ResultsRevealed`: the votes of the same transaction reveal `commitment`. */
+export interface RevealEvent extends ChainPosition {
+  operator: string;
+  commitment: string;
+  transactionIndex: number;
 }
 
 /**
@@ -93,6 +108,9 @@ export interface QosEvents {
   lateAnswers: readonly LateAnswerEvent[];
   finalized: readonly FinalizedEvent[];
   challengers: readonly ChallengerEvent[];
+  /** Commit–reveal voting (none before the nodes used it). */
+  commits?: readonly CommitEvent[];
+  reveals?: readonly RevealEvent[];
 }
 
 /** The epoch the figures are for, and the chain's time now (unix seconds). */
@@ -129,6 +147,11 @@ export interface LicenseQos {
   votes: number;
   /** Of those votes on jobs since finalized: the answers equal to the quorum's, and the others. */
   agreed: number;
+  /**
+   * Of the agreeing votes, those revealed from a commitment made before the job's first revealed answer
+   * equal to the quorum's: the license's own answers, not copies. What epoch rewards pay (`rewardWeight`).
+   */
+  points: number;
   disagreed: number;
   accuracyBps: number;
   /** Median blocks from request to vote (the lower middle of an even count); 0 without votes. */
@@ -191,7 +214,9 @@ type Replayed =
   | { kind: "vote"; event: VoteEvent }
   | { kind: "late"; event: LateAnswerEvent }
   | { kind: "finalized"; event: FinalizedEvent }
-  | { kind: "challenger"; event: ChallengerEvent };
+  | { kind: "challenger"; event: ChallengerEvent }
+  | { kind: "commit"; event: CommitEvent }
+  | { kind: "reveal"; event: RevealEvent };
 
 type ReplayedLists = { [Kind in Replayed["kind"]]: readonly Extract<Replayed, { kind: Kind }>["event"][] };
 
@@ -245,13 +270,29 @@ export class QosReplay {
   readonly #challengeAsked: number[] = [];
   readonly #answeredCount: number[] = [];
   readonly #challengeAnswered: number[] = [];
-  readonly #votes: Array<{ count: number; agreed: number; disagreed: number; delays: number[]; challengeDelays: number[] }> = [];
+  readonly #votes: Array<{
+    count: number;
+    agreed: number;
+    points: number;
+    disagreed: number;
+    delays: number[];
+    challengeDelays: number[];
+  }> = [];
+  // Commit–reveal: the block of each operator's first commitment of a value, and the reveals of the latest
+  // block that had one (by transaction index: the commitment's block, or null when nothing was committed).
+  readonly #commitBlocks = new Map<string, number>();
+  #revealBlock = -1;
+  readonly #revealsInBlock = new Map<number, number | null>();
   // Per job of the epoch, by its request index.
   readonly #requestIndex = new Map<bigint, number>();
   readonly #requestBlocks: number[] = [];
   readonly #isChallenge: boolean[] = [];
   readonly #answered = new Set<number>(); // (license, request) pairs answered, counted once
-  readonly #pendingVotes = new Map<number, Array<{ license: number; resultHash: string }>>(); // until finalized
+  // Until finalized: each vote, its block, and its commitment's block (undefined: not revealed; null: revealed, never committed).
+  readonly #pendingVotes = new Map<
+    number,
+    Array<{ license: number; resultHash: string; block: number; commitBlock: number | null | undefined }>
+  >();
   readonly #finalizedIn = new Map<number, number>(); // request → block
 
   constructor(frame: ReplayFrame) {
@@ -269,6 +310,8 @@ export class QosReplay {
       late: sorted(events.lateAnswers),
       finalized: sorted(events.finalized),
       challenger: sorted(events.challengers),
+      commit: sorted(events.commits ?? []),
+      reveal: sorted(events.reveals ?? []),
     });
     for (const item of replay) this.#applyOne(item);
     return this;
@@ -306,6 +349,7 @@ export class QosReplay {
         jobsAnswered: this.#answeredCount[license],
         votes: tally.count,
         agreed: tally.agreed,
+        points: tally.points,
         medianVoteDelayBlocks,
         challengeJobsAsked: this.#challengeAsked[license],
         challengeJobsAnswered: this.#challengeAnswered[license],
@@ -374,9 +418,27 @@ export class QosReplay {
         tally.delays.push(delay);
         if (this.#isChallenge[request]) tally.challengeDelays.push(delay);
         this.#answer(license, request);
+        const { block, transactionIndex } = item.event;
+        const commitBlock =
+          block === this.#revealBlock && transactionIndex !== undefined ? this.#revealsInBlock.get(transactionIndex) : undefined;
         const pending = this.#pendingVotes.get(request) ?? [];
-        pending.push({ license, resultHash: item.event.resultHash.toLowerCase() });
+        pending.push({ license, resultHash: item.event.resultHash.toLowerCase(), block, commitBlock });
         this.#pendingVotes.set(request, pending);
+        return;
+      }
+      case "commit": {
+        const key = `${item.event.operator.toLowerCase()}:${item.event.commitment.toLowerCase()}`;
+        if (!this.#commitBlocks.has(key)) this.#commitBlocks.set(key, item.event.block);
+        return;
+      }
+      case "reveal": {
+        if (item.event.block !== this.#revealBlock) {
+          this.#revealBlock = item.event.block;
+          this.#revealsInBlock.clear();
+        }
+        // A commitment counts only from an earlier block: one in the reveal's own block hid nothing.
+        const committed = this.#commitBlocks.get(`${item.event.operator.toLowerCase()}:${item.event.commitment.toLowerCase()}`);
+        this.#revealsInBlock.set(item.event.transactionIndex, committed !== undefined && committed < item.event.block ? committed : null);
         return;
       }
       case "finalized": {
@@ -384,9 +446,18 @@ export class QosReplay {
         if (request === undefined) return;
         this.#finalizedIn.set(request, item.event.block);
         const final = item.event.resultHash.toLowerCase();
-        for (const { license, resultHash } of this.#pendingVotes.get(request) ?? []) {
-          if (resultHash === final) this.#votes[license].agreed++;
-          else this.#votes[license].disagreed++;
+        const votes = this.#pendingVotes.get(request) ?? [];
+        // The quorum's answer became public with its first revealed vote: a commitment made before that block
+        // was made without it; one made in it or after could be a copy.
+        const revealedAt = votes.filter((vote) => vote.resultHash === final && vote.commitBlock !== undefined).map((vote) => vote.block);
+        const firstReveal = revealedAt.length === 0 ? -1 : Math.min(...revealedAt);
+        for (const { license, resultHash, commitBlock } of votes) {
+          if (resultHash !== final) {
+            this.#votes[license].disagreed++;
+            continue;
+          }
+          this.#votes[license].agreed++;
+          if (commitBlock !== undefined && commitBlock !== null && commitBlock < firstReveal) this.#votes[license].points++;
         }
         this.#pendingVotes.delete(request);
         return;
@@ -441,7 +512,7 @@ export class QosReplay {
       this.#challengeAsked.push(0);
       this.#answeredCount.push(0);
       this.#challengeAnswered.push(0);
-      this.#votes.push({ count: 0, agreed: 0, disagreed: 0, delays: [], challengeDelays: [] });
+      this.#votes.push({ count: 0, agreed: 0, points: 0, disagreed: 0, delays: [], challengeDelays: [] });
     }
     return index;
   }

@@ -17,16 +17,17 @@ export const REWARD_LEAF_ENCODING = ["uint256", "uint256", "uint256"] as const;
 export const NOBODY_EARNED_ROOT: Hex = `0x${"00".repeat(32)}`;
 
 /**
- * A license's weight in the split: its agreeing votes (each job's points) times its score in basis points.
- * So a license is paid for the work it did, scaled by how well it was there: a wrong license (score 0)
- * weighs nothing, and one at a fraction of the score earns that fraction per agreeing vote.
+ * A license's weight in the split: its points (agreeing votes it committed to before the answer was public)
+ * times its score in basis points. So a license is paid for the work it did itself, scaled by how well it
+ * was there: a wrong license (score 0) weighs nothing, a copier's votes earn no points, and one at a
+ * fraction of the score earns that fraction per point.
  */
-export function rewardWeight(figures: Pick<LicenseQos, "agreed" | "scoreBps">): bigint {
-  return BigInt(figures.agreed) * BigInt(figures.scoreBps);
+export function rewardWeight(figures: Pick<LicenseQos, "points" | "scoreBps">): bigint {
+  return BigInt(figures.points) * BigInt(figures.scoreBps);
 }
 
 /** What the split reads of a license's figures. */
-export type WeighedFigures = Pick<LicenseQos, "licenseId" | "agreed" | "scoreBps">;
+export type WeighedFigures = Pick<LicenseQos, "licenseId" | "points" | "scoreBps">;
 
 /** One license's share of an epoch's pool. */
 export interface Payout {

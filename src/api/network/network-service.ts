@@ -25,6 +25,8 @@ export interface NetworkNode {
   jobsAsked: number;
   votes: number;
   agreed: number;
+  /** Of the agreeing votes, those committed before the answer was public: what epoch rewards pay. */
+  points: number;
   disagreed: number;
   /** Capacity as the challenges measured it: challenge jobs asked while live, answered, and the median delay. */
   challengeJobsAsked: number;
@@ -206,6 +208,7 @@ export function toNetworkNode(figures: LicenseQos): NetworkNode {
     jobsAsked: figures.jobsAsked,
     votes: figures.votes,
     agreed: figures.agreed,
+    points: figures.points,
     disagreed: figures.disagreed,
     challengeJobsAsked: figures.challengeJobsAsked,
     challengeJobsAnswered: figures.challengeJobsAnswered,

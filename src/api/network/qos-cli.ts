@@ -117,7 +117,7 @@ export async function runQosCli(args: string[], defaults: QosCliTarget | undefin
 }
 
 /**
- * The license's share of the epoch's pool by the published rule (agreeing votes times score): for the current
+ * The license's share of the epoch's pool by the published rule (points times score): for the current
  * epoch, were it to end now; for an ended one, what its settlement pays (the tree every node votes), and
  * whether its root is accepted.
  */
@@ -133,7 +133,7 @@ async function rewardLine(
   if (epoch === current || timestamp < state.settlementOpensAt) {
     const { payouts, totalWeight } = epochPayouts(figures.values(), state.pool);
     const own = payouts.find((payout) => payout.licenseId === licenseId);
-    const rule = `weight ${own?.weight ?? 0n} of ${totalWeight}: agreeing votes times score`;
+    const rule = `weight ${own?.weight ?? 0n} of ${totalWeight}: points times score`;
     const when = epoch === current ? "were the epoch to end now" : `settles from ${new Date(state.settlementOpensAt * 1000).toISOString()}`;
     return `  would earn     ${tokens(own?.amount ?? 0n)}, ${when} (${rule})`;
   }
@@ -184,6 +184,7 @@ function printLicense(figures: LicenseQos, nodes: NetworkNodes, print: (line: st
     `  participation  ${percent(figures.participationBps)}: ${figures.jobsAnswered} of ${figures.jobsAsked} jobs asked while live were answered`,
   );
   print(`  accuracy       ${percent(figures.accuracyBps)}: ${figures.agreed} votes agreed with the quorum, ${figures.disagreed} did not`);
+  print(`  points         ${figures.points} of the ${figures.agreed} agreeing votes were committed before the answer was revealed`);
   print(
     `  timeliness     ${percent(figures.timelinessBps)}: median ${figures.medianVoteDelayBlocks} blocks from request to vote (${figures.votes} votes)`,
   );

@@ -21,6 +21,7 @@ const nodeSchema = {
     jobsAsked: integer,
     votes: integer,
     agreed: integer,
+    points: integer,
     disagreed: integer,
     challengeJobsAsked: {
       ...integer,
@@ -41,6 +42,7 @@ const nodeSchema = {
     "jobsAsked",
     "votes",
     "agreed",
+    "points",
     "disagreed",
     "challengeJobsAsked",
     "challengeJobsAnswered",

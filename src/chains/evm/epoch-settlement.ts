@@ -38,12 +38,14 @@ export interface EpochRewards {
 
 /** Thrown when an epoch's settlement has not opened yet: its figures are not final. */
 export class SettlementNotOpenError extends AvnError<"SETTLEMENT_NOT_OPEN"> {
-  constructor(
-    readonly epoch: number,
-    readonly opensAt: number,
-  ) {
+  readonly epoch: number;
+  readonly opensAt: number;
+
+  constructor(epoch: number, opensAt: number) {
     super("SETTLEMENT_NOT_OPEN", `Epoch ${epoch}'s settlement opens at ${new Date(opensAt * 1000).toISOString()}: wait for it.`);
     this.name = "SettlementNotOpenError";
+    this.epoch = epoch;
+    this.opensAt = opensAt;
   }
 }
 

@@ -6,12 +6,23 @@ import { CHALLENGER_ROLE } from "@avn/protocol/qos";
 import { epochPayouts } from "@avn/protocol/rewards";
 
 import { NetworkService } from "../../../src/api/network/network-service.ts";
+import { EpochSettlements } from "../../../src/chains/evm/epoch-settlement.ts";
 import { E18 } from "../../../src/common/units.ts";
 import { runQosCli } from "../../../src/api/network/qos-cli.ts";
 import type { NetworkNode, NetworkNodes } from "../../../src/api/network/network-service.ts";
 import { LIVENESS_WINDOW } from "../../helpers/protocol.ts";
 import { startTestApi, type TestApi } from "../../helpers/api.ts";
-import { ethers, fixture, HOLDER, loadFixture, submit, time, TOKEN } from "../contracts/verification-registry/fixture.ts";
+import {
+  commitAndReveal,
+  ethers,
+  fixture,
+  HOLDER,
+  loadFixture,
+  submission,
+  submit,
+  time,
+  TOKEN,
+} from "../contracts/verification-registry/fixture.ts";
 
 // No source chain is read by these routes: the readers point at a port nothing listens on.
 const NO_SOURCES = { anvil: { rpcUrl: "http://127.0.0.1:9" }, solanaRpc: { url: "http://127.0.0.1:9" } } as never;
@@ -90,13 +101,14 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
       jobsAsked: 10,
       votes: 10,
       agreed: 5,
+      points: 0,
       disagreed: 0,
       challengeJobsAsked: 0,
       challengeJobsAnswered: 0,
       challengeMedianVoteDelayBlocks: 0,
     });
     // B: beats in 6 windows of 10; live for the jobs of windows 0 to 5, it answered 5 of those 6; its votes
-    // came three blocks after the request (timeliness 2/3). Score: 0.6 × 0.8333 × 1 × 0.6666.
+    // came three blocks after the request (still on time). Score: 0.6 × 0.8333 × 1 × 1.
     const b = byLicense(body, 2);
     expect({ ...b, operator: undefined }).to.deep.equal({
       licenseId: 2,
@@ -106,10 +118,11 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
       participationBps: 8_333,
       accuracyBps: 10_000,
       medianVoteDelayBlocks: 3,
-      scoreBps: 3_332,
+      scoreBps: 4_999,
       jobsAsked: 6,
       votes: 5,
       agreed: 5,
+      points: 0,
       disagreed: 0,
       challengeJobsAsked: 0,
       challengeJobsAnswered: 0,
@@ -117,7 +130,7 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     });
     // The same figures on /metrics, for Prometheus.
     const metrics = await (await fetch(`${api.baseUrl}/metrics`)).text();
-    expect(metrics).to.contain('api_network_license_score_bps{license="2"} 3332');
+    expect(metrics).to.contain('api_network_license_score_bps{license="2"} 4999');
     expect(metrics).to.contain('api_network_license_uptime_bps{license="2"} 6000');
     expect(metrics).to.contain(`api_network_epoch ${epoch}`);
     // C: always there and first, always wrong: 5 wrong answers on finalized jobs; nothing for the epoch.
@@ -133,6 +146,7 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
       jobsAsked: 10,
       votes: 10,
       agreed: 0,
+      points: 0,
       disagreed: 5,
       challengeJobsAsked: 0,
       challengeJobsAnswered: 0,
@@ -140,8 +154,23 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     });
   });
 
-  it("ranks four behaviours over 36 windows with challenges: honest first, paused a third below 70% uptime, late lower, wrong 0", async function () {
-    const { registry, nodeRegistry, license, admin, consumer, outsider, burnerA, burnerB, burnerC } = await loadFixture(fixture);
+  it("ranks and pays four behaviours over 36 windows with challenges: honest first, paused a third below 70% uptime, late lower, wrong 0", async function () {
+    const {
+      registry,
+      rewardPools,
+      staked,
+      nodeRegistry,
+      license,
+      admin,
+      consumer,
+      outsider,
+      alice,
+      bob,
+      carol,
+      burnerA,
+      burnerB,
+      burnerC,
+    } = await loadFixture(fixture);
     const burnerD = (await ethers.getSigners())[11];
     // A fourth license and node; quorum 3 of the four, so the late node's vote is needed while all are live.
     await license.connect(outsider).buy(1n, ethers.MaxUint256);
@@ -150,13 +179,15 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     await nodeRegistry.connect(admin).grantRole(CHALLENGER_ROLE, outsider.address);
     await registry.connect(outsider).stakeCollateral(outsider.address, 1_000n * E18);
     const [honest, paused, late, wrong] = [
-      { burner: burnerA, licenseId: 1n },
-      { burner: burnerB, licenseId: 2n },
-      { burner: burnerD, licenseId: 4n },
-      { burner: burnerC, licenseId: 3n },
+      { burner: burnerA, licenseId: 1n, owner: alice },
+      { burner: burnerB, licenseId: 2n, owner: bob },
+      { burner: burnerD, licenseId: 4n, owner: outsider },
+      { burner: burnerC, licenseId: 3n, owner: carol },
     ];
-    const start =
-      Number(await registry.EPOCHS_START()) + (Number(await registry.currentEpoch()) + 1) * Number(await registry.EPOCH_DURATION());
+    const epoch = await registry.currentEpoch();
+    const start = Number(await registry.EPOCHS_START()) + (Number(epoch) + 1) * Number(await registry.EPOCH_DURATION());
+    const pool = 1_000n * E18;
+    await rewardPools.connect(admin).fundEpochRewards(epoch + 1n, pool);
     const isPaused = (window: number) => window >= 12 && window < 24; // a third of the 36 windows
     for (let window = 0; window < 36; window++) {
       await time.increaseTo(start + window * W + 10);
@@ -169,12 +200,15 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
       for (const request of requests) {
         await request();
         const jobId = (await registry.nextJobId()) - 1n;
-        await submit(registry, wrong.burner, jobId, [wrong.licenseId], WRONG);
-        await submit(registry, honest.burner, jobId, [honest.licenseId], RIGHT);
-        if (!isPaused(window)) await submit(registry, paused.burner, jobId, [paused.licenseId], RIGHT);
-        // The late node answers four blocks after the others.
+        // The nodes vote as nodes do, by commit–reveal; the wrong one answers wrong.
+        await commitAndReveal(registry, [
+          { operator: wrong.burner, submissions: [submission(jobId, [wrong.licenseId], WRONG)] },
+          { operator: honest.burner, submissions: [submission(jobId, [honest.licenseId], RIGHT)] },
+          ...(isPaused(window) ? [] : [{ operator: paused.burner, submissions: [submission(jobId, [paused.licenseId], RIGHT)] }]),
+        ]);
+        // The late node answers four blocks after the others: its commitment comes after their reveals.
         for (let block = 0; block < 4; block++) await ethers.provider.send("evm_mine", []);
-        await submit(registry, late.burner, jobId, [late.licenseId], RIGHT);
+        await commitAndReveal(registry, [{ operator: late.burner, submissions: [submission(jobId, [late.licenseId], RIGHT)] }]);
       }
     }
     await time.increaseTo(start + 36 * W + 5);
@@ -183,11 +217,42 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     const { body } = await get();
     const figures = (node: { licenseId: bigint }) => byLicense(body, Number(node.licenseId));
     const rows = { honest: figures(honest), paused: figures(paused), late: figures(late), wrong: figures(wrong) };
-    console.log("      | license | behaviour | uptime | participation | accuracy | median delay | challenges | score |");
+
+    // The epoch's settlement, as the nodes run it: the tree from the chain, its root voted by a quorum (3),
+    // accepted, and after the dispute period each owner's claim paid in staked tokens.
+    const settlement = await rewardPools.settlementOf(epoch + 1n);
+    await time.increaseTo(settlement.settlementOpensAt);
+    for (const node of [honest, late, wrong]) await nodeRegistry.connect(node.burner)["heartbeat()"]();
+    const { tree } = await new EpochSettlements(l2, await rewardPools.getAddress()).rewards(Number(epoch + 1n));
+    for (const node of [honest, late, wrong])
+      await rewardPools.connect(node.burner).voteRewardsRoot(epoch + 1n, tree.root, [node.licenseId]);
+    await time.increase(await rewardPools.DISPUTE_PERIOD());
+    const rewards = new Map<bigint, bigint>();
+    for (const node of [honest, paused, late, wrong]) {
+      const payout = tree.proofOf(node.licenseId);
+      if (payout === undefined) {
+        rewards.set(node.licenseId, 0n);
+        continue;
+      }
+      const before = await staked.balanceOf(node.owner.address);
+      await rewardPools
+        .connect(node.owner)
+        .claimRewards([{ epoch: epoch + 1n, licenseId: node.licenseId, amount: payout.amount, proof: payout.proof }]);
+      rewards.set(node.licenseId, (await staked.balanceOf(node.owner.address)) - before);
+    }
+    console.log(
+      "      | license | behaviour | uptime | participation | accuracy | median delay | challenges | agreed | points | score | reward |",
+    );
     for (const [behaviour, node] of Object.entries(rows))
       console.log(
-        `      | ${node.licenseId} | ${behaviour} | ${node.uptimeBps} | ${node.participationBps} | ${node.accuracyBps} | ${node.medianVoteDelayBlocks} | ${node.challengeJobsAnswered}/${node.challengeJobsAsked} | ${node.scoreBps} |`,
+        `      | ${node.licenseId} | ${behaviour} | ${node.uptimeBps} | ${node.participationBps} | ${node.accuracyBps} | ${node.medianVoteDelayBlocks} | ${node.challengeJobsAnswered}/${node.challengeJobsAsked} | ${node.agreed} | ${node.points} | ${node.scoreBps} | ${formatUnits(rewards.get(BigInt(node.licenseId))!, 18)} |`,
       );
+    const reward = (node: { licenseId: bigint }) => rewards.get(node.licenseId)!;
+    expect(reward(honest)).to.be.above(reward(paused));
+    expect(reward(paused)).to.be.above(0n);
+    expect(reward(late)).to.equal(0n); // committed after the answer was out: no point
+    expect(reward(wrong)).to.equal(0n); // two wrong answers or more: score 0
+    expect([...rewards.values()].reduce((sum, amount) => sum + amount, 0n)).to.be.at.most(pool);
     expect(rows.honest.scoreBps).to.equal(10_000);
     for (const other of [rows.paused, rows.late, rows.wrong]) expect(other.scoreBps).to.be.below(rows.honest.scoreBps);
     expect(rows.paused.uptimeBps).to.be.below(7_000);
@@ -318,9 +383,17 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
   });
 
   it("npm run qos prints the same figures: one license with what its score is made of and earns, or all as the API's JSON", async function () {
-    const { registry, rewardPools, admin, epoch: scenarioEpoch } = await tenWindows();
+    const { registry, rewardPools, admin, consumer, burnerA, burnerC, epoch: scenarioEpoch } = await tenWindows();
     const pool = 900n * E18;
     await rewardPools.connect(admin).fundEpochRewards(scenarioEpoch, pool);
+    // One more job, which A and C (both still live) answer by commit–reveal, as the nodes vote: each earns a
+    // point (its own answer, committed before any was revealed); B, no longer live, is not asked.
+    await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+    const lastJob = (await registry.nextJobId()) - 1n;
+    await commitAndReveal(registry, [
+      { operator: burnerA, submissions: [submission(lastJob, [1n], RIGHT)] },
+      { operator: burnerC, submissions: [submission(lastJob, [3n], RIGHT)] },
+    ]);
     const target = {
       rpcUrl: "http://l2.invalid",
       verificationRegistry: await registry.getAddress(),
@@ -340,21 +413,30 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     expect(one.code).to.equal(0);
     expect(one.out).to.contain("uptime         60.00%: 6 of 10 liveness windows held a heartbeat");
     expect(one.out).to.contain("participation  83.33%: 5 of 6 jobs asked while live were answered");
-    expect(one.out).to.contain("score          33.32%");
+    expect(one.out).to.contain("score          49.99%");
     const all = await run(["--json"]);
     expect(all.code).to.equal(0);
-    // Its share of the pool: its agreeing votes times its score (5 × 3,332), of every license's.
+    // A license's share of the pool: its points times its score, of every license's. Only A weighs: B has no
+    // point (its votes were not committed first) and C's score is 0 (five wrong answers).
     const shareOf = (nodes: NetworkNode[], licenseId: bigint) => {
       const { payouts, totalWeight } = epochPayouts(
-        nodes.map((node) => ({ licenseId: BigInt(node.licenseId), agreed: node.agreed, scoreBps: node.scoreBps })),
+        nodes.map((node) => ({ licenseId: BigInt(node.licenseId), points: node.points, scoreBps: node.scoreBps })),
         pool,
       );
       return { amount: payouts.find((payout) => payout.licenseId === licenseId)?.amount ?? 0n, totalWeight };
     };
-    const now = shareOf((JSON.parse(all.out) as NetworkNodes).nodes, 2n);
-    expect(now.amount).to.be.above(0n);
+    const nowFigures = (JSON.parse(all.out) as NetworkNodes).nodes;
+    expect(nowFigures.map((node) => [node.licenseId, node.points])).to.deep.equal([
+      [1, 1],
+      [2, 0],
+      [3, 1],
+    ]);
     expect(one.out).to.contain(
-      `would earn     ${formatUnits(now.amount, 18)} of a pool of 900.0 staked tokens, were the epoch to end now (weight 16660 of ${now.totalWeight}`,
+      "would earn     0.0 of a pool of 900.0 staked tokens, were the epoch to end now (weight 0 of 10000: points times score",
+    );
+    const first = await run(["--license", "1"]);
+    expect(first.out).to.contain(
+      "would earn     900.0 of a pool of 900.0 staked tokens, were the epoch to end now (weight 10000 of 10000: points times score",
     );
     const api = (JSON.parse(all.out) as NetworkNodes).nodes.find((node) => node.licenseId === 3);
     expect(api).to.include({ scoreBps: 0, disagreed: 5 });
@@ -372,9 +454,9 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     // Once its settlement opens, the epoch's payouts are the tree every node votes: figures counted to its end.
     await time.increaseTo((await rewardPools.settlementOf(epoch)).settlementOpensAt);
     await ethers.provider.send("evm_mine", []);
-    const settled = await run(["--epoch", String(epoch), "--license", "2"]);
+    const settled = await run(["--epoch", String(epoch), "--license", "1"]);
     const endedFigures = (JSON.parse((await run(["--epoch", String(epoch), "--json"])).out) as NetworkNodes).nodes;
-    const share = shareOf(endedFigures, 2n).amount;
+    const share = shareOf(endedFigures, 1n).amount;
     expect(share).to.be.above(0n);
     expect(settled.out).to.match(
       new RegExp(
@@ -385,6 +467,47 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     expect((await run(["--epoch", "-1"])).code).to.equal(1);
     expect((await run(["--license", "two"])).code).to.equal(1);
     expect((await run(["--license", "1"].concat(["--bogus"]))).code).to.equal(1);
+  });
+
+  it("gives a copier no points: votes read from the chain and repeated, plainly or committed after the reveal, earn nothing", async function () {
+    const { registry, rewardPools, nodeRegistry, admin, consumer, burnerA, burnerB, burnerC } = await loadFixture(fixture);
+    // Quorum 3: the honest two leave each job open, so the copier's vote is the one that finalizes it.
+    await nodeRegistry.connect(admin).setQuorum(3n);
+    const registryAddress = await registry.getAddress();
+    /** The copier: reads the job's first vote from the chain, takes its answer from the reveal's calldata, as its own. */
+    const copied = async (jobId: bigint) => {
+      const [vote] = await registry.queryFilter(registry.filters.VoteSubmitted(jobId));
+      const reveal = registry.interface.parseTransaction((await ethers.provider.getTransaction(vote.transactionHash))!)!;
+      const answer = (reveal.args.submissions as Array<ReturnType<typeof submission>>).find((entry) => entry.jobId === jobId)!;
+      return { ...submission(jobId, [3n], answer.balance), queryResultHash: answer.queryResultHash, sourceBlock: answer.sourceBlock };
+    };
+    for (let job = 0; job < 4; job++) {
+      await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
+      const jobId = (await registry.nextJobId()) - 1n;
+      await commitAndReveal(registry, [
+        { operator: burnerA, submissions: [submission(jobId, [1n], RIGHT)] },
+        { operator: burnerB, submissions: [submission(jobId, [2n], RIGHT)] },
+      ]);
+      const copy = await copied(jobId);
+      // Half the time plainly; half the time through commit–reveal, committed once the answer was out.
+      if (job % 2 === 0) await registry.connect(burnerC).submitResults([copy]);
+      else await commitAndReveal(registry, [{ operator: burnerC, submissions: [copy] }]);
+      expect((await registry.getResult(jobId)).status).to.equal(2n); // finalized, with the copy's vote
+    }
+    const network = new NetworkService({ l2, verificationRegistry: registryAddress, maxAgeMs: 0 });
+    const figures = (await network.nodes()).nodes;
+    // The copier's votes count as votes and as agreements, never as points; the honest licenses' all do.
+    expect(figures.map((node) => [node.licenseId, node.votes, node.agreed, node.points])).to.deep.equal([
+      [1, 4, 4, 4],
+      [2, 4, 4, 4],
+      [3, 4, 4, 0],
+    ]);
+    const pool = (await rewardPools.settlementOf(await registry.currentEpoch())).pool + 1_000n;
+    const { payouts } = epochPayouts(
+      figures.map((node) => ({ licenseId: BigInt(node.licenseId), points: node.points, scoreBps: node.scoreBps })),
+      pool,
+    );
+    expect(payouts.map((payout) => payout.licenseId)).to.deep.equal([1n, 2n]);
   });
 
   it("answers 401 without a key, 501 without the network, 503 when the L2 does not answer", async function () {

@@ -17,14 +17,88 @@ const CONSUMER = "0x00000000000000000000000000000000000000cc";
 const at = (block: number, logIndex = 0) => ({ block, logIndex });
 
 describe("QoS figures and score (@avn/protocol/qos)", function () {
-  it("scores 0 from two wrong answers, counts uptime of 95% as whole, and pays timeliness past two blocks less", function () {
+  it("scores 0 from two wrong answers, counts uptime of 95% as whole, and pays timeliness past three blocks less", function () {
     const perfect = { uptimeBps: 10_000, participationBps: 10_000, accuracyBps: 10_000, timelinessBps: 10_000, disagreed: 0 };
     expect(scoreBps(perfect)).to.equal(10_000);
     expect(scoreBps({ ...perfect, disagreed: 1, accuracyBps: 9_000 })).to.equal(9_000);
     expect(scoreBps({ ...perfect, disagreed: 2, accuracyBps: 9_999 })).to.equal(0);
     expect(scoreBps({ ...perfect, uptimeBps: 9_500 })).to.equal(10_000);
     expect(scoreBps({ ...perfect, uptimeBps: 9_499 })).to.equal(9_499);
-    expect([1, 2, 3, 4, 20].map(timelinessBps)).to.deep.equal([10_000, 10_000, 6_666, 5_000, 1_000]);
+    expect([1, 2, 3, 4, 20].map(timelinessBps)).to.deep.equal([10_000, 10_000, 10_000, 7_500, 1_500]);
+  });
+
+  it("gives points only to agreeing votes revealed from a commitment made before the answer was first revealed", function () {
+    const D = "0x00000000000000000000000000000000000000dd";
+    // Four operators, one license each, all live; one job (request in block 10), answer 0x01.
+    const operators = [A, B, CONSUMER, D];
+    const vote = (block: number, logIndex: number, licenseId: bigint, transactionIndex: number, resultHash = "0x01") => ({
+      ...at(block, logIndex),
+      jobId: 1n,
+      licenseId,
+      resultHash,
+      transactionIndex,
+    });
+    const reveal = (block: number, logIndex: number, operator: string, commitment: string, transactionIndex: number) => ({
+      ...at(block, logIndex),
+      operator,
+      commitment,
+      transactionIndex,
+    });
+    const events: QosEvents = {
+      ...none,
+      delegations: operators.map((operator, index) => ({ ...at(1, index), licenseId: BigInt(index + 1), operator })),
+      heartbeats: operators.map((operator, index) => ({ ...at(5, index), operator, timestamp: 1_005 })),
+      requests: [{ ...at(10), jobId: 1n, requester: CONSUMER, timestamp: 1_010 }],
+      commits: [
+        { ...at(11, 0), operator: A, commitment: "0xa1" }, // A commits in block 11 ...
+        { ...at(11, 1), operator: B, commitment: "0xb1" }, // ... and B too
+        { ...at(12, 0), operator: D, commitment: "0xd1" }, // D commits only once A's answer is out (block 12): a copy
+        { ...at(12, 1), operator: CONSUMER, commitment: "0xa1" }, // another operator's commitment is not its own
+      ],
+      reveals: [
+        reveal(12, 2, A, "0xa1", 5), // the first revealed answer equal to the quorum's: block 12
+        reveal(13, 0, B, "0xb1", 0),
+        reveal(13, 2, CONSUMER, "0xa1", 1),
+        reveal(14, 0, D, "0xd1", 0),
+      ],
+      votes: [vote(12, 3, 1n, 5), vote(13, 1, 2n, 0), vote(13, 3, 3n, 1), vote(14, 1, 4n, 0)],
+      finalized: [{ ...at(14, 2), jobId: 1n, resultHash: "0x01" }],
+    };
+    const points = (figures: Map<bigint, { agreed: number; points: number }>) =>
+      [...figures.values()].map((license) => [license.agreed, license.points]);
+    // A and B: their own answers. The consumer's operator: a reveal of A's commitment is not its commitment.
+    // D: committed in the block the answer was revealed: no point. All four agreed.
+    expect(points(epochQos(events, FRAME))).to.deep.equal([
+      [1, 1],
+      [1, 1],
+      [1, 0],
+      [1, 0],
+    ]);
+    // A wrong answer revealed first does not make the others late: only the quorum's answer counts.
+    const wrongFirst: QosEvents = {
+      ...events,
+      commits: [...events.commits!, { ...at(10, 1), operator: D, commitment: "0xd0" }],
+      reveals: [reveal(11, 5, D, "0xd0", 3), ...events.reveals!.filter((entry) => entry.operator !== D)],
+      votes: [vote(11, 6, 4n, 3, "0x09"), ...events.votes.filter((entry) => entry.licenseId !== 4n)],
+    };
+    expect(points(epochQos(wrongFirst, FRAME))).to.deep.equal([
+      [1, 1],
+      [1, 1],
+      [1, 0],
+      [0, 0],
+    ]);
+    // A plain vote (no reveal) never earns a point, and a reveal in its commitment's own block hid nothing.
+    const plain: QosEvents = {
+      ...events,
+      commits: [{ ...at(12, 0), operator: A, commitment: "0xa1" }],
+      reveals: [reveal(12, 2, A, "0xa1", 5)],
+      votes: [vote(12, 3, 1n, 5), { ...at(13, 1), jobId: 1n, licenseId: 2n, resultHash: "0x01" }],
+      finalized: [{ ...at(13, 2), jobId: 1n, resultHash: "0x01" }],
+    };
+    expect(points(epochQos(plain, FRAME)).slice(0, 2)).to.deep.equal([
+      [1, 0],
+      [1, 0],
+    ]);
   });
 
   it("credits a heartbeat only to the licenses its operator held then, and an answer beside the finalizing votes as an answer", function () {

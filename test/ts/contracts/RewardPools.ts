@@ -8,8 +8,8 @@ const SETTLEMENT_DELAY = 3_600n;
 const DISPUTE_PERIOD = 7_200n;
 const POOL = 1_000n * E18;
 
-/** What the split reads of a license's figures: its agreeing votes and its score. */
-const figures = (licenseId: bigint, agreed: number, scoreBps: number) => ({ licenseId, agreed, scoreBps });
+/** What the split reads of a license's figures: its points (its own agreeing votes) and its score. */
+const figures = (licenseId: bigint, points: number, scoreBps: number) => ({ licenseId, points, scoreBps });
 
 describe("RewardPools: epoch rewards split by score, settled by a quorum-voted root, claimed with proofs", function () {
   async function deployed() {

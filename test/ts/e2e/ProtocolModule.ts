@@ -6,6 +6,7 @@ import { queryResultHash } from "../../../src/common/query-result.ts";
 import { addressToBytes32, balanceWord } from "../../helpers/protocol.ts";
 import { E18 } from "../../../src/common/units.ts";
 import { IgnoreReason } from "@avn/protocol/constants";
+import { revealCommitmentOf } from "@avn/protocol/commit-reveal";
 import { EpochSettlements } from "../../../src/chains/evm/epoch-settlement.ts";
 
 const { ethers, ignition, networkHelpers } = await network.create();
@@ -76,13 +77,30 @@ describe("end to end: the five contracts deployed by the Protocol module", funct
       },
     ];
     const stakedSupplyBefore = await staked.totalSupply();
-    await registry.connect(burnerA).submitResults(answer(1n));
-    await expect(registry.connect(burnerB).submitResults(answer(2n)))
-      .to.emit(registry, "VerificationFulfilled")
-      .withArgs(1n, 0, addressToBytes32(holder), addressToBytes32(token), 183n, queryResultHash(balanceWord(183n)), 4242n);
-    await expect(registry.connect(burnerC).submitResults(answer(3n)))
-      .to.emit(registry, "SubmissionIgnored")
-      .withArgs(1n, burnerC.address, IgnoreReason.jobFinalized);
+    // As the nodes vote: the three commit to their answers in one block (the one after the request), then
+    // reveal them in the next; the quorum's two finalize the job and the third reveal, in the same block, comes
+    // too late to count. Blocks are mined by hand here so that the placement is the network's.
+    const salts = [1, 2, 3].map(() => ethers.hexlify(ethers.randomBytes(32)));
+    const burners = [burnerA, burnerB, burnerC];
+    await ethers.provider.send("evm_setAutomine", [false]);
+    try {
+      for (const [index, burner] of burners.entries()) {
+        const reveal = registry.interface.encodeFunctionData("revealResults", [salts[index], answer(BigInt(index + 1))]) as `0x${string}`;
+        await registry.connect(burner).commitResults(revealCommitmentOf(burner.address as `0x${string}`, reveal));
+      }
+      await ethers.provider.send("evm_mine", []);
+      const reveals = [];
+      for (const [index, burner] of burners.entries()) {
+        reveals.push(await registry.connect(burner).revealResults(salts[index], answer(BigInt(index + 1)), { gasLimit: 1_000_000n }));
+      }
+      await ethers.provider.send("evm_mine", []);
+      await expect(reveals[1])
+        .to.emit(registry, "VerificationFulfilled")
+        .withArgs(1n, 0, addressToBytes32(holder), addressToBytes32(token), 183n, queryResultHash(balanceWord(183n)), 4242n);
+      await expect(reveals[2]).to.emit(registry, "SubmissionIgnored").withArgs(1n, burnerC.address, IgnoreReason.jobFinalized);
+    } finally {
+      await ethers.provider.send("evm_setAutomine", [true]);
+    }
 
     // The result is readable by integrations.
     const [balance, sourceBlock, , jobId] = await registry.latestBalance(0, addressToBytes32(holder), addressToBytes32(token));

@@ -38,15 +38,20 @@ interface SentBatch {
   submissions: Submission[];
   votes: VoteIntent[];
   extraGas: bigint;
+  /** The reveal's calldata, journaled with the commit. */
+  revealData: string;
 }
 
 /**
- * The sender as the job runner sees it: it journals the votes with a stand-in transaction, as TxSender
- * does before broadcasting, and records the batch instead of sending it, so only the journal (never an
- * on-chain vote) keeps a job from being answered twice. `failNext` makes the next send throw.
+ * The sender as the job runner sees it: it journals the votes (and a commit's reveal) with a stand-in
+ * transaction, as TxSender does before broadcasting, and records the batch instead of sending it, so only the
+ * journal (never an on-chain vote) keeps a job from being answered twice. A commit counts as mined at once
+ * (its reveal is then ready); a batch is a commit's revealed submissions. `failNext` makes the next commit throw.
  */
 class RecordingSender {
   readonly batches: SentBatch[] = [];
+  /** The reveals sent: their calldata, journal id and the gas added for a finalization. */
+  readonly reveals: Array<{ data: string; id: number; extraGas: bigint }> = [];
   failNext = false;
   #nonce = 0;
 
@@ -61,15 +66,30 @@ class RecordingSender {
     data: string,
     votes: VoteIntent[] = [],
     extraGas = 0n,
+    reveal?: { data: string; extraGas: bigint },
   ): Promise<{ id: number; outcome: Promise<TxOutcome> }> {
-    if (this.failNext) {
+    if (this.failNext && kind === "commitResults") {
       this.failNext = false;
       throw new Error("the L2 RPC is down");
     }
-    const [submissions] = this.registry.interface.decodeFunctionData("submitResults", data) as unknown as [Submission[]];
     const nonce = this.#nonce++;
-    const id = this.store.recordTx({ nonce, kind, raw: data, hash: `0x${nonce.toString(16).padStart(64, "0")}` }, votes);
-    this.batches.push({ id, data, jobs: submissions.map((submission) => submission.jobId), submissions, votes, extraGas });
+    const id = this.store.recordTx({ nonce, kind, raw: data, hash: `0x${nonce.toString(16).padStart(64, "0")}` }, votes, reveal);
+    this.store.markTx(id, "mined");
+    if (kind === "revealResults") {
+      this.reveals.push({ data, id, extraGas });
+      return { id, outcome: Promise.resolve("mined") };
+    }
+    expect(kind).to.equal("commitResults");
+    const [, submissions] = this.registry.interface.decodeFunctionData("revealResults", reveal!.data) as unknown as [string, Submission[]];
+    this.batches.push({
+      id,
+      data,
+      jobs: submissions.map((submission) => submission.jobId),
+      submissions,
+      votes,
+      extraGas: reveal!.extraGas,
+      revealData: reveal!.data,
+    });
     return { id, outcome: Promise.resolve("mined") };
   }
 
@@ -133,6 +153,7 @@ describe("circuit node: job runner (cursor, rescans, batches) on a Hardhat netwo
       readers: fakeReaders(),
       store,
       sender,
+      operator: context.nodes[0].burner.address,
       licenses: () => [context.nodes[0].licenseId],
       maxSubmissionsPerTx: 16,
       maxGasPerTx: 8_000_000n,
@@ -177,6 +198,39 @@ describe("circuit node: job runner (cursor, rescans, batches) on a Hardhat netwo
     expect(sender.take()).to.deep.equal([[later]]);
   });
 
+  it("commits to its answers, then reveals them in the next pass, from the journal, even after a restart", async function () {
+    const { pass, request, sender, store, registry, nodes, options } = await setUp();
+    const job = await request();
+    await pass();
+    const [batch] = sender.batches.splice(0);
+    expect(sender.reveals).to.deep.equal([]);
+    // The commitment is the registry's own for the reveal journaled with it, bound to this burner.
+    const [commitment] = registry.interface.decodeFunctionData("commitResults", batch.data);
+    const burner = nodes[0].burner;
+    expect(commitment).to.equal(
+      await registry.revealCommitment(burner.address, ethers.dataSlice(batch.revealData, 4, 36), ethers.dataSlice(batch.revealData, 36)),
+    );
+    // A restart before the next pass: the journal still holds the reveal, which the next pass sends, once.
+    store.close();
+    stores = [];
+    const restarted = openStore();
+    const again = new RecordingSender(restarted, registry);
+    await runJobPass({ ...options, store: restarted, sender: again }, async () => 0);
+    expect(again.reveals.map((reveal) => reveal.data)).to.deep.equal([batch.revealData]);
+    // The reveal is the vote that may finalize: it carries the finalization allowance, the commit none.
+    expect(again.reveals[0].extraGas).to.equal(batch.extraGas);
+    expect(batch.extraGas).to.be.above(0n);
+    await runJobPass({ ...options, store: restarted, sender: again }, async () => 0);
+    expect(again.reveals).to.have.length(1);
+    expect(again.take()).to.deep.equal([]);
+    // Sent as the node sends them, commit then reveal: the reveal casts the vote and names the commitment.
+    await (await burner.sendTransaction({ to: options.registryAddress, data: batch.data })).wait();
+    const receipt = await (await burner.sendTransaction({ to: options.registryAddress, data: batch.revealData })).wait();
+    expect(await registry.hasVoted(job, 1n)).to.equal(true);
+    const revealed = receipt!.logs.map((log) => registry.interface.parseLog(log)).find((log) => log?.name === "ResultsRevealed");
+    expect(revealed?.args.commitment).to.equal(commitment);
+  });
+
   it("keeps its cursor across a restart: a new journal on the same file answers only the jobs requested since", async function () {
     const first = await setUp();
     const before = [await first.request(), await first.request()];
@@ -205,7 +259,7 @@ describe("circuit node: job runner (cursor, rescans, batches) on a Hardhat netwo
     await pass();
     const [batch] = sender.batches.splice(0);
     expect(batch.jobs).to.deep.equal(jobs);
-    await (await nodes[0].burner.sendTransaction({ to: options.registryAddress, data: batch.data })).wait();
+    await (await nodes[0].burner.sendTransaction({ to: options.registryAddress, data: batch.revealData })).wait();
     expect(await options.registry.hasVoted(jobs[0], 1n)).to.equal(true);
 
     const empty = new NodeStateStore(":memory:");

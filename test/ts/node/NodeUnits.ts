@@ -59,6 +59,51 @@ describe("circuit node: units", function () {
   });
 
   describe("journal", function () {
+    it("journals a commit with its votes and its reveal; a failed reveal forgets the commit's votes", function () {
+      const store = new NodeStateStore(path.join(dir, "state.sqlite"));
+      try {
+        store.anchor("901:0xabc:0xgenesis");
+        const votes = [{ jobId: 7n, licenseId: 1n, jobBlock: 120 }];
+        const commit = store.recordTx({ nonce: 1, kind: "commitResults", raw: "0x01", hash: "0xaa" }, votes, {
+          data: "0xreveal",
+          extraGas: 600_000n,
+        });
+        expect(store.hasVote(7n, 1n)).to.equal(true);
+        // Not ready until the commit is mined; then ready until sent.
+        expect(store.readyReveals()).to.deep.equal([]);
+        store.markTx(commit, "mined");
+        expect(store.readyReveals()).to.deep.equal([{ commitTxId: commit, data: "0xreveal", extraGas: 600_000n }]);
+        const reveal = store.recordTx({ nonce: 2, kind: "revealResults", raw: "0x02", hash: "0xbb" });
+        store.markRevealed(commit, reveal);
+        expect(store.readyReveals()).to.deep.equal([]);
+        // The reveal is dropped: the commit's votes are forgotten (to be answered again), and nothing is left to reveal.
+        expect(store.forgetTx(reveal, "dropped")).to.equal(120);
+        expect(store.hasVote(7n, 1n)).to.equal(false);
+        store.markTx(commit, "mined");
+        expect(store.readyReveals()).to.deep.equal([]);
+        // A skipped submission of a mined reveal forgets the commit's vote for that job only.
+        const second = store.recordTx(
+          { nonce: 3, kind: "commitResults", raw: "0x03", hash: "0xcc" },
+          [
+            { jobId: 8n, licenseId: 1n, jobBlock: 130 },
+            { jobId: 9n, licenseId: 1n, jobBlock: 131 },
+          ],
+          { data: "0xreveal2", extraGas: 0n },
+        );
+        store.markTx(second, "mined");
+        const secondReveal = store.recordTx({ nonce: 4, kind: "revealResults", raw: "0x04", hash: "0xdd" });
+        store.markRevealed(second, secondReveal);
+        expect(store.forgetSkippedVotes(secondReveal, [9n])).to.equal(131);
+        expect([store.hasVote(8n, 1n), store.hasVote(9n, 1n)]).to.deep.equal([true, false]);
+        // Another chain: the reveals go with the rest.
+        store.recordTx({ nonce: 5, kind: "commitResults", raw: "0x05", hash: "0xee" }, [], { data: "0xreveal3", extraGas: 0n });
+        store.anchor("901:0xabc:0xother");
+        expect(store.readyReveals()).to.deep.equal([]);
+      } finally {
+        store.close();
+      }
+    });
+
     it("records a transaction with its votes at once, forgets them when it is dropped or reverts, and clears on another chain", function () {
       const store = new NodeStateStore(path.join(dir, "state.sqlite"));
       try {

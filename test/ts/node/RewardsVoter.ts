@@ -6,7 +6,18 @@ import { NodeMetrics } from "../../../src/node/health.ts";
 import { RewardsVoter } from "../../../src/node/rewards-voter.ts";
 import type { TxOutcome } from "../../../src/node/tx-sender.ts";
 import { E18 } from "../../helpers/protocol.ts";
-import { ethers, fixture, HOLDER, loadFixture, submit, time, TOKEN, type Signer } from "../contracts/verification-registry/fixture.ts";
+import {
+  commitAndReveal,
+  ethers,
+  fixture,
+  HOLDER,
+  loadFixture,
+  submission,
+  submit,
+  time,
+  TOKEN,
+  type Signer,
+} from "../contracts/verification-registry/fixture.ts";
 
 const l2 = { request: <T>(method: string, params: unknown[]) => ethers.provider.send(method, params) as Promise<T> };
 
@@ -16,12 +27,14 @@ describe("node rewards voter: each node votes the root of an ended epoch's payou
     const { registry, rewardPools, admin, consumer, burnerA, burnerB, burnerC } = context;
     const epoch = await rewardPools.currentEpoch();
     await rewardPools.connect(admin).fundEpochRewards(epoch, 600n * E18);
-    // Three jobs: A and B agree on each; C answers the first wrong and then stops.
+    // Three jobs: A and B agree on each, by commit–reveal as the nodes vote; C answers the first wrong and then stops.
     for (const jobId of [1n, 2n, 3n]) {
       await registry.connect(consumer).requestEvmBalance(HOLDER, TOKEN);
       if (jobId === 1n) await submit(registry, burnerC, jobId, [3n], 999n);
-      await submit(registry, burnerA, jobId, [1n], 5n);
-      await submit(registry, burnerB, jobId, [2n], 5n);
+      await commitAndReveal(registry, [
+        { operator: burnerA, submissions: [submission(jobId, [1n], 5n)] },
+        { operator: burnerB, submissions: [submission(jobId, [2n], 5n)] },
+      ]);
     }
     return { ...context, epoch };
   }
@@ -70,12 +83,12 @@ describe("node rewards voter: each node votes the root of an ended epoch's payou
     expect(await voters[2].vote()).to.deep.equal([]);
     expect(sent).to.deep.equal(["rewardsRoot", "rewardsRoot"]);
 
-    // The root is the tree anyone computes from the chain: A and B alike; C, which agreed with no answer, nothing.
+    // The root is the tree anyone computes from the chain: A and B are paid; C, which agreed with no answer, nothing.
     const { tree } = await new EpochSettlements(l2, pools).rewards(Number(epoch));
     expect(accepted.root).to.equal(tree.root);
     const amounts = new Map(tree.payouts.map((payout) => [payout.licenseId, payout.amount]));
-    expect(amounts.get(1n)).to.equal(amounts.get(2n));
     expect(amounts.get(1n)).to.be.above(0n);
+    expect(amounts.get(2n)).to.be.above(0n);
     expect(amounts.has(3n)).to.equal(false);
     expect([...amounts.values()].reduce((sum, amount) => sum + amount, 0n)).to.be.at.most(600n * E18);
 

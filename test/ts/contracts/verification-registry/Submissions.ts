@@ -13,6 +13,7 @@ import {
 } from "../../../helpers/protocol.ts";
 import { queryResultHash } from "../../../../src/common/query-result.ts";
 import { finalizationGasOf } from "../../../../src/node/job-runner.ts";
+import { revealCommitmentOf } from "@avn/protocol/commit-reveal";
 import { IgnoreReason, JobStatus, MAX_VOTES_PER_JOB } from "@avn/protocol/constants";
 import {
   ethers,
@@ -269,6 +270,36 @@ describe("VerificationRegistry: submitResults", function () {
         expect(await nodeRegistry.submissionsOf(id)).to.equal(1n);
         expect(await registry.claimableFees(id)).to.equal(REQUEST_FEE / 8n);
       }
+    });
+  });
+
+  describe("commit, then reveal", function () {
+    it("records a commitment as an event only, and a reveal casts its votes as submitResults does, naming the commitment", async function () {
+      const { registry, burnerA, burnerB } = await withJob();
+      const salt = ethers.id("salt");
+      const reveal = registry.interface.encodeFunctionData("revealResults", [salt, [submission(1n, [1n], 5n)]]) as `0x${string}`;
+      const commitment = revealCommitmentOf(burnerA.address as `0x${string}`, reveal);
+      // The contract's own computation of the commitment is the one the nodes make.
+      expect(await registry.revealCommitment(burnerA.address, salt, ethers.dataSlice(reveal, 36))).to.equal(commitment);
+      const committed = await (await registry.connect(burnerA).commitResults(commitment)).wait();
+      expect(committed!.logs).to.have.length(1);
+      await expect(registry.connect(burnerA).commitResults(commitment))
+        .to.emit(registry, "ResultsCommitted")
+        .withArgs(burnerA.address, commitment);
+      const tx = burnerA.sendTransaction({ to: await registry.getAddress(), data: reveal });
+      await expect(tx).to.emit(registry, "ResultsRevealed").withArgs(burnerA.address, commitment);
+      await expect(tx).to.emit(registry, "VoteSubmitted");
+      expect(await registry.hasVoted(1n, 1n)).to.equal(true);
+      // Another operator sending the same calldata reveals another commitment (bound to the operator), and its
+      // license's vote is checked as any other: B is not license 1's operator, so it is skipped.
+      await expect(burnerB.sendTransaction({ to: await registry.getAddress(), data: reveal }))
+        .to.emit(registry, "ResultsRevealed")
+        .withArgs(burnerB.address, revealCommitmentOf(burnerB.address as `0x${string}`, reveal));
+      // A reveal's votes are checked as submitResults' are: a duplicate license reverts the whole call.
+      await expect(registry.connect(burnerB).revealResults(salt, [submission(1n, [2n, 2n], 5n)])).to.be.revertedWithCustomError(
+        registry,
+        "VerificationRegistry_DuplicateLicense",
+      );
     });
   });
 

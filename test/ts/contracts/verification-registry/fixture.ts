@@ -4,6 +4,7 @@ import { network } from "hardhat";
 
 import { addressToBytes32, balanceWord, deployProtocol, type Protocol } from "../../../helpers/protocol.ts";
 import { queryResultHash } from "../../../../src/common/query-result.ts";
+import { revealCommitmentOf } from "@avn/protocol/commit-reveal";
 
 export const { ethers, networkHelpers } = await network.create();
 export const { loadFixture, time } = networkHelpers;
@@ -56,6 +57,36 @@ export function submit(
   subject = EVM_SUBJECT,
 ) {
   return registry.connect(operator).submitResults([submission(jobId, licenseIds, balance, sourceBlock, queryResult, subject)]);
+}
+
+/**
+ * Votes by commit–reveal, as the nodes cast them on the network: every operator's commit in one block, then
+ * every reveal in the next (in `votes`' order). Blocks are mined by hand for that, then automine is back on.
+ * Resolves with the reveals' receipts.
+ */
+export async function commitAndReveal(
+  registry: Protocol["registry"],
+  votes: Array<{ operator: Signer; submissions: ReturnType<typeof submission>[] }>,
+) {
+  const to = await registry.getAddress();
+  const reveals = votes.map(({ operator, submissions }) => ({
+    operator,
+    data: registry.interface.encodeFunctionData("revealResults", [ethers.hexlify(ethers.randomBytes(32)), submissions]) as `0x${string}`,
+  }));
+  await ethers.provider.send("evm_setAutomine", [false]);
+  try {
+    for (const { operator, data } of reveals) {
+      await registry.connect(operator).commitResults(revealCommitmentOf(operator.address as `0x${string}`, data), { gasLimit: 100_000n });
+    }
+    await ethers.provider.send("evm_mine", []);
+    const sent = [];
+    // A fixed limit: an estimate made before the block would not know which reveal finalizes the job.
+    for (const { operator, data } of reveals) sent.push(await operator.sendTransaction({ to, data, gasLimit: 3_000_000n }));
+    await ethers.provider.send("evm_mine", []);
+    return await Promise.all(sent.map((tx) => tx.wait()));
+  } finally {
+    await ethers.provider.send("evm_setAutomine", [true]);
+  }
 }
 
 /** The fixture plus one open EVM job (id 1) requested by the consumer. */
