@@ -1,12 +1,13 @@
 /**
  * Epoch rewards split by score (docs/verification.md, "Epoch rewards"): each license's payout of an epoch's
  * pool, from its quality-of-service figures, and the Merkle tree whose root the nodes vote on
- * `RewardPools.voteRewardsRoot` and whose proofs the owners claim with. A pure function of the figures and
+ * `RewardPools.voteRewardsRoot` and whose proofs the owners claim with (OpenZeppelin's StandardMerkleTree,
+ * `merkle.ts`). A pure function of the figures and
  * the pool, so that every node, the API, `npm run qos` and the web app compute the same root.
  */
-import { StandardMerkleTree } from "@openzeppelin/merkle-tree";
 import type { Hex } from "viem";
 
+import { standardLeafHash, standardMerkleTree } from "./merkle.ts";
 import { QosReplay, type EpochFrame, type LicenseQos, type QosEvents } from "./qos.ts";
 import { qosEventsThrough } from "./qos-logs.ts";
 
@@ -68,21 +69,20 @@ export function rewardsTree(epoch: bigint, pool: bigint, figures: Iterable<Weigh
   if (payouts.length === 0) {
     return { epoch, pool, totalWeight, root: NOBODY_EARNED_ROOT, payouts, proofOf: () => undefined };
   }
-  const tree = StandardMerkleTree.of(
-    payouts.map((payout) => [epoch, payout.licenseId, payout.amount]),
-    [...REWARD_LEAF_ENCODING],
+  const tree = standardMerkleTree(
+    payouts.map((payout) => standardLeafHash(REWARD_LEAF_ENCODING, [epoch, payout.licenseId, payout.amount])),
   );
   const indexOf = new Map(payouts.map((payout, index) => [payout.licenseId, index]));
   return {
     epoch,
     pool,
     totalWeight,
-    root: tree.root as Hex,
+    root: tree.root,
     payouts,
     proofOf(licenseId) {
       const index = indexOf.get(licenseId);
       if (index === undefined) return undefined;
-      return { amount: payouts[index].amount, proof: tree.getProof(index) as Hex[] };
+      return { amount: payouts[index].amount, proof: tree.proof(index) };
     },
   };
 }
