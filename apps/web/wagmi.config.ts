@@ -25,6 +25,7 @@ export default defineConfig([
           "NodeLicense.json",
           "NodeRegistry.json",
           "VerificationRegistry.json",
+          "RewardPools.json",
           "ProtocolGovernor.json",
           "ProtocolTimelock.json",
           "GovernanceExecutor.json",

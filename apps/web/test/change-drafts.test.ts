@@ -160,6 +160,7 @@ describe("readDrafts: the whole form", () => {
       [l2.NodeLicense, "acceptDefaultAdminTransfer"],
       [l2.NodeRegistry, "acceptDefaultAdminTransfer"],
       [l2.VerificationRegistry, "acceptDefaultAdminTransfer"],
+      [l2.RewardPools, "acceptDefaultAdminTransfer"],
     ]);
     expect(batch!.calls.every((call) => call.value === 0n)).toBe(true);
     expect(describeL2Call(batch!.calls[0], l2)).toBe("NodeRegistry.setQuorum(5)");
@@ -168,6 +169,6 @@ describe("readDrafts: the whole form", () => {
     const inspected = inspectProposal(proposal, { ...ADDRESSES, l2 });
     expect(inspected.warnings).toEqual([]);
     expect(inspected.l2Deadline).toBe(batch!.deadline);
-    expect(inspected.changes).toHaveLength(8);
+    expect(inspected.changes).toHaveLength(9);
   });
 });

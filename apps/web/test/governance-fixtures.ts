@@ -17,7 +17,13 @@ export const ADDRESSES: GovernanceAddresses = {
   l1Messenger: address(0x4d),
   l2Messenger: address(0x42),
   executor: EXECUTOR,
-  l2: { StakedToken: address(0x51), NodeLicense: address(0x52), NodeRegistry: address(0x53), VerificationRegistry: address(0x54) },
+  l2: {
+    StakedToken: address(0x51),
+    NodeLicense: address(0x52),
+    NodeRegistry: address(0x53),
+    VerificationRegistry: address(0x54),
+    RewardPools: address(0x55),
+  },
 };
 
 /** The L2 contracts as the devnet deploys them: still administered by the deployer, each handing over to the executor. */
@@ -35,6 +41,7 @@ export const RULES: L2Rules = {
     NodeLicense: { admin: DEPLOYER, pending: EXECUTOR },
     NodeRegistry: { admin: DEPLOYER, pending: EXECUTOR },
     VerificationRegistry: { admin: DEPLOYER, pending: EXECUTOR },
+    RewardPools: { admin: DEPLOYER, pending: EXECUTOR },
   },
   executor: EXECUTOR,
 };

@@ -59,6 +59,10 @@ const fulfilled = (jobId: bigint, block: number) =>
   );
 const ignored = (jobId: bigint, operator: Address, reason: number, block: number) =>
   emit(VERIFICATION_REGISTRY, "SubmissionIgnored", { jobId, operator, reason }, block);
+const committed = (commitment: Hex, block: number) =>
+  emit(VERIFICATION_REGISTRY, "ResultsCommitted", { operator: OPERATOR, commitment }, block);
+const revealed = (commitment: Hex, block: number) =>
+  emit(VERIFICATION_REGISTRY, "ResultsRevealed", { operator: OPERATOR, commitment }, block);
 const role = (granted: boolean, emitter: Address, roleId: Hex, account: Address, block: number) =>
   emit(emitter, granted ? "RoleGranted" : "RoleRevoked", { role: roleId, account, sender: OWNER_ACCOUNT }, block);
 
@@ -83,6 +87,9 @@ describe("the QoS events from the registries' encoded logs", () => {
       // Only an answer that came after the finalization is an answer: other reasons are not.
       ignored(7n, OTHER_OPERATOR, IgnoreReason.licenseNotLive, 14),
       fulfilled(7n, 14),
+      // Commit–reveal: a commitment, and the reveal of it.
+      committed(pad("0xc1"), 13),
+      revealed(pad("0xc1"), 14),
     ]);
     expect(requestBlocks(logs)).toEqual([13n]);
     const events = qosEventsOf(logs, new Map([[13n, 1_010]]), NODE_REGISTRY);
@@ -95,10 +102,12 @@ describe("the QoS events from the registries' encoded logs", () => {
       ],
       heartbeats: [{ ...at(12, 3), operator: OPERATOR.toLowerCase(), timestamp: 1_000 }],
       requests: [{ ...at(13, 4), jobId: 7n, requester: REQUESTER.toLowerCase(), timestamp: 1_010 }],
-      votes: [{ ...at(14, 5), jobId: 7n, licenseId: 1n, resultHash: ANSWER }],
+      votes: [{ ...at(14, 5), jobId: 7n, licenseId: 1n, resultHash: ANSWER, transactionIndex: 0 }],
       lateAnswers: [{ ...at(14, 6), jobId: 7n, operator: OTHER_OPERATOR.toLowerCase() }],
       finalized: [{ ...at(14, 8), jobId: 7n, resultHash: ANSWER }],
       challengers: [],
+      commits: [{ ...at(13, 9), operator: OPERATOR.toLowerCase(), commitment: pad("0xc1") }],
+      reveals: [{ ...at(14, 10), operator: OPERATOR.toLowerCase(), commitment: pad("0xc1"), transactionIndex: 0 }],
     } satisfies QosEvents);
   });
 

@@ -27,7 +27,7 @@ import { TestWallet } from "../../helpers/web/test-wallet.ts";
 import { ProposalState } from "@avn/protocol/constants";
 
 const NOTE = "Hand the L2 protocol to governance";
-const GOVERNED = ["StakedToken", "NodeLicense", "NodeRegistry", "VerificationRegistry"] as const;
+const GOVERNED = ["StakedToken", "NodeLicense", "NodeRegistry", "VerificationRegistry", "RewardPools"] as const;
 
 /** `text` as a regular expression that matches it literally. */
 const literally = (text: string) => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
@@ -153,7 +153,7 @@ describe("web app: governance in Chromium", function () {
     const count = await gov.proposalCount();
     expect((await gov.proposalDetailsAt(count - 1n))[0], "the newest proposal").to.equal(proposalId);
 
-    // On-chain, the proposal is the CLI's: one message to the executor with the four acceptances, the
+    // On-chain, the proposal is the CLI's: one message to the executor with the five acceptances, the
     // note, the change and the proposer as its description, and the batch runnable until the time at
     // proposing + the vote (1 + 30 blocks of 2 s) + the timelock (30 s) + the slack.
     const [targets, , calldatas, descriptionHash] = await gov.proposalDetails(proposalId);

@@ -4,12 +4,14 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { Hex } from "viem";
 
 import { epochQos, type LicenseQos } from "@avn/protocol/qos";
+import { epochPayouts } from "@avn/protocol/rewards";
 
 import { formatAmount, formatBps, formatChallenges, formatRate } from "../../../apps/web/src/lib/format.ts";
 import {
   NodeLicense__factory,
   NodeRegistry__factory,
   PrimaryToken__factory,
+  RewardPools__factory,
   StakedToken__factory,
   VerificationRegistry__factory,
 } from "../../../typechain-types/index.ts";
@@ -19,6 +21,7 @@ import type { StackFile } from "../../../src/common/stack-file.ts";
 import { NETWORK_ACCOUNTS, type VerificationNetwork } from "../../../src/devnet/verification-network.ts";
 import type { RunningWebServer } from "../../../src/web/web-server.ts";
 import type { NetworkNodes } from "../../../src/api/network/network-service.ts";
+import { EpochSettlements } from "../../../src/chains/evm/epoch-settlement.ts";
 import { QosIndex } from "../../../src/chains/evm/qos-index.ts";
 import { advanceL1Time, eventually, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 import {
@@ -94,6 +97,13 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
   /** A wallet holding the token holder's key that knows both devnet chains and starts on `chainId`. */
   const holderWallet = (chainId = net.devnet.l2.chainId) => new TestWallet(holder.privateKey as Hex, chainsOf(), chainId);
 
+  /**
+   * The owner of the first node's license: the node votes with that license (the licenses it is configured
+   * with), so it earns rewards, where the holder's license delegated to the same burner is asked and never answers.
+   */
+  const nodeOwner = devAccount(NETWORK_ACCOUNTS.nodeOwners[0]);
+  const nodeOwnerWallet = () => new TestWallet(nodeOwner.privateKey as Hex, chainsOf(), net.devnet.l2.chainId);
+
   /** Opens `route` in a new browser context with `wallet` injected, and connects it through the page. */
   const openConnected = (
     route: string,
@@ -126,6 +136,31 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
     const ids: bigint[] = [];
     for (let index = 0n; index < count; index++) ids.push(await license.tokenOfOwnerByIndex(owner, index));
     return ids.sort((a, b) => (a < b ? -1 : 1));
+  };
+
+  /** The Network page's "would earn now" cell of `licenseId`, in the holder's scores. */
+  const wouldEarn = (page: Page, licenseId: bigint) =>
+    page.locator(`[data-testid="your-score-row"][data-license-id="${licenseId}"] [data-testid="would-earn"]`);
+
+  /**
+   * Funds `epoch`'s reward pool with `amount` of the holder's L2 primary tokens, through the account that holds
+   * the pools' REWARDS_FUNDER_ROLE on the devnet (the deployer, `rewardsFunder` of deploy/parameters/devnetL2.json).
+   */
+  const fundRewards = async (epoch: number, amount: bigint) => {
+    const funder = new NonceManager(new Wallet(net.devnet.accounts.deployer.privateKey, l2));
+    const pools = RewardPools__factory.connect(l2Address("RewardPools"), funder);
+    expect(await pools.hasRole(await pools.REWARDS_FUNDER_ROLE(), net.devnet.accounts.deployer.address)).to.equal(true);
+    const fromHolder = PrimaryToken__factory.connect(l2Address("PrimaryToken"), new NonceManager(new Wallet(holder.privateKey, l2)));
+    await (await fromHolder.transfer(net.devnet.accounts.deployer.address, amount)).wait();
+    await (await PrimaryToken__factory.connect(l2Address("PrimaryToken"), funder).approve(l2Address("RewardPools"), amount)).wait();
+    await (await pools.fundEpochRewards(epoch, amount)).wait();
+  };
+
+  /** Moves the L2's time to `timestamp` (unix seconds; later than its latest block's) and mines a block there. */
+  const advanceL2To = async (timestamp: bigint) => {
+    const latest = await l2.getBlock("latest");
+    await l2.send("evm_increaseTime", [Math.max(0, Number(timestamp) - latest!.timestamp)]);
+    await l2.send("evm_mine", []);
   };
 
   it("connects through EIP-6963 and, on the wrong network, switches the wallet to the L2 with the add-network request", async function () {
@@ -554,18 +589,42 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
       60_000,
     );
     expect(await qosTable.locator("caption").textContent()).to.equal(`Quality of service per license, epoch ${current} (current)`);
-    // What each of the holder's licenses would earn were the epoch to end now, by today's rule (votes).
-    const rewards = VerificationRegistry__factory.connect(l2Address("VerificationRegistry"), l2);
-    for (const licenseId of holderLicenses) {
-      const [pool, totalVotes, licenseVotes] = await rewards.epochRewardInfo(current, licenseId);
-      const expected = formatAmount(totalVotes === 0n ? 0n : (pool * licenseVotes) / totalVotes);
-      const cell = page.locator(`[data-testid="your-score-row"][data-license-id="${licenseId}"] [data-testid="would-earn"]`);
-      await eventually(
-        () => cell.textContent(),
-        (shown) => shown === expected,
-        30_000,
-      );
-    }
+    // What each license would earn were the epoch to end now, with the epoch funded: its pool split by every
+    // license's weight in the API's figures (`epochPayouts`), as the page formats amounts. The holder's licenses
+    // (none that a node votes with: nothing), and, on a page of its own, the license of the first node's owner,
+    // which earns: the amounts compared are not all zero.
+    const pool = 900n * E18;
+    await fundRewards(current, pool);
+    const rewardPools = RewardPools__factory.connect(l2Address("RewardPools"), l2);
+    const ownerPage = await openConnected("/network", nodeOwnerWallet());
+    const ownerLicenses = await ownedLicenses(nodeOwner.address);
+    await eventually(
+      async () => {
+        const [settlement, api] = await Promise.all([rewardPools.settlementOf(current), apiNodes()]);
+        const problems = settlement.pool === pool ? [] : [`epoch ${current}'s pool is ${settlement.pool}, not ${pool}`];
+        if (api.epoch !== current) problems.push(`the API counts epoch ${api.epoch}, not ${current}`);
+        const { payouts } = epochPayouts(
+          api.nodes.map((node) => ({ ...node, licenseId: BigInt(node.licenseId) })),
+          settlement.pool,
+        );
+        const amountOf = (licenseId: bigint) => payouts.find((payout) => payout.licenseId === licenseId)?.amount ?? 0n;
+        if (!ownerLicenses.some((licenseId) => amountOf(licenseId) > 0n)) problems.push("the node owner's license would earn nothing");
+        for (const [shownOn, licenseIds] of [
+          [page, holderLicenses],
+          [ownerPage, ownerLicenses],
+        ] as const) {
+          for (const licenseId of licenseIds) {
+            const [shown, expected] = [await wouldEarn(shownOn, licenseId).textContent(), formatAmount(amountOf(licenseId))];
+            if (shown !== expected)
+              problems.push(`license ${licenseId} would earn "${shown}" on the page, ${expected} by the API's figures`);
+          }
+        }
+        return problems;
+      },
+      (problems) => problems.length === 0,
+      60_000,
+    );
+    await ownerPage.context().close();
 
     // The epoch ends: the job is now in a previous one. Each previous epoch the selector offers shows what
     // epochQos computes from the chain's events (read by the API's index, not the page's code) for that epoch.
@@ -608,6 +667,56 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
       );
       expect(await qosTable.locator("caption").textContent()).to.equal(`Quality of service per license, epoch ${epoch}`);
     }
+  });
+
+  it("settles an ended epoch's rewards, and claims a node owner's payout with the proof of the root the nodes voted", async function () {
+    const page = await openConnected("/network", nodeOwnerWallet());
+    const rewardPools = RewardPools__factory.connect(l2Address("RewardPools"), l2);
+    const staked = StakedToken__factory.connect(l2Address("StakedToken"), l2);
+    const ownerLicenses = await ownedLicenses(nodeOwner.address);
+    // An epoch with a pool and a job the nodes answer, the first one with the owner's license.
+    const epoch = await rewardPools.currentEpoch();
+    await fundRewards(Number(epoch), 600n * E18);
+    await openJobSeenFulfilled(page);
+
+    // Its settlement opens: the nodes vote the root of its payouts, and a quorum of their licenses accepts it.
+    await advanceL2To((await rewardPools.settlementOf(epoch)).settlementOpensAt);
+    const accepted = await eventually(
+      () => rewardPools.settlementOf(epoch),
+      (state) => state.accepted,
+      120_000,
+    );
+    // That root is the tree of the registries' events up to the settlement's boundary, as the nodes' code reads them.
+    const { tree } = await new EpochSettlements({ request: (method, params) => l2.send(method, params) }, l2Address("RewardPools")).rewards(
+      Number(epoch),
+    );
+    expect(accepted.root).to.equal(tree.root);
+    const earned = ownerLicenses.filter((licenseId) => tree.proofOf(licenseId) !== undefined);
+    expect(earned.length, "the node owner's license earned nothing in the epoch").to.be.above(0);
+
+    // The page computed the same payouts; the claim waits for the dispute period.
+    const row = page.locator(`[data-testid="reward-row"][data-epoch="${epoch}"]`);
+    const payoutOf = (licenseId: bigint) => row.locator(`[data-testid="reward-payout"][data-license-id="${licenseId}"]`);
+    const payoutText = (licenseId: bigint, claimed: boolean) => {
+      const payout = tree.proofOf(licenseId);
+      const amount = payout === undefined ? "nothing earned" : `${formatAmount(payout.amount)} (${claimed ? "claimed" : "not claimed"})`;
+      return new RegExp(`^#${licenseId}: ${amount.replace(/[.()]/g, "\\$&")}$`);
+    };
+    await waitForText(row.getByTestId("reward-status"), /^Root accepted; claims open \d/, 60_000);
+    for (const licenseId of ownerLicenses) await waitForText(payoutOf(licenseId), payoutText(licenseId, false));
+    expect(await row.getByRole("button", { name: "Claim rewards", exact: true }).isDisabled()).to.equal(true);
+    await waitForText(row.locator(".tx .hint"), /^Claims open .+, after the dispute period\.$/);
+
+    // Then the owner claims: each license's payout, staked for its owner.
+    await advanceL2To(accepted.claimsOpenAt);
+    await waitForText(row.getByTestId("reward-status"), /^Root accepted; claims open$/);
+    const before = await staked.balanceOf(nodeOwner.address);
+    await sendTransaction(row, "Claim rewards");
+    for (const licenseId of earned) expect(await rewardPools.isClaimed(epoch, licenseId)).to.equal(true);
+    const paid = earned.reduce((sum, licenseId) => sum + tree.proofOf(licenseId)!.amount, 0n);
+    expect(await staked.balanceOf(nodeOwner.address)).to.equal(before + paid);
+    for (const licenseId of earned) await waitForText(payoutOf(licenseId), payoutText(licenseId, true));
+    await waitForText(row.locator(".tx .hint"), /^Your licenses' rewards of this epoch are claimed\.$/);
   });
 
   it("renders every page at desktop and phone width with no serious accessibility violation and no sideways scrolling", async function () {

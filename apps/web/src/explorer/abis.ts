@@ -14,6 +14,7 @@ import {
   primaryTokenAbi,
   protocolGovernorAbi,
   protocolTimelockAbi,
+  rewardPoolsAbi,
   stakedTokenAbi,
   verificationRegistryAbi,
   voucherClaimsAbi,
@@ -49,6 +50,7 @@ const ABI_BY_NAME: Record<string, Abi> = {
   NodeLicense: nodeLicenseAbi,
   NodeRegistry: nodeRegistryAbi,
   VerificationRegistry: verificationRegistryAbi,
+  RewardPools: rewardPoolsAbi,
   GovernanceExecutor: governanceExecutorAbi,
   VoucherClaims: voucherClaimsAbi,
   Governor: protocolGovernorAbi,
@@ -77,6 +79,7 @@ const PREDEPLOYS: Array<[string, Address, Abi]> = [
  */
 export const ALL_ABIS: readonly Abi[] = [
   verificationRegistryAbi,
+  rewardPoolsAbi,
   nodeRegistryAbi,
   nodeLicenseAbi,
   stakedTokenAbi,

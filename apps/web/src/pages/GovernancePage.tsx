@@ -26,7 +26,8 @@ export default function GovernancePage() {
       </p>
       {addresses === undefined ? (
         <p className="error" role="alert">
-          This deployment's configuration names no governance contracts (Governor, Timelock, L1CrossDomainMessenger, GovernanceExecutor).
+          This deployment's configuration names no governance contracts (Governor, Timelock, L1CrossDomainMessenger, GovernanceExecutor), or
+          not the RewardPools contract that governance administers with the other L2 contracts.
         </p>
       ) : (
         <Governance addresses={addresses} />

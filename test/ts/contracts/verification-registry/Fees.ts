@@ -1,9 +1,9 @@
 import { expect } from "chai";
 
-import { EPOCH_DURATION, REQUEST_FEE } from "../../../helpers/protocol.ts";
-import { ethers, loadFixture, time, fixture, HOLDER, TOKEN, submit, withJob } from "./fixture.ts";
+import { REQUEST_FEE } from "../../../helpers/protocol.ts";
+import { ethers, loadFixture, fixture, HOLDER, TOKEN, submit, withJob } from "./fixture.ts";
 
-describe("VerificationRegistry: fees and epoch rewards", function () {
+describe("VerificationRegistry: fees", function () {
   describe("fees", function () {
     it("the licenses' current owners claim the fee shares in staked tokens: burned, and their backing staked for the owner", async function () {
       const { registry, primary, staked, alice, burnerA, burnerB } = await withJob();

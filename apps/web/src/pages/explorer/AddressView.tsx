@@ -12,6 +12,7 @@ import {
   nodeRegistryAbi,
   primaryTokenAbi,
   protocolTimelockAbi,
+  rewardPoolsAbi,
   stakedTokenAbi,
   verificationRegistryAbi,
 } from "../../generated/abis";
@@ -102,12 +103,8 @@ const ROLE_CONTRACTS: Array<{ chain: ChainKey; name: string; abi: Abi; roles: st
   { chain: "l2", name: "NodeLicense", abi: nodeLicenseAbi, roles: ["DEFAULT_ADMIN_ROLE"] },
   { chain: "l2", name: "NodeRegistry", abi: nodeRegistryAbi, roles: ["DEFAULT_ADMIN_ROLE", "RECORDER_ROLE"] },
   { chain: "l2", name: "StakedToken", abi: stakedTokenAbi, roles: ["DEFAULT_ADMIN_ROLE", "PROTOCOL_ROLE"] },
-  {
-    chain: "l2",
-    name: "VerificationRegistry",
-    abi: verificationRegistryAbi,
-    roles: ["DEFAULT_ADMIN_ROLE", "REWARDS_FUNDER_ROLE", "ATTESTATION_ROLE"],
-  },
+  { chain: "l2", name: "VerificationRegistry", abi: verificationRegistryAbi, roles: ["DEFAULT_ADMIN_ROLE", "ATTESTATION_ROLE"] },
+  { chain: "l2", name: "RewardPools", abi: rewardPoolsAbi, roles: ["DEFAULT_ADMIN_ROLE", "REWARDS_FUNDER_ROLE"] },
   {
     chain: "l1",
     name: "Timelock",

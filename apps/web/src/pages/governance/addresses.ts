@@ -19,14 +19,19 @@ export interface GovernanceAddresses {
   l2: GovernedContracts;
 }
 
-/** The deployment's governance addresses, or undefined when its configuration names none (all four or none, the schema says). */
+/**
+ * The deployment's governance addresses, or undefined when its configuration names none (all four or none, the
+ * schema says), or no `RewardPools`, which governance administers with the other L2 contracts (its admin
+ * handover is one of the batch's acceptances).
+ */
 export function governanceAddresses({ config }: AppSettings): GovernanceAddresses | undefined {
   const { l1, l2 } = config.contracts;
   if (
     l1.Governor === undefined ||
     l1.Timelock === undefined ||
     l1.L1CrossDomainMessenger === undefined ||
-    l2.GovernanceExecutor === undefined
+    l2.GovernanceExecutor === undefined ||
+    l2.RewardPools === undefined
   )
     return undefined;
   return {
@@ -41,6 +46,7 @@ export function governanceAddresses({ config }: AppSettings): GovernanceAddresse
       NodeLicense: l2.NodeLicense,
       NodeRegistry: l2.NodeRegistry,
       VerificationRegistry: l2.VerificationRegistry,
+      RewardPools: l2.RewardPools,
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Address } from "viem";
 import { useReadContracts } from "wagmi";
 
 import { useAppSettings } from "../../app-context";
-import { nodeLicenseAbi, nodeRegistryAbi, stakedTokenAbi, verificationRegistryAbi } from "../../generated/abis";
+import { nodeLicenseAbi, nodeRegistryAbi, rewardPoolsAbi, stakedTokenAbi, verificationRegistryAbi } from "../../generated/abis";
 import type { GovernanceAddresses } from "./addresses";
 import type { L2Rules } from "./change-drafts";
 
@@ -14,6 +14,7 @@ export function useL2Rules(addresses: GovernanceAddresses): { rules: L2Rules | u
   const verification = { address: addresses.l2.VerificationRegistry, abi: verificationRegistryAbi, chainId } as const;
   const staked = { address: addresses.l2.StakedToken, abi: stakedTokenAbi, chainId } as const;
   const license = { address: addresses.l2.NodeLicense, abi: nodeLicenseAbi, chainId } as const;
+  const rewardPools = { address: addresses.l2.RewardPools, abi: rewardPoolsAbi, chainId } as const;
   const reads = useReadContracts({
     allowFailure: false,
     contracts: [
@@ -33,6 +34,8 @@ export function useL2Rules(addresses: GovernanceAddresses): { rules: L2Rules | u
       { ...registry, functionName: "pendingDefaultAdmin" },
       { ...verification, functionName: "defaultAdmin" },
       { ...verification, functionName: "pendingDefaultAdmin" },
+      { ...rewardPools, functionName: "defaultAdmin" },
+      { ...rewardPools, functionName: "pendingDefaultAdmin" },
     ],
     // A proposal executed while the page is open changes them.
     query: { refetchInterval: 10_000 },
@@ -54,7 +57,13 @@ export function useL2Rules(addresses: GovernanceAddresses): { rules: L2Rules | u
       maxJobTimeout,
       livenessWindow,
       maxLivenessWindow,
-      admins: { StakedToken: admin(0), NodeLicense: admin(1), NodeRegistry: admin(2), VerificationRegistry: admin(3) },
+      admins: {
+        StakedToken: admin(0),
+        NodeLicense: admin(1),
+        NodeRegistry: admin(2),
+        VerificationRegistry: admin(3),
+        RewardPools: admin(4),
+      },
       executor: addresses.executor,
     },
     error: reads.error,

@@ -20,6 +20,8 @@ export interface QosView {
   /** The L2 block they were read at. */
   block: bigint;
   epochs: EpochQos[];
+  /** The events and reads they were computed from (an ended epoch's settlement is computed from them too). */
+  snapshot: QosSnapshot;
 }
 
 /** Every offered epoch's figures from one snapshot: `epochQos` on the same events for each frame. */
@@ -28,6 +30,7 @@ function viewOf(snapshot: QosSnapshot): QosView {
   return {
     block: snapshot.head.block,
     epochs: frames.map((frame, index) => ({ frame, current: index === 0, figures: epochQos(snapshot.events, frame) })),
+    snapshot,
   };
 }
 
