@@ -246,7 +246,7 @@ describe("VerificationRegistry: license fee accounts", function () {
       );
     });
 
-    it("reads a job's vote counts and epoch votes in an open account as in any other", async function () {
+    it("reads a job's vote counts and fee shares in an open account as in any other", async function () {
       const f = await loadFixture(setUpTheStacksWay);
       const holder = ethers.zeroPadValue("0x1111111111111111111111111111111111111111", 32);
       const token = ethers.zeroPadValue("0x2222222222222222222222222222222222222222", 32);
