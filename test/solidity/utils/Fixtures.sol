@@ -8,6 +8,7 @@ import { IStakedToken } from "@avn/contracts/interfaces/IStakedToken.sol";
 import { NodeLicense } from "../../../contracts/NodeLicense.sol";
 import { NodeRegistry } from "../../../contracts/NodeRegistry.sol";
 import { PrimaryToken } from "../../../contracts/PrimaryToken.sol";
+import { RewardPools } from "../../../contracts/RewardPools.sol";
 import { StakedToken } from "../../../contracts/StakedToken.sol";
 import { VerificationRegistry } from "../../../contracts/VerificationRegistry.sol";
 
@@ -47,16 +48,20 @@ abstract contract TokenFixture is Test {
     }
 }
 
-/// @notice Deploys the five contracts wired as the Protocol Ignition module wires them; the test contract
-/// is every admin. Licenses cost 1 primary token each, up
-/// to 1,000; epochs last 7 days, jobs 1 hour (the modules' defaults).
+/// @notice Deploys the protocol's contracts wired as the Protocol Ignition module wires them; the test contract
+/// is every admin and, as the module's `admin`, the reward pools' funder. Licenses cost 1 primary token each, up
+/// to 1,000; epochs last 7 days, jobs 1 hour, settlements open a day after an epoch and roots may be disputed
+/// for 3 days (the modules' defaults).
 abstract contract ProtocolFixture is TokenFixture {
     uint256 internal constant DEFAULT_EPOCH_DURATION = 7 days;
     uint256 internal constant DEFAULT_JOB_TIMEOUT = 1 hours;
+    uint256 internal constant DEFAULT_SETTLEMENT_DELAY = 1 days;
+    uint256 internal constant DEFAULT_DISPUTE_PERIOD = 3 days;
 
     NodeLicense internal license;
     NodeRegistry internal nodeRegistry;
     VerificationRegistry internal registry;
+    RewardPools internal rewardPools;
     AttestationVerifier internal verifier;
 
     function _deployProtocol(uint256 livenessWindow, uint256 requestFee, uint256 quorum) internal {
@@ -71,6 +76,8 @@ abstract contract ProtocolFixture is TokenFixture {
         );
         staked.grantRole(staked.PROTOCOL_ROLE(), address(registry));
         nodeRegistry.grantRole(nodeRegistry.RECORDER_ROLE(), address(registry));
+        rewardPools = new RewardPools(registry, DEFAULT_SETTLEMENT_DELAY, DEFAULT_DISPUTE_PERIOD, address(this), 0);
+        rewardPools.grantRole(rewardPools.REWARDS_FUNDER_ROLE(), address(this));
         verifier = new AttestationVerifier(registry);
         registry.grantRole(registry.ATTESTATION_ROLE(), address(verifier));
     }

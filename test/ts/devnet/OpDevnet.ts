@@ -164,8 +164,10 @@ describe("devnet: local OP stack", function () {
       expect(await read(l2.StakedToken, hasRole, protocolRole, l2.VerificationRegistry)).to.equal(true);
       const recorderRole = await read(l2.NodeRegistry, "function RECORDER_ROLE() view returns (bytes32)");
       expect(await read(l2.NodeRegistry, hasRole, recorderRole, l2.VerificationRegistry)).to.equal(true);
-      const funderRole = await read(l2.VerificationRegistry, "function REWARDS_FUNDER_ROLE() view returns (bytes32)");
-      expect(await read(l2.VerificationRegistry, hasRole, funderRole, deployer)).to.equal(true);
+      // The reward pools read the registry's epochs; the deployer (devnetL2.json's rewardsFunder) funds them.
+      expect(await read(l2.RewardPools, "function REGISTRY() view returns (address)")).to.equal(l2.VerificationRegistry);
+      const funderRole = await read(l2.RewardPools, "function REWARDS_FUNDER_ROLE() view returns (bytes32)");
+      expect(await read(l2.RewardPools, hasRole, funderRole, deployer)).to.equal(true);
       // Every admin role is on its way to the governance executor, which obeys only the L1 timelock; the
       // deployer keeps it until governance's first proposal accepts it.
       expect(await read(l2.GovernanceExecutor, "function L1_TIMELOCK() view returns (address)")).to.equal(deployment!.l1.Timelock);
@@ -173,7 +175,10 @@ describe("devnet: local OP stack", function () {
         "0x4200000000000000000000000000000000000007",
       );
       expect(l2.adminHandovers.map((handover) => [handover.contract, handover.newAdmin])).to.deep.equal(
-        [l2.StakedToken, l2.NodeLicense, l2.NodeRegistry, l2.VerificationRegistry].map((contract) => [contract, l2.GovernanceExecutor]),
+        [l2.StakedToken, l2.NodeLicense, l2.NodeRegistry, l2.VerificationRegistry, l2.RewardPools].map((contract) => [
+          contract,
+          l2.GovernanceExecutor,
+        ]),
       );
       expect(await read(l2.VerificationRegistry, "function defaultAdmin() view returns (address)")).to.equal(deployer);
       // The stack file's governance guardian is the one the devnet's parameter file names.

@@ -24,8 +24,12 @@ const l2 = { request: <T>(method: string, params: unknown[]) => ethers.provider.
 describe("node rewards voter: each node votes the root of an ended epoch's payouts, computed from the chain", function () {
   async function epochWithJobs() {
     const context = await loadFixture(fixture);
-    const { registry, rewardPools, admin, consumer, burnerA, burnerB, burnerC } = context;
+    const { registry, rewardPools, nodeRegistry, admin, consumer, burnerA, burnerB, burnerC } = context;
+    // A snapshot's revert keeps the clock other files moved: the next block may come epochs after the
+    // fixture's. Mine it first, read the epoch then, and have the nodes beat in it.
+    await ethers.provider.send("evm_mine", []);
     const epoch = await rewardPools.currentEpoch();
+    for (const burner of [burnerA, burnerB, burnerC]) await nodeRegistry.connect(burner)["heartbeat()"]();
     await rewardPools.connect(admin).fundEpochRewards(epoch, 600n * E18);
     // Three jobs: A and B agree on each, by commit–reveal as the nodes vote; C answers the first wrong and then stops.
     for (const jobId of [1n, 2n, 3n]) {

@@ -10,7 +10,16 @@ import { buildAstOf, nodesOf, type AstNode } from "../../helpers/solidity-ast.ts
 // build info), the module as Ignition sees it (its futures).
 
 /** The module parameters whose defaults the fixture must use (the others each test chooses: see Fixtures.sol). */
-const SHARED_DEFAULTS = ["minUnlockPeriod", "maxUnlockPeriod", "minRedemptionRate", "maxRedemptionRate", "epochDuration", "jobTimeout"];
+const SHARED_DEFAULTS = [
+  "minUnlockPeriod",
+  "maxUnlockPeriod",
+  "minRedemptionRate",
+  "maxRedemptionRate",
+  "epochDuration",
+  "jobTimeout",
+  "settlementDelay",
+  "disputePeriod",
+];
 /** The fixture's functions that deploy and wire, as module Protocol does. */
 const FIXTURE_DEPLOY_FUNCTIONS = ["_deployTokens", "_deployProtocol"];
 
