@@ -4,6 +4,7 @@ import {
   NodeLicense__factory,
   NodeRegistry__factory,
   PrimaryToken__factory,
+  RewardPools__factory,
   VerificationRegistry__factory,
 } from "../../typechain-types/index.ts";
 import { waitFor } from "../common/wait-for.ts";
@@ -26,6 +27,12 @@ export const CHALLENGER_COLLATERAL = 20_000n * E18;
 /** What the demo token holder gets: primary tokens on L1 to bridge, and some already on L2 to stake. */
 export const TOKEN_HOLDER_L1_TOKENS = 100_000n * E18;
 export const TOKEN_HOLDER_L2_TOKENS = 20_000n * E18;
+/**
+ * The epoch rewards the deployer (the devnet's `rewardsFunder`) puts in each of the current epoch's and the
+ * next ones' pools, so that the Network page and `npm run qos` show what a license would earn.
+ */
+export const REWARD_POOL_PER_EPOCH = 1_000n * E18;
+export const REWARD_EPOCHS_FUNDED = 4n;
 /** L2 ETH each burner gets for gas. */
 export const BURNER_GAS_MONEY = parseEther("1");
 const DEPOSIT_GAS_LIMIT = 200_000;
@@ -85,7 +92,7 @@ export interface NetworkSetupInput {
   contracts: {
     l1PrimaryToken: string;
     l1StandardBridge: string;
-    l2: { PrimaryToken: string; NodeLicense: string; NodeRegistry: string; VerificationRegistry: string };
+    l2: { PrimaryToken: string; NodeLicense: string; NodeRegistry: string; VerificationRegistry: string; RewardPools?: string };
   };
   operators: NodeOperator[];
   consumer: DevAccount;
@@ -112,6 +119,8 @@ export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> 
     { account: input.consumer, amount: CONSUMER_TOKENS },
   ];
   if (input.challenger !== undefined) recipients.push({ account: input.challenger, amount: CHALLENGER_COLLATERAL });
+  const rewardPools = contracts.l2.RewardPools;
+  if (rewardPools !== undefined) recipients.push({ account: input.deployer, amount: REWARD_POOL_PER_EPOCH * REWARD_EPOCHS_FUNDED });
   if (input.tokenHolder !== undefined) {
     recipients.push({ account: input.tokenHolder, amount: TOKEN_HOLDER_L2_TOKENS });
     await (await l1Token.transfer(input.tokenHolder.address, TOKEN_HOLDER_L1_TOKENS)).wait();
@@ -140,6 +149,10 @@ export async function setUpNetwork(input: NetworkSetupInput): Promise<bigint[]> 
     input.onProgress("Staking the challenger's collateral…");
     await stakeCollateral(l2, input.challenger, contracts.l2, input.challenger.address, CHALLENGER_COLLATERAL);
   }
+  if (rewardPools !== undefined) {
+    input.onProgress(`Funding the epoch rewards of the current epoch and the next ${REWARD_EPOCHS_FUNDED - 1n}…`);
+    await fundRewardPools(l2, input.deployer, { PrimaryToken: contracts.l2.PrimaryToken, RewardPools: rewardPools });
+  }
   return licenseIds;
 }
 
@@ -162,6 +175,18 @@ export async function delegateLicenses(
   const open = await Promise.all(licenseIds.map((licenseId) => registry.isLicenseAccountOpen(licenseId)));
   const closed = licenseIds.filter((_, index) => !open[index]);
   if (closed.length > 0) await (await registry.openLicenseAccounts(closed)).wait();
+}
+
+/** The funder puts `REWARD_POOL_PER_EPOCH` primary tokens in the pool of the current epoch and of each of the next ones. */
+async function fundRewardPools(l2: Provider, funder: DevAccount, contracts: { PrimaryToken: string; RewardPools: string }): Promise<void> {
+  const signer = new NonceManager(new Wallet(funder.privateKey, l2));
+  const pools = RewardPools__factory.connect(contracts.RewardPools, signer);
+  const total = REWARD_POOL_PER_EPOCH * REWARD_EPOCHS_FUNDED;
+  await (await PrimaryToken__factory.connect(contracts.PrimaryToken, signer).approve(contracts.RewardPools, total)).wait();
+  const current = await pools.currentEpoch();
+  for (let epoch = current; epoch < current + REWARD_EPOCHS_FUNDED; epoch++) {
+    await (await pools.fundEpochRewards(epoch, REWARD_POOL_PER_EPOCH)).wait();
+  }
 }
 
 /** `payer` stakes `amount` primary tokens on L2 into `consumer`'s collateral in the verification registry. */

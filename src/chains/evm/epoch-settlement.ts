@@ -1,10 +1,13 @@
-import { Interface } from "ethers";
+import { Interface, id } from "ethers";
 
 import { AvnError } from "@avn/protocol/errors";
+import { blockRanges } from "@avn/protocol/qos-logs";
 import { lastBlockBefore, settlementTree, type RewardsTree } from "@avn/protocol/rewards";
 
 import type { JsonRpc } from "./balance-slot.ts";
 import { QosIndex } from "./qos-index.ts";
+
+const LIVENESS_WINDOW_UPDATED = id("LivenessWindowUpdated(uint256,uint256)");
 
 const ABI = new Interface([
   "function REGISTRY() view returns (address)",
@@ -12,6 +15,7 @@ const ABI = new Interface([
   "function EPOCHS_START() view returns (uint256)",
   "function EPOCH_DURATION() view returns (uint256)",
   "function livenessWindow() view returns (uint256)",
+  "event LivenessWindowUpdated(uint256 oldWindow, uint256 newWindow)",
   "function settlementOf(uint256 epoch) view returns ((uint256 pool, uint256 claimed, bytes32 root, bool accepted, uint256 round, uint256 settlementOpensAt, uint256 votingClosesAt, uint256 claimsOpenAt))",
 ]);
 
@@ -101,14 +105,14 @@ export class EpochSettlements {
         this.#timestampOf(block),
       ),
     );
-    const [livenessWindow] = await this.#call(contracts.nodeRegistry, "livenessWindow", [], throughBlock);
+    const livenessWindow = await this.#livenessWindowAt(contracts.nodeRegistry, throughBlock);
     const tree = settlementTree({
       epoch,
       pool: state.pool,
       settlementOpensAt: state.settlementOpensAt,
       epochsStart: contracts.epochsStart,
       epochDuration: contracts.epochDuration,
-      livenessWindow: Number(livenessWindow),
+      livenessWindow,
       throughBlock,
       events: contracts.index.events,
     });
@@ -131,6 +135,30 @@ export class EpochSettlements {
       index,
     };
     return this.#contracts;
+  }
+
+  /**
+   * `NodeRegistry.livenessWindow()` as it was in `block`: the last `LivenessWindowUpdated` (its constructor emits
+   * the first) up to that block, so that no historical call is needed, which an RPC that keeps no archive refuses
+   * for a block days old; the call at that block only when no event is found (a registry deployed before `fromBlock`).
+   */
+  async #livenessWindowAt(nodeRegistry: string, block: number): Promise<number> {
+    let window: bigint | undefined;
+    for (const range of blockRanges(BigInt(this.#fromBlock ?? 0), BigInt(block))) {
+      const logs = await this.#rpc.request<Array<{ data: string; topics: string[] }>>("eth_getLogs", [
+        {
+          address: nodeRegistry,
+          topics: [LIVENESS_WINDOW_UPDATED],
+          fromBlock: `0x${range.fromBlock.toString(16)}`,
+          toBlock: `0x${range.toBlock.toString(16)}`,
+        },
+      ]);
+      const last = logs.at(-1);
+      if (last !== undefined) window = ABI.parseLog(last)!.args.newWindow as bigint;
+    }
+    if (window !== undefined) return Number(window);
+    const [called] = await this.#call(nodeRegistry, "livenessWindow", [], block);
+    return Number(called);
   }
 
   async #timestampOf(block: bigint): Promise<number> {
