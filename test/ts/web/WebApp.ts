@@ -593,9 +593,10 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
     // license's weight in the API's figures (`epochPayouts`), as the page formats amounts. The holder's licenses
     // (none that a node votes with: nothing), and, on a page of its own, the license of the first node's owner,
     // which earns: the amounts compared are not all zero.
-    const pool = 900n * E18;
-    await fundRewards(current, pool);
+    // The local stack funded the first epochs already (1,000 each): this adds to what the pool holds.
     const rewardPools = RewardPools__factory.connect(l2Address("RewardPools"), l2);
+    const pool = (await rewardPools.settlementOf(current)).pool + 900n * E18;
+    await fundRewards(current, 900n * E18);
     const ownerPage = await openConnected("/network", nodeOwnerWallet());
     const ownerLicenses = await ownedLicenses(nodeOwner.address);
     await eventually(
