@@ -76,7 +76,17 @@ export class RewardsVoter {
       if (licenses.length === 0) continue;
       const { tree, throughBlock } = await settlements.rewards(epoch);
       const data = REWARD_POOLS.encodeFunctionData("voteRewardsRoot", [epoch, tree.root, licenses]);
-      const { outcome } = await this.#options.sender.send("rewardsRoot", this.#options.rewardPools, data);
+      let outcome: Promise<TxOutcome>;
+      try {
+        ({ outcome } = await this.#options.sender.send("rewardsRoot", this.#options.rewardPools, data));
+      } catch (error) {
+        // Other nodes' votes may have accepted the root between the read above and this vote's gas estimate,
+        // which then reverts (`RewardPools_RootAccepted`): the network's work is done, and the L2 endpoint is
+        // not at fault, so this is no failure to fail over from.
+        if (!(await settlements.state(epoch)).accepted) throw error;
+        this.#log.info({ epoch }, "rewards root accepted by other nodes' votes before this one was sent");
+        continue;
+      }
       this.#pending.set(epoch, outcome);
       void outcome.then((result) => {
         this.#pending.delete(epoch);

@@ -43,16 +43,20 @@ describe("node rewards voter: each node votes the root of an ended epoch's payou
     return { ...context, epoch };
   }
 
-  /** A node's voter whose transactions its burner sends, as the node's sender would. */
-  function voterOf(burner: Signer, licenses: bigint[], rewardPools: string, sent: string[]) {
+  /**
+   * A node's voter whose transactions its burner sends, as the node's sender would (estimating gas first);
+   * `beforeSend` runs just before each.
+   */
+  function voterOf(burner: Signer, licenses: bigint[], rewardPools: string, sent: string[], beforeSend = async () => {}) {
     return new RewardsVoter({
       l2,
       rewardPools,
       licenses: () => licenses,
       sender: {
         send: async (kind: string, to: string, data: string) => {
-          sent.push(kind);
+          await beforeSend();
           const tx = await burner.sendTransaction({ to, data });
+          sent.push(kind);
           return { id: sent.length, outcome: tx.wait().then((): TxOutcome => "mined") };
         },
       },
@@ -106,5 +110,25 @@ describe("node rewards voter: each node votes the root of an ended epoch's payou
         .to.emit(rewardPools, "RewardsClaimed")
         .withArgs(epoch, licenseId, owner.address, amount);
     }
+  });
+
+  it("takes a root accepted by other votes between its read and its send as done, not as a failure of the L2", async function () {
+    const { rewardPools, nodeRegistry, epoch, burnerA, burnerB, burnerC } = await epochWithJobs();
+    const pools = await rewardPools.getAddress();
+    await time.increaseTo((await rewardPools.settlementOf(epoch)).settlementOpensAt);
+    for (const burner of [burnerA, burnerB, burnerC]) await nodeRegistry.connect(burner)["heartbeat()"]();
+    const sent: string[] = [];
+    const [a, b] = [voterOf(burnerA, [1n], pools, sent), voterOf(burnerB, [2n], pools, sent)];
+    // C reads the settlement open and unaccepted; A and B's votes accept the root before C sends its own.
+    const c = voterOf(burnerC, [3n], pools, sent, async () => {
+      await a.vote();
+      await b.vote();
+    });
+    // C's send fails on the accepted root (`RewardPools_RootAccepted`): the pass ends without a vote, and
+    // without the error that would make the node fail over to another L2 endpoint.
+    expect(await c.vote()).to.deep.equal([]);
+    expect((await rewardPools.settlementOf(epoch)).accepted).to.equal(true);
+    expect(await rewardPools.hasVotedRoot(epoch, 3n)).to.equal(false);
+    expect(sent).to.deep.equal(["rewardsRoot", "rewardsRoot"]);
   });
 });
