@@ -52,6 +52,14 @@ export const NETWORK_TEST_FOLDERS = ["web", "bridge", "devnet", "sdk"];
  * the operator's scripts in child processes), beside the two others while they wait on their chains.
  */
 export const REHEARSAL_TEST_FOLDERS = ["rehearsal"];
+/**
+ * The fourth, after the rehearsal in its lane: the quality-of-service network end to end (four node processes
+ * through a whole reward epoch on a devnet of its own, about four minutes of mostly waiting on L2 blocks).
+ * Alone in the "services" or "network" process it would make that one the last to end by that much; after
+ * the rehearsal (the shortest) the group ends about when "services" does. Its own process, not the rehearsal's,
+ * because it deploys the contracts it runs, so it collects coverage like the first two.
+ */
+export const QOS_TEST_FOLDERS = ["qos"];
 
 /** The mocha test files of one of the mocha processes, relative to the root, in Hardhat's order. */
 export function mochaFiles(half, testsDir = path.join(root, "test", "ts")) {
@@ -63,6 +71,7 @@ export function mochaFiles(half, testsDir = path.join(root, "test", "ts")) {
     const folder = file.split("/")[0];
     if (NETWORK_TEST_FOLDERS.includes(folder)) return "network";
     if (REHEARSAL_TEST_FOLDERS.includes(folder)) return "rehearsal";
+    if (QOS_TEST_FOLDERS.includes(folder)) return "qos";
     return "services";
   };
   return files.filter((file) => processOf(file) === half).map((file) => `test/ts/${file}`);
@@ -80,7 +89,7 @@ export const MOCHA_COVERAGE_DATA = "coverage/data/mocha";
  * One mocha process's command. None builds: they run side by side, and every build saves Hardhat's compile
  * cache through one temporary file (two processes saving it at once fail with ENOENT on its rename) and
  * rewrites typechain-types/, which the other reads. The build phases before them made everything they run on.
- * The two that run contracts collect coverage on the instrumented build of `build:coverage`, each into a data
+ * The three that run contracts collect coverage on the instrumented build of `build:coverage`, each into a data
  * file of its own; `coverage:report` reports once after them. The rehearsal runs no contract in its own
  * process (its devnet and the operator's scripts are child processes, on a copy of the project): no coverage.
  */
@@ -129,13 +138,15 @@ export const PHASES = [
     together: "checks",
     lane: "solidity",
   },
-  // The mocha tests, in three processes side by side: most of their time is spent waiting on chains' blocks
+  // The mocha tests, in three lanes side by side: most of their time is spent waiting on chains' blocks
   // and on servers (one core's worth of work at most each). The files that use devnets of the OP stack (the
-  // web app, the bridge, the devnet's own tests) in one, the rehearsal of the live deployment in another,
-  // the rest in the third. None builds (mochaCommand); two save coverage data, reported by coverage:report.
+  // web app, the bridge, the devnet's own tests) in one, the rehearsal of the live deployment and then the
+  // quality-of-service network (each on a devnet of its own) in another, the rest in the third. None builds
+  // (mochaCommand); all but the rehearsal save coverage data, reported by coverage:report.
   { name: "test:mocha:network", command: mochaCommand("network"), together: "mocha" },
   { name: "test:mocha:services", command: mochaCommand("services"), together: "mocha" },
-  { name: "test:mocha:rehearsal", command: mochaCommand("rehearsal"), together: "mocha" },
+  { name: "test:mocha:rehearsal", command: mochaCommand("rehearsal"), together: "mocha", lane: "own-devnets" },
+  { name: "test:mocha:qos", command: mochaCommand("qos"), together: "mocha", lane: "own-devnets" },
   // The node's container image, beside the mocha processes on the core they leave idle (its build mostly
   // waits on the disk and the network): the end-to-end suite that runs it (test/ts/e2e/node-image-suite.ts)
   // waits for this build when it gets there first, and then finds the image up to date.

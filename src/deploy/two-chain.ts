@@ -15,6 +15,11 @@ export interface DeploymentOptions {
   ignitionConfig?: Partial<DeployConfig>;
   /** Show Ignition's progress display (for people at a terminal). */
   displayUi?: boolean;
+  /**
+   * Parameters set over the parameter file's (a test's devnet shortens the epoch and the liveness window);
+   * an account parameter is still checked.
+   */
+  parameterOverrides?: Record<string, string | bigint>;
 }
 
 /** Ignition settings for a local devnet: no reorgs to wait out, blocks every 2 s or faster. */
@@ -55,7 +60,7 @@ export interface L2Deployment {
 
 /** Deploys module L1 (the primary token and its governor and timelock) with the network's parameters. */
 export async function deployL1(connection: NetworkConnection, options: DeploymentOptions = {}): Promise<L1Deployment> {
-  const parameters = await loadParameters(options.parametersNetwork ?? connection.networkName, "L1");
+  const parameters = await loadParameters(options.parametersNetwork ?? connection.networkName, "L1", options.parameterOverrides);
   const { primary, governor, timelock } = await connection.ignition.deploy(L1Module, {
     parameters,
     deploymentId: options.deploymentId,
@@ -72,7 +77,10 @@ export async function deployL1(connection: NetworkConnection, options: Deploymen
  * `placeUnderGovernance` in `src/devnet/governance-setup.ts` passes it).
  */
 export async function deployL2(connection: NetworkConnection, links: L1Links, options: DeploymentOptions = {}): Promise<L2Deployment> {
-  const parameters = await loadParameters(options.parametersNetwork ?? connection.networkName, "L2", { ...links });
+  const parameters = await loadParameters(options.parametersNetwork ?? connection.networkName, "L2", {
+    ...options.parameterOverrides,
+    ...links,
+  });
   const deployed = await connection.ignition.deploy(L2Module, {
     parameters,
     deploymentId: options.deploymentId,

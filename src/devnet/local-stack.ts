@@ -208,11 +208,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 /**
  * Deploys modules L1 and L2 on a running devnet with its parameter files. `deploymentIds` name the
  * Ignition journals (default `chain-900` / `chain-901`, the devnet's own); tests and benchmarks pass
- * ids of their own so that a running `npm start` is never touched.
+ * ids of their own so that a running `npm start` is never touched. `l2Parameters` are set over module L2's
+ * parameter file (a test's network with a short epoch).
  */
 export async function deployOnDevnet(
   devnet: { l1: { rpcUrl: string }; l2: { rpcUrl: string } },
   deploymentIds: { l1?: string; l2?: string } = {},
+  l2Parameters: Record<string, string | bigint> = {},
 ): Promise<{ l1PrimaryToken: string; l1: L1Deployment; l2: L2Deployment }> {
   const l1Connection = await network.create({ network: "devnetL1", override: { url: devnet.l1.rpcUrl } });
   const l2Connection = await network.create({ network: "devnetL2", override: { url: devnet.l2.rpcUrl } });
@@ -220,7 +222,12 @@ export async function deployOnDevnet(
   try {
     const l1 = await deployL1(l1Connection, { ...common, parametersNetwork: "devnetL1", deploymentId: deploymentIds.l1 });
     const links = { l1PrimaryToken: l1.PrimaryToken, l1Timelock: l1.Timelock };
-    const l2 = await deployL2(l2Connection, links, { ...common, parametersNetwork: "devnetL2", deploymentId: deploymentIds.l2 });
+    const l2 = await deployL2(l2Connection, links, {
+      ...common,
+      parametersNetwork: "devnetL2",
+      deploymentId: deploymentIds.l2,
+      parameterOverrides: l2Parameters,
+    });
     return { l1PrimaryToken: l1.PrimaryToken, l1, l2 };
   } finally {
     await l1Connection.close();

@@ -15,6 +15,7 @@ import { CHALLENGER_ROLE } from "@avn/protocol/qos";
 import { spawnApiService } from "./api-service.ts";
 import { seedChallengeHoldings } from "./challenge-holdings.ts";
 import { startStackChallenger } from "./stack-challenger.ts";
+import type { ChallengeTarget } from "../challenger/challenger.ts";
 import { startL1HashRecorder, type L1HashRecorder } from "./l1-hash-recorder.ts";
 import { startRedisServer } from "./redis-server.ts";
 import { loadOrCreateBurner } from "../node/burner.ts";
@@ -38,7 +39,8 @@ import type { StackFile } from "../common/stack-file.ts";
 
 /** anvil development accounts by role (0 deploys, 9 proposes outputs: see DEVNET_ACCOUNTS). */
 export const NETWORK_ACCOUNTS = {
-  nodeOwners: [1, 2, 3],
+  /** The owners of the nodes' licenses, in order: the local stack runs the first three nodes. */
+  nodeOwners: [1, 2, 3, 6],
   consumer: 4,
   tokenHolder: 5,
   demoHolder: 7,
@@ -47,6 +49,8 @@ export const NETWORK_ACCOUNTS = {
   l1HashKeeper: 11,
   challenger: 12,
 } as const;
+/** The nodes `npm start` runs; a test may run up to `NETWORK_ACCOUNTS.nodeOwners.length`. */
+export const DEFAULT_NODE_COUNT = 3;
 /** L2 ether the demo collector gets for its claims (the account is past anvil's ten funded ones). */
 const COLLECTOR_L2_ETHER = 10n ** 18n;
 /** The example game: a verified balance of at least this much of the demo ERC-20 earns an item. */
@@ -81,9 +85,12 @@ export interface VerificationNetworkInput {
   };
   /** Port of the API (0 = any free port). */
   apiPort: number;
+  /** How many nodes (default `DEFAULT_NODE_COUNT`, at most `NETWORK_ACCOUNTS.nodeOwners.length`). */
   nodeCount?: number;
   /** Extra environment for the nodes (tests shorten intervals). */
   nodeEnv?: Record<string, string>;
+  /** Extra environment for one node, by index, over `nodeEnv` (a test gives one node sources of its own). */
+  nodeEnvs?: ReadonlyArray<Record<string, string> | undefined>;
   /** Extra environment for the API (benchmarks lift the demo key's rate limit). */
   apiEnv?: Record<string, string>;
   /**
@@ -99,7 +106,11 @@ export interface VerificationNetworkInput {
    * time between bursts, over challenge holdings of its own. Its account must already hold CHALLENGER_ROLE
    * (the local stack's first governance proposal grants it). None by default: the tests' jobs stay theirs.
    */
-  challenger?: { meanIntervalSeconds: number };
+  challenger?: {
+    meanIntervalSeconds: number;
+    /** The source chains its challenge holdings are on (default both). */
+    chains?: ReadonlyArray<ChallengeTarget["chain"]>;
+  };
   /** Called once a node has been restarted and `stack.nodes` holds its new `pid` (the local stack rewrites its file). */
   onNodeRestarted?: () => Promise<void>;
 }
@@ -131,7 +142,9 @@ export interface VerificationNetwork {
  */
 export async function startVerificationNetwork(input: VerificationNetworkInput): Promise<VerificationNetwork> {
   const { onProgress } = input;
-  const nodeCount = input.nodeCount ?? NETWORK_ACCOUNTS.nodeOwners.length;
+  const nodeCount = input.nodeCount ?? DEFAULT_NODE_COUNT;
+  if (nodeCount < 1 || nodeCount > NETWORK_ACCOUNTS.nodeOwners.length)
+    throw new Error(`nodeCount must be 1 to ${NETWORK_ACCOUNTS.nodeOwners.length} (the node owners' accounts); it is ${nodeCount}`);
   await rm(input.workDir, { recursive: true, force: true });
   const l1 = devnetProvider(input.l1.rpcUrl, input.l1.chainId);
   const l2 = devnetProvider(input.l2.rpcUrl, input.l2.chainId);
@@ -291,6 +304,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       REWARD_POOLS: input.contracts.l2.RewardPools,
       LOG_LEVEL: "info",
       ...input.nodeEnv,
+      ...input.nodeEnvs?.[index],
     });
     const spawnNode = (index: number) =>
       spawnCircuitNode(
@@ -328,7 +342,9 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
             key: challenger.privateKey,
             l2RpcUrl: input.l2.rpcUrl,
             verificationRegistry: input.contracts.l2.VerificationRegistry,
-            targets: await seedChallengeHoldings(new NonceManager(new Wallet(input.deployer.privateKey, l1)), ledger),
+            targets: (await seedChallengeHoldings(new NonceManager(new Wallet(input.deployer.privateKey, l1)), ledger)).filter(
+              (target) => input.challenger?.chains?.includes(target.chain) ?? true,
+            ),
             meanIntervalSeconds: input.challenger.meanIntervalSeconds,
             onProgress,
           });

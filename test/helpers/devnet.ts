@@ -28,9 +28,11 @@ export interface TestDevnet {
 /**
  * A devnet of its own for a test file, in a temporary state directory; with `deploy`, modules L1 and L2
  * are deployed on it with the devnet parameter files under deployment ids of their own (so a running
- * `npm start` and its journals are never touched).
+ * `npm start` and its journals are never touched), and `l2Parameters` over module L2's parameter file.
  */
-export async function startTestDevnet(options: Partial<OpDevnetOptions> & { deploy?: boolean } = {}): Promise<TestDevnet> {
+export async function startTestDevnet(
+  options: Partial<OpDevnetOptions> & { deploy?: boolean; l2Parameters?: Record<string, string | bigint> } = {},
+): Promise<TestDevnet> {
   const stateDir = await mkdtemp(path.join(tmpdir(), "devnet-test-"));
   // Under `hardhat test --coverage` the contracts deployed here are the instrumented ones, above the
   // 24 KiB limit that the devnet otherwise keeps like the live chains.
@@ -60,7 +62,7 @@ export async function startTestDevnet(options: Partial<OpDevnetOptions> & { depl
     if (options.deploy) {
       const suffix = path.basename(stateDir);
       deploymentIds.push(`test-l1-${suffix}`, `test-l2-${suffix}`);
-      deployment = await deployOnDevnet(devnet, { l1: deploymentIds[0], l2: deploymentIds[1] });
+      deployment = await deployOnDevnet(devnet, { l1: deploymentIds[0], l2: deploymentIds[1] }, options.l2Parameters);
     }
     const bridgeNetwork: BridgeNetwork = {
       name: "devnet",

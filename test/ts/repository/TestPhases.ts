@@ -258,36 +258,51 @@ console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
     expect(() => requireService(fakeContext("alone"), THING, {})).to.throw(Skipped);
   });
 
-  it("splits the mocha test files between its three processes: every file in exactly one, the named folders whole", async function () {
-    const { mochaFiles, NETWORK_TEST_FOLDERS, REHEARSAL_TEST_FOLDERS, PHASES } = (await import(runner)) as {
+  it("splits the mocha test files between its four processes: every file in exactly one, the named folders whole", async function () {
+    const { mochaFiles, NETWORK_TEST_FOLDERS, REHEARSAL_TEST_FOLDERS, QOS_TEST_FOLDERS, PHASES } = (await import(runner)) as {
       mochaFiles: (half: string, testsDir?: string) => string[];
       NETWORK_TEST_FOLDERS: string[];
       REHEARSAL_TEST_FOLDERS: string[];
+      QOS_TEST_FOLDERS: string[];
       PHASES: Array<{ name: string; command: string; together?: string; lane?: string }>;
     };
     const dir = await mkdtemp(path.join(tmpdir(), "avn-mocha-files-"));
     try {
-      for (const file of ["web/A.ts", "web/helpers/b.ts", "bridge/C.ts", "api/D.ts", "e2e/E.ts", "web.ts", "notes.md", "rehearsal/F.ts"]) {
+      for (const file of [
+        "web/A.ts",
+        "web/helpers/b.ts",
+        "bridge/C.ts",
+        "api/D.ts",
+        "e2e/E.ts",
+        "web.ts",
+        "notes.md",
+        "rehearsal/F.ts",
+        "qos/G.ts",
+      ]) {
         await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
         await writeFile(path.join(dir, file), "");
       }
       expect(mochaFiles("network", dir)).to.deep.equal(["test/ts/bridge/C.ts", "test/ts/web/A.ts", "test/ts/web/helpers/b.ts"]);
       expect(mochaFiles("services", dir)).to.deep.equal(["test/ts/api/D.ts", "test/ts/e2e/E.ts", "test/ts/web.ts"]);
       expect(mochaFiles("rehearsal", dir)).to.deep.equal(["test/ts/rehearsal/F.ts"]);
+      expect(mochaFiles("qos", dir)).to.deep.equal(["test/ts/qos/G.ts"]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-    // On this repository: the processes partition test/ts, each named folder exists, all three run together.
+    // On this repository: the processes partition test/ts, each named folder exists, all four run together
+    // (the rehearsal and the quality-of-service network one after the other, in one lane).
     const network = mochaFiles("network");
     const services = mochaFiles("services");
     const rehearsal = mochaFiles("rehearsal");
+    const qos = mochaFiles("qos");
     const all = (await readdir(path.join(projectRoot, "test", "ts"), { recursive: true })).filter((file) => file.endsWith(".ts"));
-    expect([...network, ...services, ...rehearsal].sort()).to.deep.equal(
+    expect([...network, ...services, ...rehearsal, ...qos].sort()).to.deep.equal(
       all.map((file) => `test/ts/${file.split(path.sep).join("/")}`).sort(),
     );
     for (const [files, folders] of [
       [network, NETWORK_TEST_FOLDERS],
       [rehearsal, REHEARSAL_TEST_FOLDERS],
+      [qos, QOS_TEST_FOLDERS],
     ])
       for (const folder of folders)
         expect(
@@ -295,14 +310,16 @@ console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
           folder,
         ).to.equal(true);
     const phases = PHASES.filter((phase) => phase.name.startsWith("test:mocha"));
-    expect(phases.map((phase) => [phase.name, phase.together])).to.deep.equal([
-      ["test:mocha:network", "mocha"],
-      ["test:mocha:services", "mocha"],
-      ["test:mocha:rehearsal", "mocha"],
+    expect(phases.map((phase) => [phase.name, phase.together, phase.lane])).to.deep.equal([
+      ["test:mocha:network", "mocha", undefined],
+      ["test:mocha:services", "mocha", undefined],
+      ["test:mocha:rehearsal", "mocha", "own-devnets"],
+      ["test:mocha:qos", "mocha", "own-devnets"],
     ]);
     expect(phases[0].command).to.contain(" test/ts/web/WebApp.ts").and.not.contain("test/ts/e2e/");
     expect(phases[1].command).to.contain(" test/ts/e2e/VerificationNetwork.ts").and.not.contain("test/ts/web/");
-    expect(phases[2].command).to.contain(" test/ts/rehearsal/Rehearsal.ts").and.not.contain("test/ts/e2e/");
+    expect(phases[2].command).to.contain(" test/ts/rehearsal/Rehearsal.ts").and.not.contain("test/ts/e2e/").and.not.contain("--coverage");
+    expect(phases[3].command).to.contain(" test/ts/qos/QosNetwork.ts").and.contain("--coverage").and.not.contain("test/ts/e2e/");
     // The rehearsal's copy is made in the build's lane, after the plain build and before the coverage build.
     const names = PHASES.map((phase) => phase.name);
     const copy = PHASES.find((phase) => phase.name === "rehearsal:copy");
@@ -336,12 +353,17 @@ console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
     }
     for (const [group, lanes] of groups) expect([...lanes.values()], `group "${group}": lanes that build`).to.have.lengthOf(1);
     const mocha = PHASES.filter((phase) => phase.together === "mocha");
-    expect(mocha.map((phase) => phase.name)).to.include.members(["test:mocha:network", "test:mocha:services", "test:mocha:rehearsal"]);
+    expect(mocha.map((phase) => phase.name)).to.include.members([
+      "test:mocha:network",
+      "test:mocha:services",
+      "test:mocha:rehearsal",
+      "test:mocha:qos",
+    ]);
     for (const phase of mocha) expect(runsHardhatBuild(phase.command, scripts), phase.name).to.equal(false);
     // The coverage they collect is reported once, after them.
     const names = PHASES.map((phase) => phase.name);
     expect(names.indexOf("coverage:report"))
-      .to.be.greaterThan(names.indexOf("test:mocha:rehearsal"))
+      .to.be.greaterThan(names.indexOf("test:mocha:qos"))
       .and.lessThan(names.indexOf("check-coverage"));
   });
 
