@@ -39,6 +39,7 @@ export function syntheticEpoch(scale: QosScale): { events: QosEvents; frame: Epo
     challengers: [],
     commits: [],
     reveals: [],
+    attestations: [],
   };
   operators.forEach((operator, index) => events.delegations.push({ block: 0, logIndex: index, licenseId: BigInt(index + 1), operator }));
   // One block a second: an event's block is its second since the epoch's start.

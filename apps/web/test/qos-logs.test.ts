@@ -108,6 +108,7 @@ describe("the QoS events from the registries' encoded logs", () => {
       challengers: [],
       commits: [{ ...at(13, 9), operator: OPERATOR.toLowerCase(), commitment: pad("0xc1") }],
       reveals: [{ ...at(14, 10), operator: OPERATOR.toLowerCase(), commitment: pad("0xc1"), transactionIndex: 0 }],
+      attestations: [],
     } satisfies QosEvents);
   });
 

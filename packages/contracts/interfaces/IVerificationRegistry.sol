@@ -157,7 +157,7 @@ interface IVerificationRegistry {
     );
 
     /// @notice Emitted when the attestation verifier records a verified attestation for `payer`, who paid
-    /// `fee` to the signing licenses.
+    /// `fee` to the signing licenses `licenseIds` (what the network's quality-of-service figures count).
     event AttestationRecorded(
         address indexed payer,
         uint8 chain,
@@ -167,7 +167,8 @@ interface IVerificationRegistry {
         bytes32 queryResultHash,
         uint64 sourceBlock,
         uint64 issuedAt,
-        uint256 fee
+        uint256 fee,
+        uint256[] licenseIds
     );
 
     /// @notice Emitted when an expired job's fee returns to the requester's collateral.

@@ -16,6 +16,7 @@ import {
 import { IgnoreReason } from "./constants.ts";
 import {
   CHALLENGER_ROLE,
+  type AttestationEvent,
   type ChallengerEvent,
   type CommitEvent,
   type DelegationEvent,
@@ -42,6 +43,7 @@ export const QOS_EVENTS = parseAbi([
   "event SubmissionIgnored(uint256 indexed jobId, address indexed operator, uint8 reason)",
   "event ResultsCommitted(address indexed operator, bytes32 indexed commitment)",
   "event ResultsRevealed(address indexed operator, bytes32 indexed commitment)",
+  "event AttestationRecorded(address indexed payer, uint8 chain, bytes32 owner, bytes32 asset, uint256 balance, bytes32 queryResultHash, uint64 sourceBlock, uint64 issuedAt, uint256 fee, uint256[] licenseIds)",
   "event VerificationFulfilled(uint256 indexed jobId, uint8 chain, bytes32 owner, bytes32 asset, uint256 balance, bytes32 queryResultHash, uint64 sourceBlock)",
   "event QosReported(address indexed operator, uint256 indexed licenseId, uint256 indexed epoch, (uint64 epoch, uint32 apiProbes, uint32 apiCorrect, uint32 apiErrors, uint32 apiLatencyP50Ms, uint32 apiLatencyP95Ms, uint32 evmSourceLatencyP50Ms, uint32 svmSourceLatencyP50Ms, uint32 evmHeadLagSeconds) report)",
 ]);
@@ -88,6 +90,7 @@ export function qosEventsOf(logs: readonly QosLog[], timestamps: ReadonlyMap<big
     challengers: [] as ChallengerEvent[],
     commits: [] as CommitEvent[],
     reveals: [] as RevealEvent[],
+    attestations: [] as AttestationEvent[],
   };
   for (const log of logs) {
     if (log.removed) continue;
@@ -134,6 +137,9 @@ export function qosEventsOf(logs: readonly QosLog[], timestamps: ReadonlyMap<big
           commitment: log.args.commitment.toLowerCase(),
           transactionIndex: log.transactionIndex,
         });
+        break;
+      case "AttestationRecorded":
+        events.attestations.push({ ...at, issuedAt: Number(log.args.issuedAt), licenseIds: log.args.licenseIds });
         break;
       case "SubmissionIgnored":
         if (log.args.reason === IgnoreReason.jobFinalized) {
@@ -195,6 +201,7 @@ export function mergeQosEvents(earlier: QosEvents, later: QosEvents): QosEvents 
     challengers: earlier.challengers.concat(later.challengers),
     commits: (earlier.commits ?? []).concat(later.commits ?? []),
     reveals: (earlier.reveals ?? []).concat(later.reveals ?? []),
+    attestations: (earlier.attestations ?? []).concat(later.attestations ?? []),
   };
 }
 
@@ -220,6 +227,8 @@ export function pruneQosEvents(events: QosEvents, timestamp: number): QosEvents 
     challengers: events.challengers,
     commits: fromFirstKept(events.commits),
     reveals: fromFirstKept(events.reveals),
+    // Counted by the time they were issued: an attestation is recorded at most an hour after it.
+    attestations: (events.attestations ?? []).filter((event) => event.issuedAt >= timestamp),
   };
 }
 
@@ -236,5 +245,6 @@ export function qosEventsThrough(events: QosEvents, block: number): QosEvents {
     challengers: through(events.challengers),
     commits: through(events.commits ?? []),
     reveals: through(events.reveals ?? []),
+    attestations: through(events.attestations ?? []),
   };
 }

@@ -93,6 +93,15 @@ export interface LateAnswerEvent extends ChainPosition {
   operator: string;
 }
 
+/**
+ * `VerificationRegistry.AttestationRecorded`: an attested answer recorded on-chain, signed by `licenseIds`.
+ * It counts for the epoch of `issuedAt`, when the licenses signed it (it is recorded at most an hour later).
+ */
+export interface AttestationEvent extends ChainPosition {
+  issuedAt: number;
+  licenseIds: readonly bigint[];
+}
+
 /** `VerificationRegistry.VerificationFulfilled`: the answer the quorum agreed on, as the votes hash it. */
 export interface FinalizedEvent extends ChainPosition {
   jobId: bigint;
@@ -111,6 +120,8 @@ export interface QosEvents {
   /** Commit–reveal voting (none before the nodes used it). */
   commits?: readonly CommitEvent[];
   reveals?: readonly RevealEvent[];
+  /** Attested answers recorded on-chain (none before the registry named their signers). */
+  attestations?: readonly AttestationEvent[];
 }
 
 /** The epoch the figures are for, and the chain's time now (unix seconds). */
@@ -164,6 +175,11 @@ export interface LicenseQos {
   challengeJobsAsked: number;
   challengeJobsAnswered: number;
   challengeMedianVoteDelayBlocks: number;
+  /**
+   * Attested answers issued in the epoch and recorded on-chain with a signature of the license: published,
+   * not scored nor paid (docs/verification.md says why).
+   */
+  attestations: number;
   scoreBps: number;
 }
 
@@ -216,7 +232,8 @@ type Replayed =
   | { kind: "finalized"; event: FinalizedEvent }
   | { kind: "challenger"; event: ChallengerEvent }
   | { kind: "commit"; event: CommitEvent }
-  | { kind: "reveal"; event: RevealEvent };
+  | { kind: "reveal"; event: RevealEvent }
+  | { kind: "attestation"; event: AttestationEvent };
 
 type ReplayedLists = { [Kind in Replayed["kind"]]: readonly Extract<Replayed, { kind: Kind }>["event"][] };
 
@@ -270,6 +287,7 @@ export class QosReplay {
   readonly #challengeAsked: number[] = [];
   readonly #answeredCount: number[] = [];
   readonly #challengeAnswered: number[] = [];
+  readonly #attestations: number[] = [];
   readonly #votes: Array<{
     count: number;
     agreed: number;
@@ -312,6 +330,7 @@ export class QosReplay {
       challenger: sorted(events.challengers),
       commit: sorted(events.commits ?? []),
       reveal: sorted(events.reveals ?? []),
+      attestation: sorted(events.attestations ?? []),
     });
     for (const item of replay) this.#applyOne(item);
     return this;
@@ -354,6 +373,7 @@ export class QosReplay {
         challengeJobsAsked: this.#challengeAsked[license],
         challengeJobsAnswered: this.#challengeAnswered[license],
         challengeMedianVoteDelayBlocks: lowerMedian(tally.challengeDelays),
+        attestations: this.#attestations[license],
         ...figures,
         scoreBps: scoreBps(figures),
       });
@@ -462,6 +482,11 @@ export class QosReplay {
         this.#pendingVotes.delete(request);
         return;
       }
+      case "attestation": {
+        if (!inEpoch(item.event.issuedAt)) return;
+        for (const licenseId of item.event.licenseIds) this.#attestations[this.#licenseOf(licenseId)]++;
+        return;
+      }
       case "late": {
         // Only an answer sent beside the finalizing votes (mined in their block) was in time; one sent
         // after the job was decided (a node resuming from a pause) answers nothing anyone waited for.
@@ -512,6 +537,7 @@ export class QosReplay {
       this.#challengeAsked.push(0);
       this.#answeredCount.push(0);
       this.#challengeAnswered.push(0);
+      this.#attestations.push(0);
       this.#votes.push({ count: 0, agreed: 0, points: 0, disagreed: 0, delays: [], challengeDelays: [] });
     }
     return index;

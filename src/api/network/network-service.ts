@@ -32,6 +32,8 @@ export interface NetworkNode {
   challengeJobsAsked: number;
   challengeJobsAnswered: number;
   challengeMedianVoteDelayBlocks: number;
+  /** Attested answers issued in the epoch and recorded on-chain with the license's signature. */
+  attestations: number;
 }
 
 /** `GET /api/network/nodes`. */
@@ -213,6 +215,7 @@ export function toNetworkNode(figures: LicenseQos): NetworkNode {
     challengeJobsAsked: figures.challengeJobsAsked,
     challengeJobsAnswered: figures.challengeJobsAnswered,
     challengeMedianVoteDelayBlocks: figures.challengeMedianVoteDelayBlocks,
+    attestations: figures.attestations,
   };
 }
 

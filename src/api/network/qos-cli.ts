@@ -191,5 +191,6 @@ function printLicense(figures: LicenseQos, nodes: NetworkNodes, print: (line: st
   print(
     `  capacity       ${figures.challengeJobsAnswered} of ${figures.challengeJobsAsked} challenge jobs answered, median ${figures.challengeMedianVoteDelayBlocks} blocks from request to vote`,
   );
+  print(`  attestations   ${figures.attestations} attested answers recorded on-chain with its signature (published, not paid)`);
   print(`  score          ${percent(figures.scoreBps)}${figures.disagreed >= 2 ? " (two wrong answers in the epoch: 0)" : ""}`);
 }

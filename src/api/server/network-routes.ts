@@ -29,6 +29,10 @@ const nodeSchema = {
     },
     challengeJobsAnswered: integer,
     challengeMedianVoteDelayBlocks: integer,
+    attestations: {
+      ...integer,
+      description: "Attested answers issued in the epoch and recorded on-chain with the license's signature (published, not paid)",
+    },
   },
   required: [
     "licenseId",
@@ -47,6 +51,7 @@ const nodeSchema = {
     "challengeJobsAsked",
     "challengeJobsAnswered",
     "challengeMedianVoteDelayBlocks",
+    "attestations",
   ],
 } as const;
 

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 
-import { formatUnits } from "ethers";
+import { formatUnits, ZeroHash, zeroPadValue } from "ethers";
 
 import { CHALLENGER_ROLE } from "@avn/protocol/qos";
 import { epochPayouts } from "@avn/protocol/rewards";
@@ -78,7 +78,14 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
   }
 
   it("publishes uptime, participation, accuracy, delay and score as the chain recorded them, as JSON integers", async function () {
-    const { registry, start, epoch, burnerA, burnerC } = await tenWindows();
+    const { registry, start, epoch, admin, outsider, consumer, burnerA, burnerC } = await tenWindows();
+    // An attested answer recorded on-chain (through the registry's entry for its attestation verifier),
+    // signed by A's and C's licenses: counted for each of them, not for B.
+    await registry.connect(admin).grantRole(await registry.ATTESTATION_ROLE(), outsider.address);
+    const attested = { chain: 0, owner: zeroPadValue(HOLDER, 32), asset: zeroPadValue(TOKEN, 32), balance: RIGHT, sourceBlock: 1n };
+    await registry
+      .connect(outsider)
+      .recordAttestedResult(consumer.address, { ...attested, queryResultHash: ZeroHash, issuedAt: await time.latest() }, [1n, 3n]);
     const network = new NetworkService({ l2, verificationRegistry: await registry.getAddress() });
     api = await startTestApi(NO_SOURCES, { network });
     api.metrics.publishNetwork(network);
@@ -106,6 +113,7 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
       challengeJobsAsked: 0,
       challengeJobsAnswered: 0,
       challengeMedianVoteDelayBlocks: 0,
+      attestations: 1,
     });
     // B: beats in 6 windows of 10; live for the jobs of windows 0 to 5, it answered 5 of those 6; its votes
     // came three blocks after the request (still on time). Score: 0.6 × 0.8333 × 1 × 1.
@@ -127,6 +135,7 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
       challengeJobsAsked: 0,
       challengeJobsAnswered: 0,
       challengeMedianVoteDelayBlocks: 0,
+      attestations: 0,
     });
     // The same figures on /metrics, for Prometheus.
     const metrics = await (await fetch(`${api.baseUrl}/metrics`)).text();
@@ -151,6 +160,7 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
       challengeJobsAsked: 0,
       challengeJobsAnswered: 0,
       challengeMedianVoteDelayBlocks: 0,
+      attestations: 1,
     });
   });
 

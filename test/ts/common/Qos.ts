@@ -3,6 +3,8 @@ import { expect } from "chai";
 import { id } from "ethers";
 
 import { CHALLENGER_ROLE, epochQos, QosReplay, scoreBps, timelinessBps, type EpochFrame, type QosEvents } from "@avn/protocol/qos";
+import { decodeQosLogs, QOS_EVENTS, qosEventsOf } from "@avn/protocol/qos-logs";
+import { encodeAbiParameters, pad, parseAbiParameters, toEventSelector } from "viem";
 
 import { syntheticEpoch } from "../../../src/bench/qos-figures.ts";
 
@@ -164,6 +166,58 @@ describe("QoS figures and score (@avn/protocol/qos)", function () {
     const early = epochQos(events, { ...FRAME, now: 1_050 }).get(1n)!;
     expect(early).to.include({ windows: 0, uptimeBps: 10_000, live: true });
     expect(epochQos(events, { ...FRAME, now: 1_200 }).get(1n)).to.include({ windows: 2, live: false, uptimeBps: 5_000 });
+  });
+
+  it("counts each license's recorded attestations by the epoch they were issued in, and leaves the score alone", function () {
+    const events: QosEvents = {
+      ...none,
+      delegations: [
+        { ...at(1), licenseId: 1n, operator: A },
+        { ...at(1, 1), licenseId: 2n, operator: B },
+      ],
+      heartbeats: [
+        { ...at(5), operator: A, timestamp: 1_005 },
+        { ...at(5, 1), operator: B, timestamp: 1_005 },
+      ],
+      attestations: [
+        { ...at(10), issuedAt: 999, licenseIds: [1n, 2n] }, // issued the epoch before, recorded in this one: not counted
+        { ...at(11), issuedAt: 1_010, licenseIds: [1n, 2n] },
+        { ...at(12), issuedAt: 1_020, licenseIds: [1n] },
+        { ...at(13), issuedAt: 2_000, licenseIds: [2n] }, // the next epoch's
+      ],
+    };
+    const figures = epochQos(events, { ...FRAME, now: 1_050 });
+    expect(figures.get(1n)).to.include({ attestations: 2, scoreBps: 10_000 });
+    expect(figures.get(2n)).to.include({ attestations: 1, scoreBps: 10_000 });
+    // Decoded from the registry's event as the API and the web app read it.
+    const registry = "0x00000000000000000000000000000000000000dd";
+    const data = encodeAbiParameters(parseAbiParameters("uint8, bytes32, bytes32, uint256, bytes32, uint64, uint64, uint256, uint256[]"), [
+      0,
+      pad("0x01"),
+      pad("0x02"),
+      5n,
+      pad("0x03"),
+      7n,
+      1_010n,
+      10n,
+      [1n, 2n],
+    ]);
+    const logs = [
+      {
+        address: registry,
+        topics: [toEventSelector(QOS_EVENTS.find((event) => event.name === "AttestationRecorded")!), pad(CONSUMER)],
+        data,
+        blockNumber: 11n,
+        logIndex: 0,
+        transactionIndex: 0,
+        blockHash: pad("0x0b"),
+        transactionHash: pad("0x0c"),
+        removed: false,
+      },
+    ];
+    expect(qosEventsOf(decodeQosLogs(logs as never), new Map(), registry).attestations).to.deep.equal([
+      { block: 11, logIndex: 0, issuedAt: 1_010, licenseIds: [1n, 2n] },
+    ]);
   });
 
   it("counts a job as a challenge while its requester holds CHALLENGER_ROLE, and measures each license's answers to them", function () {

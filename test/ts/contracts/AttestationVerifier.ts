@@ -350,6 +350,8 @@ describe("AttestationVerifier", function () {
           attestation.sourceBlock,
           attestation.issuedAt,
           REQUEST_FEE,
+          // The signing licenses, named for the quality-of-service figures (docs/verification.md).
+          [1n, 2n],
         );
       expect((await f.registry.collateralOf(f.consumer.address)).available).to.equal(before.available - REQUEST_FEE);
       expect(await f.registry.claimableFees(1n)).to.equal(REQUEST_FEE / 2n);

@@ -20,6 +20,8 @@ interface Recorded {
   sourceBlock: bigint;
   issuedAt: bigint;
   fee: bigint;
+  /** The licenses whose signatures were recorded (and paid the fee). */
+  licenseIds: readonly bigint[];
 }
 
 /** `/explorer/attestations`: the attested answers recorded in the registry (`AttestationRecorded`), newest first. */
@@ -55,6 +57,7 @@ export function AttestationsView() {
     { header: "Source block or slot", cell: (row) => row.sourceBlock.toString() },
     { header: "Issued", cell: (row) => formatTime(row.issuedAt) },
     { header: "Fee", cell: (row) => formatAmount(row.fee, 18, 18) },
+    { header: "Signed by licenses", cell: (row) => row.licenseIds.map(String).join(", ") },
   ];
   return (
     <>

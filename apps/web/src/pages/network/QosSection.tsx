@@ -47,6 +47,11 @@ const COLUMNS: ReadonlyArray<Column<LicenseQos>> = [
     cell: (qos) => formatChallenges(qos.challengeJobsAnswered, qos.challengeJobsAsked, qos.challengeMedianVoteDelayBlocks),
     cellProps: () => ({ "data-testid": "qos-challenges" }),
   },
+  {
+    header: "Attestations recorded",
+    cell: (qos) => qos.attestations.toLocaleString("en-US"),
+    cellProps: figure("qos-attestations"),
+  },
 ];
 
 /**
