@@ -40,6 +40,7 @@ export function syntheticEpoch(scale: QosScale): { events: QosEvents; frame: Epo
     commits: [],
     reveals: [],
     attestations: [],
+    livenessWindows: [],
   };
   operators.forEach((operator, index) => events.delegations.push({ block: 0, logIndex: index, licenseId: BigInt(index + 1), operator }));
   // One block a second: an event's block is its second since the epoch's start.

@@ -109,6 +109,7 @@ describe("the QoS events from the registries' encoded logs", () => {
       commits: [{ ...at(13, 9), operator: OPERATOR.toLowerCase(), commitment: pad("0xc1") }],
       reveals: [{ ...at(14, 10), operator: OPERATOR.toLowerCase(), commitment: pad("0xc1"), transactionIndex: 0 }],
       attestations: [],
+      livenessWindows: [],
     } satisfies QosEvents);
   });
 

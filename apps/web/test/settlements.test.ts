@@ -1,11 +1,11 @@
-import { QOS_EVENTS, qosEventsOf, requestBlocks, type QosLog } from "@avn/protocol/qos-logs";
+import { livenessWindowAt, QOS_EVENTS, qosEventsOf, requestBlocks, type QosLog } from "@avn/protocol/qos-logs";
 import { NOBODY_EARNED_ROOT, settlementTree } from "@avn/protocol/rewards";
 import { pad, parseAbi, parseEventLogs, type AbiEvent, type Address, type Hex, type Log, type PublicClient } from "viem";
 import { describe, expect, it } from "vitest";
 
 import { nodeRegistryAbi } from "../src/generated/abis";
 import { formatTime } from "../src/lib/format";
-import { updateQosSnapshot, windowAt } from "../src/pages/network/qos-logs";
+import { updateQosSnapshot } from "../src/pages/network/qos-logs";
 import {
   claimStep,
   computeSettlement,
@@ -233,9 +233,9 @@ describe("an ended epoch's settlement, computed in the page", () => {
       { block: 40, logIndex: 3, window: 300 },
       { block: 40, logIndex: 1, window: 200 },
     ];
-    expect(windowAt(changes, 39)).toBe(100);
-    expect(windowAt(changes, 40)).toBe(300);
-    expect(windowAt(changes.slice(1), 39)).toBe(undefined);
+    expect(livenessWindowAt(changes, 39)).toBe(100);
+    expect(livenessWindowAt(changes, 40)).toBe(300);
+    expect(livenessWindowAt(changes.slice(1), 39)).toBe(undefined);
   });
 
   it("is the tree every node votes, from the events the page holds: the boundary's block and window, nothing after it", async () => {

@@ -23,6 +23,7 @@ import {
   type FinalizedEvent,
   type HeartbeatEvent,
   type LateAnswerEvent,
+  type LivenessWindowEvent,
   type QosEvents,
   type QosReportEvent,
   type RequestEvent,
@@ -36,6 +37,7 @@ export const QOS_EVENTS = parseAbi([
   "event Undelegated(uint256 indexed licenseId, address indexed owner, address indexed operator)",
   "event DelegationVoided(uint256 indexed licenseId, address indexed operator)",
   "event HeartbeatRecorded(address indexed operator, uint256 timestamp, uint256 capacity)",
+  "event LivenessWindowUpdated(uint256 oldWindow, uint256 newWindow)",
   "event RoleGranted(bytes32 indexed role, address indexed account, address indexed sender)",
   "event RoleRevoked(bytes32 indexed role, address indexed account, address indexed sender)",
   "event VerificationRequested(uint256 indexed jobId, address indexed requester, uint8 chain, bytes32 owner, bytes32 asset, uint256 fee)",
@@ -91,6 +93,7 @@ export function qosEventsOf(logs: readonly QosLog[], timestamps: ReadonlyMap<big
     commits: [] as CommitEvent[],
     reveals: [] as RevealEvent[],
     attestations: [] as AttestationEvent[],
+    livenessWindows: [] as LivenessWindowEvent[],
   };
   for (const log of logs) {
     if (log.removed) continue;
@@ -102,6 +105,9 @@ export function qosEventsOf(logs: readonly QosLog[], timestamps: ReadonlyMap<big
       case "Undelegated":
       case "DelegationVoided":
         events.delegations.push({ ...at, licenseId: log.args.licenseId, operator: null });
+        break;
+      case "LivenessWindowUpdated":
+        if (isAddressEqual(log.address, nodeRegistry)) events.livenessWindows.push({ ...at, window: Number(log.args.newWindow) });
         break;
       case "HeartbeatRecorded":
         events.heartbeats.push({ ...at, operator: log.args.operator.toLowerCase(), timestamp: Number(log.args.timestamp) });
@@ -202,6 +208,7 @@ export function mergeQosEvents(earlier: QosEvents, later: QosEvents): QosEvents 
     commits: (earlier.commits ?? []).concat(later.commits ?? []),
     reveals: (earlier.reveals ?? []).concat(later.reveals ?? []),
     attestations: (earlier.attestations ?? []).concat(later.attestations ?? []),
+    livenessWindows: (earlier.livenessWindows ?? []).concat(later.livenessWindows ?? []),
   };
 }
 
@@ -229,6 +236,8 @@ export function pruneQosEvents(events: QosEvents, timestamp: number): QosEvents 
     reveals: fromFirstKept(events.reveals),
     // Counted by the time they were issued: an attestation is recorded at most an hour after it.
     attestations: (events.attestations ?? []).filter((event) => event.issuedAt >= timestamp),
+    // A few a year at most, and an earlier window is what a past settlement's boundary needs: all kept.
+    livenessWindows: events.livenessWindows ?? [],
   };
 }
 
@@ -246,5 +255,17 @@ export function qosEventsThrough(events: QosEvents, block: number): QosEvents {
     commits: through(events.commits ?? []),
     reveals: through(events.reveals ?? []),
     attestations: through(events.attestations ?? []),
+    livenessWindows: through(events.livenessWindows ?? []),
   };
+}
+
+/** The liveness window in force after block `block` by `changes`, or undefined when none of them is that early. */
+export function livenessWindowAt(changes: readonly LivenessWindowEvent[], block: number): number | undefined {
+  let latest: LivenessWindowEvent | undefined;
+  for (const change of changes) {
+    if (change.block > block) continue;
+    if (latest === undefined || change.block > latest.block || (change.block === latest.block && change.logIndex > latest.logIndex))
+      latest = change;
+  }
+  return latest?.window;
 }

@@ -102,6 +102,16 @@ export interface AttestationEvent extends ChainPosition {
   licenseIds: readonly bigint[];
 }
 
+/**
+ * `NodeRegistry.LivenessWindowUpdated` (its constructor emits the first): the liveness window in force from
+ * this position on, read with the other events so that the window at any block since the deployment needs
+ * no historical `eth_call`, which an RPC that keeps no archive refuses for a block some days old.
+ */
+export interface LivenessWindowEvent extends ChainPosition {
+  /** Seconds. */
+  window: number;
+}
+
 /** `VerificationRegistry.VerificationFulfilled`: the answer the quorum agreed on, as the votes hash it. */
 export interface FinalizedEvent extends ChainPosition {
   jobId: bigint;
@@ -122,6 +132,8 @@ export interface QosEvents {
   reveals?: readonly RevealEvent[];
   /** Attested answers recorded on-chain (none before the registry named their signers). */
   attestations?: readonly AttestationEvent[];
+  /** Changes of the liveness window: not replayed (a frame names its window), kept for `livenessWindowAt`. */
+  livenessWindows?: readonly LivenessWindowEvent[];
 }
 
 /** The epoch the figures are for, and the chain's time now (unix seconds). */

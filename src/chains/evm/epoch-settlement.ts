@@ -1,13 +1,11 @@
-import { Interface, id } from "ethers";
+import { Interface } from "ethers";
 
 import { AvnError } from "@avn/protocol/errors";
-import { blockRanges } from "@avn/protocol/qos-logs";
+import { livenessWindowAt } from "@avn/protocol/qos-logs";
 import { lastBlockBefore, settlementTree, type RewardsTree } from "@avn/protocol/rewards";
 
 import type { JsonRpc } from "./balance-slot.ts";
 import { QosIndex } from "./qos-index.ts";
-
-const LIVENESS_WINDOW_UPDATED = id("LivenessWindowUpdated(uint256,uint256)");
 
 const ABI = new Interface([
   "function REGISTRY() view returns (address)",
@@ -15,7 +13,6 @@ const ABI = new Interface([
   "function EPOCHS_START() view returns (uint256)",
   "function EPOCH_DURATION() view returns (uint256)",
   "function livenessWindow() view returns (uint256)",
-  "event LivenessWindowUpdated(uint256 oldWindow, uint256 newWindow)",
   "function settlementOf(uint256 epoch) view returns ((uint256 pool, uint256 claimed, bytes32 root, bool accepted, uint256 round, uint256 settlementOpensAt, uint256 votingClosesAt, uint256 claimsOpenAt))",
 ]);
 
@@ -105,7 +102,7 @@ export class EpochSettlements {
         this.#timestampOf(block),
       ),
     );
-    const livenessWindow = await this.#livenessWindowAt(contracts.nodeRegistry, throughBlock);
+    const livenessWindow = await this.#livenessWindowAt(contracts, throughBlock);
     const tree = settlementTree({
       epoch,
       pool: state.pool,
@@ -138,26 +135,15 @@ export class EpochSettlements {
   }
 
   /**
-   * `NodeRegistry.livenessWindow()` as it was in `block`: the last `LivenessWindowUpdated` (its constructor emits
-   * the first) up to that block, so that no historical call is needed, which an RPC that keeps no archive refuses
-   * for a block days old; the call at that block only when no event is found (a registry deployed before `fromBlock`).
+   * `NodeRegistry.livenessWindow()` as it was in `block`: from the `LivenessWindowUpdated` events the index
+   * holds (its constructor emits the first), so that no historical call is needed, which an RPC that keeps no
+   * archive refuses for a block days old; the call at that block only when the index has none that early (a
+   * registry deployed before `fromBlock`).
    */
-  async #livenessWindowAt(nodeRegistry: string, block: number): Promise<number> {
-    let window: bigint | undefined;
-    for (const range of blockRanges(BigInt(this.#fromBlock ?? 0), BigInt(block))) {
-      const logs = await this.#rpc.request<Array<{ data: string; topics: string[] }>>("eth_getLogs", [
-        {
-          address: nodeRegistry,
-          topics: [LIVENESS_WINDOW_UPDATED],
-          fromBlock: `0x${range.fromBlock.toString(16)}`,
-          toBlock: `0x${range.toBlock.toString(16)}`,
-        },
-      ]);
-      const last = logs.at(-1);
-      if (last !== undefined) window = ABI.parseLog(last)!.args.newWindow as bigint;
-    }
-    if (window !== undefined) return Number(window);
-    const [called] = await this.#call(nodeRegistry, "livenessWindow", [], block);
+  async #livenessWindowAt(contracts: { nodeRegistry: string; index: QosIndex }, block: number): Promise<number> {
+    const window = livenessWindowAt(contracts.index.events.livenessWindows ?? [], block);
+    if (window !== undefined) return window;
+    const [called] = await this.#call(contracts.nodeRegistry, "livenessWindow", [], block);
     return Number(called);
   }
 

@@ -131,4 +131,30 @@ describe("node rewards voter: each node votes the root of an ended epoch's payou
     expect(await rewardPools.hasVotedRoot(epoch, 3n)).to.equal(false);
     expect(sent).to.deep.equal(["rewardsRoot", "rewardsRoot"]);
   });
+
+  it("computes an ended epoch's tree under the liveness window in force at its settlement's boundary", async function () {
+    const { rewardPools, nodeRegistry, admin, epoch, burnerA } = await epochWithJobs();
+    const pools = await rewardPools.getAddress();
+    const { settlementOpensAt } = await rewardPools.settlementOf(epoch);
+    // A beats again 400 s after its first beat: the same 600-s window as that one, but the next 300-s one.
+    await time.increase(400);
+    await nodeRegistry.connect(burnerA)["heartbeat()"]();
+    const halve = async () => nodeRegistry.connect(admin).setLivenessWindow((await nodeRegistry.livenessWindow()) / 2n);
+    const rootOf = async () => (await new EpochSettlements(l2, pools).rewards(Number(epoch))).tree.root;
+    // Governance halves the window before the boundary: the epoch is counted on the finer grid.
+    const beforeChange = await ethers.provider.send("evm_snapshot", []);
+    await time.increaseTo(settlementOpensAt - 10n);
+    await halve();
+    await time.increaseTo(settlementOpensAt);
+    await ethers.provider.send("evm_mine", []);
+    const halvedBefore = await rootOf();
+    await ethers.provider.send("evm_revert", [beforeChange]);
+    // The same change after the boundary moves nothing: every reader, now or later, gets the boundary's tree.
+    await time.increaseTo(settlementOpensAt);
+    await ethers.provider.send("evm_mine", []);
+    const atBoundary = await rootOf();
+    await halve();
+    expect(await rootOf()).to.equal(atBoundary);
+    expect(atBoundary).to.not.equal(halvedBefore);
+  });
 });

@@ -1,23 +1,13 @@
 import type { EpochFrame, QosEvents } from "@avn/protocol/qos";
 import { epochAt } from "@avn/protocol/qos";
 import { blockRanges, mergeQosEvents, pruneQosEvents, QOS_EVENTS, qosEventsOf, requestBlocks, type QosLog } from "@avn/protocol/qos-logs";
-import { getAbiItem, isAddressEqual, type Address, type PublicClient } from "viem";
+import type { Address, PublicClient } from "viem";
 
 import { nodeRegistryAbi, verificationRegistryAbi } from "../../generated/abis";
 
 // The registries' events that quality of service is computed from, read for the page: the decoding, the
 // figures and the score are `@avn/protocol`'s (`qos-logs`, `qos`), the same the API (`GET /api/network/nodes`)
 // and `npm run qos` run on the same logs. Only the reading through the page's client lives here.
-
-/**
- * NodeRegistry's `LivenessWindowUpdated`, which its constructor emits too: read with the QoS events, it gives
- * the window in force at any block since the deployment without a historical `eth_call`, which a node that
- * keeps no archive refuses for a block some days old (an ended epoch's settlement boundary).
- */
-const LIVENESS_WINDOW_UPDATED = getAbiItem({ abi: nodeRegistryAbi, name: "LivenessWindowUpdated" });
-
-/** The events the page reads: the QoS events and the liveness window's changes. */
-const PAGE_EVENTS = [...QOS_EVENTS, LIVENESS_WINDOW_UPDATED] as const;
 
 /** The previous epochs the page offers beside the current one. */
 export const PREVIOUS_EPOCHS = 3;
@@ -31,13 +21,6 @@ export interface QosContracts {
 export interface EpochGrid {
   epochsStart: number;
   epochDuration: number;
-}
-
-/** A change of `NodeRegistry.livenessWindow` (seconds), where the chain made it. */
-export interface WindowChange {
-  block: number;
-  logIndex: number;
-  window: number;
 }
 
 /**
@@ -54,36 +37,23 @@ export interface QosSnapshot extends EpochGrid {
    * every delegation and challenger grant since the first block read is kept.
    */
   keptFrom: number;
-  /** Every change of the liveness window since the first block read, in chain order. */
-  windowChanges: WindowChange[];
-}
-
-/** What one read of a block range gives: the QoS events, and the liveness window's changes. */
-export interface QosRead {
-  events: QosEvents;
-  windowChanges: WindowChange[];
 }
 
 /**
  * The QoS events of blocks `from` to `to`, all or none: the ranges are read one after the other, then the
  * headers of the blocks that opened jobs, side by side.
  */
-export async function readQosEvents(client: PublicClient, contracts: QosContracts, from: bigint, to: bigint): Promise<QosRead> {
+export async function readQosEvents(client: PublicClient, contracts: QosContracts, from: bigint, to: bigint): Promise<QosEvents> {
   const logs: QosLog[] = [];
-  const windowChanges: WindowChange[] = [];
   for (const range of blockRanges(from, to)) {
     const batch = await client.getLogs({
       address: [contracts.nodeRegistry, contracts.verificationRegistry],
-      events: PAGE_EVENTS,
+      events: QOS_EVENTS,
       strict: true,
       ...range,
     });
     // A loop, not push(...batch): a range can hold more logs than a call takes arguments.
-    for (const log of batch) {
-      if (log.eventName !== "LivenessWindowUpdated") logs.push(log);
-      else if (!log.removed && isAddressEqual(log.address, contracts.nodeRegistry))
-        windowChanges.push({ block: Number(log.blockNumber), logIndex: log.logIndex, window: Number(log.args.newWindow) });
-    }
+    for (const log of batch) logs.push(log);
   }
   const timestamps = new Map<bigint, number>();
   await Promise.all(
@@ -92,18 +62,7 @@ export async function readQosEvents(client: PublicClient, contracts: QosContract
       timestamps.set(blockNumber, Number(block.timestamp));
     }),
   );
-  return { events: qosEventsOf(logs, timestamps, contracts.nodeRegistry), windowChanges };
-}
-
-/** The liveness window in force after block `block` by `changes`, or undefined when none of them is that early. */
-export function windowAt(changes: readonly WindowChange[], block: number): number | undefined {
-  let latest: WindowChange | undefined;
-  for (const change of changes) {
-    if (change.block > block) continue;
-    if (latest === undefined || change.block > latest.block || (change.block === latest.block && change.logIndex > latest.logIndex))
-      latest = change;
-  }
-  return latest?.window;
+  return qosEventsOf(logs, timestamps, contracts.nodeRegistry);
 }
 
 /**
@@ -144,7 +103,7 @@ export async function updateQosSnapshot(
   ]);
   const from = previous === undefined ? fromBlock : previous.head.block + 1n;
   const empty: QosEvents = { delegations: [], heartbeats: [], requests: [], votes: [], lateAnswers: [], finalized: [], challengers: [] };
-  const added = from <= head.number ? await readQosEvents(client, contracts, from, head.number) : { events: empty, windowChanges: [] };
+  const added = from <= head.number ? await readQosEvents(client, contracts, from, head.number) : empty;
   const timestamp = Number(head.timestamp);
   const window = Number(livenessWindow);
   const oldest = epochFrames(grid, timestamp, window).at(-1)!;
@@ -154,10 +113,9 @@ export async function updateQosSnapshot(
     epochDuration: grid.epochDuration,
     head: { block: head.number, timestamp },
     livenessWindow: window,
-    events: pruneQosEvents(mergeQosEvents(previous?.events ?? empty, added.events), keptFrom),
+    events: pruneQosEvents(mergeQosEvents(previous?.events ?? empty, added), keptFrom),
     // A longer window than before would move the cut earlier, but what an earlier read dropped stays dropped.
     keptFrom: Math.max(previous?.keptFrom ?? keptFrom, keptFrom),
-    windowChanges: (previous?.windowChanges ?? []).concat(added.windowChanges),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { QosEvents } from "@avn/protocol/qos";
-import { blockRanges } from "@avn/protocol/qos-logs";
+import { blockRanges, livenessWindowAt } from "@avn/protocol/qos-logs";
 import {
   epochPayouts,
   lastBlockBefore,
@@ -12,7 +12,7 @@ import { getAbiItem, type Address, type Hex, type PublicClient } from "viem";
 
 import { nodeRegistryAbi, rewardPoolsAbi } from "../../generated/abis";
 import { formatTime } from "../../lib/format";
-import { readQosEvents, windowAt, type QosContracts, type QosSnapshot } from "./qos-logs";
+import { readQosEvents, type QosContracts, type QosSnapshot } from "./qos-logs";
 
 // The epoch rewards of `RewardPools` as the Network page shows and claims them: which epochs have a pool,
 // each ended epoch's payouts computed by `@avn/protocol/rewards` from the registries' events the page already
@@ -143,7 +143,7 @@ export async function computeSettlement(
   // The head's time is at or after the opening, so the boundary is at most the head, whose events the snapshot holds.
   const throughBlock = await lastBlockBefore(opensAt, fromBlock, snapshot.head.block + 1n, timestampOf);
   const livenessWindow =
-    windowAt(snapshot.windowChanges, Number(throughBlock)) ??
+    livenessWindowAt(snapshot.events.livenessWindows ?? [], Number(throughBlock)) ??
     Number(
       await client.readContract({
         address: contracts.nodeRegistry,
@@ -158,7 +158,7 @@ export async function computeSettlement(
     const since = snapshot.epochsStart + epoch * snapshot.epochDuration - livenessWindow;
     const from = await lastBlockBefore(since, fromBlock, throughBlock + 1n, timestampOf);
     const read = await readQosEvents(client, contracts, from, throughBlock);
-    events = { ...read.events, delegations: snapshot.events.delegations, challengers: snapshot.events.challengers };
+    events = { ...read, delegations: snapshot.events.delegations, challengers: snapshot.events.challengers };
   }
   const tree = settlementTree({
     epoch,
