@@ -12,7 +12,7 @@ import { l2CallsOfProposal } from "@avn/protocol/governance/proposal";
 import { L2_DEADLINE_SLACK_SECONDS } from "@avn/protocol/governance/rules";
 import type { RunningWebServer } from "../../../src/web/web-server.ts";
 import { PrimaryToken__factory, ProtocolGovernor__factory } from "../../../typechain-types/index.ts";
-import { sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
+import { sharedTestDevnet, withL1StandingStill, type TestDevnet } from "../../helpers/devnet.ts";
 import {
   openConnected,
   screenshot,
@@ -143,12 +143,19 @@ describe("web app: governance in Chromium", function () {
     for (const name of GOVERNED) expect(preview).to.contain(`${name}.acceptDefaultAdminTransfer()`);
 
     const before = await latestL1();
-    await sendTransaction(page, "Propose");
-    const made = await waitForText(page.getByTestId("proposal-made"), /^Proposal \d+ made: voting starts after block \d+\.$/);
-    proposalId = BigInt(/Proposal (\d+)/.exec(made)![1]);
-    // Pending lasts two L1 blocks: the page is looked at first, the chain after.
-    await waitForText(card(page).getByTestId("proposal-state"), /^Pending$/, 5_000);
-    await waitForText(card(page).getByTestId("next-step"), /^Voting starts after block \d+, in \d+ blocks? \(~\d+ s\)\.$/, 5_000);
+    // Pending lasts two L1 blocks, 4 s of the devnet's L1 (which also mines one per transaction of its
+    // services): under npm test's load the page once showed the proposal only once it was Active. The L1
+    // stands still from the proposal's block until the page has shown it Pending. Not before the button is
+    // enabled: the governor counts the proposer's votes of the block before, so a delegation in the latest
+    // block enables it only once the next one is mined.
+    await page.getByRole("button", { name: "Propose", exact: true }).click({ trial: true });
+    await withL1StandingStill(l1!, async (mineWhenSent) => {
+      await mineWhenSent(deployer.address, () => sendTransaction(page, "Propose"));
+      const made = await waitForText(page.getByTestId("proposal-made"), /^Proposal \d+ made: voting starts after block \d+\.$/);
+      proposalId = BigInt(/Proposal (\d+)/.exec(made)![1]);
+      await waitForText(card(page).getByTestId("proposal-state"), /^Pending$/);
+      await waitForText(card(page).getByTestId("next-step"), /^Voting starts after block \d+, in \d+ blocks? \(~\d+ s\)\.$/);
+    });
     const gov = governor();
     const count = await gov.proposalCount();
     expect((await gov.proposalDetailsAt(count - 1n))[0], "the newest proposal").to.equal(proposalId);
