@@ -772,9 +772,10 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     }
 
     /// @dev `AttestationRecorded`, its data copied from the calldata as the event lays it out: the result's
-    /// seven words, the fee, then the license ids. The ABI encoder would load, clean and check each field again
-    /// (they were all read, hence checked, before this), which cost a recording 743 gas more (`bench:gas`):
-    /// the attested path's bar for a new subject is 110,000 (docs/attestations.md).
+    /// seven words, the fee, then the license ids. The ABI encoder would load, clean and check each field again;
+    /// the narrow ones (`chain`, `sourceBlock`, `issuedAt`) were read, hence checked, before this, the others
+    /// are whole words, and `payer` was checked on entry. It cost a recording 743 gas more (`bench:gas`): the
+    /// attested path's bar for a new subject is 110,000 (docs/attestations.md).
     function _emitAttestationRecorded(
         address payer,
         AttestedResult calldata result,
