@@ -56,8 +56,10 @@ export const REHEARSAL_TEST_FOLDERS = ["rehearsal"];
  * The fourth, after the rehearsal in its lane: the quality-of-service network end to end (four node processes
  * through a whole reward epoch on a devnet of its own, about four minutes of mostly waiting on L2 blocks).
  * Alone in the "services" or "network" process it would make that one the last to end by that much; after
- * the rehearsal (the shortest) the group ends about when "services" does. Its own process, not the rehearsal's,
- * because it deploys the contracts it runs, so it collects coverage like the first two.
+ * the rehearsal (the shortest) the group ends about when "services" does. Its own process, not the rehearsal's:
+ * it deploys the contracts it runs, from the build the mocha processes share, which is the instrumented one of
+ * `build:coverage` (above 24 KiB), and only a `--coverage` run lifts its devnet's size limit (as for the other
+ * devnet tests). It collects no coverage of its own: Hardhat records it on its in-process chain only.
  */
 export const QOS_TEST_FOLDERS = ["qos"];
 
@@ -89,9 +91,10 @@ export const MOCHA_COVERAGE_DATA = "coverage/data/mocha";
  * One mocha process's command. None builds: they run side by side, and every build saves Hardhat's compile
  * cache through one temporary file (two processes saving it at once fail with ENOENT on its rename) and
  * rewrites typechain-types/, which the other reads. The build phases before them made everything they run on.
- * The three that run contracts collect coverage on the instrumented build of `build:coverage`, each into a data
- * file of its own; `coverage:report` reports once after them. The rehearsal runs no contract in its own
- * process (its devnet and the operator's scripts are child processes, on a copy of the project): no coverage.
+ * The three that run contracts run with `--coverage` on the instrumented build of `build:coverage`, each
+ * saving a data file of its own (what Hardhat's in-process chain ran); `coverage:report` reports once after
+ * them. The rehearsal runs no contract in its own process (its devnet and the operator's scripts are child
+ * processes, on a copy of the project with the plain build): no coverage.
  */
 export function mochaCommand(half) {
   const files = mochaFiles(half).join(" ");

@@ -83,7 +83,12 @@ export class RewardsVoter {
         // Other nodes' votes may have accepted the root between the read above and this vote's gas estimate,
         // which then reverts (`RewardPools_RootAccepted`): the network's work is done, and the L2 endpoint is
         // not at fault, so this is no failure to fail over from.
-        if (!(await settlements.state(epoch)).accepted) throw error;
+        // The send's error is the one to report when the settlement cannot be read again either.
+        const accepted = await settlements.state(epoch).then(
+          (state) => state.accepted,
+          () => false,
+        );
+        if (!accepted) throw error;
         this.#log.info({ epoch }, "rewards root accepted by other nodes' votes before this one was sent");
         continue;
       }

@@ -15,8 +15,9 @@ export interface SourceProxyOptions {
   /** Answers a request holding an `eth_call` this much later: a node behind a slow source votes late. */
   callDelayMs?: number;
   /**
-   * Adds 1 to every 32-byte word an `aggregate3` call returns: a node reading through it answers every
-   * balance job wrong, by one unit, with a well-formed answer.
+   * Adds 1 to the return data of each successful call of an `aggregate3` whose return data is one 32-byte
+   * word (a `balanceOf`): a node reading through it answers every balance job wrong, by one unit, with a
+   * well-formed answer.
    */
   lie?: boolean;
 }

@@ -213,9 +213,10 @@ export function mergeQosEvents(earlier: QosEvents, later: QosEvents): QosEvents 
 }
 
 /**
- * Without the heartbeats and jobs from before `timestamp`, nor those jobs' votes and outcomes (as the API's
- * index prunes); every delegation and challenger grant is kept: they are state, which every later event
- * is read against (every license ever delegated stays listed).
+ * Without the heartbeats and jobs from before `timestamp`, nor those jobs' votes and outcomes, nor the
+ * attestations issued before it (as the API's index prunes); every delegation, challenger grant and change
+ * of the liveness window is kept: they are state, which every later event is read against (every license
+ * ever delegated stays listed, and a past settlement's boundary needs the window of its time).
  */
 export function pruneQosEvents(events: QosEvents, timestamp: number): QosEvents {
   const requests = events.requests.filter((event) => event.timestamp >= timestamp);

@@ -496,7 +496,12 @@ export class QosReplay {
       }
       case "attestation": {
         if (!inEpoch(item.event.issuedAt)) return;
-        for (const licenseId of item.event.licenseIds) this.#attestations[this.#licenseOf(licenseId)]++;
+        // A signing license was delegated and live when recorded: one the events read know nothing of (delegated
+        // before the first block read) is left out, as its votes are, rather than listed without an operator.
+        for (const licenseId of item.event.licenseIds) {
+          const license = this.#licenseIndex.get(licenseId);
+          if (license !== undefined) this.#attestations[license]++;
+        }
         return;
       }
       case "late": {

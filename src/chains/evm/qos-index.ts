@@ -44,7 +44,8 @@ const NO_EVENTS: QosEvents = { delegations: [], heartbeats: [], requests: [], vo
  * The registries' QoS events (`@avn/protocol/qos-logs`, decoded as the web app decodes them), read
  * incrementally from `fromBlock` to the head: each `update` asks only for the blocks since the last one, in
  * ranges of `LOG_RANGE_BLOCKS`, and adds a range's events all at once or not at all. `prune` drops what can
- * no longer count; delegations and challenger grants are kept (state every later event is read against).
+ * no longer count; delegations, challenger grants and liveness window changes are kept (state every later
+ * event is read against).
  */
 export class QosIndex {
   readonly #rpc: JsonRpc;
@@ -102,7 +103,7 @@ export class QosIndex {
     return added;
   }
 
-  /** Forgets heartbeats and jobs from before `timestamp`, and the votes and outcomes of those jobs. */
+  /** Forgets heartbeats, jobs and attestations from before `timestamp`, and the votes and outcomes of those jobs. */
   prune(timestamp: number): void {
     this.#events = pruneQosEvents(this.#events, timestamp);
   }

@@ -189,7 +189,8 @@ describe("QoS figures and score (@avn/protocol/qos)", function () {
     const figures = epochQos(events, { ...FRAME, now: 1_050 });
     expect(figures.get(1n)).to.include({ attestations: 2, scoreBps: 10_000 });
     expect(figures.get(2n)).to.include({ attestations: 1, scoreBps: 10_000 });
-    // Decoded from the registry's event as the API and the web app read it.
+    // The registry's event, encoded here as the contract emits it (test/ts/api/NetworkNodes.ts reads a real
+    // one), decoded as the API and the web app read it.
     const registry = "0x00000000000000000000000000000000000000dd";
     const data = encodeAbiParameters(parseAbiParameters("uint8, bytes32, bytes32, uint256, bytes32, uint64, uint64, uint256, uint256[]"), [
       0,

@@ -133,11 +133,18 @@ describe("node rewards voter: each node votes the root of an ended epoch's payou
   });
 
   it("computes an ended epoch's tree under the liveness window in force at its settlement's boundary", async function () {
-    const { rewardPools, nodeRegistry, admin, epoch, burnerA } = await epochWithJobs();
+    const { registry, rewardPools, nodeRegistry, admin, epoch, burnerA } = await epochWithJobs();
     const pools = await rewardPools.getAddress();
     const { settlementOpensAt } = await rewardPools.settlementOf(epoch);
-    // A beats again 400 s after its first beat: the same 600-s window as that one, but the next 300-s one.
-    await time.increase(400);
+    // A beats twice more, at the start of a later window of the epoch's grid and 400 s after: one window
+    // more under the current one, two under half of it; B's beats fall in one window either way. (The epoch
+    // started where other files left the clock: its grid is read, not assumed.)
+    const window = Number(await nodeRegistry.livenessWindow());
+    const epochStart = Number(await registry.EPOCHS_START()) + Number(epoch) * Number(await registry.EPOCH_DURATION());
+    const nextWindow = epochStart + (Math.floor(((await time.latest()) - epochStart) / window) + 1) * window;
+    await time.increaseTo(nextWindow + 1);
+    await nodeRegistry.connect(burnerA)["heartbeat()"]();
+    await time.increaseTo(nextWindow + 1 + (window * 2) / 3);
     await nodeRegistry.connect(burnerA)["heartbeat()"]();
     const halve = async () => nodeRegistry.connect(admin).setLivenessWindow((await nodeRegistry.livenessWindow()) / 2n);
     const rootOf = async () => (await new EpochSettlements(l2, pools).rewards(Number(epoch))).tree.root;

@@ -1,10 +1,11 @@
 import path from "node:path";
 
 import { expect } from "chai";
-import { formatUnits, NonceManager, Wallet, WebSocketProvider, type JsonRpcProvider } from "ethers";
+import { formatUnits, NonceManager, Wallet, WebSocketProvider, type Block, type JsonRpcProvider } from "ethers";
 
 import {
   NodeRegistry__factory,
+  PrimaryToken__factory,
   RewardPools__factory,
   StakedToken__factory,
   VerificationRegistry__factory,
@@ -13,9 +14,10 @@ import { CHALLENGER_ROLE } from "@avn/protocol/qos";
 import { NetworkService, toNetworkNode, type NetworkNode } from "../../../src/api/network/network-service.ts";
 import { EpochSettlements } from "../../../src/chains/evm/epoch-settlement.ts";
 import { devAccount } from "../../../src/devnet/accounts.ts";
-import { REWARD_POOL_PER_EPOCH } from "../../../src/devnet/network-setup.ts";
+import { bridgePrimaryTokens } from "../../../src/devnet/network-setup.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import { NETWORK_ACCOUNTS, startVerificationNetwork, type VerificationNetwork } from "../../../src/devnet/verification-network.ts";
+import { E18 } from "../../../src/common/units.ts";
 import { startTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 import { startSourceProxy, type SourceProxy } from "../../helpers/source-proxy.ts";
 
@@ -33,6 +35,8 @@ const PAUSE_FOR = EPOCH / 3 + LIVENESS_WINDOW;
 const LATE_SOURCE_DELAY_MS = 10_000;
 /** The consumer asks for a balance every this many L2 blocks, through the epoch. */
 const REQUEST_EVERY_BLOCKS = 3;
+/** What the test adds to the measured epoch's pool. */
+const TEST_POOL = 1_000n * E18;
 /** Explicit gas for requests, as the demo's (src/devnet/demo-verify.ts says why). */
 const REQUEST_GAS_LIMIT = 400_000n;
 
@@ -99,6 +103,23 @@ describe("quality of service end to end: four node processes, an epoch of 30 win
     const registry = VerificationRegistry__factory.connect(contracts.VerificationRegistry, l2);
     const rewardPools = RewardPools__factory.connect(contracts.RewardPools, l2);
 
+    // The measured epoch's pool: what the stack's setup funded (the epoch of its start and the next three, so
+    // this one when the setup took less than two epochs), and 1,000 tokens of the test's own, bridged to the
+    // deployer (the rewards funder) now and funded once the epoch is known, whatever the setup took.
+    const l1 = devnetProvider(devnet.l1.rpcUrl, devnet.l1.chainId);
+    await bridgePrimaryTokens(
+      {
+        l1,
+        l2,
+        deployer: devnet.accounts.deployer,
+        contracts: { l1PrimaryToken: deployment!.l1PrimaryToken, l1StandardBridge: devnet.l1Contracts.L1StandardBridge, l2: contracts },
+      },
+      [{ to: devnet.accounts.deployer.address, amount: TEST_POOL }],
+    ).finally(() => l1.destroy());
+    // A signer of its own: the network's setup sent the deployer's transactions since the grant above.
+    const funder = new NonceManager(new Wallet(devnet.accounts.deployer.privateKey, l2));
+    await (await PrimaryToken__factory.connect(contracts.PrimaryToken, funder).approve(contracts.RewardPools, TEST_POOL)).wait();
+
     // The epoch to measure is the next one. The L2's clock is moved to 15 s before it starts, rather than
     // waiting up to a whole epoch for it: the nodes beat again in those 15 s, and the epoch runs in real time.
     const epochsStart = Number(await registry.EPOCHS_START());
@@ -108,9 +129,8 @@ describe("quality of service end to end: four node processes, an epoch of 30 win
     const lead = 3 * LIVENESS_WINDOW;
     if (epochStart - now > lead) await l2.send("evm_increaseTime", [epochStart - now - lead]);
 
-    // Its pool: the local stack's setup funds the epoch of its start and the next three (src/devnet/network-setup.ts).
+    await (await RewardPools__factory.connect(contracts.RewardPools, funder).fundEpochRewards(epoch, TEST_POOL)).wait();
     pool = (await rewardPools.settlementOf(epoch)).pool;
-    expect(pool, `epoch ${epoch}'s pool`).to.equal(REWARD_POOL_PER_EPOCH);
 
     // Through the epoch, block by block: a job every few blocks, and the second node paused for a third.
     heads = new WebSocketProvider(devnet.l2.wsUrl, devnet.l2.chainId);
@@ -119,46 +139,50 @@ describe("quality of service end to end: four node processes, an epoch of 30 win
       new NonceManager(new Wallet(devAccount(NETWORK_ACCOUNTS.consumer).privateKey, l2)),
     );
     const holder = devAccount(NETWORK_ACCOUNTS.demoHolder).address;
-    const paused = network.nodes[1].child;
-    let pausedSince: number | undefined;
-    let resumed = false;
-    let blocks = 0;
+    const paused = network.nodes[1];
+    let pauseStarted = false;
     const requests: Array<Promise<unknown>> = [];
-    await new Promise<void>((resolve, reject) => {
-      const onBlock = (number: number) => {
-        void heads!.getBlock(number).then((block) => {
-          if (block === null) return;
-          const at = block.timestamp - epochStart;
-          if (at >= PAUSE_FROM && pausedSince === undefined) {
-            pausedSince = at;
-            paused.kill("SIGSTOP");
-          }
-          if (pausedSince !== undefined && !resumed && at >= PAUSE_FROM + PAUSE_FOR) {
-            resumed = true;
-            paused.kill("SIGCONT");
-          }
-          if (at >= 0 && at < EPOCH && blocks++ % REQUEST_EVERY_BLOCKS === 0)
-            requests.push(
-              consumer.requestEvmBalance(holder, network!.evmDemo.erc20, { gasLimit: REQUEST_GAS_LIMIT }).then((tx) => tx.wait()),
-            );
-          if (at >= EPOCH) {
-            void heads!.off("block", onBlock);
-            resolve();
-          }
-        }, reject);
-      };
-      void heads!.on("block", onBlock);
-    });
-    if (!resumed) paused.kill("SIGCONT");
-    await Promise.all(requests);
+    let blocks = 0;
+    try {
+      await untilBlock(heads, async (block) => {
+        const at = block.timestamp - epochStart;
+        if (at >= PAUSE_FROM && !pauseStarted) {
+          pauseStarted = true;
+          paused.child.kill("SIGSTOP");
+        }
+        if (at >= PAUSE_FROM + PAUSE_FOR) paused.child.kill("SIGCONT");
+        if (at >= EPOCH) return true;
+        // Each request settles into the list (a failure is reported below, with the others' outcome).
+        if (at >= 0 && blocks++ % REQUEST_EVERY_BLOCKS === 0)
+          requests.push(
+            consumer
+              .requestEvmBalance(holder, network!.evmDemo.erc20, { gasLimit: REQUEST_GAS_LIMIT })
+              .then((tx) => tx.wait())
+              .catch((error: unknown) => error),
+          );
+        return undefined;
+      });
+    } finally {
+      // Resumed whatever happened: a stopped process would never end at the network's stop.
+      paused.child.kill("SIGCONT");
+    }
+    const failed = (await Promise.all(requests)).filter((outcome) => outcome instanceof Error);
+    expect(failed, "requests that failed").to.deep.equal([]);
 
     // The nodes vote the epoch's rewards root once its settlement opens; it is accepted at the quorum.
-    const settlement = await untilBlock(heads, async () => {
+    // Voting stays open for an epoch: a root not accepted by then fails the test there, with the votes cast.
+    const settlement = await untilBlock(heads, async (block) => {
       const state = await rewardPools.settlementOf(epoch);
-      return state.accepted ? state : undefined;
+      if (state.accepted) return state;
+      if (block.timestamp >= Number(state.votingClosesAt)) {
+        const votes = await rewardPools.queryFilter(rewardPools.filters.RewardsRootVoted(epoch));
+        throw new Error(
+          `epoch ${epoch}'s voting closed without a root accepted; votes: ${JSON.stringify(votes.map((vote) => vote.args.map(String)))}`,
+        );
+      }
+      return undefined;
     });
-    await untilBlock(heads, async () => ((await l2!.getBlock("latest"))!.timestamp >= Number(settlement.claimsOpenAt) ? true : undefined));
-    expect(settlement.pool).to.equal(pool);
+    await untilBlock(heads, async (block) => (block.timestamp >= Number(settlement.claimsOpenAt) ? true : undefined));
 
     // Each owner claims what the accepted root gives its license, with the proof any reader can compute.
     const { tree } = await new EpochSettlements({ request: (method, params) => l2!.send(method, params) }, contracts.RewardPools).rewards(
@@ -200,6 +224,8 @@ describe("quality of service end to end: four node processes, an epoch of 30 win
 
   after(async function () {
     this.timeout(120_000);
+    // A failure during the pause leaves the node stopped, and a stopped process never ends on SIGTERM.
+    network?.nodes[1]?.child.kill("SIGCONT");
     await heads?.destroy();
     l2?.destroy();
     await network?.stop();
@@ -238,26 +264,37 @@ describe("quality of service end to end: four node processes, an epoch of 30 win
   });
 });
 
-/** Reads `read` at each new L2 block until it gives a value. */
-async function untilBlock<T>(heads: WebSocketProvider, read: () => Promise<T | undefined>): Promise<T> {
-  const first = await read();
-  if (first !== undefined) return first;
+/**
+ * Calls `read` with each new L2 block (one call at a time, in order: a block that comes during a call is read
+ * after it, the latest one only) until it gives a value, or throws.
+ */
+async function untilBlock<T>(heads: WebSocketProvider, read: (block: Block) => Promise<T | undefined>): Promise<T> {
   return await new Promise<T>((resolve, reject) => {
+    let latest: number | undefined;
     let reading = false;
-    const onBlock = () => {
+    let done = false;
+    const finish = (outcome: () => void) => {
+      done = true;
+      void heads.off("block", onBlock);
+      outcome();
+    };
+    const next = async () => {
+      while (!done && latest !== undefined) {
+        const number = latest;
+        latest = undefined;
+        const block = await heads.getBlock(number);
+        if (block === null) continue;
+        const value = await read(block);
+        if (value !== undefined) finish(() => resolve(value));
+      }
+    };
+    const onBlock = (number: number) => {
+      latest = number;
       if (reading) return;
       reading = true;
-      read().then(
-        (value) => {
-          reading = false;
-          if (value === undefined) return;
-          void heads.off("block", onBlock);
-          resolve(value);
-        },
-        (error: unknown) => {
-          void heads.off("block", onBlock);
-          reject(error instanceof Error ? error : new Error(String(error)));
-        },
+      next().then(
+        () => (reading = false),
+        (error: unknown) => finish(() => reject(error instanceof Error ? error : new Error(String(error)))),
       );
     };
     void heads.on("block", onBlock);

@@ -487,6 +487,7 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
       "Votes",
       "Agreed / disagreed",
       "Challenges answered / asked",
+      "Attestations recorded",
     ]);
 
     // A job in this epoch, so that the figures count one.
@@ -504,6 +505,7 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
       "qos-votes",
       "qos-agreement",
       "qos-challenges",
+      "qos-attestations",
     ];
     const shownOf = async (licenseId: bigint) => {
       const row = page.locator(`[data-testid="qos-row"][data-license-id="${licenseId}"]`);
@@ -524,6 +526,7 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
       | "challengeJobsAsked"
       | "challengeJobsAnswered"
       | "challengeMedianVoteDelayBlocks"
+      | "attestations"
     >;
     const formatted = (figures: Figures | undefined) =>
       figures === undefined
@@ -538,6 +541,7 @@ describe("web app: delegation, licenses, staking, bridge and the dashboard in Ch
             figures.votes.toLocaleString("en-US"),
             `${figures.agreed} / ${figures.disagreed}`,
             formatChallenges(figures.challengeJobsAnswered, figures.challengeJobsAsked, figures.challengeMedianVoteDelayBlocks),
+            figures.attestations.toLocaleString("en-US"),
           ];
     const yourScore = (licenseId: bigint, epoch: number) =>
       page
