@@ -76,6 +76,23 @@ describe("QoS figures and score (@avn/protocol/qos)", function () {
       [1, 0],
       [1, 0],
     ]);
+    // Applied block by block, as the API's index applies each range it reads, with a recorded attestation and
+    // a change of the liveness window among them: the same figures as at once.
+    const more: QosEvents = {
+      ...events,
+      attestations: [{ ...at(13, 4), issuedAt: 1_012, licenseIds: [1n, 2n] }],
+      livenessWindows: [{ ...at(0), window: W }],
+    };
+    const inBlock = (block: number) =>
+      Object.fromEntries(
+        Object.entries(more).map(([kind, list]) => [kind, (list as Array<{ block: number }>).filter((event) => event.block === block)]),
+      ) as unknown as QosEvents;
+    const { now, ...replayFrame } = FRAME;
+    const replay = new QosReplay(replayFrame);
+    for (let block = 0; block <= 14; block++) replay.apply(inBlock(block));
+    const whole = epochQos(more, FRAME);
+    expect([...replay.figures(now).values()]).to.deep.equal([...whole.values()]);
+    expect([...whole.values()].map((license) => license.attestations)).to.deep.equal([1, 1, 0, 0]);
     // A wrong answer revealed first does not make the others late: only the quorum's answer counts.
     const wrongFirst: QosEvents = {
       ...events,
