@@ -814,8 +814,16 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
         }
     }
 
-    function _subject(uint8 chain, bytes32 owner, bytes32 asset) private pure returns (bytes32) {
-        return keccak256(abi.encode(chain, owner, asset));
+    function _subject(uint8 chain, bytes32 owner, bytes32 asset) private pure returns (bytes32 subject) {
+        // solhint-disable-next-line no-inline-assembly
+        assembly ("memory-safe") {
+            let free := mload(0x40)
+            mstore(0x00, chain)
+            mstore(0x20, owner)
+            mstore(0x40, asset)
+            subject := keccak256(0x00, 0x60)
+            mstore(0x40, free)
+        }
     }
 
     function _setRequestFee(uint256 fee) private {
