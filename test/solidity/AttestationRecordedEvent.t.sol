@@ -15,11 +15,7 @@ contract AttestationRecordedEventTest is AttestationFixture {
 
     function setUp() public {
         _deployWithNodes();
-        primary.transfer(consumer, 1_000e18);
-        vm.startPrank(consumer);
-        primary.approve(address(registry), type(uint256).max);
-        registry.stakeCollateral(consumer, 1_000e18);
-        vm.stopPrank();
+        _giveCollateral(consumer, 1_000e18);
     }
 
     function testFuzz_LogIsTheAbiEncodedEvent(

@@ -13,11 +13,7 @@ contract AttestationGasSnapshotTest is AttestationFixture {
 
     function setUp() public {
         _deployWithNodes();
-        primary.transfer(consumer, 1_000e18);
-        vm.startPrank(consumer);
-        primary.approve(address(registry), type(uint256).max);
-        registry.stakeCollateral(consumer, 1_000e18);
-        vm.stopPrank();
+        _giveCollateral(consumer, 1_000e18);
         // A first recording, so the measured one is the warm case.
         IAttestationVerifier.BalanceAttestation memory first = _attestation(100);
         IAttestationVerifier.NodeSignature[] memory signatures = _quorumSignatures(first);
@@ -80,11 +76,7 @@ abstract contract FirstRecordingFixture is AttestationFixture {
 
     function setUp() public virtual {
         _deployWithNodes();
-        primary.transfer(consumer, 1_000e18);
-        vm.startPrank(consumer);
-        primary.approve(address(registry), type(uint256).max);
-        registry.stakeCollateral(consumer, 1_000e18);
-        vm.stopPrank();
+        _giveCollateral(consumer, 1_000e18);
     }
 
     function _recordFirst(string memory name) internal {

@@ -18,11 +18,7 @@ contract AttestationInvariantTest is ProtocolFixture {
         license.airdrop(handler.owners(0), 5);
         handler.delegateAll();
 
-        primary.transfer(consumer, 1_000_000e18);
-        vm.startPrank(consumer);
-        primary.approve(address(registry), type(uint256).max);
-        registry.stakeCollateral(consumer, 1_000_000e18);
-        vm.stopPrank();
+        _giveCollateral(consumer, 1_000_000e18);
 
         bytes4[] memory selectors = new bytes4[](4);
         selectors[0] = AttestationHandler.record.selector;

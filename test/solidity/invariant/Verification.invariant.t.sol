@@ -21,11 +21,7 @@ contract VerificationInvariantTest is ProtocolFixture {
         handler.delegateAll();
 
         // The consumer has collateral for many jobs.
-        primary.transfer(consumer, 1_000_000e18);
-        vm.startPrank(consumer);
-        primary.approve(address(registry), type(uint256).max);
-        registry.stakeCollateral(consumer, 1_000_000e18);
-        vm.stopPrank();
+        _giveCollateral(consumer, 1_000_000e18);
 
         bytes4[] memory selectors = new bytes4[](11);
         selectors[0] = VerificationHandler.warp.selector;

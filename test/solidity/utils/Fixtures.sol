@@ -82,6 +82,15 @@ abstract contract ProtocolFixture is TokenFixture {
         registry.grantRole(registry.ATTESTATION_ROLE(), address(verifier));
     }
 
+    /// @dev Gives `consumer` `amount` primary tokens of the test's and stakes them as its verification collateral.
+    function _giveCollateral(address consumer, uint256 amount) internal {
+        primary.transfer(consumer, amount);
+        vm.startPrank(consumer);
+        primary.approve(address(registry), type(uint256).max);
+        registry.stakeCollateral(consumer, amount);
+        vm.stopPrank();
+    }
+
     /// @dev One node's signature over `attestation` with the operator key `privateKey`, for `licenseIds`.
     function _signAttestation(
         IAttestationVerifier.BalanceAttestation memory attestation,
