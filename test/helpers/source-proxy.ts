@@ -12,8 +12,11 @@ const AGGREGATE3_SELECTOR = toFunctionSelector(MULTICALL3_ABI[0]);
 export interface SourceProxyOptions {
   /** The EVM source's JSON-RPC URL (HTTP). */
   upstreamUrl: string;
-  /** Answers a request holding an `eth_call` this much later: a node behind a slow source votes late. */
-  callDelayMs?: number;
+  /**
+   * Holds the answer to a request with an `eth_call` until this resolves (the test's event: so many new blocks
+   * of the chain the node votes on, say): a node behind a slow source votes late.
+   */
+  holdCalls?: () => Promise<void>;
   /**
    * Adds 1 to the return data of each successful call of an `aggregate3` whose return data is one 32-byte
    * word (a `balanceOf`): a node reading through it answers every balance job wrong, by one unit, with a
@@ -73,7 +76,7 @@ async function answer(body: string, options: SourceProxyOptions): Promise<string
   const text = await upstream.text();
   const calls = requests.filter((request) => request.method === "eth_call");
   if (calls.length === 0) return text;
-  if (options.callDelayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, options.callDelayMs));
+  await options.holdCalls?.();
   if (options.lie !== true) return text;
   const answered = JSON.parse(text) as JsonRpcResponse | JsonRpcResponse[];
   const responses = Array.isArray(answered) ? answered : [answered];

@@ -31,8 +31,11 @@ const EPOCH = LIVENESS_WINDOW * WINDOWS;
 /** A third of the epoch and one window more: at least ten whole windows without a heartbeat, uptime ≤ 20/30. */
 const PAUSE_FROM = EPOCH / 3;
 const PAUSE_FOR = EPOCH / 3 + LIVENESS_WINDOW;
-/** The late node's source answers 10 s after it is asked: its commitments come after the others' reveals. */
-const LATE_SOURCE_DELAY_MS = 10_000;
+/**
+ * The late node's source answers once the L2 has mined this many blocks since it was asked (10 s at 1-s
+ * blocks): its commitments come after the others' reveals, a block or two after the request.
+ */
+const LATE_SOURCE_BLOCKS = 10;
 /** The consumer asks for a balance every this many L2 blocks, through the epoch. */
 const REQUEST_EVERY_BLOCKS = 3;
 /** What the test adds to the measured epoch's pool. */
@@ -78,8 +81,11 @@ describe("quality of service end to end: four node processes, an epoch of 30 win
         devAccount(NETWORK_ACCOUNTS.challenger).address,
       )
     ).wait();
-    // The late node reads its EVM source through a slow front, the wrong one through a lying one.
-    const late = await startSourceProxy({ upstreamUrl: devnet.l1.rpcUrl, callDelayMs: LATE_SOURCE_DELAY_MS });
+    // The late node reads its EVM source through a slow front, the wrong one through a lying one. The L2's
+    // new heads drive both the front's hold and the test's epoch below.
+    heads = new WebSocketProvider(devnet.l2.wsUrl, devnet.l2.chainId);
+    const l2Heads = heads;
+    const late = await startSourceProxy({ upstreamUrl: devnet.l1.rpcUrl, holdCalls: () => blocksLater(l2Heads, LATE_SOURCE_BLOCKS) });
     const wrong = await startSourceProxy({ upstreamUrl: devnet.l1.rpcUrl, lie: true });
     proxies.push(late, wrong);
     const { adminHandovers: _none, ...l2Contracts } = contracts;
@@ -133,7 +139,6 @@ describe("quality of service end to end: four node processes, an epoch of 30 win
     pool = (await rewardPools.settlementOf(epoch)).pool;
 
     // Through the epoch, block by block: a job every few blocks, and the second node paused for a third.
-    heads = new WebSocketProvider(devnet.l2.wsUrl, devnet.l2.chainId);
     const consumer = VerificationRegistry__factory.connect(
       contracts.VerificationRegistry,
       new NonceManager(new Wallet(devAccount(NETWORK_ACCOUNTS.consumer).privateKey, l2)),
@@ -263,6 +268,19 @@ describe("quality of service end to end: four node processes, an epoch of 30 win
     expect(paid).to.be.at.most(pool);
   });
 });
+
+/** Resolves once `heads` has reported `count` new blocks. */
+function blocksLater(heads: WebSocketProvider, count: number): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = 0;
+    const onBlock = () => {
+      if (++seen < count) return;
+      void heads.off("block", onBlock);
+      resolve();
+    };
+    void heads.on("block", onBlock);
+  });
+}
 
 /**
  * Calls `read` with each new L2 block (one call at a time, in order: a block that comes during a call is read
