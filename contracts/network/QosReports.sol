@@ -16,6 +16,9 @@ contract QosReports is IQosReports {
 
     INodeRegistry private immutable NODE_REGISTRY;
 
+    /// @inheritdoc IQosReports
+    uint256 public constant MAX_PEER_OBSERVATIONS = 128;
+
     /// @param registry The verification registry (its epochs, and its node registry's licenses).
     constructor(IVerificationRegistry registry) {
         if (address(registry) == address(0)) revert QosReports_ZeroAddress();
@@ -33,6 +36,24 @@ contract QosReports is IQosReports {
         if (uint256(report_.apiCorrect) + report_.apiErrors > report_.apiProbes) {
             revert QosReports_InconsistentCounts(report_.apiProbes, report_.apiCorrect, report_.apiErrors);
         }
+        _checkPeers(report_);
         emit QosReported(msg.sender, licenseId, currentEpoch, report_);
+    }
+
+    /// @dev Bounded, sorted (so a license appears once) and counts that nest. Not checked: that a peer is not
+    /// the reporter's own license (a call per peer; the API drops such entries from the delegation events),
+    /// nor that the figures are true, which nothing on-chain can know.
+    function _checkPeers(Report calldata report_) private pure {
+        PeerObservation[] calldata peers = report_.peers;
+        if (peers.length > MAX_PEER_OBSERVATIONS) revert QosReports_TooManyPeers(peers.length, MAX_PEER_OBSERVATIONS);
+        uint256 previous;
+        for (uint256 i; i < peers.length; ++i) {
+            PeerObservation calldata peer = peers[i];
+            if (i != 0 && peer.licenseId <= previous) revert QosReports_PeersNotAscending(i);
+            previous = peer.licenseId;
+            if (peer.roundsSigned > peer.roundsObserved || peer.roundsObserved > report_.peerRounds) {
+                revert QosReports_InconsistentPeerCounts(peer.licenseId, peer.roundsObserved, peer.roundsSigned);
+            }
+        }
     }
 }

@@ -29,6 +29,9 @@ export type IgnoreReason = (typeof IgnoreReason)[keyof typeof IgnoreReason];
 /** `VerificationRegistry.MAX_VOTES_PER_JOB`: the most votes a finalization can settle. */
 export const MAX_VOTES_PER_JOB = 16n;
 
+/** `QosReports.MAX_PEER_OBSERVATIONS`: the most peer licenses one QoS report lists. */
+export const MAX_PEER_OBSERVATIONS = 128;
+
 /** `IVoucherClaims.ItemKind`, by index: how the claim platform delivers an item. */
 export const ITEM_KINDS = ["None", "Transfer", "StakeFor", "NftInventory", "Mint"] as const;
 export const ItemKind = indexByName(ITEM_KINDS);

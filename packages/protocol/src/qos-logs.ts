@@ -31,6 +31,13 @@ import {
   type VoteEvent,
 } from "./qos.ts";
 
+/**
+ * `IQosReports.Report` as a human-readable ABI tuple: written once, for the event here and for the node's
+ * `report` call, so the two cannot drift apart.
+ */
+export const QOS_REPORT_TUPLE =
+  "(uint64 epoch, uint32 apiProbes, uint32 apiCorrect, uint32 apiErrors, uint32 apiLatencyP50Ms, uint32 apiLatencyP95Ms, uint32 evmSourceLatencyP50Ms, uint32 svmSourceLatencyP50Ms, uint32 evmHeadLagSeconds, uint32 peerRounds, (uint256 licenseId, uint32 roundsObserved, uint32 roundsSigned, uint32 medianSigningMs)[] peers)";
+
 /** The events QoS is computed from: NodeRegistry's, VerificationRegistry's and QosReports'. */
 export const QOS_EVENTS = parseAbi([
   "event Delegated(uint256 indexed licenseId, address indexed owner, address indexed operator)",
@@ -47,7 +54,7 @@ export const QOS_EVENTS = parseAbi([
   "event ResultsRevealed(address indexed operator, bytes32 indexed commitment)",
   "event AttestationRecorded(address indexed payer, uint8 chain, bytes32 owner, bytes32 asset, uint256 balance, bytes32 queryResultHash, uint64 sourceBlock, uint64 issuedAt, uint256 fee, uint256[] licenseIds)",
   "event VerificationFulfilled(uint256 indexed jobId, uint8 chain, bytes32 owner, bytes32 asset, uint256 balance, bytes32 queryResultHash, uint64 sourceBlock)",
-  "event QosReported(address indexed operator, uint256 indexed licenseId, uint256 indexed epoch, (uint64 epoch, uint32 apiProbes, uint32 apiCorrect, uint32 apiErrors, uint32 apiLatencyP50Ms, uint32 apiLatencyP95Ms, uint32 evmSourceLatencyP50Ms, uint32 svmSourceLatencyP50Ms, uint32 evmHeadLagSeconds) report)",
+  `event QosReported(address indexed operator, uint256 indexed licenseId, uint256 indexed epoch, ${QOS_REPORT_TUPLE} report)`,
 ]);
 
 /** One of those events, decoded (strictly). */
@@ -190,6 +197,7 @@ export function qosReportsOf(logs: readonly QosLog[], qosReports: Address): QosR
       licenseId: log.args.licenseId,
       ...report,
       epoch: Number(report.epoch),
+      peers: report.peers.map((peer) => ({ ...peer })),
     });
   }
   return reports;

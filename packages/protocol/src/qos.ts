@@ -600,7 +600,25 @@ export interface QosReport {
   evmSourceLatencyP50Ms: number;
   svmSourceLatencyP50Ms: number;
   evmHeadLagSeconds: number;
+  /** The hub's rounds the node counted: those whose winning struct it signed itself. */
+  peerRounds: number;
+  /** What it saw of each peer license in those rounds, ascending by license id. */
+  peers: readonly PeerObservation[];
 }
+
+/** `IQosReports.PeerObservation`: one peer license as a node saw it sign in the hub's rounds. */
+export interface PeerObservation {
+  licenseId: bigint;
+  /** Rounds the node counted since the license's first verified signature of the epoch. */
+  roundsObserved: number;
+  /** Of those, rounds with the license's signature of the node's own struct. */
+  roundsSigned: number;
+  /** The median of the hub's times from request to those signatures. */
+  medianSigningMs: number;
+}
+
+/** The fewest reporters (operators other than a license's own) behind a published peer figure. */
+export const MIN_PEER_REPORTERS = 2;
 
 /** `QosReports.QosReported`: a report, by the operator of a live license. */
 export interface QosReportEvent extends ChainPosition, QosReport {
@@ -625,6 +643,52 @@ export interface NetworkStatus {
   } | null;
   /** Null until a report; medians over the reporters of their own sources' figures. */
   sources: { evmLatencyP50Ms: number; svmLatencyP50Ms: number; evmHeadLagSeconds: number } | null;
+  /** Each peer license some other operator's report observed, ascending; empty before the first such report. */
+  peers: PeerStatus[];
+}
+
+/** One license as the other operators saw it sign in the hub's rounds: medians over their reports. */
+export interface PeerStatus {
+  licenseId: number;
+  /** Operators whose latest report of the epoch observed the license, its own operator left out. */
+  reporters: number;
+  /** The median of their observed rounds. */
+  roundsObserved: number;
+  /** The median of their signed shares; null below MIN_PEER_REPORTERS reporters. */
+  signedBps: number | null;
+  /** The median of their median signing times; null below MIN_PEER_REPORTERS, or when none saw it sign. */
+  medianSigningMs: number | null;
+}
+
+/**
+ * Who operated each license at a chain position, from the delegation events: what a report about a peer is
+ * checked against (a license's own operator is no witness of it).
+ */
+export function operatorLookup(delegations: readonly DelegationEvent[]): (licenseId: bigint, at: ChainPosition) => string | null {
+  const byLicense = new Map<bigint, DelegationEvent[]>();
+  for (const event of delegations) {
+    const list = byLicense.get(event.licenseId) ?? [];
+    list.push(event);
+    byLicense.set(event.licenseId, list);
+  }
+  for (const list of byLicense.values()) list.sort(compareChainPositions);
+  return (licenseId, at) => {
+    const list = byLicense.get(licenseId);
+    if (list === undefined) return null;
+    // The last event at or before `at`: a binary search, since a report is looked up once per peer it lists.
+    let low = 0;
+    let high = list.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (compareChainPositions(list[middle], at) <= 0) low = middle + 1;
+      else high = middle;
+    }
+    return low === 0 ? null : (list[low - 1].operator?.toLowerCase() ?? null);
+  };
+}
+
+function compareChainPositions(a: ChainPosition, b: ChainPosition): number {
+  return a.block - b.block || a.logIndex - b.logIndex;
 }
 
 /**
@@ -632,9 +696,13 @@ export interface NetworkStatus {
  * then the median of each figure over those operators, so that no single node's word sets a figure (a
  * minority of lying reporters cannot move a median outside the honest reporters' range).
  */
-export function networkStatus(reports: readonly QosReportEvent[], epoch: number): NetworkStatus {
+export function networkStatus(
+  reports: readonly QosReportEvent[],
+  epoch: number,
+  delegations: readonly DelegationEvent[] = [],
+): NetworkStatus {
   const latest = new Map<string, QosReportEvent>();
-  for (const report of [...reports].sort((a, b) => a.block - b.block || a.logIndex - b.logIndex)) {
+  for (const report of [...reports].sort(compareChainPositions)) {
     if (report.epoch === epoch) latest.set(report.operator.toLowerCase(), report);
   }
   const all = [...latest.values()];
@@ -661,5 +729,36 @@ export function networkStatus(reports: readonly QosReportEvent[], epoch: number)
             svmLatencyP50Ms: median((report) => report.svmSourceLatencyP50Ms, all),
             evmHeadLagSeconds: median((report) => report.evmHeadLagSeconds, all),
           },
+    peers: peerStatus(all, operatorLookup(delegations)),
   };
+}
+
+/**
+ * Per peer license, the medians over the reports that observed it, leaving out its own operator's (at the
+ * report's block) and the report made in its own name: a node's word about itself is no witness.
+ */
+function peerStatus(reports: readonly QosReportEvent[], operatorAt: ReturnType<typeof operatorLookup>): PeerStatus[] {
+  const byLicense = new Map<bigint, PeerObservation[]>();
+  for (const report of reports) {
+    for (const peer of report.peers) {
+      if (peer.roundsObserved === 0 || peer.licenseId === report.licenseId) continue;
+      if (operatorAt(peer.licenseId, report) === report.operator.toLowerCase()) continue;
+      const list = byLicense.get(peer.licenseId) ?? [];
+      list.push(peer);
+      byLicense.set(peer.licenseId, list);
+    }
+  }
+  return [...byLicense.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([licenseId, observed]) => {
+      const enough = observed.length >= MIN_PEER_REPORTERS;
+      const signing = observed.filter((peer) => peer.roundsSigned > 0);
+      return {
+        licenseId: Number(licenseId),
+        reporters: observed.length,
+        roundsObserved: lowerMedian(observed.map((peer) => peer.roundsObserved)),
+        signedBps: enough ? lowerMedian(observed.map((peer) => ratioBps(peer.roundsSigned, peer.roundsObserved))) : null,
+        medianSigningMs: enough && signing.length > 0 ? lowerMedian(signing.map((peer) => peer.medianSigningMs)) : null,
+      };
+    });
 }

@@ -171,7 +171,12 @@ export class NetworkService {
       block: head.block,
       nodes: [...byLicense.values()].map(toNetworkNode),
     };
-    this.#snapshot = { at, value, byLicense, status: networkStatus(registry.index.reports, frame.epoch) };
+    this.#snapshot = {
+      at,
+      value,
+      byLicense,
+      status: networkStatus(registry.index.reports, frame.epoch, registry.index.events.delegations),
+    };
     return this.#snapshot;
   }
 

@@ -84,8 +84,28 @@ const statusSchema = {
       properties: { evmLatencyP50Ms: integer, svmLatencyP50Ms: integer, evmHeadLagSeconds: integer },
       required: ["evmLatencyP50Ms", "svmLatencyP50Ms", "evmHeadLagSeconds"],
     },
+    peers: {
+      type: "array",
+      description:
+        "Each license as the other operators' latest reports saw it sign in the hub's rounds (its own operator left out), ascending; empty before such a report",
+      items: {
+        type: "object",
+        properties: {
+          licenseId: integer,
+          reporters: { ...integer, description: "Operators whose report observed the license" },
+          roundsObserved: { ...integer, description: "The median of their rounds counted since the license first signed in the epoch" },
+          signedBps: { ...bps, type: ["integer", "null"], description: "The median of their signed shares; null below 2 reporters" },
+          medianSigningMs: {
+            ...integer,
+            type: ["integer", "null"],
+            description: "The median of their median times from the hub's request to the signature; null below 2 reporters",
+          },
+        },
+        required: ["licenseId", "reporters", "roundsObserved", "signedBps", "medianSigningMs"],
+      },
+    },
   },
-  required: ["epoch", "reporters", "api", "sources"],
+  required: ["epoch", "reporters", "api", "sources", "peers"],
 } as const;
 
 /** The answers both routes share besides their 200. */

@@ -1,4 +1,4 @@
-import type { QosReport } from "@avn/protocol/qos";
+import type { PeerObservation, QosReport } from "@avn/protocol/qos";
 
 /** What one node measured in one epoch, kept until the epoch ends; the report's figures come from here. */
 export class EpochMeasurements {
@@ -24,8 +24,8 @@ export class EpochMeasurements {
     if (series.length > EpochMeasurements.MAX_SAMPLES) series.shift();
   }
 
-  /** The report's fields (`IQosReports.Report`), every one a whole number within uint32. */
-  report(): QosReport {
+  /** The report's fields (`IQosReports.Report`), every one a whole number within uint32, with `peers` as counted. */
+  report(peers: { peerRounds: number; peers: readonly PeerObservation[] } = { peerRounds: 0, peers: [] }): QosReport {
     return {
       epoch: this.epoch,
       apiProbes: this.apiProbes,
@@ -36,6 +36,8 @@ export class EpochMeasurements {
       evmSourceLatencyP50Ms: percentile(this.evmSourceLatencyMs, 50),
       svmSourceLatencyP50Ms: percentile(this.svmSourceLatencyMs, 50),
       evmHeadLagSeconds: percentile(this.evmHeadLagSeconds, 50),
+      peerRounds: peers.peerRounds,
+      peers: peers.peers,
     };
   }
 }

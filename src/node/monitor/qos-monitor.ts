@@ -3,6 +3,7 @@ import { dataSlice, getAddress, getBytes, Interface, type Provider } from "ether
 import type { Logger } from "pino";
 
 import { SourceChain } from "@avn/protocol/constants";
+import { QOS_REPORT_TUPLE } from "@avn/protocol/qos-logs";
 
 import type { VerificationRegistry } from "../../../typechain-types/index.ts";
 import type { JsonRpc } from "../../chains/evm/balance-slot.ts";
@@ -13,9 +14,7 @@ import type { NodeMetrics } from "../health.ts";
 import type { TxSender } from "../tx-sender.ts";
 import { EpochMeasurements } from "./measurements.ts";
 
-const QOS_REPORTS = new Interface([
-  "function report(uint256 licenseId, (uint64 epoch, uint32 apiProbes, uint32 apiCorrect, uint32 apiErrors, uint32 apiLatencyP50Ms, uint32 apiLatencyP95Ms, uint32 evmSourceLatencyP50Ms, uint32 svmSourceLatencyP50Ms, uint32 evmHeadLagSeconds) report_)",
-]);
+const QOS_REPORTS = new Interface([`function report(uint256 licenseId, ${QOS_REPORT_TUPLE} report_)`]);
 
 /** How far back the API probe looks for jobs to ask the API about again (about 10 minutes of 2 s blocks). */
 export const PROBE_LOOKBACK_BLOCKS = 300;

@@ -345,9 +345,10 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
     const epoch = Number(await registry.currentEpoch());
     const before = await get("/api/network/status");
     expect(before.status).to.equal(200);
-    expect(before.body).to.deep.equal({ epoch, reporters: 0, api: null, sources: null });
+    expect(before.body).to.deep.equal({ epoch, reporters: 0, api: null, sources: null, peers: [] });
 
-    const report = (probes: number, correct: number, latency: number, lag: number) => ({
+    type Peer = [licenseId: bigint, roundsObserved: number, roundsSigned: number, medianSigningMs: number];
+    const report = (probes: number, correct: number, latency: number, lag: number, peerRounds = 0, peers: Peer[] = []) => ({
       epoch,
       apiProbes: probes,
       apiCorrect: correct,
@@ -357,18 +358,47 @@ describe("API: GET /api/network/nodes, each license's quality of service from th
       evmSourceLatencyP50Ms: 5,
       svmSourceLatencyP50Ms: 7,
       evmHeadLagSeconds: lag,
+      peerRounds,
+      peers: peers.map(([licenseId, roundsObserved, roundsSigned, medianSigningMs]) => ({
+        licenseId,
+        roundsObserved,
+        roundsSigned,
+        medianSigningMs,
+      })),
     });
     // A's first report is replaced by its later one; C lies (nothing correct, absurd latency): the medians hold.
-    await reports.connect(burnerA).report(1n, report(4, 0, 10_000, 100));
-    await reports.connect(burnerA).report(1n, report(20, 20, 40, 2));
-    await reports.connect(burnerB).report(2n, report(10, 9, 50, 3));
-    await reports.connect(burnerC).report(3n, report(10, 0, 99_999, 999));
+    // Of the peers: C also lies that license 2 never signed and license 1 signs in 1 ms, and praises its own
+    // license 3, which is left out; B saw only license 1.
+    await reports.connect(burnerA).report(1n, report(4, 0, 10_000, 100, 3, [[2n, 3, 0, 0]]));
+    await reports.connect(burnerA).report(
+      1n,
+      report(20, 20, 40, 2, 10, [
+        [2n, 10, 10, 40],
+        [3n, 10, 9, 60],
+      ]),
+    );
+    await reports.connect(burnerB).report(2n, report(10, 9, 50, 3, 12, [[1n, 12, 12, 30]]));
+    await reports.connect(burnerC).report(
+      3n,
+      report(10, 0, 99_999, 999, 10, [
+        [1n, 10, 10, 1],
+        [2n, 10, 0, 0],
+        [3n, 10, 10, 1],
+      ]),
+    );
     const after = await get("/api/network/status");
     expect(after.body).to.deep.equal({
       epoch,
       reporters: 3,
       api: { probes: 40, correctBps: 9_000, errorBps: 1_000, latencyP50Ms: 50, latencyP95Ms: 150 },
       sources: { evmLatencyP50Ms: 5, svmLatencyP50Ms: 7, evmHeadLagSeconds: 3 },
+      // With two reporters the lower figure is published, so C moves licenses 1 and 2 (docs/verification.md);
+      // license 3 has one witness besides its own operator: counted, but no figure.
+      peers: [
+        { licenseId: 1, reporters: 2, roundsObserved: 10, signedBps: 10_000, medianSigningMs: 1 },
+        { licenseId: 2, reporters: 2, roundsObserved: 10, signedBps: 0, medianSigningMs: 40 },
+        { licenseId: 3, reporters: 1, roundsObserved: 10, signedBps: null, medianSigningMs: null },
+      ],
     });
   });
 

@@ -2,7 +2,18 @@ import { expect } from "chai";
 
 import { id } from "ethers";
 
-import { CHALLENGER_ROLE, epochQos, QosReplay, scoreBps, timelinessBps, type EpochFrame, type QosEvents } from "@avn/protocol/qos";
+import {
+  CHALLENGER_ROLE,
+  epochQos,
+  networkStatus,
+  operatorLookup,
+  QosReplay,
+  scoreBps,
+  timelinessBps,
+  type EpochFrame,
+  type QosEvents,
+  type QosReportEvent,
+} from "@avn/protocol/qos";
 import { decodeQosLogs, QOS_EVENTS, qosEventsOf } from "@avn/protocol/qos-logs";
 import { encodeAbiParameters, pad, parseAbiParameters, toEventSelector } from "viem";
 
@@ -301,5 +312,92 @@ describe("QoS figures and score (@avn/protocol/qos)", function () {
     expect([...replay.figures(now).values()]).to.deep.equal([...whole.values()]);
     // 831 jobs (seconds 1, 14, … below 10,800); license 1 votes on those whose id is 0, 5 or 6 modulo 7: 355.
     expect(whole.get(1n)).to.include({ windows: 18, beatWindows: 18, jobsAsked: 831, votes: 355, agreed: 355, participationBps: 4_271 });
+  });
+
+  it("publishes peer figures as medians over other operators' latest reports, its own operator at the report's block left out", function () {
+    const C = CONSUMER;
+    const D = "0x00000000000000000000000000000000000000dd";
+    // Licenses 1 (A), 2 (B), 3 (C); license 2 moves to A at block 50, so A's later reports are no witness of it.
+    const delegations = [
+      { ...at(1), licenseId: 1n, operator: A },
+      { ...at(1, 1), licenseId: 2n, operator: B },
+      { ...at(1, 2), licenseId: 3n, operator: C },
+      { ...at(50), licenseId: 2n, operator: null },
+      { ...at(50, 1), licenseId: 2n, operator: A },
+    ];
+    const lookup = operatorLookup(delegations);
+    expect([at(0), at(1, 1), at(49), at(50), at(50, 1), at(99)].map((position) => lookup(2n, position))).to.deep.equal([
+      null,
+      B,
+      B,
+      null,
+      A,
+      A,
+    ]);
+    expect(lookup(9n, at(99))).to.equal(null);
+    const report = (
+      operator: string,
+      licenseId: bigint,
+      block: number,
+      peers: Array<[bigint, number, number, number]>,
+      epoch = 3,
+    ): QosReportEvent => ({
+      ...at(block),
+      operator,
+      licenseId,
+      epoch,
+      apiProbes: 0,
+      apiCorrect: 0,
+      apiErrors: 0,
+      apiLatencyP50Ms: 0,
+      apiLatencyP95Ms: 0,
+      evmSourceLatencyP50Ms: 1,
+      svmSourceLatencyP50Ms: 1,
+      evmHeadLagSeconds: 1,
+      peerRounds: 20,
+      peers: peers.map(([id, roundsObserved, roundsSigned, medianSigningMs]) => ({
+        licenseId: id,
+        roundsObserved,
+        roundsSigned,
+        medianSigningMs,
+      })),
+    });
+    const reports = [
+      report(A, 1n, 10, [
+        [2n, 20, 20, 30],
+        [3n, 20, 10, 50],
+      ]),
+      report(B, 2n, 11, [
+        [1n, 18, 18, 20],
+        [3n, 20, 12, 70],
+      ]),
+      report(C, 3n, 12, [
+        [1n, 20, 20, 25],
+        [2n, 20, 19, 35],
+        [3n, 20, 20, 1],
+      ]),
+      // D reports nothing signed of license 3 yet (observed 0): no entry counts; another epoch's report neither.
+      report(D, 4n, 13, [[3n, 0, 0, 0]]),
+      report(D, 4n, 5, [[1n, 20, 0, 0]], 2),
+    ];
+    expect(networkStatus(reports, 3, delegations).peers).to.deep.equal([
+      { licenseId: 1, reporters: 2, roundsObserved: 18, signedBps: 10_000, medianSigningMs: 20 },
+      { licenseId: 2, reporters: 2, roundsObserved: 20, signedBps: 9_500, medianSigningMs: 30 },
+      { licenseId: 3, reporters: 2, roundsObserved: 20, signedBps: 5_000, medianSigningMs: 50 },
+    ]);
+    // A's latest report, after license 2 became its own: A is no longer a witness of license 2.
+    const later = [
+      ...reports,
+      report(A, 1n, 60, [
+        [2n, 20, 20, 5],
+        [3n, 20, 20, 45],
+      ]),
+    ];
+    const peers = networkStatus(later, 3, delegations).peers;
+    expect(peers[1]).to.deep.equal({ licenseId: 2, reporters: 1, roundsObserved: 20, signedBps: null, medianSigningMs: null });
+    expect(peers[2]).to.deep.equal({ licenseId: 3, reporters: 2, roundsObserved: 20, signedBps: 6_000, medianSigningMs: 45 });
+    // A third witness that lies: the median stays within the honest two's range.
+    const three = [...later, report(D, 4n, 61, [[3n, 20, 0, 99_999]])];
+    expect(networkStatus(three, 3, delegations).peers[2]).to.deep.include({ reporters: 3, signedBps: 6_000, medianSigningMs: 45 });
   });
 });

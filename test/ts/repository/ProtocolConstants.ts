@@ -4,6 +4,7 @@ import {
   IgnoreReason,
   ITEM_KINDS,
   JobStatus,
+  MAX_PEER_OBSERVATIONS,
   MAX_VOTES_PER_JOB,
   PROPOSAL_STATES,
   REDEMPTION_STATUSES,
@@ -58,6 +59,10 @@ describe("protocol constants in TypeScript", function () {
     expect(MAX_VOTES_PER_JOB).to.equal(constantValue(registry, "MAX_VOTES_PER_JOB"));
     const verifier = await astNodesOf("AttestationVerifier");
     expect(Math.max(...Object.values(SourceChain))).to.equal(Number(constantValue(verifier, "_LAST_CHAIN")));
+  });
+
+  it("bound a QoS report's peers as QosReports does", async function () {
+    expect(MAX_PEER_OBSERVATIONS).to.equal(Number(constantValue(await astNodesOf("QosReports"), "MAX_PEER_OBSERVATIONS")));
   });
 
   it("name the claim platform's item kinds in its order", async function () {
