@@ -7,6 +7,7 @@ import { listenHost, port, rpcUrl, serviceUrl, sourceChainFields, wsRpcUrl } fro
 import { loggedAsOrigin, redactConfig, secret } from "../common/config-redaction.ts";
 import { commaSeparated, parseEnvironment, urlList } from "../common/environment.ts";
 import { MAX_ROUND_DEADLINE_MS, MIN_BUS_SECRET_LENGTH } from "./attestation-hub/bus/bus.ts";
+import { DEFAULT_RESULTS_PER_SECOND } from "./attestation-hub/rounds.ts";
 import { DEFAULT_ATTEST_COST } from "./server/dependencies.ts";
 
 const evmAddress = z
@@ -60,6 +61,11 @@ const schema = z
     ATTESTATION_EVM_CONFIRMATIONS: z.coerce.number().int().min(0).max(1_000).default(3),
     /** How long an attested query waits for the quorum before answering 503. */
     ATTESTATION_DEADLINE_MS: z.coerce.number().int().positive().max(MAX_ROUND_DEADLINE_MS).default(3_000),
+    /**
+     * Round results (`roundDone`: who signed, how fast) this instance sends its nodes a second, on average;
+     * rounds beyond it send none. 0 turns the nodes' observations of their peers off.
+     */
+    ATTESTATION_ROUND_RESULTS_PER_SECOND: z.coerce.number().int().min(0).max(1_000).default(DEFAULT_RESULTS_PER_SECOND),
     /** How often each connected node's licenses are read again. */
     ATTESTATION_RECHECK_MS: z.coerce.number().int().positive().default(10_000),
     /**
@@ -180,6 +186,7 @@ export function attestationSettings(config: ApiConfig) {
     attestationVerifier,
     hubLabel: config.ATTESTATION_HUB_LABEL,
     deadlineMs: config.ATTESTATION_DEADLINE_MS,
+    resultsPerSecond: config.ATTESTATION_ROUND_RESULTS_PER_SECOND,
     evmConfirmations: config.ATTESTATION_EVM_CONFIRMATIONS,
     recheckMs: config.ATTESTATION_RECHECK_MS,
     admission: {

@@ -54,6 +54,12 @@ export class ApiMetrics {
     labelNames: ["outcome"] as const,
     registers: [this.registry],
   });
+  readonly attestationRoundResults = new Counter({
+    name: "api_attestation_round_results_total",
+    help: "Round results sent to the signers of the winning struct (sent), or skipped over the rate budget (sampled-out)",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry],
+  });
   readonly attestationNodes = new Gauge({
     name: "api_attestation_nodes_connected",
     help: "Circuit nodes admitted to the attestation hub",

@@ -1,6 +1,7 @@
 import { getAddress, isAddress, verifyMessage } from "ethers";
 import { z } from "zod";
 
+import { MAX_ATTESTATION_LICENSES } from "@avn/protocol/attestation";
 import type { ConditionRequest } from "@avn/protocol/conditions";
 
 /**
@@ -31,8 +32,15 @@ export const MAX_HELLO_LICENSES = 256;
  * leaves with a 78-digit token id, min and max), each under four `atLeast` (the longest way to nest 4
  * deep), both owners and the link: 7,086 bytes. A node's condition answer with 16 licenses of 78 digits
  * is 1,825 (test/ts/attestation/ConditionAttestation.ts builds both and checks they stay under half of this).
+ * A round's result (`roundDone`) is cut to fit by the hub.
  */
 export const MAX_FRAME_BYTES = 16 * 1024;
+/**
+ * The longest a round stays open (`ATTESTATION_DEADLINE_MS` is at most this): past it, a round, an answer
+ * or a result is worth nothing, which bounds how long a captured one can be replayed, and how long a node
+ * keeps what it signed waiting for the round's result.
+ */
+export const MAX_ROUND_DEADLINE_MS = 60_000;
 
 export interface AttestQuery {
   /** 0 Ethereum, 1 Solana (`AttestedChain`). */
@@ -62,8 +70,24 @@ export interface ConditionQuery {
   verdict: boolean;
 }
 
+/**
+ * Hub → each node whose signature is on a round's winning struct, once the round is over: every signature of
+ * that struct the hub counted (the quorum's, agreeing ones beyond it, and late ones), each with the time from
+ * the request to its arrival at the hub, fastest first. No struct travels: a node checks each signature
+ * over the struct it signed itself (docs/verification.md, "Its peers, through the hub's rounds").
+ */
+export interface RoundDone {
+  type: "roundDone";
+  /** The round's id, as in its request. */
+  id: string;
+  signatures: Array<{ licenseIds: string[]; signature: string; elapsedMs: number }>;
+}
+/** The most signatures one `roundDone` lists (the hub keeps the fastest, and fewer when they do not fit a frame). */
+export const MAX_DONE_SIGNATURES = 40;
+
 /** Hub → node. */
 export type HubMessage =
+  | RoundDone
   | { type: "challenge"; hub: string; chainId: string; nonce: string }
   | { type: "welcome"; licenseIds: string[] }
   | { type: "attest"; id: string; chain: number; owner: string; asset: string; sourceBlock: string; issuedAt: string }
@@ -86,6 +110,22 @@ const uint64 = z
   .refine((value) => BigInt(value) < 2n ** 64n, "above uint64");
 const roundId = z.string().max(64);
 const nodeSignature = z.string().regex(/^0x[0-9a-fA-F]{130}$/);
+
+/** A round's result, as a node checks it on arrival (the hub is not trusted: every signature is recovered again). */
+export const roundDoneSchema = z.strictObject({
+  type: z.literal("roundDone"),
+  id: roundId,
+  signatures: z
+    .array(
+      z.strictObject({
+        licenseIds: z.array(decimal).min(1).max(MAX_ATTESTATION_LICENSES),
+        signature: nodeSignature,
+        elapsedMs: z.number().int().min(0).max(MAX_ROUND_DEADLINE_MS),
+      }),
+    )
+    .min(1)
+    .max(MAX_DONE_SIGNATURES),
+});
 
 /**
  * The hub's requests, as a node (and an instance relaying another's round) checks them on arrival: the hub
@@ -166,6 +206,8 @@ export const nodeMessageSchema = z.discriminatedUnion("type", [
 export type NodeMessage = z.infer<typeof nodeMessageSchema>;
 /** A node's answer to a round: a signature of either kind, or a refusal. */
 export type NodeAnswer = Extract<NodeMessage, { type: "attestation" | "conditionAttestation" | "refusal" }>;
+/** A node's signed answer (either kind). */
+export type SignedAnswer = Exclude<NodeAnswer, { type: "refusal" }>;
 
 /** Parses a node's frame; undefined when it is not JSON or not one of the messages above. */
 export function parseNodeMessage(raw: string): NodeMessage | undefined {

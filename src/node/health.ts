@@ -21,6 +21,12 @@ export class NodeMetrics {
     labelNames: ["target", "outcome"] as const,
     registers: [this.registry],
   });
+  readonly peerRounds = new Counter({
+    name: "node_peer_rounds_total",
+    help: "Round results of the hub, by outcome (counted, unknown, not-winner, over-budget, failed)",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry],
+  });
   readonly passErrors = new Counter({ name: "node_pass_errors_total", help: "Job passes that failed", registers: [this.registry] });
   readonly delegatedLicenses = new Gauge({
     name: "node_delegated_licenses",

@@ -6,13 +6,23 @@ import type { JsonRpcPool } from "../chains/rpc/json-rpc-pool.ts";
 import type { EvmBalanceReader } from "../chains/evm/balance-reader.ts";
 import { attestationDomain } from "../common/attestation.ts";
 import { urlOrigin } from "../common/environment.ts";
-import { challengeText, hubUrlAllowed, MAX_HELLO_LICENSES, normalizeHubUrl, type HubMessage } from "../common/hub-protocol.ts";
+import {
+  challengeText,
+  hubUrlAllowed,
+  MAX_HELLO_LICENSES,
+  normalizeHubUrl,
+  roundDoneSchema,
+  type HubMessage,
+  type RoundDone,
+} from "../common/hub-protocol.ts";
+import { ownSignedAnswer, type SignedReply } from "../common/signed-answer.ts";
 import { AttestationSigner } from "./attestation-signer.ts";
 import { ConditionSigner } from "./condition-signer.ts";
 import { expectedHubName, hubUrlsOf, type NodeConfig } from "./config.ts";
 import type { NodeMetrics } from "./health.ts";
 import { PinnedReaders } from "../chains/pinned-readers.ts";
 import { refusal, type SigningOptions } from "./signing-rules.ts";
+import type { PeerRounds } from "./monitor/peer-rounds.ts";
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
@@ -35,6 +45,10 @@ export interface HubClientOptions {
   /** Told when the hub admits the node or the connection closes, and of each request's outcome. */
   onAdmitted?: (admitted: boolean) => void;
   onAnswered?: (outcome: "signed" | "refused", kind: "balance" | "condition") => void;
+  /** Told of each answer the node signed and sent, under its round's id. */
+  onSigned?: (id: string, answer: SignedReply) => void;
+  /** Told of each round result the hub sends (already checked against `roundDoneSchema`). */
+  onRoundDone?: (done: RoundDone) => void;
   /** Reconnect delays (tests shorten them). */
   firstRetryMs?: number;
   maxRetryMs?: number;
@@ -135,6 +149,7 @@ export function connectToHub(options: HubClientOptions): () => Promise<void> {
           (reply) => {
             options.onAnswered?.(reply.type === "refusal" ? "refused" : "signed", kind);
             send(reply);
+            if (reply.type !== "refusal") options.onSigned?.(message.id, reply);
           },
           (error: unknown) => {
             logger.warn({ requestId: message.id, kind, error: (error as Error)?.name ?? "error" }, "attestation failed");
@@ -142,6 +157,11 @@ export function connectToHub(options: HubClientOptions): () => Promise<void> {
             send(refusal(message.id, "internal error"));
           },
         );
+      } else if (message.type === "roundDone") {
+        // It carries other nodes' signatures: checked on arrival, each signature recovered by the receiver.
+        const parsed = roundDoneSchema.safeParse(message);
+        if (parsed.success) options.onRoundDone?.(parsed.data);
+        else logger.warn({ hub }, "a malformed round result from the hub: ignored");
       }
     });
     ws.addEventListener("close", (event) => onGone(event.code, event.reason));
@@ -209,6 +229,8 @@ export function startAttesting(
     licenses: () => readonly bigint[];
     logger: Logger;
     metrics: NodeMetrics;
+    /** Tallies the peers seen in the rounds' results (the QoS monitor's); absent, results are ignored. */
+    peers?: Pick<PeerRounds, "signed" | "done">;
   },
 ): (() => Promise<void>) | undefined {
   const urls = hubUrlsOf(config);
@@ -241,5 +263,7 @@ export function startAttesting(
     logger: node.logger,
     onAdmitted: (admitted) => node.metrics.hubConnected.set(admitted ? 1 : 0),
     onAnswered: (outcome, kind) => node.metrics.attestations.inc({ outcome, kind }),
+    onSigned: (id, answer) => node.peers?.signed(id, ownSignedAnswer(rules.domain, answer)),
+    onRoundDone: (done) => void node.peers?.done(done),
   });
 }

@@ -20,6 +20,7 @@ import { lostVotesCallbacks } from "./lost-votes.ts";
 import { benchmarkSources, discoverChain, openJournal, startupSteps } from "./startup.ts";
 import { TxSender } from "./tx-sender.ts";
 import { QosMonitor } from "./monitor/qos-monitor.ts";
+import { PeerRounds, registryEpochs } from "./monitor/peer-rounds.ts";
 import { RewardsVoter } from "./rewards-voter.ts";
 import { wakeOnNewJobs } from "./wake-up.ts";
 
@@ -159,6 +160,18 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
   lifecycle.onStop(() => loop.stop()); // before the heartbeats, the sender and the journal it uses (reverse order)
   if (config.L2_WS_URL !== undefined)
     lifecycle.onStop(wakeOnNewJobs(config.L2_WS_URL, chain.chainId, chain.addresses.registry, () => loop.wake(), logger));
+  // The node as a monitor of its peers: the hub's round results, tallied for the QoS reports.
+  const peers =
+    config.QOS_REPORTS === undefined
+      ? undefined
+      : new PeerRounds({
+          self: burnerAddress,
+          licenses: () => watcher.delegated,
+          epochOf: registryEpochs(() => contracts.on(endpoints.current).registry),
+          isLiveOperatorOf: (signer, licenseIds) => contracts.on(endpoints.current).nodeRegistry.isLiveOperatorOf(signer, [...licenseIds]),
+          metrics,
+          logger,
+        });
   const hub = startAttesting(config, {
     wallet: burner.wallet,
     chainId: chain.chainId,
@@ -169,6 +182,7 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
     licenses: () => watcher.delegated,
     logger,
     metrics,
+    peers,
   });
   if (hub !== undefined) lifecycle.onStop(hub);
   const monitor =
@@ -189,6 +203,7 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
           sender,
           probeIntervalMs: config.QOS_PROBE_INTERVAL_SECONDS * 1000,
           reportIntervalMs: config.QOS_REPORT_INTERVAL_SECONDS * 1000,
+          peers,
           metrics,
           logger,
           onError: failover,

@@ -5,6 +5,7 @@ import { isIPv6 } from "node:net";
 import proxyaddr from "@fastify/proxy-addr";
 
 import { HUB_PATH, normalizeHubUrl } from "../../common/hub-protocol.ts";
+import { TokenBucket } from "../../common/token-bucket.ts";
 
 /**
  * The hub's limits before a node is logged in (`ATTESTATION_MAX_PENDING`… in src/api/config.ts, returned by
@@ -100,30 +101,6 @@ function ipv6Groups(address: string): number[] {
 function loginKey(burner: string, licenseIds: readonly (bigint | string)[]): string {
   const ids = licenseIds.map((id) => BigInt(id)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return `${burner.toLowerCase()}:${createHash("sha256").update(ids.join(",")).digest("base64url")}`;
-}
-
-/** A token bucket: `capacity` tokens, refilled at `perSecond`. */
-export class TokenBucket {
-  readonly #capacity: number;
-  readonly #perSecond: number;
-  #tokens: number;
-  #at = performance.now();
-
-  constructor(perSecond: number, capacity: number) {
-    this.#perSecond = perSecond;
-    this.#capacity = capacity;
-    this.#tokens = capacity;
-  }
-
-  /** Takes one token; false when none is left. */
-  take(): boolean {
-    const now = performance.now();
-    this.#tokens = Math.min(this.#capacity, this.#tokens + ((now - this.#at) / 1000) * this.#perSecond);
-    this.#at = now;
-    if (this.#tokens < 1) return false;
-    this.#tokens -= 1;
-    return true;
-  }
 }
 
 /** Keys remembered until a deadline, at most `MAX_REMEMBERED` (the oldest is forgotten first). */

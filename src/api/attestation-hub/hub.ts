@@ -31,6 +31,8 @@ export interface AttestationHubOptions {
   bus?: (hubName: string) => Promise<HubBus>;
   /** Quorum deadline of one attested query. */
   deadlineMs: number;
+  /** Round results sent a second (`AttestationRounds`); absent: its default. */
+  resultsPerSecond?: number;
   /** Blocks below the Ethereum head an attested answer is pinned to. */
   evmConfirmations: number;
   recheckMs: number;
@@ -91,6 +93,7 @@ export class AttestationHub {
       metrics: options.metrics,
       sessions: () => this.#sessions.list(),
       bus,
+      resultsPerSecond: options.resultsPerSecond,
       logger: options.logger,
     });
   }
@@ -110,6 +113,7 @@ export class AttestationHub {
         await bus?.start({
           round: (round) => hub.#rounds.relayed(round),
           answer: ({ burner, answer }) => void hub.#rounds.answer(burner, answer),
+          done: (done) => hub.#rounds.relayedDone(done),
         });
         return hub;
       } catch (error) {

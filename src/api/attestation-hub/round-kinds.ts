@@ -1,14 +1,13 @@
 import { attestationMessageFromJson, attestationStructHash, recoverAttestationSigner } from "../../common/attestation.ts";
 import { encodeSubject } from "../../common/attestation-subject.ts";
 import { conditionMessageFromJson, conditionStructHash, recoverConditionSigner } from "../../common/condition-attestation.ts";
-import type { AttestQuery, ConditionQuery, HubMessage, NodeAnswer } from "../../common/hub-protocol.ts";
+import type { AttestQuery, ConditionQuery, HubMessage, SignedAnswer } from "../../common/hub-protocol.ts";
 import type { AttestationDomain, BalanceAttestation } from "@avn/protocol/attestation";
 import { conditionHash, ownersHash, type ConditionAttestation } from "@avn/protocol/conditions";
 
 /** A round's request as a node receives it: a balance's (`attest`) or a condition's (`attestCondition`). */
 export type RoundRequest = Extract<HubMessage, { type: "attest" | "attestCondition" }>;
-/** A node's signed answer (either kind). */
-export type SignedAnswer = Exclude<NodeAnswer, { type: "refusal" }>;
+export type { SignedAnswer } from "../../common/hub-protocol.ts";
 
 /**
  * What one kind of round asks and how its signed answers are read; everything else (who is asked, the

@@ -5,10 +5,18 @@ import type { ConditionAttestation } from "@avn/protocol/conditions";
 import type { ApiMetrics } from "../metrics.ts";
 import type { LicenseChecker } from "./license-checker.ts";
 import type { AnswerOutcome, NodeStats } from "./node-stats.ts";
-import type { AttestQuery, ConditionQuery, NodeAnswer } from "../../common/hub-protocol.ts";
+import {
+  MAX_DONE_SIGNATURES,
+  MAX_FRAME_BYTES,
+  type AttestQuery,
+  type ConditionQuery,
+  type NodeAnswer,
+  type RoundDone,
+} from "../../common/hub-protocol.ts";
 import type { NodeSession } from "./sessions.ts";
-import type { HubBus, RelayedRound } from "./bus/bus.ts";
+import type { HubBus, RelayedDone, RelayedRound } from "./bus/bus.ts";
 import { chooseQuorumSet } from "./quorum-set.ts";
+import { TokenBucket } from "../../common/token-bucket.ts";
 import { balanceRound, conditionRound, type RoundKind, type RoundRequest } from "./round-kinds.ts";
 
 /** Not enough licenses connected, or no quorum within the deadline: the API answers 503 with Retry-After. */
@@ -40,6 +48,11 @@ interface RoundsOptions {
   sessions: () => NodeSession[];
   /** Joins the instances of a hub of several processes (absent: this process is the whole hub). */
   bus?: HubBus;
+  /**
+   * The most round results (`roundDone`) this instance sends a second, on average (bursts of as many): a
+   * round over the budget sends none, so every signer sees the same sample. 0 sends none.
+   */
+  resultsPerSecond?: number;
   logger?: import("pino").Logger;
 }
 
@@ -50,12 +63,20 @@ interface Asked {
   send?: (message: RoundRequest) => void;
 }
 
-/** A round another instance opened: answers from the nodes here go back to `origin`. */
+/** A round another instance opened: answers from the nodes here go back to `origin`, and its result comes from there. */
 interface RemoteRound {
   origin: string;
   asked: Set<string>;
   forwarded: Set<string>;
+  /** Answers are forwarded until then (`performance.now()`); the entry is kept a little longer, for the result. */
+  until: number;
 }
+
+/**
+ * How long a relayed round's entry outlives its deadline, so that its result, published by the origin at
+ * the deadline at the latest, still finds whom it is for (at least the bus's clock skew allowance).
+ */
+const RESULT_GRACE_MS = 5_000;
 
 interface Round<S> {
   id: string;
@@ -68,6 +89,15 @@ interface Round<S> {
   oversized: number;
   winner?: string;
   settle: (result: Attested<S> | Error) => void;
+  /** When the request went out (`performance.now()`), and when each signer's answer arrived after it. */
+  sentAt: number;
+  elapsed: Map<string, number>;
+  /** Signatures of the winning struct that came after it won, by licensed signers: in the result too. */
+  late: Map<string, NodeSignature>;
+  /** Answers being judged (their licenses read): the result waits for them. */
+  judging: number;
+  /** Whether the result was sent (or skipped): once per round. */
+  resultSent: boolean;
 }
 
 /**
@@ -86,15 +116,22 @@ interface Round<S> {
  * With a bus (several instances of one hub), a round also asks the nodes connected to the other live
  * instances: it is published to them, each sends it to its own sessions among those asked, and forwards
  * their answers, with the burner its session authenticated, to this instance, which judges them as its own.
+ *
+ * Once a round is over (every node asked has answered, or the deadline came), each signer of the winning
+ * struct gets its result (`roundDone`): the signatures of that struct, each with its time from the request,
+ * from which the node tallies its peers (docs/verification.md, "Its peers, through the hub's rounds").
  */
 export class AttestationRounds {
   // Open rounds of both kinds, by id: each carries its kind, which reads the answers to it.
   readonly #rounds = new Map<string, Round<unknown>>();
   readonly #remote = new Map<string, RemoteRound>();
   private readonly options: RoundsOptions;
+  readonly #results: TokenBucket;
 
   constructor(options: RoundsOptions) {
     this.options = options;
+    const resultsPerSecond = options.resultsPerSecond ?? DEFAULT_RESULTS_PER_SECOND;
+    this.#results = new TokenBucket(resultsPerSecond, resultsPerSecond);
   }
 
   /** A balance round: resolves with the first struct a quorum signed; throws `QuorumNotReachedError`. */
@@ -135,6 +172,11 @@ export class AttestationRounds {
         quorum,
         oversized: 0,
         settle: resolve,
+        sentAt: performance.now(),
+        elapsed: new Map(),
+        late: new Map(),
+        judging: 0,
+        resultSent: false,
       };
       this.#rounds.set(id, round as Round<unknown>);
       setTimeout(() => {
@@ -143,6 +185,7 @@ export class AttestationRounds {
       }, deadlineMs).unref();
     });
     const message = kind.request(id);
+    (this.#rounds.get(id) as Round<S>).sentAt = performance.now();
     for (const node of nodes) {
       stats.asked(node.burner);
       node.send?.(message);
@@ -173,9 +216,22 @@ export class AttestationRounds {
     const asked = new Set(round.burners);
     const here = this.options.sessions().filter((session) => asked.has(session.burner));
     if (here.length === 0) return;
-    this.#remote.set(round.request.id, { origin: round.origin, asked, forwarded: new Set() });
-    setTimeout(() => this.#remote.delete(round.request.id), round.deadlineMs).unref();
+    this.#remote.set(round.request.id, { origin: round.origin, asked, forwarded: new Set(), until: performance.now() + round.deadlineMs });
+    setTimeout(() => this.#remote.delete(round.request.id), round.deadlineMs + RESULT_GRACE_MS).unref();
     for (const session of here) session.send(round.request);
+  }
+
+  /**
+   * The result of a round another instance opened: passed to the sessions here that it lists and whose
+   * answers this instance forwarded for that round. A result for a round not relayed here reaches nobody.
+   */
+  relayedDone({ recipients, done }: RelayedDone): void {
+    const remote = this.#remote.get(done.id);
+    if (remote === undefined) return;
+    const listed = new Set(recipients);
+    for (const session of this.options.sessions())
+      if (listed.has(session.burner) && remote.forwarded.has(session.burner)) session.send(done);
+    this.#remote.delete(done.id); // one result per round
   }
 
   /**
@@ -186,7 +242,7 @@ export class AttestationRounds {
   async answer(burner: string, message: NodeAnswer): Promise<void> {
     const remote = this.#remote.get(message.id);
     if (remote !== undefined && !this.#rounds.has(message.id)) {
-      if (!remote.asked.has(burner) || remote.forwarded.has(burner)) return;
+      if (!remote.asked.has(burner) || remote.forwarded.has(burner) || performance.now() > remote.until) return;
       remote.forwarded.add(burner);
       return this.options.bus?.forwardAnswer(remote.origin, { burner, answer: message });
     }
@@ -197,6 +253,19 @@ export class AttestationRounds {
     const round = this.#rounds.get(message.id);
     if (round === undefined || !round.asked.has(session.burner) || round.answered.has(session.burner)) return;
     round.answered.add(session.burner);
+    // When it reached the hub, before anything is awaited: a relayed answer's time includes the bus both ways.
+    round.elapsed.set(session.burner, Math.round(performance.now() - round.sentAt));
+    round.judging += 1;
+    try {
+      await this.#judgeAnswer(round, session.burner, message);
+    } finally {
+      round.judging -= 1;
+      this.#maybeDone(round);
+    }
+  }
+
+  async #judgeAnswer<S>(round: Round<S>, burner: string, message: NodeAnswer): Promise<void> {
+    const session = { burner };
     if (message.type === "refusal") return this.#count(session.burner, "refused");
     const { kind } = round;
     // The frame was validated on arrival; a signature of the other kind answers another question.
@@ -216,10 +285,14 @@ export class AttestationRounds {
     )
       return this.#count(session.burner, "invalid");
     const digest = kind.structHash(attestation);
-    if (round.winner !== undefined) return this.#count(session.burner, digest === round.winner ? "late" : "disagreed");
+    if (round.winner !== undefined) return this.#late(round, digest, { signer: session.burner, licenseIds, signature: message.signature });
     const countable = await this.options.checker.countable(session.burner, licenseIds).catch(() => [] as bigint[]);
     if (countable.length !== licenseIds.length) return this.#count(session.burner, "unlicensed");
-    if (round.winner !== undefined) return this.#count(session.burner, digest === round.winner ? "late" : "disagreed");
+    if (round.winner !== undefined) {
+      // Checked already: licensed, and late.
+      if (digest === round.winner) round.late.set(session.burner, { signer: session.burner, licenseIds, signature: message.signature });
+      return this.#count(session.burner, digest === round.winner ? "late" : "disagreed");
+    }
     let group = round.groups.get(digest);
     if (group === undefined) {
       group = { attestation, signatures: new Map(), licenses: new Set() };
@@ -251,6 +324,54 @@ export class AttestationRounds {
   }
 
   /**
+   * A valid signature that came after the round was won: counted late when it signs the winner (and, once its
+   * licenses are checked as a quorum's would be, listed in the result), else disagreed.
+   */
+  async #late<S>(round: Round<S>, digest: string, signature: NodeSignature): Promise<void> {
+    if (digest !== round.winner) return this.#count(signature.signer, "disagreed");
+    this.#count(signature.signer, "late");
+    const countable = await this.options.checker.countable(signature.signer, signature.licenseIds).catch(() => [] as bigint[]);
+    if (countable.length === signature.licenseIds.length) round.late.set(signature.signer, signature);
+  }
+
+  /** Sends the round's result once every node asked has answered and every answer is judged. */
+  #maybeDone<S>(round: Round<S>): void {
+    if (round.judging === 0 && round.answered.size === round.asked.size) this.#sendDone(round);
+  }
+
+  /**
+   * The round's result, to each signer of its winning struct (none when it has no winner): its signatures,
+   * fastest first, as many as fit one frame. Sent here to the sessions here, and through the bus for the
+   * others. Sampled by `resultsPerSecond`: a round over the budget sends nothing to anyone.
+   */
+  #sendDone<S>(round: Round<S>): void {
+    if (round.resultSent || round.winner === undefined) return;
+    round.resultSent = true;
+    if (!this.#results.take()) {
+      this.options.metrics.attestationRoundResults.inc({ outcome: "sampled-out" });
+      return;
+    }
+    const signed = [...(round.groups.get(round.winner)?.signatures.values() ?? []), ...round.late.values()].map((signature) => ({
+      signature,
+      elapsedMs: round.elapsed.get(signature.signer) ?? 0,
+    }));
+    const { done, recipients } = roundDoneFrame(round.id, signed);
+    const elsewhere: string[] = [];
+    const here = new Map(this.options.sessions().map((session) => [session.burner, session]));
+    for (const burner of recipients) {
+      const session = here.get(burner);
+      if (session !== undefined) session.send(done);
+      else elsewhere.push(burner);
+    }
+    this.options.metrics.attestationRoundResults.inc({ outcome: "sent" });
+    const { bus } = this.options;
+    if (bus === undefined || elsewhere.length === 0) return;
+    bus
+      .publishDone({ origin: bus.instanceId, recipients: elsewhere, done })
+      .catch((error: unknown) => this.options.logger?.warn({ error: (error as Error)?.message }, "round result not relayed"));
+  }
+
+  /**
    * The nodes to ask: the sessions here, and those the other live instances hold (by burner: a node that
    * moved between instances and shows on both is asked here). Without the bus's answer (Redis down), the
    * sessions here alone.
@@ -274,12 +395,41 @@ export class AttestationRounds {
     this.options.metrics.attestationAnswers.inc({ outcome });
   }
 
-  /** At the deadline: nodes asked but never heard from are silent; signers of a round without quorum are left unjudged. */
+  /**
+   * At the deadline: nodes asked but never heard from are silent; signers of a round without quorum are left
+   * unjudged. The result goes now if it has not yet (without the answers still being judged).
+   */
   #finish<S>(round: Round<S>): void {
     this.#rounds.delete(round.id);
     for (const burner of round.asked) if (!round.answered.has(burner)) this.#count(burner, "silent");
+    this.#sendDone(round);
   }
 }
+
+/**
+ * A round's result: `signed` fastest first, as many as fit `MAX_DONE_SIGNATURES` and `MAX_FRAME_BYTES`, and
+ * the signers listed (each gets the frame: a signer cut out of it gets none).
+ */
+export function roundDoneFrame(
+  id: string,
+  signed: ReadonlyArray<{ signature: NodeSignature; elapsedMs: number }>,
+): { done: RoundDone; recipients: Set<string> } {
+  const done: RoundDone = { type: "roundDone", id, signatures: [] };
+  const recipients = new Set<string>();
+  const fastestFirst = [...signed].sort((a, b) => a.elapsedMs - b.elapsedMs);
+  for (const { signature, elapsedMs } of fastestFirst.slice(0, MAX_DONE_SIGNATURES)) {
+    done.signatures.push({ licenseIds: signature.licenseIds.map(String), signature: signature.signature, elapsedMs });
+    if (Buffer.byteLength(JSON.stringify(done)) > MAX_FRAME_BYTES) {
+      done.signatures.pop();
+      break;
+    }
+    recipients.add(signature.signer);
+  }
+  return { done, recipients };
+}
+
+/** Round results an instance sends a second by default: every round of the local stack, and about 40 KiB/s per node at most. */
+export const DEFAULT_RESULTS_PER_SECOND = 5;
 
 /**
  * Why a round ended without an answer, for the 503: how far the best-supported struct got, whether its

@@ -13,6 +13,7 @@ import { answerJob, type JobQuery, type SourceReaders } from "../answers.ts";
 import type { NodeMetrics } from "../health.ts";
 import type { TxSender } from "../tx-sender.ts";
 import { EpochMeasurements } from "./measurements.ts";
+import type { PeerRounds } from "./peer-rounds.ts";
 
 const QOS_REPORTS = new Interface([`function report(uint256 licenseId, ${QOS_REPORT_TUPLE} report_)`]);
 
@@ -35,6 +36,8 @@ export interface QosMonitorOptions {
   sender: Pick<TxSender, "send">;
   probeIntervalMs: number;
   reportIntervalMs: number;
+  /** The peers the node saw sign in the hub's rounds (absent: a node without the hub reports none). */
+  peers?: Pick<PeerRounds, "figures">;
   metrics: NodeMetrics;
   logger: Logger;
   onError: () => void;
@@ -45,8 +48,9 @@ export interface QosMonitorOptions {
  * The node as a monitor (docs/verification.md, "What the nodes measure"): every `probeIntervalMs` it
  * times its own sources (the EVM head's latency and age, Solana's health call) and asks the API, with its
  * own probe key, a question a recent job asked: the answer is correct when it equals the node's own read
- * just before or just after. Every `reportIntervalMs` it publishes the epoch's figures so far to
- * `QosReports`, as the operator of its first live license, through its one transaction sender.
+ * just before or just after. Every `reportIntervalMs` it publishes the epoch's figures so far, with the
+ * peers it saw sign in the hub's rounds (`PeerRounds`), to `QosReports`, as the operator of its first live
+ * license, through its one transaction sender.
  */
 export class QosMonitor {
   readonly #options: QosMonitorOptions;
@@ -94,13 +98,20 @@ export class QosMonitor {
     const [licenseId] = this.#options.licenses();
     if (licenseId === undefined) return undefined;
     const measured = await this.measurements();
+    const peers = this.#options.peers?.figures(measured.epoch) ?? { peerRounds: 0, peers: [] };
     // Nothing measured yet this epoch (just started, or every probe failed to reach anything): nothing to say.
-    if (measured.apiProbes === 0 && measured.evmSourceLatencyMs.length === 0 && measured.svmSourceLatencyMs.length === 0) return undefined;
-    const fields = measured.report();
+    if (
+      measured.apiProbes === 0 &&
+      measured.evmSourceLatencyMs.length === 0 &&
+      measured.svmSourceLatencyMs.length === 0 &&
+      peers.peerRounds === 0
+    )
+      return undefined;
+    const fields = measured.report(peers);
     const data = QOS_REPORTS.encodeFunctionData("report", [licenseId, fields]);
     const { outcome } = await this.#options.sender.send("qosReport", this.#options.qosReports, data);
     void outcome.then((result) => this.#options.metrics.transactions.inc({ kind: "qosReport", outcome: result }));
-    this.#log.info({ licenseId: licenseId.toString(), ...fields }, "QoS report sent");
+    this.#log.info({ licenseId: licenseId.toString(), ...fields, peers: fields.peers.length }, "QoS report sent");
     return { licenseId, fields };
   }
 

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { verifyTypedData, Wallet } from "ethers";
 
-import { challengeText } from "../../../src/common/hub-protocol.ts";
+import { challengeText, type RoundDone } from "../../../src/common/hub-protocol.ts";
 import { attestationFromJson, signAttestation } from "../../../src/common/attestation.ts";
 import { LICENSED_BALANCE_ATTESTATION_TYPES, type AttestationJson } from "@avn/protocol/attestation";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
@@ -251,6 +251,95 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
     const signers = ((await response.json()) as Answer).data.attestation.signatures.map((signature) => signature.signer);
     expect(signers).to.have.members([nodeA.burner.address, nodeB.burner.address]);
     await until("the silent node counted at the deadline", () => statsOf(nodeC).answers.silent >= 1, hubApi.hub.deadlineMs + 2_000);
+  });
+
+  it("sends each signer of the winning struct the round's result: every signature of it, fastest first, none to the wrong signer", async function () {
+    const [nodeA, nodeB, nodeC, nodeD] = l2.nodes;
+    const results = new Map<string, RoundDone[]>();
+    const signedIds = new Map<string, string[]>();
+    const listen = (node: LicensedNode, signer?: Pick<AttestationSigner, "answer">, onResult?: () => void) => {
+      const burner = node.burner.address;
+      results.set(burner, []);
+      signedIds.set(burner, []);
+      disconnects.push(
+        connectNode(hubApi.hubUrl, node, signer ?? honestSigner(sources, node, l2.verifier), {
+          onSigned: (id) => signedIds.get(burner)!.push(id),
+          onRoundDone: (done) => {
+            onResult?.();
+            results.get(burner)!.push(done);
+          },
+        }),
+      );
+    };
+    const resultsOf = (node: LicensedNode) => results.get(node.burner.address)!;
+    // Three honest nodes and one that signs a wrong balance, every one answering at once.
+    for (const node of [nodeA, nodeB, nodeC]) listen(node);
+    listen(nodeD, malicious(nodeD));
+    await until("4 nodes admitted", () => hubApi.hub.stats.list().filter((node) => node.connected).length === 4);
+    const started = performance.now();
+    const response = await post("/api/ccq-evm?attest=true", evmQuery());
+    expect(response.status).to.equal(200);
+    const { domain, message } = ((await response.json()) as Answer).data.attestation;
+    await until("each honest node's result", () => [nodeA, nodeB, nodeC].every((node) => resultsOf(node).length === 1));
+    // Every node answered: the result goes then, not at the deadline.
+    expect(performance.now() - started).to.be.below(hubApi.hub.deadlineMs);
+    const [done] = resultsOf(nodeA);
+    for (const node of [nodeB, nodeC]) expect(resultsOf(node)).to.deep.equal([done]);
+    expect(signedIds.get(nodeA.burner.address)).to.include(done.id);
+    // Each entry recovers, over the struct the client got, to an honest signer with its own license ids.
+    const signers = done.signatures.map((entry) => {
+      const signer = verifyTypedData(domain, types, { attestation: message, licenseIds: entry.licenseIds }, entry.signature);
+      const node = l2.nodes.find((candidate) => candidate.burner.address === signer)!;
+      expect(entry.licenseIds).to.deep.equal(node.licenseIds.map(String));
+      expect(entry.elapsedMs).to.be.within(0, hubApi.hub.deadlineMs);
+      return signer;
+    });
+    expect(signers).to.have.members([nodeA, nodeB, nodeC].map((node) => node.burner.address));
+    const times = done.signatures.map((entry) => entry.elapsedMs);
+    expect(times).to.deep.equal([...times].sort((a, b) => a - b));
+    expect(resultsOf(nodeD), "the wrong signer gets no result").to.deep.equal([]);
+
+    // A silent fourth: the round's result waits for the deadline, after which the silent node is counted.
+    for (const disconnect of disconnects.splice(0)) await disconnect();
+    await until("nodes gone", () => hubApi.hub.stats.list().every((node) => !node.connected));
+    const silentBefore = statsOf(nodeD)?.answers.silent ?? 0;
+    let silentWhenDone: number | undefined;
+    listen(nodeA, undefined, () => (silentWhenDone = statsOf(nodeD).answers.silent));
+    for (const node of [nodeB, nodeC]) listen(node);
+    listen(nodeD, silent);
+    await until("4 nodes admitted", () => hubApi.hub.stats.list().filter((node) => node.connected).length === 4);
+    expect((await post("/api/ccq-evm?attest=true", evmQuery())).status).to.equal(200);
+    await until("the result after the deadline", () => resultsOf(nodeA).length === 1, hubApi.hub.deadlineMs + 5_000);
+    // The hub counts the silent node at the deadline, then sends the result: the node sees the count already.
+    expect(silentWhenDone).to.equal(silentBefore + 1);
+    expect(resultsOf(nodeA)[0].signatures).to.have.length(3);
+  });
+
+  it("sends no round result when the results budget is 0", async function () {
+    const quiet = await startHubApi(sources, l2, l2.verifier, { resultsPerSecond: 0 });
+    const received: RoundDone[] = [];
+    const stops = l2.nodes
+      .slice(0, 2)
+      .map((node) =>
+        connectNode(quiet.hubUrl, node, honestSigner(sources, node, l2.verifier), { onRoundDone: (done) => received.push(done) }),
+      );
+    try {
+      await until("2 nodes admitted", () => quiet.hub.stats.list().filter((node) => node.connected).length === 2);
+      const response = await fetch(`${quiet.api.baseUrl}/api/ccq-evm?attest=true`, {
+        method: "POST",
+        headers: { authorization: quiet.api.apiKey, "content-type": "application/json" },
+        body: JSON.stringify(evmQuery()),
+      });
+      expect(response.status).to.equal(200);
+      // The result would have been sent in the same step that counts it sampled out.
+      const sampledOut = async () =>
+        (await quiet.metrics.attestationRoundResults.get()).values.find((value) => value.labels.outcome === "sampled-out")?.value ?? 0;
+      await until("the round's result skipped", async () => (await sampledOut()) === 1);
+      expect(received).to.deep.equal([]);
+    } finally {
+      for (const stop of stops) await stop();
+      await quiet.api.close();
+    }
   });
 
   it("answers 503 when no quorum can be gathered: Retry-After and the envelope, at once or at the deadline", async function () {

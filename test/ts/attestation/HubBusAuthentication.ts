@@ -7,7 +7,13 @@ import { expect } from "chai";
 import { pino } from "pino";
 import { createClient } from "redis";
 
-import { MAX_ROUND_DEADLINE_MS, parsePresence, type RelayedAnswer, type RelayedRound } from "../../../src/api/attestation-hub/bus/bus.ts";
+import {
+  MAX_ROUND_DEADLINE_MS,
+  parsePresence,
+  type RelayedAnswer,
+  type RelayedDone,
+  type RelayedRound,
+} from "../../../src/api/attestation-hub/bus/bus.ts";
 import {
   BusEnvelopes,
   MAX_CLOCK_SKEW_MS,
@@ -331,6 +337,7 @@ describe("attestation hub bus: envelopes, age bounds and replays (issue 46)", fu
     const bounds: Record<BusMessageKind, number> = {
       round: MAX_ROUND_DEADLINE_MS,
       answer: MAX_ROUND_DEADLINE_MS,
+      done: MAX_ROUND_DEADLINE_MS,
       presence: PRESENCE_TTL_MS,
     };
     for (const [kind, bound] of Object.entries(bounds) as Array<[BusMessageKind, number]>) {
@@ -374,6 +381,7 @@ describe("attestation hub bus: envelopes, age bounds and replays (issue 46)", fu
     let raw: RedisClient;
     const relayed: RelayedRound[] = [];
     const answered: RelayedAnswer[] = [];
+    const results: RelayedDone[] = [];
     const refusedOf = async (kind: BusMessageKind, reason: BusRefusal) =>
       (await metrics.attestationBusRefused.get()).values.find((value) => value.labels.kind === kind && value.labels.reason === reason)
         ?.value ?? 0;
@@ -385,8 +393,12 @@ describe("attestation hub bus: envelopes, age bounds and replays (issue 46)", fu
       first = await RedisHubBus.connect(redis.url, hub, logger, { secret, metrics: new ApiMetrics() });
       // The second reads with a clock the test moves ahead.
       second = await RedisHubBus.connect(redis.url, hub, logger, { secret, metrics, now: () => Date.now() + offset });
-      await first.start({ round: () => undefined, answer: () => undefined });
-      await second.start({ round: (round) => relayed.push(round), answer: (answer) => answered.push(answer) });
+      await first.start({ round: () => undefined, answer: () => undefined, done: () => undefined });
+      await second.start({
+        round: (round) => relayed.push(round),
+        answer: (answer) => answered.push(answer),
+        done: (done) => results.push(done),
+      });
       raw = createClient({ url: redis.url });
       await raw.connect();
     });
@@ -441,6 +453,30 @@ describe("attestation hub bus: envelopes, age bounds and replays (issue 46)", fu
       first.forwardAnswer(second.instanceId, answer);
       await until("the answer delivered", () => answered.length === 1);
       expect(answered[0]).to.deep.equal(answer);
+    });
+
+    it("publishes a round's result to the other instances; a forged, stale or malformed one reaches none", async function () {
+      const done: RelayedDone = {
+        origin: first.instanceId,
+        recipients: ["0x70997970C51812dc3A010C7d01b50e0d17dc79C8"],
+        done: { type: "roundDone", id: "r1", signatures: [{ licenseIds: ["2"], signature: `0x${"1b".repeat(65)}`, elapsedMs: 12 }] },
+      };
+      await first.publishDone(done);
+      await until("the result delivered", () => results.length === 1);
+      expect(results[0]).to.deep.equal(done);
+      const channel = `${prefix}done`;
+      // Written to Redis without the secret, or sealed for another channel: refused before it is parsed.
+      await raw.publish(channel, JSON.stringify(done));
+      await raw.publish(channel, new BusEnvelopes(secret).seal("done", `${prefix}rounds`, done));
+      await until("both refused as unauthenticated", async () => (await refusedOf("done", "unauthenticated")) === 2);
+      // Sealed, but a result with an elapsed time past the longest round, or too old by the reader's clock.
+      const late = { ...done, done: { ...done.done, signatures: [{ ...done.done.signatures[0], elapsedMs: MAX_ROUND_DEADLINE_MS + 1 }] } };
+      await raw.publish(channel, new BusEnvelopes(secret).seal("done", channel, late));
+      await until("the malformed one refused", async () => (await refusedOf("done", "malformed")) === 1);
+      offset = MAX_ROUND_DEADLINE_MS + MAX_CLOCK_SKEW_MS + 1_000;
+      await raw.publish(channel, new BusEnvelopes(secret).seal("done", channel, done));
+      await until("the old one refused as stale", async () => (await refusedOf("done", "stale")) === 1);
+      expect(results).to.have.length(1);
     });
 
     it("drops another instance's presence once it is older than its TTL, and an authenticated one that is malformed", async function () {

@@ -9,7 +9,7 @@ import { createClient } from "redis";
 
 import { PRESENCE_TTL_MS } from "../../../src/api/attestation-hub/bus/redis-bus.ts";
 import { ApiKeys } from "../../../src/api/keys/api-keys.ts";
-import { DEFAULT_HUB_LABEL, HUB_PATH, hubName } from "../../../src/common/hub-protocol.ts";
+import { DEFAULT_HUB_LABEL, HUB_PATH, hubName, type RoundDone } from "../../../src/common/hub-protocol.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import { connectToHub } from "../../../src/node/hub-client.ts";
 import { spawnApiProcess, type RunningApiProcess } from "../../helpers/api-process.ts";
@@ -76,8 +76,12 @@ describe("attestation hub scale-out: rounds across API processes (issue 31)", fu
     return api;
   };
   const wsUrl = (api: RunningApiProcess) => `ws://127.0.0.1:${api.port}${HUB_PATH}`;
+  /** The round results each node received, by burner. */
+  const results = new Map<string, RoundDone[]>();
+  const resultsOf = (node: LicensedNode) => results.get(node.burner.address) ?? [];
   /** A node's real hub client and signer in this process, trying `urls` in turn. */
   const connect = (node: LicensedNode, urls: string[]) => {
+    results.set(node.burner.address, []);
     const stop = connectToHub({
       urls,
       hubName: hubName(DEFAULT_HUB_LABEL, L2_CHAIN_ID, l2.verifier),
@@ -85,6 +89,7 @@ describe("attestation hub scale-out: rounds across API processes (issue 31)", fu
       wallet: node.burner,
       signer: honestSigner(sources, node, l2.verifier),
       licenses: () => [node.licenseId],
+      onRoundDone: (done) => results.get(node.burner.address)!.push(done),
       logger: pino({ level: "silent" }),
       firstRetryMs: 100,
       maxRetryMs: 200,
@@ -125,6 +130,11 @@ describe("attestation hub scale-out: rounds across API processes (issue 31)", fu
     );
     expect(views[1]).to.deep.equal(views[0]);
     expect(views[2]).to.deep.equal(views[0]);
+    // Each round's result reaches every signer, two of three through Redis from the process that opened it,
+    // and lists all three signatures (every node signed the same balance).
+    await until("every node's three round results", () => nodes.every((node) => resultsOf(node).length === 3));
+    for (const node of nodes) expect(resultsOf(node).map((done) => done.signatures.length)).to.deep.equal([3, 3, 3]);
+    expect(new Set(nodes.flatMap((node) => resultsOf(node).map((done) => done.id))).size).to.equal(3);
 
     // A crash: process 0 is killed. Its node dials the next URL and is admitted by process 1; answers go on.
     await apis[0].kill();
@@ -171,5 +181,8 @@ describe("attestation hub scale-out: rounds across API processes (issue 31)", fu
     await until("the statistics of both workers' rounds, from the primary", async () =>
       (await nodesOf(api)).every((node) => node.connected && node.asked === 4 && node.answers.agreed + node.answers.late === 4),
     );
+    // Each round's result reaches both signers, the one on the other worker through the primary.
+    await until("both nodes' four round results", () => nodes.every((node) => resultsOf(node).length === 4));
+    for (const node of nodes) expect(resultsOf(node).every((done) => done.signatures.length === 2)).to.equal(true);
   });
 });

@@ -21,7 +21,7 @@ import { AttestationSigner } from "../../../src/node/attestation-signer.ts";
 import { DEFAULT_ATTESTATION_MAX_BLOCK_LAG } from "../../../src/node/config.ts";
 import { ConditionSigner } from "../../../src/node/condition-signer.ts";
 import type { SigningOptions } from "../../../src/node/signing-rules.ts";
-import { connectToHub, l2HeadTimeReader } from "../../../src/node/hub-client.ts";
+import { connectToHub, l2HeadTimeReader, type HubClientOptions } from "../../../src/node/hub-client.ts";
 import { PinnedReaders } from "../../../src/chains/pinned-readers.ts";
 import { startTestApi, type TestApi } from "../../helpers/api.ts";
 import { postOnOwnConnection, type RunningApiProcess } from "../../helpers/api-process.ts";
@@ -119,6 +119,8 @@ export async function startHubApi(
   verifier: string,
   options: {
     deadlineMs?: number;
+    /** Round results sent a second (the hub's default otherwise). */
+    resultsPerSecond?: number;
     confirmations?: number;
     admission?: HubAdmissionOptions;
     /** Joins this hub to others (a `RedisHubBus`): several instances of one hub in this process. */
@@ -142,6 +144,7 @@ export async function startHubApi(
     },
     bus: options.bus,
     deadlineMs: options.deadlineMs ?? 1_500,
+    resultsPerSecond: options.resultsPerSecond,
     evmConfirmations: options.confirmations ?? 0,
     recheckMs: 60_000, // tests call recheck() themselves
     metrics,
@@ -226,7 +229,13 @@ export function connectNode(
   hubUrl: string,
   node: LicensedNode,
   signer: Pick<AttestationSigner, "answer">,
-  options: { hubName?: string; urls?: string[]; conditionSigner?: Pick<ConditionSigner, "answer"> } = {},
+  options: {
+    hubName?: string;
+    urls?: string[];
+    conditionSigner?: Pick<ConditionSigner, "answer">;
+    onSigned?: HubClientOptions["onSigned"];
+    onRoundDone?: HubClientOptions["onRoundDone"];
+  } = {},
 ) {
   return connectToHub({
     urls: options.urls ?? [hubUrl],
@@ -235,6 +244,8 @@ export function connectNode(
     wallet: node.burner,
     signer,
     conditionSigner: options.conditionSigner,
+    onSigned: options.onSigned,
+    onRoundDone: options.onRoundDone,
     licenses: () => node.licenseIds,
     logger: pino({ level: "silent" }),
     firstRetryMs: 100,

@@ -311,7 +311,10 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       expect(await failure(proven!.token, proven!.owner, proven!.slot, unknown.encoded)).to.equal("StorageProofVerifier_UnknownBlock");
     });
 
-    it("has every node probe the API and its sources and report it: GET /api/network/status, medians of 3 reporters", async function () {
+    it("has every node probe the API, its sources and its peers and report it: GET /api/network/status, medians of 3 reporters", async function () {
+      // Three attested rounds of this test's own, so that every node has seen its peers sign whatever ran before.
+      for (const { query } of demoQueries().slice(0, 3)) await postToApi(stack, query, "?attest=true");
+      const licenses = stack.nodes!.flatMap((node) => node.licenseIds).sort((a, b) => a - b);
       // Probes every 10 s about the jobs of the last 300 blocks (the tests above opened some), reports every 30 s.
       const status = await eventually(
         async () => {
@@ -319,7 +322,12 @@ describe("end to end on the local network: governance, and circuit nodes answeri
           expect(response.status).to.equal(200);
           return (await response.json()) as NetworkStatus;
         },
-        (body) => body.reporters === 3 && body.api !== null && body.api.probes >= 3,
+        (body) =>
+          body.reporters === 3 &&
+          body.api !== null &&
+          body.api.probes >= 3 &&
+          // Each license as its two peers saw it: the node and the hub's rounds, crossing the API's two workers.
+          licenses.every((licenseId) => body.peers.some((peer) => peer.licenseId === licenseId && peer.reporters === 2)),
         120_000,
       );
       console.log(`      (status: ${JSON.stringify(status)})`);
@@ -327,6 +335,12 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       expect(status.api!.errorBps).to.equal(0);
       expect(status.api!.latencyP50Ms).to.be.above(0);
       expect(status.sources!.evmLatencyP50Ms).to.be.above(0);
+      expect(status.peers.map((peer) => peer.licenseId)).to.deep.equal(licenses);
+      for (const peer of status.peers) {
+        expect(peer.roundsObserved, `license ${peer.licenseId}`).to.be.at.least(3);
+        expect(peer.signedBps, `license ${peer.licenseId}`).to.be.above(0);
+        expect(peer.medianSigningMs, `license ${peer.licenseId}`).to.be.above(0);
+      }
     });
 
     it("publishes a node paused while 3 jobs finalize with lower participation and score than the two others (GET /api/network/nodes)", async function () {

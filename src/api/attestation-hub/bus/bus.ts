@@ -1,11 +1,21 @@
 import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
 
-import { MAX_HELLO_LICENSES, nodeMessageSchema, roundRequestSchema, type NodeAnswer } from "../../../common/hub-protocol.ts";
+import {
+  MAX_DONE_SIGNATURES,
+  MAX_HELLO_LICENSES,
+  MAX_ROUND_DEADLINE_MS,
+  nodeMessageSchema,
+  roundDoneSchema,
+  roundRequestSchema,
+  type NodeAnswer,
+  type RoundDone,
+} from "../../../common/hub-protocol.ts";
 import type { PresentSession, SharedNodeStats } from "../node-stats.ts";
 import type { RoundRequest } from "../round-kinds.ts";
 
-export type { NodeAnswer } from "../../../common/hub-protocol.ts";
+export { MAX_ROUND_DEADLINE_MS } from "../../../common/hub-protocol.ts";
+export type { NodeAnswer, RoundDone } from "../../../common/hub-protocol.ts";
 export type { RoundRequest } from "../round-kinds.ts";
 
 /** A round opened by instance `origin`, for the nodes `burners` (the sessions it counted, wherever they are). */
@@ -24,6 +34,16 @@ export interface RelayedAnswer {
   answer: NodeAnswer;
 }
 
+/**
+ * A round's result, published by the instance that opened it to the others: each passes `done` to its own
+ * sessions among `recipients` whose answer it forwarded for that round (`AttestationRounds.relayedDone`).
+ */
+export interface RelayedDone {
+  origin: string;
+  recipients: string[];
+  done: RoundDone;
+}
+
 const burner = z
   .string()
   .refine((value) => isAddress(value))
@@ -31,11 +51,6 @@ const burner = z
 // The most nodes one round asks: far beyond any network (a license per node at least), small enough to bound a message.
 const MAX_ROUND_BURNERS = 10_000;
 
-/**
- * The longest a round stays open (`ATTESTATION_DEADLINE_MS` is at most this): past it, a round or an
- * answer read from the bus is worth nothing, which bounds how long a captured one can be replayed.
- */
-export const MAX_ROUND_DEADLINE_MS = 60_000;
 /** The shortest `HUB_BUS_SECRET` accepted (characters): 32 hex digits are 128 bits. */
 export const MIN_BUS_SECRET_LENGTH = 32;
 
@@ -46,6 +61,11 @@ const relayedRoundSchema = z.object({
   request: roundRequestSchema,
 });
 const relayedAnswerSchema = z.object({ burner, answer: nodeMessageSchema });
+const relayedDoneSchema = z.object({
+  origin: z.string().min(1).max(64),
+  recipients: z.array(burner).min(1).max(MAX_DONE_SIGNATURES),
+  done: roundDoneSchema,
+});
 /** One instance's sessions, as it publishes them: what the rounds count against the quorum and ask. */
 const presenceSchema = z
   .array(
@@ -79,6 +99,12 @@ export function parseRelayedAnswer(value: unknown): RelayedAnswer | undefined {
   return answer.type === "hello" ? undefined : { burner, answer };
 }
 
+/** A round's result as another instance published it, checked like every message from outside this process. */
+export function parseRelayedDone(value: unknown): RelayedDone | undefined {
+  const parsed = relayedDoneSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
 /**
  * The sessions another instance published, checked like every other message from outside this process:
  * a malformed list is dropped (undefined) whole, never handed to the rounds, which read each session's
@@ -94,6 +120,8 @@ export interface BusHandlers {
   round(round: RelayedRound): void;
   /** An answer to a round this instance opened, from a node connected to another one. */
   answer(answer: RelayedAnswer): void;
+  /** The result of a round another instance opened: for the nodes here whose answers were forwarded to it. */
+  done(done: RelayedDone): void;
 }
 
 /**
@@ -103,7 +131,7 @@ export interface BusHandlers {
  * - presence: each instance publishes the sessions it holds; an instance that stops or dies drops out
  *   (its entry expires, or the primary sees its worker exit);
  * - rounds and answers: a round is published to the other instances, and each node's answer goes back to
- *   the instance that opened it, which alone verifies and counts it;
+ *   the instance that opened it, which alone verifies and counts it, and publishes the round's result;
  * - the node statistics, shared.
  * Implementations: `RedisHubBus` (any number of processes and hosts, `REDIS_URL`) and `PrimaryHubBus` (a
  * cluster's workers, through their primary). A hub of one process has none.
@@ -122,6 +150,8 @@ export interface HubBus {
   openRound(round: RelayedRound): Promise<void>;
   /** Sends an answer to the instance that opened its round. */
   forwardAnswer(origin: string, answer: RelayedAnswer): void;
+  /** Publishes the result of a round this instance opened to the other instances. */
+  publishDone(done: RelayedDone): Promise<void>;
   /** Withdraws this instance's presence and closes subscriptions and connections. */
   close(): Promise<void>;
 }

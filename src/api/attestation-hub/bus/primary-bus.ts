@@ -12,12 +12,22 @@ import {
   type PresentSession,
   type SharedNodeStats,
 } from "../node-stats.ts";
-import { parseRelayedAnswer, parseRelayedRound, type BusHandlers, type HubBus, type RelayedAnswer, type RelayedRound } from "./bus.ts";
+import {
+  parseRelayedAnswer,
+  parseRelayedDone,
+  parseRelayedRound,
+  type BusHandlers,
+  type HubBus,
+  type RelayedAnswer,
+  type RelayedDone,
+  type RelayedRound,
+} from "./bus.ts";
 
 /** The IPC service name of the hub's bus in the primary, and its push topics. */
 const SERVICE = "hubBus";
 const ROUND_TOPIC = "hub.round";
 const ANSWER_TOPIC = "hub.answer";
+const DONE_TOPIC = "hub.done";
 
 const instanceOf = (workerId: number) => `worker-${workerId}`;
 const workerOf = (instanceId: string) => Number(instanceId.slice("worker-".length));
@@ -58,6 +68,11 @@ export class PrimaryHubBus implements HubBus {
       if (answer === undefined) this.#logger.warn({ topic: ANSWER_TOPIC }, "malformed hub bus message");
       else handlers.answer(answer);
     });
+    this.#primary.onPush(DONE_TOPIC, (payload) => {
+      const done = parseRelayedDone(payload);
+      if (done === undefined) this.#logger.warn({ topic: DONE_TOPIC }, "malformed hub bus message");
+      else handlers.done(done);
+    });
   }
 
   publishSessions(sessions: readonly PresentSession[]): void {
@@ -76,6 +91,10 @@ export class PrimaryHubBus implements HubBus {
     this.#tell("answer", [origin, answer]);
   }
 
+  async publishDone(done: RelayedDone): Promise<void> {
+    await this.#primary.call(SERVICE, "done", [done]);
+  }
+
   async close(): Promise<void> {
     // The primary forgets this worker's sessions when it exits; say so earlier, as it stops accepting.
     await this.#primary.call(SERVICE, "presence", [this.instanceId, []]).catch(() => undefined);
@@ -90,7 +109,7 @@ export class PrimaryHubBus implements HubBus {
 
 /**
  * The primary's side of `PrimaryHubBus`: the workers' sessions and the node statistics, and the routing
- * of rounds (to every other worker) and answers (to the worker that opened the round).
+ * of rounds and their results (to every other worker) and answers (to the worker that opened the round).
  */
 export class HubBusRouter {
   readonly #presence = new Map<string, readonly PresentSession[]>();
@@ -106,6 +125,10 @@ export class HubBusRouter {
     round: async (round: RelayedRound) => {
       for (const worker of Object.values(cluster.workers ?? {}))
         if (worker !== undefined && instanceOf(worker.id) !== round.origin) pushToWorker(worker, ROUND_TOPIC, round);
+    },
+    done: async (done: RelayedDone) => {
+      for (const worker of Object.values(cluster.workers ?? {}))
+        if (worker !== undefined && instanceOf(worker.id) !== done.origin) pushToWorker(worker, DONE_TOPIC, done);
     },
     answer: async (origin: string, answer: RelayedAnswer) => {
       const worker = cluster.workers?.[workerOf(origin)];

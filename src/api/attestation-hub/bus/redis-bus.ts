@@ -20,10 +20,12 @@ import {
   MIN_BUS_SECRET_LENGTH,
   parsePresence,
   parseRelayedAnswer,
+  parseRelayedDone,
   parseRelayedRound,
   type BusHandlers,
   type HubBus,
   type RelayedAnswer,
+  type RelayedDone,
   type RelayedRound,
 } from "./bus.ts";
 
@@ -34,7 +36,7 @@ export const PRESENCE_TTL_MS = 15_000;
 const PRESENCE_REFRESH_MS = 5_000;
 
 /** What the bus carries, as the refused-messages metric names it. */
-export type BusMessageKind = "round" | "answer" | "presence";
+export type BusMessageKind = "round" | "answer" | "done" | "presence";
 /**
  * Why a message read from Redis was dropped: no valid MAC (written without the secret, or for another
  * channel, key or hub), authenticated but too old or from too far in the future, a round relayed once
@@ -56,6 +58,7 @@ export const MAX_CLOCK_SKEW_MS = 5_000;
 const MAX_AGE_MS: Record<BusMessageKind, number> = {
   round: MAX_ROUND_DEADLINE_MS,
   answer: MAX_ROUND_DEADLINE_MS,
+  done: MAX_ROUND_DEADLINE_MS,
   presence: PRESENCE_TTL_MS,
 };
 /** A refusal of one kind and reason is logged at most this often (an attacker decides how many there are). */
@@ -218,10 +221,12 @@ export class RedisHubBus implements HubBus {
   async start(handlers: BusHandlers): Promise<void> {
     const rounds = `${this.#prefix}rounds`;
     const answers = `${this.#prefix}answers:${this.instanceId}`;
-    await this.#subscriber.subscribe([rounds, answers], (raw, channel) => {
+    const done = `${this.#prefix}done`;
+    await this.#subscriber.subscribe([rounds, answers, done], (raw, channel) => {
       try {
         if (channel === rounds) this.#onRound(raw, channel, handlers);
         else if (channel === answers) this.#onAnswer(raw, channel, handlers);
+        else if (channel === done) this.#onDone(raw, channel, handlers);
       } catch (error) {
         // A handler's own failure: the message itself was checked.
         this.#logger.warn({ failure: failureFields(error) }, "hub bus message not handled");
@@ -254,6 +259,11 @@ export class RedisHubBus implements HubBus {
     this.#client
       .publish(channel, this.#envelopes.seal("answer", channel, answer))
       .catch((error: unknown) => this.#logger.warn({ failure: failureFields(error) }, "answer not forwarded (Redis)"));
+  }
+
+  async publishDone(done: RelayedDone): Promise<void> {
+    const channel = `${this.#prefix}done`;
+    await this.#client.publish(channel, this.#envelopes.seal("done", channel, done));
   }
 
   async close(): Promise<void> {
@@ -294,6 +304,19 @@ export class RedisHubBus implements HubBus {
     const answer = parseRelayedAnswer(opened.body);
     if (answer === undefined) return this.#refuse("answer", "malformed");
     handlers.answer(answer);
+  }
+
+  /**
+   * A round's result from the instance that opened it. A replay within its age bound reaches no node twice
+   * for long: each node takes one result per round it signed, and only while it waits for it.
+   */
+  #onDone(raw: string, channel: string, handlers: BusHandlers): void {
+    const opened = this.#envelopes.open("done", channel, raw);
+    if ("refused" in opened) return this.#refuse("done", opened.refused);
+    const done = parseRelayedDone(opened.body);
+    if (done === undefined) return this.#refuse("done", "malformed");
+    if (done.origin === this.instanceId) return; // its own, which every subscriber gets
+    handlers.done(done);
   }
 
   /** Drops the rounds relayed whose deadline has passed: a replay of one is stale now. */
