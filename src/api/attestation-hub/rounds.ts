@@ -172,7 +172,7 @@ export class AttestationRounds {
         quorum,
         oversized: 0,
         settle: resolve,
-        sentAt: performance.now(),
+        sentAt: performance.now(), // after the quorum and presence reads: the requests go out next
         elapsed: new Map(),
         late: new Map(),
         judging: 0,
@@ -185,7 +185,6 @@ export class AttestationRounds {
       }, deadlineMs).unref();
     });
     const message = kind.request(id);
-    (this.#rounds.get(id) as Round<S>).sentAt = performance.now();
     for (const node of nodes) {
       stats.asked(node.burner);
       node.send?.(message);
@@ -428,7 +427,7 @@ export function roundDoneFrame(
   return { done, recipients };
 }
 
-/** Round results an instance sends a second by default: every round of the local stack, and about 40 KiB/s per node at most. */
+/** Round results an instance sends a second by default: every round of the local stack; at most five 16 KiB frames a second to a node. */
 export const DEFAULT_RESULTS_PER_SECOND = 5;
 
 /**
