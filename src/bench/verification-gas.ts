@@ -129,9 +129,19 @@ export async function measureVerificationGas(ethers: HardhatEthers, networkHelpe
       jobs.map((jobId) => vote(jobId, licenseId)),
     ]) as `0x${string}`;
     const commit = await gasOf(registry.connect(operator).commitResults(revealCommitmentOf(operator.address as `0x${string}`, reveal)));
+    if (jobs.length === 1 && licenseId === 12n) rows.push({ operation: "VerificationRegistry.commitResults (alone)", gasUsed: commit });
     return commit + (await gasOf(operator.sendTransaction({ to: await registry.getAddress(), data: reveal })));
   };
   for (const size of [1, 16, BATCH_SIZE]) {
+    if (size === 1) {
+      // The plain path on one job alone in the same state as the commit–reveal row below (a later job of a
+      // warm epoch), for the side by side: the rows at the top are the registry's very first job.
+      const plainJob = await registry.nextJobId();
+      await request();
+      await measure("VerificationRegistry.submitResults (1 job, first vote, a later job)", asA.submitResults([vote(plainJob, 12n)]));
+      await measure("VerificationRegistry.submitResults (1 job, second vote, a later job)", asB.submitResults([vote(plainJob, 13n)]));
+      await measure("VerificationRegistry.submitResults (1 job, finalizing vote, a later job)", asC.submitResults([vote(plainJob, 14n)]));
+    }
     const first = await registry.nextJobId();
     for (let i = 0; i < size; i++) await request();
     const jobs = Array.from({ length: size }, (_, i) => first + BigInt(i));
