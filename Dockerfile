@@ -59,7 +59,6 @@ COPY scripts/node.ts scripts/
 COPY src/node src/node
 COPY src/chains src/chains
 COPY src/common src/common
-COPY src/op/predeploys.ts src/op/
 # The shared protocol package (node_modules/@avn/protocol links to it).
 COPY packages/protocol/package.json packages/protocol/
 COPY packages/protocol/src packages/protocol/src

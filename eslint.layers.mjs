@@ -1,8 +1,8 @@
 // The layering, enforced: which folder may import which. Read top to bottom, each layer may import the
 // layers below it and nothing above:
 //
-//   scripts → bench → devnet → node, api, challenger, credits, governance, bridge, deploy, web (server), the Ignition
-//   modules → chains, op, tokens → common → @avn/protocol
+//   scripts → bench → devnet → node, api, challenger, credits, governance, bridge, deploy, web (server) →
+//   chains, op, tokens → common → the Ignition modules → @avn/protocol
 //
 // Siblings of one layer do not import each other unless SIBLING_PAIRS lists the pair with its reason; api
 // and node never do. Only scripts import the tooling. The web app, the bridge package and the SDK import
@@ -15,9 +15,12 @@ export const LAYERS = [
   ["scripts"],
   ["bench"],
   ["devnet"],
-  ["node", "api", "challenger", "credits", "governance", "bridge", "deploy", "web-server", "ignition"],
+  ["node", "api", "challenger", "credits", "governance", "bridge", "deploy", "web-server"],
   ["chains", "op", "tokens"],
   ["common"],
+  // The deployment's modules: below everything of src/ that deploys with them, importing only the protocol
+  // package (and the pinned OP release), so deploy/ stands below src/ with no import back up.
+  ["ignition"],
   ["protocol"],
 ];
 
@@ -49,14 +52,7 @@ const ELEMENTS = {
 };
 
 /** Siblings allowed to import each other, each with why. */
-export const SIBLING_PAIRS = [
-  {
-    from: "chains",
-    to: "op",
-    why: "the EVM reader batches its reads through Multicall3, whose canonical address lives with the OP predeploys",
-  },
-  { from: "deploy", to: "ignition", why: "the deploy scripts run the Ignition modules and read their parameters" },
-];
+export const SIBLING_PAIRS = [];
 
 /** What every layer of src/ may import besides the layers below it: the generated contract types. */
 const GENERATED = ["typechain"];
@@ -76,7 +72,7 @@ const policies = [
     from: { type },
     allow: { to: { type: allowedFor(type).concat(type === "scripts" ? ["tooling"] : []) } },
   })),
-  // The bridge command line drives the bridge package; the Ignition modules are deployed by src/deploy.
+  // The bridge command line drives the bridge package.
   { from: { type: "bridge" }, allow: { to: { type: "bridge-package" } } },
   { from: { type: "devnet" }, allow: { to: { type: "bridge-package" } } },
   { from: { type: "bench" }, allow: { to: { type: "bridge-package" } } },

@@ -1,9 +1,9 @@
 import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
 
-import { opIgnitionArtifact } from "../../src/op/artifacts.ts";
-import { L2_PREDEPLOYS } from "../../src/op/predeploys.ts";
+import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { PRIMARY_NAME, PRIMARY_SYMBOL } from "./parts/defaults.ts";
 import { l2Governance } from "./parts/governance.ts";
+import { opIgnitionArtifact } from "./parts/op-artifacts.ts";
 import { stakedTokenFuture } from "./parts/staked-token.ts";
 import { verificationServices } from "./parts/verification-services.ts";
 

@@ -4,7 +4,7 @@ import type { Address, Hex } from "viem";
 import { creditsDomain, VOUCHER_TYPES, type Voucher } from "@avn/protocol/credits/typed-data";
 import { gasOf, type GasRow } from "./gas.ts";
 import { deployGasBenchProtocol } from "./verification-gas.ts";
-import { E18 } from "../common/units.ts";
+import { E18 } from "@avn/protocol/units";
 import { ItemKind } from "@avn/protocol/constants";
 
 /** IVoucherClaims.ItemKind. */

@@ -4,7 +4,7 @@ import { decodeAbiParameters, type Hex } from "viem";
 
 import { buildBalanceProof } from "../chains/evm/balance-proof.ts";
 import { opArtifact } from "../op/artifacts.ts";
-import { L2_PREDEPLOYS } from "../op/predeploys.ts";
+import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import type { GasRow } from "./gas.ts";
 import { gasOf } from "./gas.ts";
 import { formatTargetTable } from "./verification-gas.ts";

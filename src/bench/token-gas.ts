@@ -5,7 +5,7 @@ import type { ContractTransactionResponse } from "ethers";
 import { deployTokenPair } from "../deploy/contracts.ts";
 import { signPermit } from "../tokens/permit.ts";
 import { gasOf, type GasRow } from "./gas.ts";
-import { DAY, E18 } from "../common/units.ts";
+import { DAY, E18 } from "@avn/protocol/units";
 
 export type { GasRow } from "./gas.ts";
 

@@ -9,7 +9,7 @@ import { queryResultHash } from "../common/query-result.ts";
 
 import { deployProtocolContracts } from "../deploy/contracts.ts";
 import { gasOf, type GasRow } from "./gas.ts";
-import { DAY, E18 } from "../common/units.ts";
+import { DAY, E18 } from "@avn/protocol/units";
 
 export const BATCH_SIZE = 20;
 

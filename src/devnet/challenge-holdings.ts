@@ -2,7 +2,7 @@ import { ContractFactory, Wallet, type ContractTransactionResponse, type Signer 
 import hre from "hardhat";
 
 import type { ChallengeTarget } from "../challenger/challenger.ts";
-import { E18 } from "../common/units.ts";
+import { E18 } from "@avn/protocol/units";
 import type { SolanaTokenLedger } from "./solana/token-ledger.ts";
 
 /** Owners the challenge holdings are spread over, on each chain. */

@@ -12,7 +12,7 @@ import { startCreditsService, type RunningCreditsService } from "../credits/main
 import type { DevAccount } from "../common/stack-file.ts";
 import { eventArgs } from "./events.ts";
 import { bridgePrimaryTokens } from "./network-setup.ts";
-import { E18 } from "../common/units.ts";
+import { E18 } from "@avn/protocol/units";
 
 /** The claim platform's inventory of primary tokens (sold as they are, or staked for the buyer), bridged from L1. */
 export const CLAIMS_PRIMARY_INVENTORY = 200_000n * E18;

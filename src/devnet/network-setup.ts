@@ -11,7 +11,7 @@ import { waitFor } from "../common/wait-for.ts";
 import { opArtifact } from "../op/artifacts.ts";
 import type { DevAccount } from "../common/stack-file.ts";
 import { eventArgs } from "./events.ts";
-import { E18 } from "../common/units.ts";
+import { E18 } from "@avn/protocol/units";
 
 /** Bridged to each node owner: enough for a license at the first price tier. */
 export const OWNER_TOKENS = 5_000n * E18;

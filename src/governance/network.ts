@@ -4,7 +4,7 @@ import path from "node:path";
 import { isAddress } from "ethers";
 
 import { DEVNET_L1_BLOCK_SECONDS, readStackFile, stackFilePath, type StackFile } from "../common/stack-file.ts";
-import { L2_PREDEPLOYS } from "../op/predeploys.ts";
+import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { GovernanceError } from "./errors.ts";
 import type { GovernanceAddresses } from "./status.ts";
 

@@ -62,21 +62,3 @@ export function opPreinstallCode(name: string): string {
   if (match === null) throw new Error(`${BEDROCK_PACKAGE} has no preinstall named ${name}`);
   return `0x${match[1]}`;
 }
-
-/**
- * An OP contract in the artifact shape Hardhat Ignition takes (`m.contractAt(id, artifact, address)`),
- * for modules that call OP contracts already on chain, such as the L2 ERC-20 factory predeploy.
- */
-export function opIgnitionArtifact(contractName: string) {
-  const { abi, bytecode, deployedBytecode } = opArtifact(contractName);
-  return {
-    _format: "hh-sol-artifact-1",
-    contractName,
-    sourceName: `${BEDROCK_PACKAGE}/src/${contractName}.sol`,
-    abi: abi as readonly unknown[] as never[],
-    bytecode,
-    deployedBytecode,
-    linkReferences: {},
-    deployedLinkReferences: {},
-  };
-}

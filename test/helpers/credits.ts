@@ -9,7 +9,7 @@ import { loadCreditsConfig } from "../../src/credits/config.ts";
 import { startCreditsService, type RunningCreditsService } from "../../src/credits/main.ts";
 import { deployTokenPair } from "../../src/deploy/contracts.ts";
 import { startAnvil } from "../../src/devnet/anvil.ts";
-import { E18 } from "../../src/common/units.ts";
+import { E18 } from "@avn/protocol/units";
 
 /** The webhook signing secret of these tests' "Stripe endpoint" (a test value, like Stripe's own test mode ones). */
 export const TEST_WEBHOOK_SECRET = "whsec_test_credits_service";

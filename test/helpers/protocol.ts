@@ -2,7 +2,7 @@ import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 import { AbiCoder, toBeHex, zeroPadValue } from "ethers";
 
 import { deployProtocolContracts, type DeployTarget } from "../../src/deploy/contracts.ts";
-import { E18 } from "../../src/common/units.ts";
+import { E18 } from "@avn/protocol/units";
 export { E18 };
 // The protocol's own defaults, which deployProtocol deploys with: the tests compare against the values
 // the shipped modules use.

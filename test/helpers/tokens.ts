@@ -1,6 +1,6 @@
 import { DEFAULT_RATE_SCHEDULE, RATE_ONE } from "../../deploy/modules/parts/defaults.ts";
 import { deployTokenPair, type DeployTarget } from "../../src/deploy/contracts.ts";
-import { DAY } from "../../src/common/units.ts";
+import { DAY } from "@avn/protocol/units";
 export { DAY, RATE_ONE };
 
 export const TOTAL_SUPPLY = 1_000_000_000n * 10n ** 18n;

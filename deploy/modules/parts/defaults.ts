@@ -1,4 +1,4 @@
-import { DAY, E18 } from "../../../src/common/units.ts";
+import { DAY, E18 } from "@avn/protocol/units";
 
 // The one home of the modules' default parameters. The modules fall back on these when a parameter file
 // leaves a value out; the test helpers, the gas benchmarks and the parity check of the Solidity fixture

@@ -1,6 +1,6 @@
 import type { IgnitionModuleBuilder } from "@nomicfoundation/ignition-core";
 
-import { L2_PREDEPLOYS } from "../../../src/op/predeploys.ts";
+import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { PROPOSAL_THRESHOLD, QUORUM_PERCENT, TIMELOCK_DELAY, VOTING_DELAY, VOTING_PERIOD } from "./defaults.ts";
 import type { TokenFuture } from "./types.ts";
 

@@ -51,3 +51,9 @@ export const SUPPORT = { against: 0, for: 1, abstain: 2 } as const;
 function indexByName<const Names extends readonly string[]>(names: Names): { readonly [Name in Names[number]]: number } {
   return Object.fromEntries(names.map((name, index) => [name, index])) as { readonly [Name in Names[number]]: number };
 }
+
+/**
+ * Multicall3 at its canonical address, the same on every chain (OP preinstalls it on L2): the EVM reader
+ * batches its reads through it, the devnet installs it, the web app's chains name it.
+ */
+export const MULTICALL3_ADDRESS = "0xcA11bde05977b3631167028862bE2a173976CA11";

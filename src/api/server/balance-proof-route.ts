@@ -4,10 +4,11 @@ import { decodeFunctionResult, encodeFunctionData, parseAbi, type Hex } from "vi
 import type { EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
 import { buildBalanceProof } from "../../chains/evm/balance-proof.ts";
 import { BalancesSlotCache, findBalancesSlot, type JsonRpc } from "../../chains/evm/balance-slot.ts";
-import { L2_PREDEPLOYS } from "../../op/predeploys.ts";
+import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { ApiError } from "../api-error.ts";
 import type { EvmQuery } from "./chains.ts";
 import type { BalanceProofSources } from "./dependencies.ts";
+import type { BalanceProofJson } from "./proof-schema.ts";
 
 // `POST /api/ccq-evm?proof=true` (docs/proofs.md): the balance read at the L1 block the L2's L1Block
 // predeploy knows, with the Merkle proof of its storage slot that StorageProofVerifier.verifyBalance
@@ -23,18 +24,6 @@ export const PROOF_SOURCE_NOT_L1 =
 export const BALANCE_NOT_A_MAPPING =
   "This token's balance is not a mapping keyed by the owner (a rebasing token, a balance computed from shares, or another storage layout): no storage proof can show it";
 
-/** `data.proof`: the block and slot it proves at, and the bytes `verifyBalance` takes. */
-export interface BalanceProofJson {
-  /** The L1 block (the L2's `L1Block.number()`); a JSON integer. */
-  blockNumber: bigint;
-  /** Its hash (`L1Block.hash()`), which the proof's block header hashes to. */
-  blockHash: string;
-  /** The token's balances mapping slot, a decimal string (ERC-7201 slots are near 2^256, beyond a JSON float). */
-  balancesSlot: string;
-  /** `0x…`: `verifyBalance(token, owner, balancesSlot, maxAge, encoded)`'s proof argument. */
-  encoded: string;
-}
-
 export interface ProvedAnswer {
   balance: bigint;
   queryResult: string;
@@ -49,35 +38,6 @@ export interface BalanceProver<Query> {
   /** The balance at the L2's L1 block and its proof; throws the 501 without configuration. */
   prove(query: Query): Promise<ProvedAnswer>;
 }
-
-export const proofQueryProperty = {
-  proof: {
-    type: "string",
-    enum: ["true", "false"],
-    description:
-      "true: read the balance at the Ethereum block the rollup's L1Block knows and add data.proof, for StorageProofVerifier.verifyBalance. " +
-      "Not with attest=true nor token_id. Takes ATTEST_COST rate-limit tokens (default 5) at once, or none and 429",
-  },
-} as const;
-
-/** `data.proof` (null for a zero balance). */
-export const proofSchema = {
-  type: ["object", "null"],
-  description:
-    "Only with ?proof=true. Verify on the L2 with StorageProofVerifier.verifyBalance(contract_address, user_address, balancesSlot, maxAge, encoded): " +
-    "it returns the balance. Null when the balance is 0 (an unwritten slot has no inclusion proof)",
-  properties: {
-    blockNumber: { type: "integer" },
-    blockHash: { type: "string", pattern: "^0x[0-9a-f]{64}$" },
-    balancesSlot: { type: "string", pattern: "^[0-9]+$" },
-    encoded: { type: "string", pattern: "^0x([0-9a-f]{2})*$" },
-  },
-  required: ["blockNumber", "blockHash", "balancesSlot", "encoded"],
-} as const;
-
-export const PROOF_RESPONSES = {
-  422: { description: "?proof=true for a token whose balance is not a mapping keyed by the owner (rebasing, computed balances)" },
-} as const;
 
 const L1_BLOCK_ABI = parseAbi(["function number() view returns (uint64)", "function hash() view returns (bytes32)"]);
 

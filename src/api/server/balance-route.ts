@@ -3,7 +3,8 @@ import type { FastifyInstance } from "fastify";
 import { ApiError } from "../api-error.ts";
 import { attestQuerySchema } from "../attestation-hub/openapi.ts";
 import type { AttestationService } from "../attestation-hub/attested-query.ts";
-import { PROOF_RESPONSES, PROOF_WITH_ATTEST, proofQueryProperty, type BalanceProver } from "./balance-proof-route.ts";
+import { PROOF_WITH_ATTEST, type BalanceProver } from "./balance-proof-route.ts";
+import { PROOF_RESPONSES, proofQueryProperty } from "./proof-schema.ts";
 import type { BalanceBody, BalanceChain } from "./chains.ts";
 import { bodySchema, ERROR_RESPONSES, success, successSchema } from "./responses.ts";
 

@@ -2,7 +2,7 @@ import type { FastifyReply } from "fastify";
 
 import { attestationSchema, ATTESTATION_RESPONSES } from "../attestation-hub/openapi.ts";
 import type { ApiError } from "../api-error.ts";
-import { proofSchema, type BalanceProofJson } from "./balance-proof-route.ts";
+import { proofSchema, type BalanceProofJson } from "./proof-schema.ts";
 import { QUOTA_EXCEEDED_MESSAGE, RATE_LIMITED_ENTRY } from "../batch.ts";
 
 // The single routes' wire format as JSON schemas: Fastify validates bodies and

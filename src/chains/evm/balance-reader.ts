@@ -1,7 +1,7 @@
 import { toQuantity } from "ethers";
 import { decodeFunctionResult, encodeFunctionData, parseAbi, type Hex } from "viem";
 
-import { MULTICALL3_ADDRESS } from "../../op/predeploys.ts";
+import { MULTICALL3_ADDRESS } from "@avn/protocol/constants";
 import { AssetNotFoundError, SourceError, TokenIdRequiredError } from "../rpc/errors.ts";
 import { DEFAULT_HEAD_TTL_MS, HeadCache } from "../rpc/head-cache.ts";
 import { isCallFailure, type JsonRpcPool } from "../rpc/json-rpc-pool.ts";

@@ -1,7 +1,7 @@
 import { Interface, parseEther, parseUnits, toQuantity, type JsonRpcProvider } from "ethers";
 
 import { opArtifact } from "../../op/artifacts.ts";
-import { L2_PREDEPLOYS } from "../../op/predeploys.ts";
+import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { BackgroundService, type BackgroundServiceOptions } from "./background-service.ts";
 import { subscribeNewHeads, type HeadSubscription } from "./new-heads.ts";
 

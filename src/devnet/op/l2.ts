@@ -1,7 +1,8 @@
 import { Contract, type JsonRpcProvider, type Signer } from "ethers";
 
 import { opArtifact, opPreinstallCode } from "../../op/artifacts.ts";
-import { L2_PREDEPLOYS, MULTICALL3_ADDRESS } from "../../op/predeploys.ts";
+import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
+import { MULTICALL3_ADDRESS } from "@avn/protocol/constants";
 import type { OpL1Contracts } from "./l1.ts";
 
 /** Puts Multicall3's runtime code at its canonical address on an anvil chain. */

@@ -1,7 +1,7 @@
 import { AbiCoder, Contract, keccak256, toQuantity, ZeroHash, type JsonRpcProvider, type Signer } from "ethers";
 
 import { opArtifact } from "../../op/artifacts.ts";
-import { L2_PREDEPLOYS } from "../../op/predeploys.ts";
+import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { BackgroundService, type BackgroundServiceOptions } from "./background-service.ts";
 
 export interface OutputProposerOptions extends BackgroundServiceOptions {

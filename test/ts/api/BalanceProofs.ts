@@ -20,7 +20,7 @@ import { devAccount } from "../../../src/devnet/accounts.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import { ABOVE_2_53, startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import { opArtifact } from "../../../src/op/artifacts.ts";
-import { L2_PREDEPLOYS } from "../../../src/op/predeploys.ts";
+import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { startTestApi, type TestApi } from "../../helpers/api.ts";
 
 /** The OP depositor account, the only caller L1Block takes new values from. */

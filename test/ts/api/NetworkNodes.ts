@@ -7,7 +7,7 @@ import { epochPayouts } from "@avn/protocol/rewards";
 
 import { NetworkService } from "../../../src/api/network/network-service.ts";
 import { EpochSettlements } from "../../../src/chains/evm/epoch-settlement.ts";
-import { E18 } from "../../../src/common/units.ts";
+import { E18 } from "@avn/protocol/units";
 import { runQosCli } from "../../../src/api/network/qos-cli.ts";
 import type { NetworkNode, NetworkNodes } from "../../../src/api/network/network-service.ts";
 import { LIVENESS_WINDOW } from "../../helpers/protocol.ts";

@@ -3,7 +3,7 @@ import { toQuantity, zeroPadValue, keccak256, toBeHex, type Wallet } from "ether
 
 import { attestationDomain, signAttestation } from "../../../src/common/attestation.ts";
 import { type BalanceAttestation, type NodeSignature } from "@avn/protocol/attestation";
-import { E18 } from "../../../src/common/units.ts";
+import { E18 } from "@avn/protocol/units";
 import { L2_CHAIN_ID, startAttestationL2, type AttestationL2 } from "./fixture.ts";
 
 /**

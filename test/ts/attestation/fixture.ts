@@ -25,7 +25,7 @@ import { connectToHub, l2HeadTimeReader, type HubClientOptions } from "../../../
 import { PinnedReaders } from "../../../src/chains/pinned-readers.ts";
 import { startTestApi, type TestApi } from "../../helpers/api.ts";
 import { postOnOwnConnection, type RunningApiProcess } from "../../helpers/api-process.ts";
-import { E18 } from "../../../src/common/units.ts";
+import { E18 } from "@avn/protocol/units";
 
 export const L2_CHAIN_ID = 900n; // the devnetL1 network entry of hardhat.config.ts, pointed at this anvil
 export const QUORUM = 2n;

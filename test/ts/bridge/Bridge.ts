@@ -13,7 +13,7 @@ import { describeError } from "../../../src/common/describe-error.ts";
 import { devAccount } from "../../../src/devnet/accounts.ts";
 import { writeStackFile } from "../../../src/common/stack-file.ts";
 import { advanceL1Time, SHARED_FINALIZATION_PERIOD, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
-import { E18 } from "../../../src/common/units.ts";
+import { E18 } from "@avn/protocol/units";
 
 const ERC20 = [
   "function balanceOf(address) view returns (uint256)",

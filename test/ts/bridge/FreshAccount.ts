@@ -7,7 +7,7 @@ import { expect } from "chai";
 import { Contract, parseEther, Wallet, ZeroAddress } from "ethers";
 
 import { runCli } from "../../../src/bridge/cli.ts";
-import { E18 } from "../../../src/common/units.ts";
+import { E18 } from "@avn/protocol/units";
 import { ZERO_ADDRESS_BALANCE } from "../../../src/devnet/op-devnet.ts";
 import { writeStackFile } from "../../../src/common/stack-file.ts";
 import { sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";

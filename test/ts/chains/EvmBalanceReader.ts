@@ -11,7 +11,7 @@ import { JsonRpcPool } from "../../../src/chains/rpc/json-rpc-pool.ts";
 import { devAccount } from "../../../src/devnet/accounts.ts";
 import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
 import { installMulticall3 } from "../../../src/devnet/op/l2.ts";
-import { MULTICALL3_ADDRESS } from "../../../src/op/predeploys.ts";
+import { MULTICALL3_ADDRESS } from "@avn/protocol/constants";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 
 const ABOVE_2_53 = 2n ** 53n + 12_345n;

@@ -4,7 +4,7 @@ import { NonceManager } from "ethers";
 import { CHALLENGER_ROLE } from "@avn/protocol/qos";
 
 import { Challenger, challengeTargetsSchema, type ChallengeTarget, type SentChallenge } from "../../../src/challenger/challenger.ts";
-import { E18 } from "../../../src/common/units.ts";
+import { E18 } from "@avn/protocol/units";
 import { solanaBytes32 } from "../../../src/devnet/demo-verify.ts";
 import { addressToBytes32 } from "../../helpers/protocol.ts";
 import { fixture, loadFixture } from "../contracts/verification-registry/fixture.ts";

@@ -6,7 +6,7 @@ import { conditionHash, LICENSED_CONDITION_ATTESTATION_TYPES, ownersHash, type C
 import { buildBalanceProof } from "../../../src/chains/evm/balance-proof.ts";
 import { queryResultHash } from "../../../src/common/query-result.ts";
 import { opArtifact } from "../../../src/op/artifacts.ts";
-import { L2_PREDEPLOYS } from "../../../src/op/predeploys.ts";
+import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { attestationOf, domainOf, signAll } from "../../helpers/attestations.ts";
 import { balanceWord, deployProtocol, E18, REQUEST_FEE } from "../../helpers/protocol.ts";
 import { JobStatus } from "@avn/protocol/constants";

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { network } from "hardhat";
 
 import { DAY, DEFAULT_SCHEDULE, deployTokens, expectedRate, RATE_ONE, type Schedule } from "../../helpers/tokens.ts";
-import { E18 } from "../../../src/common/units.ts";
+import { E18 } from "@avn/protocol/units";
 import { RedemptionStatus } from "@avn/protocol/constants";
 
 const { ethers, networkHelpers } = await network.create();

@@ -25,7 +25,7 @@ import { devAccount } from "../../../src/devnet/accounts.ts";
 import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import { opArtifact } from "../../../src/op/artifacts.ts";
-import { L2_PREDEPLOYS } from "../../../src/op/predeploys.ts";
+import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 
 const require = createRequire(import.meta.url);
 

@@ -17,7 +17,7 @@ import { runStripeCli } from "../../../src/credits/stripe-cli.ts";
 import { stackFilePath, writeStackFile } from "../../../src/common/stack-file.ts";
 import { creditsDomain, REDEMPTION_TYPES } from "@avn/protocol/credits/typed-data";
 import { PRIMARY_ITEM, startCreditsFixture, TEST_WEBHOOK_SECRET, type CreditsFixture } from "../../helpers/credits.ts";
-import { E18 } from "../../../src/common/units.ts";
+import { E18 } from "@avn/protocol/units";
 
 /**
  * The credits service as Stripe and a buyer's browser reach it: a real HTTP server, its SQLite ledger,

@@ -9,7 +9,7 @@ import { decodeSetL1BlockValues, L1AttributesUpdater, type L1BlockValues } from 
 import { subscribeNewHeads } from "../../../src/devnet/op/new-heads.ts";
 import type { OpDevnet } from "../../../src/devnet/op-devnet.ts";
 import { opArtifact } from "../../../src/op/artifacts.ts";
-import { L2_PREDEPLOYS } from "../../../src/op/predeploys.ts";
+import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { startTestDevnet, withL1StandingStill, type TestDevnet } from "../../helpers/devnet.ts";
 
 const l1BlockAbi = new Interface(opArtifact("L1Block").abi);

@@ -22,7 +22,8 @@ import { depositFromLog, depositHash, TRANSACTION_DEPOSITED_TOPIC } from "../../
 import { DepositRelay } from "../../../src/devnet/op/deposit-relay.ts";
 import { subscribeNewHeads } from "../../../src/devnet/op/new-heads.ts";
 import { opArtifact } from "../../../src/op/artifacts.ts";
-import { L2_PREDEPLOYS, MULTICALL3_ADDRESS } from "../../../src/op/predeploys.ts";
+import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
+import { MULTICALL3_ADDRESS } from "@avn/protocol/constants";
 import { devnetProvider, type OpDevnet } from "../../../src/devnet/op-devnet.ts";
 import { DEVNET_GOVERNANCE_GUARDIAN } from "../../../src/devnet/local-stack.ts";
 import { eventually, inOneL1Block, startTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { Contract, parseEther, Transaction, Wallet } from "ethers";
 
 import { opArtifact } from "../../../src/op/artifacts.ts";
-import { L2_PREDEPLOYS } from "../../../src/op/predeploys.ts";
+import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import { eventually, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 

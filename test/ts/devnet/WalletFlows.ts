@@ -5,7 +5,7 @@ import { createWalletClient, defineChain, http, publicActions, type Hex } from "
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
 import { sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
-import { E18 } from "../../../src/common/units.ts";
+import { E18 } from "@avn/protocol/units";
 
 const TRANSFERS = 100;
 /**

@@ -4,7 +4,7 @@ import { network } from "hardhat";
 import ProtocolModule from "../../../deploy/modules/Protocol.ts";
 import { queryResultHash } from "../../../src/common/query-result.ts";
 import { addressToBytes32, balanceWord } from "../../helpers/protocol.ts";
-import { E18 } from "../../../src/common/units.ts";
+import { E18 } from "@avn/protocol/units";
 import { IgnoreReason } from "@avn/protocol/constants";
 import { revealCommitmentOf } from "@avn/protocol/commit-reveal";
 import { EpochSettlements } from "../../../src/chains/evm/epoch-settlement.ts";

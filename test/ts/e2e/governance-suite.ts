@@ -25,7 +25,7 @@ import {
   l2CallsOf,
 } from "@avn/protocol/governance/proposal";
 import { eventually, withL1StandingStill } from "../../helpers/devnet.ts";
-import { E18 } from "../../../src/common/units.ts";
+import { E18 } from "@avn/protocol/units";
 
 const ADMIN_ABI = [
   "function defaultAdmin() view returns (address)",

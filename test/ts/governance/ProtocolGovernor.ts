@@ -7,7 +7,7 @@ import { loadParameters } from "../../../src/deploy/parameters.ts";
 import { Governance, GovernanceError } from "../../../src/governance/governance.ts";
 import { crossDomainMessageHash, EXECUTOR_ABI, type GovernedContracts } from "@avn/protocol/governance/proposal";
 import { deployProtocol, QUORUM } from "../../helpers/protocol.ts";
-import { E18 } from "../../../src/common/units.ts";
+import { E18 } from "@avn/protocol/units";
 
 const { ethers, ignition, networkHelpers } = await network.create();
 const { loadFixture, mine, time } = networkHelpers;

@@ -17,7 +17,7 @@ import { devAccount } from "../../../src/devnet/accounts.ts";
 import { bridgePrimaryTokens } from "../../../src/devnet/network-setup.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import { NETWORK_ACCOUNTS, startVerificationNetwork, type VerificationNetwork } from "../../../src/devnet/verification-network.ts";
-import { E18 } from "../../../src/common/units.ts";
+import { E18 } from "@avn/protocol/units";
 import { startTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 import { startSourceProxy, type SourceProxy } from "../../helpers/source-proxy.ts";
 

@@ -64,15 +64,35 @@ describe("layer rules in lint", function () {
     ["common importing chains (upwards)", "src/common/planted.ts", `import { createSourceReaders } from "../chains/source-readers.ts";`],
     ["chains importing the API (upwards)", "src/chains/evm/planted.ts", `import { ApiError } from "../../api/api-error.ts";`],
     ["the API importing the tooling", "src/api/planted.ts", `import { parseLcovLineCoverage } from "../tooling/lcov.ts";`],
-    ["the web app importing the root's src", "apps/web/src/planted.ts", `import { E18 } from "../../../src/common/units.ts";`],
+    [
+      "the web app importing the root's src",
+      "apps/web/src/planted.ts",
+      `import { describeError } from "../../../src/common/describe-error.ts";`,
+    ],
     [
       "the protocol package importing the root's src",
       "packages/protocol/src/planted.ts",
-      `import { E18 } from "../../../src/common/units.ts";`,
+      `import { describeError } from "../../../src/common/describe-error.ts";`,
     ],
     ["the root importing the web app", "src/web/planted.ts", `import { formatAmount } from "../../apps/web/src/lib/format.ts";`],
-    ["the SDK importing the root's src", "packages/sdk/src/planted.ts", `import { E18 } from "../../../src/common/units.ts";`],
+    [
+      "the SDK importing the root's src",
+      "packages/sdk/src/planted.ts",
+      `import { describeError } from "../../../src/common/describe-error.ts";`,
+    ],
     ["the API importing the bridge package by name", "src/api/planted.ts", `import { Bridge } from "@avn/bridge";`],
+    ["the protocol package importing the SDK by name", "packages/protocol/src/planted.ts", `import { AvnClient } from "@avn/sdk";`],
+    ["chains importing op (siblings)", "src/chains/planted.ts", `import { opArtifact } from "../op/artifacts.ts";`],
+    [
+      "the Ignition modules importing src/ (upwards)",
+      "deploy/modules/planted.ts",
+      `import { opArtifact } from "../../src/op/artifacts.ts";`,
+    ],
+    [
+      "the Ignition modules importing common (upwards)",
+      "deploy/modules/planted.ts",
+      `import { describeError } from "../../src/common/describe-error.ts";`,
+    ],
   ];
   for (const [what, file, line] of refused) {
     it(`refuses ${what}`, async function () {
@@ -88,17 +108,23 @@ describe("layer rules in lint", function () {
       "src/api/planted.ts",
       [
         `import { createSourceReaders } from "../chains/source-readers.ts";`,
-        `import { E18 } from "../common/units.ts";`,
+        `import { describeError } from "../common/describe-error.ts";`,
         `import { SourceChain } from "@avn/protocol/constants";`,
       ].join("\n"),
       ["local chains", "local common", "local protocol"],
     ],
     ["the devnet importing the node", "src/devnet/planted.ts", `import { loadNodeConfig } from "../node/config.ts";`, ["local node"]],
     [
-      "chains importing op (a listed pair)",
-      "src/chains/planted.ts",
-      `import { MULTICALL3_ADDRESS } from "../op/predeploys.ts";`,
-      ["local op"],
+      "the deploy scripts importing the Ignition modules, which import the protocol package",
+      "src/deploy/planted.ts",
+      `import Protocol from "../../deploy/modules/Protocol.ts";`,
+      ["local ignition"],
+    ],
+    [
+      "the Ignition modules importing the protocol package",
+      "deploy/modules/planted.ts",
+      `import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";`,
+      ["local protocol"],
     ],
     [
       "scripts importing the tooling",

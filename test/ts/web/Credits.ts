@@ -32,7 +32,7 @@ import {
 } from "../../helpers/web/browser.ts";
 import { chromiumOrSkip, serveWebApp } from "../../helpers/web/web-app.ts";
 import { TestWallet } from "../../helpers/web/test-wallet.ts";
-import { E18 } from "../../../src/common/units.ts";
+import { E18 } from "@avn/protocol/units";
 
 /** What the devnet's credits service sells, as `npm start` defines it (credits-setup.ts). */
 const PRICES = { primary: 1_000, gameItem: 500, license: 100_000 } as const;

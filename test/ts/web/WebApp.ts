@@ -38,7 +38,7 @@ import {
 import { chromiumOrSkip, serveWebApp } from "../../helpers/web/web-app.ts";
 import { startTestVerificationNetwork } from "../../helpers/network.ts";
 import { TestWallet } from "../../helpers/web/test-wallet.ts";
-import { E18 } from "../../../src/common/units.ts";
+import { E18 } from "@avn/protocol/units";
 
 const PAGES = ["delegate", "bridge", "stake", "licenses", "network", "governance", "credits"] as const;
 

@@ -1,10 +1,8 @@
 import { defineChain, type Chain } from "viem";
 import { chainConfig } from "viem/op-stack";
 
+import { MULTICALL3_ADDRESS as MULTICALL3 } from "@avn/protocol/constants";
 import type { NetworkConfig } from "@avn/protocol/network-config";
-
-/** Multicall3 sits at this address on every chain that has it (the devnet deploys it there too). */
-const MULTICALL3 = "0xcA11bde05977b3631167028862bE2a173976CA11";
 
 export interface AppChains {
   l1: Chain;

@@ -15,6 +15,3 @@ export const L2_PREDEPLOYS = {
   L1Block: "0x4200000000000000000000000000000000000015",
   L2ToL1MessagePasser: "0x4200000000000000000000000000000000000016",
 } as const;
-
-/** Multicall3 at its canonical address, the same on every chain (OP preinstalls it on L2). */
-export const MULTICALL3_ADDRESS = "0xcA11bde05977b3631167028862bE2a173976CA11";
