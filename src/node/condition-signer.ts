@@ -22,6 +22,7 @@ import {
   type Refusal,
   type SigningOptions,
 } from "./signing-rules.ts";
+import { AvnError } from "@avn/protocol/errors";
 
 type AttestConditionRequest = Extract<HubMessage, { type: "attestCondition" }>;
 export type ConditionReply =
@@ -137,7 +138,12 @@ function positionRefusal(chain: "ethereum" | "solana", hasLeaves: boolean, posit
   return undefined;
 }
 
-class SlotBelowPinError extends Error {}
+class SlotBelowPinError extends AvnError<"SLOT_BELOW_PIN"> {
+  constructor(message: string) {
+    super("SLOT_BELOW_PIN", message);
+    this.name = "SlotBelowPinError";
+  }
+}
 
 /**
  * The sources with one more check on Solana: the RPC's answer must come from the pinned slot or later.

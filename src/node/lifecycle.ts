@@ -1,7 +1,8 @@
+import { AvnError } from "@avn/protocol/errors";
 /** Thrown by `startNode` when its signal asked it to stop before it was running. */
-export class StopRequested extends Error {
+export class StopRequested extends AvnError<"STOP_REQUESTED"> {
   constructor() {
-    super("stopped before the node was running");
+    super("STOP_REQUESTED", "stopped before the node was running");
     this.name = "StopRequested";
   }
 }

@@ -11,6 +11,7 @@ import {
 import { ed25519 } from "@noble/curves/ed25519";
 import canonicalize from "canonicalize";
 import { encodeAbiParameters, getAddress, keccak256, pad, toBytes, toHex, type Hex } from "viem";
+import { AvnError } from "./errors.ts";
 
 /**
  * Signed verdicts over holding conditions (`POST /api/conditions`, docs/conditions.md): the request's
@@ -68,11 +69,11 @@ export interface ConditionRequest {
 }
 
 /** Bad input, with the path of the offending part (`condition.all[1].of[0].min`): the API's 400. */
-export class ConditionInputError extends Error {
+export class ConditionInputError extends AvnError<"CONDITION_INPUT"> {
   readonly path: string;
 
   constructor(path: string, problem: string) {
-    super(`${path} ${problem}`);
+    super("CONDITION_INPUT", `${path} ${problem}`);
     this.name = "ConditionInputError";
     this.path = path;
   }

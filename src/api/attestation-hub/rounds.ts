@@ -18,11 +18,12 @@ import type { HubBus, RelayedDone, RelayedRound } from "./bus/bus.ts";
 import { chooseQuorumSet } from "./quorum-set.ts";
 import { TokenBucket } from "../../common/token-bucket.ts";
 import { balanceRound, conditionRound, type RoundKind, type RoundRequest } from "./round-kinds.ts";
+import { AvnError } from "@avn/protocol/errors";
 
 /** Not enough licenses connected, or no quorum within the deadline: the API answers 503 with Retry-After. */
-export class QuorumNotReachedError extends Error {
+export class QuorumNotReachedError extends AvnError<"QUORUM_NOT_REACHED"> {
   constructor(message: string) {
-    super(message);
+    super("QUORUM_NOT_REACHED", message);
     this.name = "QuorumNotReachedError";
   }
 }

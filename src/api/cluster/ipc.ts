@@ -1,4 +1,5 @@
 import cluster, { type Worker } from "node:cluster";
+import { AvnError } from "@avn/protocol/errors";
 
 /**
  * Calls from an API worker to the cluster's primary over the IPC channel Node's `cluster` opens: the
@@ -54,8 +55,12 @@ export function pushToWorker(worker: Worker, topic: string, payload: unknown): v
 }
 
 /** An error the primary reported for a call. */
-export class IpcCallError extends Error {
+export class IpcCallError extends AvnError<"IPC_CALL_FAILED"> {
   override name = "IpcCallError";
+
+  constructor(message: string) {
+    super("IPC_CALL_FAILED", message);
+  }
 }
 
 /** The worker's side: `call(service, method, args)` resolves with the primary's answer. */

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 
 import { UsageStore } from "../usage/usage-store.ts";
 import { ApiKeys, type ApiKeyRecord } from "./api-keys.ts";
+import { AvnError } from "@avn/protocol/errors";
 
 const USAGE = `Usage: npm run keys -- <command>
   create <name> [--quota <requests per month>]   create a key (shown once)
@@ -17,13 +18,11 @@ export interface KeysCliOutput {
   now?: () => Date;
 }
 
-class UsageError extends Error {}
-
 /** A quota argument: a whole number of requests, or `none`. */
 function parseQuota(text: string | undefined): number | null {
-  if (text === undefined) throw new UsageError("a quota is required");
+  if (text === undefined) throw new AvnError("KEYS_USAGE", "a quota is required");
   if (text === "none") return null;
-  if (!/^\d{1,15}$/.test(text)) throw new UsageError(`not a quota: ${text} (a whole number of requests per month, or none)`);
+  if (!/^\d{1,15}$/.test(text)) throw new AvnError("KEYS_USAGE", `not a quota: ${text} (a whole number of requests per month, or none)`);
   return Number(text);
 }
 
@@ -76,7 +75,7 @@ export async function runKeysCli(args: string[], location: string, output: KeysC
       case "usage": {
         if (extra !== undefined) break;
         const from = parsed.values.from ?? `${(output.now?.() ?? new Date()).toISOString().slice(0, 7)}-01`;
-        if (!/^\d{4}-\d{2}-\d{2}$/.test(from)) throw new UsageError(`not a day: ${from} (YYYY-MM-DD)`);
+        if (!/^\d{4}-\d{2}-\d{2}$/.test(from)) throw new AvnError("KEYS_USAGE", `not a day: ${from} (YYYY-MM-DD)`);
         const names = new Map((await keys.list()).map((key) => [key.id, key.name]));
         if (argument !== undefined && !names.has(argument)) {
           printError(`No key with id ${argument}`);

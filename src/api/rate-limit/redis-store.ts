@@ -3,8 +3,12 @@ import { createClient } from "redis";
 type RedisClient = ReturnType<typeof createClient>;
 
 /** Redis could not be asked; the request fails (500) rather than going unlimited. */
-export class RateLimitStoreError extends Error {
+export class RateLimitStoreError extends AvnError<"RATE_LIMIT_STORE_UNAVAILABLE"> {
   override name = "RateLimitStoreError";
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("RATE_LIMIT_STORE_UNAVAILABLE", message, options);
+  }
 }
 
 import {
@@ -16,6 +20,7 @@ import {
   type TakeMode,
   type TokenBucketPolicy,
 } from "./token-bucket.ts";
+import { AvnError } from "@avn/protocol/errors";
 
 // One atomic step of the token bucket in Redis, on Redis's own clock (TIME) so that several API
 // processes agree: refill by elapsed time, take up to ARGV[3] tokens (as many as there are; with ARGV[4]

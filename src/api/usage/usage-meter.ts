@@ -1,5 +1,6 @@
 import type { VerifiedKey } from "../keys/api-keys.ts";
 import { countsAgainstQuota, statusClassOf, type UsageRow } from "./usage-store.ts";
+import { AvnError } from "@avn/protocol/errors";
 
 /** Where the meter writes its counters and reads the month's totals (the `UsageStore`). */
 export interface UsageSink {
@@ -22,11 +23,11 @@ export const DEFAULT_USAGE_FLUSH_MS = 5_000;
  * its request is refused (a 500, like a key that cannot be verified), never answered as if the key had used
  * nothing. The key's next request tries again.
  */
-export class MonthTotalUnavailableError extends Error {
+export class MonthTotalUnavailableError extends AvnError<"USAGE_UNAVAILABLE"> {
   readonly keyId: string;
 
   constructor(keyId: string, options?: { cause?: unknown }) {
-    super(`the month's usage of key ${keyId} could not be read`, options);
+    super("USAGE_UNAVAILABLE", `the month's usage of key ${keyId} could not be read`, options);
     this.name = "MonthTotalUnavailableError";
     this.keyId = keyId;
   }

@@ -1,12 +1,21 @@
+import { AvnError } from "@avn/protocol/errors";
 /**
  * Errors of the source adapters, shared by the API (which maps them to HTTP statuses in one place) and
  * the circuit node. Messages never contain an upstream URL: hosted RPC URLs carry API keys.
  */
-export class SourceError extends Error {
+export class SourceError extends AvnError {
+  /** `code` is the class's name in capitals without `Error` (`AssetNotFoundError`: `ASSET_NOT_FOUND`). */
   constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+    super(codeOfName(new.target.name), message, options);
     this.name = new.target.name;
   }
+}
+
+function codeOfName(name: string): string {
+  return name
+    .replace(/Error$/, "")
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toUpperCase();
 }
 
 /** The asset is not there: no contract/mint at the address, or not a token. */

@@ -1,5 +1,6 @@
 import { UpstreamAttemptError, UpstreamUnavailableError } from "./errors.ts";
 import { Failover, type FailoverOptions } from "./failover.ts";
+import { AvnError } from "@avn/protocol/errors";
 
 export type JsonRpcPoolOptions = FailoverOptions;
 
@@ -8,7 +9,7 @@ export type JsonRpcPoolOptions = FailoverOptions;
 const DETERMINISTIC_ERROR_CODES = new Set([3, -32600, -32601, -32602]);
 
 function isDeterministic(error: unknown): boolean {
-  return error instanceof JsonRpcResponseError && (DETERMINISTIC_ERROR_CODES.has(error.code) || isCallFailure(error));
+  return error instanceof JsonRpcResponseError && (DETERMINISTIC_ERROR_CODES.has(error.rpcCode) || isCallFailure(error));
 }
 
 /**
@@ -17,7 +18,7 @@ function isDeterministic(error: unknown): boolean {
  * so the message decides where the code cannot.
  */
 export function isCallFailure(error: unknown): boolean {
-  return error instanceof JsonRpcResponseError && (error.code === 3 || /out ?of ?gas|execution reverted/i.test(error.message));
+  return error instanceof JsonRpcResponseError && (error.rpcCode === 3 || /out ?of ?gas|execution reverted/i.test(error.message));
 }
 
 interface JsonRpcResponse {
@@ -28,13 +29,14 @@ interface JsonRpcResponse {
 }
 
 /** A JSON-RPC error answer. Deterministic ones (invalid params, execution reverted) are not retried. */
-export class JsonRpcResponseError extends Error {
-  readonly code: number;
+export class JsonRpcResponseError extends AvnError<"JSON_RPC_ERROR"> {
+  /** The JSON-RPC error code the upstream answered. */
+  readonly rpcCode: number;
 
-  constructor(code: number, message: string) {
-    super(message);
+  constructor(rpcCode: number, message: string) {
+    super("JSON_RPC_ERROR", message);
     this.name = "JsonRpcResponseError";
-    this.code = code;
+    this.rpcCode = rpcCode;
   }
 }
 

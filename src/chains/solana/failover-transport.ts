@@ -2,16 +2,27 @@ import { createDefaultRpcTransport, type RpcTransport } from "@solana/kit";
 
 import { UpstreamUnavailableError } from "../rpc/errors.ts";
 import { Failover, type FailoverOptions } from "../rpc/failover.ts";
+import { AvnError } from "@avn/protocol/errors";
 
 /** The caller gave up (its own abort signal): not an upstream failure, so no failover. */
-class CallerAborted extends Error {}
+class CallerAborted extends AvnError<"CALLER_ABORTED"> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("CALLER_ABORTED", message, options);
+    this.name = "CallerAborted";
+  }
+}
 
 // JSON-RPC errors about the upstream's own state, which another upstream may not share: block not
 // available (-32004), node unhealthy or behind (-32005), block status not yet available (-32014), minimum
 // context slot not reached (-32016). They are retried on the next URL like transport failures.
 const UPSTREAM_STATE_ERRORS = new Set([-32004, -32005, -32014, -32016]);
 
-class UpstreamStateError extends Error {}
+class UpstreamStateError extends AvnError<"UPSTREAM_STATE"> {
+  constructor(message: string) {
+    super("UPSTREAM_STATE", message);
+    this.name = "UpstreamStateError";
+  }
+}
 
 /**
  * A kit RPC transport over several Solana JSON-RPC URLs, with the same timeouts, backoff and failover as

@@ -11,17 +11,20 @@ import {
   isInitializedTokenAccount,
   TOKEN_PROGRAMS,
 } from "../../chains/solana/token-layout.ts";
+import { AvnError } from "@avn/protocol/errors";
 
 const MAX_BODY_BYTES = 1 << 20;
 const RENT_EPOCH_EXEMPT = "18446744073709551615"; // u64::MAX, as agave writes it for rent-exempt accounts
 const API_VERSION = "2.2.0";
 
-class RpcError extends Error {
+/** A JSON-RPC error answer of the endpoint (`rpcCode`, as agave answers it). */
+class SolanaRpcAnswerError extends AvnError<"JSON_RPC_ERROR"> {
   constructor(
-    readonly code: number,
+    readonly rpcCode: number,
     message: string,
   ) {
-    super(message);
+    super("JSON_RPC_ERROR", message);
+    this.name = "SolanaRpcAnswerError";
   }
 }
 
@@ -82,7 +85,7 @@ async function serve(svm: LiteSVM, calls: Map<string, number>, request: Incoming
     try {
       return { jsonrpc: "2.0", id: one.id ?? null, result: handle(svm, method, Array.isArray(one.params) ? one.params : []) };
     } catch (error) {
-      const { code, message } = error instanceof RpcError ? error : { code: -32603, message: "Internal error" };
+      const { rpcCode: code, message } = error instanceof SolanaRpcAnswerError ? error : { rpcCode: -32603, message: "Internal error" };
       return { jsonrpc: "2.0", id: one?.id ?? null, error: { code, message } };
     }
   };
@@ -113,7 +116,7 @@ function handle(svm: LiteSVM, method: string, params: unknown[]): unknown {
     case "getVersion":
       return { "solana-core": API_VERSION, "feature-set": 0 };
     default:
-      throw new RpcError(-32601, "Method not found");
+      throw new SolanaRpcAnswerError(-32601, "Method not found");
   }
 }
 
@@ -123,18 +126,19 @@ function tokenAccountsByOwner(svm: LiteSVM, owner: Address, filter: unknown) {
   if (mint !== undefined) {
     // As agave: the mint's own program decides which program's accounts are searched.
     const mintAccount = svm.getAccount(parseAddress(mint));
-    if (!mintAccount.exists) throw new RpcError(-32602, "Error getting token program id and mint: Invalid param: could not find mint");
+    if (!mintAccount.exists)
+      throw new SolanaRpcAnswerError(-32602, "Error getting token program id and mint: Invalid param: could not find mint");
     if (!TOKEN_PROGRAMS.includes(mintAccount.programAddress)) {
-      throw new RpcError(-32602, "Error getting token program id and mint: Invalid param: not a Token mint");
+      throw new SolanaRpcAnswerError(-32602, "Error getting token program id and mint: Invalid param: not a Token mint");
     }
     // As agave: the mint must unpack (an initialized mint, or a Token-2022 mint with extensions).
     if (!isInitializedMint(mintAccount.programAddress, mintAccount.data))
-      throw new RpcError(-32602, "Error getting token program id and mint: Invalid param: mint could not be unpacked");
+      throw new SolanaRpcAnswerError(-32602, "Error getting token program id and mint: Invalid param: mint could not be unpacked");
     program = mintAccount.programAddress;
   } else if (typeof programId === "string" && TOKEN_PROGRAMS.includes(programId)) {
     program = programId;
   } else {
-    throw new RpcError(-32602, "Error getting token program id and mint: Invalid param: unrecognized Token program id");
+    throw new SolanaRpcAnswerError(-32602, "Error getting token program id and mint: Invalid param: unrecognized Token program id");
   }
   const encoder = getAddressEncoder();
   const ownerBytes = encoder.encode(owner);
@@ -169,6 +173,6 @@ function parseAddress(value: unknown): Address {
   try {
     return address(String(value));
   } catch {
-    throw new RpcError(-32602, `Invalid param: ${JSON.stringify(value)} is not a valid pubkey`);
+    throw new SolanaRpcAnswerError(-32602, `Invalid param: ${JSON.stringify(value)} is not a valid pubkey`);
   }
 }

@@ -3,6 +3,7 @@
 // client: `docker info` fails, and no image registry is reachable), buildah builds it daemonless, with chroot
 // isolation and the vfs storage driver, from a Node 22 base made on this machine (base.ts).
 import { succeeds } from "./exec.ts";
+import { AvnError } from "@avn/protocol/errors";
 
 /** buildah's storage driver here: vfs needs no kernel overlay support nor fuse (it copies layers instead). */
 export const BUILDAH_STORAGE_DRIVER = "vfs";
@@ -11,9 +12,10 @@ export const BUILDAH_STORAGE_DRIVER = "vfs";
 export type Engine = { kind: "docker" | "podman"; command: string } | { kind: "buildah"; command: string };
 
 /** No engine, and no buildah: what to install. */
-export class NoImageToolError extends Error {
+export class NoImageToolError extends AvnError<"NO_IMAGE_TOOL"> {
   constructor() {
     super(
+      "NO_IMAGE_TOOL",
       "No container engine and no buildah on this machine: start Docker or Podman (`docker info` must answer), or " +
         "install buildah and debootstrap to build without a daemon (Debian: apt-get install buildah debootstrap).",
     );

@@ -2,18 +2,21 @@
 // one place that spawns them, passes their output on when asked, and says which command failed and why.
 import { spawn, type StdioOptions } from "node:child_process";
 import path from "node:path";
+import { AvnError } from "@avn/protocol/errors";
 
 /** A tool's run that did not end with exit code 0. */
-export class CommandError extends Error {
+export class CommandError extends AvnError<"COMMAND_FAILED"> {
   readonly command: string;
-  readonly code: number | null;
+  readonly exitCode: number | null;
   readonly stderr: string;
-  constructor(command: string, code: number | null, stderr: string, cause?: unknown) {
+  constructor(command: string, exitCode: number | null, stderr: string, cause?: unknown) {
     const tail = stderr.trim().split("\n").slice(-12).join("\n");
-    super(`${command} failed${code === null ? "" : ` (exit ${code})`}${tail === "" ? "" : `:\n${tail}`}`, { cause });
+    super("COMMAND_FAILED", `${command} failed${exitCode === null ? "" : ` (exit ${exitCode})`}${tail === "" ? "" : `:\n${tail}`}`, {
+      cause,
+    });
     this.name = "CommandError";
     this.command = command;
-    this.code = code;
+    this.exitCode = exitCode;
     this.stderr = stderr;
   }
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AvnError, httpStatusCode } from "@avn/protocol/errors";
 
 /**
  * The credits service's HTTP answers as the Credits page reads them (`src/credits/server.ts` writes them),
@@ -88,13 +89,14 @@ export interface RedemptionBody {
  * A failed call to the credits service: its refusal (`status` and the service's own message), a failure on
  * its side, no answer at all (`status` undefined), or an answer this page cannot read.
  */
-export class CreditsServiceError extends Error {
+export class CreditsServiceError extends AvnError {
   readonly status: number | undefined;
   /** Whether the service may have acted on the request although the page got no usable answer. */
   readonly mayHaveActed: boolean;
 
+  /** `code`: the status's (`httpStatusCode`), or `UNREACHABLE` without an answer. */
   constructor(message: string, status: number | undefined, mayHaveActed: boolean, cause?: unknown) {
-    super(message, { cause });
+    super(status === undefined ? "UNREACHABLE" : httpStatusCode(status), message, { cause });
     this.name = "CreditsServiceError";
     this.status = status;
     this.mayHaveActed = mayHaveActed;
