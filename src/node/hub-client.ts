@@ -15,6 +15,7 @@ import {
   type HubMessage,
   type RoundDone,
 } from "../common/hub-protocol.ts";
+import { ReconnectingSocket, type SocketConnection } from "../common/reconnecting-socket.ts";
 import { ownSignedAnswer, type SignedReply } from "../common/signed-answer.ts";
 import { AttestationSigner } from "./attestation-signer.ts";
 import { ConditionSigner } from "./condition-signer.ts";
@@ -24,8 +25,6 @@ import { PinnedReaders } from "../chains/pinned-readers.ts";
 import { refusal, type SigningOptions } from "./signing-rules.ts";
 import type { PeerRounds } from "./monitor/peer-rounds.ts";
 
-const FIRST_RETRY_MS = 500;
-const MAX_RETRY_MS = 30_000;
 // The node's L2 head time is reused this long: about half an L2 block, well within the skew tolerance.
 const L2_HEAD_TIME_TTL_MS = 1_000;
 
@@ -62,7 +61,8 @@ export interface HubClientOptions {
  * chain, signing the URL it dialled with it (a relay forwarding the real hub's challenge gets a login the
  * real hub refuses) and naming its licenses; then it answers balance requests through `signer` and
  * condition requests through `conditionSigner`. When a connection closes or fails, the next URL of `urls`
- * is tried after a backoff (0.5 s doubling to 30 s, reset once admitted), like the node's L2 subscription.
+ * is tried after the services' one backoff (`ReconnectingSocket`: 0.5 s doubling to 30 s, reset once
+ * admitted), as the node's L2 subscription is.
  * Throws when a URL is ws:// to another machine without `allowInsecure`. Returns stop.
  */
 export function connectToHub(options: HubClientOptions): () => Promise<void> {
@@ -75,102 +75,89 @@ export function connectToHub(options: HubClientOptions): () => Promise<void> {
       throw new Error(`${new URL(normalized).origin}: ws:// only to a loopback host (allowInsecure for another)`);
     return normalized;
   });
-  const firstRetryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
-  let retryMs = firstRetryMs;
-  let next = 0;
-  let stopped = false;
-  let socket: WebSocket | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const connect = () => {
-    if (stopped) return;
-    const url = urls[next];
-    next = (next + 1) % urls.length;
-    const hub = urlOrigin(url);
-    const ws = new WebSocket(url);
-    socket = ws;
-    const send = (message: unknown) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(message));
-    let gone = false;
-    /** The connection is over (closed, or failed to open): try the next URL after the backoff. */
-    const onGone = (code: number, reason: string) => {
-      if (gone) return;
-      gone = true;
+  let admitted = false;
+  const socket: ReconnectingSocket = new ReconnectingSocket({
+    urls,
+    firstRetryMs: options.firstRetryMs,
+    maxRetryMs: options.maxRetryMs,
+    onMessage: (text, connection) => onMessage(text, connection),
+    onClose: ({ url, code, reason, retryInMs }) => {
+      admitted = false;
       options.onAdmitted?.(false);
-      if (stopped) return;
       logger.warn(
-        { hub, code, reason: reason || undefined, next: urlOrigin(urls[next]), reconnectInSeconds: retryMs / 1000 },
+        { hub: urlOrigin(url), code, reason: reason || undefined, reconnectInSeconds: (retryInMs ?? 0) / 1000 },
         "the attestation hub connection closed; reconnecting",
       );
-      timer = setTimeout(connect, retryMs);
-      retryMs = Math.min(options.maxRetryMs ?? MAX_RETRY_MS, retryMs * 2);
-    };
-    // Node's WebSocket reports a failed connection (refused, unreachable) with "error" and no "close".
-    ws.addEventListener("error", () => onGone(1006, "connection failed"));
-    ws.addEventListener("message", (event) => {
-      let message: HubMessage;
-      try {
-        message = JSON.parse(String(event.data)) as HubMessage;
-      } catch {
-        return;
-      }
-      if (message.type === "challenge") {
-        if (message.chainId !== options.chainId.toString()) {
-          logger.error(
-            { hub, hubChainId: String(message.chainId), chainId: String(options.chainId) },
-            "the hub's challenge names another L2 chain: not logging in",
-          );
-          return ws.close(1000);
-        }
-        if (message.hub !== options.hubName) {
-          logger.error(
-            { hub, hubName: String(message.hub).slice(0, 200), expected: options.hubName },
-            "the challenge names another hub: not logging in",
-          );
-          return ws.close(1000);
-        }
-        const licenseIds = options.licenses().slice(0, MAX_HELLO_LICENSES).map(String);
-        if (licenseIds.length === 0) {
-          logger.warn({ hub }, "no license to name in the hub login yet");
-          return ws.close(1000);
-        }
-        void options.wallet
-          .signMessage(challengeText(message.hub, message.chainId, url, message.nonce))
-          .then((signature) => send({ type: "hello", burner: options.wallet.address, url, licenseIds, signature }));
-      } else if (message.type === "welcome") {
-        retryMs = firstRetryMs;
-        options.onAdmitted?.(true);
-        logger.info({ hub, licenses: message.licenseIds.map(String) }, "admitted by the attestation hub");
-      } else if (message.type === "attest" || message.type === "attestCondition") {
-        const kind = message.type === "attest" ? "balance" : "condition";
-        const answering =
-          message.type === "attest"
-            ? options.signer.answer(message)
-            : (options.conditionSigner?.answer(message) ?? Promise.resolve(refusal(message.id, "this node does not sign conditions")));
-        void answering.then(
-          (reply) => {
-            options.onAnswered?.(reply.type === "refusal" ? "refused" : "signed", kind);
-            send(reply);
-            if (reply.type !== "refusal") options.onSigned?.(message.id, reply);
-          },
-          (error: unknown) => {
-            logger.warn({ requestId: message.id, kind, error: (error as Error)?.name ?? "error" }, "attestation failed");
-            options.onAnswered?.("refused", kind);
-            send(refusal(message.id, "internal error"));
-          },
+    },
+  });
+  const onMessage = (text: string, connection: SocketConnection) => {
+    const { url } = connection;
+    const hub = urlOrigin(url);
+    const send = (message: unknown) => connection.send(message);
+    let message: HubMessage;
+    try {
+      message = JSON.parse(text) as HubMessage;
+    } catch {
+      return;
+    }
+    if (message.type === "challenge") {
+      if (message.chainId !== options.chainId.toString()) {
+        logger.error(
+          { hub, hubChainId: String(message.chainId), chainId: String(options.chainId) },
+          "the hub's challenge names another L2 chain: not logging in",
         );
-      } else if (message.type === "roundDone") {
-        // It carries other nodes' signatures: checked on arrival, each signature recovered by the receiver.
-        const parsed = roundDoneSchema.safeParse(message);
-        if (parsed.success) options.onRoundDone?.(parsed.data);
-        else logger.warn({ hub }, "a malformed round result from the hub: ignored");
+        return connection.close(1000);
       }
-    });
-    ws.addEventListener("close", (event) => onGone(event.code, event.reason));
+      if (message.hub !== options.hubName) {
+        logger.error(
+          { hub, hubName: String(message.hub).slice(0, 200), expected: options.hubName },
+          "the challenge names another hub: not logging in",
+        );
+        return connection.close(1000);
+      }
+      const licenseIds = options.licenses().slice(0, MAX_HELLO_LICENSES).map(String);
+      if (licenseIds.length === 0) {
+        logger.warn({ hub }, "no license to name in the hub login yet");
+        return connection.close(1000);
+      }
+      void options.wallet
+        .signMessage(challengeText(message.hub, message.chainId, url, message.nonce))
+        .then((signature) => send({ type: "hello", burner: options.wallet.address, url, licenseIds, signature }));
+    } else if (message.type === "welcome") {
+      socket.healthy();
+      admitted = true;
+      options.onAdmitted?.(true);
+      logger.info({ hub, licenses: message.licenseIds.map(String) }, "admitted by the attestation hub");
+    } else if (message.type === "attest" || message.type === "attestCondition") {
+      const kind = message.type === "attest" ? "balance" : "condition";
+      const answering =
+        message.type === "attest"
+          ? options.signer.answer(message)
+          : (options.conditionSigner?.answer(message) ?? Promise.resolve(refusal(message.id, "this node does not sign conditions")));
+      void answering.then(
+        (reply) => {
+          options.onAnswered?.(reply.type === "refusal" ? "refused" : "signed", kind);
+          send(reply);
+          if (reply.type !== "refusal") options.onSigned?.(message.id, reply);
+        },
+        (error: unknown) => {
+          logger.warn({ requestId: message.id, kind, error: (error as Error)?.name ?? "error" }, "attestation failed");
+          options.onAnswered?.("refused", kind);
+          send(refusal(message.id, "internal error"));
+        },
+      );
+    } else if (message.type === "roundDone") {
+      // It carries other nodes' signatures: checked on arrival, each signature recovered by the receiver.
+      const parsed = roundDoneSchema.safeParse(message);
+      if (parsed.success) options.onRoundDone?.(parsed.data);
+      else logger.warn({ hub }, "a malformed round result from the hub: ignored");
+    }
   };
-  connect();
+  socket.start();
   return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    socket?.close(1000);
+    socket.stop();
+    if (admitted) options.onAdmitted?.(false);
+    admitted = false;
   };
 }
 

@@ -159,7 +159,7 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
   const { loop } = jobs;
   lifecycle.onStop(() => loop.stop()); // before the heartbeats, the sender and the journal it uses (reverse order)
   if (config.L2_WS_URL !== undefined)
-    lifecycle.onStop(wakeOnNewJobs(config.L2_WS_URL, chain.chainId, chain.addresses.registry, () => loop.wake(), logger));
+    lifecycle.onStop(wakeOnNewJobs(config.L2_WS_URL, chain.addresses.registry, () => loop.wake(), logger));
   // The node as a monitor of its peers: the hub's round results, tallied for the QoS reports.
   const peers =
     config.QOS_REPORTS === undefined

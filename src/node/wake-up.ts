@@ -1,56 +1,59 @@
-import { WebSocketProvider } from "ethers";
+import { Interface } from "ethers";
 import type { Logger } from "pino";
 
-import { describeError } from "../common/describe-error.ts";
-import { verificationRegistryAt } from "./contracts.ts";
+import { abiOf } from "../common/artifacts.ts";
 
-// A closed socket is opened again this often; polling carries on meanwhile.
-const WS_RECONNECT_MS = 5_000;
+import { urlOrigin } from "../common/environment.ts";
+import { ReconnectingSocket } from "../common/reconnecting-socket.ts";
+
+const SUBSCRIBE_ID = 1;
 
 /**
- * Wakes the job loop on every `VerificationRequested` pushed over the WebSocket. The socket is Node's own
- * (an error on it is an event, never an uncaught exception); when it closes, it is opened again after
- * WS_RECONNECT_MS, while polling carries on. Returns the unsubscribe function.
+ * Wakes the job loop on every `VerificationRequested` the registry emits, pushed over an `eth_subscribe`
+ * `logs` subscription on the L2's WebSocket. The socket reconnects with the services' one backoff
+ * (`ReconnectingSocket`) and subscribes again each time, while polling carries on. Nothing in a
+ * notification is trusted: it only wakes the loop, which reads the chain itself. Returns the unsubscribe
+ * function.
  */
-export function wakeOnNewJobs(
-  url: string,
-  chainId: bigint,
-  registryAddress: string,
-  wake: () => void,
-  parentLogger: Logger,
-): () => Promise<void> {
+export function wakeOnNewJobs(url: string, registryAddress: string, wake: () => void, parentLogger: Logger): () => Promise<void> {
   const logger = parentLogger.child({ component: "wake-up" });
-  let provider: WebSocketProvider | undefined;
-  let stopped = false;
+  // The topic of a new job, from the registry's own ABI.
+  const newJob = new Interface(abiOf("VerificationRegistry")).getEvent("VerificationRequested")!.topicHash;
+  let subscription: string | undefined;
   let warned = false;
-  let timer: NodeJS.Timeout | undefined;
-  const connect = () => {
-    if (stopped) return;
-    const socket = new WebSocket(url);
-    socket.addEventListener("error", () => undefined); // followed by "close", handled there
-    socket.addEventListener("close", () => {
-      if (stopped) return;
+  const socket = new ReconnectingSocket({
+    urls: [url],
+    onOpen: (connection) =>
+      connection.send({
+        jsonrpc: "2.0",
+        id: SUBSCRIBE_ID,
+        method: "eth_subscribe",
+        params: ["logs", { address: registryAddress, topics: [newJob] }],
+      }),
+    onMessage: (text, connection) => {
+      let message: { id?: unknown; result?: unknown; method?: unknown; params?: { subscription?: unknown } };
+      try {
+        message = JSON.parse(text) as typeof message;
+      } catch {
+        return;
+      }
+      if (message.id === SUBSCRIBE_ID) {
+        if (typeof message.result !== "string") return connection.close(1011, "subscription refused");
+        subscription = message.result;
+        socket.healthy();
+        if (warned) logger.info("the L2 WebSocket is back");
+        warned = false;
+        // A job opened while subscribing was announced to nobody: the loop looks once more.
+        wake();
+      } else if (message.method === "eth_subscription" && message.params?.subscription === subscription) wake();
+    },
+    onClose: ({ retryInMs }) => {
+      subscription = undefined;
       if (!warned)
-        logger.warn({ reconnectEverySeconds: WS_RECONNECT_MS / 1000 }, "the L2 WebSocket is closed; polling meanwhile, reconnecting");
+        logger.warn({ l2: urlOrigin(url), reconnectInMs: retryInMs }, "the L2 WebSocket is closed; polling meanwhile, reconnecting");
       warned = true;
-      void provider?.destroy();
-      provider = undefined;
-      timer = setTimeout(connect, WS_RECONNECT_MS);
-    });
-    socket.addEventListener("open", () => {
-      if (warned) logger.info("the L2 WebSocket is back");
-      warned = false;
-    });
-    provider = new WebSocketProvider(socket, chainId, { staticNetwork: true });
-    const registry = verificationRegistryAt(registryAddress, provider);
-    void registry
-      .on(registry.filters.VerificationRequested(), wake)
-      .catch((error: unknown) => logger.warn({ error: describeError(error) }, "subscribing to new jobs failed"));
-  };
-  connect();
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await provider?.destroy();
-  };
+    },
+  });
+  socket.start();
+  return async () => socket.stop();
 }

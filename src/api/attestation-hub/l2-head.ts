@@ -1,15 +1,12 @@
 import { JsonRpcProvider, Network } from "ethers";
 import type { Logger } from "pino";
-import { WebSocket, type RawData } from "ws";
 
 import { describeError } from "../../common/describe-error.ts";
 import { urlOrigin } from "../../common/environment.ts";
+import { ReconnectingSocket, type SocketConnection } from "../../common/reconnecting-socket.ts";
 
-const FIRST_RETRY_MS = 250;
-const MAX_RETRY_MS = 10_000;
 // A socket that answers no ping within this long is dead although still open (a half-open TCP connection).
 const PING_MS = 15_000;
-const HANDSHAKE_TIMEOUT_MS = 5_000;
 const SUBSCRIBE_ID = 1;
 
 /** An L2 block as the hub knows it: its number and timestamp (seconds). */
@@ -36,10 +33,10 @@ export interface L2HeadFollowerOptions {
  * subscription, so that `issuedAt()` is the chain's clock (what `AttestationVerifier` compares against
  * `block.timestamp`), not this host's wall clock, which runs ahead of the last block.
  *
- * The socket is the `ws` package's, driven here: ethers' `WebSocketProvider` never reconnects, and viem's
+ * The socket is the services' `ReconnectingSocket`: ethers' `WebSocketProvider` never reconnects, and viem's
  * WebSocket transport re-sends its subscriptions only within a fixed number of reconnect attempts (5 by
- * default) and then drops them, so a longer outage would end the subscription for good. This class
- * reconnects with a capped backoff for as long as it runs and subscribes again each time.
+ * default) and then drops them, so a longer outage would end the subscription for good. It reconnects with
+ * the one capped backoff for as long as it runs, and this class subscribes again each time.
  *
  * While the subscription is not live (before it is confirmed and caught up, or during an outage),
  * `issuedAt()` reads the latest block over HTTP instead, one request for all callers waiting at once.
@@ -50,18 +47,13 @@ export class L2HeadFollower {
   readonly #options: L2HeadFollowerOptions;
   readonly #logger: Logger;
   readonly #provider: JsonRpcProvider;
-  readonly #firstRetryMs: number;
-  #retryMs: number;
+  readonly #socket: ReconnectingSocket;
   #head: L2Head | undefined;
-  #socket: WebSocket | undefined;
   #subscription: string | undefined;
   /** The subscription is confirmed and the head is current (a notification or a read since then). */
   #live = false;
   #reading: Promise<bigint> | undefined;
-  #retryTimer: NodeJS.Timeout | undefined;
-  #pingTimer: NodeJS.Timeout | undefined;
   #outage = false;
-  #stopped = false;
 
   constructor(options: L2HeadFollowerOptions) {
     this.#options = options;
@@ -71,13 +63,29 @@ export class L2HeadFollower {
       cacheTimeout: -1,
       batchMaxCount: 1,
     });
-    this.#firstRetryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
-    this.#retryMs = this.#firstRetryMs;
+    this.#socket = new ReconnectingSocket({
+      urls: [options.wsUrl],
+      pingMs: options.pingMs ?? PING_MS,
+      firstRetryMs: options.firstRetryMs,
+      maxRetryMs: options.maxRetryMs,
+      onOpen: (connection) => connection.send({ jsonrpc: "2.0", id: SUBSCRIBE_ID, method: "eth_subscribe", params: ["newHeads"] }),
+      onMessage: (text, connection) => this.#onMessage(connection, text),
+      onClose: ({ code, retryInMs }) => {
+        this.#subscription = undefined;
+        this.#live = false;
+        if (!this.#outage)
+          this.#logger.warn(
+            { l2: urlOrigin(this.#options.wsUrl), code, reconnectInMs: retryInMs },
+            "the L2 head subscription is down; reading the head over HTTP meanwhile, reconnecting",
+          );
+        this.#outage = true;
+      },
+    });
   }
 
   /** Opens the subscription and reads the latest block once, so that `issuedAt()` is right at once; throws when that read fails. */
   async start(): Promise<void> {
-    this.#connect();
+    this.#socket.start();
     try {
       await this.#readLatest();
     } catch (error) {
@@ -104,55 +112,12 @@ export class L2HeadFollower {
 
   /** Closes the socket and the HTTP provider and clears every timer. Idempotent. */
   stop(): void {
-    this.#stopped = true;
     this.#live = false;
-    clearTimeout(this.#retryTimer);
-    clearInterval(this.#pingTimer);
-    this.#socket?.terminate();
-    this.#socket = undefined;
+    this.#socket.stop();
     this.#provider.destroy();
   }
 
-  #connect(): void {
-    if (this.#stopped) return;
-    const socket = new WebSocket(this.#options.wsUrl, { handshakeTimeout: HANDSHAKE_TIMEOUT_MS });
-    this.#socket = socket;
-    let alive = true;
-    socket.on("error", (error) => {
-      if (!this.#outage) this.#logger.debug({ error: describeError(error) }, "L2 WebSocket error");
-    }); // followed by "close"
-    socket.on("pong", () => (alive = true));
-    socket.on("open", () => {
-      socket.send(JSON.stringify({ jsonrpc: "2.0", id: SUBSCRIBE_ID, method: "eth_subscribe", params: ["newHeads"] }));
-      clearInterval(this.#pingTimer);
-      this.#pingTimer = setInterval(() => {
-        if (!alive) return socket.terminate();
-        alive = false;
-        socket.ping();
-      }, this.#options.pingMs ?? PING_MS);
-      this.#pingTimer.unref();
-    });
-    socket.on("message", (data) => this.#onMessage(socket, data));
-    socket.on("close", (code) => {
-      if (this.#socket !== socket) return;
-      this.#socket = undefined;
-      this.#subscription = undefined;
-      this.#live = false;
-      clearInterval(this.#pingTimer);
-      if (this.#stopped) return;
-      if (!this.#outage)
-        this.#logger.warn(
-          { l2: urlOrigin(this.#options.wsUrl), code, reconnectInMs: this.#retryMs },
-          "the L2 head subscription is down; reading the head over HTTP meanwhile, reconnecting",
-        );
-      this.#outage = true;
-      this.#retryTimer = setTimeout(() => this.#connect(), this.#retryMs);
-      this.#retryTimer.unref();
-      this.#retryMs = Math.min(this.#options.maxRetryMs ?? MAX_RETRY_MS, this.#retryMs * 2);
-    });
-  }
-
-  #onMessage(socket: WebSocket, data: RawData): void {
+  #onMessage(connection: SocketConnection, text: string): void {
     let message: {
       id?: unknown;
       result?: unknown;
@@ -161,17 +126,17 @@ export class L2HeadFollower {
       params?: { subscription?: unknown; result?: unknown };
     };
     try {
-      message = JSON.parse(textOf(data)) as typeof message;
+      message = JSON.parse(text) as typeof message;
     } catch {
       return;
     }
     if (message.id === SUBSCRIBE_ID) {
       if (typeof message.result !== "string") {
         this.#logger.warn({ error: describeError(message.error) }, "the L2 refused the newHeads subscription");
-        return socket.close(1011);
+        return connection.close(1011);
       }
       this.#subscription = message.result;
-      this.#retryMs = this.#firstRetryMs;
+      this.#socket.healthy();
       if (this.#outage) this.#logger.info("following the L2 head again");
       this.#outage = false;
       // A block mined while subscribing was announced to nobody: read the head once more (a read begun
@@ -217,12 +182,6 @@ export class L2HeadFollower {
     };
     return this.#head;
   }
-}
-
-function textOf(data: RawData): string {
-  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
-  if (data instanceof ArrayBuffer) return Buffer.from(data).toString("utf8");
-  return data.toString("utf8");
 }
 
 function parseHead(value: unknown): L2Head | undefined {

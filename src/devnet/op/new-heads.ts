@@ -1,3 +1,5 @@
+import { ReconnectingSocket } from "../../common/reconnecting-socket.ts";
+
 const SUBSCRIBE_ID = 1;
 
 /** A `newHeads` subscription on one of the devnet's anvil chains. */
@@ -13,18 +15,16 @@ export interface HeadSubscription {
 
 /**
  * Calls `onHead` with the number of every block the chain mines, from an `eth_subscribe` `newHeads`
- * subscription over a WebSocket to anvil. The socket is Node's own, so a failure of it is an event, never
- * an uncaught exception. The devnet's chains are child processes on this host: a socket that closes
- * means its anvil is gone, so there is no reconnection; `onClosed` is told once instead, and whoever
- * follows the chain keeps its polling tick as the fallback.
+ * subscription over a WebSocket to anvil, on the services' one client (`ReconnectingSocket`), so a failure
+ * of it is an event, never an uncaught exception. The devnet's chains are child processes on this host: a
+ * socket that closes means its anvil is gone, so it does not reconnect; `onClosed` is told once instead,
+ * and whoever follows the chain keeps its polling tick as the fallback.
  */
 export function subscribeNewHeads(
   wsUrl: string,
   onHead: (blockNumber: number) => void,
   onClosed?: (error: Error) => void,
 ): HeadSubscription {
-  const socket = new WebSocket(wsUrl);
-  let closing = false;
   let subscription: string | undefined;
   let confirm: () => void = () => undefined;
   let refuse: (error: Error) => void = () => undefined;
@@ -34,47 +34,49 @@ export function subscribeNewHeads(
   });
   ready.catch(() => undefined); // a caller that never awaits it learns of the failure through onClosed
 
-  socket.addEventListener("open", () => {
-    socket.send(JSON.stringify({ jsonrpc: "2.0", id: SUBSCRIBE_ID, method: "eth_subscribe", params: ["newHeads"] }));
-  });
-  socket.addEventListener("message", (event: MessageEvent) => {
-    let message: {
-      id?: unknown;
-      result?: unknown;
-      error?: unknown;
-      method?: unknown;
-      params?: { subscription?: unknown; result?: unknown };
-    };
-    try {
-      message = JSON.parse(String(event.data)) as typeof message;
-    } catch {
-      return;
-    }
-    if (message.id === SUBSCRIBE_ID) {
-      if (typeof message.result !== "string") {
-        refuse(new Error(`${wsUrl} refused the newHeads subscription: ${JSON.stringify(message.error)}`));
-        socket.close();
+  const socket = new ReconnectingSocket({
+    urls: [wsUrl],
+    reconnect: false,
+    onOpen: (connection) => connection.send({ jsonrpc: "2.0", id: SUBSCRIBE_ID, method: "eth_subscribe", params: ["newHeads"] }),
+    onMessage: (text, connection) => {
+      let message: {
+        id?: unknown;
+        result?: unknown;
+        error?: unknown;
+        method?: unknown;
+        params?: { subscription?: unknown; result?: unknown };
+      };
+      try {
+        message = JSON.parse(text) as typeof message;
+      } catch {
         return;
       }
-      subscription = message.result;
-      confirm();
-    } else if (message.method === "eth_subscription" && message.params?.subscription === subscription) {
-      const head = message.params?.result as { number?: unknown } | undefined;
-      if (typeof head?.number === "string" && /^0x[0-9a-f]+$/i.test(head.number)) onHead(Number(head.number));
-    }
+      if (message.id === SUBSCRIBE_ID) {
+        if (typeof message.result !== "string") {
+          refuse(new Error(`${wsUrl} refused the newHeads subscription: ${JSON.stringify(message.error)}`));
+          connection.close();
+          return;
+        }
+        subscription = message.result;
+        confirm();
+      } else if (message.method === "eth_subscription" && message.params?.subscription === subscription) {
+        const head = message.params?.result as { number?: unknown } | undefined;
+        if (typeof head?.number === "string" && /^0x[0-9a-f]+$/i.test(head.number)) onHead(Number(head.number));
+      }
+    },
+    onClose: () => {
+      const error = new Error(`the newHeads subscription on ${wsUrl} closed`);
+      refuse(error);
+      onClosed?.(error);
+    },
   });
-  socket.addEventListener("error", () => undefined); // followed by "close", handled there
-  socket.addEventListener("close", () => {
-    const error = new Error(`the newHeads subscription on ${wsUrl} closed`);
-    refuse(error);
-    if (!closing) onClosed?.(error);
-  });
+  socket.start();
 
   return {
     ready,
     close() {
-      closing = true;
-      socket.close();
+      refuse(new Error(`the newHeads subscription on ${wsUrl} was closed`));
+      socket.stop();
     },
   };
 }
