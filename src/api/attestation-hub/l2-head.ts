@@ -3,11 +3,10 @@ import type { Logger } from "pino";
 
 import { describeError } from "../../common/describe-error.ts";
 import { urlOrigin } from "../../common/environment.ts";
-import { ReconnectingSocket, type SocketConnection } from "../../common/reconnecting-socket.ts";
+import { JsonRpcSubscription } from "../../common/json-rpc-subscription.ts";
 
 // A socket that answers no ping within this long is dead although still open (a half-open TCP connection).
 const PING_MS = 15_000;
-const SUBSCRIBE_ID = 1;
 
 /** An L2 block as the hub knows it: its number and timestamp (seconds). */
 export interface L2Head {
@@ -47,9 +46,11 @@ export class L2HeadFollower {
   readonly #options: L2HeadFollowerOptions;
   readonly #logger: Logger;
   readonly #provider: JsonRpcProvider;
-  readonly #socket: ReconnectingSocket;
+  readonly #heads: JsonRpcSubscription;
   #head: L2Head | undefined;
-  #subscription: string | undefined;
+  /** Counts the subscriptions confirmed: a read begun under one does not make a later one live. */
+  #subscriptions = 0;
+  #subscribed = false;
   /** The subscription is confirmed and the head is current (a notification or a read since then). */
   #live = false;
   #reading: Promise<bigint> | undefined;
@@ -63,15 +64,22 @@ export class L2HeadFollower {
       cacheTimeout: -1,
       batchMaxCount: 1,
     });
-    this.#socket = new ReconnectingSocket({
-      urls: [options.wsUrl],
+    this.#heads = new JsonRpcSubscription({
+      url: options.wsUrl,
+      params: ["newHeads"],
       pingMs: options.pingMs ?? PING_MS,
       firstRetryMs: options.firstRetryMs,
       maxRetryMs: options.maxRetryMs,
-      onOpen: (connection) => connection.send({ jsonrpc: "2.0", id: SUBSCRIBE_ID, method: "eth_subscribe", params: ["newHeads"] }),
-      onMessage: (text, connection) => this.#onMessage(connection, text),
+      onSubscribed: () => this.#onSubscribed(),
+      onRefused: (error) => this.#logger.warn({ error: describeError(error) }, "the L2 refused the newHeads subscription"),
+      onEvent: (result) => {
+        const head = parseHead(result);
+        if (head === undefined) return;
+        this.#observe(head);
+        this.#live = true;
+      },
       onClose: ({ code, retryInMs }) => {
-        this.#subscription = undefined;
+        this.#subscribed = false;
         this.#live = false;
         if (!this.#outage)
           this.#logger.warn(
@@ -85,7 +93,7 @@ export class L2HeadFollower {
 
   /** Opens the subscription and reads the latest block once, so that `issuedAt()` is right at once; throws when that read fails. */
   async start(): Promise<void> {
-    this.#socket.start();
+    this.#heads.start();
     try {
       await this.#readLatest();
     } catch (error) {
@@ -113,50 +121,26 @@ export class L2HeadFollower {
   /** Closes the socket and the HTTP provider and clears every timer. Idempotent. */
   stop(): void {
     this.#live = false;
-    this.#socket.stop();
+    this.#heads.stop();
     this.#provider.destroy();
   }
 
-  #onMessage(connection: SocketConnection, text: string): void {
-    let message: {
-      id?: unknown;
-      result?: unknown;
-      error?: unknown;
-      method?: unknown;
-      params?: { subscription?: unknown; result?: unknown };
-    };
-    try {
-      message = JSON.parse(text) as typeof message;
-    } catch {
-      return;
-    }
-    if (message.id === SUBSCRIBE_ID) {
-      if (typeof message.result !== "string") {
-        this.#logger.warn({ error: describeError(message.error) }, "the L2 refused the newHeads subscription");
-        return connection.close(1011);
-      }
-      this.#subscription = message.result;
-      this.#socket.healthy();
-      if (this.#outage) this.#logger.info("following the L2 head again");
-      this.#outage = false;
-      // A block mined while subscribing was announced to nobody: read the head once more (a read begun
-      // before the subscription may predate that block, so after it ends), then trust the notifications.
-      const subscription = message.result;
-      const pending = this.#reading?.catch(() => undefined) ?? Promise.resolve();
-      void pending
-        .then(() => this.#readLatest())
-        .then(
-          () => {
-            if (this.#subscription === subscription) this.#live = true;
-          },
-          () => undefined, // issuedAt() keeps reading over HTTP until a notification comes
-        );
-    } else if (message.method === "eth_subscription" && message.params?.subscription === this.#subscription) {
-      const head = parseHead(message.params?.result);
-      if (head === undefined) return;
-      this.#observe(head);
-      this.#live = true;
-    }
+  #onSubscribed(): void {
+    if (this.#outage) this.#logger.info("following the L2 head again");
+    this.#outage = false;
+    this.#subscribed = true;
+    const subscription = ++this.#subscriptions;
+    // A block mined while subscribing was announced to nobody: read the head once more (a read begun
+    // before the subscription may predate that block, so after it ends), then trust the notifications.
+    const pending = this.#reading?.catch(() => undefined) ?? Promise.resolve();
+    void pending
+      .then(() => this.#readLatest())
+      .then(
+        () => {
+          if (this.#subscribed && this.#subscriptions === subscription) this.#live = true;
+        },
+        () => undefined, // issuedAt() keeps reading over HTTP until a notification comes
+      );
   }
 
   /** One `eth_getBlockByNumber("latest")` for every caller waiting at once; resolves with the (monotonic) head time. */

@@ -1,6 +1,4 @@
-import { ReconnectingSocket } from "../../common/reconnecting-socket.ts";
-
-const SUBSCRIBE_ID = 1;
+import { JsonRpcSubscription } from "../../common/json-rpc-subscription.ts";
 
 /** A `newHeads` subscription on one of the devnet's anvil chains. */
 export interface HeadSubscription {
@@ -15,7 +13,7 @@ export interface HeadSubscription {
 
 /**
  * Calls `onHead` with the number of every block the chain mines, from an `eth_subscribe` `newHeads`
- * subscription over a WebSocket to anvil, on the services' one client (`ReconnectingSocket`), so a failure
+ * subscription over a WebSocket to anvil, on the services' one client (`JsonRpcSubscription`), so a failure
  * of it is an event, never an uncaught exception. The devnet's chains are child processes on this host: a
  * socket that closes means its anvil is gone, so it does not reconnect; `onClosed` is told once instead,
  * and whoever follows the chain keeps its polling tick as the fallback.
@@ -25,7 +23,6 @@ export function subscribeNewHeads(
   onHead: (blockNumber: number) => void,
   onClosed?: (error: Error) => void,
 ): HeadSubscription {
-  let subscription: string | undefined;
   let confirm: () => void = () => undefined;
   let refuse: (error: Error) => void = () => undefined;
   const ready = new Promise<void>((resolve, reject) => {
@@ -34,35 +31,15 @@ export function subscribeNewHeads(
   });
   ready.catch(() => undefined); // a caller that never awaits it learns of the failure through onClosed
 
-  const socket = new ReconnectingSocket({
-    urls: [wsUrl],
+  const subscription = new JsonRpcSubscription({
+    url: wsUrl,
+    params: ["newHeads"],
     reconnect: false,
-    onOpen: (connection) => connection.send({ jsonrpc: "2.0", id: SUBSCRIBE_ID, method: "eth_subscribe", params: ["newHeads"] }),
-    onMessage: (text, connection) => {
-      let message: {
-        id?: unknown;
-        result?: unknown;
-        error?: unknown;
-        method?: unknown;
-        params?: { subscription?: unknown; result?: unknown };
-      };
-      try {
-        message = JSON.parse(text) as typeof message;
-      } catch {
-        return;
-      }
-      if (message.id === SUBSCRIBE_ID) {
-        if (typeof message.result !== "string") {
-          refuse(new Error(`${wsUrl} refused the newHeads subscription: ${JSON.stringify(message.error)}`));
-          connection.close();
-          return;
-        }
-        subscription = message.result;
-        confirm();
-      } else if (message.method === "eth_subscription" && message.params?.subscription === subscription) {
-        const head = message.params?.result as { number?: unknown } | undefined;
-        if (typeof head?.number === "string" && /^0x[0-9a-f]+$/i.test(head.number)) onHead(Number(head.number));
-      }
+    onSubscribed: () => confirm(),
+    onRefused: (error) => refuse(new Error(`${wsUrl} refused the newHeads subscription: ${JSON.stringify(error)}`)),
+    onEvent: (result) => {
+      const head = result as { number?: unknown } | undefined;
+      if (typeof head?.number === "string" && /^0x[0-9a-f]+$/i.test(head.number)) onHead(Number(head.number));
     },
     onClose: () => {
       const error = new Error(`the newHeads subscription on ${wsUrl} closed`);
@@ -70,13 +47,13 @@ export function subscribeNewHeads(
       onClosed?.(error);
     },
   });
-  socket.start();
+  subscription.start();
 
   return {
     ready,
     close() {
       refuse(new Error(`the newHeads subscription on ${wsUrl} was closed`));
-      socket.stop();
+      subscription.stop();
     },
   };
 }
