@@ -2,7 +2,7 @@ import type { AttestationJson } from "@avn/protocol/attestation";
 import type { ConditionAttestationJson } from "@avn/protocol/conditions";
 import type { Hex } from "viem";
 
-import { AvnApiError } from "./errors.ts";
+import { AvnApiError, InvalidArgumentError } from "./errors.ts";
 import { postJson, type HttpOptions } from "./http.ts";
 import type {
   ApiEnvelope,
@@ -22,7 +22,10 @@ export interface AvnClientOptions {
   baseUrl: string;
   /** Sent as `Authorization: <apiKey>`. */
   apiKey: string;
-  /** Retries after the first attempt, for 429 with `Retry-After`, 5xx (but 501) and network errors. Default 2. */
+  /**
+   * Retries after the first attempt, for 429 with `Retry-After`, 5xx (but 501) and network errors: an
+   * integer, 0 or more (an `InvalidArgumentError` otherwise). Default 2.
+   */
   retries?: number;
   /** Default: `globalThis.fetch`. */
   fetch?: typeof globalThis.fetch;
@@ -123,16 +126,19 @@ export interface ConditionResult {
 
 /**
  * The API's client: one method per route, answers parsed with exact integers, retries where waiting helps
- * (http.ts). Every failure is an `AvnApiError`.
+ * (http.ts). What it throws is an `AvnClientError`: the constructor an `InvalidArgumentError`, a failed
+ * call an `AvnApiError` (an `UnsupportedRuntimeError` on a runtime that cannot parse exactly); a call
+ * aborted by its `signal` rejects with the signal's reason.
  */
 export class AvnClient {
   readonly #http: HttpOptions;
 
   constructor(options: AvnClientOptions) {
     const fetchImpl = options.fetch ?? globalThis.fetch;
-    if (typeof fetchImpl !== "function") throw new TypeError("No fetch in this runtime: pass options.fetch");
+    if (typeof fetchImpl !== "function") throw new InvalidArgumentError("options.fetch", "No fetch in this runtime: pass options.fetch");
     const retries = options.retries ?? 2;
-    if (!Number.isInteger(retries) || retries < 0) throw new RangeError("retries must be a non-negative integer");
+    if (!Number.isInteger(retries) || retries < 0)
+      throw new InvalidArgumentError("options.retries", "options.retries must be a non-negative integer");
     this.#http = {
       baseUrl: options.baseUrl,
       apiKey: options.apiKey,

@@ -21,7 +21,24 @@ export type {
   SvmBalanceResult,
   SvmBatchResult,
 } from "./client.ts";
-export { AvnApiError } from "./errors.ts";
+// Every error the SDK throws, each an AvnError with a stable `code`, and what each call throws.
+export {
+  AvnApiError,
+  InvalidArgumentError,
+  MalformedAttestationError,
+  NotRecordableError,
+  RecordRevertedError,
+  StaleAttestationError,
+  UnexpectedVerifierError,
+  UnsupportedRuntimeError,
+  WrongChainError,
+  type AvnClientError,
+  type RecordAttestationError,
+  type ToContractAttestationError,
+  type VerifyAttestationError,
+} from "./errors.ts";
+// The base, so that `instanceof AvnError` holds for every error above and for ConditionInputError.
+export { AvnError } from "@avn/protocol/errors";
 export { parseJsonExact, SUPPORTED_RUNTIMES, type JsonInteger } from "./json.ts";
 export type {
   ApiEnvelope,

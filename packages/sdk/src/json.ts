@@ -1,3 +1,5 @@
+import { UnsupportedRuntimeError } from "./errors.ts";
+
 /**
  * JSON with exact integers. The API writes balances, block numbers and slots as JSON integers, also above
  * 2^53 (docs/api.md), where `JSON.parse` alone rounds them to the nearest double: 9007199254753337 would
@@ -20,9 +22,9 @@ type Reviver = (this: unknown, key: string, value: unknown, context?: { source?:
 /**
  * Parses `text` as JSON, reading integers beyond `Number.MAX_SAFE_INTEGER` as bigints. Throws a
  * `SyntaxError`, as for any malformed JSON, for a number written with a fraction or an exponent whose value
- * is an integer of magnitude 2^52 or more (it cannot be told from a rounded one). Throws a `TypeError`
- * naming the supported runtimes when this runtime's `JSON.parse` gives revivers no source text: the SDK
- * refuses to run rather than round a balance silently.
+ * is an integer of magnitude 2^52 or more (it cannot be told from a rounded one). Throws an
+ * `UnsupportedRuntimeError` (code `UNSUPPORTED_RUNTIME`) naming the supported runtimes when this runtime's
+ * `JSON.parse` gives revivers no source text: the SDK refuses to run rather than round a balance silently.
  */
 export function parseJsonExact(text: string): unknown {
   assertSourceTextAccess();
@@ -43,7 +45,7 @@ export function reviveExactIntegers(_key: string, value: unknown, context?: { so
   if (Number.isSafeInteger(value) && Math.abs(value) < TWO_POW_52) return value;
   const source = context?.source;
   // Checked up front by assertSourceTextAccess; kept so that a reviver called without it cannot round.
-  if (source === undefined) throw new TypeError(unsupportedRuntimeMessage());
+  if (source === undefined) throw unsupportedRuntime();
   if (INTEGER_TEXT.test(source)) return Number.isSafeInteger(value) ? value : BigInt(source);
   if (Number.isInteger(value))
     throw new SyntaxError(`JSON number ${source} is not an integer literal but reads as the integer ${value}: refused rather than rounded`);
@@ -57,12 +59,12 @@ export function assertSourceTextAccess(): void {
     source = context?.source;
     return value;
   });
-  if (source !== "0") throw new TypeError(unsupportedRuntimeMessage());
+  if (source !== "0") throw unsupportedRuntime();
 }
 
-function unsupportedRuntimeMessage(): string {
-  return (
+function unsupportedRuntime(): UnsupportedRuntimeError {
+  return new UnsupportedRuntimeError(
     "@avn/sdk needs JSON.parse source text access (the reviver's context.source) to read balances above 2^53 exactly, " +
-    `and this runtime does not provide it. Supported runtimes: ${SUPPORTED_RUNTIMES}.`
+      `and this runtime does not provide it. Supported runtimes: ${SUPPORTED_RUNTIMES}.`,
   );
 }

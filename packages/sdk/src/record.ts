@@ -21,6 +21,14 @@ import {
 } from "viem/actions";
 
 import { attestationVerifierAbi } from "./abi.ts";
+import {
+  InvalidArgumentError,
+  NotRecordableError,
+  RecordRevertedError,
+  StaleAttestationError,
+  UnexpectedVerifierError,
+  WrongChainError,
+} from "./errors.ts";
 import { isConditionAttestation, toContractAttestation } from "./typed-data.ts";
 
 export interface RecordOptions {
@@ -29,26 +37,29 @@ export interface RecordOptions {
   /**
    * The `AttestationVerifier` you trust (the network's, e.g. from its stack file or deployment records).
    * An attestation whose `domain.verifyingContract` is another address (compared case-insensitively) is
-   * refused with a `TypeError` before anything is asked or sent. Without it, the transaction goes to the
-   * address the attestation names: set it for any attestation that did not come from your own API call.
+   * refused with an `UnexpectedVerifierError` before anything is asked or sent. Without it, the transaction
+   * goes to the address the attestation names: set it for any attestation that did not come from your own
+   * API call.
    */
   verifier?: Address;
   /**
-   * Added to the gas estimate, in percent: an integer, 0 or more (a `RangeError` otherwise). Default 30, as
-   * the circuit nodes and the demo send: unused gas is not charged. See `recordAttestation` for why a bare
-   * estimate is not enough.
+   * Added to the gas estimate, in percent: an integer, 0 or more (an `InvalidArgumentError` otherwise).
+   * Default 30, as the circuit nodes and the demo send: unused gas is not charged. See `recordAttestation`
+   * for why a bare estimate is not enough.
    */
   gasMarginPercent?: number;
   /**
-   * Seconds, an integer 0 or more (a `RangeError` otherwise). An attestation that would be older than the
-   * verifier's `MAX_RECORD_AGE` this long after the latest block is refused before sending: the simulation
-   * at the latest block would pass, and the mined transaction revert `AttestationVerifier_StaleAttestation`
-   * a block or more later. Default `DEFAULT_STALE_MARGIN_SECONDS` (30 s: 15 two-second L2 blocks).
+   * Seconds, an integer 0 or more (an `InvalidArgumentError` otherwise). An attestation that would be older
+   * than the verifier's `MAX_RECORD_AGE` this long after the latest block is refused before sending (a
+   * `StaleAttestationError`): the simulation at the latest block would pass, and the mined transaction
+   * revert `AttestationVerifier_StaleAttestation` a block or more later. Default
+   * `DEFAULT_STALE_MARGIN_SECONDS` (30 s: 15 two-second L2 blocks).
    */
   staleMarginSeconds?: number;
   /**
    * How long to wait, at most, for the wallet's RPC to reach a block at or after the attestation's
-   * `issuedAt` before simulating (recording refuses an issue time after the block's). Default 10,000 ms.
+   * `issuedAt` before simulating (recording refuses an issue time after the block's): an integer, 0 or more
+   * (an `InvalidArgumentError` otherwise). Default 10,000 ms.
    */
   waitForIssuedAtMs?: number;
 }
@@ -57,7 +68,7 @@ export interface RecordResult {
   hash: Hex;
   /** The gas limit sent: the estimate plus the margin. */
   gas: bigint;
-  /** The mined transaction's receipt (its status is "success": a revert is thrown). */
+  /** The mined transaction's receipt (its status is "success": a revert is thrown, a `RecordRevertedError`). */
   receipt: TransactionReceipt;
 }
 
@@ -71,14 +82,16 @@ export const DEFAULT_STALE_MARGIN_SECONDS = 30;
  * Records a balance attestation with `AttestationVerifier.recordAttestation`, from any viem wallet client
  * on the L2, with no gas override needed:
  *
- * 0. With `verifier`, it refuses an attestation naming another verifier contract (a `TypeError`): without
- *    it, the transaction goes to whatever `domain.verifyingContract` says.
- * 1. It checks that the wallet is on the domain's chain, and waits (`waitForIssuedAtMs`) until the wallet's
- *    RPC has a block at or after `issuedAt`: the hub stamps the L2 head's time, recording refuses an
- *    issue time after the block's (`IssuedInFuture`), and the wallet's RPC may be a block behind the hub's.
- *    It refuses, with an error named `AttestationVerifier_StaleAttestation`, an attestation that will be
- *    older than the verifier's `MAX_RECORD_AGE` by the time the transaction is mined (the latest block's
- *    time plus `staleMarginSeconds`): the simulation at the latest block would still pass it.
+ * 0. With `verifier`, it refuses an attestation naming another verifier contract (an
+ *    `UnexpectedVerifierError`): without it, the transaction goes to whatever `domain.verifyingContract`
+ *    says.
+ * 1. It checks that the wallet is on the domain's chain (a `WrongChainError` otherwise), and waits
+ *    (`waitForIssuedAtMs`) until the wallet's RPC has a block at or after `issuedAt`: the hub stamps the L2
+ *    head's time, recording refuses an issue time after the block's (`IssuedInFuture`), and the wallet's
+ *    RPC may be a block behind the hub's.
+ *    It refuses, with a `StaleAttestationError`, an attestation that will be older than the verifier's
+ *    `MAX_RECORD_AGE` by the time the transaction is mined (the latest block's time plus
+ *    `staleMarginSeconds`): the simulation at the latest block would still pass it.
  * 2. It simulates the call from the sender, so that a bad attestation (stale, short of quorum, not newer
  *    than the result stored, the sender's collateral short of the fee) rejects with the contract's named
  *    error (viem's `ContractFunctionExecutionError`, whose cause names it) and nothing is sent.
@@ -89,43 +102,40 @@ export const DEFAULT_STALE_MARGIN_SECONDS = 30;
  *    and the state the estimate saw can change before mining (a license's fees claimed meanwhile makes
  *    crediting it a fresh storage write). The contract's gas no longer depends on the block's time
  *    (docs/attestations.md, "Gas that does not depend on timing"), so the margin covers what is left.
- * 4. It waits for the receipt and throws if the transaction reverted anyway.
+ * 4. It waits for the receipt and throws a `RecordRevertedError` if the transaction reverted anyway.
  *
  * The sender pays the verification registry's request fee from its collateral there. Signed verdicts
- * (condition attestations) are checked in views only; they cannot be recorded.
+ * (condition attestations) are checked in views only; they cannot be recorded (a `NotRecordableError`).
+ *
+ * What it throws itself is a `RecordAttestationError`, each with its `code`; viem's errors (the transport,
+ * the simulation's `ContractFunctionExecutionError`) pass through as they are.
  */
 export async function recordAttestation(
   walletClient: Client<Transport, Chain | undefined, Account | undefined>,
   attestation: AttestationJson,
   options: RecordOptions = {},
 ): Promise<RecordResult> {
-  if (isConditionAttestation(attestation))
-    throw new TypeError(
-      "Signed verdicts (condition attestations) cannot be recorded: check them with verifyAttestation or in a contract's view",
-    );
-  const gasMarginPercent = nonNegativeInteger(options.gasMarginPercent ?? 30, "gasMarginPercent");
-  const staleMarginSeconds = nonNegativeInteger(options.staleMarginSeconds ?? DEFAULT_STALE_MARGIN_SECONDS, "staleMarginSeconds");
+  if (isConditionAttestation(attestation)) throw new NotRecordableError();
+  const gasMarginPercent = nonNegativeInteger(options.gasMarginPercent ?? 30, "options.gasMarginPercent");
+  const staleMarginSeconds = nonNegativeInteger(options.staleMarginSeconds ?? DEFAULT_STALE_MARGIN_SECONDS, "options.staleMarginSeconds");
+  // Checked with the others, before anything is asked: a NaN would never end the wait for `issuedAt`.
+  const waitForIssuedAtMs = nonNegativeInteger(options.waitForIssuedAtMs ?? 10_000, "options.waitForIssuedAtMs");
   if (options.verifier !== undefined && !isAddress(options.verifier, { strict: false }))
-    throw new TypeError(`options.verifier must be an address, not ${String(options.verifier)}`);
+    throw new InvalidArgumentError("options.verifier", `options.verifier must be an address, not ${String(options.verifier)}`);
   const args = toContractAttestation(attestation);
   const address = args.domain.verifyingContract;
   if (options.verifier !== undefined && !isAddressEqual(options.verifier, address))
-    throw new TypeError(`The attestation names the verifier ${address}, not the one trusted, ${options.verifier}: nothing was sent`);
+    throw new UnexpectedVerifierError(address, options.verifier);
   const account = options.account ?? walletClient.account;
-  if (account === undefined) throw new TypeError("The wallet client has no account: pass options.account");
+  if (account === undefined) throw new InvalidArgumentError("options.account", "The wallet client has no account: pass options.account");
   const chainId = BigInt(await getChainId(walletClient));
-  if (chainId !== args.domain.chainId)
-    throw new Error(`The wallet is on chain ${chainId}; the attestation is for the verifier on chain ${args.domain.chainId}`);
+  if (chainId !== args.domain.chainId) throw new WrongChainError(chainId, args.domain.chainId);
 
   const { issuedAt } = args.attestation;
   const maxRecordAge = await readContract(walletClient, { address, abi: attestationVerifierAbi, functionName: "MAX_RECORD_AGE" });
-  const head = await untilHeadReaches(walletClient, issuedAt, options.waitForIssuedAtMs ?? 10_000);
+  const head = await untilHeadReaches(walletClient, issuedAt, waitForIssuedAtMs);
   if (head + BigInt(staleMarginSeconds) > issuedAt + maxRecordAge)
-    throw new Error(
-      `AttestationVerifier_StaleAttestation(${issuedAt}, ${maxRecordAge}): issued at ${issuedAt}, the attestation would be older than ` +
-        `the verifier's MAX_RECORD_AGE (${maxRecordAge} s) within ${staleMarginSeconds} s of the latest block (time ${head}), ` +
-        "and its recording would revert once mined; nothing was sent. Ask the API for a fresh one",
-    );
+    throw new StaleAttestationError({ issuedAt, maxRecordAge, latestBlockTime: head, marginSeconds: staleMarginSeconds });
   const call = {
     account,
     address,
@@ -138,8 +148,7 @@ export async function recordAttestation(
   const gas = estimate + (estimate * BigInt(gasMarginPercent)) / 100n;
   const hash = await writeContract(walletClient, { ...call, gas, chain: walletClient.chain ?? null });
   const receipt = await waitForTransactionReceipt(walletClient, { hash });
-  if (receipt.status !== "success")
-    throw new Error(`recordAttestation ${hash} reverted in block ${receipt.blockNumber} after ${receipt.gasUsed} of ${gas} gas`);
+  if (receipt.status !== "success") throw new RecordRevertedError(hash, receipt, gas);
   return { hash, gas, receipt };
 }
 
@@ -157,6 +166,7 @@ async function untilHeadReaches(client: Client, time: bigint, timeoutMs: number)
 }
 
 function nonNegativeInteger(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be an integer, 0 or more, not ${String(value)}`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new InvalidArgumentError(name, `${name} must be an integer, 0 or more, not ${String(value)}`);
   return value;
 }

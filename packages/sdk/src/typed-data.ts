@@ -12,6 +12,8 @@ import {
 } from "@avn/protocol/conditions";
 import { getAddress, hashTypedData, isAddress, isHex, type Address, type Hex } from "viem";
 
+import { MalformedAttestationError } from "./errors.ts";
+
 /**
  * The API's JSON form of both attestation kinds, turned into what viem's typed-data functions and the
  * `AttestationVerifier` ABI take: integers as bigints, the domain's chain id as a bigint, signers
@@ -83,14 +85,14 @@ export function isConditionAttestation(json: AnyAttestationJson): json is Condit
  * The attestation as the contract takes it: `attestation` matches the Solidity struct (`BalanceAttestation`
  * or `ConditionAttestation`), `signatures` the `NodeSignature[]`, both with bigints, ready for viem's
  * `readContract` / `writeContract` or a contract of your own (`isAttestationValid(attestation, signatures,
- * maxAge)`, `GameItem.claimWithCondition(attestation, signatures, solanaOwner)`). Throws a `TypeError`
- * naming the field when the JSON is malformed.
+ * maxAge)`, `GameItem.claimWithCondition(attestation, signatures, solanaOwner)`). Throws a
+ * `MalformedAttestationError` whose `path` names the first field refused when the JSON is malformed.
  */
 export function toContractAttestation(json: AttestationJson): ContractBalanceAttestationArgs;
 export function toContractAttestation(json: ConditionAttestationJson): ContractConditionAttestationArgs;
 export function toContractAttestation(json: AnyAttestationJson): ContractBalanceAttestationArgs | ContractConditionAttestationArgs;
 export function toContractAttestation(json: AnyAttestationJson): ContractBalanceAttestationArgs | ContractConditionAttestationArgs {
-  if (typeof json !== "object" || json === null) throw new TypeError("attestation must be an object");
+  if (typeof json !== "object" || json === null) throw new MalformedAttestationError("", "must be an object");
   const domain = domainOf(json.domain);
   const signatures = signaturesOf(json.signatures);
   if (isConditionAttestation(json)) return { kind: "condition", domain, attestation: conditionMessageOf(json.message), signatures };
@@ -116,7 +118,8 @@ export interface ConditionTypedData {
 /**
  * The EIP-712 typed data one node signed: the attestation with that signature's own `licenseIds`, in the
  * order listed, under the attestation's domain. Pass it to viem's `hashTypedData`,
- * `recoverTypedDataAddress` or `signTypedData`.
+ * `recoverTypedDataAddress` or `signTypedData`. Throws a `MalformedAttestationError` as
+ * `toContractAttestation` does, or with `path` `licenseIds[i]` for a license id that is not a uint256.
  */
 export function attestationTypedData(json: AttestationJson, licenseIds: readonly (bigint | string | number)[]): BalanceTypedData;
 export function attestationTypedData(json: ConditionAttestationJson, licenseIds: readonly (bigint | string | number)[]): ConditionTypedData;
@@ -156,6 +159,7 @@ function typedDataOf(
 /**
  * The EIP-712 digest a node signs for `json` with `licenseIds` (in that order): what
  * `AttestationVerifier.hashAttestation` / `hashConditionAttestation` return for the same struct and list.
+ * Throws as `attestationTypedData` does.
  */
 export function attestationDigest(json: AnyAttestationJson, licenseIds: readonly (bigint | string | number)[]): Hex {
   return digestOf(
@@ -181,11 +185,11 @@ export function isAttestationDomain(domain: ContractDomain): boolean {
 //////////////////////////////////////////////////////////////*/
 
 function domainOf(domain: AnyAttestationJson["domain"]): ContractDomain {
-  if (typeof domain !== "object" || domain === null) throw new TypeError("domain must be an object");
-  if (typeof domain.name !== "string" || typeof domain.version !== "string")
-    throw new TypeError("domain.name and domain.version must be strings");
+  if (typeof domain !== "object" || domain === null) throw new MalformedAttestationError("domain", "must be an object");
+  if (typeof domain.name !== "string") throw new MalformedAttestationError("domain.name", "must be a string");
+  if (typeof domain.version !== "string") throw new MalformedAttestationError("domain.version", "must be a string");
   if (typeof domain.verifyingContract !== "string" || !isAddress(domain.verifyingContract, { strict: false }))
-    throw new TypeError("domain.verifyingContract must be an address");
+    throw new MalformedAttestationError("domain.verifyingContract", "must be an address");
   return {
     name: domain.name,
     version: domain.version,
@@ -195,14 +199,15 @@ function domainOf(domain: AnyAttestationJson["domain"]): ContractDomain {
 }
 
 function signaturesOf(signatures: AnyAttestationJson["signatures"]): ContractNodeSignature[] {
-  if (!Array.isArray(signatures)) throw new TypeError("signatures must be an array");
+  if (!Array.isArray(signatures)) throw new MalformedAttestationError("signatures", "must be an array");
   return signatures.map((entry, index) => {
     const path = `signatures[${index}]`;
-    if (typeof entry !== "object" || entry === null) throw new TypeError(`${path} must be an object`);
+    if (typeof entry !== "object" || entry === null) throw new MalformedAttestationError(path, "must be an object");
     if (typeof entry.signer !== "string" || !isAddress(entry.signer, { strict: false }))
-      throw new TypeError(`${path}.signer must be an address`);
-    if (!Array.isArray(entry.licenseIds)) throw new TypeError(`${path}.licenseIds must be an array`);
-    if (typeof entry.signature !== "string" || !isHex(entry.signature)) throw new TypeError(`${path}.signature must be 0x-prefixed hex`);
+      throw new MalformedAttestationError(`${path}.signer`, "must be an address");
+    if (!Array.isArray(entry.licenseIds)) throw new MalformedAttestationError(`${path}.licenseIds`, "must be an array");
+    if (typeof entry.signature !== "string" || !isHex(entry.signature))
+      throw new MalformedAttestationError(`${path}.signature`, "must be 0x-prefixed hex");
     return {
       signer: getAddress(entry.signer),
       licenseIds: entry.licenseIds.map((id, j) => uintAt(`${path}.licenseIds[${j}]`, id as unknown)),
@@ -212,7 +217,7 @@ function signaturesOf(signatures: AnyAttestationJson["signatures"]): ContractNod
 }
 
 function balanceMessageOf(message: AttestationJson["message"]): ContractBalanceAttestation {
-  if (typeof message !== "object" || message === null) throw new TypeError("message must be an object");
+  if (typeof message !== "object" || message === null) throw new MalformedAttestationError("message", "must be an object");
   return {
     chain: Number(uintAt("message.chain", message.chain, 8)),
     owner: bytes32At("message.owner", message.owner),
@@ -226,7 +231,7 @@ function balanceMessageOf(message: AttestationJson["message"]): ContractBalanceA
 
 function conditionMessageOf(message: ConditionAttestationJson["message"]): ContractConditionAttestation {
   // `"false"` is a truthy string: a verdict that is not a JSON boolean is refused, never coerced.
-  if (typeof message.verdict !== "boolean") throw new TypeError("message.verdict must be a JSON boolean");
+  if (typeof message.verdict !== "boolean") throw new MalformedAttestationError("message.verdict", "must be a JSON boolean");
   return {
     conditionHash: bytes32At("message.conditionHash", message.conditionHash),
     ownersHash: bytes32At("message.ownersHash", message.ownersHash),
@@ -247,12 +252,12 @@ function uintAt(path: string, value: unknown, bits = 256): bigint {
   else if (typeof value === "number" && Number.isSafeInteger(value)) parsed = BigInt(value);
   else if (typeof value === "string" && /^[0-9]{1,78}$/.test(value)) parsed = BigInt(value);
   if (parsed === undefined || parsed < 0n || parsed >= 2n ** BigInt(bits))
-    throw new TypeError(`${path} must be a uint${bits}, written as a decimal string`);
+    throw new MalformedAttestationError(path, `must be a uint${bits}, written as a decimal string`);
   return parsed;
 }
 
 function bytes32At(path: string, value: unknown): Hex {
   if (typeof value !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(value))
-    throw new TypeError(`${path} must be 0x followed by 64 hexadecimal digits`);
+    throw new MalformedAttestationError(path, "must be 0x followed by 64 hexadecimal digits");
   return value.toLowerCase() as Hex;
 }

@@ -16,6 +16,7 @@ import {
 import { getChainId, readContract } from "viem/actions";
 
 import { attestationVerifierAbi } from "./abi.ts";
+import { InvalidArgumentError, MalformedAttestationError } from "./errors.ts";
 import {
   isAttestationDomain,
   toContractAttestation,
@@ -49,9 +50,12 @@ export interface VerifyOptions {
   rpcUrl?: string;
   /** Or a viem client on the L2 (any client with a transport: public, wallet, test). */
   publicClient?: Client;
-  /** Seconds. Default `DEFAULT_MAX_AGE` (1 hour). */
+  /** Seconds, an integer 0 or more (an `InvalidArgumentError` otherwise). Default `DEFAULT_MAX_AGE` (1 hour). */
   maxAge?: bigint | number;
-  /** Off-chain only (no client): the time to judge the age by, in seconds. Default: this computer's clock. */
+  /**
+   * Off-chain only (no client): the time to judge the age by, in seconds, an integer 0 or more. Default:
+   * this computer's clock.
+   */
   now?: bigint | number;
 }
 
@@ -97,19 +101,23 @@ export interface VerificationResult {
  * the verifier the attestation names", which is enough only for an attestation from your own API call.
  *
  * Resolves with `valid: false` and a `reason` for an invalid attestation; rejects only when the chain
- * cannot be asked (a transport error), so that an outage never reads as "invalid", or with a `TypeError`
- * when `verifier` is not an address. A valid verdict may
- * still say `false`: read `attestation.message.verdict` yourself.
+ * cannot be asked (with viem's transport error), so that an outage never reads as "invalid", and throws
+ * an `InvalidArgumentError` for an option it refuses (`VerifyAttestationError`): `verifier` not an
+ * address, `maxAge` or `now` not an integer of 0 or more. A valid verdict may still say `false`: read
+ * `attestation.message.verdict` yourself.
  */
 export async function verifyAttestation(attestation: AnyAttestationJson, options: VerifyOptions = {}): Promise<VerificationResult> {
-  const maxAge = BigInt(options.maxAge ?? DEFAULT_MAX_AGE);
+  const maxAge = nonNegativeBigInt(options.maxAge ?? DEFAULT_MAX_AGE, "options.maxAge");
+  const now = options.now === undefined ? undefined : nonNegativeBigInt(options.now, "options.now");
   if (options.verifier !== undefined && !isAddress(options.verifier, { strict: false }))
-    throw new TypeError(`options.verifier must be an address, not ${String(options.verifier)}`);
+    throw new InvalidArgumentError("options.verifier", `options.verifier must be an address, not ${String(options.verifier)}`);
   let args: ContractBalanceAttestationArgs | ContractConditionAttestationArgs;
   try {
     args = toContractAttestation(attestation);
   } catch (error) {
-    return { valid: false, reason: "MalformedAttestation", detail: (error as Error).message, signers: [], licenseIds: [], onChain: false };
+    // Only the JSON's own faults read as invalid; anything else is a bug, and is thrown.
+    if (!(error instanceof MalformedAttestationError)) throw error;
+    return { valid: false, reason: "MalformedAttestation", detail: error.message, signers: [], licenseIds: [], onChain: false };
   }
   const signers = args.signatures.map(({ signer }) => signer);
   const licenseIds = args.signatures.flatMap((signature) => signature.licenseIds);
@@ -126,7 +134,7 @@ export async function verifyAttestation(attestation: AnyAttestationJson, options
     options.publicClient ?? (options.rpcUrl === undefined ? undefined : createPublicClient({ transport: http(options.rpcUrl) }));
   const failure = await offChainFailure(
     args,
-    client === undefined ? { maxAge, now: BigInt(options.now ?? Math.floor(Date.now() / 1000)) } : undefined,
+    client === undefined ? { maxAge, now: now ?? BigInt(Math.floor(Date.now() / 1000)) } : undefined,
   );
   if (failure !== undefined) return { valid: false, ...failure, signers, licenseIds, onChain: false };
   if (client === undefined) return { valid: true, signers, licenseIds, onChain: false };
@@ -277,6 +285,12 @@ export function revertFailure(error: unknown): Failure | undefined {
   const name = reverted.data?.errorName;
   if (name === undefined) return { reason: reverted.signature ?? "Reverted", detail: reverted.shortMessage };
   return { reason: name, detail: `${name}(${(reverted.data?.args ?? []).map(String).join(", ")})` };
+}
+
+/** `maxAge` and `now`, seconds: a bigint or a safe integer, 0 or more (`BigInt(1.5)` would throw a bare RangeError). */
+function nonNegativeBigInt(value: bigint | number, argument: string): bigint {
+  if ((typeof value === "bigint" && value >= 0n) || (Number.isSafeInteger(value) && value >= 0)) return BigInt(value);
+  throw new InvalidArgumentError(argument, `${argument} must be an integer, 0 or more, not ${String(value)}`);
 }
 
 function named(reason: string, ...args: unknown[]): Failure {

@@ -108,24 +108,31 @@ describe("@avn/sdk against the real API", function () {
         () => expect.fail("the call should have failed"),
         (error: unknown) => {
           expect(error).to.be.instanceOf(AvnApiError);
-          const { status, message } = error as AvnApiError;
-          return [status, message];
+          const { status, code, message } = error as AvnApiError;
+          return [status, code, message];
         },
       );
     const { erc20, holder } = sources.evm;
     const stranger = new AvnClient({ baseUrl: api.baseUrl, apiKey: "avn_not-a-key" });
-    expect(await refusal(stranger.evmBalance({ userAddress: holder, contractAddress: erc20 }))).to.deep.equal([401, "Unknown API key"]);
+    expect(await refusal(stranger.evmBalance({ userAddress: holder, contractAddress: erc20 }))).to.deep.equal([
+      401,
+      "UNAUTHORIZED",
+      "Unknown API key",
+    ]);
     expect(await refusal(client.evmBalance({ userAddress: holder, contractAddress: NO_CONTRACT }))).to.deep.equal([
       404,
+      "NOT_FOUND",
       "No token found at the given address",
     ]);
     expect(await refusal(client.conditions({ owners: { ethereum: holder }, condition: { all: [] } }))).to.deep.equal([
       400,
+      "BAD_REQUEST",
       "condition.all must be a non-empty array of conditions",
     ]);
     // This server runs no attestation hub and knows no L2: 501, which no retry changes.
     expect(await refusal(client.evmBalance({ userAddress: holder, contractAddress: erc20 }, { attest: true }))).to.deep.equal([
       501,
+      "NOT_IMPLEMENTED",
       "Attested answers are not enabled on this server",
     ]);
   });

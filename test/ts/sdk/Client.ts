@@ -6,7 +6,14 @@ import { expect } from "chai";
 import { ATTEST_NOT_SUPPORTED, BATCH_SUCCESS_MESSAGE, RATE_LIMITED_ENTRY } from "../../../src/api/batch.ts";
 import { CONDITION_SUCCESS_MESSAGE } from "../../../src/api/server/conditions-schemas.ts";
 import { SUCCESS_MESSAGE } from "../../../src/api/server/responses.ts";
-import { AvnApiError, AvnClient, type AvnClientOptions } from "../../../packages/sdk/src/index.ts";
+import {
+  AvnApiError,
+  AvnClient,
+  AvnError,
+  InvalidArgumentError,
+  UnsupportedRuntimeError,
+  type AvnClientOptions,
+} from "../../../packages/sdk/src/index.ts";
 import { parseRetryAfter } from "../../../packages/sdk/src/http.ts";
 import { parseJsonExact, reviveExactIntegers } from "../../../packages/sdk/src/json.ts";
 
@@ -209,23 +216,34 @@ describe("@avn/sdk AvnClient", function () {
       api.reset(ok(SUCCESS_MESSAGE, `{"user_address":"${OWNER}","asset":{"balance":4503599627370496.5,"QueryResult":"0x"}}`));
       const failure = await failureOf(api.client().evmBalance({ userAddress: OWNER, contractAddress: TOKEN }));
       expect(failure.status).to.equal(200);
+      expect(failure.code).to.equal("HTTP_200");
       expect(failure.message).to.match(/^HTTP 200: the answer is not the API's JSON/);
       expect(failure.cause).to.be.instanceOf(SyntaxError);
       expect(api.seen).to.have.length(1);
     });
 
-    it("refuses to parse, naming the supported runtimes, where JSON.parse gives revivers no source text", function () {
+    it("refuses to parse, naming the supported runtimes, where JSON.parse gives revivers no source text", async function () {
       const original = JSON.parse;
       // A runtime without "JSON.parse source text access": the reviver gets two arguments.
       JSON.parse = ((text: string, reviver?: (key: string, value: unknown) => unknown) =>
         original(text, reviver === undefined ? undefined : (key, value) => reviver(key, value))) as typeof JSON.parse;
       try {
-        expect(() => parseJsonExact('{"balance":1}')).to.throw(TypeError, /Node\.js 22 or newer.*Chrome and Edge 114\+/);
+        expect(() => parseJsonExact('{"balance":1}'))
+          .to.throw(UnsupportedRuntimeError, /Node\.js 22 or newer.*Chrome and Edge 114\+/)
+          .with.property("code", "UNSUPPORTED_RUNTIME");
+        // A client's call reports it as it is: not an API failure, and not worth retrying.
+        api.reset(ok(SUCCESS_MESSAGE, evmData(1n)));
+        const refused = await api
+          .client()
+          .evmBalance({ userAddress: OWNER, contractAddress: TOKEN })
+          .catch((caught: unknown) => caught);
+        expect(refused).to.be.instanceOf(UnsupportedRuntimeError).and.be.instanceOf(AvnError);
+        expect(api.seen).to.have.length(1);
       } finally {
         JSON.parse = original;
       }
       // The reviver alone, called without a context, never rounds either.
-      expect(() => reviveExactIntegers("balance", 9007199254740992)).to.throw(TypeError, /source text access/);
+      expect(() => reviveExactIntegers("balance", 9007199254740992)).to.throw(UnsupportedRuntimeError, /source text access/);
       expect(reviveExactIntegers("balance", 183)).to.equal(183);
     });
 
@@ -274,6 +292,7 @@ describe("@avn/sdk AvnClient", function () {
     it("refuses a 200 answer without the fields its route writes, as an AvnApiError", async function () {
       api.reset(ok(SUCCESS_MESSAGE, `{"user_address":"${OWNER}","asset":{"balance":"183","QueryResult":"0x"}}`));
       const failure = await failureOf(api.client().evmBalance({ userAddress: OWNER, contractAddress: TOKEN }));
+      expect([failure.status, failure.code]).to.deep.equal([200, "HTTP_200"]);
       expect(failure.message).to.equal("Unexpected answer from the API: data.asset.balance is not an integer");
     });
   });
@@ -302,6 +321,7 @@ describe("@avn/sdk AvnClient", function () {
       const failure = await failureOf(api.client({ retries: 2 }).evmBalance({ userAddress: OWNER, contractAddress: TOKEN }));
       expect(api.seen).to.have.length(3);
       expect([failure.status, failure.message, failure.retryAfter]).to.deep.equal([503, "Attested answers are briefly unavailable", 0]);
+      expect(failure.code).to.equal("UNAVAILABLE");
 
       api.reset(error(500, "Internal error: the balance could not be fetched"));
       await failureOf(api.client({ retries: 0 }).evmBalance({ userAddress: OWNER, contractAddress: TOKEN }));
@@ -309,18 +329,20 @@ describe("@avn/sdk AvnClient", function () {
     });
 
     it("never retries a 400, 401, 404 or 501, and carries the API's message", async function () {
-      const refusals: Array<[number, string]> = [
-        [400, "user_address must be 0x followed by 40 hexadecimal digits"],
-        [401, "Unknown API key"],
-        [404, "No token found at the given address"],
-        [501, "Attested answers are not enabled on this server"],
+      const refusals: Array<[number, string, string]> = [
+        [400, "BAD_REQUEST", "user_address must be 0x followed by 40 hexadecimal digits"],
+        [401, "UNAUTHORIZED", "Unknown API key"],
+        [404, "NOT_FOUND", "No token found at the given address"],
+        [422, "HTTP_422", "Unprocessable"],
+        [501, "NOT_IMPLEMENTED", "Attested answers are not enabled on this server"],
       ];
-      for (const [status, message] of refusals) {
+      for (const [status, code, message] of refusals) {
         api.reset(error(status, message));
         const failure = await failureOf(api.client({ retries: 5 }).evmBalance({ userAddress: OWNER, contractAddress: TOKEN }));
         expect(api.seen, `HTTP ${status}`).to.have.length(1);
         expect(failure.name).to.equal("AvnApiError");
-        expect([failure.status, failure.message, failure.retryAfter]).to.deep.equal([status, message, undefined]);
+        expect(failure).to.be.instanceOf(AvnError);
+        expect([failure.status, failure.code, failure.message, failure.retryAfter]).to.deep.equal([status, code, message, undefined]);
       }
     });
 
@@ -329,7 +351,7 @@ describe("@avn/sdk AvnClient", function () {
       api.reset(error(429, "A batch of 101 items needs 101 rate-limit tokens and this key's bucket holds 100"));
       const larger = await failureOf(api.client().evmBatch([{ userAddress: OWNER, contractAddress: TOKEN }]));
       expect(api.seen).to.have.length(1);
-      expect([larger.status, larger.retryAfter]).to.deep.equal([429, undefined]);
+      expect([larger.status, larger.code, larger.retryAfter]).to.deep.equal([429, "RATE_LIMITED", undefined]);
 
       // The monthly quota's Retry-After points to the next month.
       api.reset(error(429, "Monthly quota exceeded", { "retry-after": "1209600" }));
@@ -349,15 +371,16 @@ describe("@avn/sdk AvnClient", function () {
         api.client({ timeoutMs: 150, retries: 1 }).evmBalance({ userAddress: OWNER, contractAddress: TOKEN }),
       );
       expect(api.seen).to.have.length(2);
-      expect(failure.status).to.equal(0);
+      expect([failure.status, failure.code]).to.deep.equal([0, "NETWORK"]);
       expect(failure.message).to.equal("Could not reach the API: no answer within 150 ms");
+      expect(failure.cause).to.be.instanceOf(Error);
     });
 
     it("reports a proxy's HTML error page as not the API's JSON, after retrying it as a 5xx", async function () {
       api.reset({ status: 502, headers: { "content-type": "text/html" }, body: "<html><body>Bad Gateway</body></html>" });
       const failure = await failureOf(api.client({ retries: 1 }).evmBalance({ userAddress: OWNER, contractAddress: TOKEN }));
       expect(api.seen).to.have.length(2);
-      expect(failure.status).to.equal(502);
+      expect([failure.status, failure.code]).to.deep.equal([502, "BAD_GATEWAY"]);
       expect(failure.message).to.equal("HTTP 502: the answer is not the API's JSON (text/html)");
     });
 
@@ -382,6 +405,23 @@ describe("@avn/sdk AvnClient", function () {
       expect(parseRetryAfter("Tue, 01 Dec 2026 00:00:00 GMT", now)).to.equal(30);
       expect(parseRetryAfter("soon", now)).to.equal(undefined);
       expect(parseRetryAfter(null, now)).to.equal(undefined);
+    });
+
+    it("refuses a retry count that is not an integer of 0 or more, or no fetch, naming the option", function () {
+      for (const retries of [-1, 1.5, Number.NaN])
+        expect(() => api.client({ retries }), String(retries))
+          .to.throw(InvalidArgumentError, "options.retries must be a non-negative integer")
+          .that.includes({ code: "INVALID_ARGUMENT", argument: "options.retries" });
+      const { fetch } = globalThis;
+      try {
+        // A runtime without fetch, and none passed.
+        (globalThis as { fetch?: typeof fetch }).fetch = undefined;
+        expect(() => api.client())
+          .to.throw(InvalidArgumentError, "pass options.fetch")
+          .with.property("argument", "options.fetch");
+      } finally {
+        globalThis.fetch = fetch;
+      }
     });
 
     it("sends through an injected fetch", async function () {

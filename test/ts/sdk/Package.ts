@@ -97,5 +97,11 @@ describe("@avn/sdk build: ESM and declarations, viem its only import", function 
       built.ConditionInputError,
       "condition.token_mint_address must be a base58 Solana address of 32 bytes",
     );
+    // One AvnError in the bundle: the protocol's errors and the SDK's own are both its instances.
+    expect(() => built.conditionHash({ chain: "solana", token_mint_address: "not base58!" })).to.throw(built.AvnError);
+    expect(() => built.toContractAttestation(null as never))
+      .to.throw(built.MalformedAttestationError)
+      .that.is.instanceOf(built.AvnError)
+      .and.includes({ name: "MalformedAttestationError", code: "MALFORMED_ATTESTATION", path: "" });
   });
 });

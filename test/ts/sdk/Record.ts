@@ -7,7 +7,18 @@ import { getTransactionCount } from "viem/actions";
 import { attestationDomain, attestationToJson } from "../../../src/common/attestation.ts";
 import { conditionAttestationToJson, signConditionAttestation } from "../../../src/common/condition-attestation.ts";
 import type { AttestationDomain, BalanceAttestation } from "@avn/protocol/attestation";
-import { ownersHash, recordAttestation, type AttestationJson, type ConditionAttestationJson } from "../../../packages/sdk/src/index.ts";
+import {
+  InvalidArgumentError,
+  MalformedAttestationError,
+  NotRecordableError,
+  ownersHash,
+  recordAttestation,
+  StaleAttestationError,
+  UnexpectedVerifierError,
+  WrongChainError,
+  type AttestationJson,
+  type ConditionAttestationJson,
+} from "../../../packages/sdk/src/index.ts";
 import { attestationOf, domainOf, signAll } from "../../helpers/attestations.ts";
 import { deployProtocol, REQUEST_FEE } from "../../helpers/protocol.ts";
 
@@ -132,7 +143,8 @@ describe("@avn/sdk recordAttestation", function () {
     const nonce = await getTransactionCount(wallet, { address: wallet.account.address });
 
     const refused = await refusalOf(recordAttestation(wallet, elsewhere, { verifier: verifierAddress as `0x${string}` }));
-    expect(refused).to.be.instanceOf(TypeError);
+    expect(refused).to.be.instanceOf(UnexpectedVerifierError);
+    expect(refused).to.include({ code: "UNEXPECTED_VERIFIER", verifier: ethers.getAddress(ATTACKER_VERIFIER), trusted: verifierAddress });
     expect(refused.message).to.include(ethers.getAddress(ATTACKER_VERIFIER)).and.include(verifierAddress);
     expect(await getTransactionCount(wallet, { address: wallet.account.address })).to.equal(nonce);
 
@@ -141,11 +153,32 @@ describe("@avn/sdk recordAttestation", function () {
     const recorded = await recordAttestation(wallet, json, { verifier: verifierAddress.toLowerCase() as `0x${string}` });
     expect(recorded.receipt.status).to.equal("success");
     expect(recorded.receipt.to?.toLowerCase()).to.equal(verifierAddress.toLowerCase());
-    await expectRefusal(
-      recordAttestation(wallet, json, { verifier: "0xnot-an-address" }),
-      TypeError,
-      /options\.verifier must be an address/,
-    );
+    const invalid = await refusalOf(recordAttestation(wallet, json, { verifier: "0xnot-an-address" }));
+    expect(invalid).to.be.instanceOf(InvalidArgumentError);
+    expect(invalid).to.include({ code: "INVALID_ARGUMENT", argument: "options.verifier" });
+    expect(invalid.message).to.match(/options\.verifier must be an address/);
+  });
+
+  it("refuses, before sending, a wallet on another chain, a wallet without an account, and malformed JSON", async function () {
+    const f = await loadFixture(fixture);
+    const wallet = walletOf(9);
+    const nonce = await getTransactionCount(wallet, { address: wallet.account.address });
+    const chainId = BigInt(f.domain.chainId);
+    const otherChain = await signedJson(f, {}, attestationDomain(999n, await f.attestationVerifier.getAddress()));
+    const wrongChain = await refusalOf(recordAttestation(wallet, otherChain));
+    expect(wrongChain).to.be.instanceOf(WrongChainError);
+    expect(wrongChain).to.include({ code: "WRONG_CHAIN", walletChainId: chainId, attestationChainId: 999n });
+
+    const json = await signedJson(f);
+    const accountless = createWalletClient({ transport: custom(provider as EIP1193Provider, { retryCount: 0 }) });
+    const noAccount = await refusalOf(recordAttestation(accountless, json));
+    expect(noAccount).to.be.instanceOf(InvalidArgumentError);
+    expect(noAccount).to.include({ code: "INVALID_ARGUMENT", argument: "options.account" });
+
+    const malformed = await refusalOf(recordAttestation(wallet, { ...json, message: { ...json.message, issuedAt: "soon" } }));
+    expect(malformed).to.be.instanceOf(MalformedAttestationError);
+    expect(malformed).to.include({ code: "MALFORMED_ATTESTATION", path: "message.issuedAt" });
+    expect(await getTransactionCount(wallet, { address: wallet.account.address })).to.equal(nonce);
   });
 
   it("refuses, before sending, an attestation that would be past MAX_RECORD_AGE once mined", async function () {
@@ -158,6 +191,12 @@ describe("@avn/sdk recordAttestation", function () {
     const old = await signedJson(f, { issuedAt: now - maxRecordAge + 10n });
     const nonce = await getTransactionCount(wallet, { address: wallet.account.address });
     const refused = await refusalOf(recordAttestation(wallet, old));
+    expect(refused).to.be.instanceOf(StaleAttestationError);
+    const stale = refused as StaleAttestationError;
+    expect(stale.code).to.equal("STALE_ATTESTATION");
+    expect([stale.issuedAt, stale.maxRecordAge, stale.marginSeconds]).to.deep.equal([now - maxRecordAge + 10n, maxRecordAge, 30]);
+    expect(stale.latestBlockTime >= now).to.equal(true);
+    // The message still names the contract's error as it would have reverted.
     expect(refused.message).to.match(new RegExp(`^AttestationVerifier_StaleAttestation\\(${now - maxRecordAge + 10n}, ${maxRecordAge}\\)`));
     expect(refused.message).to.include("nothing was sent");
     expect(await getTransactionCount(wallet, { address: wallet.account.address })).to.equal(nonce);
@@ -165,18 +204,28 @@ describe("@avn/sdk recordAttestation", function () {
     expect((await recordAttestation(wallet, old, { staleMarginSeconds: 5 })).receipt.status).to.equal("success");
   });
 
-  it("refuses a gas margin or a staleness margin that is not an integer of 0 or more", async function () {
+  it("refuses a gas margin, a staleness margin or a wait that is not an integer of 0 or more", async function () {
     const f = await loadFixture(fixture);
     const wallet = walletOf(9);
     const json = await signedJson(f);
     const nonce = await getTransactionCount(wallet, { address: wallet.account.address });
     for (const gasMarginPercent of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])
-      await expectRefusal(
+      await expectInvalidArgument(
         recordAttestation(wallet, json, { gasMarginPercent }),
-        RangeError,
+        "options.gasMarginPercent",
         /gasMarginPercent must be an integer, 0 or more/,
       );
-    await expectRefusal(recordAttestation(wallet, json, { staleMarginSeconds: -30 }), RangeError, /staleMarginSeconds/);
+    await expectInvalidArgument(
+      recordAttestation(wallet, json, { staleMarginSeconds: -30 }),
+      "options.staleMarginSeconds",
+      /staleMarginSeconds/,
+    );
+    // A NaN would never end the wait for the chain to reach issuedAt.
+    await expectInvalidArgument(
+      recordAttestation(wallet, json, { waitForIssuedAtMs: Number.NaN }),
+      "options.waitForIssuedAtMs",
+      /waitForIssuedAtMs/,
+    );
     expect(await getTransactionCount(wallet, { address: wallet.account.address })).to.equal(nonce);
   });
 
@@ -199,15 +248,17 @@ describe("@avn/sdk recordAttestation", function () {
     );
     const json = JSON.parse(JSON.stringify(conditionAttestationToJson(f.domain, attestation, signatures))) as ConditionAttestationJson;
     const refused = await recordAttestation(walletOf(9), json as unknown as AttestationJson).catch((caught: unknown) => caught);
-    expect(refused).to.be.instanceOf(TypeError);
+    expect(refused).to.be.instanceOf(NotRecordableError);
+    expect((refused as NotRecordableError).code).to.equal("NOT_RECORDABLE");
     expect((refused as Error).message).to.match(/cannot be recorded/);
   });
 });
 
-async function expectRefusal(call: Promise<unknown>, type: new (...args: never[]) => Error, message?: RegExp): Promise<void> {
+async function expectInvalidArgument(call: Promise<unknown>, argument: string, message: RegExp): Promise<void> {
   const refused = await refusalOf(call);
-  expect(refused).to.be.instanceOf(type);
-  if (message !== undefined) expect(refused.message).to.match(message);
+  expect(refused).to.be.instanceOf(InvalidArgumentError);
+  expect(refused).to.include({ code: "INVALID_ARGUMENT", argument });
+  expect(refused.message).to.match(message);
 }
 
 async function collateralOf(f: Fixture): Promise<{ collateral: bigint }> {

@@ -12,8 +12,11 @@ import type { AttestationDomain, BalanceAttestation } from "@avn/protocol/attest
 import type { ConditionAttestation } from "@avn/protocol/conditions";
 import {
   attestationDigest,
+  attestationTypedData,
   attestationVerifierAbi,
   conditionHash,
+  InvalidArgumentError,
+  MalformedAttestationError,
   LICENSED_BALANCE_ATTESTATION_TYPE,
   LICENSED_CONDITION_ATTESTATION_TYPE,
   ownersHash,
@@ -131,6 +134,39 @@ describe("@avn/sdk typed data and verification against AttestationVerifier", fun
         }
       }
       expect(digests.size).to.equal(6);
+    });
+
+    it("refuses malformed JSON with a MalformedAttestationError whose path names the field", async function () {
+      const f = await loadFixture(fixture);
+      const json = await balanceJson(f);
+      const verdict = await conditionJson(f);
+      const cases: Array<[string, unknown]> = [
+        ["", null],
+        ["domain", { ...json, domain: "Asset Verification Network" }],
+        ["domain.version", { ...json, domain: { ...json.domain, version: 1 } }],
+        ["domain.chainId", { ...json, domain: { ...json.domain, chainId: "0x10" } }],
+        ["domain.verifyingContract", { ...json, domain: { ...json.domain, verifyingContract: "0x1234" } }],
+        ["signatures", { ...json, signatures: {} }],
+        ["signatures[1].signer", { ...json, signatures: [json.signatures[0], { ...json.signatures[1], signer: "nobody" }] }],
+        ["signatures[0].licenseIds[0]", { ...json, signatures: [{ ...json.signatures[0], licenseIds: [""] }] }],
+        ["signatures[0].signature", { ...json, signatures: [{ ...json.signatures[0], signature: "0xzz" }] }],
+        ["message.balance", { ...json, message: { ...json.message, balance: "-1" } }],
+        ["message.chain", { ...json, message: { ...json.message, chain: 256 } }],
+        ["message.owner", { ...json, message: { ...json.message, owner: OWNER } }],
+        // `"false"` is a truthy string: never read as a verdict.
+        ["message.verdict", { ...verdict, message: { ...verdict.message, verdict: "false" } }],
+      ];
+      for (const [path, malformed] of cases)
+        expect(() => toContractAttestation(malformed as AttestationJson), path || "the attestation")
+          .to.throw(MalformedAttestationError)
+          .that.includes({ code: "MALFORMED_ATTESTATION", path });
+      // A license list given alongside the JSON is checked alike.
+      expect(() => attestationTypedData(json, [1n, -2n]))
+        .to.throw(MalformedAttestationError, "licenseIds[1] must be a uint256")
+        .with.property("path", "licenseIds[1]");
+      expect(() => attestationDigest(json, [1.5]))
+        .to.throw(MalformedAttestationError)
+        .with.property("path", "licenseIds[0]");
     });
   });
 
@@ -286,11 +322,11 @@ describe("@avn/sdk typed data and verification against AttestationVerifier", fun
       const genuine = await balanceJson(f);
       for (const verifier of [f.verifierAddress as `0x${string}`, f.verifierAddress.toLowerCase() as `0x${string}`])
         expect(await verifyAttestation(genuine, { publicClient, verifier })).to.include({ valid: true, onChain: true });
-      await expectRejection(
-        verifyAttestation(genuine, { publicClient, verifier: "0x1234" }),
-        TypeError,
-        /options\.verifier must be an address/,
-      );
+      await expectInvalidArgument(verifyAttestation(genuine, { publicClient, verifier: "0x1234" }), "options.verifier");
+      // maxAge and now: integers of 0 or more (BigInt would refuse 1.5 with a bare RangeError).
+      await expectInvalidArgument(verifyAttestation(genuine, { publicClient, maxAge: 1.5 }), "options.maxAge");
+      await expectInvalidArgument(verifyAttestation(genuine, { maxAge: -1n }), "options.maxAge");
+      await expectInvalidArgument(verifyAttestation(genuine, { now: Number.NaN }), "options.now");
     });
 
     it("fails closed when the boolean view says false and the check view names no error", async function () {
@@ -346,13 +382,14 @@ function countingClient() {
   return { client, methods };
 }
 
-async function expectRejection(call: Promise<unknown>, type: new (...args: never[]) => Error, message: RegExp): Promise<void> {
+async function expectInvalidArgument(call: Promise<unknown>, argument: string): Promise<void> {
   const outcome = await call.then(
     () => undefined,
     (caught: unknown) => caught,
   );
-  expect(outcome).to.be.instanceOf(type);
-  expect((outcome as Error).message).to.match(message);
+  expect(outcome).to.be.instanceOf(InvalidArgumentError);
+  expect(outcome).to.include({ code: "INVALID_ARGUMENT", argument });
+  expect((outcome as Error).message).to.match(new RegExp(`^${argument.replace(".", "\\.")} must be`));
 }
 
 /** The same signature with `s` replaced by `n - s` and `v` flipped: it recovers to the same signer, and the contract refuses it. */
