@@ -5,6 +5,7 @@ import { getAddress, hexlify, randomBytes } from "ethers";
 
 import { AttestationVerifier__factory } from "../../typechain-types/index.ts";
 import { attestationFromJson } from "../common/attestation.ts";
+import { balanceKind } from "@avn/protocol/attestation-kinds";
 import { type AttestationJson } from "@avn/protocol/attestation";
 import { spawnApiService } from "../devnet/api-service.ts";
 import { spawnCircuitNode, type CircuitNodeProcess } from "../devnet/circuit-nodes.ts";
@@ -96,7 +97,7 @@ export async function measureAttestedLatency(options: {
           samples[query.path].push(ms);
           if (attestation !== undefined && !checked.has(query.path)) {
             checked.add(query.path);
-            const { attestation: struct, signatures } = attestationFromJson(attestation);
+            const { attestation: struct, signatures } = attestationFromJson(balanceKind, attestation);
             if (!(await verifier.isAttestationValid(struct, signatures, 3_600n)))
               throw new Error(`the deployed verifier refused an attested ${query.path} answer`);
             verifiedOnChain += 1;

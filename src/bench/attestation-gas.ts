@@ -2,7 +2,7 @@ import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 import { getBytes, keccak256, toBeHex, toUtf8Bytes, zeroPadValue } from "ethers";
 
 import { attestationDomain, signAttestation } from "../common/attestation.ts";
-import { signConditionAttestation } from "../common/condition-attestation.ts";
+import { balanceKind, conditionKind } from "@avn/protocol/attestation-kinds";
 import { type BalanceAttestation } from "@avn/protocol/attestation";
 import { ownersHash, type ConditionAttestation } from "@avn/protocol/conditions";
 import { queryResultHash } from "../common/query-result.ts";
@@ -84,7 +84,7 @@ export async function measureAttestationGas(ethers: HardhatEthers): Promise<GasR
       operators.slice(0, 2).map(async (operator, index) => ({
         signer: operator.address,
         licenseIds: [BigInt(index + 1)],
-        signature: await signAttestation(operator, domain, attestation, [BigInt(index + 1)]),
+        signature: await signAttestation(balanceKind, operator, domain, attestation, [BigInt(index + 1)]),
       })),
     );
     return { attestation, signatures };
@@ -115,7 +115,7 @@ export async function measureAttestationGas(ethers: HardhatEthers): Promise<GasR
     operators.slice(0, 2).map(async (operator, index) => ({
       signer: operator.address,
       licenseIds: [BigInt(index + 1)],
-      signature: await signConditionAttestation(operator, domain, condition, [BigInt(index + 1)]),
+      signature: await signAttestation(conditionKind, operator, domain, condition, [BigInt(index + 1)]),
     })),
   );
   const conditionData = attestationVerifier.interface.encodeFunctionData("isConditionAttestationValid", [

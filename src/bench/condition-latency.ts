@@ -2,7 +2,8 @@ import { createSignableMessage, generateKeyPairSigner, getBase58Decoder } from "
 import { getAddress, hexlify, randomBytes } from "ethers";
 
 import type { AttestationVerifier } from "../../typechain-types/index.ts";
-import { conditionAttestationFromJson } from "../common/condition-attestation.ts";
+import { attestationFromJson } from "../common/attestation.ts";
+import { conditionKind } from "@avn/protocol/attestation-kinds";
 import { linkMessage, type ConditionAttestationJson } from "@avn/protocol/conditions";
 import type { EvmDemoHoldings, SolanaDemoHoldings } from "../devnet/demo-holdings.ts";
 import { summarize, type TimingSummary } from "./bridge-timing.ts";
@@ -73,7 +74,7 @@ export async function measureConditionLatency(options: {
         samples.push(ms);
         if (attest && index === 0) {
           const json = (JSON.parse(text) as { data: { attestation: ConditionAttestationJson } }).data.attestation;
-          const { attestation, signatures } = conditionAttestationFromJson(json);
+          const { attestation, signatures } = attestationFromJson(conditionKind, json);
           if (!(await options.verifier.isConditionAttestationValid(attestation, signatures, 3_600n)))
             throw new Error(`the deployed verifier refused a signed verdict of ${leaves} leaves`);
           verifiedOnChain += 1;

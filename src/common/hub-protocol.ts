@@ -2,6 +2,7 @@ import { getAddress, isAddress, verifyMessage } from "ethers";
 import { z } from "zod";
 
 import { MAX_ATTESTATION_LICENSES } from "@avn/protocol/attestation";
+import { balanceKind, balanceMessageSchema, conditionKind, conditionMessageSchema } from "@avn/protocol/attestation-kinds";
 import type { ConditionRequest } from "@avn/protocol/conditions";
 
 /**
@@ -102,7 +103,6 @@ export type HubMessage =
     };
 
 const decimal = z.string().regex(/^\d{1,78}$/);
-const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
 /** A position or an issue time: the struct's `uint64`, as a decimal string. */
 const uint64 = z
   .string()
@@ -171,33 +171,18 @@ export const nodeMessageSchema = z.discriminatedUnion("type", [
       .refine((ids) => new Set(ids.map((id) => BigInt(id))).size === ids.length, "duplicate license id"),
     signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/),
   }),
+  // A signed answer of each kind: its message is the kind's own schema (`@avn/protocol/attestation-kinds`).
   z.object({
-    type: z.literal("attestation"),
+    type: z.literal(balanceKind.frameType),
     id: roundId,
-    message: z.object({
-      chain: z.enum(["0", "1"]),
-      owner: hex32,
-      asset: hex32,
-      balance: decimal,
-      queryResultHash: hex32,
-      sourceBlock: decimal,
-      issuedAt: decimal,
-    }),
+    message: balanceMessageSchema,
     licenseIds: z.array(decimal).min(1).max(256),
     signature: nodeSignature,
   }),
   z.object({
-    type: z.literal("conditionAttestation"),
+    type: z.literal(conditionKind.frameType),
     id: roundId,
-    message: z.object({
-      conditionHash: hex32,
-      ownersHash: hex32,
-      // A JSON boolean only: the string "false" is truthy, and must not pass for a verdict.
-      verdict: z.boolean(),
-      ethereumBlock: uint64,
-      solanaSlot: uint64,
-      issuedAt: uint64,
-    }),
+    message: conditionMessageSchema,
     licenseIds: z.array(decimal).min(1).max(256),
     signature: nodeSignature,
   }),

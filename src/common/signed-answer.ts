@@ -1,8 +1,8 @@
-import type { AttestationDomain, AttestationJson } from "@avn/protocol/attestation";
-import type { ConditionAttestationJson } from "@avn/protocol/conditions";
+import type { AttestationDomain } from "@avn/protocol/attestation";
+import { KIND_OF_FRAME } from "@avn/protocol/attestation-kinds";
 
-import { attestationMessageFromJson, recoverAttestationSigner } from "./attestation.ts";
-import { conditionMessageFromJson, recoverConditionSigner } from "./condition-attestation.ts";
+import { recoverAttestationSigner } from "./attestation.ts";
+import type { SignedAnswer } from "./hub-protocol.ts";
 
 /** What a node keeps of an answer it signed, to check others' signatures of the very same struct. */
 export interface OwnSignedAnswer {
@@ -14,19 +14,17 @@ export interface OwnSignedAnswer {
   recover(licenseIds: readonly bigint[], signature: string): string | undefined;
 }
 
-/** A signed answer as the node sends it (`SignedAnswer` on the wire). */
-export type SignedReply = { licenseIds: readonly string[]; signature: string } & (
-  | { type: "attestation"; message: AttestationJson["message"] }
-  | { type: "conditionAttestation"; message: ConditionAttestationJson["message"] }
-);
+/** A signed answer as the node sends it (either kind). */
+export type SignedReply = Pick<SignedAnswer, "type" | "message" | "licenseIds" | "signature">;
 
-/** `answer` (a balance's or a condition's) as `OwnSignedAnswer`, recovering under `domain`. */
+/** `answer` (of any kind: its frame type names it) as `OwnSignedAnswer`, recovering under `domain`. */
 export function ownSignedAnswer(domain: AttestationDomain, answer: SignedReply): OwnSignedAnswer {
-  const own = { licenseIds: answer.licenseIds, signature: answer.signature };
-  if (answer.type === "attestation") {
-    const struct = attestationMessageFromJson(answer.message);
-    return { ...own, issuedAt: struct.issuedAt, recover: (ids, signature) => recoverAttestationSigner(domain, struct, ids, signature) };
-  }
-  const struct = conditionMessageFromJson(answer.message);
-  return { ...own, issuedAt: struct.issuedAt, recover: (ids, signature) => recoverConditionSigner(domain, struct, ids, signature) };
+  const kind = KIND_OF_FRAME[answer.type];
+  const struct = kind.fromMessage(answer.message as never);
+  return {
+    licenseIds: answer.licenseIds,
+    signature: answer.signature,
+    issuedAt: kind.issuedAt(struct as never),
+    recover: (ids, signature) => recoverAttestationSigner(kind, domain, struct, ids, signature),
+  };
 }

@@ -2,6 +2,7 @@ import { NonceManager, Wallet, type Provider } from "ethers";
 
 import { AttestationVerifier__factory, VerificationRegistry__factory } from "../../typechain-types/index.ts";
 import { attestationFromJson } from "../common/attestation.ts";
+import { balanceKind } from "@avn/protocol/attestation-kinds";
 import { type AttestationJson, type BalanceAttestation } from "@avn/protocol/attestation";
 import { postToApi, type DemoQuery } from "./demo-verify.ts";
 import type { StackFile } from "../common/stack-file.ts";
@@ -34,7 +35,7 @@ export async function attestAndRecord(stack: StackFile, l2: Provider, query: Dem
   const apiMs = performance.now() - started;
   const json = (JSON.parse(text) as { data: { attestation?: AttestationJson } }).data.attestation;
   if (json === undefined) throw new Error("the API's answer carries no attestation");
-  const { attestation, signatures } = attestationFromJson(json);
+  const { attestation, signatures } = attestationFromJson(balanceKind, json);
 
   const consumer = new NonceManager(new Wallet(stack.accounts!.consumer.privateKey, l2));
   const verifier = AttestationVerifier__factory.connect(stack.contracts!.l2!.AttestationVerifier, consumer);

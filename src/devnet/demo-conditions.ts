@@ -1,7 +1,8 @@
 import { NonceManager, Wallet, type Provider } from "ethers";
 
 import { AttestationVerifier__factory, GameItem__factory } from "../../typechain-types/index.ts";
-import { conditionAttestationFromJson } from "../common/condition-attestation.ts";
+import { attestationFromJson } from "../common/attestation.ts";
+import { conditionKind } from "@avn/protocol/attestation-kinds";
 import { conditionHash, type ConditionAttestation, type ConditionAttestationJson } from "@avn/protocol/conditions";
 import type { NodeSignature } from "@avn/protocol/attestation";
 import { eventArgs } from "./events.ts";
@@ -56,7 +57,7 @@ export async function evaluateDemoCondition(
   };
   if (!attest) return evaluated;
   if (data.attestation === undefined) throw new Error("the API's answer carries no attestation");
-  const { attestation, signatures } = conditionAttestationFromJson(data.attestation);
+  const { attestation, signatures } = attestationFromJson(conditionKind, data.attestation);
   const verifier = AttestationVerifier__factory.connect(stack.contracts!.l2!.AttestationVerifier, l2);
   const valid = await verifier.isConditionAttestationValid(attestation, signatures, MAX_AGE);
   return { ...evaluated, signed: { attestation, signatures, valid } };

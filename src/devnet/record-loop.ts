@@ -2,6 +2,7 @@ import { getBytes, Interface, Wallet, type InterfaceAbi, type Provider, type Tra
 
 import { AttestationVerifier__factory, NodeRegistry__factory, VerificationRegistry__factory } from "../../typechain-types/index.ts";
 import { attestationFromJson } from "../common/attestation.ts";
+import { balanceKind } from "@avn/protocol/attestation-kinds";
 import { type AttestationJson } from "@avn/protocol/attestation";
 import { describeError } from "../common/describe-error.ts";
 import { postToApi, type DemoQuery } from "./demo-verify.ts";
@@ -95,7 +96,7 @@ export async function recordInARow(
       const text = await postToApi(stack, query, "?attest=true");
       const json = (JSON.parse(text) as { data: { attestation?: AttestationJson } }).data.attestation;
       if (json === undefined) throw new Error("the API's answer carries no attestation");
-      const { attestation, signatures } = attestationFromJson(json);
+      const { attestation, signatures } = attestationFromJson(balanceKind, json);
       recording.issuedAt = attestation.issuedAt;
       recording.licenseIds = signatures.flatMap(({ licenseIds }) => licenseIds);
       recording.signatures = signatures.length;

@@ -1,6 +1,7 @@
 import { address } from "@solana/kit";
 
-import { attestationMessageToJson, signAttestation } from "../common/attestation.ts";
+import { signAttestation } from "../common/attestation.ts";
+import { balanceKind, type BalanceMessage } from "@avn/protocol/attestation-kinds";
 import { AttestedChain, type BalanceAttestation } from "@avn/protocol/attestation";
 import { queryResultHash } from "../common/query-result.ts";
 import { encodeSubject } from "../common/attestation-subject.ts";
@@ -18,8 +19,7 @@ import {
 } from "./signing-rules.ts";
 
 type AttestRequest = Extract<HubMessage, { type: "attest" }>;
-export type AttestReply =
-  { type: "attestation"; id: string; message: Record<keyof BalanceAttestation, string>; licenseIds: string[]; signature: string } | Refusal;
+export type AttestReply = { type: "attestation"; id: string; message: BalanceMessage; licenseIds: string[]; signature: string } | Refusal;
 
 export interface AttestationSignerOptions extends SigningOptions {
   pinned: PinnedReaders;
@@ -75,11 +75,11 @@ export class AttestationSigner {
       issuedAt,
     };
     const licenseIds = signingLicenses(licenses);
-    const signature = await signAttestation(this.options.wallet, this.options.domain, attestation, licenseIds);
+    const signature = await signAttestation(balanceKind, this.options.wallet, this.options.domain, attestation, licenseIds);
     return {
       type: "attestation",
       id: request.id,
-      message: attestationMessageToJson(attestation),
+      message: balanceKind.toMessage(attestation),
       licenseIds: licenseIds.map(String),
       signature,
     };

@@ -11,7 +11,8 @@ import {
   type ConditionRequest,
 } from "@avn/protocol/conditions";
 import { chainsOf, readCondition, type ConditionPositions, type ConditionSources } from "../chains/condition-reader.ts";
-import { conditionMessageToJson, signConditionAttestation } from "../common/condition-attestation.ts";
+import { signAttestation } from "../common/attestation.ts";
+import { conditionKind } from "@avn/protocol/attestation-kinds";
 import { attestConditionRequestSchema, type ConditionFrameRequest, type HubMessage } from "../common/hub-protocol.ts";
 import {
   blockLagRefusal,
@@ -108,11 +109,11 @@ export class ConditionSigner {
       issuedAt,
     };
     const licenseIds = signingLicenses(licenses);
-    const signature = await signConditionAttestation(this.options.wallet, this.options.domain, attestation, licenseIds);
+    const signature = await signAttestation(conditionKind, this.options.wallet, this.options.domain, attestation, licenseIds);
     return {
       type: "conditionAttestation",
       id: frame.id,
-      message: conditionMessageToJson(attestation),
+      message: conditionKind.toMessage(attestation),
       licenseIds: licenseIds.map(String),
       signature,
     };

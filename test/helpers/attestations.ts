@@ -1,7 +1,7 @@
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
 
 import { attestationDomain, signAttestation } from "../../src/common/attestation.ts";
-import { signConditionAttestation } from "../../src/common/condition-attestation.ts";
+import { balanceKind, conditionKind } from "@avn/protocol/attestation-kinds";
 import { type AttestationDomain, type BalanceAttestation, type NodeSignature } from "@avn/protocol/attestation";
 import type { ConditionAttestation } from "@avn/protocol/conditions";
 import { deployProtocol } from "./protocol.ts";
@@ -49,11 +49,11 @@ async function signEach<A>(
 
 /** Each node signs the balance `attestation` under `domain` for its licenses, as a circuit node would. */
 export const signAll = (domain: AttestationDomain, attestation: BalanceAttestation, nodes: Nodes) =>
-  signEach(signAttestation, domain, attestation, nodes);
+  signEach((burner, ...rest) => signAttestation(balanceKind, burner, ...rest), domain, attestation, nodes);
 
 /** Each node signs the verdict `attestation` under `domain` for its licenses, as a circuit node would. */
 export const signConditionAll = (domain: AttestationDomain, attestation: ConditionAttestation, nodes: Nodes) =>
-  signEach(signConditionAttestation, domain, attestation, nodes);
+  signEach((burner, ...rest) => signAttestation(conditionKind, burner, ...rest), domain, attestation, nodes);
 
 /**
  * The protocol of helpers/protocol.ts, with its attestation verifier's address and signing domain, and each

@@ -1,6 +1,7 @@
 import type { ConditionAttestationJson, ConditionRequest } from "@avn/protocol/conditions";
 import { chainsOf, readCondition, type ConditionPositions, type ConditionReading } from "../../chains/condition-reader.ts";
-import { conditionAttestationToJson } from "../../common/condition-attestation.ts";
+import { attestationToJson } from "../../common/attestation.ts";
+import { conditionKind } from "@avn/protocol/attestation-kinds";
 import { pinnedEvmBlock, type AttestationService } from "./attested-query.ts";
 
 export interface AttestedCondition {
@@ -37,5 +38,5 @@ export async function attestCondition(service: AttestationService, request: Cond
     issuedAt,
     verdict: reading.verdict,
   });
-  return { reading, positions, attestation: conditionAttestationToJson(service.hub.domain, attestation, signatures) };
+  return { reading, positions, attestation: attestationToJson(conditionKind, service.hub.domain, attestation, signatures) };
 }

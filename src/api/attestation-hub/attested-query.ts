@@ -1,6 +1,7 @@
 import type { EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
 import type { SolanaBalanceReader } from "../../chains/solana/balance-reader.ts";
 import { attestationToJson } from "../../common/attestation.ts";
+import { balanceKind } from "@avn/protocol/attestation-kinds";
 import { AttestedChain, type AttestationJson } from "@avn/protocol/attestation";
 import { queryResultHash } from "../../common/query-result.ts";
 import type { PinnedReaders } from "../../chains/pinned-readers.ts";
@@ -65,6 +66,6 @@ async function attest(
   return {
     balance: own.balance,
     queryResult: own.queryResult,
-    attestation: attestationToJson(service.hub.domain, attestation, signatures),
+    attestation: attestationToJson(balanceKind, service.hub.domain, attestation, signatures),
   };
 }

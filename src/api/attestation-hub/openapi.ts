@@ -1,3 +1,7 @@
+import { z } from "zod";
+
+import { balanceKind, type AnyAttestationKind } from "@avn/protocol/attestation-kinds";
+
 /** The OpenAPI / serializer schemas of `?attest=true` (docs/api.md, "Attested answers"). */
 
 const errorSchema = {
@@ -19,54 +23,52 @@ export const attestQuerySchema = {
 } as const;
 
 const decimal = { type: "string", pattern: "^[0-9]+$" } as const;
-const bytes32 = { type: "string", pattern: "^0x[0-9a-f]{64}$" } as const;
 
-/** `data.attestation`: `domain` and `message` go to viem's or ethers' typed-data verification as they are. */
-export const attestationSchema = {
-  type: "object",
-  description:
-    "Only with ?attest=true. Verify on-chain with AttestationVerifier.isAttestationValid(message, signatures, maxAge). Off-chain, each signature is EIP-712 over " +
-    "LicensedBalanceAttestation(BalanceAttestation attestation,uint256[] licenseIds) with the message {attestation: message, licenseIds: that signature's licenseIds} " +
-    "(viem's primaryType: LicensedBalanceAttestation) under domain.",
-  properties: {
-    domain: {
-      type: "object",
-      properties: {
-        name: { type: "string" },
-        version: { type: "string" },
-        chainId: { type: "integer" },
-        verifyingContract: { type: "string" },
-      },
-      required: ["name", "version", "chainId", "verifyingContract"],
-    },
-    message: {
-      type: "object",
-      description:
-        "BalanceAttestation(uint8 chain,bytes32 owner,bytes32 asset,uint256 balance,bytes32 queryResultHash,uint64 sourceBlock,uint64 issuedAt); integers as decimal strings",
-      properties: {
-        chain: { type: "string", enum: ["0", "1"] },
-        owner: bytes32,
-        asset: bytes32,
-        balance: decimal,
-        queryResultHash: bytes32,
-        sourceBlock: decimal,
-        issuedAt: decimal,
-      },
-      required: ["chain", "owner", "asset", "balance", "queryResultHash", "sourceBlock", "issuedAt"],
-    },
-    signatures: {
-      type: "array",
-      items: {
+/**
+ * `data.attestation` of a kind (`@avn/protocol/attestation-kinds`): its domain, its struct's message and
+ * the signatures. `domain` and `message` go to viem's or ethers' typed-data verification as they are. The
+ * message's schema is generated from the kind's own (zod), the one the hub checks the nodes' frames with,
+ * so a field added there shows here and in /openapi.json.
+ */
+export function attestedAnswerSchema(kind: AnyAttestationKind, description: string) {
+  const { $schema: _dialect, ...message } = z.toJSONSchema(kind.messageSchema, { io: "output", target: "draft-7" });
+  return {
+    type: "object",
+    description:
+      `${description} Each signature is EIP-712 over ${kind.primaryType}(${kind.structName} attestation,uint256[] licenseIds) with the message ` +
+      `{attestation: message, licenseIds: that signature's licenseIds} (viem's primaryType: ${kind.primaryType}) under domain.`,
+    properties: {
+      domain: {
         type: "object",
-        description:
-          "One node's signature over the message and its own licenseIds, exactly in this order (the list is signed: it cannot be changed)",
-        properties: { signer: { type: "string" }, licenseIds: { type: "array", items: decimal }, signature: { type: "string" } },
-        required: ["signer", "licenseIds", "signature"],
+        properties: {
+          name: { type: "string" },
+          version: { type: "string" },
+          chainId: { type: "integer" },
+          verifyingContract: { type: "string" },
+        },
+        required: ["name", "version", "chainId", "verifyingContract"],
+      },
+      message: { ...message, description: `${kind.structType}; integers as decimal strings` },
+      signatures: {
+        type: "array",
+        items: {
+          type: "object",
+          description:
+            "One node's signature over the message and its own licenseIds, exactly in this order (the list is signed: it cannot be changed)",
+          properties: { signer: { type: "string" }, licenseIds: { type: "array", items: decimal }, signature: { type: "string" } },
+          required: ["signer", "licenseIds", "signature"],
+        },
       },
     },
-  },
-  required: ["domain", "message", "signatures"],
-} as const;
+    required: ["domain", "message", "signatures"],
+  } as const;
+}
+
+/** A balance's `data.attestation`. */
+export const attestationSchema = attestedAnswerSchema(
+  balanceKind,
+  "Only with ?attest=true. Verify on-chain with AttestationVerifier.isAttestationValid(message, signatures, maxAge).",
+);
 
 export const ATTESTATION_RESPONSES = {
   501: { description: "?attest=true on a server whose attestation hub is not configured", ...errorSchema },

@@ -1,8 +1,7 @@
-import { attestationMessageFromJson, attestationStructHash, recoverAttestationSigner } from "../../common/attestation.ts";
+import { balanceKind, conditionKind, type AttestationKind } from "@avn/protocol/attestation-kinds";
 import { encodeSubject } from "../../common/attestation-subject.ts";
-import { conditionMessageFromJson, conditionStructHash, recoverConditionSigner } from "../../common/condition-attestation.ts";
-import type { AttestQuery, ConditionQuery, HubMessage, SignedAnswer } from "../../common/hub-protocol.ts";
-import type { AttestationDomain, BalanceAttestation } from "@avn/protocol/attestation";
+import type { AttestQuery, ConditionQuery, HubMessage } from "../../common/hub-protocol.ts";
+import type { BalanceAttestation } from "@avn/protocol/attestation";
 import { conditionHash, ownersHash, type ConditionAttestation } from "@avn/protocol/conditions";
 
 /** A round's request as a node receives it: a balance's (`attest`) or a condition's (`attestCondition`). */
@@ -10,22 +9,20 @@ export type RoundRequest = Extract<HubMessage, { type: "attest" | "attestConditi
 export type { SignedAnswer } from "../../common/hub-protocol.ts";
 
 /**
- * What one kind of round asks and how its signed answers are read; everything else (who is asked, the
- * quorum of live licenses, the statistics, the deadline, the relay across instances) is the rounds'.
+ * What one round asks: its request and which structs answer it. How its signed answers are read (the
+ * frame, the struct, the signature) is its kind's (`@avn/protocol/attestation-kinds`); everything else (who
+ * is asked, the quorum of live licenses, the statistics, the deadline, the relay across instances) is the
+ * rounds'.
  */
 export interface RoundKind<S> {
   /** The label of the round metrics (`chain`): evm, svm or condition. */
   readonly label: "evm" | "svm" | "condition";
+  /** The kind of signed answer the round gathers. */
+  readonly kind: AttestationKind<S, unknown>;
   /** The request sent to every node asked, under round id `id`. */
   request(id: string): RoundRequest;
-  /** The struct a signed answer carries, or undefined when it answers another kind of round. */
-  parse(answer: SignedAnswer): S | undefined;
   /** Whether `struct` answers the very question asked: every field the hub pinned or named is as asked. */
   asks(struct: S): boolean;
-  /** The signer of `struct` with `licenseIds`, or undefined when the signature is malformed or malleable. */
-  recover(domain: AttestationDomain, struct: S, licenseIds: readonly bigint[], signature: string): string | undefined;
-  /** The key signatures are grouped by: the EIP-712 hashStruct, whatever licenses signed it. */
-  structHash(struct: S): string;
 }
 
 /**
@@ -45,16 +42,13 @@ export function balanceRound(query: AttestQuery): RoundKind<BalanceAttestation> 
       sourceBlock: query.sourceBlock.toString(),
       issuedAt: query.issuedAt.toString(),
     }),
-    // The frame was validated on arrival (chain "0" or "1", hex and decimal fields), so this parses.
-    parse: (answer) => (answer.type === "attestation" ? attestationMessageFromJson(answer.message) : undefined),
+    kind: balanceKind,
     asks: (attestation) =>
       attestation.chain === query.chain &&
       attestation.owner === owner &&
       attestation.asset === asset &&
       attestation.sourceBlock === query.sourceBlock &&
       attestation.issuedAt === query.issuedAt,
-    recover: recoverAttestationSigner,
-    structHash: attestationStructHash,
   };
 }
 
@@ -86,7 +80,7 @@ export function conditionRound(query: ConditionQuery): RoundKind<ConditionAttest
       issuedAt: query.issuedAt.toString(),
       verdict: query.verdict,
     }),
-    parse: (answer) => (answer.type === "conditionAttestation" ? conditionMessageFromJson(answer.message) : undefined),
+    kind: conditionKind,
     asks: (attestation) =>
       attestation.conditionHash === expected.conditionHash &&
       attestation.ownersHash === expected.ownersHash &&
@@ -94,7 +88,5 @@ export function conditionRound(query: ConditionQuery): RoundKind<ConditionAttest
       attestation.ethereumBlock === expected.ethereumBlock &&
       attestation.solanaSlot === expected.solanaSlot &&
       attestation.issuedAt === expected.issuedAt,
-    recover: recoverConditionSigner,
-    structHash: conditionStructHash,
   };
 }

@@ -17,6 +17,7 @@ import type { NodeSession } from "./sessions.ts";
 import type { HubBus, RelayedDone, RelayedRound } from "./bus/bus.ts";
 import { chooseQuorumSet } from "./quorum-set.ts";
 import { TokenBucket } from "../../common/token-bucket.ts";
+import { attestationStructHash, recoverAttestationSigner } from "../../common/attestation.ts";
 import { balanceRound, conditionRound, type RoundKind, type RoundRequest } from "./round-kinds.ts";
 import { AvnError } from "@avn/protocol/errors";
 
@@ -269,7 +270,7 @@ export class AttestationRounds {
     if (message.type === "refusal") return this.#count(session.burner, "refused");
     const { kind } = round;
     // The frame was validated on arrival; a signature of the other kind answers another question.
-    const attestation = kind.parse(message);
+    const attestation = message.type === kind.kind.frameType ? kind.kind.fromMessage(message.message) : undefined;
     // The node's own list, in its order: the signature covers exactly these ids.
     const licenseIds = message.licenseIds.map(BigInt);
     // The verifier refuses any set holding such a signature: it can never be part of an answer.
@@ -281,10 +282,10 @@ export class AttestationRounds {
       attestation === undefined ||
       !kind.asks(attestation) ||
       new Set(licenseIds).size !== licenseIds.length ||
-      kind.recover(this.options.domain, attestation, licenseIds, message.signature) !== session.burner
+      recoverAttestationSigner(kind.kind, this.options.domain, attestation, licenseIds, message.signature) !== session.burner
     )
       return this.#count(session.burner, "invalid");
-    const digest = kind.structHash(attestation);
+    const digest = attestationStructHash(kind.kind, attestation);
     if (round.winner !== undefined) return this.#late(round, digest, { signer: session.burner, licenseIds, signature: message.signature });
     const countable = await this.options.checker.countable(session.burner, licenseIds).catch(() => [] as bigint[]);
     if (countable.length !== licenseIds.length) return this.#count(session.burner, "unlicensed");

@@ -1,4 +1,7 @@
-import { CONDITION_ATTESTATION_TYPE, MAX_CONDITION_DEPTH, MAX_CONDITION_LEAVES } from "@avn/protocol/conditions";
+import { conditionKind } from "@avn/protocol/attestation-kinds";
+import { MAX_CONDITION_DEPTH, MAX_CONDITION_LEAVES } from "@avn/protocol/conditions";
+
+import { attestedAnswerSchema } from "../attestation-hub/openapi.ts";
 
 import { ERROR_RESPONSES } from "./responses.ts";
 
@@ -103,52 +106,11 @@ export const conditionQuerySchema = {
   },
 } as const;
 
-/** `data.attestation` of an attested verdict: `domain` and `message` go to viem's or ethers' typed-data verification as they are. */
-export const conditionAttestationSchema = {
-  type: "object",
-  description:
-    "Only with ?attest=true. Each signature is EIP-712 over LicensedConditionAttestation(ConditionAttestation attestation,uint256[] licenseIds) " +
-    "with the message {attestation: message, licenseIds: that signature's licenseIds} (viem's primaryType: LicensedConditionAttestation) under domain.",
-  properties: {
-    domain: {
-      type: "object",
-      properties: {
-        name: { type: "string" },
-        version: { type: "string" },
-        chainId: { type: "integer" },
-        verifyingContract: { type: "string" },
-      },
-      required: ["name", "version", "chainId", "verifyingContract"],
-    },
-    message: {
-      type: "object",
-      description: `${CONDITION_ATTESTATION_TYPE}; integers as decimal strings`,
-      properties: {
-        conditionHash: bytes32("data.conditionHash"),
-        ownersHash: bytes32("data.ownersHash"),
-        verdict: { type: "boolean" },
-        ethereumBlock: decimal("The block every Ethereum leaf was read at (0 without one)"),
-        solanaSlot: decimal("The slot every Solana leaf was read at or after (0 without one)"),
-        issuedAt: decimal("The timestamp of the latest L2 block the hub knew"),
-      },
-      required: ["conditionHash", "ownersHash", "verdict", "ethereumBlock", "solanaSlot", "issuedAt"],
-    },
-    signatures: {
-      type: "array",
-      items: {
-        type: "object",
-        description: "One node's signature over the message and its own licenseIds, exactly in this order",
-        properties: {
-          signer: { type: "string" },
-          licenseIds: { type: "array", items: { type: "string", pattern: "^[0-9]+$" } },
-          signature: { type: "string" },
-        },
-        required: ["signer", "licenseIds", "signature"],
-      },
-    },
-  },
-  required: ["domain", "message", "signatures"],
-} as const;
+/** `data.attestation` of an attested verdict. */
+export const conditionAttestationSchema = attestedAnswerSchema(
+  conditionKind,
+  "Only with ?attest=true. Verify on-chain with AttestationVerifier.isConditionAttestationValid(message, signatures, maxAge).",
+);
 
 /**
  * One leaf as read. One object schema for both chains, not a oneOf: fast-json-stringify picks a oneOf

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-import { conditionHash, linkMessage, ownersHash } from "@avn/protocol/conditions";
+import { conditionHash, linkMessage, ownersHash, type ConditionAttestation } from "@avn/protocol/conditions";
 import { generateKeyPairSigner, getBase58Decoder, signBytes, type Address, type KeyPairSigner } from "@solana/kit";
 import { expect } from "chai";
 import fc from "fast-check";
@@ -22,7 +22,8 @@ import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import { startSolanaRpcServer, type SolanaRpcServer } from "../../../src/devnet/solana/litesvm-rpc-server.ts";
 import { SolanaTokenLedger } from "../../../src/devnet/solana/token-ledger.ts";
 import type { SourceFixtures } from "../../../src/devnet/source-chains.ts";
-import { conditionAttestationFromJson, recoverConditionSigner } from "../../../src/common/condition-attestation.ts";
+import { attestationFromJson, recoverAttestationSigner } from "../../../src/common/attestation.ts";
+import { conditionKind, type ConditionMessage } from "@avn/protocol/attestation-kinds";
 import { startTestApi, type TestApi } from "../../helpers/api.ts";
 import {
   connectNode,
@@ -793,8 +794,9 @@ describe("API: POST /api/conditions on a real server", function () {
       const { data } = answer;
       expect(data.verdict).to.equal(true);
       expect(data.leaves!.map((leaf) => leaf.holds)).to.deep.equal([true, false, true]);
-      const { domain, attestation, signatures } = conditionAttestationFromJson(
-        data.attestation as Parameters<typeof conditionAttestationFromJson>[0],
+      const { domain, attestation, signatures } = attestationFromJson(
+        conditionKind,
+        data.attestation as Parameters<typeof attestationFromJson<ConditionAttestation, ConditionMessage>>[1],
       );
       expect(domain.chainId).to.equal(L2_CHAIN_ID);
       expect(attestation).to.include({ conditionHash: data.conditionHash, ownersHash: data.ownersHash, verdict: true });
@@ -803,7 +805,7 @@ describe("API: POST /api/conditions on a real server", function () {
       expect(signatures).to.have.length.of.at.least(2);
       const burners = l2.nodes.map((node) => node.burner.address);
       for (const { signer, licenseIds, signature } of signatures) {
-        expect(recoverConditionSigner(domain, attestation, licenseIds, signature)).to.equal(signer);
+        expect(recoverAttestationSigner(conditionKind, domain, attestation, licenseIds, signature)).to.equal(signer);
         expect(burners).to.include(signer);
       }
       // reveal: false keeps the attestation and leaves out the leaves.

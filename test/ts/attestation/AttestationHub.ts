@@ -2,11 +2,11 @@ import { expect } from "chai";
 import { verifyTypedData, Wallet } from "ethers";
 
 import { challengeText, type RoundDone } from "../../../src/common/hub-protocol.ts";
-import { attestationFromJson, signAttestation } from "../../../src/common/attestation.ts";
+import { attestationDomain, attestationFromJson, signAttestation } from "../../../src/common/attestation.ts";
+import { balanceKind } from "@avn/protocol/attestation-kinds";
 import { LICENSED_BALANCE_ATTESTATION_TYPES, type AttestationJson } from "@avn/protocol/attestation";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import type { AttestationSigner } from "../../../src/node/attestation-signer.ts";
-import { attestationDomain } from "../../../src/common/attestation.ts";
 import {
   connectNode,
   honestSigner,
@@ -70,7 +70,7 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
       async answer(request) {
         const reply = await honest.answer(request);
         if (reply.type !== "attestation") return reply;
-        const { attestation } = attestationFromJson({
+        const { attestation } = attestationFromJson(balanceKind, {
           domain: { name: "", version: "", chainId: 0, verifyingContract: l2.verifier },
           message: reply.message,
           signatures: [],
@@ -79,7 +79,13 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
         return {
           ...reply,
           message: { ...reply.message, balance: forged.balance.toString() },
-          signature: await signAttestation(node.burner, attestationDomain(L2_CHAIN_ID, l2.verifier), forged, reply.licenseIds.map(BigInt)),
+          signature: await signAttestation(
+            balanceKind,
+            node.burner,
+            attestationDomain(L2_CHAIN_ID, l2.verifier),
+            forged,
+            reply.licenseIds.map(BigInt),
+          ),
         };
       },
     };
@@ -112,7 +118,7 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
     signature: await wallet.signMessage(challengeText(challenge.hub, challenge.chainId, hubApi.hubUrl, challenge.nonce)),
   });
   const expectValidOnChain = async (json: AttestationJson, valid = true) => {
-    const { attestation, signatures } = attestationFromJson(json);
+    const { attestation, signatures } = attestationFromJson(balanceKind, json);
     expect(await l2.contracts.attestationVerifier.isAttestationValid(attestation, signatures, 3_600n)).to.equal(valid);
   };
 

@@ -3,10 +3,12 @@ import { Wallet } from "ethers";
 
 import { loadApiConfig, redactedConfig } from "../../../src/api/config.ts";
 import { attestationDomain, recoverAttestationSigner } from "../../../src/common/attestation.ts";
+import { balanceKind } from "@avn/protocol/attestation-kinds";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import { loadNodeConfig } from "../../../src/node/config.ts";
 import { startTestApi, type TestApi } from "../../helpers/api.ts";
 import { honestSigner, L2_CHAIN_ID, startAttestationL2, startHubApi, type AttestationL2 } from "./fixture.ts";
+import { balanceMessageSchema } from "@avn/protocol/attestation-kinds";
 
 /** What `?attest=true` changes and what it must not; the node's own refusals; the configuration. */
 describe("attested answers: unchanged plain answers, the hub switched off, the node's refusals", function () {
@@ -95,7 +97,12 @@ describe("attested answers: unchanged plain answers, the hub switched off, the n
       const operation = spec.paths[path].post;
       expect(operation.parameters.map((parameter) => `${parameter.in}:${parameter.name}`)).to.include("query:attest");
       expect(operation.responses).to.include.keys("501", "503");
-      expect(operation.responses["200"].content["application/json"].schema.properties.data.properties).to.include.keys("attestation");
+      const data = operation.responses["200"].content["application/json"].schema.properties.data.properties;
+      expect(data).to.include.keys("attestation");
+      // The message's fields are the balance kind's own schema, the one the hub checks node frames with.
+      const attestation = data.attestation as { properties: { message: { properties: Record<string, unknown>; required: string[] } } };
+      expect(Object.keys(attestation.properties.message.properties)).to.deep.equal(Object.keys(balanceMessageSchema.shape));
+      expect(attestation.properties.message.required).to.have.members(Object.keys(balanceMessageSchema.shape));
     }
   });
 
@@ -141,9 +148,9 @@ describe("attested answers: unchanged plain answers, the hub switched off, the n
         issuedAt: BigInt(reply.message.issuedAt),
       };
       const licenseIds = reply.licenseIds.map(BigInt);
-      expect(recoverAttestationSigner(attestationDomain(L2_CHAIN_ID, l2.verifier), attestation, licenseIds, reply.signature)).to.equal(
-        node.burner.address,
-      );
+      expect(
+        recoverAttestationSigner(balanceKind, attestationDomain(L2_CHAIN_ID, l2.verifier), attestation, licenseIds, reply.signature),
+      ).to.equal(node.burner.address);
       expect(reply.message.owner).to.equal(`0x${"0".repeat(24)}${sources.evm.holder.slice(2).toLowerCase()}`);
     });
 

@@ -35,15 +35,16 @@ import { ApiMetrics } from "../../../src/api/metrics.ts";
 import { conditionRound } from "../../../src/api/attestation-hub/round-kinds.ts";
 import { QuorumNotReachedError } from "../../../src/api/attestation-hub/rounds.ts";
 import { AssetNotFoundError } from "../../../src/chains/rpc/errors.ts";
-import { attestationDomain } from "../../../src/common/attestation.ts";
 import {
-  conditionAttestationDigest,
-  conditionAttestationFromJson,
-  conditionAttestationToJson,
-  conditionStructHash,
-  recoverConditionSigner,
-  signConditionAttestation,
-} from "../../../src/common/condition-attestation.ts";
+  attestationDigest,
+  attestationDomain,
+  attestationFromJson,
+  attestationStructHash,
+  attestationToJson,
+  recoverAttestationSigner,
+  signAttestation,
+} from "../../../src/common/attestation.ts";
+import { conditionKind } from "@avn/protocol/attestation-kinds";
 import {
   attestConditionRequestSchema,
   MAX_FRAME_BYTES,
@@ -228,9 +229,9 @@ describe("signed verdicts over holding conditions (issue 32)", function () {
         issuedAt: 1_763_900_000n,
       };
       const licenseIds = [2n, 5n];
-      const signature = await signConditionAttestation(wallet, domain, attestation, licenseIds);
+      const signature = await signAttestation(conditionKind, wallet, domain, attestation, licenseIds);
       const json = JSON.parse(
-        JSON.stringify(conditionAttestationToJson(domain, attestation, [{ signer: wallet.address, licenseIds, signature }])),
+        JSON.stringify(attestationToJson(conditionKind, domain, attestation, [{ signer: wallet.address, licenseIds, signature }])),
       ) as ConditionAttestationJson;
       expect(json.message).to.deep.equal({
         conditionHash: SOME_HASH,
@@ -240,24 +241,28 @@ describe("signed verdicts over holding conditions (issue 32)", function () {
         solanaSlot: "0",
         issuedAt: "1763900000",
       });
-      const parsed = conditionAttestationFromJson({
+      const parsed = attestationFromJson(conditionKind, {
         ...json,
         message: { ...json.message, conditionHash: SOME_HASH.toUpperCase().replace("0X", "0x") },
       });
       expect(parsed.attestation).to.deep.equal(attestation);
       expect(parsed.signatures).to.deep.equal([{ signer: wallet.address, licenseIds, signature }]);
       expect(() =>
-        conditionAttestationFromJson({ ...json, message: { ...json.message, verdict: "false" as unknown as boolean } }),
+        attestationFromJson(conditionKind, { ...json, message: { ...json.message, verdict: "false" as unknown as boolean } }),
       ).to.throw(/JSON boolean/);
-      expect(recoverConditionSigner(domain, attestation, licenseIds, signature)).to.equal(wallet.address);
-      expect(recoverConditionSigner(domain, attestation, [5n, 2n], signature)).to.not.equal(wallet.address);
-      expect(recoverConditionSigner(domain, { ...attestation, verdict: true }, licenseIds, signature)).to.not.equal(wallet.address);
-      expect(recoverConditionSigner(domain, attestation, licenseIds, malleable(signature))).to.equal(undefined);
-      expect(recoverConditionSigner(domain, attestation, licenseIds, "0x1234")).to.equal(undefined);
+      expect(recoverAttestationSigner(conditionKind, domain, attestation, licenseIds, signature)).to.equal(wallet.address);
+      expect(recoverAttestationSigner(conditionKind, domain, attestation, [5n, 2n], signature)).to.not.equal(wallet.address);
+      expect(recoverAttestationSigner(conditionKind, domain, { ...attestation, verdict: true }, licenseIds, signature)).to.not.equal(
+        wallet.address,
+      );
+      expect(recoverAttestationSigner(conditionKind, domain, attestation, licenseIds, malleable(signature))).to.equal(undefined);
+      expect(recoverAttestationSigner(conditionKind, domain, attestation, licenseIds, "0x1234")).to.equal(undefined);
       // The struct's hash is one key whatever the list; the digest differs with the list.
-      expect(conditionStructHash(attestation)).to.not.equal(conditionStructHash({ ...attestation, verdict: true }));
-      expect(conditionAttestationDigest(domain, attestation, [2n])).to.not.equal(
-        conditionAttestationDigest(domain, attestation, licenseIds),
+      expect(attestationStructHash(conditionKind, attestation)).to.not.equal(
+        attestationStructHash(conditionKind, { ...attestation, verdict: true }),
+      );
+      expect(attestationDigest(conditionKind, domain, attestation, [2n])).to.not.equal(
+        attestationDigest(conditionKind, domain, attestation, licenseIds),
       );
     });
   });
@@ -368,7 +373,7 @@ describe("signed verdicts over holding conditions (issue 32)", function () {
     };
     const evmHead = async () => BigInt(await rpc(sources.anvil.rpcUrl, "eth_blockNumber"));
     const isValidOnChain = async (json: ConditionAttestationJson) => {
-      const { attestation, signatures } = conditionAttestationFromJson(json);
+      const { attestation, signatures } = attestationFromJson(conditionKind, json);
       return l2.contracts.attestationVerifier.isConditionAttestationValid(attestation, signatures, 3_600n);
     };
 
@@ -390,7 +395,7 @@ describe("signed verdicts over holding conditions (issue 32)", function () {
       expect(message.solanaSlot).to.equal(result.positions.solanaSlot.toString());
       const licenses = new Set(signatures.flatMap((signature) => signature.licenseIds));
       expect(BigInt(licenses.size)).to.be.at.least(QUORUM);
-      const parsed = conditionAttestationFromJson(json);
+      const parsed = attestationFromJson(conditionKind, json);
       for (const [index, { signer, licenseIds, signature }] of signatures.entries()) {
         // What a client does with the documented JSON: the message and that signature's own license ids.
         const signed = { attestation: message, licenseIds };
@@ -406,7 +411,7 @@ describe("signed verdicts over holding conditions (issue 32)", function () {
         expect(viemValid, `viem verifies signature ${index}`).to.equal(true);
         expect(
           await l2.contracts.attestationVerifier.hashConditionAttestation(parsed.attestation, parsed.signatures[index].licenseIds),
-        ).to.equal(conditionAttestationDigest(parsed.domain, parsed.attestation, parsed.signatures[index].licenseIds));
+        ).to.equal(attestationDigest(conditionKind, parsed.domain, parsed.attestation, parsed.signatures[index].licenseIds));
       }
       expect(await isValidOnChain(json)).to.equal(true);
       return json;
@@ -534,10 +539,16 @@ describe("signed verdicts over holding conditions (issue 32)", function () {
           issuedAt: positions.issuedAt,
         };
         expect(reply.message).to.deep.equal(
-          conditionAttestationToJson(attestationDomain(L2_CHAIN_ID, l2.verifier), attestation, []).message,
+          attestationToJson(conditionKind, attestationDomain(L2_CHAIN_ID, l2.verifier), attestation, []).message,
         );
         expect(
-          recoverConditionSigner(attestationDomain(L2_CHAIN_ID, l2.verifier), attestation, [node.licenseId], reply.signature),
+          recoverAttestationSigner(
+            conditionKind,
+            attestationDomain(L2_CHAIN_ID, l2.verifier),
+            attestation,
+            [node.licenseId],
+            reply.signature,
+          ),
         ).to.equal(node.burner.address);
       });
 

@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { toQuantity, zeroPadValue, keccak256, toBeHex, type Wallet } from "ethers";
 
 import { attestationDomain, signAttestation } from "../../../src/common/attestation.ts";
+import { balanceKind } from "@avn/protocol/attestation-kinds";
 import { type BalanceAttestation, type NodeSignature } from "@avn/protocol/attestation";
 import { E18 } from "@avn/protocol/units";
 import { L2_CHAIN_ID, startAttestationL2, type AttestationL2 } from "./fixture.ts";
@@ -49,7 +50,7 @@ describe("AttestationVerifier: gas independent of the block's time and number", 
       l2.nodes.slice(0, 2).map(async (node) => ({
         signer: node.burner.address,
         licenseIds: [node.licenseId],
-        signature: await signAttestation(node.burner, domain, attestation, [node.licenseId]),
+        signature: await signAttestation(balanceKind, node.burner, domain, attestation, [node.licenseId]),
       })),
     );
     return { attestation, signatures };

@@ -3,8 +3,8 @@ import { expect } from "chai";
 import type { ConditionAttestationJson } from "@avn/protocol/conditions";
 import type { AttestationJson } from "@avn/protocol/attestation";
 import { chooseQuorumSet } from "../../../src/api/attestation-hub/quorum-set.ts";
-import { attestationFromJson, signAttestation } from "../../../src/common/attestation.ts";
-import { conditionAttestationFromJson } from "../../../src/common/condition-attestation.ts";
+import { attestationDomain, attestationFromJson, signAttestation } from "../../../src/common/attestation.ts";
+import { balanceKind, conditionKind } from "@avn/protocol/attestation-kinds";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import type { AttestationSigner } from "../../../src/node/attestation-signer.ts";
 import type { ConditionSigner } from "../../../src/node/condition-signer.ts";
@@ -18,7 +18,6 @@ import {
   until,
   type AttestationL2,
 } from "./fixture.ts";
-import { attestationDomain } from "../../../src/common/attestation.ts";
 
 type Answerer = Pick<AttestationSigner, "answer">;
 type ConditionAnswerer = Pick<ConditionSigner, "answer">;
@@ -130,14 +129,14 @@ describe("the hub settles only on a set the verifier accepts: at most 16 license
           expect(response.status, await response.clone().text()).to.equal(200);
           const json = ((await response.json()) as { data: { attestation: AttestationJson } }).data.attestation;
           named.push(json.signatures.flatMap((signature) => signature.licenseIds).length);
-          const { attestation, signatures } = attestationFromJson(json);
+          const { attestation, signatures } = attestationFromJson(balanceKind, json);
           if (await verifier.isAttestationValid(attestation, signatures, 3_600n)) valid += 1;
         } else {
           const response = await post("/api/conditions?attest=true", condition);
           expect(response.status, await response.clone().text()).to.equal(200);
           const json = ((await response.json()) as { data: { attestation: ConditionAttestationJson } }).data.attestation;
           named.push(json.signatures.flatMap((signature) => signature.licenseIds).length);
-          const { attestation, signatures } = conditionAttestationFromJson(json);
+          const { attestation, signatures } = attestationFromJson(conditionKind, json);
           if (await verifier.isConditionAttestationValid(attestation, signatures, 3_600n)) valid += 1;
         }
       }
@@ -155,7 +154,7 @@ describe("the hub settles only on a set the verifier accepts: at most 16 license
           const reply = await honest.answer(request);
           if (reply.type !== "attestation") return reply;
           const licenseIds = [...big.licenseIds, ...small.licenseIds];
-          const { attestation } = attestationFromJson({
+          const { attestation } = attestationFromJson(balanceKind, {
             domain: { name: "", version: "", chainId: 0, verifyingContract: l2.verifier },
             message: reply.message,
             signatures: [],
@@ -163,7 +162,7 @@ describe("the hub settles only on a set the verifier accepts: at most 16 license
           return {
             ...reply,
             licenseIds: licenseIds.map(String),
-            signature: await signAttestation(big.burner, attestationDomain(L2_CHAIN_ID, l2.verifier), attestation, licenseIds),
+            signature: await signAttestation(balanceKind, big.burner, attestationDomain(L2_CHAIN_ID, l2.verifier), attestation, licenseIds),
           };
         },
       };

@@ -13,6 +13,7 @@ import { createSourceReaders } from "../../../src/chains/source-readers.ts";
 import { createFailoverTransport } from "../../../src/chains/solana/failover-transport.ts";
 import type { AttestationJson } from "@avn/protocol/attestation";
 import { attestationDomain, attestationFromJson } from "../../../src/common/attestation.ts";
+import { balanceKind } from "@avn/protocol/attestation-kinds";
 import { deployProtocolContracts } from "../../../src/deploy/contracts.ts";
 import { devAccount } from "../../../src/devnet/accounts.ts";
 import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
@@ -287,7 +288,7 @@ export function hubProcessProbes(context: () => { sources: SourceFixtures; apiKe
     expect(response.status, response.body).to.equal(200);
     const json = (JSON.parse(response.body) as { data: { attestation: AttestationJson } }).data.attestation;
     expect(BigInt(new Set(json.signatures.flatMap((signature) => signature.licenseIds)).size)).to.be.at.least(QUORUM);
-    const { attestation, signatures } = attestationFromJson(json);
+    const { attestation, signatures } = attestationFromJson(balanceKind, json);
     expect(await l2.contracts.attestationVerifier.isAttestationValid(attestation, signatures, 3_600n)).to.equal(true);
     return json;
   };

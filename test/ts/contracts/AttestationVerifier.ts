@@ -10,6 +10,7 @@ import {
   attestationToJson,
   recoverAttestationSigner,
 } from "../../../src/common/attestation.ts";
+import { balanceKind } from "@avn/protocol/attestation-kinds";
 import {
   BALANCE_ATTESTATION_TYPE,
   BALANCE_ATTESTATION_TYPES,
@@ -87,7 +88,7 @@ describe("AttestationVerifier", function () {
       const attestation = await attestationOf(ethers, { chain: 1, balance: 2n ** 255n, sourceBlock: 2n ** 64n - 1n });
       for (const licenseIds of [[], [7n], [3n, 1n, 2n ** 96n - 1n]]) {
         expect(await f.attestationVerifier.hashAttestation(attestation, licenseIds)).to.equal(
-          attestationDigest(f.domain, attestation, licenseIds),
+          attestationDigest(balanceKind, f.domain, attestation, licenseIds),
         );
       }
     });
@@ -95,7 +96,7 @@ describe("AttestationVerifier", function () {
     it("serves JSON that viem's and ethers' typed-data verification accept as it is, and parses back", async function () {
       const f = await loadFixture(fixture);
       const { attestation, signatures } = await quorumSigned(f, { balance: 2n ** 70n });
-      const json = JSON.parse(JSON.stringify(attestationToJson(f.domain, attestation, signatures)));
+      const json = JSON.parse(JSON.stringify(attestationToJson(balanceKind, f.domain, attestation, signatures)));
       expect(json.message.balance).to.equal((2n ** 70n).toString());
       for (const { signer, licenseIds, signature } of json.signatures) {
         // What a client does with the documented JSON: the message and the signature's own license ids.
@@ -111,7 +112,7 @@ describe("AttestationVerifier", function () {
         });
         expect(viemValid).to.equal(true);
       }
-      const parsed = attestationFromJson(json);
+      const parsed = attestationFromJson(balanceKind, json);
       expect(parsed.attestation).to.deep.equal(attestation);
       expect(await f.attestationVerifier.isAttestationValid(parsed.attestation, parsed.signatures, MAX_AGE)).to.equal(true);
     });
@@ -120,10 +121,10 @@ describe("AttestationVerifier", function () {
       const f = await loadFixture(fixture);
       const { attestation, signatures } = await quorumSigned(f);
       const [{ signer, licenseIds, signature }] = signatures;
-      expect(recoverAttestationSigner(f.domain, attestation, licenseIds, signature)).to.equal(signer);
-      expect(recoverAttestationSigner(f.domain, attestation, [...licenseIds, 4n], signature)).to.not.equal(signer);
-      expect(recoverAttestationSigner(f.domain, attestation, licenseIds, malleable(signature))).to.equal(undefined);
-      expect(recoverAttestationSigner(f.domain, attestation, licenseIds, "0x1234")).to.equal(undefined);
+      expect(recoverAttestationSigner(balanceKind, f.domain, attestation, licenseIds, signature)).to.equal(signer);
+      expect(recoverAttestationSigner(balanceKind, f.domain, attestation, [...licenseIds, 4n], signature)).to.not.equal(signer);
+      expect(recoverAttestationSigner(balanceKind, f.domain, attestation, licenseIds, malleable(signature))).to.equal(undefined);
+      expect(recoverAttestationSigner(balanceKind, f.domain, attestation, licenseIds, "0x1234")).to.equal(undefined);
     });
   });
 
@@ -274,7 +275,7 @@ describe("AttestationVerifier", function () {
       // One operator's one signature, padded to three licenses by whoever carries it: not a quorum of 3.
       const padding = { ...alone, licenseIds: [1n, 4n, 5n] };
       await expectInvalid(f, attestation, [padding], "AttestationVerifier_WrongSigner");
-      const recovered = recoverAttestationSigner(f.domain, attestation, padding.licenseIds, padding.signature);
+      const recovered = recoverAttestationSigner(balanceKind, f.domain, attestation, padding.licenseIds, padding.signature);
       await expect(f.attestationVerifier.checkAttestation(attestation, [padding], MAX_AGE))
         .to.be.revertedWithCustomError(f.attestationVerifier, "AttestationVerifier_WrongSigner")
         .withArgs(0n, recovered);
@@ -314,7 +315,7 @@ describe("AttestationVerifier", function () {
       // Even the same licenses in another order are not what B signed.
       await expectInvalid(f, attestation, [a, { ...b, licenseIds: [4n, 2n] }], "AttestationVerifier_WrongSigner", [
         1n,
-        recoverAttestationSigner(f.domain, attestation, [4n, 2n], b.signature),
+        recoverAttestationSigner(balanceKind, f.domain, attestation, [4n, 2n], b.signature),
       ]);
     });
 

@@ -4,16 +4,7 @@ import { DatabaseSync } from "node:sqlite";
 
 import { expect } from "chai";
 import hre from "hardhat";
-import {
-  AbiCoder,
-  dataSlice,
-  verifyTypedData as ethersVerifyTypedData,
-  JsonRpcProvider,
-  NonceManager,
-  Wallet,
-  ZeroHash,
-  zeroPadValue,
-} from "ethers";
+import { AbiCoder, dataSlice, JsonRpcProvider, NonceManager, Wallet, ZeroHash, zeroPadValue } from "ethers";
 import { verifyTypedData as viemVerifyTypedData } from "viem";
 
 import {
@@ -39,7 +30,8 @@ import { BURNER_FILE } from "../../../src/node/burner.ts";
 import { STATE_FILE } from "../../../src/node/main.ts";
 import { eventually, startTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 import { buildBalanceProof } from "../../../src/chains/evm/balance-proof.ts";
-import { mutableTypesOf } from "../../../src/common/attestation.ts";
+import { recoverAttestationSigner } from "../../../src/common/attestation.ts";
+import { conditionKind } from "@avn/protocol/attestation-kinds";
 import { describeGovernance } from "./governance-suite.ts";
 import { describeIntegratorsKit, startPreparingKitExample } from "./kit-suite.ts";
 import { describeNodeImage } from "./node-image-suite.ts";
@@ -227,7 +219,7 @@ describe("end to end on the local network: governance, and circuit nodes answeri
               signature: signature as `0x${string}`,
             }),
           ).to.equal(true);
-          expect(ethersVerifyTypedData(domain, mutableTypesOf(LICENSED_CONDITION_ATTESTATION_TYPES), message, signature)).to.equal(signer);
+          expect(recoverAttestationSigner(conditionKind, domain, attestation, licenseIds, signature)).to.equal(signer);
         }
         // Unsigned, the same verdict.
         expect((await evaluateDemoCondition(stack, l2, condition.request, false)).verdict, condition.note).to.equal(condition.verdict);

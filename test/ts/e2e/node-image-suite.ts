@@ -13,6 +13,7 @@ import {
   VerificationRegistry__factory,
 } from "../../../typechain-types/index.ts";
 import { attestationFromJson } from "../../../src/common/attestation.ts";
+import { balanceKind } from "@avn/protocol/attestation-kinds";
 import { HUB_PATH } from "../../../src/common/hub-protocol.ts";
 import type { StackFile } from "../../../src/common/stack-file.ts";
 import { devAccount } from "../../../src/devnet/accounts.ts";
@@ -274,7 +275,7 @@ export function describeNodeImage(context: () => NodeImageSuiteContext): void {
           { chain: "evm", user_address: evm.user_address, contract_address: evm.contract_address },
           "?attest=true",
         );
-        const { attestation, signatures } = attestationFromJson(JSON.parse(text).data.attestation);
+        const { attestation, signatures } = attestationFromJson(balanceKind, JSON.parse(text).data.attestation);
         expect(attestation.balance).to.equal(BigInt(evm.balance));
         expect(
           signatures.some((entry) => entry.signer.toLowerCase() === burner.toLowerCase() && entry.licenseIds.includes(licenseId)),

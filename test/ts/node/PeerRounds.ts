@@ -6,8 +6,8 @@ import type { BalanceAttestation } from "@avn/protocol/attestation";
 import type { ConditionAttestation } from "@avn/protocol/conditions";
 
 import { roundDoneFrame } from "../../../src/api/attestation-hub/rounds.ts";
-import { attestationDomain, attestationMessageToJson, signAttestation } from "../../../src/common/attestation.ts";
-import { conditionMessageToJson, signConditionAttestation } from "../../../src/common/condition-attestation.ts";
+import { attestationDomain, signAttestation } from "../../../src/common/attestation.ts";
+import { balanceKind, conditionKind } from "@avn/protocol/attestation-kinds";
 import {
   MAX_DONE_SIGNATURES,
   MAX_FRAME_BYTES,
@@ -101,12 +101,12 @@ describe("peer observations through the hub's rounds: the round result frame and
       });
     const sign = async (who: ReturnType<typeof node>, struct: BalanceAttestation, licenseIds = who.licenseIds) => ({
       licenseIds: licenseIds.map(String),
-      signature: await signAttestation(who.wallet, domain, struct, licenseIds),
+      signature: await signAttestation(balanceKind, who.wallet, domain, struct, licenseIds),
     });
     /** The node signs `struct` in round `id`: what the hub client tells the tally. */
     const signed = async (peers: PeerRounds, id: string, struct: BalanceAttestation) => {
       const own = await sign(self, struct);
-      peers.signed(id, ownSignedAnswer(domain, { type: "attestation", message: attestationMessageToJson(struct), ...own }));
+      peers.signed(id, ownSignedAnswer(domain, { type: "attestation", message: balanceKind.toMessage(struct), ...own }));
       return own;
     };
     const entry = (signature: { licenseIds: string[]; signature: string }, elapsedMs: number) => ({ ...signature, elapsedMs });
@@ -199,10 +199,10 @@ describe("peer observations through the hub's rounds: the round result frame and
       };
       const signCondition = async (who: ReturnType<typeof node>) => ({
         licenseIds: who.licenseIds.map(String),
-        signature: await signConditionAttestation(who.wallet, domain, condition, who.licenseIds),
+        signature: await signAttestation(conditionKind, who.wallet, domain, condition, who.licenseIds),
       });
       const own = await signCondition(self);
-      const answer = { type: "conditionAttestation" as const, message: conditionMessageToJson(condition), ...own };
+      const answer = { type: "conditionAttestation" as const, message: conditionKind.toMessage(condition), ...own };
       peers.signed("c1", ownSignedAnswer(domain, answer));
       expect(await peers.done({ type: "roundDone", id: "c1", signatures: [entry(own, 3), entry(await signCondition(peerB), 4)] })).to.equal(
         "counted",

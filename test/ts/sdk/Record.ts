@@ -4,8 +4,8 @@ import { BaseError, ContractFunctionRevertedError, createWalletClient, custom, t
 import { mnemonicToAccount } from "viem/accounts";
 import { getTransactionCount } from "viem/actions";
 
-import { attestationDomain, attestationToJson } from "../../../src/common/attestation.ts";
-import { conditionAttestationToJson, signConditionAttestation } from "../../../src/common/condition-attestation.ts";
+import { attestationDomain, attestationToJson, signAttestation } from "../../../src/common/attestation.ts";
+import { balanceKind, conditionKind } from "@avn/protocol/attestation-kinds";
 import type { AttestationDomain, BalanceAttestation } from "@avn/protocol/attestation";
 import {
   InvalidArgumentError,
@@ -65,7 +65,7 @@ async function signedJson(
 ): Promise<AttestationJson> {
   const attestation = await attestationOf(ethers, fields);
   const signatures = await signAll(domain, attestation, f.nodes.slice(0, 2));
-  return JSON.parse(JSON.stringify(attestationToJson(domain, attestation, signatures))) as AttestationJson;
+  return JSON.parse(JSON.stringify(attestationToJson(balanceKind, domain, attestation, signatures))) as AttestationJson;
 }
 
 /** The call's error: it must fail. */
@@ -243,10 +243,12 @@ describe("@avn/sdk recordAttestation", function () {
       f.nodes.slice(0, 2).map(async ({ burner, licenseIds }) => ({
         signer: burner.address,
         licenseIds,
-        signature: await signConditionAttestation(burner, f.domain, attestation, licenseIds),
+        signature: await signAttestation(conditionKind, burner, f.domain, attestation, licenseIds),
       })),
     );
-    const json = JSON.parse(JSON.stringify(conditionAttestationToJson(f.domain, attestation, signatures))) as ConditionAttestationJson;
+    const json = JSON.parse(
+      JSON.stringify(attestationToJson(conditionKind, f.domain, attestation, signatures)),
+    ) as ConditionAttestationJson;
     const refused = await recordAttestation(walletOf(9), json as unknown as AttestationJson).catch((caught: unknown) => caught);
     expect(refused).to.be.instanceOf(NotRecordableError);
     expect((refused as NotRecordableError).code).to.equal("NOT_RECORDABLE");

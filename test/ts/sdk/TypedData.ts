@@ -7,7 +7,7 @@ import { createPublicClient, custom, getAddress, keccak256, toBytes, type EIP119
 import { readContract } from "viem/actions";
 
 import { attestationDomain, attestationToJson } from "../../../src/common/attestation.ts";
-import { conditionAttestationToJson } from "../../../src/common/condition-attestation.ts";
+import { balanceKind, conditionKind } from "@avn/protocol/attestation-kinds";
 import type { AttestationDomain, BalanceAttestation } from "@avn/protocol/attestation";
 import type { ConditionAttestation } from "@avn/protocol/conditions";
 import {
@@ -62,7 +62,7 @@ async function balanceJson(
   const attestation = await attestationOf(ethers, fields);
   const domain = options.domain ?? f.domain;
   const signatures = await signAll(domain, attestation, options.nodes ?? f.nodes.slice(0, 2));
-  return JSON.parse(JSON.stringify(attestationToJson(domain, attestation, signatures))) as AttestationJson;
+  return JSON.parse(JSON.stringify(attestationToJson(balanceKind, domain, attestation, signatures))) as AttestationJson;
 }
 
 /** A signed verdict on `CONDITION` for `OWNER`, issued at the latest block's time, signed as the nodes sign it (under `domain`). */
@@ -81,7 +81,7 @@ async function conditionJson(
     ...fields,
   };
   const signatures = await signConditionAll(domain, attestation, f.nodes.slice(0, 2));
-  return JSON.parse(JSON.stringify(conditionAttestationToJson(domain, attestation, signatures))) as ConditionAttestationJson;
+  return JSON.parse(JSON.stringify(attestationToJson(conditionKind, domain, attestation, signatures))) as ConditionAttestationJson;
 }
 
 describe("@avn/sdk typed data and verification against AttestationVerifier", function () {

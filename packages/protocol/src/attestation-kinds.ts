@@ -1,0 +1,146 @@
+import { z } from "zod";
+
+import {
+  AttestedChain,
+  BALANCE_ATTESTATION_TYPE,
+  LICENSED_BALANCE_ATTESTATION_TYPES,
+  SIGNED_PRIMARY_TYPE,
+  type BalanceAttestation,
+} from "./attestation.ts";
+import {
+  CONDITION_ATTESTATION_TYPE,
+  CONDITION_SIGNED_PRIMARY_TYPE,
+  LICENSED_CONDITION_ATTESTATION_TYPES,
+  type ConditionAttestation,
+} from "./conditions.ts";
+
+/**
+ * One descriptor per kind of signed answer: what a node signs, how it travels as JSON (in the node's frame
+ * and in the API's `data.attestation.message`) and is checked there, and its EIP-712 definition. The node,
+ * the hub, the API and the SDK drive every kind through these, so a kind is written once: adding one is a
+ * new descriptor (and its tests), not a new file on every floor. Hashing, signing and recovery are the
+ * same for every kind and live beside their library (ethers in the services' `src/common/attestation.ts`,
+ * viem in the SDK).
+ */
+export interface AttestationKind<Struct, Message, Frame extends string = string> {
+  /** The kind's name in logs and metrics. */
+  readonly name: "balance" | "condition";
+  /** The node frame (`NodeMessage.type`) that carries a signature of this kind. */
+  readonly frameType: Frame;
+  /** The signed struct's EIP-712 name and type string (`BalanceAttestation(uint8 chain,…)`). */
+  readonly structName: "BalanceAttestation" | "ConditionAttestation";
+  readonly structType: string;
+  /** What a node signs: `{attestation, licenseIds}` (viem's `primaryType`), with its types. */
+  readonly primaryType: string;
+  readonly types: Readonly<Record<string, ReadonlyArray<{ readonly name: string; readonly type: string }>>>;
+  /** The struct as JSON (integers as decimal strings), checked on arrival at the hub and by clients. */
+  readonly messageSchema: z.ZodType<Message>;
+  toMessage(struct: Struct): Message;
+  /** The struct of a checked message; bytes32 fields in lower-case hex, one spelling to compare. */
+  fromMessage(message: Message): Struct;
+  /** The chain time the struct was issued at (seconds): the epoch it counts in, its age. */
+  issuedAt(struct: Struct): bigint;
+}
+
+/** Any kind, for code that drives them all alike. */
+export type AnyAttestationKind = typeof balanceKind | typeof conditionKind;
+
+const bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
+const decimal = z.string().regex(/^\d{1,78}$/);
+/** A position or an issue time: a `uint64`, as a decimal string. */
+const uint64 = z
+  .string()
+  .regex(/^\d{1,20}$/)
+  .refine((value) => BigInt(value) < 2n ** 64n, "above uint64");
+
+/** `BalanceAttestation` as JSON. */
+export const balanceMessageSchema = z.object({
+  chain: z.enum(["0", "1"]),
+  owner: bytes32,
+  asset: bytes32,
+  balance: decimal,
+  queryResultHash: bytes32,
+  sourceBlock: decimal,
+  issuedAt: decimal,
+});
+export type BalanceMessage = z.infer<typeof balanceMessageSchema>;
+
+/** `ConditionAttestation` as JSON; the verdict a JSON boolean only (the string "false" is truthy). */
+export const conditionMessageSchema = z.object({
+  conditionHash: bytes32.describe("keccak-256 of the condition's RFC 8785 JSON in its normal form (data.conditionHash)"),
+  ownersHash: bytes32.describe("keccak-256 of abi.encode(bytes32 ethereumOwner, bytes32 solanaOwner) (data.ownersHash)"),
+  verdict: z.boolean(),
+  ethereumBlock: uint64.describe("The block every Ethereum leaf was read at (0 without one)"),
+  solanaSlot: uint64.describe("The slot every Solana leaf was read at or after (0 without one)"),
+  issuedAt: uint64.describe("The timestamp of the latest L2 block the hub knew"),
+});
+export type ConditionMessage = z.infer<typeof conditionMessageSchema>;
+
+/** A balance, as `POST /api/ccq-evm` / `ccq-svm` `?attest=true` answer it. */
+export const balanceKind: AttestationKind<BalanceAttestation, BalanceMessage, "attestation"> = {
+  name: "balance",
+  frameType: "attestation",
+  structName: "BalanceAttestation",
+  structType: BALANCE_ATTESTATION_TYPE,
+  primaryType: SIGNED_PRIMARY_TYPE,
+  types: LICENSED_BALANCE_ATTESTATION_TYPES,
+  messageSchema: balanceMessageSchema,
+  toMessage: (attestation) => ({
+    chain: String(attestation.chain) as BalanceMessage["chain"],
+    owner: attestation.owner,
+    asset: attestation.asset,
+    balance: attestation.balance.toString(),
+    queryResultHash: attestation.queryResultHash,
+    sourceBlock: attestation.sourceBlock.toString(),
+    issuedAt: attestation.issuedAt.toString(),
+  }),
+  fromMessage: (message) => {
+    const chain = Number(message.chain);
+    if (chain !== AttestedChain.ethereum && chain !== AttestedChain.solana) throw new Error(`unknown attested chain ${message.chain}`);
+    return {
+      chain,
+      owner: message.owner.toLowerCase(),
+      asset: message.asset.toLowerCase(),
+      balance: BigInt(message.balance),
+      queryResultHash: message.queryResultHash.toLowerCase(),
+      sourceBlock: BigInt(message.sourceBlock),
+      issuedAt: BigInt(message.issuedAt),
+    };
+  },
+  issuedAt: (attestation) => attestation.issuedAt,
+};
+
+/** A signed verdict over a holding condition, as `POST /api/conditions?attest=true` answers it. */
+export const conditionKind: AttestationKind<ConditionAttestation, ConditionMessage, "conditionAttestation"> = {
+  name: "condition",
+  frameType: "conditionAttestation",
+  structName: "ConditionAttestation",
+  structType: CONDITION_ATTESTATION_TYPE,
+  primaryType: CONDITION_SIGNED_PRIMARY_TYPE,
+  types: LICENSED_CONDITION_ATTESTATION_TYPES,
+  messageSchema: conditionMessageSchema,
+  toMessage: (attestation) => ({
+    conditionHash: attestation.conditionHash.toLowerCase(),
+    ownersHash: attestation.ownersHash.toLowerCase(),
+    verdict: attestation.verdict,
+    ethereumBlock: attestation.ethereumBlock.toString(),
+    solanaSlot: attestation.solanaSlot.toString(),
+    issuedAt: attestation.issuedAt.toString(),
+  }),
+  fromMessage: (message) => {
+    // Checked by the schema where a message arrives; here too, for a caller that built one by hand.
+    if (typeof message.verdict !== "boolean") throw new TypeError("the verdict must be a JSON boolean");
+    return {
+      conditionHash: message.conditionHash.toLowerCase(),
+      ownersHash: message.ownersHash.toLowerCase(),
+      verdict: message.verdict,
+      ethereumBlock: BigInt(message.ethereumBlock),
+      solanaSlot: BigInt(message.solanaSlot),
+      issuedAt: BigInt(message.issuedAt),
+    };
+  },
+  issuedAt: (attestation) => attestation.issuedAt,
+};
+
+/** The kinds by the node frame that carries their signatures. */
+export const KIND_OF_FRAME = { attestation: balanceKind, conditionAttestation: conditionKind } as const;
