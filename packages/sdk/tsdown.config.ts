@@ -8,6 +8,10 @@ import { defineConfig } from "tsdown";
  * `@avn/protocol/*` to the package's sources (`paths`): reached through node_modules, tsc counts them as a
  * library's files and emits no declarations for them, and the declaration build fails.
  *
+ * zod is bundled for the attestation messages' schemas (`@avn/protocol/attestation-kinds`, written with
+ * `zod/mini`, which tree-shakes to about 35 kB): the same schemas the hub checks the nodes' frames with, so
+ * the SDK's checks and types cannot drift from the wire. It is not a runtime dependency.
+ *
  * `platform: "browser"` because browser bundles import this package: the Solana codecs that
  * `conditionHash` reaches are then taken from their browser builds (web APIs only; Node runs them alike),
  * and a Node-only import would not resolve.
@@ -27,6 +31,6 @@ export default defineConfig({
   define: { "process.env.NODE_ENV": JSON.stringify("production") },
   deps: {
     neverBundle: ["viem", /^viem\//],
-    onlyBundle: ["canonicalize", /^@solana\//],
+    onlyBundle: ["canonicalize", /^@solana\//, "zod"],
   },
 });

@@ -107,7 +107,8 @@ const decimal = z.string().regex(/^\d{1,78}$/);
 const uint64 = z
   .string()
   .regex(/^\d{1,20}$/)
-  .refine((value) => BigInt(value) < 2n ** 64n, "above uint64");
+  // Checks go on after a failed one: the range is read only of digits ("abc" would throw in BigInt).
+  .refine((value) => !/^\d+$/.test(value) || BigInt(value) < 2n ** 64n, "above uint64");
 const roundId = z.string().max(64);
 const nodeSignature = z.string().regex(/^0x[0-9a-fA-F]{130}$/);
 

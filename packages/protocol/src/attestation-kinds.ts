@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/mini";
 
 import {
   AttestedChain,
@@ -34,7 +34,7 @@ export interface AttestationKind<Struct, Message, Frame extends string = string>
   readonly primaryType: string;
   readonly types: Readonly<Record<string, ReadonlyArray<{ readonly name: string; readonly type: string }>>>;
   /** The struct as JSON (integers as decimal strings), checked on arrival at the hub and by clients. */
-  readonly messageSchema: z.ZodType<Message>;
+  readonly messageSchema: z.ZodMiniType<Message>;
   toMessage(struct: Struct): Message;
   /** The struct of a checked message; bytes32 fields in lower-case hex, one spelling to compare. */
   fromMessage(message: Message): Struct;
@@ -45,34 +45,42 @@ export interface AttestationKind<Struct, Message, Frame extends string = string>
 /** Any kind, for code that drives them all alike. */
 export type AnyAttestationKind = typeof balanceKind | typeof conditionKind;
 
-const bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
-const decimal = z.string().regex(/^\d{1,78}$/);
+// zod/mini: the SDK bundles these schemas into browser builds, and the classic API would triple its size.
+// Each check names what is expected, which the SDK's errors repeat.
+const bytes32 = z
+  .string("must be 0x followed by 64 hexadecimal digits")
+  .check(z.regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hexadecimal digits"));
+const decimal = z.string("must be a uint256, written as a decimal string").check(
+  z.regex(/^\d{1,78}$/, "must be a uint256, written as a decimal string"),
+  // Checks go on after a failed one: the range is read only of digits.
+  z.refine((value) => !/^\d+$/.test(value) || BigInt(value) < 2n ** 256n, "must be a uint256, written as a decimal string"),
+);
 /** A position or an issue time: a `uint64`, as a decimal string. */
-const uint64 = z
-  .string()
-  .regex(/^\d{1,20}$/)
-  .refine((value) => BigInt(value) < 2n ** 64n, "above uint64");
+const uint64 = z.string("must be a uint64, written as a decimal string").check(
+  z.regex(/^\d{1,20}$/, "must be a uint64, written as a decimal string"),
+  z.refine((value) => !/^\d+$/.test(value) || BigInt(value) < 2n ** 64n, "must be a uint64, written as a decimal string"),
+);
 
 /** `BalanceAttestation` as JSON. */
 export const balanceMessageSchema = z.object({
-  chain: z.enum(["0", "1"]),
+  chain: z.enum(["0", "1"], 'must be "0" (Ethereum) or "1" (Solana)'),
   owner: bytes32,
   asset: bytes32,
   balance: decimal,
   queryResultHash: bytes32,
-  sourceBlock: decimal,
-  issuedAt: decimal,
+  sourceBlock: uint64,
+  issuedAt: uint64,
 });
 export type BalanceMessage = z.infer<typeof balanceMessageSchema>;
 
 /** `ConditionAttestation` as JSON; the verdict a JSON boolean only (the string "false" is truthy). */
 export const conditionMessageSchema = z.object({
-  conditionHash: bytes32.describe("keccak-256 of the condition's RFC 8785 JSON in its normal form (data.conditionHash)"),
-  ownersHash: bytes32.describe("keccak-256 of abi.encode(bytes32 ethereumOwner, bytes32 solanaOwner) (data.ownersHash)"),
-  verdict: z.boolean(),
-  ethereumBlock: uint64.describe("The block every Ethereum leaf was read at (0 without one)"),
-  solanaSlot: uint64.describe("The slot every Solana leaf was read at or after (0 without one)"),
-  issuedAt: uint64.describe("The timestamp of the latest L2 block the hub knew"),
+  conditionHash: bytes32.check(z.describe("keccak-256 of the condition's RFC 8785 JSON in its normal form (data.conditionHash)")),
+  ownersHash: bytes32.check(z.describe("keccak-256 of abi.encode(bytes32 ethereumOwner, bytes32 solanaOwner) (data.ownersHash)")),
+  verdict: z.boolean("must be a JSON boolean"),
+  ethereumBlock: uint64.check(z.describe("The block every Ethereum leaf was read at (0 without one)")),
+  solanaSlot: uint64.check(z.describe("The slot every Solana leaf was read at or after (0 without one)")),
+  issuedAt: uint64.check(z.describe("The timestamp of the latest L2 block the hub knew")),
 });
 export type ConditionMessage = z.infer<typeof conditionMessageSchema>;
 

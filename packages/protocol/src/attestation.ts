@@ -1,3 +1,4 @@
+import type { BalanceMessage } from "./attestation-kinds.ts";
 import { SourceChain } from "./constants.ts";
 
 /**
@@ -90,6 +91,7 @@ export interface NodeSignature {
 /** An attestation as the API serves it: `domain` and `message` go to viem's or ethers' typed-data verification as they are. */
 export interface AttestationJson {
   domain: { name: string; version: string; chainId: number; verifyingContract: string };
-  message: { chain: string; owner: string; asset: string; balance: string; queryResultHash: string; sourceBlock: string; issuedAt: string };
+  /** The struct as JSON: its type is inferred from the balance kind's schema, the one the hub checks frames with. */
+  message: BalanceMessage;
   signatures: Array<{ signer: string; licenseIds: string[]; signature: string }>;
 }

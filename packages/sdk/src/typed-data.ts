@@ -10,6 +10,7 @@ import {
   LICENSED_CONDITION_ATTESTATION_TYPES,
   type ConditionAttestationJson,
 } from "@avn/protocol/conditions";
+import { balanceKind, conditionKind, type AttestationKind } from "@avn/protocol/attestation-kinds";
 import { getAddress, hashTypedData, isAddress, isHex, type Address, type Hex } from "viem";
 
 import { MalformedAttestationError } from "./errors.ts";
@@ -95,8 +96,9 @@ export function toContractAttestation(json: AnyAttestationJson): ContractBalance
   if (typeof json !== "object" || json === null) throw new MalformedAttestationError("", "must be an object");
   const domain = domainOf(json.domain);
   const signatures = signaturesOf(json.signatures);
-  if (isConditionAttestation(json)) return { kind: "condition", domain, attestation: conditionMessageOf(json.message), signatures };
-  return { kind: "balance", domain, attestation: balanceMessageOf(json.message), signatures };
+  if (isConditionAttestation(json))
+    return { kind: "condition", domain, attestation: messageOf(conditionKind, json.message) as ContractConditionAttestation, signatures };
+  return { kind: "balance", domain, attestation: messageOf(balanceKind, json.message) as ContractBalanceAttestation, signatures };
 }
 
 /** The typed data of a balance attestation's signature (`LicensedBalanceAttestation`). */
@@ -216,30 +218,19 @@ function signaturesOf(signatures: AnyAttestationJson["signatures"]): ContractNod
   });
 }
 
-function balanceMessageOf(message: AttestationJson["message"]): ContractBalanceAttestation {
-  if (typeof message !== "object" || message === null) throw new MalformedAttestationError("message", "must be an object");
-  return {
-    chain: Number(uintAt("message.chain", message.chain, 8)),
-    owner: bytes32At("message.owner", message.owner),
-    asset: bytes32At("message.asset", message.asset),
-    balance: uintAt("message.balance", message.balance),
-    queryResultHash: bytes32At("message.queryResultHash", message.queryResultHash),
-    sourceBlock: uintAt("message.sourceBlock", message.sourceBlock, 64),
-    issuedAt: uintAt("message.issuedAt", message.issuedAt, 64),
-  };
-}
-
-function conditionMessageOf(message: ConditionAttestationJson["message"]): ContractConditionAttestation {
-  // `"false"` is a truthy string: a verdict that is not a JSON boolean is refused, never coerced.
-  if (typeof message.verdict !== "boolean") throw new MalformedAttestationError("message.verdict", "must be a JSON boolean");
-  return {
-    conditionHash: bytes32At("message.conditionHash", message.conditionHash),
-    ownersHash: bytes32At("message.ownersHash", message.ownersHash),
-    verdict: message.verdict,
-    ethereumBlock: uintAt("message.ethereumBlock", message.ethereumBlock, 64),
-    solanaSlot: uintAt("message.solanaSlot", message.solanaSlot, 64),
-    issuedAt: uintAt("message.issuedAt", message.issuedAt, 64),
-  };
+/**
+ * The struct of a message of `kind`, checked with the kind's own schema (`@avn/protocol/attestation-kinds`:
+ * the one the hub checks the nodes' frames with), bytes32 fields in lower-case hex. A verdict that is not a
+ * JSON boolean is refused there: `"false"` is a truthy string.
+ */
+function messageOf<S>(kind: AttestationKind<S, unknown>, message: unknown): S {
+  const parsed = kind.messageSchema.safeParse(message);
+  if (!parsed.success) {
+    const [issue] = parsed.error.issues;
+    const path = ["message", ...issue.path.map(String)].join(".");
+    throw new MalformedAttestationError(path, issue.path.length === 0 ? "must be an object" : issue.message);
+  }
+  return kind.fromMessage(parsed.data);
 }
 
 /**
@@ -254,10 +245,4 @@ function uintAt(path: string, value: unknown, bits = 256): bigint {
   if (parsed === undefined || parsed < 0n || parsed >= 2n ** BigInt(bits))
     throw new MalformedAttestationError(path, `must be a uint${bits}, written as a decimal string`);
   return parsed;
-}
-
-function bytes32At(path: string, value: unknown): Hex {
-  if (typeof value !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(value))
-    throw new MalformedAttestationError(path, "must be 0x followed by 64 hexadecimal digits");
-  return value.toLowerCase() as Hex;
 }

@@ -162,6 +162,8 @@ describe("signed verdicts over holding conditions (issue 32)", function () {
         { ...frame, request: { ...frame.request, extra: 1 } },
         { ...frame, verdict: "true" },
         { ...frame, ethereumBlock: (MAX_UINT64 + 1n).toString() },
+        // Not digits: refused as malformed, not thrown from inside the check of its range.
+        { ...frame, ethereumBlock: "abc" },
         { ...frame, issuedAt: 9 },
         { ...frame, request: "{}" },
       ])
