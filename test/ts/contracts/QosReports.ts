@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import hre from "hardhat";
 
 import { fixture, loadFixture, ethers, time } from "./verification-registry/fixture.ts";
 import { EPOCH_DURATION, LIVENESS_WINDOW } from "../../helpers/protocol.ts";
@@ -55,9 +56,12 @@ describe("QosReports: the nodes' measurements of the service, published by live 
     const [none, three, cap] = [await gasWith(0), await gasWith(3), await gasWith(128)];
     const perPeer = (cap - none) / 128n;
     console.log(`      (a report: ${none} gas; with 3 peers ${three}; with 128 peers ${cap}, ${perPeer} per peer)`);
-    expect(none).to.be.below(50_000n);
-    expect(three).to.be.below(56_000n);
-    expect(perPeer).to.be.below(3_000n);
+    // Bars on the deployed bytecode: under coverage the instrumented contracts spend more.
+    if (!hre.globalOptions.coverage) {
+      expect(none).to.be.below(50_000n);
+      expect(three).to.be.below(56_000n);
+      expect(perPeer).to.be.below(3_000n);
+    }
   });
 
   it("refuses more than MAX_PEER_OBSERVATIONS peers, peers out of order or repeated, and peer counts that do not nest", async function () {
