@@ -10,7 +10,8 @@ import type { SolanaBalanceReader } from "./solana/balance-reader.ts";
  */
 export interface ConditionSources {
   evmAt(block: bigint): Pick<EvmBalanceReader, "balanceOf">;
-  solanaFrom(slot: bigint): Pick<SolanaBalanceReader, "balanceOf">;
+  /** A condition's Solana leaves are read together: one owner, every mint at once. */
+  solanaFrom(slot: bigint): Pick<SolanaBalanceReader, "balancesOf">;
 }
 
 /** The positions a condition is read at: 0 for a chain none of its leaves is on. */
@@ -41,9 +42,10 @@ export function chainsOf(condition: ConditionRequest["condition"]): { ethereum: 
 }
 
 /**
- * Reads every leaf of `request`'s condition for its owners at `positions`, all at once (the readers batch
- * them: one Multicall3 call for the Ethereum leaves), and evaluates the verdict. An asset that is not there
- * rejects with the reader's `AssetNotFoundError`: a missing token is not a zero balance.
+ * Reads every leaf of `request`'s condition for its owners at `positions`, one batch per chain (the
+ * Ethereum leaves in one Multicall3 call, which the reader coalesces; the Solana leaves in three requests,
+ * `balancesOf`), and evaluates the verdict. An asset that is not there rejects with the reader's
+ * `AssetNotFoundError`: a missing token is not a zero balance.
  */
 export async function readCondition(
   request: Pick<ConditionRequest, "owners" | "condition">,
@@ -51,6 +53,11 @@ export async function readCondition(
   positions: ConditionPositions,
 ): Promise<ConditionReading> {
   const leaves = conditionLeaves(request.condition);
+  const solanaMints = leaves.flatMap((leaf) => (leaf.chain === "solana" ? [leaf.token_mint_address] : []));
+  const solana =
+    solanaMints.length === 0
+      ? new Map<string, { balance: bigint; queryResult: string }>()
+      : sources.solanaFrom(positions.solanaSlot).balancesOf(ownerOf(request, "solana"), solanaMints);
   const readings = await Promise.all(
     leaves.map(async (leaf): Promise<LeafReading> => {
       const read =
@@ -58,7 +65,7 @@ export async function readCondition(
           ? await sources
               .evmAt(positions.ethereumBlock)
               .balanceOf(leaf.contract_address, ownerOf(request, "ethereum"), undefined, tokenIdOf(leaf))
-          : await sources.solanaFrom(positions.solanaSlot).balanceOf(ownerOf(request, "solana"), leaf.token_mint_address);
+          : (await solana).get(leaf.token_mint_address)!;
       return { leaf, balance: read.balance, queryResult: read.queryResult, holds: leafHolds(leaf, read.balance) };
     }),
   );
@@ -72,10 +79,10 @@ export async function readCondition(
 }
 
 /** Sources over the plain readers: each Ethereum read names its block, each Solana read its minimum slot. */
-export function headSources(evm: Pick<EvmBalanceReader, "balanceOf">, solana: Pick<SolanaBalanceReader, "balanceOf">): ConditionSources {
+export function headSources(evm: Pick<EvmBalanceReader, "balanceOf">, solana: Pick<SolanaBalanceReader, "balancesOf">): ConditionSources {
   return {
     evmAt: (block) => ({ balanceOf: (asset, owner, _block, tokenId) => evm.balanceOf(asset, owner, block, tokenId) }),
-    solanaFrom: (slot) => ({ balanceOf: (owner, mint) => solana.balanceOf(owner, mint, { minContextSlot: slot }) }),
+    solanaFrom: (slot) => ({ balancesOf: (owner, mints) => solana.balancesOf(owner, mints, { minContextSlot: slot }) }),
   };
 }
 

@@ -48,7 +48,7 @@ export class PinnedReaders {
   }
 }
 
-const PINNED_METHODS = new Set(["getAccountInfo", "getTokenAccountsByOwner"]);
+const PINNED_METHODS = new Set(["getAccountInfo", "getMultipleAccounts", "getTokenAccountsByOwner"]);
 
 /** The JSON-RPC payload with `minContextSlot` raised to `slot` in its trailing options object. */
 function withMinContextSlot(payload: unknown, slot: bigint): unknown {

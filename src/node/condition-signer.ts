@@ -154,10 +154,11 @@ function notBelowSlot(sources: ConditionSources): ConditionSources {
   return {
     evmAt: (block) => sources.evmAt(block),
     solanaFrom: (slot) => ({
-      balanceOf: async (owner, mint, options) => {
-        const read = await sources.solanaFrom(slot).balanceOf(owner, mint, options);
-        if (read.slot < slot) throw new SlotBelowPinError(`the Solana RPC answered from slot ${read.slot}, below ${slot}`);
-        return read;
+      balancesOf: async (owner, mints, options) => {
+        const reads = await sources.solanaFrom(slot).balancesOf(owner, mints, options);
+        for (const read of reads.values())
+          if (read.slot < slot) throw new SlotBelowPinError(`the Solana RPC answered from slot ${read.slot}, below ${slot}`);
+        return reads;
       },
     }),
   };

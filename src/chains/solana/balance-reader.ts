@@ -13,7 +13,14 @@ import {
 
 import { AssetNotFoundError, SourceError } from "../rpc/errors.ts";
 import { DEFAULT_HEAD_TTL_MS, HeadCache } from "../rpc/head-cache.ts";
-import { ACCOUNT_AMOUNT_OFFSET, ACCOUNT_MINT_OFFSET, ACCOUNT_OWNER_OFFSET, isInitializedMint, TOKEN_ACCOUNT_SIZE } from "./token-layout.ts";
+import {
+  ACCOUNT_AMOUNT_OFFSET,
+  ACCOUNT_MINT_OFFSET,
+  ACCOUNT_OWNER_OFFSET,
+  isInitializedMint,
+  TOKEN_ACCOUNT_SIZE,
+  TOKEN_PROGRAMS,
+} from "./token-layout.ts";
 
 interface TokenAccountsAnswer {
   context: { slot: bigint };
@@ -85,6 +92,54 @@ export class SolanaBalanceReader {
     return promise;
   }
 
+  /**
+   * What `owner` holds of each of `mints`, at `minContextSlot` or later, in three requests however many
+   * mints (a condition's Solana leaves): the mints in one `getMultipleAccounts`, and the owner's token
+   * accounts of each token program (SPL Token, Token-2022) in one `getTokenAccountsByOwner` each, all at
+   * once. Each answer is what `balanceOf` gives for that mint (the same balance, QueryResult and checks); a
+   * mint that is not there rejects the whole read with `AssetNotFoundError`, as a leaf read alone would.
+   */
+  async balancesOf(
+    owner: string,
+    mints: readonly string[],
+    options: { minContextSlot?: bigint } = {},
+  ): Promise<Map<string, SolanaBalance>> {
+    const { minContextSlot } = options;
+    const ownerAddress = address(owner);
+    const mintAddresses = [...new Set(mints)].map((mint) => address(mint));
+    // Without a lower bound (a pinned transport adds one), the three reads may come from different slots.
+    const read = { encoding: "base64", commitment: "finalized", ...(minContextSlot === undefined ? {} : { minContextSlot }) } as const;
+    const [mintInfos, ...programAccounts] = await Promise.all([
+      this.#rpc.getMultipleAccounts(mintAddresses, read).send(),
+      ...TOKEN_PROGRAMS.map((programId) => this.#rpc.getTokenAccountsByOwner(ownerAddress, { programId: address(programId) }, read).send()),
+    ]);
+    const answers = [mintInfos, ...programAccounts];
+    // Trust, but check: an upstream that ignored minContextSlot must not pass off an older state.
+    for (const answer of answers)
+      if (minContextSlot !== undefined && answer.context.slot < minContextSlot)
+        throw new SourceError(`the upstream answered from slot ${answer.context.slot}, before the requested slot ${minContextSlot}`);
+    const balances = new Map<string, SolanaBalance>();
+    mintAddresses.forEach((mint, index) => {
+      const mintAccount = mintInfos.value[index];
+      if (mintAccount === null) throw new AssetNotFoundError(`no mint account at ${mint}`);
+      if (!isInitializedMint(mintAccount.owner, getBase64Encoder().encode(mintAccount.data[0])))
+        throw new AssetNotFoundError(`${mint} is not a token mint`);
+      const accounts = programAccounts[TOKEN_PROGRAMS.indexOf(mintAccount.owner)];
+      const encoder = getAddressEncoder();
+      const mintBytes = encoder.encode(mint);
+      const ofMint = {
+        context: accounts.context,
+        // The program's accounts of this mint: what a read filtered by the mint returns.
+        value: accounts.value.filter(({ account }) => {
+          const data = getBase64Encoder().encode(account.data[0]);
+          return data.length >= TOKEN_ACCOUNT_SIZE && sameBytes(data.subarray(ACCOUNT_MINT_OFFSET, ACCOUNT_MINT_OFFSET + 32), mintBytes);
+        }),
+      };
+      balances.set(mint, this.#sum(ownerAddress, mint, mintAccount.owner, ofMint));
+    });
+    return balances;
+  }
+
   async #read(owner: Address, mint: Address, minContextSlot: bigint | undefined): Promise<SolanaBalance> {
     const mintInfo = await this.#rpc
       .getAccountInfo(mint, { encoding: "base64", commitment: "finalized", ...(minContextSlot === undefined ? {} : { minContextSlot }) })
@@ -109,13 +164,18 @@ export class SolanaBalanceReader {
       if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS)) throw new AssetNotFoundError(`${mint} is not a token mint`);
       throw error;
     }
+    return this.#sum(owner, mint, mintAccount.owner, accounts);
+  }
+
+  /** The owner's balance of `mint` from its token accounts of the mint's program, checked and summed. */
+  #sum(owner: Address, mint: Address, program: Address, accounts: TokenAccountsAnswer): SolanaBalance {
     const encoder = getAddressEncoder();
     const [ownerBytes, mintBytes] = [encoder.encode(owner), encoder.encode(mint)];
     const held = accounts.value.map(({ pubkey, account }) => {
       const data = getBase64Encoder().encode(account.data[0]);
       // Trust, but check: the upstream's filter must have matched this owner and mint.
       if (
-        account.owner !== mintAccount.owner ||
+        account.owner !== program ||
         data.length < TOKEN_ACCOUNT_SIZE ||
         !sameBytes(data.subarray(ACCOUNT_MINT_OFFSET, ACCOUNT_MINT_OFFSET + 32), mintBytes) ||
         !sameBytes(data.subarray(ACCOUNT_OWNER_OFFSET, ACCOUNT_OWNER_OFFSET + 32), ownerBytes)

@@ -44,7 +44,7 @@ export interface SolanaRpcServer {
 
 /**
  * A Solana JSON-RPC endpoint over a LiteSVM ledger, serving the methods the Solana source adapter uses
- * (`getAccountInfo`, `getTokenAccountsByOwner`, plus `getSlot`, `getHealth`, `getVersion` for health
+ * (`getAccountInfo`, `getMultipleAccounts`, `getTokenAccountsByOwner`, plus `getSlot`, `getHealth`, `getVersion` for health
  * checks) with agave's wire format and error messages. It is a test and local-stack harness: the adapter
  * itself speaks plain Solana JSON-RPC and works unchanged against a real node. LiteSVM keeps only the
  * latest state, so every commitment level reads the same state.
@@ -106,6 +106,18 @@ function handle(svm: LiteSVM, method: string, params: unknown[]): unknown {
     case "getAccountInfo": {
       const account = svm.getAccount(parseAddress(params[0]));
       return { context, value: account.exists ? uiAccount(account) : null };
+    }
+    case "getMultipleAccounts": {
+      // As agave: at most 100 keys; one entry per key, null for an account that does not exist.
+      const keys = params[0];
+      if (!Array.isArray(keys) || keys.length > 100) throw new SolanaRpcAnswerError(-32602, "Invalid params: expected at most 100 keys");
+      return {
+        context,
+        value: keys.map((key) => {
+          const account = svm.getAccount(parseAddress(key));
+          return account.exists ? uiAccount(account) : null;
+        }),
+      };
     }
     case "getTokenAccountsByOwner":
       return { context, value: tokenAccountsByOwner(svm, parseAddress(params[0]), params[1]) };

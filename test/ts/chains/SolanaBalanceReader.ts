@@ -136,6 +136,33 @@ describe("source adapter: Solana token balances (LiteSVM endpoint, real SPL Toke
     }
   });
 
+  it("reads many mints of one owner in three requests, each answer what balanceOf gives, a missing mint not found", async function () {
+    const solana = reader();
+    const slot = await solana.currentSlotUncached();
+    const mints = [fixture.splMint, fixture.t22Mint, fixture.nftMint, fixture.splMint];
+    const calls = () => ["getMultipleAccounts", "getTokenAccountsByOwner", "getAccountInfo"].map((method) => rpc.calls.get(method) ?? 0);
+    const before = calls();
+    const batch = await solana.balancesOf(fixture.owner, mints, { minContextSlot: slot });
+    // One getMultipleAccounts for the mints, one getTokenAccountsByOwner per token program, whatever the count.
+    expect(calls().map((count, index) => count - before[index])).to.deep.equal([1, 2, 0]);
+    expect([...batch.keys()]).to.deep.equal([fixture.splMint, fixture.t22Mint, fixture.nftMint]);
+    for (const mint of batch.keys()) {
+      const alone = await solana.balanceOf(fixture.owner, mint, { minContextSlot: slot });
+      expect(batch.get(mint), mint).to.deep.equal(alone);
+    }
+    expect(batch.get(fixture.t22Mint)!.balance).to.equal(2n ** 53n + 7n);
+    expect(batch.get(fixture.nftMint)).to.include({ balance: 0n, queryResult: "" });
+    // The NFT's holder: its one account, read among the program's accounts of every mint.
+    const holder = await solana.balancesOf(fixture.nftOwner, [fixture.nftMint, fixture.splMint], { minContextSlot: slot });
+    expect(holder.get(fixture.nftMint)!.balance).to.equal(1n);
+    expect(holder.get(fixture.nftMint)).to.deep.equal(await solana.balanceOf(fixture.nftOwner, fixture.nftMint));
+    const nowhere = (await generateKeyPairSigner()).address;
+    for (const missing of [nowhere, fixture.owner])
+      expect(
+        await solana.balancesOf(fixture.owner, [fixture.splMint, missing], { minContextSlot: slot }).catch((error: unknown) => error),
+      ).to.be.instanceOf(AssetNotFoundError);
+  });
+
   it("shares one read between identical queries in flight", async function () {
     const before = rpc.calls.get("getTokenAccountsByOwner") ?? 0;
     const solana = reader();
