@@ -59,7 +59,10 @@ export class AttestationSigner {
         if (lag !== undefined) return refuse(lag);
         read = await this.options.pinned.evmAt(sourceBlock).balanceOf(request.asset, request.owner);
       } else {
-        const solana = await this.options.pinned.solanaFrom(sourceBlock).balanceOf(request.owner, request.asset);
+        // The pinned slot as the lower bound: the mint and the accounts are then read at once.
+        const solana = await this.options.pinned
+          .solanaFrom(sourceBlock)
+          .balanceOf(request.owner, request.asset, { minContextSlot: sourceBlock });
         if (solana.slot < sourceBlock) return refuse(`the Solana RPC answered from slot ${solana.slot}, below ${sourceBlock}`);
         read = solana;
       }

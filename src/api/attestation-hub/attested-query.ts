@@ -42,7 +42,7 @@ export async function attestEvm(service: AttestationService, owner: string, asse
 export async function attestSvm(service: AttestationService, owner: string, mint: string): Promise<AttestedAnswer> {
   const [sourceBlock, issuedAt] = await Promise.all([service.solana.latestSlot(), service.hub.issuedAt()]);
   return attest(service, { chain: AttestedChain.solana, owner, asset: mint, sourceBlock, issuedAt }, () =>
-    service.pinned.solanaFrom(sourceBlock).balanceOf(owner, mint),
+    service.pinned.solanaFrom(sourceBlock).balanceOf(owner, mint, { minContextSlot: sourceBlock }),
   );
 }
 

@@ -140,10 +140,18 @@ export class SolanaBalanceReader {
     return balances;
   }
 
+  /**
+   * With a lower bound, the mint and the owner's accounts are read at once (both at that slot or later);
+   * without, the accounts are read after the mint, no older than its answer. Either way the mint's answer
+   * decides first: a missing mint is not found, whatever the accounts read said of it.
+   */
   async #read(owner: Address, mint: Address, minContextSlot: bigint | undefined): Promise<SolanaBalance> {
-    const mintInfo = await this.#rpc
-      .getAccountInfo(mint, { encoding: "base64", commitment: "finalized", ...(minContextSlot === undefined ? {} : { minContextSlot }) })
-      .send();
+    const bound = minContextSlot === undefined ? {} : { minContextSlot };
+    const readAccounts = (atLeast: bigint) =>
+      this.#rpc.getTokenAccountsByOwner(owner, { mint }, { encoding: "base64", commitment: "finalized", minContextSlot: atLeast }).send();
+    const early = minContextSlot === undefined ? undefined : readAccounts(minContextSlot);
+    early?.catch(() => undefined); // judged below, after the mint
+    const mintInfo = await this.#rpc.getAccountInfo(mint, { encoding: "base64", commitment: "finalized", ...bound }).send();
     // Trust, but check: an upstream that ignored minContextSlot must not pass off an older state.
     if (minContextSlot !== undefined && mintInfo.context.slot < minContextSlot) {
       throw new SourceError(`the upstream answered from slot ${mintInfo.context.slot}, before the requested slot ${minContextSlot}`);
@@ -156,13 +164,14 @@ export class SolanaBalanceReader {
 
     let accounts: TokenAccountsAnswer;
     try {
-      accounts = await this.#rpc
-        .getTokenAccountsByOwner(owner, { mint }, { encoding: "base64", commitment: "finalized", minContextSlot: mintInfo.context.slot })
-        .send();
+      accounts = await (early ?? readAccounts(mintInfo.context.slot));
     } catch (error) {
       // The RPC refuses a mint it cannot unpack with "invalid params": what it says is that no token is there.
       if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS)) throw new AssetNotFoundError(`${mint} is not a token mint`);
       throw error;
+    }
+    if (minContextSlot !== undefined && accounts.context.slot < minContextSlot) {
+      throw new SourceError(`the upstream answered from slot ${accounts.context.slot}, before the requested slot ${minContextSlot}`);
     }
     return this.#sum(owner, mint, mintAccount.owner, accounts);
   }
