@@ -43,7 +43,7 @@ export function chainsOf(condition: ConditionRequest["condition"]): { ethereum: 
 
 /**
  * Reads every leaf of `request`'s condition for its owners at `positions`, one batch per chain (the
- * Ethereum leaves in one Multicall3 call, which the reader coalesces; the Solana leaves in three requests,
+ * Ethereum leaves in one Multicall3 call, which the reader coalesces; the Solana leaves all at once,
  * `balancesOf`), and evaluates the verdict. An asset that is not there rejects with the reader's
  * `AssetNotFoundError`: a missing token is not a zero balance.
  */

@@ -82,6 +82,11 @@ export interface RoundDone {
   /** The round's id, as in its request. */
   id: string;
   signatures: Array<{ licenseIds: string[]; signature: string; elapsedMs: number }>;
+  /**
+   * True when the hub left signatures out (more than fit one frame): a license absent from the list may then
+   * have signed, so the node counts nobody as absent from this round.
+   */
+  truncated: boolean;
 }
 /** The most signatures one `roundDone` lists (the hub keeps the fastest, and fewer when they do not fit a frame). */
 export const MAX_DONE_SIGNATURES = 40;
@@ -126,6 +131,7 @@ export const roundDoneSchema = z.strictObject({
     )
     .min(1)
     .max(MAX_DONE_SIGNATURES),
+  truncated: z.boolean(),
 });
 
 /**

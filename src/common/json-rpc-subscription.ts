@@ -52,6 +52,7 @@ export class JsonRpcSubscription {
         } catch {
           return;
         }
+        if (typeof message !== "object" || message === null) return; // `null`, a number: not a JSON-RPC message
         if (message.id === SUBSCRIBE_ID) {
           if (typeof message.result !== "string") {
             options.onRefused?.(message.error);

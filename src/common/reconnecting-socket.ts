@@ -8,6 +8,8 @@ import { WebSocket, type RawData } from "ws";
 export const RECONNECT_BACKOFF = { firstMs: 500, maxMs: 30_000 } as const;
 /** How long an opening handshake may take before the attempt counts as failed. */
 const HANDSHAKE_TIMEOUT_MS = 5_000;
+/** The largest message accepted by default: a JSON-RPC notification is a few kB (the other side is not trusted). */
+const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
 
 /** One open connection, as the callbacks see it. */
 export interface SocketConnection {
@@ -37,6 +39,8 @@ export interface ReconnectingSocketOptions {
   onClose?(closed: SocketClosed): void;
   /** Pings the other side this often, and drops a connection that answered none since (a half-open TCP one). */
   pingMs?: number;
+  /** A larger message closes the connection (1009) before it is read: 1 MiB unless the protocol says less. */
+  maxPayloadBytes?: number;
   /** False: no attempt after the first connection ends (the devnet's chains, whose end is final). */
   reconnect?: boolean;
   /** The backoff's bounds (tests shorten them); RECONNECT_BACKOFF otherwise. */
@@ -92,7 +96,10 @@ export class ReconnectingSocket {
     const { urls } = this.#options;
     const url = urls[this.#next];
     this.#next = (this.#next + 1) % urls.length;
-    const socket = new WebSocket(url, { handshakeTimeout: HANDSHAKE_TIMEOUT_MS });
+    const socket = new WebSocket(url, {
+      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+      maxPayload: this.#options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES,
+    });
     this.#socket = socket;
     const connection: SocketConnection = {
       url,
@@ -120,7 +127,14 @@ export class ReconnectingSocket {
     });
     socket.on("message", (data) => {
       // A frame that arrives while a stopped connection closes is for nobody.
-      if (this.#socket === socket) this.#options.onMessage(textOf(data), connection);
+      if (this.#socket !== socket) return;
+      try {
+        this.#options.onMessage(textOf(data), connection);
+      } catch {
+        // The other side is not trusted: a frame its reader cannot handle ends this connection, never the
+        // process (ws calls this listener from the socket's own event, where a throw would be uncaught).
+        socket.close(1011, "unreadable message");
+      }
     });
     socket.on("close", (code, reason) => {
       clearInterval(ping);

@@ -9,6 +9,7 @@ import { urlOrigin } from "../common/environment.ts";
 import {
   challengeText,
   hubUrlAllowed,
+  MAX_FRAME_BYTES,
   MAX_HELLO_LICENSES,
   normalizeHubUrl,
   roundDoneSchema,
@@ -80,6 +81,8 @@ export function connectToHub(options: HubClientOptions): () => Promise<void> {
     urls,
     firstRetryMs: options.firstRetryMs,
     maxRetryMs: options.maxRetryMs,
+    // The hub's frames are bounded (MAX_FRAME_BYTES): a larger one is a hub to stop reading.
+    maxPayloadBytes: MAX_FRAME_BYTES,
     onMessage: (text, connection) => onMessage(text, connection),
     onClose: ({ url, code, reason, retryInMs }) => {
       admitted = false;
@@ -100,6 +103,7 @@ export function connectToHub(options: HubClientOptions): () => Promise<void> {
     } catch {
       return;
     }
+    if (typeof message !== "object" || message === null) return; // the hub is not trusted: `null` is no frame
     if (message.type === "challenge") {
       if (message.chainId !== options.chainId.toString()) {
         logger.error(
@@ -123,7 +127,7 @@ export function connectToHub(options: HubClientOptions): () => Promise<void> {
       void options.wallet
         .signMessage(challengeText(message.hub, message.chainId, url, message.nonce))
         .then((signature) => send({ type: "hello", burner: options.wallet.address, url, licenseIds, signature }));
-    } else if (message.type === "welcome") {
+    } else if (message.type === "welcome" && Array.isArray(message.licenseIds)) {
       socket.healthy();
       admitted = true;
       options.onAdmitted?.(true);

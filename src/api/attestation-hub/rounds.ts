@@ -8,6 +8,7 @@ import type { AnswerOutcome, NodeStats } from "./node-stats.ts";
 import {
   MAX_DONE_SIGNATURES,
   MAX_FRAME_BYTES,
+  MAX_ROUND_DEADLINE_MS,
   type AttestQuery,
   type ConditionQuery,
   type NodeAnswer,
@@ -100,6 +101,8 @@ interface Round<S> {
   judging: number;
   /** Whether the result was sent (or skipped): once per round. */
   resultSent: boolean;
+  /** The deadline came: a judgement still reading licenses then cannot complete a quorum. */
+  closed: boolean;
 }
 
 /**
@@ -179,6 +182,7 @@ export class AttestationRounds {
         late: new Map(),
         judging: 0,
         resultSent: false,
+        closed: false,
       };
       this.#rounds.set(id, round as Round<unknown>);
       setTimeout(() => {
@@ -226,9 +230,10 @@ export class AttestationRounds {
    * The result of a round another instance opened: passed to the sessions here that it lists and whose
    * answers this instance forwarded for that round. A result for a round not relayed here reaches nobody.
    */
-  relayedDone({ recipients, done }: RelayedDone): void {
+  relayedDone({ origin, recipients, done }: RelayedDone): void {
     const remote = this.#remote.get(done.id);
-    if (remote === undefined) return;
+    // Only the instance that opened the round knows its result.
+    if (remote === undefined || remote.origin !== origin) return;
     const listed = new Set(recipients);
     for (const session of this.options.sessions())
       if (listed.has(session.burner) && remote.forwarded.has(session.burner)) session.send(done);
@@ -289,6 +294,8 @@ export class AttestationRounds {
     if (round.winner !== undefined) return this.#late(round, digest, { signer: session.burner, licenseIds, signature: message.signature });
     const countable = await this.options.checker.countable(session.burner, licenseIds).catch(() => [] as bigint[]);
     if (countable.length !== licenseIds.length) return this.#count(session.burner, "unlicensed");
+    // The licenses were read past the deadline: the client has its 503, this answer came too late to count.
+    if (round.closed && round.winner === undefined) return this.#count(session.burner, "late");
     if (round.winner !== undefined) {
       // Checked already: licensed, and late.
       if (digest === round.winner) round.late.set(session.burner, { signer: session.burner, licenseIds, signature: message.signature });
@@ -402,8 +409,11 @@ export class AttestationRounds {
    */
   #finish<S>(round: Round<S>): void {
     this.#rounds.delete(round.id);
+    round.closed = true;
     for (const burner of round.asked) if (!round.answered.has(burner)) this.#count(burner, "silent");
     this.#sendDone(round);
+    // Without a winner now, there is none: the client was answered 503, and no result ever goes out.
+    round.resultSent = true;
   }
 }
 
@@ -415,21 +425,31 @@ export function roundDoneFrame(
   id: string,
   signed: ReadonlyArray<{ signature: NodeSignature; elapsedMs: number }>,
 ): { done: RoundDone; recipients: Set<string> } {
-  const done: RoundDone = { type: "roundDone", id, signatures: [] };
+  const done: RoundDone = { type: "roundDone", id, signatures: [], truncated: false };
   const recipients = new Set<string>();
   const fastestFirst = [...signed].sort((a, b) => a.elapsedMs - b.elapsedMs);
   for (const { signature, elapsedMs } of fastestFirst.slice(0, MAX_DONE_SIGNATURES)) {
-    done.signatures.push({ licenseIds: signature.licenseIds.map(String), signature: signature.signature, elapsedMs });
+    // An answer judged a little after a 60-s deadline (event-loop lag) stays within what a node accepts.
+    const entry = {
+      licenseIds: signature.licenseIds.map(String),
+      signature: signature.signature,
+      elapsedMs: Math.min(elapsedMs, MAX_ROUND_DEADLINE_MS),
+    };
+    done.signatures.push(entry);
     if (Buffer.byteLength(JSON.stringify(done)) > MAX_FRAME_BYTES) {
       done.signatures.pop();
       break;
     }
     recipients.add(signature.signer);
   }
+  done.truncated = done.signatures.length < signed.length;
   return { done, recipients };
 }
 
-/** Round results an instance sends a second by default: every round of the local stack; at most five 16 KiB frames a second to a node. */
+/**
+ * Round results an instance sends a second by default: every round of the local stack; at most five 16 KiB
+ * frames a second from each instance to a node (a node on a hub of K instances may get 5K).
+ */
 export const DEFAULT_RESULTS_PER_SECOND = 5;
 
 /**

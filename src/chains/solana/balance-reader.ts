@@ -13,14 +13,7 @@ import {
 
 import { AssetNotFoundError, SourceError } from "../rpc/errors.ts";
 import { DEFAULT_HEAD_TTL_MS, HeadCache } from "../rpc/head-cache.ts";
-import {
-  ACCOUNT_AMOUNT_OFFSET,
-  ACCOUNT_MINT_OFFSET,
-  ACCOUNT_OWNER_OFFSET,
-  isInitializedMint,
-  TOKEN_ACCOUNT_SIZE,
-  TOKEN_PROGRAMS,
-} from "./token-layout.ts";
+import { ACCOUNT_AMOUNT_OFFSET, ACCOUNT_MINT_OFFSET, ACCOUNT_OWNER_OFFSET, isInitializedMint, TOKEN_ACCOUNT_SIZE } from "./token-layout.ts";
 
 interface TokenAccountsAnswer {
   context: { slot: bigint };
@@ -93,11 +86,12 @@ export class SolanaBalanceReader {
   }
 
   /**
-   * What `owner` holds of each of `mints`, at `minContextSlot` or later, in three requests however many
-   * mints (a condition's Solana leaves): the mints in one `getMultipleAccounts`, and the owner's token
-   * accounts of each token program (SPL Token, Token-2022) in one `getTokenAccountsByOwner` each, all at
-   * once. Each answer is what `balanceOf` gives for that mint (the same balance, QueryResult and checks); a
-   * mint that is not there rejects the whole read with `AssetNotFoundError`, as a leaf read alone would.
+   * What `owner` holds of each of `mints`, at `minContextSlot` or later, all read at once however many
+   * mints (a condition's Solana leaves): the mints in one `getMultipleAccounts`, and the owner's accounts of
+   * each mint in one `getTokenAccountsByOwner` filtered by that mint, so an owner's other tokens are never
+   * downloaded. Each answer is what `balanceOf` gives for that mint (the same balance, QueryResult and
+   * checks); a mint that is not there rejects the whole read with `AssetNotFoundError`, as a leaf read alone
+   * would.
    */
   async balancesOf(
     owner: string,
@@ -107,36 +101,36 @@ export class SolanaBalanceReader {
     const { minContextSlot } = options;
     const ownerAddress = address(owner);
     const mintAddresses = [...new Set(mints)].map((mint) => address(mint));
-    // Without a lower bound (a pinned transport adds one), the three reads may come from different slots.
+    // Without a lower bound (a pinned transport adds one), the reads may come from different slots.
     const read = { encoding: "base64", commitment: "finalized", ...(minContextSlot === undefined ? {} : { minContextSlot }) } as const;
-    const [mintInfos, ...programAccounts] = await Promise.all([
-      this.#rpc.getMultipleAccounts(mintAddresses, read).send(),
-      ...TOKEN_PROGRAMS.map((programId) => this.#rpc.getTokenAccountsByOwner(ownerAddress, { programId: address(programId) }, read).send()),
-    ]);
-    const answers = [mintInfos, ...programAccounts];
+    const accountReads = mintAddresses.map((mint) => this.#rpc.getTokenAccountsByOwner(ownerAddress, { mint }, read).send());
+    for (const pending of accountReads) pending.catch(() => undefined); // judged below, after the mints
+    const mintInfos = await this.#rpc.getMultipleAccounts(mintAddresses, read).send();
+    const tooOld = (slot: bigint) => minContextSlot !== undefined && slot < minContextSlot;
     // Trust, but check: an upstream that ignored minContextSlot must not pass off an older state.
-    for (const answer of answers)
-      if (minContextSlot !== undefined && answer.context.slot < minContextSlot)
-        throw new SourceError(`the upstream answered from slot ${answer.context.slot}, before the requested slot ${minContextSlot}`);
-    const balances = new Map<string, SolanaBalance>();
+    if (tooOld(mintInfos.context.slot))
+      throw new SourceError(`the upstream answered from slot ${mintInfos.context.slot}, before the requested slot ${minContextSlot}`);
+    // The mints decide first: a missing one is not found, whatever its accounts read said.
     mintAddresses.forEach((mint, index) => {
       const mintAccount = mintInfos.value[index];
       if (mintAccount === null) throw new AssetNotFoundError(`no mint account at ${mint}`);
       if (!isInitializedMint(mintAccount.owner, getBase64Encoder().encode(mintAccount.data[0])))
         throw new AssetNotFoundError(`${mint} is not a token mint`);
-      const accounts = programAccounts[TOKEN_PROGRAMS.indexOf(mintAccount.owner)];
-      const encoder = getAddressEncoder();
-      const mintBytes = encoder.encode(mint);
-      const ofMint = {
-        context: accounts.context,
-        // The program's accounts of this mint: what a read filtered by the mint returns.
-        value: accounts.value.filter(({ account }) => {
-          const data = getBase64Encoder().encode(account.data[0]);
-          return data.length >= TOKEN_ACCOUNT_SIZE && sameBytes(data.subarray(ACCOUNT_MINT_OFFSET, ACCOUNT_MINT_OFFSET + 32), mintBytes);
-        }),
-      };
-      balances.set(mint, this.#sum(ownerAddress, mint, mintAccount.owner, ofMint));
     });
+    const balances = new Map<string, SolanaBalance>();
+    for (const [index, mint] of mintAddresses.entries()) {
+      let accounts: TokenAccountsAnswer;
+      try {
+        accounts = await accountReads[index];
+      } catch (error) {
+        // The RPC refuses a mint it cannot unpack with "invalid params": what it says is that no token is there.
+        if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS)) throw new AssetNotFoundError(`${mint} is not a token mint`);
+        throw error;
+      }
+      if (tooOld(accounts.context.slot))
+        throw new SourceError(`the upstream answered from slot ${accounts.context.slot}, before the requested slot ${minContextSlot}`);
+      balances.set(mint, this.#sum(ownerAddress, mint, mintInfos.value[index]!.owner, accounts));
+    }
     return balances;
   }
 

@@ -43,8 +43,8 @@ export interface PeerRoundsOptions {
 }
 
 interface PeerTally {
-  /** The epoch's counted rounds before the one the license was first seen signing in. */
-  first: number;
+  /** Rounds counted since the license was first seen signing in the epoch (its own first one included). */
+  observed: number;
   signed: number;
   signingMs: number[];
 }
@@ -111,7 +111,7 @@ export class PeerRounds {
     if (tally === undefined) return { peerRounds: 0, peers: [] };
     const peers = [...tally.peers].map(([licenseId, peer]) => ({
       licenseId,
-      roundsObserved: tally.counted - peer.first,
+      roundsObserved: peer.observed,
       roundsSigned: peer.signed,
       medianSigningMs: percentile(peer.signingMs, 50),
     }));
@@ -155,6 +155,9 @@ export class PeerRounds {
     const licensed = await Promise.all(recovered.map((entry) => this.#isLiveOperatorOf(entry.signer, entry.licenseIds)));
     const epoch = await this.#options.epochOf(own.issuedAt);
     const tally = this.#epoch(epoch);
+    // A full list says who did not sign: every license seen before is observed in this round. A truncated
+    // one (more signers than fit a frame) says nothing of those left out: only the listed are observed.
+    if (!done.truncated) for (const peer of tally.peers.values()) peer.observed += 1;
     const ownLicenses = new Set(this.#options.licenses());
     const credited = new Set<bigint>();
     recovered.forEach((entry, index) => {
@@ -168,9 +171,9 @@ export class PeerRounds {
             this.#warnedFull = true;
             continue;
           }
-          peer = { first: tally.counted, signed: 0, signingMs: [] };
+          peer = { observed: 1, signed: 0, signingMs: [] };
           tally.peers.set(licenseId, peer);
-        }
+        } else if (done.truncated) peer.observed += 1;
         credited.add(licenseId);
         peer.signed += 1;
         EpochMeasurements.add(peer.signingMs, entry.elapsedMs);

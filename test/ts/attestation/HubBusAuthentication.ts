@@ -459,7 +459,12 @@ describe("attestation hub bus: envelopes, age bounds and replays (issue 46)", fu
       const done: RelayedDone = {
         origin: first.instanceId,
         recipients: ["0x70997970C51812dc3A010C7d01b50e0d17dc79C8"],
-        done: { type: "roundDone", id: "r1", signatures: [{ licenseIds: ["2"], signature: `0x${"1b".repeat(65)}`, elapsedMs: 12 }] },
+        done: {
+          type: "roundDone",
+          truncated: false,
+          id: "r1",
+          signatures: [{ licenseIds: ["2"], signature: `0x${"1b".repeat(65)}`, elapsedMs: 12 }],
+        },
       };
       await first.publishDone(done);
       await until("the result delivered", () => results.length === 1);

@@ -117,6 +117,43 @@ describe("ReconnectingSocket: the services' one WebSocket client and backoff", f
     expect(closed[0].code).to.equal(1006); // terminated by the client: no closing handshake
   });
 
+  it("ends a connection whose message its reader cannot handle, or that is too large, and opens another: never the process", async function () {
+    const server = await startServer();
+    stops.push(server.close);
+    const opened: SocketConnection[] = [];
+    const closed: SocketClosed[] = [];
+    const waiters: Array<() => void> = [];
+    const changed = () => waiters.splice(0).forEach((wake) => wake());
+    const socket = new ReconnectingSocket({
+      urls: [server.url],
+      firstRetryMs: 20,
+      maxPayloadBytes: 64,
+      onOpen: (connection) => {
+        opened.push(connection);
+        changed();
+      },
+      // A reader that trusts what it gets: `null` has no `type`.
+      onMessage: (text) => void (JSON.parse(text) as { type: string }).type,
+      onClose: (event) => {
+        closed.push(event);
+        changed();
+      },
+    });
+    stops.push(() => socket.stop());
+    const until = async (check: () => boolean) => {
+      while (!check()) await new Promise<void>((resolve) => waiters.push(resolve));
+    };
+    const first = server.nextConnection();
+    socket.start();
+    (await first).send("null");
+    await until(() => opened.length === 2);
+    expect(closed[0]).to.include({ code: 1011, reason: "unreadable message" });
+    server.sockets[1].send("x".repeat(65));
+    await until(() => opened.length === 3);
+    // Too big: ws drops the connection as it arrives (told 1009), before reading it; no closing handshake here.
+    expect(closed[1].code).to.equal(1006);
+  });
+
   it("without reconnect, tells of the end once and tries no more; stopped, tells nothing", async function () {
     const server = await startServer();
     stops.push(server.close);

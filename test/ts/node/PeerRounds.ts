@@ -36,7 +36,7 @@ const node = (licenseIds: bigint[]) => ({ wallet: Wallet.createRandom(), license
 describe("peer observations through the hub's rounds: the round result frame and the node's tally", function () {
   describe("the roundDone frame", function () {
     const entry = { licenseIds: ["2"], signature: `0x${"1b".repeat(65)}`, elapsedMs: 40 };
-    const frame: RoundDone = { type: "roundDone", id: "r1", signatures: [entry] };
+    const frame: RoundDone = { type: "roundDone", truncated: false, id: "r1", signatures: [entry] };
 
     it("accepts what the hub builds; refuses too many licenses or entries, times outside a round, and unknown keys", function () {
       expect(roundDoneSchema.safeParse(frame).success).to.equal(true);
@@ -73,9 +73,16 @@ describe("peer observations through the hub's rounds: the round result frame and
       expect(times).to.deep.equal([...times].sort((a, b) => a - b));
       expect(times[0]).to.equal(1_000 - 44);
       expect([...recipients]).to.deep.equal(done.signatures.map((_, index) => signer(44 - index)));
+      expect(done.truncated, "signatures left out").to.equal(true);
       // Short entries: the count cap.
       const short = longest.map((listed) => ({ ...listed, signature: { ...listed.signature, licenseIds: [1n] } }));
       expect(roundDoneFrame("r1", short).done.signatures).to.have.length(MAX_DONE_SIGNATURES);
+      expect(roundDoneFrame("r1", short).done.truncated).to.equal(true);
+      expect(roundDoneFrame("r1", short.slice(0, 3)).done.truncated).to.equal(false);
+      // An answer judged just past a 60-s deadline is listed at the longest time a node accepts.
+      const lagging = roundDoneFrame("r1", [{ ...short[0], elapsedMs: MAX_ROUND_DEADLINE_MS + 7 }]).done;
+      expect(lagging.signatures[0].elapsedMs).to.equal(MAX_ROUND_DEADLINE_MS);
+      expect(roundDoneSchema.safeParse(lagging).success).to.equal(true);
     });
   });
 
@@ -115,14 +122,15 @@ describe("peer observations through the hub's rounds: the round result frame and
     it("counts a round only with its own signature listed, and credits only signatures over its own struct by their licenses' operators", async function () {
       const peers = tally();
       const struct = balance(1_000n);
-      expect(await peers.done({ type: "roundDone", id: "never-signed", signatures: [entry(await sign(peerB, struct), 5)] })).to.equal(
-        "unknown",
-      );
+      expect(
+        await peers.done({ type: "roundDone", truncated: false, id: "never-signed", signatures: [entry(await sign(peerB, struct), 5)] }),
+      ).to.equal("unknown");
 
       // Round 1: the hub lists B, C, a stranger's key, a signature of another balance by B, and B twice.
       const own = await signed(peers, "r1", struct);
       const outcome = await peers.done({
         type: "roundDone",
+        truncated: false,
         id: "r1",
         signatures: [
           entry(own, 20),
@@ -145,21 +153,36 @@ describe("peer observations through the hub's rounds: the round result frame and
       });
       // A second result for the same round is not counted again.
       expect(
-        await peers.done({ type: "roundDone", id: "r1", signatures: [entry(own, 20), entry(await sign(peerB, struct), 30)] }),
+        await peers.done({
+          type: "roundDone",
+          truncated: false,
+          id: "r1",
+          signatures: [entry(own, 20), entry(await sign(peerB, struct), 30)],
+        }),
       ).to.equal("unknown");
 
       // Round 2: the hub says B signed, but the node's own signature is not listed (it signed another struct).
       const other = await signed(peers, "r2", balance(1_001n));
       expect(other.signature).to.not.equal(own.signature);
       expect(
-        await peers.done({ type: "roundDone", id: "r2", signatures: [entry(own, 1), entry(await sign(peerB, balance(1_001n, 6n)), 2)] }),
+        await peers.done({
+          type: "roundDone",
+          truncated: false,
+          id: "r2",
+          signatures: [entry(own, 1), entry(await sign(peerB, balance(1_001n, 6n)), 2)],
+        }),
       ).to.equal("not-winner");
 
       // Round 3: only B signed; C is observed, not signed. Each signer's licenses were read once (cached).
       const third = balance(1_002n);
       const ownThird = await signed(peers, "r3", third);
       expect(
-        await peers.done({ type: "roundDone", id: "r3", signatures: [entry(ownThird, 10), entry(await sign(peerB, third), 70)] }),
+        await peers.done({
+          type: "roundDone",
+          truncated: false,
+          id: "r3",
+          signatures: [entry(ownThird, 10), entry(await sign(peerB, third), 70)],
+        }),
       ).to.equal("counted");
       expect(peers.figures(10).peerRounds).to.equal(2);
       expect(
@@ -175,7 +198,12 @@ describe("peer observations through the hub's rounds: the round result frame and
       // The next epoch (issue time 1,100): a tally of its own; a license first seen now is observed from now.
       const next = balance(1_100n);
       const ownNext = await signed(peers, "r4", next);
-      await peers.done({ type: "roundDone", id: "r4", signatures: [entry(ownNext, 10), entry(await sign(peerC, next), 12)] });
+      await peers.done({
+        type: "roundDone",
+        truncated: false,
+        id: "r4",
+        signatures: [entry(ownNext, 10), entry(await sign(peerC, next), 12)],
+      });
       expect(peers.figures(11)).to.deep.equal({
         peerRounds: 1,
         peers: [
@@ -185,6 +213,25 @@ describe("peer observations through the hub's rounds: the round result frame and
       });
       expect(peers.figures(10).peerRounds).to.equal(2);
       expect(peers.figures(12)).to.deep.equal({ peerRounds: 0, peers: [] });
+
+      // A truncated list (more signers than fit a frame): C, left out, is not counted absent; B, listed, is seen.
+      const fifth = balance(1_003n);
+      const ownFifth = await signed(peers, "r5", fifth);
+      const truncated = {
+        type: "roundDone" as const,
+        truncated: true,
+        id: "r5",
+        signatures: [entry(ownFifth, 10), entry(await sign(peerB, fifth), 20)],
+      };
+      expect(await peers.done(truncated)).to.equal("counted");
+      expect(
+        peers.figures(10).peers.map(({ licenseId, roundsObserved, roundsSigned }) => [licenseId, roundsObserved, roundsSigned]),
+      ).to.deep.equal([
+        [2n, 3, 3],
+        [3n, 2, 1],
+        [4n, 2, 1],
+      ]);
+      expect(peers.figures(10).peerRounds).to.equal(3);
     });
 
     it("tallies condition rounds alike, forgets a signed answer after the longest round, and skips a frame over its recovery budget whole", async function () {
@@ -204,15 +251,20 @@ describe("peer observations through the hub's rounds: the round result frame and
       const own = await signCondition(self);
       const answer = { type: "conditionAttestation" as const, message: conditionKind.toMessage(condition), ...own };
       peers.signed("c1", ownSignedAnswer(domain, answer));
-      expect(await peers.done({ type: "roundDone", id: "c1", signatures: [entry(own, 3), entry(await signCondition(peerB), 4)] })).to.equal(
-        "counted",
-      );
+      expect(
+        await peers.done({
+          type: "roundDone",
+          truncated: false,
+          id: "c1",
+          signatures: [entry(own, 3), entry(await signCondition(peerB), 4)],
+        }),
+      ).to.equal("counted");
       expect(peers.figures(10).peers).to.deep.equal([{ licenseId: 2n, roundsObserved: 1, roundsSigned: 1, medianSigningMs: 4 }]);
 
       // Signed, but the result comes after the longest round could have lasted: not counted.
       peers.signed("c2", ownSignedAnswer(domain, answer));
       now += RESULT_WAIT_MS;
-      expect(await peers.done({ type: "roundDone", id: "c2", signatures: [entry(own, 3)] })).to.equal("unknown");
+      expect(await peers.done({ type: "roundDone", truncated: false, id: "c2", signatures: [entry(own, 3)] })).to.equal("unknown");
 
       // A hub flooding the node with signatures: past RECOVERIES_PER_SECOND in a second, a frame is skipped whole.
       const crowd = await Promise.all(Array.from({ length: MAX_DONE_SIGNATURES - 1 }, () => signCondition(node([99n]))));
@@ -222,6 +274,7 @@ describe("peer observations through the hub's rounds: the round result frame and
         outcomes.push(
           await peers.done({
             type: "roundDone",
+            truncated: false,
             id: `flood-${round}`,
             signatures: [entry(own, 1), ...crowd.map((listed) => entry(listed, 2))],
           }),
