@@ -271,8 +271,7 @@ export class AttestationRounds {
   }
 
   async #judgeAnswer<S>(round: Round<S>, burner: string, message: NodeAnswer): Promise<void> {
-    const session = { burner };
-    if (message.type === "refusal") return this.#count(session.burner, "refused");
+    if (message.type === "refusal") return this.#count(burner, "refused");
     const { kind } = round;
     // The frame was validated on arrival; a signature of the other kind answers another question.
     const attestation = message.type === kind.kind.frameType ? kind.kind.fromMessage(message.message) : undefined;
@@ -281,25 +280,25 @@ export class AttestationRounds {
     // The verifier refuses any set holding such a signature: it can never be part of an answer.
     if (licenseIds.length > MAX_ATTESTATION_LICENSES) {
       round.oversized += 1;
-      return this.#count(session.burner, "invalid");
+      return this.#count(burner, "invalid");
     }
     if (
       attestation === undefined ||
       !kind.asks(attestation) ||
       new Set(licenseIds).size !== licenseIds.length ||
-      recoverAttestationSigner(kind.kind, this.options.domain, attestation, licenseIds, message.signature) !== session.burner
+      recoverAttestationSigner(kind.kind, this.options.domain, attestation, licenseIds, message.signature) !== burner
     )
-      return this.#count(session.burner, "invalid");
+      return this.#count(burner, "invalid");
     const digest = attestationStructHash(kind.kind, attestation);
-    if (round.winner !== undefined) return this.#late(round, digest, { signer: session.burner, licenseIds, signature: message.signature });
-    const countable = await this.options.checker.countable(session.burner, licenseIds).catch(() => [] as bigint[]);
-    if (countable.length !== licenseIds.length) return this.#count(session.burner, "unlicensed");
+    if (round.winner !== undefined) return this.#late(round, digest, { signer: burner, licenseIds, signature: message.signature });
+    const countable = await this.options.checker.countable(burner, licenseIds).catch(() => [] as bigint[]);
+    if (countable.length !== licenseIds.length) return this.#count(burner, "unlicensed");
     // The licenses were read past the deadline: the client has its 503, this answer came too late to count.
-    if (round.closed && round.winner === undefined) return this.#count(session.burner, "late");
+    if (round.closed && round.winner === undefined) return this.#count(burner, "late");
     if (round.winner !== undefined) {
       // Checked already: licensed, and late.
-      if (digest === round.winner) round.late.set(session.burner, { signer: session.burner, licenseIds, signature: message.signature });
-      return this.#count(session.burner, digest === round.winner ? "late" : "disagreed");
+      if (digest === round.winner) round.late.set(burner, { signer: burner, licenseIds, signature: message.signature });
+      return this.#count(burner, digest === round.winner ? "late" : "disagreed");
     }
     let group = round.groups.get(digest);
     if (group === undefined) {
@@ -308,9 +307,9 @@ export class AttestationRounds {
     }
     // A license delegated to one burner cannot be live for another; a list that overlaps an earlier
     // signer's would make the verifier refuse the whole set, so it is left out.
-    if (licenseIds.some((id) => group.licenses.has(id))) return this.#count(session.burner, "invalid");
+    if (licenseIds.some((id) => group.licenses.has(id))) return this.#count(burner, "invalid");
     for (const id of licenseIds) group.licenses.add(id);
-    group.signatures.set(session.burner, { signer: session.burner, licenseIds, signature: message.signature });
+    group.signatures.set(burner, { signer: burner, licenseIds, signature: message.signature });
     if (BigInt(group.licenses.size) < round.quorum) return;
     // Agreeing signatures may name more licenses in all than one attestation can carry: settle on a set
     // the verifier accepts, or wait for an answer that makes one.

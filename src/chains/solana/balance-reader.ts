@@ -106,30 +106,13 @@ export class SolanaBalanceReader {
     const accountReads = mintAddresses.map((mint) => this.#rpc.getTokenAccountsByOwner(ownerAddress, { mint }, read).send());
     for (const pending of accountReads) pending.catch(() => undefined); // judged below, after the mints
     const mintInfos = await this.#rpc.getMultipleAccounts(mintAddresses, read).send();
-    const tooOld = (slot: bigint) => minContextSlot !== undefined && slot < minContextSlot;
-    // Trust, but check: an upstream that ignored minContextSlot must not pass off an older state.
-    if (tooOld(mintInfos.context.slot))
-      throw new SourceError(`the upstream answered from slot ${mintInfos.context.slot}, before the requested slot ${minContextSlot}`);
+    notBefore(mintInfos.context.slot, minContextSlot);
     // The mints decide first: a missing one is not found, whatever its accounts read said.
-    mintAddresses.forEach((mint, index) => {
-      const mintAccount = mintInfos.value[index];
-      if (mintAccount === null) throw new AssetNotFoundError(`no mint account at ${mint}`);
-      if (!isInitializedMint(mintAccount.owner, getBase64Encoder().encode(mintAccount.data[0])))
-        throw new AssetNotFoundError(`${mint} is not a token mint`);
-    });
+    const programs = mintAddresses.map((mint, index) => tokenProgramOf(mint, mintInfos.value[index]));
     const balances = new Map<string, SolanaBalance>();
     for (const [index, mint] of mintAddresses.entries()) {
-      let accounts: TokenAccountsAnswer;
-      try {
-        accounts = await accountReads[index];
-      } catch (error) {
-        // The RPC refuses a mint it cannot unpack with "invalid params": what it says is that no token is there.
-        if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS)) throw new AssetNotFoundError(`${mint} is not a token mint`);
-        throw error;
-      }
-      if (tooOld(accounts.context.slot))
-        throw new SourceError(`the upstream answered from slot ${accounts.context.slot}, before the requested slot ${minContextSlot}`);
-      balances.set(mint, this.#sum(ownerAddress, mint, mintInfos.value[index]!.owner, accounts));
+      const accounts = await accountsOf(mint, accountReads[index], minContextSlot);
+      balances.set(mint, this.#sum(ownerAddress, mint, programs[index], accounts));
     }
     return balances;
   }
@@ -146,28 +129,10 @@ export class SolanaBalanceReader {
     const early = minContextSlot === undefined ? undefined : readAccounts(minContextSlot);
     early?.catch(() => undefined); // judged below, after the mint
     const mintInfo = await this.#rpc.getAccountInfo(mint, { encoding: "base64", commitment: "finalized", ...bound }).send();
-    // Trust, but check: an upstream that ignored minContextSlot must not pass off an older state.
-    if (minContextSlot !== undefined && mintInfo.context.slot < minContextSlot) {
-      throw new SourceError(`the upstream answered from slot ${mintInfo.context.slot}, before the requested slot ${minContextSlot}`);
-    }
-    const mintAccount = mintInfo.value;
-    if (mintAccount === null) throw new AssetNotFoundError(`no mint account at ${mint}`);
-    if (!isInitializedMint(mintAccount.owner, getBase64Encoder().encode(mintAccount.data[0]))) {
-      throw new AssetNotFoundError(`${mint} is not a token mint`);
-    }
-
-    let accounts: TokenAccountsAnswer;
-    try {
-      accounts = await (early ?? readAccounts(mintInfo.context.slot));
-    } catch (error) {
-      // The RPC refuses a mint it cannot unpack with "invalid params": what it says is that no token is there.
-      if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS)) throw new AssetNotFoundError(`${mint} is not a token mint`);
-      throw error;
-    }
-    if (minContextSlot !== undefined && accounts.context.slot < minContextSlot) {
-      throw new SourceError(`the upstream answered from slot ${accounts.context.slot}, before the requested slot ${minContextSlot}`);
-    }
-    return this.#sum(owner, mint, mintAccount.owner, accounts);
+    notBefore(mintInfo.context.slot, minContextSlot);
+    const program = tokenProgramOf(mint, mintInfo.value);
+    const accounts = await accountsOf(mint, early ?? readAccounts(mintInfo.context.slot), minContextSlot);
+    return this.#sum(owner, mint, program, accounts);
   }
 
   /** The owner's balance of `mint` from its token accounts of the mint's program, checked and summed. */
@@ -196,6 +161,38 @@ export class SolanaBalanceReader {
       slot: accounts.context.slot,
     };
   }
+}
+
+/** Trust, but check: an upstream that ignored minContextSlot must not pass off an older state. */
+function notBefore(slot: bigint, minContextSlot: bigint | undefined): void {
+  if (minContextSlot !== undefined && slot < minContextSlot)
+    throw new SourceError(`the upstream answered from slot ${slot}, before the requested slot ${minContextSlot}`);
+}
+
+/** The token program of `mint`'s account, or `AssetNotFoundError` when there is none or it is not a mint. */
+function tokenProgramOf(mint: Address, account: { owner: Address; data: readonly [string, string] } | null): Address {
+  if (account === null) throw new AssetNotFoundError(`no mint account at ${mint}`);
+  if (!isInitializedMint(account.owner, getBase64Encoder().encode(account.data[0])))
+    throw new AssetNotFoundError(`${mint} is not a token mint`);
+  return account.owner;
+}
+
+/** The owner's accounts of `mint` as `read` answers them, no older than `minContextSlot`. */
+async function accountsOf(
+  mint: Address,
+  read: Promise<TokenAccountsAnswer>,
+  minContextSlot: bigint | undefined,
+): Promise<TokenAccountsAnswer> {
+  let accounts: TokenAccountsAnswer;
+  try {
+    accounts = await read;
+  } catch (error) {
+    // The RPC refuses a mint it cannot unpack with "invalid params": what it says is that no token is there.
+    if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS)) throw new AssetNotFoundError(`${mint} is not a token mint`);
+    throw error;
+  }
+  notBefore(accounts.context.slot, minContextSlot);
+  return accounts;
 }
 
 function sameBytes(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
