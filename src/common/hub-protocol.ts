@@ -3,7 +3,7 @@ import { z } from "zod";
 
 import { MAX_ATTESTATION_LICENSES } from "@avn/protocol/attestation";
 import { balanceKind, balanceMessageSchema, conditionKind, conditionMessageSchema } from "@avn/protocol/attestation-kinds";
-import type { ConditionRequest } from "@avn/protocol/conditions";
+import { MAX_CONDITION_LEAVES, type ConditionRequest } from "@avn/protocol/conditions";
 
 /**
  * The attestation hub's wire protocol: JSON text frames over one WebSocket that each circuit node opens
@@ -58,7 +58,11 @@ export interface AttestQuery {
 /** A condition as a round asks it: the request in its normal form as the API parsed it, without `reveal` (nodes sign no balances). */
 export type ConditionFrameRequest = Pick<ConditionRequest, "owners" | "condition" | "links">;
 
-/** A condition round's question: the request, the pinned positions (0 for a chain without leaves), and the API's own verdict. */
+/**
+ * A condition round's question: the request and the pinned positions (0 for a chain without leaves). The
+ * verdict is not asked: each node reads every leaf and signs the verdict it finds, and the hub groups the
+ * structs as it groups balances.
+ */
 export interface ConditionQuery {
   request: ConditionFrameRequest;
   /** The Ethereum block every Ethereum leaf is read at; 0 when the condition has none. */
@@ -67,8 +71,6 @@ export interface ConditionQuery {
   solanaSlot: bigint;
   /** Seconds since the epoch, pinned by the hub (the L2 head's timestamp). */
   issuedAt: bigint;
-  /** What the API read and evaluated itself: a node signs only when its own reads give the same. */
-  verdict: boolean;
 }
 
 /**
@@ -104,7 +106,6 @@ export type HubMessage =
       ethereumBlock: string;
       solanaSlot: string;
       issuedAt: string;
-      verdict: boolean;
     };
 
 const decimal = z.string().regex(/^\d{1,78}$/);
@@ -155,10 +156,26 @@ export const attestConditionRequestSchema = z.object({
   ethereumBlock: uint64,
   solanaSlot: uint64,
   issuedAt: uint64,
-  verdict: z.boolean(),
 });
 /** A round's request (either kind), as the hub sends it to its nodes and relays it to the other instances. */
 export const roundRequestSchema = z.discriminatedUnion("type", [attestRequestSchema, attestConditionRequestSchema]);
+
+/**
+ * A QueryResult's bytes as the API writes them (`0x` + hex for an EVM word, bare lower-case hex for Solana
+ * accounts' data). A frame is at most MAX_FRAME_BYTES, which bounds them; a node whose bytes would not fit
+ * sends its signature without them (`withEvidence`), and the API then reads the source itself.
+ */
+const queryResultBytes = z.string().regex(/^(0x)?([0-9a-fA-F]{2})*$/);
+/**
+ * What a node read, sent beside its signature so the answer travels once: the API serves these, checked
+ * against the signed struct (rounds.ts), instead of reading the source itself. Not signed: the signature
+ * covers the struct, and the check ties these to it (a balance's bytes hash to its `queryResultHash`; a
+ * condition's readings evaluate to its verdict).
+ */
+export const balanceEvidenceSchema = z.strictObject({ queryResult: queryResultBytes });
+export const conditionEvidenceSchema = z.strictObject({
+  leaves: z.array(z.strictObject({ balance: decimal, queryResult: queryResultBytes })).min(1).max(MAX_CONDITION_LEAVES),
+});
 
 /** The longest refusal reason a node may send (a longer one is a malformed frame, which closes the connection). */
 export const MAX_REFUSAL_REASON = 200;
@@ -185,6 +202,7 @@ export const nodeMessageSchema = z.discriminatedUnion("type", [
     message: balanceMessageSchema,
     licenseIds: z.array(decimal).min(1).max(256),
     signature: nodeSignature,
+    evidence: balanceEvidenceSchema.optional(),
   }),
   z.object({
     type: z.literal(conditionKind.frameType),
@@ -192,6 +210,7 @@ export const nodeMessageSchema = z.discriminatedUnion("type", [
     message: conditionMessageSchema,
     licenseIds: z.array(decimal).min(1).max(256),
     signature: nodeSignature,
+    evidence: conditionEvidenceSchema.optional(),
   }),
   z.object({ type: z.literal("refusal"), id: roundId, reason: z.string().max(MAX_REFUSAL_REASON) }),
 ]);
@@ -200,6 +219,16 @@ export type NodeMessage = z.infer<typeof nodeMessageSchema>;
 export type NodeAnswer = Extract<NodeMessage, { type: "attestation" | "conditionAttestation" | "refusal" }>;
 /** A node's signed answer (either kind). */
 export type SignedAnswer = Exclude<NodeAnswer, { type: "refusal" }>;
+
+/**
+ * A signed answer as the node sends it: with its evidence when the frame stays within MAX_FRAME_BYTES, else
+ * without (the hub's socket would close on a larger frame; the API reads the source itself then).
+ */
+export function withEvidence<Answer extends SignedAnswer>(answer: Answer): Answer {
+  if (Buffer.byteLength(JSON.stringify(answer)) <= MAX_FRAME_BYTES) return answer;
+  const { evidence: _tooLarge, ...signed } = answer;
+  return signed as Answer;
+}
 
 /** Parses a node's frame; undefined when it is not JSON or not one of the messages above. */
 export function parseNodeMessage(raw: string): NodeMessage | undefined {

@@ -1,25 +1,24 @@
 import { address } from "@solana/kit";
 
-import { signAttestation } from "../common/attestation.ts";
-import { balanceKind, type BalanceMessage } from "@avn/protocol/attestation-kinds";
+import { balanceKind } from "@avn/protocol/attestation-kinds";
 import { AttestedChain, type BalanceAttestation } from "@avn/protocol/attestation";
 import { queryResultHash } from "../common/query-result.ts";
 import { encodeSubject } from "../common/attestation-subject.ts";
-import type { HubMessage } from "../common/hub-protocol.ts";
+import type { HubMessage, SignedAnswer } from "../common/hub-protocol.ts";
 import type { PinnedReaders } from "../chains/pinned-readers.ts";
 import {
   blockLagRefusal,
   issueTimeRefusal,
   readFailure,
   refusal,
-  signingLicenses,
+  signedAnswer,
   uint64Of,
   type Refusal,
   type SigningOptions,
 } from "./signing-rules.ts";
 
 type AttestRequest = Extract<HubMessage, { type: "attest" }>;
-export type AttestReply = { type: "attestation"; id: string; message: BalanceMessage; licenseIds: string[]; signature: string } | Refusal;
+export type AttestReply = Extract<SignedAnswer, { type: "attestation" }> | Refusal;
 
 export interface AttestationSignerOptions extends SigningOptions {
   pinned: PinnedReaders;
@@ -28,7 +27,8 @@ export interface AttestationSignerOptions extends SigningOptions {
 /**
  * Answers the hub's attestation requests. The hub names the question (chain, owner, asset) and pins the
  * position and issue time; the node reads the balance ITSELF from its own source RPCs at that position,
- * through the same readers as its votes, builds the struct from what it read, and signs it. It never
+ * through the same readers as its votes, builds the struct from what it read, and signs it; the read's
+ * QueryResult bytes go with the signature, so the API need not read the source again. It never
  * signs a value it was handed, and refuses a position further back than `maxBlockLag` blocks or an issue
  * time further than `maxClockSkewSeconds` from its own view of the L2 head's time (either would let a hub
  * pass an old balance off as fresh; the hub pins the issue time to the L2 head's timestamp, chain time).
@@ -77,15 +77,8 @@ export class AttestationSigner {
       sourceBlock,
       issuedAt,
     };
-    const licenseIds = signingLicenses(licenses);
-    const signature = await signAttestation(balanceKind, this.options.wallet, this.options.domain, attestation, licenseIds);
-    return {
-      type: "attestation",
-      id: request.id,
-      message: balanceKind.toMessage(attestation),
-      licenseIds: licenseIds.map(String),
-      signature,
-    };
+    // The bytes travel with the signature: the API serves them, checked against the signed hash.
+    return signedAnswer(balanceKind, this.options, request.id, attestation, { queryResult: read.queryResult });
   }
 }
 

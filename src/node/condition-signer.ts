@@ -7,28 +7,30 @@ import {
   parseConditionRequest,
   verifySolanaLink,
   type ConditionAttestation,
-  type ConditionAttestationJson,
   type ConditionRequest,
 } from "@avn/protocol/conditions";
-import { chainsOf, readCondition, type ConditionPositions, type ConditionSources } from "../chains/condition-reader.ts";
-import { signAttestation } from "../common/attestation.ts";
+import {
+  chainsOf,
+  readCondition,
+  type ConditionPositions,
+  type ConditionReading,
+  type ConditionSources,
+} from "../chains/condition-reader.ts";
 import { conditionKind } from "@avn/protocol/attestation-kinds";
-import { attestConditionRequestSchema, type ConditionFrameRequest, type HubMessage } from "../common/hub-protocol.ts";
+import { attestConditionRequestSchema, type ConditionFrameRequest, type HubMessage, type SignedAnswer } from "../common/hub-protocol.ts";
 import {
   blockLagRefusal,
   issueTimeRefusal,
   readFailure,
   refusal,
-  signingLicenses,
+  signedAnswer,
   type Refusal,
   type SigningOptions,
 } from "./signing-rules.ts";
 import { AvnError } from "@avn/protocol/errors";
 
 type AttestConditionRequest = Extract<HubMessage, { type: "attestCondition" }>;
-export type ConditionReply =
-  | { type: "conditionAttestation"; id: string; message: ConditionAttestationJson["message"]; licenseIds: string[]; signature: string }
-  | Refusal;
+export type ConditionReply = Extract<SignedAnswer, { type: "conditionAttestation" }> | Refusal;
 
 export interface ConditionSignerOptions extends SigningOptions {
   /** The node's own source readers at pinned positions (`PinnedReaders`). */
@@ -37,14 +39,15 @@ export interface ConditionSignerOptions extends SigningOptions {
 
 /**
  * Answers the hub's condition requests (signed verdicts over holding conditions). The hub names the
- * question (the owners and the condition, in its normal form), pins the positions and the issue time, and
- * says which verdict it read itself. The node parses the request again as the API does and refuses one
+ * question (the owners and the condition, in its normal form) and pins the positions and the issue time.
+ * The node parses the request again as the API does and refuses one
  * that is not in its normal form; with both owners it requires the Solana owner's link signature for its
  * own L2 chain ("sign nothing without it": the link is what ties the Solana owner to the Ethereum one);
  * it checks the positions (a chain without leaves pinned at 0, one with leaves not) and the issue time by
  * the rules of every signature (`signing-rules.ts`); then it reads every leaf ITSELF from its own source
- * RPCs and evaluates the verdict. It signs only when that verdict is the hub's: a node never signs a value
- * it was handed, and a hub whose reads differ from a quorum's gets no verdict at all.
+ * RPCs, evaluates the verdict and signs it, with its readings beside the signature (the API serves those
+ * when asked to reveal the leaves). Nobody tells a node the verdict: it never signs a value it was handed,
+ * and the hub groups the structs it gets, as it does balances.
  */
 export class ConditionSigner {
   private readonly options: ConditionSignerOptions;
@@ -88,35 +91,27 @@ export class ConditionSigner {
     const late = await issueTimeRefusal(issuedAt, this.options);
     if (late !== undefined) return refuse(late);
 
-    let verdict: boolean;
+    let reading: ConditionReading;
     try {
       if (chains.ethereum) {
         const lag = await blockLagRefusal(positions.ethereumBlock, this.options);
         if (lag !== undefined) return refuse(lag);
       }
-      verdict = (await readCondition(request, notBelowSlot(this.options.pinned), positions)).verdict;
+      reading = await readCondition(request, notBelowSlot(this.options.pinned), positions);
     } catch (error) {
       return refuse(error instanceof SlotBelowPinError ? error.message : readFailure(error));
     }
-    if (verdict !== sent.verdict) return refuse(`verdict differs: this node read ${verdict}, the hub asked to sign ${sent.verdict}`);
 
     const attestation: ConditionAttestation = {
       conditionHash: conditionHash(request.condition),
       ownersHash: ownersHash(request.owners),
-      verdict,
+      verdict: reading.verdict,
       ethereumBlock: positions.ethereumBlock,
       solanaSlot: positions.solanaSlot,
       issuedAt,
     };
-    const licenseIds = signingLicenses(licenses);
-    const signature = await signAttestation(conditionKind, this.options.wallet, this.options.domain, attestation, licenseIds);
-    return {
-      type: "conditionAttestation",
-      id: frame.id,
-      message: conditionKind.toMessage(attestation),
-      licenseIds: licenseIds.map(String),
-      signature,
-    };
+    const leaves = reading.leaves.map(({ balance, queryResult }) => ({ balance: balance.toString(), queryResult }));
+    return signedAnswer(conditionKind, this.options, frame.id, attestation, { leaves });
   }
 }
 

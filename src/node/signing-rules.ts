@@ -2,7 +2,9 @@ import type { Wallet } from "ethers";
 
 import { AssetNotFoundError } from "../chains/rpc/errors.ts";
 import { MAX_ATTESTATION_CLOCK_SKEW, MAX_ATTESTATION_LICENSES, type AttestationDomain } from "@avn/protocol/attestation";
-import { MAX_REFUSAL_REASON } from "../common/hub-protocol.ts";
+import type { AttestationKind } from "@avn/protocol/attestation-kinds";
+import { signAttestation } from "../common/attestation.ts";
+import { MAX_REFUSAL_REASON, withEvidence, type SignedAnswer } from "../common/hub-protocol.ts";
 
 /**
  * The rules every signature a node gives the hub follows, whatever it signs (a balance or a condition's
@@ -49,6 +51,26 @@ export function refusal(id: string, reason: string): Refusal {
  */
 export function signingLicenses(licenses: readonly bigint[]): bigint[] {
   return [...new Set(licenses)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, MAX_ATTESTATION_LICENSES);
+}
+
+/**
+ * A signed answer to round `id`: `struct` signed for the licenses the node signs for, as its kind's frame,
+ * with what the node read (`evidence`) when the frame stays within the hub's bound. Every kind's answer is
+ * built here, so the frames differ only in their struct and evidence.
+ */
+export async function signedAnswer<Struct, Message, Frame extends SignedAnswer["type"]>(
+  kind: AttestationKind<Struct, Message, Frame>,
+  options: SigningOptions,
+  id: string,
+  struct: Struct,
+  evidence: Extract<SignedAnswer, { type: Frame }>["evidence"],
+): Promise<Extract<SignedAnswer, { type: Frame }>> {
+  type Answer = Extract<SignedAnswer, { type: Frame }>;
+  const licenseIds = signingLicenses(options.licenses());
+  const signature = await signAttestation(kind, options.wallet, options.domain, struct, licenseIds);
+  const answer = { type: kind.frameType, id, message: kind.toMessage(struct), licenseIds: licenseIds.map(String), signature, evidence };
+  // The kind fixes the message type to its frame's; TypeScript cannot follow that through the generic.
+  return withEvidence(answer as unknown as Answer);
 }
 
 /** A pinned position or issue time sent as a decimal string, or undefined when it is not a `uint64`. */

@@ -1,11 +1,13 @@
 import type { ConditionAttestationJson, ConditionRequest } from "@avn/protocol/conditions";
+import { conditionLeaves, leafHolds } from "@avn/protocol/conditions";
 import { chainsOf, readCondition, type ConditionPositions, type ConditionReading } from "../../chains/condition-reader.ts";
 import { attestationToJson } from "../../common/attestation.ts";
 import { conditionKind } from "@avn/protocol/attestation-kinds";
 import { pinnedEvmBlock, type AttestationService } from "./attested-query.ts";
+import { QuorumNotReachedError } from "./rounds.ts";
 
 export interface AttestedCondition {
-  /** The API's own reads and verdict (from `readCondition`): the leaves a revealing answer lists. */
+  /** The signed verdict, and the leaves as one of its signers read them (empty unless the request reveals them). */
   reading: ConditionReading;
   /** `{ ethereumBlock, solanaSlot }`: 0 for a chain without leaves. */
   positions: ConditionPositions;
@@ -15,12 +17,13 @@ export interface AttestedCondition {
 /**
  * A verdict over a holding condition, signed by a quorum. The positions are pinned as for balances (the
  * Ethereum block `evmConfirmations` below the head, the latest Solana slot), only for the chains the
- * condition has leaves on; the issue time is the L2 head's. The API reads every leaf and evaluates the
- * verdict itself first (an asset that is not there rejects with `AssetNotFoundError`: the route's 404),
- * then asks the nodes with that verdict: each reads the leaves itself and signs only when it finds the
- * same, so the answer returned is one a quorum read and agrees with the API's own reading, never one it
- * was handed. The caller has verified the link signature already (the nodes verify it again).
- * `QuorumNotReachedError` when too few licenses are connected or agree within the deadline.
+ * condition has leaves on; the issue time is the L2 head's. Each node reads every leaf and signs the verdict
+ * it finds; the answer travels once: the verdict is the quorum's, and the leaves a revealing answer lists
+ * are those a signer read, sent with its signature (the hub checked that they evaluate to that verdict).
+ * The API reads the leaves itself only when it must: a revealing answer whose signers' readings did not
+ * fit a frame (its verdict must then be the quorum's), and a round without quorum, where its read tells a
+ * missing asset (`AssetNotFoundError`, the route's 404) from the 503. The caller has verified the link
+ * signature already (the nodes verify it again).
  */
 export async function attestCondition(service: AttestationService, request: ConditionRequest): Promise<AttestedCondition> {
   const chains = chainsOf(request.condition);
@@ -30,13 +33,33 @@ export async function attestCondition(service: AttestationService, request: Cond
     service.hub.issuedAt(),
   ]);
   const positions: ConditionPositions = { ethereumBlock, solanaSlot };
-  const reading = await readCondition(request, service.pinned, positions);
-  const { attestation, signatures } = await service.hub.gatherCondition({
-    request: { owners: request.owners, condition: request.condition, ...(request.links === undefined ? {} : { links: request.links }) },
-    ethereumBlock,
-    solanaSlot,
-    issuedAt,
-    verdict: reading.verdict,
-  });
+  const read = () => readCondition(request, service.pinned, positions);
+  const { attestation, signatures, evidence } = await service.hub
+    .gatherCondition({
+      request: { owners: request.owners, condition: request.condition, ...(request.links === undefined ? {} : { links: request.links }) },
+      ethereumBlock,
+      solanaSlot,
+      issuedAt,
+    })
+    .catch(async (error: unknown) => {
+      if (error instanceof QuorumNotReachedError) await read(); // throws AssetNotFoundError when that is the cause
+      throw error;
+    });
+  let reading: ConditionReading = { verdict: attestation.verdict, leaves: [] };
+  if (request.reveal) {
+    if (evidence !== undefined) {
+      const leaves = conditionLeaves(request.condition);
+      reading.leaves = evidence.map(({ balance, queryResult }, index) => ({
+        leaf: leaves[index],
+        balance,
+        queryResult,
+        holds: leafHolds(leaves[index], balance),
+      }));
+    } else {
+      reading = await read();
+      if (reading.verdict !== attestation.verdict)
+        throw new QuorumNotReachedError("The nodes' signed verdict differs from the API's own read (the source moved); retry");
+    }
+  }
   return { reading, positions, attestation: attestationToJson(conditionKind, service.hub.domain, attestation, signatures) };
 }

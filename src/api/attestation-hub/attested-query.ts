@@ -47,25 +47,29 @@ export async function attestSvm(service: AttestationService, owner: string, mint
 }
 
 /**
- * Fans the query out and, meanwhile, reads the same position itself: its own read decides a 404 and
- * gives the answer's QueryResult bytes (the nodes sign only their hash), and the attested struct must
- * match it, so the body and its attestation never tell two stories.
+ * Fans the query out; the answer travels once. The balance is the signed struct's, and the QueryResult
+ * bytes are those a signer read and sent with its signature (the hub checked that they hash to the signed
+ * `queryResultHash`), so the body and its attestation never tell two stories and the API reads nothing
+ * itself. It reads the same position only when it must:
+ * - no signer's bytes fitted a frame: it reads them, and they must hash to the signed hash;
+ * - no quorum: its own read tells a missing asset (`AssetNotFoundError`, the route's 404) from the 503.
  */
 async function attest(
   service: AttestationService,
   query: AttestQuery,
   read: () => Promise<{ balance: bigint; queryResult: string }>,
 ): Promise<AttestedAnswer> {
-  const gathering = service.hub.gather(query);
-  gathering.catch(() => undefined); // awaited below, unless the own read fails first
-  const own = await read();
-  const { attestation, signatures } = await gathering;
-  if (attestation.balance !== own.balance || attestation.queryResultHash !== queryResultHash(own.queryResult).toLowerCase()) {
+  const { attestation, signatures, evidence } = await service.hub.gather(query).catch(async (error: unknown) => {
+    if (error instanceof QuorumNotReachedError) await read(); // throws AssetNotFoundError when that is the cause
+    throw error;
+  });
+  const queryResult = evidence ?? (await read()).queryResult;
+  if (queryResultHash(queryResult).toLowerCase() !== attestation.queryResultHash) {
     throw new QuorumNotReachedError("The nodes' attested answer differs from the API's own read (the source moved); retry");
   }
   return {
-    balance: own.balance,
-    queryResult: own.queryResult,
+    balance: attestation.balance,
+    queryResult,
     attestation: attestationToJson(balanceKind, service.hub.domain, attestation, signatures),
   };
 }

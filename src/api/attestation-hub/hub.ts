@@ -11,6 +11,7 @@ import { NodeStats } from "./node-stats.ts";
 import { hubName, type AttestQuery, type ConditionQuery } from "../../common/hub-protocol.ts";
 import type { HubBus } from "./bus/bus.ts";
 import { AttestationRounds, QuorumNotReachedError, type Attested } from "./rounds.ts";
+import type { LeafEvidence } from "./round-kinds.ts";
 import { HubSessions, type HubAdmissionOptions } from "./sessions.ts";
 
 export interface AttestationHubOptions {
@@ -144,16 +145,20 @@ export class AttestationHub {
     }));
   }
 
-  /** Fans `query` out and resolves with the first struct signed by a quorum; throws `QuorumNotReachedError`. */
-  gather(query: AttestQuery): Promise<Attested<BalanceAttestation>> {
+  /**
+   * Fans `query` out and resolves with the first struct signed by a quorum, with the QueryResult bytes one of
+   * its signers read (checked against the signed hash); throws `QuorumNotReachedError`.
+   */
+  gather(query: AttestQuery): Promise<Attested<BalanceAttestation, string>> {
     return this.#rounds.gather(query, this.deadlineMs);
   }
 
   /**
-   * Fans a condition out with the API's own verdict and resolves once a quorum signed that very struct
-   * (each node reads every leaf itself and signs only the verdict it reads); throws `QuorumNotReachedError`.
+   * Fans a condition out and resolves with the first verdict a quorum signed (each node reads every leaf
+   * itself and signs the verdict it reads), with one signer's readings of the leaves (checked against that
+   * verdict); throws `QuorumNotReachedError`.
    */
-  gatherCondition(query: ConditionQuery): Promise<Attested<ConditionAttestation>> {
+  gatherCondition(query: ConditionQuery): Promise<Attested<ConditionAttestation, LeafEvidence[]>> {
     return this.#rounds.gatherCondition(query, this.deadlineMs);
   }
 

@@ -1,8 +1,16 @@
 import { balanceKind, conditionKind, type AttestationKind } from "@avn/protocol/attestation-kinds";
 import { encodeSubject } from "../../common/attestation-subject.ts";
-import type { AttestQuery, ConditionQuery, HubMessage } from "../../common/hub-protocol.ts";
+import type { AttestQuery, ConditionQuery, HubMessage, SignedAnswer } from "../../common/hub-protocol.ts";
 import type { BalanceAttestation } from "@avn/protocol/attestation";
-import { conditionHash, ownersHash, type ConditionAttestation } from "@avn/protocol/conditions";
+import {
+  conditionHash,
+  conditionLeaves,
+  evaluateCondition,
+  leafHolds,
+  ownersHash,
+  type ConditionAttestation,
+} from "@avn/protocol/conditions";
+import { queryResultHash } from "../../common/query-result.ts";
 
 /** A round's request as a node receives it: a balance's (`attest`) or a condition's (`attestCondition`). */
 export type RoundRequest = Extract<HubMessage, { type: "attest" | "attestCondition" }>;
@@ -14,7 +22,7 @@ export type { SignedAnswer } from "../../common/hub-protocol.ts";
  * is asked, the quorum of live licenses, the statistics, the deadline, the relay across instances) is the
  * rounds'.
  */
-export interface RoundKind<S> {
+export interface RoundKind<S, E = unknown> {
   /** The label of the round metrics (`chain`): evm, svm or condition. */
   readonly label: "evm" | "svm" | "condition";
   /** The kind of signed answer the round gathers. */
@@ -23,13 +31,25 @@ export interface RoundKind<S> {
   request(id: string): RoundRequest;
   /** Whether `struct` answers the very question asked: every field the hub pinned or named is as asked. */
   asks(struct: S): boolean;
+  /**
+   * What the node read, from its answer (`evidence`), once checked against the struct it signed: absent when
+   * the node sent none (its frame would have been too large), `contradicts` when it does not match the struct
+   * (such an answer is invalid: a node that sends what it did not sign is not trusted for either).
+   */
+  evidence(struct: S, answer: SignedAnswer): { evidence?: E } | "contradicts";
+}
+
+/** A condition's leaf as a node read it: the raw balance and its QueryResult, as the balance routes write it. */
+export interface LeafEvidence {
+  balance: bigint;
+  queryResult: string;
 }
 
 /**
  * A balance round: chain, owner, asset, position and issue time are asked; balance and QueryResult hash are
  * what each node read, so two honest structs can differ there (the source moved) and are grouped apart.
  */
-export function balanceRound(query: AttestQuery): RoundKind<BalanceAttestation> {
+export function balanceRound(query: AttestQuery): RoundKind<BalanceAttestation, string> {
   const { owner, asset } = encodeSubject(query);
   return {
     label: query.chain === 0 ? "evm" : "svm",
@@ -49,23 +69,30 @@ export function balanceRound(query: AttestQuery): RoundKind<BalanceAttestation> 
       attestation.asset === asset &&
       attestation.sourceBlock === query.sourceBlock &&
       attestation.issuedAt === query.issuedAt,
+    // The QueryResult bytes the node read: they must hash to the struct's `queryResultHash`.
+    evidence: (attestation, answer) => {
+      if (answer.type !== "attestation" || answer.evidence === undefined) return {};
+      const { queryResult } = answer.evidence;
+      // The chain's own spelling: an EVM word with `0x`, Solana accounts' data without.
+      if (queryResult.startsWith("0x") !== (query.chain === 0)) return "contradicts";
+      return queryResultHash(queryResult).toLowerCase() === attestation.queryResultHash ? { evidence: queryResult.toLowerCase() } : "contradicts";
+    },
   };
 }
 
 /**
- * A condition round: every field of the struct is asked, the verdict too (the API's own evaluation; a
- * node whose reads give another refuses), so there is one struct to sign and a signature of any other is
- * not an answer to this round.
+ * A condition round: every field of the struct is asked but the verdict, which is what each node read and
+ * evaluated; two honest structs can differ there (a Solana leaf read at a later slot) and are grouped apart.
  */
-export function conditionRound(query: ConditionQuery): RoundKind<ConditionAttestation> {
-  const expected: ConditionAttestation = {
+export function conditionRound(query: ConditionQuery): RoundKind<ConditionAttestation, LeafEvidence[]> {
+  const expected = {
     conditionHash: conditionHash(query.request.condition).toLowerCase(),
     ownersHash: ownersHash(query.request.owners).toLowerCase(),
-    verdict: query.verdict,
     ethereumBlock: query.ethereumBlock,
     solanaSlot: query.solanaSlot,
     issuedAt: query.issuedAt,
   };
+  const leaves = conditionLeaves(query.request.condition);
   // Exactly the three fields a node expects: a `reveal` left in would make every node refuse the round.
   const { owners, condition, links } = query.request;
   const request = links === undefined ? { owners, condition } : { owners, condition, links };
@@ -78,15 +105,31 @@ export function conditionRound(query: ConditionQuery): RoundKind<ConditionAttest
       ethereumBlock: query.ethereumBlock.toString(),
       solanaSlot: query.solanaSlot.toString(),
       issuedAt: query.issuedAt.toString(),
-      verdict: query.verdict,
     }),
     kind: conditionKind,
     asks: (attestation) =>
       attestation.conditionHash === expected.conditionHash &&
       attestation.ownersHash === expected.ownersHash &&
-      attestation.verdict === expected.verdict &&
       attestation.ethereumBlock === expected.ethereumBlock &&
       attestation.solanaSlot === expected.solanaSlot &&
       attestation.issuedAt === expected.issuedAt,
+    // One reading per leaf, in order, that evaluates to the signed verdict; an Ethereum leaf's QueryResult is
+    // its balance's word. (A Solana leaf's bytes are its accounts' data, not checked against the balance here.)
+    evidence: (attestation, answer) => {
+      if (answer.type !== "conditionAttestation" || answer.evidence === undefined) return {};
+      const read = answer.evidence.leaves.map(({ balance, queryResult }) => ({ balance: BigInt(balance), queryResult: queryResult.toLowerCase() }));
+      if (read.length !== leaves.length) return "contradicts";
+      const consistent = leaves.every((leaf, index) => {
+        const { balance, queryResult } = read[index];
+        return leaf.chain === "ethereum"
+          ? /^0x[0-9a-f]{64}$/.test(queryResult) && BigInt(queryResult) === balance
+          : !queryResult.startsWith("0x");
+      });
+      const verdict = evaluateCondition(
+        query.request.condition,
+        leaves.map((leaf, index) => leafHolds(leaf, read[index].balance)),
+      );
+      return consistent && verdict === attestation.verdict ? { evidence: read } : "contradicts";
+    },
   };
 }

@@ -19,7 +19,7 @@ import type { HubBus, RelayedDone, RelayedRound } from "./bus/bus.ts";
 import { chooseQuorumSet } from "./quorum-set.ts";
 import { TokenBucket } from "../../common/token-bucket.ts";
 import { attestationStructHash, recoverAttestationSigner } from "../../common/attestation.ts";
-import { balanceRound, conditionRound, type RoundKind, type RoundRequest } from "./round-kinds.ts";
+import { balanceRound, conditionRound, type LeafEvidence, type RoundKind, type RoundRequest } from "./round-kinds.ts";
 import { AvnError } from "@avn/protocol/errors";
 
 /** Not enough licenses connected, or no quorum within the deadline: the API answers 503 with Retry-After. */
@@ -30,16 +30,21 @@ export class QuorumNotReachedError extends AvnError<"QUORUM_NOT_REACHED"> {
   }
 }
 
-/** A struct signed by a quorum, with the signatures (sorted by signer). */
-export interface Attested<S = BalanceAttestation> {
+/**
+ * A struct signed by a quorum, with the signatures (sorted by signer), and what one of its signers read
+ * (`evidence`, checked against the struct): absent when none of them could send it in a frame.
+ */
+export interface Attested<S = BalanceAttestation, E = string> {
   attestation: S;
   signatures: NodeSignature[];
+  evidence?: E;
 }
 
 interface Group<S> {
   attestation: S;
   signatures: Map<string, NodeSignature>;
   licenses: Set<bigint>;
+  evidence?: unknown;
 }
 
 interface RoundsOptions {
@@ -91,7 +96,7 @@ interface Round<S> {
   /** Signatures left out for naming more licenses than the verifier takes in one attestation. */
   oversized: number;
   winner?: string;
-  settle: (result: Attested<S> | Error) => void;
+  settle: (result: Attested<S, unknown> | Error) => void;
   /** When the request went out (`performance.now()`), and when each signer's answer arrived after it. */
   sentAt: number;
   elapsed: Map<string, number>;
@@ -140,16 +145,16 @@ export class AttestationRounds {
   }
 
   /** A balance round: resolves with the first struct a quorum signed; throws `QuorumNotReachedError`. */
-  gather(query: AttestQuery, deadlineMs: number): Promise<Attested<BalanceAttestation>> {
+  gather(query: AttestQuery, deadlineMs: number): Promise<Attested<BalanceAttestation, string>> {
     return this.#gather(balanceRound(query), deadlineMs);
   }
 
-  /** A condition round: resolves once a quorum signed the very struct asked; throws `QuorumNotReachedError`. */
-  gatherCondition(query: ConditionQuery, deadlineMs: number): Promise<Attested<ConditionAttestation>> {
+  /** A condition round: resolves with the first verdict a quorum signed; throws `QuorumNotReachedError`. */
+  gatherCondition(query: ConditionQuery, deadlineMs: number): Promise<Attested<ConditionAttestation, LeafEvidence[]>> {
     return this.#gather(conditionRound(query), deadlineMs);
   }
 
-  async #gather<S>(kind: RoundKind<S>, deadlineMs: number): Promise<Attested<S>> {
+  async #gather<S, E>(kind: RoundKind<S, E>, deadlineMs: number): Promise<Attested<S, E>> {
     const { checker, stats, bus } = this.options;
     const chain = kind.label;
     const started = performance.now();
@@ -167,7 +172,7 @@ export class AttestationRounds {
       throw new QuorumNotReachedError(`Attestation unavailable: ${connectedLicenses.size} live license(s) connected, quorum is ${quorum}`);
     }
     const id = randomBytes(12).toString("hex");
-    const result = new Promise<Attested<S> | Error>((resolve) => {
+    const result = new Promise<Attested<S, E> | Error>((resolve) => {
       const round: Round<S> = {
         id,
         kind,
@@ -176,7 +181,7 @@ export class AttestationRounds {
         groups: new Map(),
         quorum,
         oversized: 0,
-        settle: resolve,
+        settle: resolve as Round<S>["settle"],
         sentAt: performance.now(), // after the quorum and presence reads: the requests go out next
         elapsed: new Map(),
         late: new Map(),
@@ -184,7 +189,7 @@ export class AttestationRounds {
         resultSent: false,
         closed: false,
       };
-      this.#rounds.set(id, round as Round<unknown>);
+      this.#rounds.set(id, round as unknown as Round<unknown>);
       setTimeout(() => {
         resolve(new QuorumNotReachedError(`Attestation quorum not reached within ${deadlineMs} ms: ${shortfall(round)}`));
         this.#finish(round);
@@ -289,6 +294,8 @@ export class AttestationRounds {
       recoverAttestationSigner(kind.kind, this.options.domain, attestation, licenseIds, message.signature) !== burner
     )
       return this.#count(burner, "invalid");
+    const read = kind.evidence(attestation, message);
+    if (read === "contradicts") return this.#count(burner, "invalid");
     const digest = attestationStructHash(kind.kind, attestation);
     if (round.winner !== undefined) return this.#late(round, digest, { signer: burner, licenseIds, signature: message.signature });
     const countable = await this.options.checker.countable(burner, licenseIds).catch(() => [] as bigint[]);
@@ -310,6 +317,7 @@ export class AttestationRounds {
     if (licenseIds.some((id) => group.licenses.has(id))) return this.#count(burner, "invalid");
     for (const id of licenseIds) group.licenses.add(id);
     group.signatures.set(burner, { signer: burner, licenseIds, signature: message.signature });
+    group.evidence ??= read.evidence;
     if (BigInt(group.licenses.size) < round.quorum) return;
     // Agreeing signatures may name more licenses in all than one attestation can carry: settle on a set
     // the verifier accepts, or wait for an answer that makes one.
@@ -327,7 +335,7 @@ export class AttestationRounds {
     }
     // Sorted by signer: one canonical order for the verifier and for clients comparing answers.
     const signatures = chosen.map((index) => agreeing[index]).sort((a, b) => (BigInt(a.signer) < BigInt(b.signer) ? -1 : 1));
-    round.settle({ attestation: group.attestation, signatures });
+    round.settle({ attestation: group.attestation, signatures, evidence: group.evidence });
   }
 
   /**
@@ -341,9 +349,15 @@ export class AttestationRounds {
     if (countable.length === signature.licenseIds.length) round.late.set(signature.signer, signature);
   }
 
-  /** Sends the round's result once every node asked has answered and every answer is judged. */
+  /**
+   * Once every node asked has answered and every answer is judged: the result goes out, or, without a
+   * winner, the round fails now rather than at its deadline (no answer is left to make a quorum).
+   */
   #maybeDone<S>(round: Round<S>): void {
-    if (round.judging === 0 && round.answered.size === round.asked.size) this.#sendDone(round);
+    if (round.judging !== 0 || round.answered.size !== round.asked.size) return;
+    if (round.winner === undefined)
+      round.settle(new QuorumNotReachedError(`Attestation quorum not reached: every node asked has answered; ${shortfall(round)}`));
+    this.#sendDone(round);
   }
 
   /**

@@ -195,6 +195,88 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
     );
   });
 
+  it("the answer travels once: the API serves a signer's QueryResult bytes and reads no source; it reads only when no bytes came, and bytes that differ from the signed hash make the answer invalid", async function () {
+    const [nodeA, nodeB, nodeC] = l2.nodes;
+    // Every read the API makes through its pinned readers, counted.
+    const original = hubApi.service.pinned;
+    let reads = 0;
+    const counting = {
+      evmAt: (block: bigint) => {
+        const reader = original.evmAt(block);
+        return { balanceOf: (...args: Parameters<typeof reader.balanceOf>) => (reads++, reader.balanceOf(...args)) };
+      },
+      solanaFrom: (slot: bigint) => {
+        const reader = original.solanaFrom(slot);
+        return { balanceOf: (...args: Parameters<typeof reader.balanceOf>) => (reads++, reader.balanceOf(...args)) };
+      },
+    };
+    hubApi.service.pinned = counting as unknown as typeof original;
+    /** A node whose signed answer comes without its bytes (as when they would not fit a frame). */
+    const withoutBytes = (node: LicensedNode): Pick<AttestationSigner, "answer"> => {
+      const honest = honestSigner(sources, node, l2.verifier);
+      return {
+        async answer(request) {
+          const reply = await honest.answer(request);
+          if (reply.type !== "attestation") return reply;
+          const { evidence: _dropped, ...signed } = reply;
+          return signed;
+        },
+      };
+    };
+    /** A node that signs what it read but sends other bytes beside it. */
+    const otherBytes = (node: LicensedNode): Pick<AttestationSigner, "answer"> => {
+      const honest = honestSigner(sources, node, l2.verifier);
+      return {
+        async answer(request) {
+          const reply = await honest.answer(request);
+          if (reply.type !== "attestation" || reply.evidence === undefined) return reply;
+          const bytes = reply.evidence.queryResult;
+          return { ...reply, evidence: { queryResult: `${bytes.slice(0, -2)}${bytes.endsWith("00") ? "01" : "00"}` } };
+        },
+      };
+    };
+    const leave = async () => {
+      for (const disconnect of disconnects.splice(0)) await disconnect();
+      await until("nodes gone", () => hubApi.hub.stats.list().every((node) => !node.connected));
+    };
+    try {
+      const plain = new Map<string, string>();
+      for (const [path, body] of [
+        ["/api/ccq-evm", evmQuery()],
+        ["/api/ccq-svm", svmQuery()],
+      ] as const)
+        plain.set(path, ((await (await post(path, body)).json()) as Answer).data.asset.QueryResult);
+      const attested = async (path: "/api/ccq-evm" | "/api/ccq-svm") => {
+        const response = await post(`${path}?attest=true`, path === "/api/ccq-evm" ? evmQuery() : svmQuery());
+        expect(response.status, path).to.equal(200);
+        const answer = (await response.json()) as Answer;
+        expect(answer.data.asset.QueryResult, path).to.equal(plain.get(path));
+        return answer;
+      };
+
+      await join([[nodeA], [nodeB], [nodeC]]);
+      reads = 0;
+      for (const path of plain.keys()) await attested(path as "/api/ccq-evm");
+      expect(reads, "reads by the API with the bytes in the frames").to.equal(0);
+      await leave();
+
+      await join([[nodeA, withoutBytes(nodeA)], [nodeB, withoutBytes(nodeB)], [nodeC, withoutBytes(nodeC)]]);
+      for (const path of plain.keys()) await attested(path as "/api/ccq-evm");
+      expect(reads, "one read per answer when no signer sent bytes").to.equal(2);
+      await leave();
+
+      const invalidBefore = statsOf(nodeC)?.answers.invalid ?? 0;
+      await join([[nodeA], [nodeB], [nodeC, otherBytes(nodeC)]]);
+      reads = 0;
+      const { attestation } = (await attested("/api/ccq-evm")).data;
+      expect(attestation.signatures.map((signature) => signature.signer)).to.not.include(nodeC.burner.address);
+      await until("the node with other bytes counted invalid", () => statsOf(nodeC).answers.invalid === invalidBefore + 1);
+      expect(reads).to.equal(0);
+    } finally {
+      hubApi.service.pinned = original;
+    }
+  });
+
   it("does not let one node that signs a wrong balance reach quorum alone, and counts it as disagreeing", async function () {
     const [nodeA, nodeB, nodeC] = l2.nodes;
     const before = statsOf(nodeC)?.answers.disagreed ?? 0;
