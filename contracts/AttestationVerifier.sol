@@ -383,10 +383,10 @@ contract AttestationVerifier is EIP712, IAttestationVerifier {
         return _fail(Failure.LicenseNotLive, signatures[0].licenseIds[0], 0);
     }
 
-    /// @dev `REGISTRY.recordAttestedResult(msg.sender, attestation, licenseIds)`, encoded by hand: an
-    /// `AttestedResult` has the attestation's seven static fields in the same order, so its ABI encoding is the
-    /// attestation's calldata words as they are (the registry's decoder checks each field's range when it
-    /// reads it). Building the struct field by field and encoding it again cost more than a third of the
+    /// @dev `REGISTRY.recordAttestedResult(msg.sender, attestation, licenseIds)`, encoded by hand: the registry
+    /// takes the same struct (`IAttestationVerifier.BalanceAttestation`), seven static fields, so its ABI encoding
+    /// is the attestation's calldata words as they are (the registry's decoder checks each field's range when
+    /// it reads it). Building the struct field by field and encoding it again cost more than a third of the
     /// gas the signed license lists added. A revert is passed on as it came.
     function _recordAttestedResult(BalanceAttestation calldata attestation, uint256[] memory licenseIds) private {
         bytes4 selector = IVerificationRegistry.recordAttestedResult.selector;

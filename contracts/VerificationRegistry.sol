@@ -8,6 +8,7 @@ import { SafeERC20 } from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.s
 import { SafeCast } from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import { ReentrancyGuardTransient } from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 
+import { IAttestationVerifier } from "@avn/contracts/interfaces/IAttestationVerifier.sol";
 import { INodeLicense } from "@avn/contracts/interfaces/INodeLicense.sol";
 import { INodeRegistry } from "@avn/contracts/interfaces/INodeRegistry.sol";
 import { IStakedToken } from "@avn/contracts/interfaces/IStakedToken.sol";
@@ -278,7 +279,7 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     /// @inheritdoc IVerificationRegistry
     function recordAttestedResult(
         address payer,
-        AttestedResult calldata result,
+        IAttestationVerifier.BalanceAttestation calldata result,
         uint256[] calldata licenseIds
     ) external onlyRole(ATTESTATION_ROLE) nonReentrant {
         bytes32 subject = _subject(result.chain, result.owner, result.asset);
@@ -778,7 +779,7 @@ contract VerificationRegistry is AccessControlDefaultAdminRules, ReentrancyGuard
     /// attested path's bar for a new subject is 110,000 (docs/attestations.md).
     function _emitAttestationRecorded(
         address payer,
-        AttestedResult calldata result,
+        IAttestationVerifier.BalanceAttestation calldata result,
         uint256 fee,
         uint256[] calldata licenseIds
     ) private {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
+import { IAttestationVerifier } from "@avn/contracts/interfaces/IAttestationVerifier.sol";
 import { IVerificationRegistry } from "@avn/contracts/interfaces/IVerificationRegistry.sol";
 
 import { bound } from "./utils/Bound.sol";
@@ -34,7 +35,7 @@ contract AttestationRecordedEventTest is AttestationFixture {
         for (uint256 i = 0; i < count; ++i) {
             licenseIds[i] = uint256(keccak256(abi.encode(seed, i))) >> 200;
         }
-        IVerificationRegistry.AttestedResult memory result = IVerificationRegistry.AttestedResult({
+        IAttestationVerifier.BalanceAttestation memory result = IAttestationVerifier.BalanceAttestation({
             chain: chain,
             owner: owner,
             asset: asset,

@@ -3,6 +3,7 @@ pragma solidity ^0.8.24;
 
 import { IERC20 } from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 
+import { IAttestationVerifier } from "./IAttestationVerifier.sol";
 import { INodeRegistry } from "./INodeRegistry.sol";
 import { IStakedToken } from "./IStakedToken.sol";
 
@@ -88,19 +89,6 @@ interface IVerificationRegistry {
     struct VoteStats {
         uint256 agreed;
         uint256 disagreed;
-    }
-
-    /// @notice A balance attested by a quorum of nodes, as the attestation verifier records it (the fields
-    /// of `IAttestationVerifier.BalanceAttestation`, in its order; calldata only, stored packed).
-    // solhint-disable-next-line gas-struct-packing
-    struct AttestedResult {
-        uint8 chain;
-        bytes32 owner;
-        bytes32 asset;
-        uint256 balance;
-        bytes32 queryResultHash;
-        uint64 sourceBlock;
-        uint64 issuedAt;
     }
 
     /// @notice A consumer's collateral: staked tokens free to use or withdraw, and reserved by open jobs.
@@ -389,7 +377,11 @@ interface IVerificationRegistry {
     /// credits it to `licenseIds` (the signing licenses, equal shares, the first taking the rounding
     /// remainder), and stores the result for `latestBalance` if it was issued after
     /// the one stored for its subject.
-    function recordAttestedResult(address payer, AttestedResult calldata result, uint256[] calldata licenseIds) external;
+    function recordAttestedResult(
+        address payer,
+        IAttestationVerifier.BalanceAttestation calldata result,
+        uint256[] calldata licenseIds
+    ) external;
 
     /*//////////////////////////////////////////////////////////////
                              NODE FUNCTIONS
