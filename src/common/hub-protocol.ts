@@ -2,7 +2,7 @@ import { getAddress, isAddress, verifyMessage } from "ethers";
 import { z } from "zod";
 
 import { MAX_ATTESTATION_LICENSES } from "@avn/protocol/attestation";
-import { balanceKind, balanceMessageSchema, conditionKind, conditionMessageSchema } from "@avn/protocol/attestation-kinds";
+import { balanceKind, conditionKind, type AttestationKind } from "@avn/protocol/attestation-kinds";
 import { MAX_CONDITION_LEAVES, type ConditionRequest } from "@avn/protocol/conditions";
 
 /**
@@ -174,8 +174,30 @@ const queryResultBytes = z.string().regex(/^(0x)?([0-9a-fA-F]{2})*$/);
  */
 export const balanceEvidenceSchema = z.strictObject({ queryResult: queryResultBytes });
 export const conditionEvidenceSchema = z.strictObject({
-  leaves: z.array(z.strictObject({ balance: decimal, queryResult: queryResultBytes })).min(1).max(MAX_CONDITION_LEAVES),
+  leaves: z
+    .array(z.strictObject({ balance: decimal, queryResult: queryResultBytes }))
+    .min(1)
+    .max(MAX_CONDITION_LEAVES),
 });
+
+/**
+ * A node's signed answer of `kind`, as the hub reads it: the kind's own message schema (the one the API's
+ * `data.attestation.message` is documented and checked with), the node's license list, its signature, and
+ * what it read. Built from the kind, so a field added to a kind's schema is parsed here with no other edit.
+ */
+export function signedAnswerSchema<Frame extends string, Message, Evidence extends z.ZodType>(
+  kind: Pick<AttestationKind<unknown, Message, Frame>, "frameType" | "messageSchema">,
+  evidence: Evidence,
+) {
+  return z.object({
+    type: z.literal(kind.frameType),
+    id: roundId,
+    message: kind.messageSchema,
+    licenseIds: z.array(decimal).min(1).max(MAX_HELLO_LICENSES),
+    signature: nodeSignature,
+    evidence: evidence.optional(),
+  });
+}
 
 /** The longest refusal reason a node may send (a longer one is a malformed frame, which closes the connection). */
 export const MAX_REFUSAL_REASON = 200;
@@ -195,23 +217,8 @@ export const nodeMessageSchema = z.discriminatedUnion("type", [
       .refine((ids) => new Set(ids.map((id) => BigInt(id))).size === ids.length, "duplicate license id"),
     signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/),
   }),
-  // A signed answer of each kind: its message is the kind's own schema (`@avn/protocol/attestation-kinds`).
-  z.object({
-    type: z.literal(balanceKind.frameType),
-    id: roundId,
-    message: balanceMessageSchema,
-    licenseIds: z.array(decimal).min(1).max(256),
-    signature: nodeSignature,
-    evidence: balanceEvidenceSchema.optional(),
-  }),
-  z.object({
-    type: z.literal(conditionKind.frameType),
-    id: roundId,
-    message: conditionMessageSchema,
-    licenseIds: z.array(decimal).min(1).max(256),
-    signature: nodeSignature,
-    evidence: conditionEvidenceSchema.optional(),
-  }),
+  signedAnswerSchema(balanceKind, balanceEvidenceSchema),
+  signedAnswerSchema(conditionKind, conditionEvidenceSchema),
   z.object({ type: z.literal("refusal"), id: roundId, reason: z.string().max(MAX_REFUSAL_REASON) }),
 ]);
 export type NodeMessage = z.infer<typeof nodeMessageSchema>;

@@ -84,6 +84,41 @@ export const conditionMessageSchema = z.object({
 });
 export type ConditionMessage = z.infer<typeof conditionMessageSchema>;
 
+const address = z.string("must be an address").check(z.regex(/^0x[0-9a-fA-F]{40}$/, "must be an address"));
+
+/** `data.attestation.domain`: the EIP-712 domain, as viem's and ethers' typed-data verification take it. */
+export const attestationDomainSchema = z.object(
+  {
+    name: z.string("must be a string"),
+    version: z.string("must be a string"),
+    chainId: z.int("must be a uint256, written as a JSON integer").check(z.minimum(1, "must be a uint256, written as a JSON integer")),
+    verifyingContract: address,
+  },
+  "must be an object",
+);
+
+/** One node's signature in `data.attestation.signatures`: over the message and its own `licenseIds`, in this order. */
+export const nodeSignatureSchema = z.object(
+  {
+    signer: address,
+    licenseIds: z.array(decimal, "must be an array").check(z.minLength(1, "must name a license")),
+    signature: z.string("must be 0x-prefixed hex").check(z.regex(/^0x([0-9a-fA-F]{2})*$/, "must be 0x-prefixed hex")),
+  },
+  "must be an object",
+);
+
+/**
+ * `data.attestation` of a kind, as the API serves it and clients read it: its domain, its struct as JSON,
+ * the signatures. One schema for the API's response schema (`/openapi.json`), the SDK's checks and types;
+ * the hub reads the nodes' frames with the same message schema (`src/common/hub-protocol.ts`).
+ */
+export function attestationJsonSchema<Message>(kind: Pick<AttestationKind<unknown, Message>, "messageSchema">) {
+  return z.object(
+    { domain: attestationDomainSchema, message: kind.messageSchema, signatures: z.array(nodeSignatureSchema, "must be an array") },
+    "must be an object",
+  );
+}
+
 /** A balance, as `POST /api/ccq-evm` / `ccq-svm` `?attest=true` answer it. */
 export const balanceKind: AttestationKind<BalanceAttestation, BalanceMessage, "attestation"> = {
   name: "balance",
@@ -152,3 +187,10 @@ export const conditionKind: AttestationKind<ConditionAttestation, ConditionMessa
 
 /** The kinds by the node frame that carries their signatures. */
 export const KIND_OF_FRAME = { attestation: balanceKind, conditionAttestation: conditionKind } as const;
+
+/** A balance answer's `data.attestation`. */
+export const balanceAttestationJsonSchema = attestationJsonSchema(balanceKind);
+export type AttestationJson = z.infer<typeof balanceAttestationJsonSchema>;
+/** A verdict's `data.attestation`. */
+export const conditionAttestationJsonSchema = attestationJsonSchema(conditionKind);
+export type ConditionAttestationJson = z.infer<typeof conditionAttestationJsonSchema>;

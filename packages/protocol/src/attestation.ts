@@ -1,4 +1,3 @@
-import type { BalanceMessage } from "./attestation-kinds.ts";
 import { SourceChain } from "./constants.ts";
 
 /**
@@ -88,10 +87,8 @@ export interface NodeSignature {
   signature: string;
 }
 
-/** An attestation as the API serves it: `domain` and `message` go to viem's or ethers' typed-data verification as they are. */
-export interface AttestationJson {
-  domain: { name: string; version: string; chainId: number; verifyingContract: string };
-  /** The struct as JSON: its type is inferred from the balance kind's schema, the one the hub checks frames with. */
-  message: BalanceMessage;
-  signatures: Array<{ signer: string; licenseIds: string[]; signature: string }>;
-}
+/**
+ * An attestation as the API serves it: `domain` and `message` go to viem's or ethers' typed-data verification
+ * as they are. Inferred from its zod schema (`balanceAttestationJsonSchema`), the one wire contract.
+ */
+export type { AttestationJson } from "./attestation-kinds.ts";

@@ -12,7 +12,6 @@ import { ed25519 } from "@noble/curves/ed25519";
 import canonicalize from "canonicalize";
 import { encodeAbiParameters, getAddress, keccak256, pad, toBytes, toHex, type Hex } from "viem";
 import { AvnError } from "./errors.ts";
-import type { ConditionMessage } from "./attestation-kinds.ts";
 
 /**
  * Signed verdicts over holding conditions (`POST /api/conditions`, docs/conditions.md): the request's
@@ -338,12 +337,7 @@ export interface ConditionAttestation {
 }
 
 /** As the API serves it: integers as decimal strings; `domain` and `message` go to viem or ethers as they are. */
-export interface ConditionAttestationJson {
-  domain: { name: string; version: string; chainId: number; verifyingContract: string };
-  /** The struct as JSON: its type is inferred from the condition kind's schema. */
-  message: ConditionMessage;
-  signatures: Array<{ signer: string; licenseIds: string[]; signature: string }>;
-}
+export type { ConditionAttestationJson } from "./attestation-kinds.ts";
 
 /*//////////////////////////////////////////////////////////////
                              FIELD CHECKS

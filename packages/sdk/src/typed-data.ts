@@ -10,8 +10,8 @@ import {
   LICENSED_CONDITION_ATTESTATION_TYPES,
   type ConditionAttestationJson,
 } from "@avn/protocol/conditions";
-import { balanceKind, conditionKind, type AttestationKind } from "@avn/protocol/attestation-kinds";
-import { getAddress, hashTypedData, isAddress, isHex, type Address, type Hex } from "viem";
+import { balanceAttestationJsonSchema, balanceKind, conditionAttestationJsonSchema, conditionKind } from "@avn/protocol/attestation-kinds";
+import { getAddress, hashTypedData, type Address, type Hex } from "viem";
 
 import { MalformedAttestationError } from "./errors.ts";
 
@@ -79,7 +79,9 @@ export interface ContractConditionAttestationArgs {
 
 /** Whether `json` is a signed verdict (`POST /api/conditions?attest=true`) rather than a balance attestation. */
 export function isConditionAttestation(json: AnyAttestationJson): json is ConditionAttestationJson {
-  return typeof json.message === "object" && json.message !== null && "conditionHash" in json.message;
+  // Whatever a caller passes: a null or a string is not a verdict (and is refused as malformed after this).
+  const message: unknown = typeof json === "object" && json !== null ? json.message : undefined;
+  return typeof message === "object" && message !== null && "conditionHash" in message;
 }
 
 /**
@@ -93,12 +95,23 @@ export function toContractAttestation(json: AttestationJson): ContractBalanceAtt
 export function toContractAttestation(json: ConditionAttestationJson): ContractConditionAttestationArgs;
 export function toContractAttestation(json: AnyAttestationJson): ContractBalanceAttestationArgs | ContractConditionAttestationArgs;
 export function toContractAttestation(json: AnyAttestationJson): ContractBalanceAttestationArgs | ContractConditionAttestationArgs {
-  if (typeof json !== "object" || json === null) throw new MalformedAttestationError("", "must be an object");
-  const domain = domainOf(json.domain);
-  const signatures = signaturesOf(json.signatures);
-  if (isConditionAttestation(json))
-    return { kind: "condition", domain, attestation: messageOf(conditionKind, json.message) as ContractConditionAttestation, signatures };
-  return { kind: "balance", domain, attestation: messageOf(balanceKind, json.message) as ContractBalanceAttestation, signatures };
+  // The kind's own schema (`@avn/protocol/attestation-kinds`): the API's response schema is generated from it.
+  if (isConditionAttestation(json)) {
+    const checked = checkedJson(conditionAttestationJsonSchema, json);
+    return {
+      kind: "condition",
+      domain: domainOf(checked.domain),
+      attestation: conditionKind.fromMessage(checked.message) as ContractConditionAttestation,
+      signatures: signaturesOf(checked.signatures),
+    };
+  }
+  const checked = checkedJson(balanceAttestationJsonSchema, json);
+  return {
+    kind: "balance",
+    domain: domainOf(checked.domain),
+    attestation: balanceKind.fromMessage(checked.message) as ContractBalanceAttestation,
+    signatures: signaturesOf(checked.signatures),
+  };
 }
 
 /** The typed data of a balance attestation's signature (`LicensedBalanceAttestation`). */
@@ -187,50 +200,42 @@ export function isAttestationDomain(domain: ContractDomain): boolean {
 //////////////////////////////////////////////////////////////*/
 
 function domainOf(domain: AnyAttestationJson["domain"]): ContractDomain {
-  if (typeof domain !== "object" || domain === null) throw new MalformedAttestationError("domain", "must be an object");
-  if (typeof domain.name !== "string") throw new MalformedAttestationError("domain.name", "must be a string");
-  if (typeof domain.version !== "string") throw new MalformedAttestationError("domain.version", "must be a string");
-  if (typeof domain.verifyingContract !== "string" || !isAddress(domain.verifyingContract, { strict: false }))
-    throw new MalformedAttestationError("domain.verifyingContract", "must be an address");
   return {
     name: domain.name,
     version: domain.version,
-    chainId: uintAt("domain.chainId", domain.chainId),
+    chainId: BigInt(domain.chainId),
     verifyingContract: getAddress(domain.verifyingContract),
   };
 }
 
 function signaturesOf(signatures: AnyAttestationJson["signatures"]): ContractNodeSignature[] {
-  if (!Array.isArray(signatures)) throw new MalformedAttestationError("signatures", "must be an array");
-  return signatures.map((entry, index) => {
-    const path = `signatures[${index}]`;
-    if (typeof entry !== "object" || entry === null) throw new MalformedAttestationError(path, "must be an object");
-    if (typeof entry.signer !== "string" || !isAddress(entry.signer, { strict: false }))
-      throw new MalformedAttestationError(`${path}.signer`, "must be an address");
-    if (!Array.isArray(entry.licenseIds)) throw new MalformedAttestationError(`${path}.licenseIds`, "must be an array");
-    if (typeof entry.signature !== "string" || !isHex(entry.signature))
-      throw new MalformedAttestationError(`${path}.signature`, "must be 0x-prefixed hex");
-    return {
-      signer: getAddress(entry.signer),
-      licenseIds: entry.licenseIds.map((id, j) => uintAt(`${path}.licenseIds[${j}]`, id as unknown)),
-      signature: entry.signature,
-    };
-  });
+  return signatures.map((entry) => ({
+    signer: getAddress(entry.signer),
+    licenseIds: entry.licenseIds.map(BigInt),
+    signature: entry.signature as Hex,
+  }));
 }
 
 /**
- * The struct of a message of `kind`, checked with the kind's own schema (`@avn/protocol/attestation-kinds`:
- * the one the hub checks the nodes' frames with), bytes32 fields in lower-case hex. A verdict that is not a
- * JSON boolean is refused there: `"false"` is a truthy string.
+ * `json` checked with its kind's schema; the first problem as a `MalformedAttestationError` whose path names
+ * the field as a caller writes it (`signatures[1].signer`). A verdict that is not a JSON boolean is refused
+ * there: `"false"` is a truthy string.
  */
-function messageOf<S>(kind: AttestationKind<S, unknown>, message: unknown): S {
-  const parsed = kind.messageSchema.safeParse(message);
-  if (!parsed.success) {
-    const [issue] = parsed.error.issues;
-    const path = ["message", ...issue.path.map(String)].join(".");
-    throw new MalformedAttestationError(path, issue.path.length === 0 ? "must be an object" : issue.message);
-  }
-  return kind.fromMessage(parsed.data);
+function checkedJson<T>(
+  schema: {
+    safeParse(
+      value: unknown,
+    ): { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
+  },
+  json: unknown,
+): T {
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const [issue] = parsed.error.issues;
+  const path = issue.path
+    .map((key, index) => (typeof key === "number" ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`))
+    .join("");
+  throw new MalformedAttestationError(path, issue.message);
 }
 
 /**

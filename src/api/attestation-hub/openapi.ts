@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-import { balanceKind, type AnyAttestationKind } from "@avn/protocol/attestation-kinds";
+import { attestationJsonSchema, balanceKind, type AttestationKind } from "@avn/protocol/attestation-kinds";
 
 /** The OpenAPI / serializer schemas of `?attest=true` (docs/api.md, "Attested answers"). */
 
@@ -22,46 +22,40 @@ export const attestQuerySchema = {
   },
 } as const;
 
-const decimal = { type: "string", pattern: "^[0-9]+$" } as const;
-
 /**
  * `data.attestation` of a kind (`@avn/protocol/attestation-kinds`): its domain, its struct's message and
  * the signatures. `domain` and `message` go to viem's or ethers' typed-data verification as they are. The
- * message's schema is generated from the kind's own (zod), the one the hub checks the nodes' frames with,
- * so a field added there shows here and in /openapi.json.
+ * whole schema is generated from the kind's zod schema (`attestationJsonSchema`), the one the SDK checks
+ * answers with; its message schema is the one the hub checks the nodes' frames with. A field added there
+ * shows here and in /openapi.json with no other edit.
  */
-export function attestedAnswerSchema(kind: AnyAttestationKind, description: string) {
-  const { $schema: _dialect, ...message } = z.toJSONSchema(kind.messageSchema, { io: "output", target: "draft-7" });
+export function attestedAnswerSchema<Message>(
+  kind: Pick<AttestationKind<unknown, Message>, "messageSchema" | "primaryType" | "structName" | "structType">,
+  description: string,
+) {
+  const generated: unknown = z.toJSONSchema(attestationJsonSchema(kind), { io: "output", target: "draft-7" });
+  const { $schema: _dialect, ...schema } = generated as {
+    $schema?: string;
+    properties: { message: object; signatures: { items: object } };
+  };
   return {
-    type: "object",
+    ...schema,
     description:
       `${description} Each signature is EIP-712 over ${kind.primaryType}(${kind.structName} attestation,uint256[] licenseIds) with the message ` +
       `{attestation: message, licenseIds: that signature's licenseIds} (viem's primaryType: ${kind.primaryType}) under domain.`,
     properties: {
-      domain: {
-        type: "object",
-        properties: {
-          name: { type: "string" },
-          version: { type: "string" },
-          chainId: { type: "integer" },
-          verifyingContract: { type: "string" },
-        },
-        required: ["name", "version", "chainId", "verifyingContract"],
-      },
-      message: { ...message, description: `${kind.structType}; integers as decimal strings` },
+      ...schema.properties,
+      message: { ...schema.properties.message, description: `${kind.structType}; integers as decimal strings` },
       signatures: {
-        type: "array",
+        ...schema.properties.signatures,
         items: {
-          type: "object",
+          ...schema.properties.signatures.items,
           description:
             "One node's signature over the message and its own licenseIds, exactly in this order (the list is signed: it cannot be changed)",
-          properties: { signer: { type: "string" }, licenseIds: { type: "array", items: decimal }, signature: { type: "string" } },
-          required: ["signer", "licenseIds", "signature"],
         },
       },
     },
-    required: ["domain", "message", "signatures"],
-  } as const;
+  };
 }
 
 /** A balance's `data.attestation`. */

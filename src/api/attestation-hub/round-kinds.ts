@@ -75,7 +75,9 @@ export function balanceRound(query: AttestQuery): RoundKind<BalanceAttestation, 
       const { queryResult } = answer.evidence;
       // The chain's own spelling: an EVM word with `0x`, Solana accounts' data without.
       if (queryResult.startsWith("0x") !== (query.chain === 0)) return "contradicts";
-      return queryResultHash(queryResult).toLowerCase() === attestation.queryResultHash ? { evidence: queryResult.toLowerCase() } : "contradicts";
+      return queryResultHash(queryResult).toLowerCase() === attestation.queryResultHash
+        ? { evidence: queryResult.toLowerCase() }
+        : "contradicts";
     },
   };
 }
@@ -117,7 +119,10 @@ export function conditionRound(query: ConditionQuery): RoundKind<ConditionAttest
     // its balance's word. (A Solana leaf's bytes are its accounts' data, not checked against the balance here.)
     evidence: (attestation, answer) => {
       if (answer.type !== "conditionAttestation" || answer.evidence === undefined) return {};
-      const read = answer.evidence.leaves.map(({ balance, queryResult }) => ({ balance: BigInt(balance), queryResult: queryResult.toLowerCase() }));
+      const read = answer.evidence.leaves.map(({ balance, queryResult }) => ({
+        balance: BigInt(balance),
+        queryResult: queryResult.toLowerCase(),
+      }));
       if (read.length !== leaves.length) return "contradicts";
       const consistent = leaves.every((leaf, index) => {
         const { balance, queryResult } = read[index];

@@ -260,7 +260,11 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
       expect(reads, "reads by the API with the bytes in the frames").to.equal(0);
       await leave();
 
-      await join([[nodeA, withoutBytes(nodeA)], [nodeB, withoutBytes(nodeB)], [nodeC, withoutBytes(nodeC)]]);
+      await join([
+        [nodeA, withoutBytes(nodeA)],
+        [nodeB, withoutBytes(nodeB)],
+        [nodeC, withoutBytes(nodeC)],
+      ]);
       for (const path of plain.keys()) await attested(path as "/api/ccq-evm");
       expect(reads, "one read per answer when no signer sent bytes").to.equal(2);
       await leave();
