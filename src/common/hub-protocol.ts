@@ -32,8 +32,10 @@ export const MAX_HELLO_LICENSES = 256;
  * requests. The largest request is a condition's: 16 leaves with every field at its longest (ERC-1155
  * leaves with a 78-digit token id, min and max), each under four `atLeast` (the longest way to nest 4
  * deep), both owners and the link: 7,086 bytes. A node's condition answer with 16 licenses of 78 digits
- * is 1,825 (test/ts/attestation/ConditionAttestation.ts builds both and checks they stay under half of this).
- * A round's result (`roundDone`) is cut to fit by the hub.
+ * is 1,825 (test/ts/attestation/ConditionAttestation.ts builds both and checks they stay under half of this)
+ * before its evidence: what it read travels beside the signature when the frame still fits, and is left out
+ * when it would not (`withEvidence`; the API then reads the source itself). A round's result (`roundDone`)
+ * is cut to fit by the hub.
  */
 export const MAX_FRAME_BYTES = 16 * 1024;
 /**
@@ -236,6 +238,11 @@ export function withEvidence<Answer extends SignedAnswer>(answer: Answer): Answe
   const { evidence: _tooLarge, ...signed } = answer;
   return signed as Answer;
 }
+
+/** The hub's request of round kind `type` (`attest`, `attestCondition`). */
+export type RoundRequestOf<Type extends "attest" | "attestCondition"> = Extract<HubMessage, { type: Type }>;
+/** A node's signed answer carried by frame `type` (`attestation`, `conditionAttestation`). */
+export type SignedAnswerOf<Type extends SignedAnswer["type"]> = Extract<SignedAnswer, { type: Type }>;
 
 /** Parses a node's frame; undefined when it is not JSON or not one of the messages above. */
 export function parseNodeMessage(raw: string): NodeMessage | undefined {

@@ -4,25 +4,18 @@ import { balanceKind } from "@avn/protocol/attestation-kinds";
 import { AttestedChain, type BalanceAttestation } from "@avn/protocol/attestation";
 import { queryResultHash } from "../common/query-result.ts";
 import { encodeSubject } from "../common/attestation-subject.ts";
-import type { HubMessage, SignedAnswer } from "../common/hub-protocol.ts";
+import type { RoundRequestOf, SignedAnswerOf } from "../common/hub-protocol.ts";
 import type { PinnedReaders } from "../chains/pinned-readers.ts";
 import {
   blockLagRefusal,
   issueTimeRefusal,
   readFailure,
-  refusal,
+  RoundSigner,
   signedAnswer,
   uint64Of,
   type Refusal,
   type SigningOptions,
 } from "./signing-rules.ts";
-
-type AttestRequest = Extract<HubMessage, { type: "attest" }>;
-export type AttestReply = Extract<SignedAnswer, { type: "attestation" }> | Refusal;
-
-export interface AttestationSignerOptions extends SigningOptions {
-  pinned: PinnedReaders;
-}
 
 /**
  * Answers the hub's attestation requests. The hub names the question (chain, owner, asset) and pins the
@@ -33,17 +26,12 @@ export interface AttestationSignerOptions extends SigningOptions {
  * time further than `maxClockSkewSeconds` from its own view of the L2 head's time (either would let a hub
  * pass an old balance off as fresh; the hub pins the issue time to the L2 head's timestamp, chain time).
  */
-export class AttestationSigner {
-  private readonly options: AttestationSignerOptions;
-
-  constructor(options: AttestationSignerOptions) {
-    this.options = options;
-  }
-
-  async answer(request: AttestRequest): Promise<AttestReply> {
-    const refuse = (reason: string): AttestReply => refusal(request.id, reason);
-    const licenses = this.options.licenses();
-    if (licenses.length === 0) return refuse("no license is delegated to this node");
+export class AttestationSigner extends RoundSigner<
+  RoundRequestOf<"attest">,
+  SignedAnswerOf<"attestation">,
+  SigningOptions & { pinned: PinnedReaders }
+> {
+  protected async sign(request: RoundRequestOf<"attest">, refuse: (reason: string) => Refusal) {
     const chain = request.chain;
     if (chain !== AttestedChain.ethereum && chain !== AttestedChain.solana) return refuse("unknown chain");
     if (!validAddress(chain, request.owner) || !validAddress(chain, request.asset)) return refuse("malformed address");

@@ -17,25 +17,25 @@ import {
   type ConditionSources,
 } from "../chains/condition-reader.ts";
 import { conditionKind } from "@avn/protocol/attestation-kinds";
-import { attestConditionRequestSchema, type ConditionFrameRequest, type HubMessage, type SignedAnswer } from "../common/hub-protocol.ts";
+import {
+  attestConditionRequestSchema,
+  type ConditionFrameRequest,
+  type RoundRequestOf,
+  type SignedAnswerOf,
+} from "../common/hub-protocol.ts";
 import {
   blockLagRefusal,
   issueTimeRefusal,
   readFailure,
-  refusal,
+  RoundSigner,
   signedAnswer,
   type Refusal,
   type SigningOptions,
 } from "./signing-rules.ts";
 import { AvnError } from "@avn/protocol/errors";
 
-type AttestConditionRequest = Extract<HubMessage, { type: "attestCondition" }>;
-export type ConditionReply = Extract<SignedAnswer, { type: "conditionAttestation" }> | Refusal;
-
-export interface ConditionSignerOptions extends SigningOptions {
-  /** The node's own source readers at pinned positions (`PinnedReaders`). */
-  pinned: ConditionSources;
-}
+/** A condition signer's answer to a round. */
+export type ConditionReply = SignedAnswerOf<"conditionAttestation"> | Refusal;
 
 /**
  * Answers the hub's condition requests (signed verdicts over holding conditions). The hub names the
@@ -49,17 +49,13 @@ export interface ConditionSignerOptions extends SigningOptions {
  * when asked to reveal the leaves). Nobody tells a node the verdict: it never signs a value it was handed,
  * and the hub groups the structs it gets, as it does balances.
  */
-export class ConditionSigner {
-  private readonly options: ConditionSignerOptions;
-
-  constructor(options: ConditionSignerOptions) {
-    this.options = options;
-  }
-
-  async answer(frame: AttestConditionRequest): Promise<ConditionReply> {
-    const refuse = (reason: string): ConditionReply => refusal(frame.id, reason);
-    const licenses = this.options.licenses();
-    if (licenses.length === 0) return refuse("no license is delegated to this node");
+export class ConditionSigner extends RoundSigner<
+  RoundRequestOf<"attestCondition">,
+  SignedAnswerOf<"conditionAttestation">,
+  // The node's own source readers at pinned positions (`PinnedReaders`).
+  SigningOptions & { pinned: ConditionSources }
+> {
+  protected async sign(frame: RoundRequestOf<"attestCondition">, refuse: (reason: string) => Refusal) {
     const checked = attestConditionRequestSchema.safeParse(frame);
     if (!checked.success) return refuse("malformed condition request");
     const sent = checked.data;

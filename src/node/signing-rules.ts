@@ -34,6 +34,26 @@ export interface SigningOptions {
   maxClockSkewSeconds: number;
 }
 
+/**
+ * A signer of one kind of round. What every kind does alike is here: a node without a license refuses, and a
+ * refusal names the round. The kind's own checks, reads and struct are `sign`'s.
+ */
+export abstract class RoundSigner<Request extends { id: string }, Answer extends SignedAnswer, Options extends SigningOptions> {
+  protected readonly options: Options;
+
+  constructor(options: Options) {
+    this.options = options;
+  }
+
+  async answer(request: Request): Promise<Answer | Refusal> {
+    const refuse = (reason: string): Refusal => refusal(request.id, reason);
+    if (this.options.licenses().length === 0) return refuse("no license is delegated to this node");
+    return this.sign(request, refuse);
+  }
+
+  protected abstract sign(request: Request, refuse: (reason: string) => Refusal): Promise<Answer | Refusal>;
+}
+
 export interface Refusal {
   type: "refusal";
   id: string;

@@ -95,23 +95,28 @@ export function toContractAttestation(json: AttestationJson): ContractBalanceAtt
 export function toContractAttestation(json: ConditionAttestationJson): ContractConditionAttestationArgs;
 export function toContractAttestation(json: AnyAttestationJson): ContractBalanceAttestationArgs | ContractConditionAttestationArgs;
 export function toContractAttestation(json: AnyAttestationJson): ContractBalanceAttestationArgs | ContractConditionAttestationArgs {
-  // The kind's own schema (`@avn/protocol/attestation-kinds`): the API's response schema is generated from it.
-  if (isConditionAttestation(json)) {
-    const checked = checkedJson(conditionAttestationJsonSchema, json);
-    return {
-      kind: "condition",
-      domain: domainOf(checked.domain),
-      attestation: conditionKind.fromMessage(checked.message) as ContractConditionAttestation,
-      signatures: signaturesOf(checked.signatures),
-    };
-  }
-  const checked = checkedJson(balanceAttestationJsonSchema, json);
+  return isConditionAttestation(json)
+    ? argsOf(conditionKind, conditionAttestationJsonSchema, json)
+    : argsOf(balanceKind, balanceAttestationJsonSchema, json);
+}
+
+/**
+ * The contract's arguments from `json`, checked with its kind's own schema (`@avn/protocol/attestation-kinds`:
+ * the API's response schema is generated from it).
+ */
+function argsOf<Kind extends typeof balanceKind | typeof conditionKind>(
+  kind: Kind,
+  schema: typeof balanceAttestationJsonSchema | typeof conditionAttestationJsonSchema,
+  json: unknown,
+) {
+  // Either schema has the same domain and signatures; the message is the kind's, read by the kind below.
+  const checked = checkedJson(schema as typeof balanceAttestationJsonSchema, json);
   return {
-    kind: "balance",
+    kind: kind.name,
     domain: domainOf(checked.domain),
-    attestation: balanceKind.fromMessage(checked.message) as ContractBalanceAttestation,
+    attestation: kind.fromMessage(checked.message as never),
     signatures: signaturesOf(checked.signatures),
-  };
+  } as Kind extends typeof conditionKind ? ContractConditionAttestationArgs : ContractBalanceAttestationArgs;
 }
 
 /** The typed data of a balance attestation's signature (`LicensedBalanceAttestation`). */

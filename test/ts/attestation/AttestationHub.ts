@@ -63,33 +63,41 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
       () => hubApi.hub.stats.list().filter((node) => node.connected).length === entries.length,
     );
   };
-  /** A node that signs, with its real key, a balance one above what it read. */
-  const malicious = (node: LicensedNode): Pick<AttestationSigner, "answer"> => {
+  type SignedReply = Extract<Awaited<ReturnType<AttestationSigner["answer"]>>, { type: "attestation" }>;
+  /** A node that answers as an honest one, then changes its signed answer with `change` before sending it. */
+  const tampering = (
+    node: LicensedNode,
+    change: (reply: SignedReply) => SignedReply | Promise<SignedReply>,
+  ): Pick<AttestationSigner, "answer"> => {
     const honest = honestSigner(sources, node, l2.verifier);
     return {
       async answer(request) {
         const reply = await honest.answer(request);
-        if (reply.type !== "attestation") return reply;
-        const { attestation } = attestationFromJson(balanceKind, {
-          domain: { name: "", version: "", chainId: 0, verifyingContract: l2.verifier },
-          message: reply.message,
-          signatures: [],
-        });
-        const forged = { ...attestation, balance: attestation.balance + 1n };
-        return {
-          ...reply,
-          message: { ...reply.message, balance: forged.balance.toString() },
-          signature: await signAttestation(
-            balanceKind,
-            node.burner,
-            attestationDomain(L2_CHAIN_ID, l2.verifier),
-            forged,
-            reply.licenseIds.map(BigInt),
-          ),
-        };
+        return reply.type === "attestation" ? change(reply) : reply;
       },
     };
   };
+  /** A node that signs, with its real key, a balance one above what it read. */
+  const malicious = (node: LicensedNode) =>
+    tampering(node, async (reply) => {
+      const { attestation } = attestationFromJson(balanceKind, {
+        domain: { name: "", version: "", chainId: 0, verifyingContract: l2.verifier },
+        message: reply.message,
+        signatures: [],
+      });
+      const forged = { ...attestation, balance: attestation.balance + 1n };
+      return {
+        ...reply,
+        message: { ...reply.message, balance: forged.balance.toString() },
+        signature: await signAttestation(
+          balanceKind,
+          node.burner,
+          attestationDomain(L2_CHAIN_ID, l2.verifier),
+          forged,
+          reply.licenseIds.map(BigInt),
+        ),
+      };
+    });
   const silent: Pick<AttestationSigner, "answer"> = { answer: () => new Promise(() => undefined) };
   /** A raw WebSocket login: `answer` builds the hello from the challenge; resolves with how the hub closed it. */
   const rawLogin = (
@@ -212,29 +220,13 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
     };
     hubApi.service.pinned = counting as unknown as typeof original;
     /** A node whose signed answer comes without its bytes (as when they would not fit a frame). */
-    const withoutBytes = (node: LicensedNode): Pick<AttestationSigner, "answer"> => {
-      const honest = honestSigner(sources, node, l2.verifier);
-      return {
-        async answer(request) {
-          const reply = await honest.answer(request);
-          if (reply.type !== "attestation") return reply;
-          const { evidence: _dropped, ...signed } = reply;
-          return signed;
-        },
-      };
-    };
+    const withoutBytes = (node: LicensedNode) => tampering(node, ({ evidence: _dropped, ...signed }) => signed);
     /** A node that signs what it read but sends other bytes beside it. */
-    const otherBytes = (node: LicensedNode): Pick<AttestationSigner, "answer"> => {
-      const honest = honestSigner(sources, node, l2.verifier);
-      return {
-        async answer(request) {
-          const reply = await honest.answer(request);
-          if (reply.type !== "attestation" || reply.evidence === undefined) return reply;
-          const bytes = reply.evidence.queryResult;
-          return { ...reply, evidence: { queryResult: `${bytes.slice(0, -2)}${bytes.endsWith("00") ? "01" : "00"}` } };
-        },
-      };
-    };
+    const otherBytes = (node: LicensedNode) =>
+      tampering(node, (reply) => {
+        const bytes = reply.evidence!.queryResult;
+        return { ...reply, evidence: { queryResult: `${bytes.slice(0, -2)}${bytes.endsWith("00") ? "01" : "00"}` } };
+      });
     const leave = async () => {
       for (const disconnect of disconnects.splice(0)) await disconnect();
       await until("nodes gone", () => hubApi.hub.stats.list().every((node) => !node.connected));

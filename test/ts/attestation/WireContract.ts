@@ -9,7 +9,14 @@ import {
   type BalanceMessage,
 } from "@avn/protocol/attestation-kinds";
 import { attestedAnswerSchema } from "../../../src/api/attestation-hub/openapi.ts";
-import { balanceEvidenceSchema, signedAnswerSchema } from "../../../src/common/hub-protocol.ts";
+import {
+  balanceEvidenceSchema,
+  MAX_FRAME_BYTES,
+  parseNodeMessage,
+  signedAnswerSchema,
+  withEvidence,
+  type SignedAnswerOf,
+} from "../../../src/common/hub-protocol.ts";
 
 /**
  * Issue 48's bar for the one wire contract: a field added to one zod schema (a kind's message) shows in the
@@ -69,5 +76,22 @@ describe("one wire contract: a field added to a kind's zod schema shows everywhe
     expect(schema.safeParse(answer).success).to.equal(true);
     expect(schema.safeParse(withoutIt).success).to.equal(false);
     expect(attestationJsonSchema(balanceKind).safeParse(json).success).to.equal(true);
+  });
+
+  it("a node's answer carries its evidence while the frame fits, and leaves it out when it would not", function () {
+    const answer = (bytes: number): SignedAnswerOf<"attestation"> => ({
+      ...(frame as SignedAnswerOf<"attestation">),
+      message: { ...message, chain: "1" },
+      evidence: { queryResult: "ab".repeat(bytes) },
+    });
+    const fits = withEvidence(answer(4_000));
+    expect(fits.evidence?.queryResult).to.have.length(8_000);
+    expect(parseNodeMessage(JSON.stringify(fits))).to.deep.equal(fits);
+    // Solana accounts' data beyond the frame (some 8 KiB of bytes): the signature goes alone, still parseable.
+    const alone = withEvidence(answer(9_000));
+    expect(alone).to.not.have.property("evidence");
+    expect(Buffer.byteLength(JSON.stringify(alone))).to.be.at.most(MAX_FRAME_BYTES);
+    expect(parseNodeMessage(JSON.stringify(alone))).to.deep.equal(alone);
+    expect(Buffer.byteLength(JSON.stringify(answer(9_000)))).to.be.above(MAX_FRAME_BYTES);
   });
 });
