@@ -1,18 +1,28 @@
+import type { AttestationJson } from "@avn/protocol/attestation-kinds";
 import path from "node:path";
 
 import { address, getAddressDecoder } from "@solana/kit";
+
 import { getAddress, hexlify, randomBytes } from "ethers";
 
 import { AttestationVerifier__factory } from "../../typechain-types/index.ts";
+
 import { attestationFromJson } from "../common/attestation.ts";
+
 import { balanceKind } from "@avn/protocol/attestation-kinds";
-import { type AttestationJson } from "@avn/protocol/attestation";
+
 import { spawnApiService } from "../devnet/api-service.ts";
+
 import { spawnCircuitNode, type CircuitNodeProcess } from "../devnet/circuit-nodes.ts";
+
 import { startRedisServer } from "../devnet/redis-server.ts";
+
 import type { VerificationNetwork } from "../devnet/verification-network.ts";
+
 import { withBenchNetwork } from "./bench-network.ts";
+
 import { summarize, type TimingSummary } from "./bridge-timing.ts";
+
 import { measureConditionLatency } from "./condition-latency.ts";
 
 export interface AttestBenchResult {

@@ -1,11 +1,17 @@
+import type { ConditionAttestationJson } from "@avn/protocol/attestation-kinds";
 import { createSignableMessage, generateKeyPairSigner, getBase58Decoder } from "@solana/kit";
+
 import { getAddress, hexlify, randomBytes } from "ethers";
 
 import type { AttestationVerifier } from "../../typechain-types/index.ts";
+
 import { attestationFromJson } from "../common/attestation.ts";
+
 import { conditionKind } from "@avn/protocol/attestation-kinds";
-import { linkMessage, type ConditionAttestationJson } from "@avn/protocol/conditions";
+
+import { linkMessage } from "@avn/protocol/conditions";
 import type { EvmDemoHoldings, SolanaDemoHoldings } from "../devnet/demo-holdings.ts";
+
 import { summarize, type TimingSummary } from "./bridge-timing.ts";
 
 /** The condition sizes `npm run bench:attest` times (docs/conditions.md). */

@@ -1,12 +1,7 @@
+import type { AttestationJson } from "@avn/protocol/attestation-kinds";
 import { getAddress, isHexString, Signature, TypedDataEncoder, verifyTypedData, type TypedDataDomain } from "ethers";
 
-import {
-  ATTESTATION_DOMAIN_NAME,
-  ATTESTATION_DOMAIN_VERSION,
-  type AttestationDomain,
-  type AttestationJson,
-  type NodeSignature,
-} from "@avn/protocol/attestation";
+import { ATTESTATION_DOMAIN_NAME, ATTESTATION_DOMAIN_VERSION, type AttestationDomain, type NodeSignature } from "@avn/protocol/attestation";
 import type { AttestationKind } from "@avn/protocol/attestation-kinds";
 
 // Hashing, signing, recovery and JSON of signed answers with ethers (the node and the API), for every kind

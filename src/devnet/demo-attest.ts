@@ -1,10 +1,15 @@
+import type { AttestationJson } from "@avn/protocol/attestation-kinds";
 import { NonceManager, Wallet, type Provider } from "ethers";
 
 import { AttestationVerifier__factory, VerificationRegistry__factory } from "../../typechain-types/index.ts";
+
 import { attestationFromJson } from "../common/attestation.ts";
+
 import { balanceKind } from "@avn/protocol/attestation-kinds";
-import { type AttestationJson, type BalanceAttestation } from "@avn/protocol/attestation";
+
+import { type BalanceAttestation } from "@avn/protocol/attestation";
 import { postToApi, type DemoQuery } from "./demo-verify.ts";
+
 import type { StackFile } from "../common/stack-file.ts";
 
 /** The age an attestation may have for the demo's checks, in seconds. */

@@ -1,12 +1,19 @@
+import type { ConditionAttestationJson } from "@avn/protocol/attestation-kinds";
 import { NonceManager, Wallet, type Provider } from "ethers";
 
 import { AttestationVerifier__factory, GameItem__factory } from "../../typechain-types/index.ts";
+
 import { attestationFromJson } from "../common/attestation.ts";
+
 import { conditionKind } from "@avn/protocol/attestation-kinds";
-import { conditionHash, type ConditionAttestation, type ConditionAttestationJson } from "@avn/protocol/conditions";
+
+import { conditionHash, type ConditionAttestation } from "@avn/protocol/conditions";
 import type { NodeSignature } from "@avn/protocol/attestation";
+
 import { eventArgs } from "./events.ts";
+
 import { solanaBytes32 } from "./demo-verify.ts";
+
 import type { StackFile } from "../common/stack-file.ts";
 
 /** The age a verdict may have for the demo's checks, in seconds. */

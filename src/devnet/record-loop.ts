@@ -1,11 +1,16 @@
+import type { AttestationJson } from "@avn/protocol/attestation-kinds";
 import { getBytes, Interface, Wallet, type InterfaceAbi, type Provider, type TransactionReceipt } from "ethers";
 
 import { AttestationVerifier__factory, NodeRegistry__factory, VerificationRegistry__factory } from "../../typechain-types/index.ts";
+
 import { attestationFromJson } from "../common/attestation.ts";
+
 import { balanceKind } from "@avn/protocol/attestation-kinds";
-import { type AttestationJson } from "@avn/protocol/attestation";
+
 import { describeError } from "../common/describe-error.ts";
+
 import { postToApi, type DemoQuery } from "./demo-verify.ts";
+
 import type { StackFile } from "../common/stack-file.ts";
 
 /** One `recordAttestation` of the loop, whether it was recorded or not. */

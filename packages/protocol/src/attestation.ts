@@ -86,9 +86,3 @@ export interface NodeSignature {
   licenseIds: bigint[];
   signature: string;
 }
-
-/**
- * An attestation as the API serves it: `domain` and `message` go to viem's or ethers' typed-data verification
- * as they are. Inferred from its zod schema (`balanceAttestationJsonSchema`), the one wire contract.
- */
-export type { AttestationJson } from "./attestation-kinds.ts";

@@ -336,9 +336,6 @@ export interface ConditionAttestation {
   issuedAt: bigint;
 }
 
-/** As the API serves it: integers as decimal strings; `domain` and `message` go to viem or ethers as they are. */
-export type { ConditionAttestationJson } from "./attestation-kinds.ts";
-
 /*//////////////////////////////////////////////////////////////
                              FIELD CHECKS
 //////////////////////////////////////////////////////////////*/

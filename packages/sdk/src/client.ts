@@ -1,9 +1,10 @@
-import type { AttestationJson } from "@avn/protocol/attestation";
-import type { ConditionAttestationJson } from "@avn/protocol/conditions";
+import type { AttestationJson, ConditionAttestationJson } from "@avn/protocol/attestation-kinds";
 import type { Hex } from "viem";
 
 import { AvnApiError, InvalidArgumentError } from "./errors.ts";
+
 import { postJson, type HttpOptions } from "./http.ts";
+
 import type {
   ApiEnvelope,
   BatchEntryJson,

@@ -87,8 +87,9 @@ export {
   LICENSED_BALANCE_ATTESTATION_TYPES,
   MAX_ATTESTATION_LICENSES,
   SIGNED_PRIMARY_TYPE,
-  type AttestationJson,
 } from "@avn/protocol/attestation";
+// The answers' JSON types, inferred from the zod schemas the API's response schema is generated from.
+export type { AttestationJson, ConditionAttestationJson } from "@avn/protocol/attestation-kinds";
 export {
   CONDITION_ATTESTATION_TYPE,
   CONDITION_ATTESTATION_TYPES,
@@ -101,5 +102,4 @@ export {
   conditionHash,
   linkMessage,
   ownersHash,
-  type ConditionAttestationJson,
 } from "@avn/protocol/conditions";

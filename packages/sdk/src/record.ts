@@ -1,4 +1,4 @@
-import type { AttestationJson } from "@avn/protocol/attestation";
+import type { AttestationJson } from "@avn/protocol/attestation-kinds";
 import {
   isAddress,
   isAddressEqual,
@@ -10,6 +10,7 @@ import {
   type TransactionReceipt,
   type Transport,
 } from "viem";
+
 import {
   estimateContractGas,
   getBlock,
@@ -21,6 +22,7 @@ import {
 } from "viem/actions";
 
 import { attestationVerifierAbi } from "./abi.ts";
+
 import {
   InvalidArgumentError,
   NotRecordableError,
@@ -29,6 +31,7 @@ import {
   UnexpectedVerifierError,
   WrongChainError,
 } from "./errors.ts";
+
 import { isConditionAttestation, toContractAttestation } from "./typed-data.ts";
 
 export interface RecordOptions {

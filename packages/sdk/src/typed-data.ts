@@ -1,16 +1,13 @@
+import type { AttestationJson, ConditionAttestationJson } from "@avn/protocol/attestation-kinds";
 import {
   ATTESTATION_DOMAIN_NAME,
   ATTESTATION_DOMAIN_VERSION,
   LICENSED_BALANCE_ATTESTATION_TYPES,
   SIGNED_PRIMARY_TYPE,
-  type AttestationJson,
 } from "@avn/protocol/attestation";
-import {
-  CONDITION_SIGNED_PRIMARY_TYPE,
-  LICENSED_CONDITION_ATTESTATION_TYPES,
-  type ConditionAttestationJson,
-} from "@avn/protocol/conditions";
+import { CONDITION_SIGNED_PRIMARY_TYPE, LICENSED_CONDITION_ATTESTATION_TYPES } from "@avn/protocol/conditions";
 import { balanceAttestationJsonSchema, balanceKind, conditionAttestationJsonSchema, conditionKind } from "@avn/protocol/attestation-kinds";
+
 import { getAddress, hashTypedData, type Address, type Hex } from "viem";
 
 import { MalformedAttestationError } from "./errors.ts";

@@ -1,6 +1,4 @@
-import type { AttestationJson } from "@avn/protocol/attestation";
-import type { ConditionAttestationJson } from "@avn/protocol/conditions";
-
+import type { AttestationJson, ConditionAttestationJson } from "@avn/protocol/attestation-kinds";
 import type { JsonInteger } from "./json.ts";
 
 /**

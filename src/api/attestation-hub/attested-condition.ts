@@ -1,9 +1,15 @@
-import type { ConditionAttestationJson, ConditionRequest } from "@avn/protocol/conditions";
+import type { ConditionAttestationJson } from "@avn/protocol/attestation-kinds";
+import type { ConditionRequest } from "@avn/protocol/conditions";
 import { conditionLeaves, leafHolds } from "@avn/protocol/conditions";
+
 import { chainsOf, readCondition, type ConditionPositions, type ConditionReading } from "../../chains/condition-reader.ts";
+
 import { attestationToJson } from "../../common/attestation.ts";
+
 import { conditionKind } from "@avn/protocol/attestation-kinds";
+
 import { pinnedEvmBlock, type AttestationService } from "./attested-query.ts";
+
 import { QuorumNotReachedError } from "./rounds.ts";
 
 export interface AttestedCondition {

@@ -1,12 +1,21 @@
+import type { AttestationJson } from "@avn/protocol/attestation-kinds";
 import type { EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
+
 import type { SolanaBalanceReader } from "../../chains/solana/balance-reader.ts";
+
 import { attestationToJson } from "../../common/attestation.ts";
+
 import { balanceKind } from "@avn/protocol/attestation-kinds";
-import { AttestedChain, type AttestationJson } from "@avn/protocol/attestation";
+
+import { AttestedChain } from "@avn/protocol/attestation";
 import { queryResultHash } from "../../common/query-result.ts";
+
 import type { PinnedReaders } from "../../chains/pinned-readers.ts";
+
 import type { AttestationHub } from "./hub.ts";
+
 import type { AttestQuery } from "../../common/hub-protocol.ts";
+
 import { QuorumNotReachedError } from "./rounds.ts";
 
 /** What the API needs for `?attest=true`: the hub, the heads to pin from, and its own pinned readers. */

@@ -1,3 +1,4 @@
+import type { ConditionAttestationJson } from "@avn/protocol/attestation-kinds";
 import {
   ConditionInputError,
   conditionHash,
@@ -5,14 +6,16 @@ import {
   ownersHash,
   parseConditionRequest,
   verifySolanaLink,
-  type ConditionAttestationJson,
   type ConditionRequest,
 } from "@avn/protocol/conditions";
 import type { FastifyInstance } from "fastify";
 
 import { chainsOf, headSources, readCondition, type ConditionPositions, type ConditionReading } from "../../chains/condition-reader.ts";
+
 import { ApiError } from "../api-error.ts";
+
 import { attestCondition } from "../attestation-hub/attested-condition.ts";
+
 import {
   CONDITION_ERROR_RESPONSES,
   CONDITION_SUCCESS_MESSAGE,
@@ -22,7 +25,9 @@ import {
   conditionSuccessSchema,
   documentedConditionSuccessSchema,
 } from "./conditions-schemas.ts";
+
 import { distinctLeafReads, takeLeafTokens } from "./condition-pricing.ts";
+
 import { DEFAULT_ATTEST_COST, isAttestedRequest, type ApiServerDependencies } from "./dependencies.ts";
 
 export const CONDITIONS_URL = "/api/conditions";

@@ -1,12 +1,19 @@
+import type { AttestationJson } from "@avn/protocol/attestation-kinds";
 import { expect } from "chai";
+
 import { verifyTypedData, Wallet } from "ethers";
 
 import { challengeText, type RoundDone } from "../../../src/common/hub-protocol.ts";
+
 import { attestationDomain, attestationFromJson, signAttestation } from "../../../src/common/attestation.ts";
+
 import { balanceKind } from "@avn/protocol/attestation-kinds";
-import { LICENSED_BALANCE_ATTESTATION_TYPES, type AttestationJson } from "@avn/protocol/attestation";
+
+import { LICENSED_BALANCE_ATTESTATION_TYPES } from "@avn/protocol/attestation";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
+
 import type { AttestationSigner } from "../../../src/node/attestation-signer.ts";
+
 import {
   connectNode,
   honestSigner,

@@ -1,15 +1,22 @@
+import type { AttestationJson } from "@avn/protocol/attestation-kinds";
 import { createServer, type Server } from "node:http";
+
 import type { AddressInfo } from "node:net";
+
 import { Writable } from "node:stream";
 
 import { expect } from "chai";
+
 import { pino, type Logger } from "pino";
+
 import { WebSocket, WebSocketServer } from "ws";
 
 import { L2HeadFollower } from "../../../src/api/attestation-hub/l2-head.ts";
-import type { AttestationJson } from "@avn/protocol/attestation";
+
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
+
 import { l2HeadTimeReader } from "../../../src/node/hub-client.ts";
+
 import { connectNode, honestSigner, L2_CHAIN_ID, startAttestationL2, startHubApi, until, type AttestationL2 } from "./fixture.ts";
 
 /**

@@ -1,7 +1,10 @@
+import type { ConditionAttestationJson } from "@avn/protocol/attestation-kinds";
 import { randomBytes } from "node:crypto";
 
 import { generateKeyPairSigner, getBase58Decoder, signBytes } from "@solana/kit";
+
 import { expect } from "chai";
+
 import {
   ContractFactory,
   getAddress,
@@ -12,8 +15,10 @@ import {
   verifyTypedData as ethersVerifyTypedData,
   Wallet,
 } from "ethers";
+
 import hre from "hardhat";
 import { pino } from "pino";
+
 import { verifyTypedData as viemVerifyTypedData } from "viem";
 
 import {
@@ -24,17 +29,23 @@ import {
   ownersHash,
   parseConditionRequest,
   type ConditionAttestation,
-  type ConditionAttestationJson,
   type ConditionRequest,
   type EthereumLeaf,
 } from "@avn/protocol/conditions";
 import { attestCondition, type AttestedCondition } from "../../../src/api/attestation-hub/attested-condition.ts";
+
 import { parseRelayedAnswer, parseRelayedRound } from "../../../src/api/attestation-hub/bus/bus.ts";
+
 import { RedisHubBus } from "../../../src/api/attestation-hub/bus/redis-bus.ts";
+
 import { ApiMetrics } from "../../../src/api/metrics.ts";
+
 import { conditionRound } from "../../../src/api/attestation-hub/round-kinds.ts";
+
 import { QuorumNotReachedError } from "../../../src/api/attestation-hub/rounds.ts";
+
 import { AssetNotFoundError } from "../../../src/chains/rpc/errors.ts";
+
 import {
   attestationDigest,
   attestationDomain,
@@ -44,7 +55,9 @@ import {
   recoverAttestationSigner,
   signAttestation,
 } from "../../../src/common/attestation.ts";
+
 import { conditionKind } from "@avn/protocol/attestation-kinds";
+
 import {
   attestConditionRequestSchema,
   MAX_FRAME_BYTES,
@@ -53,16 +66,27 @@ import {
   type ConditionQuery,
   type HubMessage,
 } from "../../../src/common/hub-protocol.ts";
+
 import { devAccount } from "../../../src/devnet/accounts.ts";
+
 import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
+
 import { ABOVE_2_53, ERC1155_ITEM_AMOUNT, ERC1155_ITEM_ID, SPL_ACCOUNT_AMOUNTS } from "../../../src/devnet/demo-holdings.ts";
+
 import { installMulticall3 } from "../../../src/devnet/op/l2.ts";
+
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
+
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
+
 import type { ConditionReply, ConditionSigner } from "../../../src/node/condition-signer.ts";
+
 import { DEFAULT_ATTESTATION_MAX_BLOCK_LAG } from "../../../src/node/config.ts";
+
 import { REDIS, startRedis } from "../../helpers/redis.ts";
+
 import { requireService } from "../../helpers/services.ts";
+
 import {
   connectNode,
   honestConditionSigner,

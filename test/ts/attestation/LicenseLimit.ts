@@ -1,13 +1,18 @@
+import type { AttestationJson, ConditionAttestationJson } from "@avn/protocol/attestation-kinds";
 import { expect } from "chai";
 
-import type { ConditionAttestationJson } from "@avn/protocol/conditions";
-import type { AttestationJson } from "@avn/protocol/attestation";
 import { chooseQuorumSet } from "../../../src/api/attestation-hub/quorum-set.ts";
+
 import { attestationDomain, attestationFromJson, signAttestation } from "../../../src/common/attestation.ts";
+
 import { balanceKind, conditionKind } from "@avn/protocol/attestation-kinds";
+
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
+
 import type { AttestationSigner } from "../../../src/node/attestation-signer.ts";
+
 import type { ConditionSigner } from "../../../src/node/condition-signer.ts";
+
 import {
   connectNode,
   honestConditionSigner,

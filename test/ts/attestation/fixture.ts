@@ -1,31 +1,55 @@
+import type { AttestationJson } from "@avn/protocol/attestation-kinds";
 import { expect } from "chai";
+
 import { Wallet } from "ethers";
+
 import hre from "hardhat";
 import { pino } from "pino";
 
 import { AttestationHub } from "../../../src/api/attestation-hub/hub.ts";
+
 import type { AttestationService } from "../../../src/api/attestation-hub/attested-query.ts";
+
 import type { HubBus } from "../../../src/api/attestation-hub/bus/bus.ts";
+
 import type { HubAdmissionOptions } from "../../../src/api/attestation-hub/sessions.ts";
+
 import { DEFAULT_HUB_LABEL, HUB_PATH, hubName } from "../../../src/common/hub-protocol.ts";
+
 import { ApiMetrics } from "../../../src/api/metrics.ts";
+
 import { createSourceReaders } from "../../../src/chains/source-readers.ts";
+
 import { createFailoverTransport } from "../../../src/chains/solana/failover-transport.ts";
-import type { AttestationJson } from "@avn/protocol/attestation";
+
 import { attestationDomain, attestationFromJson } from "../../../src/common/attestation.ts";
+
 import { balanceKind } from "@avn/protocol/attestation-kinds";
+
 import { deployProtocolContracts } from "../../../src/deploy/contracts.ts";
+
 import { devAccount } from "../../../src/devnet/accounts.ts";
+
 import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
+
 import type { SourceFixtures } from "../../../src/devnet/source-chains.ts";
+
 import { AttestationSigner } from "../../../src/node/attestation-signer.ts";
+
 import { DEFAULT_ATTESTATION_MAX_BLOCK_LAG } from "../../../src/node/config.ts";
+
 import { ConditionSigner } from "../../../src/node/condition-signer.ts";
+
 import type { SigningOptions } from "../../../src/node/signing-rules.ts";
+
 import { connectToHub, l2HeadTimeReader, type HubClientOptions } from "../../../src/node/hub-client.ts";
+
 import { PinnedReaders } from "../../../src/chains/pinned-readers.ts";
+
 import { startTestApi, type TestApi } from "../../helpers/api.ts";
+
 import { postOnOwnConnection, type RunningApiProcess } from "../../helpers/api-process.ts";
+
 import { E18 } from "@avn/protocol/units";
 
 export const L2_CHAIN_ID = 900n; // the devnetL1 network entry of hardhat.config.ts, pointed at this anvil
