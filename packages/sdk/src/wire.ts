@@ -1,4 +1,4 @@
-import type { AttestationJson, ConditionAttestationJson } from "@avn/protocol/attestation-kinds";
+import type { ConditionAttestationJson } from "@avn/protocol/attestation-kinds";
 import type { JsonInteger } from "./json.ts";
 
 /**
@@ -14,39 +14,12 @@ export interface ApiEnvelope<Data> {
   data: Data;
 }
 
-/** `data.asset`: the raw balance (base units) and the raw query result. */
-export interface AssetJson {
-  balance: JsonInteger;
-  /** EVM: `0x` + the 32-byte `balanceOf` word. Solana: lower-case hex (no `0x`) of the token accounts' data, or "". */
-  QueryResult: string;
-}
-
-/** `data.proof` of `POST /api/ccq-evm?proof=true` (docs/proofs.md); null for a zero balance. */
-export interface BalanceProofJson {
-  blockNumber: JsonInteger;
-  blockHash: string;
-  /** Decimal string: ERC-7201 slots are near 2^256. */
-  balancesSlot: string;
-  /** `StorageProofVerifier.verifyBalance`'s `proof` argument. */
-  encoded: string;
-}
-
-/** `data` of `POST /api/ccq-evm`. */
-export interface EvmBalanceData {
-  user_address: string;
-  asset: AssetJson;
-  /** ERC-1155: the token id asked, normalised. */
-  token_id?: string;
-  attestation?: AttestationJson;
-  proof?: BalanceProofJson | null;
-}
-
-/** `data` of `POST /api/ccq-svm`. */
-export interface SvmBalanceData {
-  owner_address: string;
-  asset: AssetJson;
-  attestation?: AttestationJson;
-}
+/**
+ * `data.asset`, `data.proof` and the balance routes' `data`: inferred from the wire contract's zod schemas
+ * (`@avn/protocol/balance-wire`), which the API's route schemas and /openapi.json are generated from.
+ */
+export type { AssetJson, BalanceProofJson, EvmBalanceData, SvmBalanceData } from "@avn/protocol/balance-wire";
+import type { EvmBalanceData, SvmBalanceData } from "@avn/protocol/balance-wire";
 
 /** One entry of a batch's `data.results`: exactly what the single route answers for that item. */
 export interface BatchEntryJson<Data> {

@@ -1,6 +1,5 @@
-import { z } from "zod";
-
 import { attestationJsonSchema, balanceKind, type AttestationKind } from "@avn/protocol/attestation-kinds";
+import { routeSchema, type JsonSchemaObject } from "../route-schema.ts";
 
 /** The OpenAPI / serializer schemas of `?attest=true` (docs/api.md, "Attested answers"). */
 
@@ -33,9 +32,7 @@ export function attestedAnswerSchema<Message>(
   kind: Pick<AttestationKind<unknown, Message>, "messageSchema" | "primaryType" | "structName" | "structType">,
   description: string,
 ) {
-  const generated: unknown = z.toJSONSchema(attestationJsonSchema(kind), { io: "output", target: "draft-7" });
-  const { $schema: _dialect, ...schema } = generated as {
-    $schema?: string;
+  const schema = routeSchema(attestationJsonSchema(kind)) as JsonSchemaObject & {
     properties: { message: object; signatures: { items: object } };
   };
   return {

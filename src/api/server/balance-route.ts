@@ -21,7 +21,6 @@ export function registerBalanceRoute<Query extends { key: string }, Value extend
   attestation: AttestationService | undefined,
   prover?: BalanceProver<Query>,
 ): void {
-  const [ownerField] = chain.fields;
   const provable = prover !== undefined;
   app.post<{ Body: BalanceBody; Querystring: { attest?: string; proof?: string } }>(
     chain.url,
@@ -33,9 +32,9 @@ export function registerBalanceRoute<Query extends { key: string }, Value extend
         querystring: provable
           ? { ...attestQuerySchema, properties: { ...attestQuerySchema.properties, ...proofQueryProperty } }
           : attestQuerySchema,
-        body: bodySchema(chain.fields, chain.optionalFields),
+        body: bodySchema(chain.wire.body),
         response: {
-          200: successSchema(ownerField, chain.queryResultPattern, chain.optionalFields, provable),
+          200: successSchema(chain.wire.data, provable),
           ...ERROR_RESPONSES,
           ...(provable ? PROOF_RESPONSES : {}),
         },

@@ -44,10 +44,9 @@ export function registerBatchRoute<Query extends { key: string }, Value extends 
   chain: BalanceChain<Query, Value>,
   context: BatchRouteContext,
 ): void {
-  const [ownerField] = chain.fields;
   const { positionField } = chain.batch;
   /** The single route's body schema, which each item is checked against. */
-  const itemSchema = bodySchema(chain.fields, chain.optionalFields);
+  const itemSchema = bodySchema(chain.wire.body);
   const schema = {
     summary: chain.batch.summary,
     description: chain.batch.description,
@@ -59,7 +58,7 @@ export function registerBatchRoute<Query extends { key: string }, Value extends 
       200: batchSuccessSchema(
         positionField,
         chain.batch.positionDescription,
-        successDataSchema(ownerField, chain.queryResultPattern, false, chain.optionalFields),
+        successDataSchema(chain.wire.data, { attested: false, provable: false }),
       ),
       ...BATCH_ERROR_RESPONSES,
     },

@@ -1,10 +1,12 @@
+import type { z } from "zod";
+
 import type { EvmBalance, EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
 import type { SolanaBalance, SolanaBalanceReader } from "../../chains/solana/balance-reader.ts";
 import { parseDecimalUint256, parseEvmAddress, parseSolanaAddress } from "../addresses.ts";
 import { attestEvm, attestSvm, type AttestationService, type AttestedAnswer } from "../attestation-hub/attested-query.ts";
 import type { ApiMetrics } from "../metrics.ts";
 import { ReadThroughCache } from "./read-through.ts";
-import type { OptionalFields } from "./responses.ts";
+import { evmBalanceBodySchema, evmBalanceDataSchema, svmBalanceBodySchema, svmBalanceDataSchema } from "@avn/protocol/balance-wire";
 
 /** A request body of a balance route (or one item of a batch, once checked against the same schema). */
 export type BalanceBody = Readonly<Record<string, string>>;
@@ -16,16 +18,12 @@ export type BalanceBody = Readonly<Record<string, string>>;
 export interface BalanceChain<Query extends { key: string }, Value extends { balance: bigint; queryResult: string }> {
   url: string;
   summary: string;
-  /** The body's two fields: the owner, then the asset. */
-  fields: readonly [owner: string, asset: string];
-  /** The body's optional fields (name → description), echoed in `data` when given. */
-  optionalFields: OptionalFields;
-  /** What a QueryResult looks like on this chain (documented in the 200 schema). */
-  queryResultPattern: string;
+  /** The route's body and its answer's `data` in the wire contract (`@avn/protocol/balance-wire`): its route schemas are generated from these. */
+  wire: { body: z.core.$ZodType; data: z.core.$ZodType };
   batch: { summary: string; description: string; positionField: string; positionDescription: string };
   /** The query a body asks, with a key equal for bodies asking the same thing; throws the 400 of a bad address. */
   parse(body: BalanceBody): Query;
-  /** What the answer's `data` repeats of the request: the owner under `fields[0]`, and any optional field given. */
+  /** What the answer's `data` repeats of the request: the owner under its body field, and any optional field given. */
   echo(body: BalanceBody, query: Query): Readonly<Record<string, string>>;
   /** The position (block, slot) answers are cached at, and every item of a batch is read at. */
   head(): Promise<bigint>;
@@ -61,13 +59,7 @@ export function evmChain(reader: EvmBalanceReader, cacheTtlMs: number, metrics: 
   return {
     url: "/api/ccq-evm",
     summary: "ERC-20 / ERC-721 balance of a wallet on Ethereum, or ERC-1155 with token_id",
-    fields: ["user_address", "contract_address"],
-    optionalFields: {
-      [TOKEN_ID_FIELD]:
-        "ERC-1155: the token id, a decimal string (digits only, at most 78, below 2^256; leading zeros accepted), echoed normalised. " +
-        "Not with ?attest=true. Without it, the ERC-20 / ERC-721 balanceOf(owner)",
-    },
-    queryResultPattern: "^0x[0-9a-f]{64}$",
+    wire: { body: evmBalanceBodySchema, data: evmBalanceDataSchema },
     batch: {
       summary: "Up to 100 ERC-20 / ERC-721 / ERC-1155 balances on Ethereum, all at one block",
       description: "Each item is answered as POST /api/ccq-evm would answer it; data.blockNumber is the block every item was read at.",
@@ -99,9 +91,7 @@ export function svmChain(reader: SolanaBalanceReader, cacheTtlMs: number, metric
   return {
     url: "/api/ccq-svm",
     summary: "SPL token / Solana NFT balance of a wallet on Solana",
-    fields: ["owner_address", "token_mint_address"],
-    optionalFields: {},
-    queryResultPattern: "^([0-9a-f]{2})*$",
+    wire: { body: svmBalanceBodySchema, data: svmBalanceDataSchema },
     batch: {
       summary: "Up to 100 SPL token / Solana NFT balances on Solana, all at or after one finalized slot",
       description: "Each item is answered as POST /api/ccq-svm would answer it; every item was read at data.slot or later.",

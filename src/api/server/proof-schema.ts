@@ -1,17 +1,11 @@
 // The wire shape of `?proof=true`: the JSON of a storage proof and the route schemas that describe it,
 // apart from the route that builds proofs, so the responses' schemas read it without importing the route.
+import { balanceProofJsonSchema } from "@avn/protocol/balance-wire";
 
-/** `data.proof`: the block and slot it proves at, and the bytes `verifyBalance` takes. */
-export interface BalanceProofJson {
-  /** The L1 block (the L2's `L1Block.number()`); a JSON integer. */
-  blockNumber: bigint;
-  /** Its hash (`L1Block.hash()`), which the proof's block header hashes to. */
-  blockHash: string;
-  /** The token's balances mapping slot, a decimal string (ERC-7201 slots are near 2^256, beyond a JSON float). */
-  balancesSlot: string;
-  /** `0x…`: `verifyBalance(token, owner, balancesSlot, maxAge, encoded)`'s proof argument. */
-  encoded: string;
-}
+import { routeSchema } from "../route-schema.ts";
+
+/** `data.proof`: the block and slot it proves at, and the bytes `verifyBalance` takes (`@avn/protocol/balance-wire`). */
+export type { BalanceProofJson } from "@avn/protocol/balance-wire";
 
 export const proofQueryProperty = {
   proof: {
@@ -23,20 +17,14 @@ export const proofQueryProperty = {
   },
 } as const;
 
-/** `data.proof` (null for a zero balance). */
+/** `data.proof` (null for a zero balance), generated from the wire contract's schema. */
 export const proofSchema = {
+  ...routeSchema(balanceProofJsonSchema),
   type: ["object", "null"],
   description:
     "Only with ?proof=true. Verify on the L2 with StorageProofVerifier.verifyBalance(contract_address, user_address, balancesSlot, maxAge, encoded): " +
     "it returns the balance. Null when the balance is 0 (an unwritten slot has no inclusion proof)",
-  properties: {
-    blockNumber: { type: "integer" },
-    blockHash: { type: "string", pattern: "^0x[0-9a-f]{64}$" },
-    balancesSlot: { type: "string", pattern: "^[0-9]+$" },
-    encoded: { type: "string", pattern: "^0x([0-9a-f]{2})*$" },
-  },
-  required: ["blockNumber", "blockHash", "balancesSlot", "encoded"],
-} as const;
+};
 
 export const PROOF_RESPONSES = {
   422: { description: "?proof=true for a token whose balance is not a mapping keyed by the owner (rebasing, computed balances)" },

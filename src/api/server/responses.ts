@@ -2,11 +2,14 @@ import type { FastifyReply } from "fastify";
 
 import { attestationSchema, ATTESTATION_RESPONSES } from "../attestation-hub/openapi.ts";
 import type { ApiError } from "../api-error.ts";
+import type { z } from "zod";
+
 import { proofSchema, type BalanceProofJson } from "./proof-schema.ts";
+import { routeSchema } from "../route-schema.ts";
 import { QUOTA_EXCEEDED_MESSAGE, RATE_LIMITED_ENTRY } from "../batch.ts";
 
-// The single routes' wire format as JSON schemas: Fastify validates bodies and
-// serializes answers with them, and /openapi.json documents them.
+// The single routes' wire format as JSON schemas, generated from the wire contract's zod schemas: Fastify
+// validates bodies and serializes answers with them, and /openapi.json documents them.
 
 export const SUCCESS_MESSAGE = "Assets Fetched Successfully";
 
@@ -28,64 +31,48 @@ export const ERROR_RESPONSES = {
   ...ATTESTATION_RESPONSES,
 } as const;
 
-/** Optional string fields of a route's body (name → description), echoed in `data` when given. */
-export type OptionalFields = Readonly<Record<string, string>>;
-
 /**
- * A single answer's `data`; a batch entry's `data` is the same without the attestation. `echoed` are the
- * body's optional fields, repeated when the request gave them.
+ * A single answer's `data`, generated from the route's schema in the wire contract (`@avn/protocol/balance-wire`):
+ * with the attestation (`?attest=true`) when `attested`, else without (a batch entry's), and with the proof
+ * (`?proof=true`) only when `provable`. Optional properties are written only when present (fast-json-stringify
+ * writes the required ones first, then the others in this order), so other answers stay byte-for-byte.
  */
-export const successDataSchema = (ownerField: string, queryResultPattern: string, attested: boolean, echoed: OptionalFields = {}) => ({
-  type: "object",
-  properties: {
-    [ownerField]: { type: "string" },
-    asset: {
-      type: "object",
-      properties: {
-        // fast-json-stringify writes BigInt integers exactly, also above 2^53.
-        balance: { type: "integer" },
-        QueryResult: { type: "string", pattern: queryResultPattern },
-      },
-      required: ["balance", "QueryResult"],
+export function successDataSchema(data: z.core.$ZodType, { attested, provable }: { attested: boolean; provable: boolean }) {
+  const generated = routeSchema(data);
+  const { attestation: _attestation, proof: _proof, ...properties } = generated.properties;
+  return {
+    ...generated,
+    properties: {
+      ...properties,
+      // The same schema, generated from the kind, with what a reader needs to verify it.
+      ...(attested && "attestation" in generated.properties ? { attestation: attestationSchema } : {}),
+      ...(provable && "proof" in generated.properties ? { proof: proofSchema } : {}),
     },
-    // Absent unless asked for (absent properties are not written): other answers stay byte-for-byte. Listed
-    // after `asset` because that is where they are written: fast-json-stringify writes required properties first.
-    ...Object.fromEntries(Object.entries(echoed).map(([field, description]) => [field, { type: "string", description }])),
-    // Only with ?attest=true; absent properties are not written, so other answers stay byte-for-byte.
-    ...(attested ? { attestation: attestationSchema } : {}),
-  },
-  required: [ownerField, "asset"],
-});
+  };
+}
 
 /** A single route's 200; `provable`: its `data` may carry `proof` (`?proof=true`, the EVM route). */
-export const successSchema = (ownerField: string, queryResultPattern: string, echoed: OptionalFields = {}, provable = false) => {
-  const data = successDataSchema(ownerField, queryResultPattern, true, echoed);
+export function successSchema(data: z.core.$ZodType, provable = false) {
   return {
     description: SUCCESS_MESSAGE,
     type: "object",
     properties: {
       status: { type: "integer" },
       message: { type: "string" },
-      data: provable ? { ...data, properties: { ...data.properties, proof: proofSchema } } : data,
+      data: successDataSchema(data, { attested: true, provable }),
     },
     required: ["status", "message", "data"],
   };
-};
+}
 
 /**
- * The two required fields (owner, asset) and the optional ones; nothing else is accepted. Every field is a
- * string of at most 100 characters here; its format is checked when the chain parses it, with a message
- * naming the field.
+ * A route's body: the owner and asset fields and the optional ones, nothing else accepted, each a string of
+ * at most 100 characters (generated from the wire contract); its format is checked when the chain parses it,
+ * with a message naming the field.
  */
-export const bodySchema = (fields: readonly [string, string], optional: OptionalFields = {}) => ({
-  type: "object",
-  properties: {
-    ...Object.fromEntries(fields.map((field) => [field, { type: "string", maxLength: 100 }])),
-    ...Object.fromEntries(Object.entries(optional).map(([field, description]) => [field, { type: "string", maxLength: 100, description }])),
-  },
-  required: fields,
-  additionalProperties: false,
-});
+export function bodySchema(body: z.core.$ZodType) {
+  return routeSchema(body, "input");
+}
 
 /**
  * A 200 answer of a single route, or a batch entry's (without the attestation): `echo` is what `data`

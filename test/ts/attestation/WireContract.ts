@@ -9,6 +9,8 @@ import {
   type BalanceMessage,
 } from "@avn/protocol/attestation-kinds";
 import { attestedAnswerSchema } from "../../../src/api/attestation-hub/openapi.ts";
+import { bodySchema, successSchema } from "../../../src/api/server/responses.ts";
+import { evmBalanceBodySchema, evmBalanceDataSchema, type EvmBalanceData } from "@avn/protocol/balance-wire";
 import {
   balanceEvidenceSchema,
   MAX_FRAME_BYTES,
@@ -93,5 +95,22 @@ describe("one wire contract: a field added to a kind's zod schema shows everywhe
     expect(Buffer.byteLength(JSON.stringify(alone))).to.be.at.most(MAX_FRAME_BYTES);
     expect(parseNodeMessage(JSON.stringify(alone))).to.deep.equal(alone);
     expect(Buffer.byteLength(JSON.stringify(answer(9_000)))).to.be.above(MAX_FRAME_BYTES);
+  });
+
+  it("the balance routes too: a field added to the body or data schema is in the route schemas Fastify checks and writes with", function () {
+    const body = bodySchema(z.extend(evmBalanceBodySchema, { region: z.optional(z.string()) }));
+    expect(body.properties.region).to.deep.equal({ type: "string" });
+    expect(body.additionalProperties).to.equal(false); // and nothing else is accepted
+    const data = (schema: z.core.$ZodType) =>
+      successSchema(schema, true).properties.data as { properties: Record<string, unknown>; required: string[] };
+    const extendedData = data(z.extend(evmBalanceDataSchema, { region: z.string() }));
+    expect(extendedData.properties.region).to.deep.equal({ type: "string" });
+    expect(extendedData.required).to.include("region");
+    expect(data(evmBalanceDataSchema).properties).to.not.have.property("region");
+    // A JSON integer is one {"type": "integer"}: the serializer writes a bigint exactly, above 2^53 too.
+    expect((extendedData.properties.asset as { properties: { balance: unknown } }).properties.balance).to.deep.equal({ type: "integer" });
+    // The SDK's type of data is the schema's inference (a bigint balance fits it).
+    const answer: EvmBalanceData = { user_address: "0x", asset: { balance: 2n ** 70n, QueryResult: "0x" } };
+    expect(answer.asset.balance).to.equal(2n ** 70n);
   });
 });
