@@ -1,4 +1,3 @@
-import type { ConditionAttestationJson } from "@avn/protocol/attestation-kinds";
 import type { JsonInteger } from "./json.ts";
 
 /**
@@ -41,30 +40,8 @@ export interface SvmBatchData {
   results: BatchEntryJson<SvmBalanceData>[];
 }
 
-/** One leaf of a verdict as read (`data.leaves`), in its normal form. */
-export interface ConditionLeafJson {
-  chain: "ethereum" | "solana";
-  contract_address?: string;
-  token_mint_address?: string;
-  token_id?: string;
-  min: string;
-  max?: string;
-  balance: JsonInteger;
-  QueryResult: string;
-  holds: boolean;
-}
-
-/** `data` of `POST /api/conditions` (docs/conditions.md). */
-export interface ConditionData {
-  verdict: boolean;
-  conditionHash: string;
-  ownersHash: string;
-  /** Only the chains the condition reads. */
-  sourceBlocks: { ethereum?: JsonInteger; solana?: JsonInteger };
-  /** Absent with `"reveal": false`. */
-  leaves?: ConditionLeafJson[];
-  attestation?: ConditionAttestationJson;
-}
+/** One leaf of a verdict as read (`data.leaves`), and `POST /api/conditions`' `data`: inferred from the wire contract (`@avn/protocol/condition-wire`). */
+export type { ConditionData, ConditionLeafJson } from "@avn/protocol/condition-wire";
 
 /*//////////////////////////////////////////////////////////////
                          THE CONDITION REQUEST

@@ -1,7 +1,9 @@
 import { conditionKind } from "@avn/protocol/attestation-kinds";
 import { MAX_CONDITION_DEPTH, MAX_CONDITION_LEAVES } from "@avn/protocol/conditions";
 
+import { conditionDataSchema } from "@avn/protocol/condition-wire";
 import { attestedAnswerSchema } from "../attestation-hub/openapi.ts";
+import { routeSchema } from "../route-schema.ts";
 
 import { ERROR_RESPONSES } from "./responses.ts";
 
@@ -12,7 +14,6 @@ import { ERROR_RESPONSES } from "./responses.ts";
 export const CONDITION_SUCCESS_MESSAGE = "Condition Evaluated";
 
 const decimal = (description: string) => ({ type: "string", pattern: "^[0-9]{1,78}$", description }) as const;
-const bytes32 = (description: string) => ({ type: "string", pattern: "^0x[0-9a-f]{64}$", description }) as const;
 const evmAddress = { type: "string", pattern: "^0x[0-9a-fA-F]{40}$" } as const;
 const solanaAddress = { type: "string", pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$" } as const;
 
@@ -113,59 +114,31 @@ export const conditionAttestationSchema = attestedAnswerSchema(
 );
 
 /**
- * One leaf as read. One object schema for both chains, not a oneOf: fast-json-stringify picks a oneOf
- * branch by validating with ajv, which does not count a BigInt balance as an integer. Properties are
- * written in this order, absent ones left out; the serializer's copy lists none as required, since
- * fast-json-stringify writes required properties first (the documented copy has them).
+ * `data`, generated from the wire contract (`@avn/protocol/condition-wire`). A leaf is one object schema for
+ * both chains, not a oneOf: fast-json-stringify picks a oneOf branch by validating with ajv, which does not
+ * count a BigInt balance as an integer. Its properties are written in their order, absent ones left out; the
+ * serializer's copy lists none as required, since fast-json-stringify writes required properties first (the
+ * documented copy has them).
  */
-const leafReadingSchema = (documented: boolean) => ({
-  type: "object",
-  properties: {
-    chain: { type: "string", enum: ["ethereum", "solana"] },
-    contract_address: { type: "string", description: "Ethereum leaves: the contract, in lower case" },
-    token_mint_address: { type: "string", description: "Solana leaves: the mint" },
-    token_id: { type: "string", description: "ERC-1155 leaves: the token id, normalised" },
-    min: { type: "string" },
-    max: { type: "string" },
-    // fast-json-stringify writes BigInt integers exactly, also above 2^53.
-    balance: { type: "integer", description: "The raw balance, base units: an exact JSON integer" },
-    QueryResult: { type: "string", description: "As the balance routes write it for this chain" },
-    holds: { type: "boolean", description: "min ≤ balance (≤ max)" },
-  },
-  ...(documented ? { required: ["chain", "min", "balance", "QueryResult", "holds"] } : {}),
-});
-
-const conditionDataSchema = (documented: boolean) => ({
-  type: "object",
-  properties: {
-    verdict: { type: "boolean" },
-    conditionHash: bytes32(
-      "keccak-256 of the condition's normal form in RFC 8785 canonical JSON (conditionHash in @avn/protocol/conditions)",
-    ),
-    ownersHash: bytes32("keccak256(abi.encode(bytes32 ethereumOwner, bytes32 solanaOwner)), an absent owner zero"),
-    sourceBlocks: {
-      type: "object",
-      description: "Where the leaves were read: only the chains the condition reads",
-      properties: {
-        ethereum: { type: "integer", description: "The block every Ethereum leaf was read at" },
-        solana: { type: "integer", description: "The slot every Solana leaf was read at or after (minContextSlot)" },
-      },
+function conditionDataRouteSchema(documented: boolean) {
+  const generated = routeSchema(conditionDataSchema);
+  const leaves = generated.properties.leaves as { items: { required?: string[] } };
+  const { required: leafRequired, ...leafItems } = leaves.items;
+  return {
+    ...generated,
+    properties: {
+      ...generated.properties,
+      leaves: { ...leaves, items: documented ? { ...leafItems, required: leafRequired } : leafItems },
+      // Only with ?attest=true (absent properties are not written): the same schema, with how to verify it.
+      attestation: conditionAttestationSchema,
     },
-    leaves: {
-      type: "array",
-      description: 'Each leaf in order of appearance (depth first); absent with "reveal": false',
-      items: leafReadingSchema(documented),
-    },
-    // Only with ?attest=true (absent properties are not written).
-    attestation: conditionAttestationSchema,
-  },
-  required: ["verdict", "conditionHash", "ownersHash", "sourceBlocks"],
-});
+  };
+}
 
 const successSchema = (documented: boolean) => ({
   description: CONDITION_SUCCESS_MESSAGE,
   type: "object",
-  properties: { status: { type: "integer" }, message: { type: "string" }, data: conditionDataSchema(documented) },
+  properties: { status: { type: "integer" }, message: { type: "string" }, data: conditionDataRouteSchema(documented) },
   required: ["status", "message", "data"],
 });
 
