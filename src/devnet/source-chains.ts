@@ -34,7 +34,7 @@ export async function startSourceFixtures(): Promise<SourceFixtures> {
   provider.destroy();
 
   const ledger = await SolanaTokenLedger.create();
-  const solanaRpc = await startSolanaRpcServer(ledger.svm);
+  const solanaRpc = await startSolanaRpcServer(ledger);
   const svm = await seedSolanaDemo(ledger);
   return {
     anvil,

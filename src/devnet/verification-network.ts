@@ -166,7 +166,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       collector.address,
     );
     const ledger = await SolanaTokenLedger.create();
-    const solana = await startSolanaRpcServer(ledger.svm);
+    const solana = await startSolanaRpcServer(ledger);
     cleanups.push(() => solana.close());
     const svmDemo = await seedSolanaDemo(ledger);
     const conditions = await demoConditions(evmDemo, svmDemo, input.l2.chainId);

@@ -49,9 +49,11 @@ export interface SolanaRpcServer {
  * itself speaks plain Solana JSON-RPC and works unchanged against a real node. LiteSVM keeps only the
  * latest state, so every commitment level reads the same state.
  */
-export async function startSolanaRpcServer(svm: LiteSVM, port = 0): Promise<SolanaRpcServer> {
+export async function startSolanaRpcServer(ledger: SolanaLedger, port = 0): Promise<SolanaRpcServer> {
+  const { svm } = ledger;
   const calls = new Map<string, number>();
-  const server: Server = createServer((request, response) => void serve(svm, calls, request, response));
+  const scans = new TokenAccountScans(ledger);
+  const server: Server = createServer((request, response) => void serve(svm, scans, calls, request, response));
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -64,7 +66,13 @@ export async function startSolanaRpcServer(svm: LiteSVM, port = 0): Promise<Sola
   };
 }
 
-async function serve(svm: LiteSVM, calls: Map<string, number>, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function serve(
+  svm: LiteSVM,
+  scans: TokenAccountScans,
+  calls: Map<string, number>,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   let body = "";
   for await (const chunk of request) {
     body += chunk;
@@ -83,7 +91,7 @@ async function serve(svm: LiteSVM, calls: Map<string, number>, request: Incoming
     const method = typeof one?.method === "string" ? one.method : "";
     calls.set(method, (calls.get(method) ?? 0) + 1);
     try {
-      return { jsonrpc: "2.0", id: one.id ?? null, result: handle(svm, method, Array.isArray(one.params) ? one.params : []) };
+      return { jsonrpc: "2.0", id: one.id ?? null, result: handle(svm, scans, method, Array.isArray(one.params) ? one.params : []) };
     } catch (error) {
       const { rpcCode: code, message } = error instanceof SolanaRpcAnswerError ? error : { rpcCode: -32603, message: "Internal error" };
       return { jsonrpc: "2.0", id: one?.id ?? null, error: { code, message } };
@@ -100,7 +108,7 @@ function reply(response: ServerResponse, payload: unknown): void {
   response.writeHead(200, { "content-type": "application/json" }).end(json);
 }
 
-function handle(svm: LiteSVM, method: string, params: unknown[]): unknown {
+function handle(svm: LiteSVM, scans: TokenAccountScans, method: string, params: unknown[]): unknown {
   const context = { apiVersion: API_VERSION, slot: svm.getClock().slot };
   switch (method) {
     case "getAccountInfo": {
@@ -120,7 +128,7 @@ function handle(svm: LiteSVM, method: string, params: unknown[]): unknown {
       };
     }
     case "getTokenAccountsByOwner":
-      return { context, value: tokenAccountsByOwner(svm, parseAddress(params[0]), params[1]) };
+      return { context, value: tokenAccountsByOwner(svm, scans, parseAddress(params[0]), params[1]) };
     case "getSlot":
       return context.slot;
     case "getHealth":
@@ -132,7 +140,7 @@ function handle(svm: LiteSVM, method: string, params: unknown[]): unknown {
   }
 }
 
-function tokenAccountsByOwner(svm: LiteSVM, owner: Address, filter: unknown) {
+function tokenAccountsByOwner(svm: LiteSVM, scans: TokenAccountScans, owner: Address, filter: unknown) {
   const { mint, programId } = (filter ?? {}) as { mint?: unknown; programId?: unknown };
   let program: string;
   if (mint !== undefined) {
@@ -152,18 +160,54 @@ function tokenAccountsByOwner(svm: LiteSVM, owner: Address, filter: unknown) {
   } else {
     throw new SolanaRpcAnswerError(-32602, "Error getting token program id and mint: Invalid param: unrecognized Token program id");
   }
-  const encoder = getAddressEncoder();
-  const ownerBytes = encoder.encode(owner);
-  const mintBytes = mint === undefined ? undefined : encoder.encode(parseAddress(mint));
-  return svm
-    .getProgramAccounts(address(program))
-    .filter(
-      ({ data }) =>
-        isInitializedTokenAccount(data) &&
-        startsWith(data, ACCOUNT_OWNER_OFFSET, ownerBytes) &&
-        (mintBytes === undefined || startsWith(data, ACCOUNT_MINT_OFFSET, mintBytes)),
-    )
+  const mintBytes = mint === undefined ? undefined : getAddressEncoder().encode(parseAddress(mint));
+  return scans
+    .ownedBy(address(program), owner)
+    .filter(({ data }) => mintBytes === undefined || startsWith(data, ACCOUNT_MINT_OFFSET, mintBytes))
     .map((account) => ({ pubkey: account.address, account: uiAccount({ ...account, programAddress: address(program) }) }));
+}
+
+/** The ledger the endpoint serves, and a number that changes whenever its token accounts may have. */
+export interface SolanaLedger {
+  readonly svm: LiteSVM;
+  readonly stateVersion: number;
+}
+
+type ProgramAccount = ReturnType<LiteSVM["getProgramAccounts"]>[number];
+
+/**
+ * A token program's initialized token accounts by owner, from one scan of the program
+ * (`getProgramAccounts`, every account of it), kept while the ledger's `stateVersion` stands still. An
+ * owner query is then a lookup, as an RPC node's owner index makes it: without this, each
+ * `getTokenAccountsByOwner` scanned the whole program, and a verdict's per-mint reads (one per Solana leaf,
+ * from the API and every node) scanned it again and again.
+ */
+class TokenAccountScans {
+  readonly #ledger: SolanaLedger;
+  readonly #byProgram = new Map<Address, { version: number; byOwner: Map<string, ProgramAccount[]> }>();
+
+  constructor(ledger: SolanaLedger) {
+    this.#ledger = ledger;
+  }
+
+  ownedBy(program: Address, owner: Address): ProgramAccount[] {
+    const version = this.#ledger.stateVersion;
+    let scan = this.#byProgram.get(program);
+    if (scan === undefined || scan.version !== version) {
+      scan = { version, byOwner: new Map() };
+      for (const account of this.#ledger.svm.getProgramAccounts(program)) {
+        if (!isInitializedTokenAccount(account.data)) continue;
+        const key = ownerKey(account.data.subarray(ACCOUNT_OWNER_OFFSET, ACCOUNT_OWNER_OFFSET + 32));
+        scan.byOwner.set(key, [...(scan.byOwner.get(key) ?? []), account]);
+      }
+      this.#byProgram.set(program, scan);
+    }
+    return scan.byOwner.get(ownerKey(getAddressEncoder().encode(owner))) ?? [];
+  }
+}
+
+function ownerKey(bytes: ReadonlyUint8Array): string {
+  return Buffer.from(bytes).toString("hex");
 }
 
 function startsWith(data: ReadonlyUint8Array, offset: number, bytes: ReadonlyUint8Array): boolean {

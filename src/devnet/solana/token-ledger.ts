@@ -47,6 +47,7 @@ interface MintInfo {
 export class SolanaTokenLedger {
   readonly svm = new LiteSVM();
   readonly #mints = new Map<Address, MintInfo>();
+  #stateVersion = 0;
   #payer!: KeyPairSigner;
 
   static async create(): Promise<SolanaTokenLedger> {
@@ -55,10 +56,25 @@ export class SolanaTokenLedger {
     return ledger;
   }
 
+  /**
+   * A number that changes with every change this ledger makes to its accounts (the Solana endpoint keeps its
+   * scans of a token program while it stands still). Code that changes `svm` directly must not rely on it.
+   */
+  get stateVersion(): number {
+    return this.#stateVersion;
+  }
+
+  /** Writes `account` as it is, as no program would (tests forge accounts with it). */
+  setAccount(account: Parameters<LiteSVM["setAccount"]>[0]): void {
+    this.svm.setAccount(account);
+    this.#stateVersion += 1;
+  }
+
   /** A new funded wallet (1,000 SOL of fees). */
   async newWallet(): Promise<KeyPairSigner> {
     const wallet = await generateKeyPairSigner();
     this.svm.airdrop(wallet.address, lamports(1_000_000_000_000n));
+    this.#stateVersion += 1;
     return wallet;
   }
 
@@ -149,6 +165,7 @@ export class SolanaTokenLedger {
       (message) => signTransactionMessageWithSigners(message),
     );
     const result = this.svm.sendTransaction(transaction);
+    this.#stateVersion += 1; // failed or not: a failed transaction still charges its fee
     if (result instanceof FailedTransactionMetadata) {
       throw new Error(`Solana transaction failed: ${result.toString()}\n${result.meta().logs().join("\n")}`);
     }

@@ -77,7 +77,7 @@ async function startConditionSources(): Promise<ConditionSources> {
   provider.destroy();
 
   const ledger = await SolanaTokenLedger.create();
-  const solanaRpc = await startSolanaRpcServer(ledger.svm);
+  const solanaRpc = await startSolanaRpcServer(ledger);
   const solanaOwner = await ledger.newWallet();
   const splMint = await ledger.createMint("spl", 6);
   await ledger.mintTo(splMint, await ledger.associatedAccount(solanaOwner.address, splMint), SPL_AMOUNT);

@@ -25,7 +25,7 @@ describe("source adapter: Solana token balances (LiteSVM endpoint, real SPL Toke
 
   before(async function () {
     ledger = await SolanaTokenLedger.create();
-    rpc = await startSolanaRpcServer(ledger.svm);
+    rpc = await startSolanaRpcServer(ledger);
     const owner = await ledger.newWallet();
     fixture.owner = owner.address;
     // SPL: two accounts of one owner (the associated one and another), tokens moved between them.
@@ -48,6 +48,21 @@ describe("source adapter: Solana token balances (LiteSVM endpoint, real SPL Toke
 
   const reader = (urls = [rpc.url], timeoutMs = 1_000) =>
     new SolanaBalanceReader(createFailoverTransport({ urls, timeoutMs, backoffMs: 10 }));
+
+  it("the endpoint's owner index follows the ledger: a new account, a mint and a transfer each show in the next read", async function () {
+    const holder = await ledger.newWallet();
+    const read = () => reader().balancesOf(holder.address, [fixture.splMint, fixture.t22Mint]);
+    const amounts = async () => [...(await read()).values()].map((balance) => balance.balance);
+    expect(await amounts()).to.deep.equal([0n, 0n]);
+    const account = await ledger.associatedAccount(holder.address, fixture.splMint);
+    await ledger.mintTo(fixture.splMint, account, 40n);
+    expect(await amounts()).to.deep.equal([40n, 0n]);
+    const other = await ledger.associatedAccount((await ledger.newWallet()).address, fixture.splMint);
+    await ledger.transfer(holder, fixture.splMint, account, other, 15n);
+    expect(await amounts()).to.deep.equal([25n, 0n]);
+    // Reads while the ledger stands still answer alike, from one scan of each program.
+    expect(await amounts()).to.deep.equal([25n, 0n]);
+  });
 
   it("sums an owner's two token accounts and returns their raw data in account-address order", async function () {
     const result = await reader().balanceOf(fixture.owner, fixture.splMint);
@@ -109,7 +124,7 @@ describe("source adapter: Solana token balances (LiteSVM endpoint, real SPL Toke
     const data = Uint8Array.from(tokenAccount.data);
     data[45] = 1;
     const lookalike = (await generateKeyPairSigner()).address;
-    ledger.svm.setAccount({ ...tokenAccount, address: lookalike, data });
+    ledger.setAccount({ ...tokenAccount, address: lookalike, data });
     expect(
       await reader()
         .balanceOf(fixture.owner, lookalike)
