@@ -80,6 +80,9 @@ interface RemoteRound {
   until: number;
 }
 
+/** The failures of rounds that ended before their deadline: every node asked answered, none with a quorum's struct. */
+const endedAnswered = new WeakSet<Error>();
+
 /**
  * How long a relayed round's entry outlives its deadline, so that its result, published by the origin at
  * the deadline at the latest, still finds whom it is for (at least the bus's clock skew allowance).
@@ -210,7 +213,7 @@ export class AttestationRounds {
     }
     const outcome = await result;
     if (outcome instanceof Error) {
-      this.options.metrics.attestationRounds.inc({ chain, outcome: "timeout" });
+      this.options.metrics.attestationRounds.inc({ chain, outcome: endedAnswered.has(outcome) ? "no-quorum" : "timeout" });
       throw outcome;
     }
     this.options.metrics.attestationRounds.inc({ chain, outcome: "quorum" });
@@ -355,8 +358,11 @@ export class AttestationRounds {
    */
   #maybeDone<S>(round: Round<S>): void {
     if (round.judging !== 0 || round.answered.size !== round.asked.size) return;
-    if (round.winner === undefined)
-      round.settle(new QuorumNotReachedError(`Attestation quorum not reached: every node asked has answered; ${shortfall(round)}`));
+    if (round.winner === undefined) {
+      const failure = new QuorumNotReachedError(`Attestation quorum not reached: every node asked has answered; ${shortfall(round)}`);
+      endedAnswered.add(failure);
+      round.settle(failure);
+    }
     this.#sendDone(round);
   }
 

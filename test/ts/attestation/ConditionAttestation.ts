@@ -522,6 +522,9 @@ describe("signed verdicts over holding conditions (issue 32)", function () {
       );
       // Both nodes answered, one struct each: no answer is left to make a quorum, so the round ends now.
       expect(performance.now() - started).to.be.below(hubApi.hub.deadlineMs);
+      expect(await hubApi.metrics.registry.getSingleMetricAsString("api_attestation_rounds_total")).to.match(
+        /chain="condition",outcome="no-quorum"} 1/,
+      );
     });
 
     it("a missing asset: every node refuses \"not found\", the round ends at once, and the API's own read makes it AssetNotFoundError (the route's 404)", async function () {
