@@ -58,23 +58,36 @@ export async function readCondition(
     solanaMints.length === 0
       ? new Map<string, { balance: bigint; queryResult: string }>()
       : sources.solanaFrom(positions.solanaSlot).balancesOf(ownerOf(request, "solana"), solanaMints);
-  const readings = await Promise.all(
-    leaves.map(async (leaf): Promise<LeafReading> => {
-      const read =
-        leaf.chain === "ethereum"
-          ? await sources
-              .evmAt(positions.ethereumBlock)
-              .balanceOf(leaf.contract_address, ownerOf(request, "ethereum"), undefined, tokenIdOf(leaf))
-          : (await solana).get(leaf.token_mint_address)!;
-      return { leaf, balance: read.balance, queryResult: read.queryResult, holds: leafHolds(leaf, read.balance) };
-    }),
+  const reads = await Promise.all(
+    leaves.map(async (leaf) =>
+      leaf.chain === "ethereum"
+        ? sources.evmAt(positions.ethereumBlock).balanceOf(leaf.contract_address, ownerOf(request, "ethereum"), undefined, tokenIdOf(leaf))
+        : (await solana).get(leaf.token_mint_address)!,
+    ),
   );
+  return conditionReading(request.condition, reads);
+}
+
+/**
+ * The reading of `condition` from each leaf's read, in the order of `conditionLeaves`: whether each leaf holds,
+ * and the verdict. Whoever read them (this API, or a node whose readings came with its signature).
+ */
+export function conditionReading(
+  condition: ConditionRequest["condition"],
+  reads: ReadonlyArray<{ balance: bigint; queryResult: string }>,
+): ConditionReading {
+  const leaves = conditionLeaves(condition).map((leaf, index): LeafReading => ({
+    leaf,
+    balance: reads[index].balance,
+    queryResult: reads[index].queryResult,
+    holds: leafHolds(leaf, reads[index].balance),
+  }));
   return {
     verdict: evaluateCondition(
-      request.condition,
-      readings.map((reading) => reading.holds),
+      condition,
+      leaves.map((reading) => reading.holds),
     ),
-    leaves: readings,
+    leaves,
   };
 }
 

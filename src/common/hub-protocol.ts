@@ -2,7 +2,8 @@ import { getAddress, isAddress, verifyMessage } from "ethers";
 import { z } from "zod";
 
 import { MAX_ATTESTATION_LICENSES } from "@avn/protocol/attestation";
-import { balanceKind, conditionKind, type AttestationKind } from "@avn/protocol/attestation-kinds";
+// The kinds' own checks of decimal integers: a license id, a balance (`decimal`); a position, an issue time (`uint64`).
+import { balanceKind, conditionKind, decimal, uint64, type AttestationKind } from "@avn/protocol/attestation-kinds";
 import { MAX_CONDITION_LEAVES, type ConditionRequest } from "@avn/protocol/conditions";
 
 /**
@@ -110,13 +111,6 @@ export type HubMessage =
       issuedAt: string;
     };
 
-const decimal = z.string().regex(/^\d{1,78}$/);
-/** A position or an issue time: the struct's `uint64`, as a decimal string. */
-const uint64 = z
-  .string()
-  .regex(/^\d{1,20}$/)
-  // Checks go on after a failed one: the range is read only of digits ("abc" would throw in BigInt).
-  .refine((value) => !/^\d+$/.test(value) || BigInt(value) < 2n ** 64n, "above uint64");
 const roundId = z.string().max(64);
 const nodeSignature = z.string().regex(/^0x[0-9a-fA-F]{130}$/);
 

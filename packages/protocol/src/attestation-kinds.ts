@@ -50,13 +50,14 @@ export type AnyAttestationKind = typeof balanceKind | typeof conditionKind;
 const bytes32 = z
   .string("must be 0x followed by 64 hexadecimal digits")
   .check(z.regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hexadecimal digits"));
-const decimal = z.string("must be a uint256, written as a decimal string").check(
+/** A `uint256` as a decimal string (a balance, a license id): how the wire writes integers a JSON number cannot hold. */
+export const decimal = z.string("must be a uint256, written as a decimal string").check(
   z.regex(/^\d{1,78}$/, "must be a uint256, written as a decimal string"),
   // Checks go on after a failed one: the range is read only of digits.
   z.refine((value) => !/^\d+$/.test(value) || BigInt(value) < 2n ** 256n, "must be a uint256, written as a decimal string"),
 );
 /** A position or an issue time: a `uint64`, as a decimal string. */
-const uint64 = z.string("must be a uint64, written as a decimal string").check(
+export const uint64 = z.string("must be a uint64, written as a decimal string").check(
   z.regex(/^\d{1,20}$/, "must be a uint64, written as a decimal string"),
   z.refine((value) => !/^\d+$/.test(value) || BigInt(value) < 2n ** 64n, "must be a uint64, written as a decimal string"),
 );

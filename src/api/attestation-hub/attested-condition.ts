@@ -1,14 +1,19 @@
 import type { ConditionAttestationJson } from "@avn/protocol/attestation-kinds";
 import type { ConditionRequest } from "@avn/protocol/conditions";
-import { conditionLeaves, leafHolds } from "@avn/protocol/conditions";
 
-import { chainsOf, readCondition, type ConditionPositions, type ConditionReading } from "../../chains/condition-reader.ts";
+import {
+  chainsOf,
+  conditionReading,
+  readCondition,
+  type ConditionPositions,
+  type ConditionReading,
+} from "../../chains/condition-reader.ts";
 
 import { attestationToJson } from "../../common/attestation.ts";
 
 import { conditionKind } from "@avn/protocol/attestation-kinds";
 
-import { pinnedEvmBlock, type AttestationService } from "./attested-query.ts";
+import { pinnedEvmBlock, quorumOrNotFound, type AttestationService } from "./attested-query.ts";
 
 import { QuorumNotReachedError } from "./rounds.ts";
 
@@ -40,32 +45,20 @@ export async function attestCondition(service: AttestationService, request: Cond
   ]);
   const positions: ConditionPositions = { ethereumBlock, solanaSlot };
   const read = () => readCondition(request, service.pinned, positions);
-  const { attestation, signatures, evidence } = await service.hub
-    .gatherCondition({
-      request: { owners: request.owners, condition: request.condition, ...(request.links === undefined ? {} : { links: request.links }) },
-      ethereumBlock,
-      solanaSlot,
-      issuedAt,
-    })
-    .catch(async (error: unknown) => {
-      if (error instanceof QuorumNotReachedError) await read(); // throws AssetNotFoundError when that is the cause
-      throw error;
-    });
+  const gathering = service.hub.gatherCondition({
+    request: { owners: request.owners, condition: request.condition, ...(request.links === undefined ? {} : { links: request.links }) },
+    ethereumBlock,
+    solanaSlot,
+    issuedAt,
+  });
+  const { attestation, signatures, evidence } = await quorumOrNotFound(gathering, read);
   let reading: ConditionReading = { verdict: attestation.verdict, leaves: [] };
-  if (request.reveal) {
-    if (evidence !== undefined) {
-      const leaves = conditionLeaves(request.condition);
-      reading.leaves = evidence.map(({ balance, queryResult }, index) => ({
-        leaf: leaves[index],
-        balance,
-        queryResult,
-        holds: leafHolds(leaves[index], balance),
-      }));
-    } else {
-      reading = await read();
-      if (reading.verdict !== attestation.verdict)
-        throw new QuorumNotReachedError("The nodes' signed verdict differs from the API's own read (the source moved); retry");
-    }
+  // The hub kept a signer's readings only if they evaluate to the signed verdict.
+  if (request.reveal && evidence !== undefined) reading = conditionReading(request.condition, evidence);
+  else if (request.reveal) {
+    reading = await read();
+    if (reading.verdict !== attestation.verdict)
+      throw new QuorumNotReachedError("The nodes' signed verdict differs from the API's own read (the source moved); retry");
   }
   return { reading, positions, attestation: attestationToJson(conditionKind, service.hub.domain, attestation, signatures) };
 }

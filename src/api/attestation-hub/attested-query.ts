@@ -68,10 +68,7 @@ async function attest(
   query: AttestQuery,
   read: () => Promise<{ balance: bigint; queryResult: string }>,
 ): Promise<AttestedAnswer> {
-  const { attestation, signatures, evidence } = await service.hub.gather(query).catch(async (error: unknown) => {
-    if (error instanceof QuorumNotReachedError) await read(); // throws AssetNotFoundError when that is the cause
-    throw error;
-  });
+  const { attestation, signatures, evidence } = await quorumOrNotFound(service.hub.gather(query), read);
   const queryResult = evidence ?? (await read()).queryResult;
   if (queryResultHash(queryResult).toLowerCase() !== attestation.queryResultHash) {
     throw new QuorumNotReachedError("The nodes' attested answer differs from the API's own read (the source moved); retry");
@@ -81,4 +78,17 @@ async function attest(
     queryResult,
     attestation: attestationToJson(balanceKind, service.hub.domain, attestation, signatures),
   };
+}
+
+/**
+ * What `gathering` resolves with; when no quorum formed, the API reads the source itself, so that a missing
+ * asset is its `AssetNotFoundError` (the route's 404) rather than the round's 503.
+ */
+export async function quorumOrNotFound<T>(gathering: Promise<T>, read: () => Promise<unknown>): Promise<T> {
+  try {
+    return await gathering;
+  } catch (error) {
+    if (error instanceof QuorumNotReachedError) await read();
+    throw error;
+  }
 }

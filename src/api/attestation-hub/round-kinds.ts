@@ -2,14 +2,8 @@ import { balanceKind, conditionKind, type AttestationKind } from "@avn/protocol/
 import { encodeSubject } from "../../common/attestation-subject.ts";
 import type { AttestQuery, ConditionQuery, HubMessage, SignedAnswer } from "../../common/hub-protocol.ts";
 import type { BalanceAttestation } from "@avn/protocol/attestation";
-import {
-  conditionHash,
-  conditionLeaves,
-  evaluateCondition,
-  leafHolds,
-  ownersHash,
-  type ConditionAttestation,
-} from "@avn/protocol/conditions";
+import { conditionHash, conditionLeaves, ownersHash, type ConditionAttestation } from "@avn/protocol/conditions";
+import { conditionReading } from "../../chains/condition-reader.ts";
 import { queryResultHash } from "../../common/query-result.ts";
 
 /** A round's request as a node receives it: a balance's (`attest`) or a condition's (`attestCondition`). */
@@ -130,11 +124,9 @@ export function conditionRound(query: ConditionQuery): RoundKind<ConditionAttest
           ? /^0x[0-9a-f]{64}$/.test(queryResult) && BigInt(queryResult) === balance
           : !queryResult.startsWith("0x");
       });
-      const verdict = evaluateCondition(
-        query.request.condition,
-        leaves.map((leaf, index) => leafHolds(leaf, read[index].balance)),
-      );
-      return consistent && verdict === attestation.verdict ? { evidence: read } : "contradicts";
+      return consistent && conditionReading(query.request.condition, read).verdict === attestation.verdict
+        ? { evidence: read }
+        : "contradicts";
     },
   };
 }

@@ -198,7 +198,9 @@ class TokenAccountScans {
       for (const account of this.#ledger.svm.getProgramAccounts(program)) {
         if (!isInitializedTokenAccount(account.data)) continue;
         const key = ownerKey(account.data.subarray(ACCOUNT_OWNER_OFFSET, ACCOUNT_OWNER_OFFSET + 32));
-        scan.byOwner.set(key, [...(scan.byOwner.get(key) ?? []), account]);
+        const owned = scan.byOwner.get(key);
+        if (owned === undefined) scan.byOwner.set(key, [account]);
+        else owned.push(account);
       }
       this.#byProgram.set(program, scan);
     }

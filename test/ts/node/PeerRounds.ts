@@ -117,6 +117,9 @@ describe("peer observations through the hub's rounds: the round result frame and
       return own;
     };
     const entry = (signature: { licenseIds: string[]; signature: string }, elapsedMs: number) => ({ ...signature, elapsedMs });
+    /** Each peer's license, rounds observed and rounds signed in `epoch`. */
+    const counts = (peers: PeerRounds, epoch: number) =>
+      peers.figures(epoch).peers.map(({ licenseId, roundsObserved, roundsSigned }) => [licenseId, roundsObserved, roundsSigned]);
     beforeEach(() => (reads.length = 0));
 
     it("counts a round only with its own signature listed, and credits only signatures over its own struct by their licenses' operators", async function () {
@@ -185,9 +188,7 @@ describe("peer observations through the hub's rounds: the round result frame and
         }),
       ).to.equal("counted");
       expect(peers.figures(10).peerRounds).to.equal(2);
-      expect(
-        peers.figures(10).peers.map(({ licenseId, roundsObserved, roundsSigned }) => [licenseId, roundsObserved, roundsSigned]),
-      ).to.deep.equal([
+      expect(counts(peers, 10)).to.deep.equal([
         [2n, 2, 2],
         [3n, 2, 1],
         [4n, 2, 1],
@@ -224,9 +225,7 @@ describe("peer observations through the hub's rounds: the round result frame and
         signatures: [entry(ownFifth, 10), entry(await sign(peerB, fifth), 20)],
       };
       expect(await peers.done(truncated)).to.equal("counted");
-      expect(
-        peers.figures(10).peers.map(({ licenseId, roundsObserved, roundsSigned }) => [licenseId, roundsObserved, roundsSigned]),
-      ).to.deep.equal([
+      expect(counts(peers, 10)).to.deep.equal([
         [2n, 3, 3],
         [3n, 2, 1],
         [4n, 2, 1],
