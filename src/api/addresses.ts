@@ -37,6 +37,19 @@ export function parseDecimalUint256(field: string, value: string): bigint {
   throw new ApiError(400, `${field} must be a decimal string of digits only (at most 78), below 2^256`);
 }
 
+/** Block numbers are uint64 on every chain this API reads. */
+const UINT64_LIMIT = 2n ** 64n;
+const DECIMAL_UINT64 = /^[0-9]{1,20}$/;
+
+/** A block number: a JSON integer (a safe one: larger numbers lost their digits when parsed) or a decimal string, below 2^64. */
+export function parseBlockNumber(field: string, value: string | number): bigint {
+  if (typeof value === "number" ? Number.isSafeInteger(value) && value >= 0 : DECIMAL_UINT64.test(value)) {
+    const parsed = BigInt(value);
+    if (parsed < UINT64_LIMIT) return parsed;
+  }
+  throw new ApiError(400, `${field} must be a block number: a non-negative JSON integer or a decimal string of digits only, below 2^64`);
+}
+
 /** A Solana address: base58 that decodes to exactly 32 bytes. */
 export function parseSolanaAddress(field: string, value: string): string {
   if (validSolanaAddresses.has(value)) return value;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// ^0.8.15: the storage proof verifier, compiled by solc 0.8.15 for Optimism Bedrock's libraries, imports it.
+// ^0.8.15: the reference storage proof verifier, compiled by solc 0.8.15 for Optimism Bedrock's libraries, imports it.
 // solhint-disable-next-line compiler-version
 pragma solidity ^0.8.15;
 

@@ -25,11 +25,17 @@ export const TOKEN_ID_DESCRIPTION =
   "ERC-1155: the token id, a decimal string (digits only, at most 78, below 2^256; leading zeros accepted), echoed normalised. " +
   "Not with ?attest=true. Without it, the ERC-20 / ERC-721 balanceOf(owner)";
 
+export const BLOCK_NUMBER_DESCRIPTION =
+  "Only with ?proof=true: the Ethereum block to read and prove the balance at, one of the 8,191 blocks before the one the rollup's L1Block knows " +
+  "(proven through EIP-2935's history contract), or that block itself. A JSON integer, or a decimal string. Without it, the block the L2 knows";
+
 /** `POST /api/ccq-evm`'s body (and each item of its batch); nothing else is accepted. */
 export const evmBalanceBodySchema = z.strictObject({
   user_address: bodyField,
   contract_address: bodyField,
   token_id: z.optional(bodyField.check(z.describe(TOKEN_ID_DESCRIPTION))),
+  // Any number here, so that a fraction or a negative one gets the parser's message naming the rule, not the schema's.
+  block_number: z.optional(z.union([z.number(), bodyField]).check(z.describe(BLOCK_NUMBER_DESCRIPTION))),
 });
 export type EvmBalanceBody = z.infer<typeof evmBalanceBodySchema>;
 
@@ -47,13 +53,15 @@ export type AssetJson = z.infer<typeof evmAssetSchema>;
 
 /** `data.proof` of `POST /api/ccq-evm?proof=true` (docs/proofs.md): the block and slot it proves at, and the bytes `verifyBalance` takes. */
 export const balanceProofJsonSchema = z.object({
-  blockNumber: jsonInteger.check(z.describe("The L1 block (the L2's L1Block.number())")),
-  blockHash: z
-    .string()
-    .check(z.regex(/^0x[0-9a-f]{64}$/), z.describe("Its hash (L1Block.hash()), which the proof's block header hashes to")),
+  blockNumber: jsonInteger.check(z.describe("The L1 block proven at: the L2's L1Block.number() or a recorded block, or block_number")),
+  blockHash: z.string().check(z.regex(/^0x[0-9a-f]{64}$/), z.describe("Its hash, which the proof's block header hashes to")),
+  anchorBlockNumber: z.optional(
+    jsonInteger.check(z.describe("With block_number: the block the L2 knows, whose EIP-2935 history contract holds blockHash")),
+  ),
   balancesSlot: z
     .string()
     .check(z.regex(/^[0-9]+$/), z.describe("The token's balances mapping slot, a decimal string (ERC-7201 slots are near 2^256)")),
+  included: z.boolean().check(z.describe("true: an inclusion proof of the balance's slot; false: an exclusion proof (a balance of 0)")),
   encoded: z.string().check(z.regex(/^0x([0-9a-f]{2})*$/), z.describe("StorageProofVerifier.verifyBalance's proof argument")),
 });
 export type BalanceProofJson = z.infer<typeof balanceProofJsonSchema>;
@@ -64,7 +72,7 @@ export const evmBalanceDataSchema = z.object({
   asset: evmAssetSchema,
   token_id: z.optional(z.string().check(z.describe("ERC-1155: the token id asked, normalised (only when the request named one)"))),
   attestation: z.optional(balanceAttestationJsonSchema),
-  proof: z.optional(z.nullable(balanceProofJsonSchema)),
+  proof: z.optional(balanceProofJsonSchema),
 });
 export type EvmBalanceData = z.infer<typeof evmBalanceDataSchema>;
 

@@ -59,7 +59,11 @@ export interface BalanceProof {
   /** The L1 block the proof is at. */
   blockNumber: bigint;
   blockHash: Hex;
+  /** With `blockNumber` asked: the block the L2 knows, whose EIP-2935 history contract proves `blockHash`. */
+  anchorBlockNumber?: bigint;
   balancesSlot: bigint;
+  /** True for an inclusion proof of the balance, false for an exclusion proof (a balance of 0). */
+  included: boolean;
   encoded: Hex;
 }
 
@@ -75,8 +79,8 @@ export interface BalanceResult<Data> {
 }
 
 export interface EvmBalanceResult extends BalanceResult<EvmBalanceData> {
-  /** With `proof: true`: the storage proof, or null for a zero balance (the trie proves inclusion only). */
-  proof?: BalanceProof | null;
+  /** With `proof: true`: the storage proof (an exclusion proof for a balance of 0). */
+  proof?: BalanceProof;
 }
 
 export type SvmBalanceResult = BalanceResult<SvmBalanceData>;
@@ -151,10 +155,18 @@ export class AvnClient {
     };
   }
 
-  /** `POST /api/ccq-evm`: an ERC-20 / ERC-721 (or, with `tokenId`, ERC-1155) balance on Ethereum. */
-  async evmBalance(query: EvmBalanceQuery, options: { attest?: boolean; proof?: boolean } & CallOptions = {}): Promise<EvmBalanceResult> {
-    const body = await this.#post("/api/ccq-evm", flags({ attest: options.attest, proof: options.proof }), evmBody(query), options.signal);
-    const response = envelopeOf<EvmBalanceData>(body);
+  /**
+   * `POST /api/ccq-evm`: an ERC-20 / ERC-721 (or, with `tokenId`, ERC-1155) balance on Ethereum. With `proof: true`,
+   * `blockNumber` names the L1 block to prove at (one of the 8,191 before the one the L2 knows).
+   */
+  async evmBalance(
+    query: EvmBalanceQuery,
+    options: { attest?: boolean; proof?: boolean; blockNumber?: bigint } & CallOptions = {},
+  ): Promise<EvmBalanceResult> {
+    const body: Record<string, string> = evmBody(query);
+    if (options.blockNumber !== undefined) body.block_number = options.blockNumber.toString();
+    const answer = await this.#post("/api/ccq-evm", flags({ attest: options.attest, proof: options.proof }), body, options.signal);
+    const response = envelopeOf<EvmBalanceData>(answer);
     const result: EvmBalanceResult = { ...balanceOf(response.data, "data"), response };
     if (options.proof === true) result.proof = proofOf(response.data.proof);
     return result;
@@ -269,17 +281,20 @@ function balanceOf(
   return result;
 }
 
-function proofOf(proof: BalanceProofJson | null | undefined): BalanceProof | null {
-  if (proof === null) return null;
-  if (typeof proof !== "object") throw malformed("data.proof is missing");
+function proofOf(proof: BalanceProofJson | undefined): BalanceProof {
+  if (typeof proof !== "object" || proof === null) throw malformed("data.proof is missing");
   if (typeof proof.balancesSlot !== "string" || !/^[0-9]+$/.test(proof.balancesSlot))
     throw malformed("data.proof.balancesSlot is not a decimal string");
-  return {
+  if (typeof proof.included !== "boolean") throw malformed("data.proof.included is not a boolean");
+  const result: BalanceProof = {
     blockNumber: integerAt(proof.blockNumber, "data.proof.blockNumber"),
     blockHash: proof.blockHash as Hex,
     balancesSlot: BigInt(proof.balancesSlot),
+    included: proof.included,
     encoded: proof.encoded as Hex,
   };
+  if (proof.anchorBlockNumber !== undefined) result.anchorBlockNumber = integerAt(proof.anchorBlockNumber, "data.proof.anchorBlockNumber");
+  return result;
 }
 
 function batchEntries(data: EvmBatchData | SvmBatchData): BatchEntry[] {

@@ -2,7 +2,7 @@ import { toQuantity } from "ethers";
 import { decodeFunctionResult, encodeFunctionData, parseAbi, type Hex } from "viem";
 
 import type { EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
-import { buildBalanceProof } from "../../chains/evm/balance-proof.ts";
+import { buildBalanceProof, HISTORY_SERVE_WINDOW } from "../../chains/evm/balance-proof.ts";
 import { BalancesSlotCache, findBalancesSlot, type JsonRpc } from "../../chains/evm/balance-slot.ts";
 import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { ApiError } from "../api-error.ts";
@@ -11,8 +11,9 @@ import type { BalanceProofSources } from "./dependencies.ts";
 import type { BalanceProofJson } from "./proof-schema.ts";
 
 // `POST /api/ccq-evm?proof=true` (docs/proofs.md): the balance read at the L1 block the L2's L1Block
-// predeploy knows, with the Merkle proof of its storage slot that StorageProofVerifier.verifyBalance
-// checks against that block's hash on the L2.
+// predeploy knows (or at `block_number`, one of the 8,191 blocks before it), with the Merkle proof of its
+// storage slot that StorageProofVerifier.verifyBalance checks against that block's hash on the L2: an
+// inclusion proof of the balance, or an exclusion proof of a balance of 0.
 
 export const PROOF_WITH_ATTEST = "proof and attest cannot be asked together: ask for one of them";
 export const PROOF_NOT_SUPPORTED_ON_BATCH = "proof is not supported on batch requests";
@@ -21,14 +22,19 @@ export const PROOFS_NOT_CONFIGURED =
   "Storage proofs are not enabled on this server: configure PROOF_L2_RPC_URL (or ATTESTATION_L2_RPC_URL), the rollup whose L1Block names the Ethereum block";
 export const PROOF_SOURCE_NOT_L1 =
   "Storage proofs are offered only when the API's Ethereum source is the rollup's own L1: the block the L2's L1Block names is not on this server's Ethereum source";
+export const BLOCK_AFTER_KNOWN = (asked: bigint, known: bigint) =>
+  `block_number ${asked} is after ${known}, the latest Ethereum block the rollup knows: ask again later, or without block_number`;
+export const BLOCK_BEYOND_HISTORY = (asked: bigint, known: bigint) =>
+  `block_number ${asked} is more than ${HISTORY_SERVE_WINDOW} blocks before ${known}, the Ethereum block the rollup knows: ` +
+  `EIP-2935's history contract keeps the hashes of the last ${HISTORY_SERVE_WINDOW} blocks only`;
 export const BALANCE_NOT_A_MAPPING =
   "This token's balance is not a mapping keyed by the owner (a rebasing token, a balance computed from shares, or another storage layout): no storage proof can show it";
 
 export interface ProvedAnswer {
   balance: bigint;
   queryResult: string;
-  /** Null when the balance is 0: an unwritten (or cleared) slot is absent from the trie, and the trie proves inclusion only. */
-  proof: BalanceProofJson | null;
+  /** An inclusion proof of the balance, or an exclusion proof when it is 0 (an unwritten or cleared slot). */
+  proof: BalanceProofJson;
 }
 
 /** What the EVM balance route needs for `?proof=true`. */
@@ -46,26 +52,43 @@ export function evmBalanceProver(sources: BalanceProofSources | undefined, reade
   const slots = new BalancesSlotCache();
   return {
     unprovable: ({ tokenId }) => (tokenId === undefined ? undefined : TOKEN_ID_NOT_PROVABLE),
-    async prove({ owner, asset }) {
+    async prove({ owner, asset, blockNumber: asked }) {
       if (sources === undefined) throw new ApiError(501, PROOFS_NOT_CONFIGURED);
       const { l2, ethereum } = sources;
       // Both read at one L2 block: a new L1 origin between two reads would pair a number with another hash.
       const l2Block = await l2.request<string>("eth_blockNumber", []);
-      const { blockNumber, blockHash } = await provableBlock(l2, l2Block, sources.l1BlockHashes);
-      const block = await ethereum.request<{ hash: string } | null>("eth_getBlockByNumber", [toQuantity(blockNumber), false]);
-      if (block?.hash.toLowerCase() !== blockHash.toLowerCase()) throw new ApiError(501, PROOF_SOURCE_NOT_L1);
+      const known = await provableBlock(l2, l2Block, sources.l1BlockHashes);
+      const block = await ethereum.request<{ hash: string } | null>("eth_getBlockByNumber", [toQuantity(known.blockNumber), false]);
+      if (block?.hash.toLowerCase() !== known.blockHash.toLowerCase()) throw new ApiError(501, PROOF_SOURCE_NOT_L1);
+      const blockNumber = asked ?? known.blockNumber;
+      if (blockNumber > known.blockNumber) throw new ApiError(422, BLOCK_AFTER_KNOWN(blockNumber, known.blockNumber));
+      if (known.blockNumber - blockNumber > HISTORY_SERVE_WINDOW)
+        throw new ApiError(422, BLOCK_BEYOND_HISTORY(blockNumber, known.blockNumber));
       const read = await reader.balanceOf(asset, owner, blockNumber);
       const found = await findBalancesSlot(ethereum, { token: asset, owner, blockNumber, balance: read.balance }, slots);
       if (found === undefined) throw new ApiError(422, BALANCE_NOT_A_MAPPING);
-      if (read.balance === 0n) return { balance: read.balance, queryResult: read.queryResult, proof: null };
-      const proof = await buildBalanceProof(ethereum, { token: asset, owner, balancesSlot: found.balancesSlot, blockNumber });
+      const proof = await buildBalanceProof(ethereum, {
+        token: asset,
+        owner,
+        balancesSlot: found.balancesSlot,
+        blockNumber,
+        anchorBlockNumber: known.blockNumber,
+      });
       // The slot was read back at this block; a differing proof means the source changed under us.
-      if (proof.blockHash.toLowerCase() !== blockHash.toLowerCase() || proof.value !== read.balance)
+      const provenHash = (proof.anchor ?? proof).blockHash;
+      if (provenHash.toLowerCase() !== known.blockHash.toLowerCase() || proof.value !== read.balance)
         throw new ApiError(503, "The Ethereum source changed while the proof was built: try again", { "retry-after": "1" });
       return {
         balance: read.balance,
         queryResult: read.queryResult,
-        proof: { blockNumber, blockHash: blockHash.toLowerCase(), balancesSlot: found.balancesSlot.toString(), encoded: proof.encoded },
+        proof: {
+          blockNumber,
+          blockHash: proof.blockHash.toLowerCase(),
+          ...(proof.anchor === undefined ? {} : { anchorBlockNumber: proof.anchor.blockNumber }),
+          balancesSlot: found.balancesSlot.toString(),
+          included: proof.value !== 0n,
+          encoded: proof.encoded,
+        },
       };
     },
   };

@@ -52,6 +52,8 @@ export function registerBalanceRoute<Query extends { key: string }, Value extend
         const proved = await prover.prove(query);
         return success(echo, proved.balance, proved.queryResult, undefined, proved.proof);
       }
+      const proofOnly = chain.proofOnly(query);
+      if (proofOnly !== undefined) throw new ApiError(400, proofOnly);
       if (attest) {
         // Before the 501: the request is wrong whatever the server offers.
         const refusal = chain.unattestable(query);

@@ -91,6 +91,8 @@ export function registerBatchRoute<Query extends { key: string }, Value extends 
         parse: (item) => {
           validateItem(validator, item);
           const query = chain.parse(item as BalanceBody);
+          const proofOnly = chain.proofOnly(query);
+          if (proofOnly !== undefined) throw new ApiError(400, proofOnly);
           return { key: query.key, query };
         },
         read: (query) => chain.cache.get(position, query.key, () => chain.read(query, position)),

@@ -2,14 +2,17 @@ import type { z } from "zod";
 
 import type { EvmBalance, EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
 import type { SolanaBalance, SolanaBalanceReader } from "../../chains/solana/balance-reader.ts";
-import { parseDecimalUint256, parseEvmAddress, parseSolanaAddress } from "../addresses.ts";
+import { parseBlockNumber, parseDecimalUint256, parseEvmAddress, parseSolanaAddress } from "../addresses.ts";
 import { attestEvm, attestSvm, type AttestationService, type AttestedAnswer } from "../attestation-hub/attested-query.ts";
 import type { ApiMetrics } from "../metrics.ts";
 import { ReadThroughCache } from "./read-through.ts";
 import { evmBalanceBodySchema, evmBalanceDataSchema, svmBalanceBodySchema, svmBalanceDataSchema } from "@avn/protocol/balance-wire";
 
-/** A request body of a balance route (or one item of a batch, once checked against the same schema). */
-export type BalanceBody = Readonly<Record<string, string>>;
+/**
+ * A request body of a balance route (or one item of a batch, once checked against the same schema): strings, and
+ * `block_number`, which may be a JSON integer.
+ */
+export type BalanceBody = Readonly<Record<string, string>> & { readonly block_number?: string | number };
 
 /**
  * What differs between the Ethereum and the Solana balance routes; everything else (schemas, attested
@@ -32,6 +35,8 @@ export interface BalanceChain<Query extends { key: string }, Value extends { bal
   cache: ReadThroughCache<Value>;
   /** Why `query` cannot have an attested answer (a 400, whether the hub is on or not), or undefined. */
   unattestable(query: Query): string | undefined;
+  /** Why `query` can only be answered with `?proof=true` (a field only proofs take), or undefined. */
+  proofOnly(query: Query): string | undefined;
   attest(service: AttestationService, query: Query): Promise<AttestedAnswer>;
 }
 
@@ -40,8 +45,15 @@ export interface EvmQuery {
   asset: string;
   /** The ERC-1155 token id (`token_id`); undefined: an ERC-20 / ERC-721 balance. */
   tokenId: bigint | undefined;
+  /** `block_number`, for `?proof=true`: the L1 block to prove at; undefined: the block the L2 knows. */
+  blockNumber?: bigint;
   key: string;
 }
+
+export const BLOCK_NUMBER_FIELD = "block_number";
+/** `block_number` without `?proof=true`, or in a batch's item. */
+export const BLOCK_NUMBER_NEEDS_PROOF =
+  "block_number is only for ?proof=true on POST /api/ccq-evm: other answers are read at the latest block";
 
 export const TOKEN_ID_FIELD = "token_id";
 /** `token_id` with `?attest=true`: the attested struct has no field for the id, so its signatures would not cover it. */
@@ -70,7 +82,8 @@ export function evmChain(reader: EvmBalanceReader, cacheTtlMs: number, metrics: 
       const owner = parseEvmAddress("user_address", body.user_address);
       const asset = parseEvmAddress("contract_address", body.contract_address);
       const tokenId = body[TOKEN_ID_FIELD] === undefined ? undefined : parseDecimalUint256(TOKEN_ID_FIELD, body[TOKEN_ID_FIELD]);
-      return { owner, asset, tokenId, key: tokenId === undefined ? `${asset}:${owner}` : `${asset}:${owner}:${tokenId}` };
+      const blockNumber = body.block_number === undefined ? undefined : parseBlockNumber(BLOCK_NUMBER_FIELD, body.block_number);
+      return { owner, asset, tokenId, blockNumber, key: tokenId === undefined ? `${asset}:${owner}` : `${asset}:${owner}:${tokenId}` };
     },
     // The owner as the request spelled it; the token id normalised ("007" is "7"), as it was read.
     echo: (body, { tokenId }) => {
@@ -82,6 +95,7 @@ export function evmChain(reader: EvmBalanceReader, cacheTtlMs: number, metrics: 
     read: ({ owner, asset, tokenId }, block) => reader.balanceOf(asset, owner, block, tokenId),
     cache: new ReadThroughCache<EvmBalance>("evm", cacheTtlMs, metrics, (read) => read.blockNumber),
     unattestable: ({ tokenId }) => (tokenId === undefined ? undefined : TOKEN_ID_NOT_ATTESTABLE),
+    proofOnly: ({ blockNumber }) => (blockNumber === undefined ? undefined : BLOCK_NUMBER_NEEDS_PROOF),
     attest: (service, { owner, asset }) => attestEvm(service, owner, asset),
   };
 }
@@ -111,6 +125,7 @@ export function svmChain(reader: SolanaBalanceReader, cacheTtlMs: number, metric
       slot === undefined ? reader.balanceOf(owner, mint) : reader.balanceOf(owner, mint, { minContextSlot: slot }),
     cache: new ReadThroughCache<SolanaBalance>("svm", cacheTtlMs, metrics, (read) => read.slot),
     unattestable: () => undefined,
+    proofOnly: () => undefined,
     attest: (service, { owner, mint }) => attestSvm(service, owner, mint),
   };
 }

@@ -12,20 +12,24 @@ export const proofQueryProperty = {
     type: "string",
     enum: ["true", "false"],
     description:
-      "true: read the balance at the Ethereum block the rollup's L1Block knows and add data.proof, for StorageProofVerifier.verifyBalance. " +
+      "true: read the balance at the Ethereum block the rollup's L1Block knows (or at the body's block_number, one of the 8,191 blocks before it) " +
+      "and add data.proof, for StorageProofVerifier.verifyBalance. " +
       "Not with attest=true nor token_id. Takes ATTEST_COST rate-limit tokens (default 5) at once, or none and 429",
   },
 } as const;
 
-/** `data.proof` (null for a zero balance), generated from the wire contract's schema. */
+/** `data.proof`, generated from the wire contract's schema. */
 export const proofSchema = {
   ...routeSchema(balanceProofJsonSchema),
-  type: ["object", "null"],
   description:
     "Only with ?proof=true. Verify on the L2 with StorageProofVerifier.verifyBalance(contract_address, user_address, balancesSlot, maxAge, encoded): " +
-    "it returns the balance. Null when the balance is 0 (an unwritten slot has no inclusion proof)",
+    "it returns the balance and blockNumber. A balance of 0 has an exclusion proof (included: false)",
 };
 
 export const PROOF_RESPONSES = {
-  422: { description: "?proof=true for a token whose balance is not a mapping keyed by the owner (rebasing, computed balances)" },
+  422: {
+    description:
+      "?proof=true for a token whose balance is not a mapping keyed by the owner (rebasing, computed balances), " +
+      "or a block_number after the L1 block the rollup knows or more than 8,191 blocks before it",
+  },
 } as const;

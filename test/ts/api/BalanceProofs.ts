@@ -4,8 +4,10 @@ import hre from "hardhat";
 
 import { ATTEST_NOT_SUPPORTED } from "../../../src/api/batch.ts";
 import { loadApiConfig, proofL2RpcUrl } from "../../../src/api/config.ts";
+import { BLOCK_NUMBER_NEEDS_PROOF } from "../../../src/api/server/chains.ts";
 import {
   BALANCE_NOT_A_MAPPING,
+  BLOCK_AFTER_KNOWN,
   PROOF_NOT_SUPPORTED_ON_BATCH,
   PROOF_SOURCE_NOT_L1,
   PROOF_WITH_ATTEST,
@@ -32,7 +34,7 @@ const word = (value: bigint) => `0x${value.toString(16).padStart(64, "0")}`;
 interface ProofData {
   user_address: string;
   asset: { balance: number | bigint; QueryResult: string };
-  proof: { blockNumber: number; blockHash: string; balancesSlot: string; encoded: string } | null;
+  proof: { blockNumber: number; blockHash: string; anchorBlockNumber?: number; balancesSlot: string; included: boolean; encoded: string };
 }
 
 /**
@@ -151,9 +153,15 @@ describe("API: storage proofs of balances (?proof=true on /api/ccq-evm)", functi
   };
   const prove = (token: string, owner = holder, target = api, query = "?proof=true") =>
     post(target, `/api/ccq-evm${query}`, { user_address: owner, contract_address: token });
-  /** A 200 proof answer, checked against the balance at the L1 block and a proof built independently of the API. */
-  const proved = async (token: string, balancesSlot: bigint, owner = holder): Promise<ProofData> => {
-    const response = await prove(token, owner);
+  /**
+   * A 200 proof answer, checked against the balance at the L1 block (or `blockNumber`, proven through the history
+   * contract at the L1 block) and a proof built independently of the API.
+   */
+  const proved = async (token: string, balancesSlot: bigint, owner = holder, blockNumber?: bigint): Promise<ProofData> => {
+    const response =
+      blockNumber === undefined
+        ? await prove(token, owner)
+        : await post(api, "/api/ccq-evm?proof=true", { user_address: owner, contract_address: token, block_number: Number(blockNumber) });
     const text = await response.text();
     expect(response.status, text).to.equal(200);
     const data = (JSON.parse(text) as { data: ProofData }).data;
@@ -163,16 +171,24 @@ describe("API: storage proofs of balances (?proof=true on /api/ccq-evm)", functi
       await provider.call({
         to: token,
         data: new Interface(["function balanceOf(address) view returns (uint256)"]).encodeFunctionData("balanceOf", [owner]),
-        blockTag: Number(l1Block.number),
+        blockTag: Number(blockNumber ?? l1Block.number),
       }),
     );
     expect(data.asset.QueryResult).to.equal(word(balance));
     expect(BigInt(data.asset.balance)).to.equal(balance);
-    const expected = await buildBalanceProof(pool, { token, owner, balancesSlot, blockNumber: l1Block.number });
+    const expected = await buildBalanceProof(pool, {
+      token,
+      owner,
+      balancesSlot,
+      blockNumber: blockNumber ?? l1Block.number,
+      anchorBlockNumber: l1Block.number,
+    });
     expect(data.proof).to.deep.equal({
-      blockNumber: Number(l1Block.number),
-      blockHash: l1Block.hash,
+      blockNumber: Number(blockNumber ?? l1Block.number),
+      blockHash: expected.blockHash,
+      ...(blockNumber === undefined || blockNumber === l1Block.number ? {} : { anchorBlockNumber: Number(l1Block.number) }),
       balancesSlot: balancesSlot.toString(),
+      included: balance !== 0n,
       encoded: expected.encoded,
     });
     expect(expected.value).to.equal(balance);
@@ -188,7 +204,7 @@ describe("API: storage proofs of balances (?proof=true on /api/ccq-evm)", functi
       expect(text).to.match(
         new RegExp(
           `^\\{"status":200,"message":"Assets Fetched Successfully","data":\\{"user_address":"${holder}","asset":\\{"balance":${ABOVE_2_53},"QueryResult":"${word(ABOVE_2_53)}"\\},` +
-            `"proof":\\{"blockNumber":${l1Block.number},"blockHash":"${l1Block.hash}","balancesSlot":"0","encoded":"0x[0-9a-f]+"\\}\\}\\}$`,
+            `"proof":\\{"blockNumber":${l1Block.number},"blockHash":"${l1Block.hash}","balancesSlot":"0","included":true,"encoded":"0x[0-9a-f]+"\\}\\}\\}$`,
         ),
       );
       await proved(tokens.erc20, 0n);
@@ -222,15 +238,45 @@ describe("API: storage proofs of balances (?proof=true on /api/ccq-evm)", functi
       expect(ethereumCalls).to.not.include("eth_createAccessList");
     });
 
-    it("answers proof null for a zero balance (an unwritten slot has no inclusion proof)", async function () {
-      for (const token of [tokens.erc20, tokens.erc721, tokens.namespaced, tokens.computed]) {
-        const response = await prove(token, randomOwner());
-        const text = await response.text();
-        expect(response.status, text).to.equal(200);
-        const { data } = JSON.parse(text) as { data: ProofData };
-        expect([data.asset.balance, data.proof]).to.deep.equal([0, null]);
-        expect(text).to.match(/,"proof":null\}\}$/);
+    it("proves a zero balance with an exclusion proof (an unwritten slot)", async function () {
+      for (const [token, balancesSlot] of [
+        [tokens.erc20, 0n],
+        [tokens.erc721, 3n],
+        [tokens.namespaced, erc7201Base("openzeppelin.storage.ERC20")],
+      ] as const) {
+        const data = await proved(token, balancesSlot, randomOwner());
+        expect([data.asset.balance, data.proof.included]).to.deep.equal([0n, false]);
       }
+    });
+
+    it("proves a balance at an earlier block_number (a JSON integer or a decimal string) through EIP-2935's history", async function () {
+      const earlier = l1Block.number - 3n;
+      const data = await proved(tokens.erc20, 0n, holder, earlier);
+      expect(data.proof.anchorBlockNumber).to.equal(Number(l1Block.number));
+      const asString = await post(api, "/api/ccq-evm?proof=true", {
+        user_address: holder,
+        contract_address: tokens.erc20,
+        block_number: earlier.toString(),
+      });
+      expect(((await asString.json()) as { data: ProofData }).data.proof).to.deep.equal(data.proof);
+      // The block the L2 knows itself: a plain proof, no history.
+      const known = await proved(tokens.erc20, 0n, holder, l1Block.number);
+      expect(known.proof.anchorBlockNumber).to.equal(undefined);
+    });
+
+    it("refuses a block_number after the L1 block the L2 knows (422), malformed (400), or without ?proof=true (400)", async function () {
+      const ask = (block_number: unknown, query = "?proof=true") =>
+        post(api, `/api/ccq-evm${query}`, { user_address: holder, contract_address: tokens.erc20, block_number });
+      await expectError(await ask(Number(l1Block.number + 1n)), 422, BLOCK_AFTER_KNOWN(l1Block.number + 1n, l1Block.number));
+      const malformed = "block_number must be a block number: a non-negative JSON integer or a decimal string of digits only, below 2^64";
+      for (const value of [-1, 1.5, "0x10", "12a", "18446744073709551616", 2 ** 60]) {
+        await expectError(await ask(value), 400, malformed);
+      }
+      await expectError(await ask(1, ""), 400, BLOCK_NUMBER_NEEDS_PROOF);
+      await expectError(await ask(1, "?attest=true"), 400, BLOCK_NUMBER_NEEDS_PROOF);
+      const batch = await post(api, "/api/ccq-evm/batch", [{ user_address: holder, contract_address: tokens.erc20, block_number: 1 }]);
+      const { data } = (await batch.json()) as { data: { results: Array<{ status: number; message: string }> } };
+      expect(data.results).to.deep.equal([{ status: 400, message: BLOCK_NUMBER_NEEDS_PROOF }]);
     });
 
     it("checks the proof on-chain with StorageProofVerifier.verifyBalance, which returns the answer's balance", async function () {
@@ -239,6 +285,7 @@ describe("API: storage proofs of balances (?proof=true on /api/ccq-evm)", functi
       const verifierAddress = await deploy(deployer, "StorageProofVerifier", [hashes, L2_PREDEPLOYS.L1Block]);
       const verifier = new Contract(verifierAddress, (await hre.artifacts.readArtifact("StorageProofVerifier")).abi, provider);
       for (const [token, owner] of [
+        [tokens.erc20, randomOwner()],
         [tokens.erc20, holder],
         [tokens.erc721, holder],
         [tokens.proxied, holder],
@@ -251,12 +298,17 @@ describe("API: storage proofs of balances (?proof=true on /api/ccq-evm)", functi
         const [balance, blockNumber] = (await verifier.verifyBalance(
           token,
           owner,
-          BigInt(data.proof!.balancesSlot),
+          BigInt(data.proof.balancesSlot),
           3_600n,
-          data.proof!.encoded,
+          data.proof.encoded,
         )) as [bigint, bigint];
         expect([balance, blockNumber]).to.deep.equal([BigInt(data.asset.balance), l1Block.number]);
       }
+      // A history proof: the verifier returns the earlier block's balance and number.
+      const earlier = l1Block.number - 3n;
+      const data = await proved(tokens.erc20, 0n, holder, earlier);
+      const verified = (await verifier.verifyBalance(tokens.erc20, holder, 0n, 3_600n, data.proof.encoded)) as [bigint, bigint];
+      expect([...verified]).to.deep.equal([BigInt(data.asset.balance), earlier]);
     });
   });
 

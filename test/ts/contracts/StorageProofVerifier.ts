@@ -20,7 +20,18 @@ import {
 } from "ethers";
 import hre from "hardhat";
 
-import { balanceSlotKey, buildBalanceProof, encodeBlockHeader, type RpcBlock } from "../../../src/chains/evm/balance-proof.ts";
+import type { Hex } from "viem";
+
+import {
+  balanceSlotKey,
+  buildBalanceProof,
+  buildHistoryProof,
+  buildStorageProof,
+  encodeBlockHeader,
+  encodeStorageProof,
+  HISTORY_CONTRACT,
+  type RpcBlock,
+} from "../../../src/chains/evm/balance-proof.ts";
 import { devAccount } from "../../../src/devnet/accounts.ts";
 import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
@@ -44,6 +55,36 @@ const PROXIED_SUPPLY = 777n * 10n ** 18n;
 const OFFSET_SUPPLY = 31_337n;
 const NFT_COUNT = 3n;
 
+/** `IStorageProofVerifier.StorageProof`, for ethers' coder. */
+const STORAGE_PROOF_TYPE =
+  "tuple(bytes header, bytes[] accountProof, tuple(bool included, bytes[] nodes)[] slotProofs, tuple(bytes anchorHeader, bytes[] accountProof, bytes[] slotProof) history)";
+
+/** Whether the first slot proof of an encoded proof claims inclusion. */
+function claimOf(encoded: string): boolean {
+  const [proof] = AbiCoder.defaultAbiCoder().decode([STORAGE_PROOF_TYPE], encoded);
+  return proof.slotProofs[0].included as boolean;
+}
+
+/** The encoded proof with its first slot proof's claim set to `included`. */
+function withClaim(encoded: string, included: boolean): string {
+  const [proof] = AbiCoder.defaultAbiCoder().decode([STORAGE_PROOF_TYPE], encoded);
+  const slotProofs = proof.slotProofs.map((slot: { nodes: string[] }, i: number) => [
+    i === 0 ? included : claimOf(encoded),
+    [...slot.nodes],
+  ]);
+  return AbiCoder.defaultAbiCoder().encode(
+    [STORAGE_PROOF_TYPE],
+    [
+      [
+        proof.header,
+        [...proof.accountProof],
+        slotProofs,
+        [proof.history.anchorHeader, [...proof.history.accountProof], [...proof.history.slotProof]],
+      ],
+    ],
+  );
+}
+
 const rpcOf = (provider: JsonRpcProvider) => ({
   request: <T>(method: string, params: unknown[]) => provider.send(method, params) as Promise<T>,
 });
@@ -61,7 +102,7 @@ async function revertOf(call: Promise<unknown>, contract: BaseContract): Promise
   throw new Error("the call did not revert");
 }
 
-describe("StorageProofVerifier: balance proofs against an L1 block hash (one anvil as L1 and L2)", function () {
+describe("StorageProofVerifier: storage proofs against an L1 block hash (one anvil as L1 and L2)", function () {
   this.timeout(300_000);
   let anvil: AnvilInstance;
   let provider: JsonRpcProvider;
@@ -133,8 +174,8 @@ describe("StorageProofVerifier: balance proofs against an L1 block hash (one anv
     await anvil?.stop();
   });
 
-  it("is compiled by solc 0.8.15 with Bedrock's trie and RLP libraries from the installed package", async function () {
-    const { buildInfoId } = await hre.artifacts.readArtifact("StorageProofVerifier");
+  it("keeps, as the reference, a verifier compiled by solc 0.8.15 with Bedrock's trie and RLP libraries as installed", async function () {
+    const { buildInfoId } = await hre.artifacts.readArtifact("BedrockStorageProofVerifier");
     const buildInfoPath = await hre.artifacts.getBuildInfoPath(buildInfoId!);
     const buildInfo = JSON.parse(readFileSync(buildInfoPath!, "utf8")) as {
       solcVersion: string;
@@ -186,25 +227,81 @@ describe("StorageProofVerifier: balance proofs against an L1 block hash (one anv
     });
   }
 
-  it("refuses a non-holder's proof (an unwritten slot, which an inclusion proof cannot show) with SlotNotProven", async function () {
+  it("verifies a non-holder's balance of 0 with an exclusion proof (an unwritten slot)", async function () {
     const proof = await freshProof(tokens.erc20, nobody, OZ_ERC20_SLOT);
     expect(proof.value).to.equal(0n);
-    const error = await revertOf(verifier.verifyBalance(tokens.erc20, nobody, OZ_ERC20_SLOT, MAX_AGE, proof.encoded), verifier);
-    expect(error.name).to.equal("StorageProofVerifier_SlotNotProven");
-    expect(error.args[1]).to.equal(balanceSlotKey(nobody, OZ_ERC20_SLOT));
+    expect(claimOf(proof.encoded)).to.equal(false);
+    const [balance, l1BlockNumber] = await verifier.verifyBalance(tokens.erc20, nobody, OZ_ERC20_SLOT, MAX_AGE, proof.encoded);
+    expect([balance, l1BlockNumber]).to.deep.equal([0n, proof.blockNumber]);
   });
 
-  it("refuses a proof for another slot index or another owner: the verifier derives the key itself", async function () {
+  it("refuses an exclusion proof presented as an inclusion, and an inclusion presented as an exclusion", async function () {
+    const absent = await freshProof(tokens.erc20, nobody, OZ_ERC20_SLOT);
+    let error = await revertOf(
+      verifier.verifyBalance(tokens.erc20, nobody, OZ_ERC20_SLOT, MAX_AGE, withClaim(absent.encoded, true)),
+      verifier,
+    );
+    expect([error.name, error.args[0], error.args[1], error.args[2]]).to.deep.equal([
+      "StorageProofVerifier_InclusionClaimMismatch",
+      tokens.erc20,
+      balanceSlotKey(nobody, OZ_ERC20_SLOT),
+      true,
+    ]);
+    const present = await freshProof(tokens.erc20, holder, OZ_ERC20_SLOT);
+    error = await revertOf(
+      verifier.verifyBalance(tokens.erc20, holder, OZ_ERC20_SLOT, MAX_AGE, withClaim(present.encoded, false)),
+      verifier,
+    );
+    expect([error.name, error.args[2]]).to.deep.equal(["StorageProofVerifier_InclusionClaimMismatch", false]);
+  });
+
+  it("never reads a proof for another slot index or another owner as theirs: the verifier derives the key itself", async function () {
     const proof = await freshProof(tokens.erc20, holder, OZ_ERC20_SLOT);
     for (const [owner, slot] of [
       [holder, 1n],
-      [holder, 2n], // OpenZeppelin's _totalSupply slot
+      [holder, 2n],
       [nobody, OZ_ERC20_SLOT],
       [devAccount(0).address, OZ_ERC20_SLOT],
     ] as const) {
+      // As built (an inclusion proof of the holder's slot): refused for any other key.
       const error = await revertOf(verifier.verifyBalance(tokens.erc20, owner, slot, MAX_AGE, proof.encoded), verifier);
-      expect(error.name, `${owner} slot ${slot}`).to.equal("StorageProofVerifier_SlotNotProven");
+      expect(error.name, `${owner} slot ${slot}`).to.be.oneOf([
+        "StorageProofVerifier_SlotProofInvalid",
+        "StorageProofVerifier_InclusionClaimMismatch",
+      ]);
+      // Its claim turned into exclusion: the path to the holder's leaf may prove another key absent, which is then
+      // true (the key's slot is empty at that block); it never yields a balance the slot does not hold.
+      try {
+        const [balance] = await verifier.verifyBalance(tokens.erc20, owner, slot, MAX_AGE, withClaim(proof.encoded, false));
+        const stored = await provider.getStorage(tokens.erc20, balanceSlotKey(owner, slot), Number(proof.blockNumber));
+        expect([balance, BigInt(stored)], `${owner} slot ${slot}`).to.deep.equal([0n, 0n]);
+      } catch (failure) {
+        if ((failure as Error).name === "AssertionError") throw failure;
+        const parsed = verifier.interface.parseError((failure as { data: string }).data);
+        expect(parsed?.name).to.equal("StorageProofVerifier_SlotProofInvalid");
+      }
     }
+  });
+
+  it("verifies several owners under one account proof (verifyBalances), and any slots (verifyStorage)", async function () {
+    const blockNumber = await latest();
+    await setL1Block(blockNumber);
+    const owners = [holder, nobody, devAccount(3).address];
+    const slots = owners.map((owner) => balanceSlotKey(owner, OZ_ERC20_SLOT));
+    const bundle = await buildStorageProof(rpcOf(provider), { account: tokens.erc20, slots, blockNumber });
+    expect(bundle.values).to.deep.equal([ERC20_SUPPLY, 0n, 0n]);
+    const [balances, l1BlockNumber] = await verifier.verifyBalances(tokens.erc20, owners, OZ_ERC20_SLOT, MAX_AGE, bundle.encoded);
+    expect([[...balances], l1BlockNumber]).to.deep.equal([[ERC20_SUPPLY, 0n, 0n], blockNumber]);
+    const error = await revertOf(
+      verifier.verifyBalances(tokens.erc20, owners.slice(0, 2), OZ_ERC20_SLOT, MAX_AGE, bundle.encoded),
+      verifier,
+    );
+    expect([error.name, ...error.args]).to.deep.equal(["StorageProofVerifier_SlotCountMismatch", 2n, 3n]);
+    // OpenZeppelin's ERC20 keeps _totalSupply at slot 2.
+    const totalSupplySlot = zeroPadValue(toBeHex(2n), 32) as Hex;
+    const supply = await buildStorageProof(rpcOf(provider), { account: tokens.erc20, slots: [totalSupplySlot], blockNumber });
+    const [values] = await verifier.verifyStorage(tokens.erc20, [totalSupplySlot], MAX_AGE, supply.encoded);
+    expect([...values]).to.deep.equal([zeroPadValue(toBeHex(ERC20_SUPPLY), 32)]);
   });
 
   it("refuses another token's account proof with AccountProofInvalid", async function () {
@@ -265,7 +362,7 @@ describe("StorageProofVerifier: balance proofs against an L1 block hash (one anv
     expect((await revertOf(verifier.verifyBalance(tokens.erc20, holder, 0n, MAX_AGE, "0x1234"), verifier)).name).to.equal(
       "StorageProofVerifier_MalformedProof",
     );
-    const garbage = AbiCoder.defaultAbiCoder().encode(["tuple(bytes,bytes[],bytes[])"], [["0xc0", [], []]]);
+    const garbage = AbiCoder.defaultAbiCoder().encode([STORAGE_PROOF_TYPE], [["0xc0", [], [], ["0x", [], []]]]);
     expect((await revertOf(verifier.verifyBalance(tokens.erc20, holder, 0n, MAX_AGE, garbage), verifier)).name).to.equal(
       "StorageProofVerifier_MalformedHeader",
     );
@@ -282,7 +379,8 @@ describe("StorageProofVerifier: balance proofs against an L1 block hash (one anv
     for (const [what, at, value] of [
       ["the header's length", tuple + Number(word(tuple)), 2n ** 64n],
       ["the account proof's count", tuple + Number(word(tuple + 32)), 2n ** 59n],
-      ["the storage proof's count", tuple + Number(word(tuple + 64)), 2n ** 59n],
+      ["the slot proofs' count", tuple + Number(word(tuple + 64)), 2n ** 59n],
+      ["the history's offset", tuple + 96, BigInt(bytes.length)],
     ] as const) {
       const error = await revertOf(verifier.verifyBalance(tokens.erc20, holder, OZ_ERC20_SLOT, MAX_AGE, withWord(at, value)), verifier);
       expect(error.name, what).to.equal("StorageProofVerifier_MalformedProof");
@@ -323,3 +421,115 @@ describe("StorageProofVerifier: balance proofs against an L1 block hash (one anv
     expect(outcomes.reverted).to.be.greaterThan(bytes.length / 2);
   });
 });
+
+describe("StorageProofVerifier: history proofs through EIP-2935's contract (anvil under Prague's rules)", function () {
+  this.timeout(300_000);
+  let anvil: AnvilInstance;
+  let provider: JsonRpcProvider;
+  let verifier: Contract;
+  let token: string;
+  const holder = Wallet.createRandom().address;
+  const slot = balanceSlotKey(holder, OZ_ERC20_SLOT);
+
+  before(async function () {
+    // Only the last few states are kept: mining 8,192 blocks is then about a third faster (anvil 1.7.1), and the
+    // old blocks' proofs are read before the chain moves on.
+    anvil = await startAnvil({ chainId: 31_337, pruneHistory: 64, disableCodeSizeLimit: hre.globalOptions.coverage });
+    provider = devnetProvider(anvil.rpcUrl, 31_337);
+    const deployer = new NonceManager(new Wallet(devAccount(0).privateKey, provider));
+    await provider.send("anvil_setCode", [L1_BLOCK, opArtifact("L1Block").deployedBytecode]);
+    await provider.send("anvil_impersonateAccount", [DEPOSITOR]);
+    await provider.send("anvil_setBalance", [DEPOSITOR, "0x56bc75e2d63100000"]);
+    const deploy = async (name: string, args: unknown[]) => {
+      const artifact = await hre.artifacts.readArtifact(name);
+      const contract = await new ContractFactory(artifact.abi, artifact.bytecode, deployer).deploy(...args);
+      await contract.waitForDeployment();
+      return contract as Contract;
+    };
+    token = await (await deploy("PlainERC20", [holder, ERC20_SUPPLY])).getAddress();
+    const hashes = await deploy("L1BlockHashes", [L1_BLOCK]);
+    verifier = await deploy("StorageProofVerifier", [await hashes.getAddress(), L1_BLOCK]);
+  });
+  after(async function () {
+    provider?.destroy();
+    await anvil?.stop();
+  });
+
+  /** Makes `L1Block` report block `number` (its transaction mines the next block). */
+  async function setL1Block(number: bigint) {
+    const block = (await provider.getBlock(number))!;
+    const l1Block = new Contract(L1_BLOCK, opArtifact("L1Block").abi, provider);
+    const data = l1Block.interface.encodeFunctionData("setL1BlockValues", [number, block.timestamp, 0n, block.hash, 0n, ZeroHash, 0n, 0n]);
+    await provider.waitForTransaction((await provider.send("eth_sendTransaction", [{ from: DEPOSITOR, to: L1_BLOCK, data }])) as string);
+  }
+  const latest = async () => BigInt(await provider.getBlockNumber());
+  const proofAt = async (blockNumber: bigint) => buildStorageProof(rpcOf(provider), { account: token, slots: [slot], blockNumber });
+
+  it("verifies a block 8,191 before the one the L2 knows, and refuses 8,192 before with HistoryOutOfRange", async function () {
+    // The state of an old block is proven while it is recent; its history proof is made once the chain moved on.
+    const tooOld = await proofAt(await latest());
+    await provider.send("anvil_mine", ["0x1"]);
+    const oldest = await proofAt(await latest());
+    await provider.send("anvil_mine", [toBeHex(8191)]);
+    const anchor = await latest();
+    expect(anchor - oldest.blockNumber).to.equal(8191n);
+    await setL1Block(anchor);
+
+    const { history } = await buildHistoryProof(rpcOf(provider), { ...oldest, anchorBlockNumber: anchor });
+    const [balance, l1BlockNumber] = await verifier.verifyBalance(
+      token,
+      holder,
+      OZ_ERC20_SLOT,
+      MAX_AGE,
+      encodeStorageProof({ ...oldest.parts, history }),
+    );
+    expect([balance, l1BlockNumber]).to.deep.equal([ERC20_SUPPLY, oldest.blockNumber]);
+
+    // One block more: its slot of the ring (8,191 slots) now holds the anchor's parent's hash.
+    const error = await revertOf(
+      verifier.verifyBalance(token, holder, OZ_ERC20_SLOT, MAX_AGE, encodeStorageProof({ ...tooOld.parts, history })),
+      verifier,
+    );
+    expect([error.name, ...error.args]).to.deep.equal(["StorageProofVerifier_HistoryOutOfRange", tooOld.blockNumber, anchor]);
+    await expectRejection(buildHistoryProof(rpcOf(provider), { ...tooOld, anchorBlockNumber: anchor }), /not among the 8191 blocks/);
+  });
+
+  it("refuses a header that is not the block the history slot holds, and a history account without EIP-2935's code", async function () {
+    const proven = await proofAt(await latest());
+    await provider.send("anvil_mine", ["0x2"]);
+    const anchor = await latest();
+    await setL1Block(anchor);
+    const { history } = await buildHistoryProof(rpcOf(provider), { ...proven, anchorBlockNumber: anchor });
+    // The history proof of `proven`'s slot, under another block's header (one ahead, so a different slot):
+    const later = await proofAt(anchor - 1n);
+    let error = await revertOf(
+      verifier.verifyBalance(token, holder, OZ_ERC20_SLOT, MAX_AGE, encodeStorageProof({ ...later.parts, history })),
+      verifier,
+    );
+    expect(error.name).to.be.oneOf(["StorageProofVerifier_SlotProofInvalid", "StorageProofVerifier_HistoryHashMismatch"]);
+
+    // The same storage under other code is not the history contract.
+    await provider.send("anvil_setCode", [HISTORY_CONTRACT, "0x00"]);
+    await provider.send("anvil_mine", ["0x1"]);
+    const anchorAfter = await latest();
+    await setL1Block(anchorAfter);
+    const swapped = await buildHistoryProof(rpcOf(provider), { ...proven, anchorBlockNumber: anchorAfter });
+    error = await revertOf(
+      verifier.verifyBalance(token, holder, OZ_ERC20_SLOT, MAX_AGE, encodeStorageProof({ ...proven.parts, history: swapped.history })),
+      verifier,
+    );
+    expect(error.name).to.equal("StorageProofVerifier_HistoryContractMismatch");
+  });
+});
+
+/** Expects `promise` to reject with a message matching `pattern`. */
+async function expectRejection(promise: Promise<unknown>, pattern: RegExp) {
+  let failure: unknown;
+  try {
+    await promise;
+  } catch (error) {
+    failure = error;
+  }
+  expect(failure, "a rejection").to.be.instanceOf(Error);
+  expect((failure as Error).message).to.match(pattern);
+}

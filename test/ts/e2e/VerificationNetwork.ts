@@ -244,10 +244,12 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       ).to.be.revertedWithCustomError(game, "GameItem_WrongOwners");
     });
 
-    it("proves each EVM demo holding with ?proof=true, verifiable by a transaction sent later; a changed byte, another owner or a block the L2 does not know reverts", async function () {
+    it("proves each EVM demo holding with ?proof=true (a zero one by exclusion), verifiable by a transaction sent later; a changed byte, another owner or a block the L2 does not know reverts", async function () {
       const verifier = StorageProofVerifier__factory.connect(stack.contracts!.l2!.StorageProofVerifier, l2);
       const hashes = L1BlockHashes__factory.connect(stack.contracts!.l2!.L1BlockHashes, l2);
-      const proofType = ["tuple(bytes header, bytes[] accountProof, bytes[] storageProof)"];
+      const proofType = [
+        "tuple(bytes header, bytes[] accountProof, tuple(bool included, bytes[] nodes)[] slotProofs, tuple(bytes anchorHeader, bytes[] accountProof, bytes[] slotProof) history)",
+      ];
       const coder = AbiCoder.defaultAbiCoder();
       const failure = (token: string, owner: string, slot: bigint, encoded: string) =>
         verifier.verifyBalance(token, owner, slot, 3_600n, encoded).then(
@@ -265,29 +267,30 @@ describe("end to end on the local network: governance, and circuit nodes answeri
         );
         const balance = BigInt(/"balance":(\d+)/.exec(text)![1]);
         expect(balance, entry.note).to.equal(BigInt(entry.balance));
-        const { proof } = (JSON.parse(text) as { data: { proof: { blockNumber: number; balancesSlot: string; encoded: string } | null } })
-          .data;
-        // A zero balance has no slot in the trie, so no proof (docs/proofs.md).
-        if (balance === 0n) {
-          expect(proof, entry.note).to.equal(null);
-          continue;
-        }
-        const slot = BigInt(proof!.balancesSlot);
+        const { proof } = (
+          JSON.parse(text) as { data: { proof: { blockNumber: number; balancesSlot: string; included: boolean; encoded: string } } }
+        ).data;
+        // A zero balance has no slot in the trie: its proof shows the slot absent (docs/proofs.md).
+        expect(proof.included, entry.note).to.equal(balance !== 0n);
+        const slot = BigInt(proof.balancesSlot);
         // The answer names a block the keeper recorded: it verifies after L1Block moves on, as a
         // transaction estimated now and mined later needs (the L1 keeps its 2-second blocks here).
-        expect((await hashes.hashOf(proof!.blockNumber))[0], entry.note).to.not.equal(ZeroHash);
-        await test.devnet.l1Attributes.caughtUp(proof!.blockNumber + 2);
-        const [value, block] = await verifier.verifyBalance(entry.contract_address, entry.user_address, slot, 3_600n, proof!.encoded);
-        expect([value, block], entry.note).to.deep.equal([balance, BigInt(proof!.blockNumber)]);
-        await verifier.verifyBalance.estimateGas(entry.contract_address, entry.user_address, slot, 3_600n, proof!.encoded);
-        expect(await failure(entry.contract_address, devAccount(8).address, slot, proof!.encoded)).to.equal(
-          "StorageProofVerifier_SlotNotProven",
+        expect((await hashes.hashOf(proof.blockNumber))[0], entry.note).to.not.equal(ZeroHash);
+        await test.devnet.l1Attributes.caughtUp(proof.blockNumber + 2);
+        const [value, block] = await verifier.verifyBalance(entry.contract_address, entry.user_address, slot, 3_600n, proof.encoded);
+        expect([value, block], entry.note).to.deep.equal([balance, BigInt(proof.blockNumber)]);
+        await verifier.verifyBalance.estimateGas(entry.contract_address, entry.user_address, slot, 3_600n, proof.encoded);
+        if (balance === 0n) continue;
+        expect(await failure(entry.contract_address, devAccount(8).address, slot, proof.encoded)).to.match(
+          /^StorageProofVerifier_(InclusionClaimMismatch|SlotProofInvalid)$/,
         );
         // One byte changed in a node of the storage proof, then of the account proof: a named error, never another balance.
-        const [[header, accountProof, storageProof]] = coder.decode(proofType, proof!.encoded) as unknown as [[string, string[], string[]]];
+        type Parts = [string, string[], [boolean, string[]][], [string, string[], string[]]];
+        const [[header, accountProof, [[included, storageProof]], history]] = coder.decode(proofType, proof.encoded) as unknown as [Parts];
+        const plain = (value: unknown): unknown => (Array.isArray(value) ? [...value].map(plain) : value);
         for (const changed of [
-          [header, accountProof, [...storageProof.slice(0, -1), flip(storageProof.at(-1)!)]],
-          [header, [flip(accountProof[0]), ...accountProof.slice(1)], storageProof],
+          [header, accountProof, [[included, [...storageProof.slice(0, -1), flip(storageProof.at(-1)!)]]], plain(history)],
+          [header, [flip(accountProof[0]), ...accountProof.slice(1)], [[included, [...storageProof]]], plain(history)],
         ])
           expect(await failure(entry.contract_address, entry.user_address, slot, coder.encode(proofType, [changed])), entry.note).to.match(
             /^StorageProofVerifier_/,

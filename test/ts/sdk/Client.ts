@@ -261,9 +261,9 @@ describe("@avn/sdk AvnClient", function () {
       expect(attested.attestation).to.deep.equal(ATTESTATION_JSON);
     });
 
-    it("returns a storage proof with ?proof=true, its slot as a bigint, and null for a zero balance", async function () {
+    it("returns a storage proof with ?proof=true, its slot as a bigint, an exclusion proof, and one at a block_number", async function () {
       const slot = 2n ** 256n - 12_345n; // an ERC-7201 slot is near 2^256
-      const proof = `{"blockNumber":21000000,"blockHash":"0x${"cd".repeat(32)}","balancesSlot":"${slot}","encoded":"0x${"ef".repeat(40)}"}`;
+      const proof = `{"blockNumber":21000000,"blockHash":"0x${"cd".repeat(32)}","balancesSlot":"${slot}","included":true,"encoded":"0x${"ef".repeat(40)}"}`;
       api.reset(ok(SUCCESS_MESSAGE, evmData(ABOVE_2_53, `,"proof":${proof}`)));
       const proved = await api.client().evmBalance({ userAddress: OWNER, contractAddress: TOKEN }, { proof: true });
       expect(api.seen[0].url).to.equal("/api/ccq-evm?proof=true");
@@ -271,13 +271,24 @@ describe("@avn/sdk AvnClient", function () {
         blockNumber: 21_000_000n,
         blockHash: `0x${"cd".repeat(32)}`,
         balancesSlot: slot,
+        included: true,
         encoded: `0x${"ef".repeat(40)}`,
       });
 
-      api.reset(ok(SUCCESS_MESSAGE, evmData(0n, `,"proof":null`)));
-      const zero = await api.client().evmBalance({ userAddress: OWNER, contractAddress: TOKEN }, { proof: true });
+      const exclusion = `{"blockNumber":20999000,"blockHash":"0x${"ab".repeat(32)}","anchorBlockNumber":21000000,"balancesSlot":"0","included":false,"encoded":"0x${"ef".repeat(40)}"}`;
+      api.reset(ok(SUCCESS_MESSAGE, evmData(0n, `,"proof":${exclusion}`)));
+      const zero = await api.client().evmBalance({ userAddress: OWNER, contractAddress: TOKEN }, { proof: true, blockNumber: 20_999_000n });
+      expect(JSON.parse(api.seen[0].body)).to.deep.equal({ user_address: OWNER, contract_address: TOKEN, block_number: "20999000" });
       expect(zero.balance).to.equal(0n);
-      expect(zero.proof).to.equal(null);
+      expect(zero.proof).to.deep.include({ blockNumber: 20_999_000n, anchorBlockNumber: 21_000_000n, balancesSlot: 0n, included: false });
+
+      api.reset(ok(SUCCESS_MESSAGE, evmData(0n, `,"proof":null`)));
+      let failure: unknown;
+      await api
+        .client()
+        .evmBalance({ userAddress: OWNER, contractAddress: TOKEN }, { proof: true })
+        .catch((error: unknown) => (failure = error));
+      expect((failure as Error).message).to.match(/data\.proof is missing/);
     });
 
     it("reads a Solana balance with the ccq-svm field names, an empty QueryResult for no account", async function () {
