@@ -1,8 +1,9 @@
 // Prints the gas of each operation as whole mined transactions on Hardhat's in-process network: the token
 // operations beside a plain OpenZeppelin ERC-20 transfer measured in the same run, then the node and
 // verification operations against the issue's targets, then a verified balance's cost by the job path and
-// by the attested path side by side, then a storage proof's verification (with the proof sizes), then a claim on the credits channel's claim platform for each kind of
-// item. Usage: npm run bench:gas
+// by the attested path side by side, then storage proofs' verification (the calldata walk beside the Bedrock
+// verifier it replaced, at the devnet's depth, at mainnet's and through EIP-2935's history), then a claim on
+// the credits channel's claim platform for each kind of item. Usage: npm run bench:gas
 import { network } from "hardhat";
 
 import { formatAttestationTable, measureAttestationGas } from "../src/bench/attestation-gas.ts";

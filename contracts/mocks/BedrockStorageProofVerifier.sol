@@ -5,6 +5,7 @@
 pragma solidity 0.8.15;
 
 import { RLPReader } from "@eth-optimism/contracts-bedrock/src/libraries/rlp/RLPReader.sol";
+import { MerkleTrie } from "@eth-optimism/contracts-bedrock/src/libraries/trie/MerkleTrie.sol";
 import { SecureMerkleTrie } from "@eth-optimism/contracts-bedrock/src/libraries/trie/SecureMerkleTrie.sol";
 import { IL1Block } from "@avn/contracts/interfaces/IL1Block.sol";
 import { IL1BlockHashes } from "@avn/contracts/interfaces/IL1BlockHashes.sol";
@@ -13,7 +14,7 @@ import { IBedrockStorageProofVerifier } from "./IBedrockStorageProofVerifier.sol
 /// @title BedrockStorageProofVerifier
 /// @notice The storage proof verifier of issue 33, replaced by {StorageProofVerifier} (issue 49) and kept, as it
 /// was, for two jobs only: the reference that `npm run bench:gas` measures the new verifier against, side by side,
-/// and (through `secureTrieGet`) the Bedrock `SecureMerkleTrie` that `npm run fuzz:mpt` checks `CalldataMpt`
+/// and (through `trieGet`) the Bedrock `MerkleTrie` that `npm run fuzz:mpt` checks `CalldataMpt`
 /// against. Not deployed by any deployment. See {IBedrockStorageProofVerifier}.
 /// @dev The Merkle-Patricia trie and RLP code is Optimism Bedrock's (`MerkleTrie`, `SecureMerkleTrie`,
 /// `RLPReader` of the contracts-bedrock 0.17.3 npm package), imported from the package as it is. Its
@@ -165,14 +166,29 @@ contract BedrockStorageProofVerifier is IBedrockStorageProofVerifier {
         value = _toUint(RLPReader.readBytes(stored), 32);
     }
 
-    /// @notice Bedrock's `SecureMerkleTrie.get` as it is: the value stored under `key` (hashed inside) in the trie
-    /// of root `root`, or a revert, for the differential fuzzing of `CalldataMpt` (Bedrock proves inclusion only).
-    function secureTrieGet(bytes calldata key, bytes[] calldata proof, bytes32 root)
+    /// @notice Bedrock's `MerkleTrie.get` as it is (what `SecureMerkleTrie.get` calls once it hashed the key): the
+    /// value stored under the 32-byte path `key` in the trie of root `root`, or a revert, for the differential fuzzing
+    /// of `CalldataMpt`, which takes the path hashed too. Bedrock proves inclusion only.
+    function trieGet(bytes32 key, bytes[] calldata proof, bytes32 root) external pure returns (bytes memory value) {
+        value = MerkleTrie.get(abi.encodePacked(key), proof, root);
+    }
+
+    /// @notice `trieGet` of many cases in one call (each through a call to itself, whose revert is caught): whether
+    /// each found a value, and the values.
+    function trieGetMany(bytes32[] calldata keys, bytes[][] calldata proofs, bytes32[] calldata roots)
         external
-        pure
-        returns (bytes memory value)
+        view
+        returns (bool[] memory found, bytes[] memory values)
     {
-        value = SecureMerkleTrie.get(key, proof, root);
+        found = new bool[](keys.length);
+        values = new bytes[](keys.length);
+        for (uint256 i = 0; i < keys.length; ++i) {
+            try this.trieGet(keys[i], proofs[i], roots[i]) returns (bytes memory value) {
+                (found[i], values[i]) = (true, value);
+            } catch {
+                found[i] = false;
+            }
+        }
     }
 
     /*//////////////////////////////////////////////////////////////

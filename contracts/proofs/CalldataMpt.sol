@@ -255,8 +255,22 @@ library CalldataMpt {
                 if or(or(gt(relative, 0xffffffff), gt(nodeLength, 0xffffff)), gt(end, calldatasize())) { end := 0 }
             }
 
+            // 1 when proof node `index` exists and is a byte-for-byte copy of the inline node from `start` to `end`.
+            function listedAgain(nodesOffset, index, start, end) -> copy {
+                // The array's length word sits just before its offsets.
+                if lt(index, calldataload(sub(nodesOffset, 32))) {
+                    let listedStart, listedEnd := locate(nodesOffset, index)
+                    let length := sub(end, start)
+                    if and(iszero(iszero(listedEnd)), eq(sub(listedEnd, listedStart), length)) {
+                        // An inline node is under 32 bytes: one word, its first `length` bytes, compares it.
+                        let mask := shl(sub(256, shl(3, length)), not(0))
+                        copy := eq(and(calldataload(listedStart), mask), and(calldataload(start), mask))
+                    }
+                }
+            }
+
             // The walk: `status` is an Outcome, `index` the nodes read.
-            function walkNodes(rootHash, path, nodesOffset, nodeCount) -> status, index, valueAt, valueSize {
+            function walkNodes(rootHash, path, nodesOffset) -> status, index, valueAt, valueSize {
                 // The hash the next proof node must have; 0 while an inline node (start to end) is next.
                 let expected := rootHash
                 let depth := 0
@@ -264,8 +278,14 @@ library CalldataMpt {
                 let end := 0
                 status := 5 // MalformedNode unless decided otherwise
                 for {} 1 {} {
+                    if iszero(expected) {
+                        // Some provers (@ethereumjs/mpt; Bedrock's MerkleTrie wants it) list an inline node again
+                        // as a proof node of its own; geth does not. A copy carries nothing new: it is skipped.
+                        index := add(index, listedAgain(nodesOffset, index, start, end))
+                    }
                     if expected {
-                        if eq(index, nodeCount) {
+                        // The array's length word sits just before its offsets.
+                        if eq(index, calldataload(sub(nodesOffset, 32))) {
                             status := 2 // ProofTooShort
                             leave
                         }
@@ -280,8 +300,10 @@ library CalldataMpt {
                             leave
                         }
                     }
-                    let kind, a, b, reached := visit(start, end, depth, path)
-                    depth := reached
+                    let kind := 0
+                    let a := 0
+                    let b := 0
+                    kind, a, b, depth := visit(start, end, depth, path)
                     switch kind
                     case 6 {
                         expected := calldataload(a)
@@ -302,7 +324,7 @@ library CalldataMpt {
                 }
             }
 
-            result, used, valueOffset, valueLength := walkNodes(root, key, proof.offset, proof.length)
+            result, used, valueOffset, valueLength := walkNodes(root, key, proof.offset)
         }
         outcome = Outcome(result);
         if (outcome == Outcome.Found || outcome == Outcome.Absent) {

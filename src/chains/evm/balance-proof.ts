@@ -139,17 +139,7 @@ function quantityBytes(quantity: Hex): Hex {
 
 /** RLP of a block header as eth_getBlockByNumber returns it (pre-London to Cancun/Prague fields, whichever the block has), whose keccak is the block's hash. */
 export function encodeBlockHeader(block: RpcBlock): Hex {
-  const fields: Hex[] = HEADER_FIELDS.map(([name, kind]) => {
-    const value = block[name] as Hex;
-    return kind === "quantity" ? quantityBytes(value) : value;
-  });
-  // A fork's fields follow those of the forks before it; the first one absent ends the header.
-  for (const [name, kind] of FORK_FIELDS) {
-    const value = block[name];
-    if (value === undefined || value === null) break;
-    fields.push(kind === "quantity" ? quantityBytes(value) : value);
-  }
-  const header = toRlp(fields);
+  const header = headerRlp(block);
   const hash = keccak256(header);
   if (hash.toLowerCase() !== block.hash.toLowerCase()) {
     throw new BalanceProofError(
@@ -157,6 +147,21 @@ export function encodeBlockHeader(block: RpcBlock): Hex {
     );
   }
   return header;
+}
+
+/** RLP of a header's fields, unchecked: `encodeBlockHeader` checks it against the block's hash; benchmarks alter fields. */
+export function headerRlp(block: Omit<RpcBlock, "hash">): Hex {
+  const fields: Hex[] = HEADER_FIELDS.map(([name, kind]) => {
+    const value = block[name as keyof typeof block] as Hex;
+    return kind === "quantity" ? quantityBytes(value) : value;
+  });
+  // A fork's fields follow those of the forks before it; the first one absent ends the header.
+  for (const [name, kind] of FORK_FIELDS) {
+    const value = block[name as keyof typeof block];
+    if (value === undefined || value === null) break;
+    fields.push(kind === "quantity" ? quantityBytes(value) : value);
+  }
+  return toRlp(fields);
 }
 
 /** The storage key of `owner`'s entry in a `mapping(address => uint256)` at `balancesSlot`: `keccak256(abi.encode(owner, slot))`. */
