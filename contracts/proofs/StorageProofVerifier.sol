@@ -286,7 +286,10 @@ contract StorageProofVerifier is IStorageProofVerifier {
     }
 
     /// @dev The RLP item at calldata offset `start`: its payload's offset and length, whether it is a list, and
-    /// whether it does not lie within `end` (which the caller names as its own error).
+    /// whether it does not lie within `end` (which the caller names as its own error). The same decoding as the Yul
+    /// `item` of `CalldataMpt.walk`, which must live inside the walk's one assembly block (Yul functions cannot be
+    /// shared between blocks, and a Solidity call per item would cost gas on every node): here it reads the few
+    /// header and account fields, where a call is cheap.
     function _item(uint256 start, uint256 end)
         private
         pure
