@@ -327,6 +327,8 @@ library CalldataMpt {
             result, used, valueOffset, valueLength := walkNodes(root, key, proof.offset)
         }
         outcome = Outcome(result);
+        // A zero root (no trie's hash) is refused before any node is read.
+        if (used == 0) return (outcome == Outcome.ProofTooShort ? outcome : Outcome.MalformedNode, 0, 0, 0);
         if (outcome == Outcome.Found || outcome == Outcome.Absent) {
             if (used != proof.length) return (Outcome.ProofTooLong, used, 0, 0);
             return (outcome, used - 1, valueOffset, valueLength);

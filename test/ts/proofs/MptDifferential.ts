@@ -51,6 +51,11 @@ describe("CalldataMpt: the trie walk, differentially against Bedrock's MerkleTri
     expect((await walk(emptyRoot, path, ["0x80"])).outcome).to.equal("Absent");
     expect((await walk(emptyRoot, path, ["0x80", "0x80"])).outcome).to.equal("MalformedNode");
     expect((await walk(keccak256("0x1234"), path, [])).outcome).to.equal("ProofTooShort");
+    // A zero root is no trie's hash: refused, whatever follows.
+    for (const proof of [["0xc0"], ["0x"], []] as Hex[][]) {
+      const read = await walk(`0x${"00".repeat(32)}`, path, proof);
+      expect(read.outcome, proof.join()).to.be.oneOf(["MalformedNode", "ProofTooShort"]);
+    }
   });
 
   it("names the node at fault: a node that does not hash to its reference, a proof cut short or run on", async function () {
