@@ -11,7 +11,7 @@ import path from "node:path";
 
 import { createMerkleProof, createMPT, verifyMerkleProof, type MerklePatriciaTrie } from "@ethereumjs/mpt";
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
-import { bytesToHex, hexToBytes, keccak256, type Hex } from "viem";
+import { bytesToHex, fromRlp, hexToBytes, keccak256, toRlp, type Hex } from "viem";
 
 import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 
@@ -181,12 +181,11 @@ export async function fuzzTrieWalk(
  */
 async function isGethFormOfTruth(input: TrieCase, answer: Answer): Promise<boolean> {
   if (typeof answer === "string") return false;
-  const nodes = input.proof.map((node) => hexToBytes(node));
-  if (!nodes.some((node) => hasInlineChild(node))) return false;
+  const inline = input.proof.flatMap((node) => inlineChildren(node)).map((child) => child.toLowerCase());
   const listed = new Set(input.proof.map((node) => node.toLowerCase()));
-  const inline = nodes.flatMap((node) => inlineChildren(node)).map((child) => bytesToHex(child).toLowerCase());
-  if (inline.every((child) => listed.has(child))) return false;
+  if (inline.length === 0 || inline.every((child) => listed.has(child))) return false;
   try {
+    const nodes = input.proof.map((node) => hexToBytes(node));
     const value = await verifyMerkleProof(hexToBytes(input.path), nodes, { root: hexToBytes(input.root) });
     return value !== null && bytesToHex(value).toLowerCase() === answer.value.toLowerCase();
   } catch {
@@ -259,65 +258,31 @@ function reshape(next: () => number, proof: Hex[]): Hex[] {
 
 /** Counts a proof that crosses an extension or carries an inline node (a child list under 32 bytes). */
 function countShapes(report: FuzzReport, proof: Hex[]): void {
-  const nodes = proof.map((node) => hexToBytes(node));
-  // A node's first payload item: an extension's compact path starts with flag 0 or 1.
-  if (nodes.some((node) => isShortNode(node) && (pathFlag(node) ?? 2) < 2)) report.extensionProofs += 1;
-  // An inline child makes the node hold a list prefix (0xc0 to 0xdf) right where a child reference sits.
-  if (nodes.some((node) => node.length > 1 && hasInlineChild(node))) report.inlineProofs += 1;
+  // An extension is a two-item node whose compact path starts with flag 0 or 1.
+  const isExtension = (items: readonly Item[]) =>
+    items.length === 2 && typeof items[0] === "string" && parseInt(items[0][2] ?? "f", 16) < 2;
+  if (proof.some((node) => isExtension(itemsOf(node)))) report.extensionProofs += 1;
+  if (proof.some((node) => inlineChildren(node).length > 0)) report.inlineProofs += 1;
 }
 
-/** Whether an RLP list node has two items (a leaf or an extension). */
-function isShortNode(node: Uint8Array): boolean {
-  const items = listItems(node);
-  return items !== undefined && items.length === 2;
-}
+/** An RLP item as viem decodes it: bytes, or a list of items. */
+type Item = Hex | readonly Item[];
 
-/** The compact path's flag nibble of a two-item node. */
-function pathFlag(node: Uint8Array): number | undefined {
-  const items = listItems(node);
-  if (items === undefined) return undefined;
-  const [start] = items[0];
-  const prefix = node[start];
-  const first = prefix < 0x80 ? prefix : node[start + 1];
-  return first >> 4;
-}
-
-/** Whether one of the node's items is itself a list (an inline child node). */
-function hasInlineChild(node: Uint8Array): boolean {
-  return inlineChildren(node).length > 0;
-}
-
-/** The node's items that are lists: its inline child nodes. */
-function inlineChildren(node: Uint8Array): Uint8Array[] {
-  return (listItems(node) ?? []).filter(([start]) => node[start] >= 0xc0).map(([start, end]) => node.subarray(start, end));
-}
-
-/** The [start, end) of each item of an RLP list, or undefined for anything else. */
-function listItems(node: Uint8Array): Array<[number, number]> | undefined {
-  const header = itemAt(node, 0);
-  if (header === undefined || !header.isList) return undefined;
-  const items: Array<[number, number]> = [];
-  for (let at = header.payload; at < header.end;) {
-    const item = itemAt(node, at);
-    if (item === undefined) return undefined;
-    items.push([at, item.end]);
-    at = item.end;
+/** The items of an RLP list node (viem's decoding), or none for bytes that are not one. */
+function itemsOf(node: Hex): readonly Item[] {
+  try {
+    const decoded: Item = fromRlp(node, "hex");
+    return typeof decoded === "string" ? [] : decoded;
+  } catch {
+    return [];
   }
-  return items;
 }
 
-function itemAt(bytes: Uint8Array, at: number): { payload: number; end: number; isList: boolean } | undefined {
-  const prefix = bytes[at];
-  if (prefix === undefined) return undefined;
-  if (prefix < 0x80) return { payload: at, end: at + 1, isList: false };
-  const isList = prefix >= 0xc0;
-  const short = isList ? prefix < 0xf8 : prefix < 0xb8;
-  const base = isList ? 0xc0 : 0x80;
-  if (short) return { payload: at + 1, end: at + 1 + prefix - base, isList };
-  const lengthOfLength = prefix - (isList ? 0xf7 : 0xb7);
-  let length = 0;
-  for (let i = 1; i <= lengthOfLength; i++) length = length * 256 + bytes[at + i];
-  return { payload: at + 1 + lengthOfLength, end: at + 1 + lengthOfLength + length, isList };
+/** The node's items that are lists, its inline child nodes, as their RLP bytes. */
+function inlineChildren(node: Hex): Hex[] {
+  return itemsOf(node)
+    .filter((item) => typeof item !== "string")
+    .map((item) => toRlp(item));
 }
 
 function randomBytes(next: () => number, length: number): Uint8Array {
