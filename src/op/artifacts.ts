@@ -2,7 +2,9 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
-import { ContractFactory, type ContractRunner, type InterfaceAbi } from "ethers";
+import { AbiCoder, ContractFactory, getBytes, hexlify, id, keccak256, toBeHex, type ContractRunner, type InterfaceAbi } from "ethers";
+
+import { PERMIT2_ADDRESS } from "@avn/protocol/intents";
 
 const require = createRequire(import.meta.url);
 
@@ -61,4 +63,22 @@ export function opPreinstallCode(name: string): string {
   const match = new RegExp(`bytes internal constant ${name}Code =\\s*hex"([0-9a-fA-F]+)"`).exec(source);
   if (match === null) throw new Error(`${BEDROCK_PACKAGE} has no preinstall named ${name}`);
   return `0x${match[1]}`;
+}
+
+/**
+ * Permit2's runtime code for chain `chainId`, as the OP stack preinstalls it (`Preinstalls.getPermit2Code`): the
+ * release's template (mainnet's deployment) with its two immutables, the cached chain id and EIP-712 domain
+ * separator, written for this chain at the byte offsets the release gives.
+ */
+export function permit2Code(chainId: bigint): string {
+  const code = getBytes(opPreinstallCode("Permit2Template"));
+  const domainSeparator = keccak256(
+    AbiCoder.defaultAbiCoder().encode(
+      ["bytes32", "bytes32", "uint256", "address"],
+      [id("EIP712Domain(string name,uint256 chainId,address verifyingContract)"), id("Permit2"), chainId, PERMIT2_ADDRESS],
+    ),
+  );
+  code.set(getBytes(toBeHex(chainId, 32)), 6945);
+  code.set(getBytes(domainSeparator), 6983);
+  return hexlify(code);
 }
