@@ -15,7 +15,7 @@ export const LAYERS = [
   ["scripts"],
   ["bench"],
   ["devnet"],
-  ["node", "api", "challenger", "credits", "governance", "bridge", "deploy", "web-server"],
+  ["node", "api", "challenger", "solver", "credits", "governance", "bridge", "deploy", "web-server"],
   ["chains", "op", "tokens"],
   ["common"],
   // The deployment's modules: below everything of src/ that deploys with them, importing only the protocol
@@ -32,6 +32,7 @@ const ELEMENTS = {
   node: "src/node/**",
   api: "src/api/**",
   challenger: "src/challenger/**",
+  solver: "src/solver/**",
   credits: "src/credits/**",
   governance: "src/governance/**",
   bridge: "src/bridge/**",
@@ -72,8 +73,9 @@ const policies = [
     from: { type },
     allow: { to: { type: allowedFor(type).concat(type === "scripts" ? ["tooling"] : []) } },
   })),
-  // The bridge command line drives the bridge package.
+  // The bridge command line drives the bridge package; the solver rebalances through it.
   { from: { type: "bridge" }, allow: { to: { type: "bridge-package" } } },
+  { from: { type: "solver" }, allow: { to: { type: "bridge-package" } } },
   { from: { type: "devnet" }, allow: { to: { type: "bridge-package" } } },
   { from: { type: "bench" }, allow: { to: { type: "bridge-package" } } },
   { from: { type: "scripts" }, allow: { to: { type: "bridge-package" } } },

@@ -18,17 +18,21 @@ try {
   const links = {
     l1PrimaryToken: process.env.L1_PRIMARY_TOKEN ?? recorded["L1#PrimaryToken"],
     l1Timelock: process.env.L1_TIMELOCK ?? recorded["L1#ProtocolTimelock"],
+    l1DestinationSettler: process.env.L1_DESTINATION_SETTLER ?? recorded["L1#DestinationSettler"],
   };
-  // Both links are permanent (the L2 token's remote token and the executor's L1 sender are immutable):
-  // refuse anything but an address.
-  for (const [name, value] of Object.entries(links)) {
-    if (value === undefined)
-      throw new Error(
-        `No ${name} recorded for the L1 deployment: deploy L1 first or set ${name === "l1PrimaryToken" ? "L1_PRIMARY_TOKEN" : "L1_TIMELOCK"}`,
-      );
+  const variableOf: Record<keyof typeof links, string> = {
+    l1PrimaryToken: "L1_PRIMARY_TOKEN",
+    l1Timelock: "L1_TIMELOCK",
+    l1DestinationSettler: "L1_DESTINATION_SETTLER",
+  };
+  // Every link is permanent (the L2 token's remote token, the executor's L1 sender and the origin settler's
+  // destination are immutable): refuse anything but an address.
+  for (const [name, value] of Object.entries(links) as Array<[keyof typeof links, string | undefined]>) {
+    if (value === undefined) throw new Error(`No ${name} recorded for the L1 deployment: deploy L1 first or set ${variableOf[name]}`);
     if (!isAddress(value) || value === ZeroAddress) throw new Error(`${name} ${JSON.stringify(value)} is not a non-zero address`);
   }
-  const deployed = await deployL2(connection, links as { l1PrimaryToken: string; l1Timelock: string }, { displayUi: true });
+  const l1ChainId = BigInt(L1_CHAIN_OF[connection.networkName]);
+  const deployed = await deployL2(connection, { ...(links as Record<keyof typeof links, string>), l1ChainId }, { displayUi: true });
   const { adminHandovers, ...addresses } = deployed;
   console.log(`\n${connection.networkName}, bridged from L1 token ${links.l1PrimaryToken}, governed by L1 timelock ${links.l1Timelock}:`);
   for (const [name, address] of Object.entries(addresses)) console.log(`  ${name.padEnd(21)}${address}`);

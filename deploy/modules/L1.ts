@@ -7,7 +7,9 @@ import { l1Governance } from "./parts/governance.ts";
  * The L1 side: the primary token, canonical on L1, its whole fixed supply minted once to
  * `supplyRecipient` (a parameter with no default: a live deployment must name its treasury), and the
  * governance of the protocol by its votes (`l1Governance`: the governor and its timelock;
- * `proposalGuardian`, the security council that can cancel a proposal, has no default either).
+ * `proposalGuardian`, the security council that can cancel a proposal, has no default either), and the
+ * intent layer's `DestinationSettler`, where fillers pay the L2's fast withdrawals and which the L2 proves
+ * (docs/intents.md; no admin, no parameter).
  */
 export default buildModule("L1", (m) => {
   const primary = m.contract("PrimaryToken", [
@@ -16,5 +18,6 @@ export default buildModule("L1", (m) => {
     m.getParameter<string>("supplyRecipient"),
   ]);
   const { governor, timelock } = l1Governance(m, primary);
-  return { primary, governor, timelock };
+  const destinationSettler = m.contract("DestinationSettler", []);
+  return { primary, governor, timelock, destinationSettler };
 });

@@ -1,7 +1,8 @@
 import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
 
+import { PERMIT2_ADDRESS } from "@avn/protocol/intents";
 import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
-import { PRIMARY_NAME, PRIMARY_SYMBOL } from "./parts/defaults.ts";
+import { INTENT_MAX_PROOF_AGE, INTENT_SETTLEMENT_WINDOW, PRIMARY_NAME, PRIMARY_SYMBOL } from "./parts/defaults.ts";
 import { l2Governance } from "./parts/governance.ts";
 import { opIgnitionArtifact } from "./parts/op-artifacts.ts";
 import { stakedTokenFuture } from "./parts/staked-token.ts";
@@ -17,7 +18,10 @@ import { verificationServices } from "./parts/verification-services.ts";
  * (`src/deploy/admin-handover.ts`), which accepts it through governance's first proposal.
  * `rewardsFunder` (the treasury, say) receives the reward pools' REWARDS_FUNDER_ROLE. The storage-proof verifier and its
  * L1 block-hash store read the `L1Block` predeploy (docs/proofs.md); they have no admin. The nodes publish
- * their measurements of the service to `QosReports` (no admin, no storage: docs/verification.md).
+ * their measurements of the service to `QosReports` (no admin, no storage: docs/verification.md). The intent
+ * layer's `OriginSettler` escrows fast withdrawals of ETH and the primary token and settles them on storage
+ * proofs of the L1 `DestinationSettler` (`l1DestinationSettler`, `l1ChainId`: no defaults); it has no admin, and
+ * its timing (`intentSettlementWindow`, `intentMaxProofAge`, seconds) is fixed at deployment (docs/intents.md).
  */
 export default buildModule("L2", (m) => {
   const l1PrimaryToken = m.getParameter<string>("l1PrimaryToken");
@@ -41,5 +45,17 @@ export default buildModule("L2", (m) => {
   const l1BlockHashes = m.contract("L1BlockHashes", [L2_PREDEPLOYS.L1Block]);
   const storageProofVerifier = m.contract("StorageProofVerifier", [l1BlockHashes, L2_PREDEPLOYS.L1Block]);
   const qosReports = m.contract("QosReports", [services.verificationRegistry]);
-  return { primary, staked, ...services, executor, l1BlockHashes, storageProofVerifier, qosReports };
+  const originSettler = m.contract("OriginSettler", [
+    {
+      verifier: storageProofVerifier,
+      destinationSettler: m.getParameter<string>("l1DestinationSettler"),
+      destinationChainId: m.getParameter<bigint>("l1ChainId"),
+      inputToken: primary,
+      outputToken: l1PrimaryToken,
+      permit2: m.getParameter("permit2", PERMIT2_ADDRESS),
+      settlementWindow: m.getParameter("intentSettlementWindow", INTENT_SETTLEMENT_WINDOW),
+      maxProofAge: m.getParameter("intentMaxProofAge", INTENT_MAX_PROOF_AGE),
+    },
+  ]);
+  return { primary, staked, ...services, executor, l1BlockHashes, storageProofVerifier, qosReports, originSettler };
 });

@@ -37,6 +37,11 @@ export interface StackFile {
    */
   challenger?: { address: string; pid: number; logFile: string };
   /**
+   * The intent layer's solver (`npm run solver`): its account (filling on L1, repaid on the L2), its own process,
+   * its log, and its fee policy (the least fee it fills for, in basis points of an order's input).
+   */
+  solver?: { address: string; pid: number; logFile: string; minFeeBps: number };
+  /**
    * The demo holdings with their expected balances (an `erc1155` entry has its `token_id`), and demo
    * conditions: a `POST /api/conditions` body, the verdict it gets, and what it asks.
    */

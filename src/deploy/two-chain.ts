@@ -29,6 +29,8 @@ export interface L1Deployment {
   PrimaryToken: string;
   Governor: string;
   Timelock: string;
+  /** The intent layer's destination: fills of the L2's orders are paid and recorded here (docs/intents.md). */
+  DestinationSettler: string;
 }
 
 /** What the L2 deployment needs from the L1 one. */
@@ -37,6 +39,10 @@ export interface L1Links {
   l1PrimaryToken: string;
   /** The L1 timelock: the only L1 sender the L2 governance executor obeys. */
   l1Timelock: string;
+  /** The intent layer's L1 settler, whose fill records the L2's `OriginSettler` proves. */
+  l1DestinationSettler: string;
+  /** The L1's chain id: the destination of the L2's orders. */
+  l1ChainId: bigint;
 }
 
 export interface L2Deployment {
@@ -54,6 +60,8 @@ export interface L2Deployment {
   StorageProofVerifier: string;
   /** Where the nodes publish their measurements of the service (docs/verification.md). */
   QosReports: string;
+  /** The intent layer's escrow of fast withdrawals to L1 (docs/intents.md). */
+  OriginSettler: string;
   /** Contracts whose admin role awaits acceptance by the governance executor (its first proposal). */
   adminHandovers: AdminHandover[];
 }
@@ -61,13 +69,18 @@ export interface L2Deployment {
 /** Deploys module L1 (the primary token and its governor and timelock) with the network's parameters. */
 export async function deployL1(connection: NetworkConnection, options: DeploymentOptions = {}): Promise<L1Deployment> {
   const parameters = await loadParameters(options.parametersNetwork ?? connection.networkName, "L1", options.parameterOverrides);
-  const { primary, governor, timelock } = await connection.ignition.deploy(L1Module, {
+  const { primary, governor, timelock, destinationSettler } = await connection.ignition.deploy(L1Module, {
     parameters,
     deploymentId: options.deploymentId,
     config: options.ignitionConfig,
     displayUi: options.displayUi ?? false,
   });
-  return { PrimaryToken: await primary.getAddress(), Governor: await governor.getAddress(), Timelock: await timelock.getAddress() };
+  return {
+    PrimaryToken: await primary.getAddress(),
+    Governor: await governor.getAddress(),
+    Timelock: await timelock.getAddress(),
+    DestinationSettler: await destinationSettler.getAddress(),
+  };
 }
 
 /**
@@ -99,6 +112,7 @@ export async function deployL2(connection: NetworkConnection, links: L1Links, op
     L1BlockHashes: await deployed.l1BlockHashes.getAddress(),
     StorageProofVerifier: await deployed.storageProofVerifier.getAddress(),
     QosReports: await deployed.qosReports.getAddress(),
+    OriginSettler: await deployed.originSettler.getAddress(),
   };
   const [deployer] = await connection.ethers.getSigners();
   const adminHandovers = await handOverAdmin(governedContracts(addresses), addresses.GovernanceExecutor, deployer);

@@ -11,6 +11,7 @@ import { deployClaimPlatform, startCreditsChannel, type CreditsChannel } from ".
 import { devnetGovernanceAddresses } from "../governance/network.ts";
 import { placeUnderGovernance } from "./governance-setup.ts";
 import { devnetProvider, startOpDevnet, type OpDevnet } from "./op-devnet.ts";
+import { fundSolver, SOLVER_ACCOUNT, STACK_SOLVER_MIN_FEE_BPS, startStackSolver, type StackSolver } from "./stack-solver.ts";
 import { NETWORK_ACCOUNTS, startVerificationNetwork, type VerificationNetwork } from "./verification-network.ts";
 import { explorerUrlOf, removeStackFile, stackFilePath, writeStackFile, type StackFile } from "../common/stack-file.ts";
 import { webConfigFromStack } from "../web/web-config.ts";
@@ -90,9 +91,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let network: VerificationNetwork | undefined;
   let credits: CreditsChannel | undefined;
   let web: RunningWebServer | undefined;
+  let solver: StackSolver | undefined;
   const stop = async () => {
     await removeStackFile(stackFile);
     await web?.close();
+    await solver?.process.stop();
     await credits?.service.close();
     await network?.stop();
     await devnet.stop();
@@ -176,6 +179,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           l2Rpc.destroy();
         }
         stack.credits = credits.stack;
+        solver = await startLocalSolver(options.projectRoot, devnet, deployed.l1PrimaryToken, l2.OriginSettler, progress);
+        stack.accounts!.solver = solver.account;
+        stack.solver = {
+          address: solver.account.address,
+          pid: solver.process.child.pid!,
+          logFile: solver.logFile,
+          minFeeBps: STACK_SOLVER_MIN_FEE_BPS,
+        };
         Object.assign(stack.accounts!, network.stack.accounts);
         Object.assign(stack, {
           solana: network.stack.solana,
@@ -205,6 +216,50 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
 }
 
+/** Funds the stack's solver (its inventory on L1, its gas on the L2) and starts it (docs/intents.md). */
+async function startLocalSolver(
+  projectRoot: string,
+  devnet: OpDevnet,
+  l1PrimaryToken: string,
+  originSettler: string,
+  progress: (line: string) => void,
+): Promise<StackSolver> {
+  const account = devAccount(SOLVER_ACCOUNT);
+  const logFile = path.join(projectRoot, ".devnet", "network", "logs", "solver.log");
+  progress(
+    `Starting the intent layer's solver: fast withdrawals L2 → L1 paying out at most ${100 - STACK_SOLVER_MIN_FEE_BPS / 100}% of their input, from its inventory on L1 (log in ${path.relative(process.cwd(), logFile)})…`,
+  );
+  const l1 = devnetProvider(devnet.l1.rpcUrl, devnet.l1.chainId);
+  try {
+    await fundSolver({
+      l1,
+      bridgeNetwork: {
+        name: "devnet",
+        l1: { chainId: devnet.l1.chainId, rpcUrl: devnet.l1.rpcUrl },
+        l2: { chainId: devnet.l2.chainId, rpcUrl: devnet.l2.rpcUrl },
+        opContracts: devnet.l1Contracts,
+        primaryToken: {},
+        pollIntervalMs: 200,
+      },
+      deployer: devnet.accounts.deployer,
+      solver: account.address,
+      l1PrimaryToken,
+    });
+  } finally {
+    l1.destroy();
+  }
+  return await startStackSolver({
+    projectRoot,
+    stateDir: path.join(projectRoot, ".devnet", "solver"),
+    logFile,
+    l1RpcUrl: devnet.l1.rpcUrl,
+    l2: devnet.l2,
+    originSettler,
+    opContracts: devnet.l1Contracts,
+    account,
+  });
+}
+
 /**
  * Deploys modules L1 and L2 on a running devnet with its parameter files. `deploymentIds` name the
  * Ignition journals (default `chain-900` / `chain-901`, the devnet's own); tests and benchmarks pass
@@ -221,7 +276,8 @@ export async function deployOnDevnet(
   const common = { ignitionConfig: DEVNET_IGNITION_CONFIG };
   try {
     const l1 = await deployL1(l1Connection, { ...common, parametersNetwork: "devnetL1", deploymentId: deploymentIds.l1 });
-    const links = { l1PrimaryToken: l1.PrimaryToken, l1Timelock: l1.Timelock };
+    const l1ChainId = (await l1Connection.ethers.provider.getNetwork()).chainId;
+    const links = { l1PrimaryToken: l1.PrimaryToken, l1Timelock: l1.Timelock, l1DestinationSettler: l1.DestinationSettler, l1ChainId };
     const l2 = await deployL2(l2Connection, links, {
       ...common,
       parametersNetwork: "devnetL2",

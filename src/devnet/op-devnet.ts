@@ -10,7 +10,7 @@ import { deployOpL1, initializeOutputOracle, type OpL1Contracts } from "./op/l1.
 import { L1AttributesUpdater } from "./op/l1-attributes.ts";
 import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { MULTICALL3_ADDRESS } from "@avn/protocol/constants";
-import { installL2Predeploys, installMulticall3 } from "./op/l2.ts";
+import { installL2Predeploys, installMulticall3, installPermit2 } from "./op/l2.ts";
 import { OutputProposer } from "./op/output-proposer.ts";
 import { startRpcFront, type RpcFront, type SubmissionRecord } from "./rpc-front.ts";
 
@@ -208,7 +208,7 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
     );
 
     progress("Deploying the OP Bedrock L1 contracts and installing the L2 predeploys…");
-    await Promise.all([installMulticall3(l1Provider), installMulticall3(l2Provider)]);
+    await Promise.all([installMulticall3(l1Provider), installMulticall3(l2Provider), installPermit2(l2Provider, BigInt(l2ChainId))]);
     const opL1 = await deployOpL1(l1Deployer, { admin: accounts.deployer.address, l2GasLimit: 30_000_000n });
     await installL2Predeploys(l2Provider, l2Deployer, opL1);
 

@@ -65,3 +65,13 @@ export const VOTING_PERIOD = 7n * L1_BLOCKS_PER_DAY;
 export const PROPOSAL_THRESHOLD = 1_000_000n * E18;
 export const QUORUM_PERCENT = 4n;
 export const TIMELOCK_DELAY = 2n * DAY;
+
+/**
+ * The intent layer's settlement window: after an order's fill deadline, only settlement can close it for this
+ * long, and then the user may take the escrow back. It must exceed the L2's largest lead over L1 time (the OP
+ * stack's sequencer drift, 30 minutes) plus the time a filler needs to prove its fill, so that a fill made in
+ * time can always be settled before a refund (docs/intents.md, "Trust model").
+ */
+export const INTENT_SETTLEMENT_WINDOW = 2n * 3600n;
+/** How old an L1 block a settlement proof may be at: a fill record never changes, so any block after it will do. */
+export const INTENT_MAX_PROOF_AGE = DAY;

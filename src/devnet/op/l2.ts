@@ -1,6 +1,7 @@
 import { Contract, type JsonRpcProvider, type Signer } from "ethers";
 
-import { opArtifact, opPreinstallCode } from "../../op/artifacts.ts";
+import { opArtifact, opPreinstallCode, permit2Code } from "../../op/artifacts.ts";
+import { PERMIT2_ADDRESS } from "@avn/protocol/intents";
 import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { MULTICALL3_ADDRESS } from "@avn/protocol/constants";
 import type { OpL1Contracts } from "./l1.ts";
@@ -8,6 +9,11 @@ import type { OpL1Contracts } from "./l1.ts";
 /** Puts Multicall3's runtime code at its canonical address on an anvil chain. */
 export async function installMulticall3(provider: JsonRpcProvider): Promise<void> {
   await provider.send("anvil_setCode", [MULTICALL3_ADDRESS, opPreinstallCode("MultiCall3")]);
+}
+
+/** Puts Permit2 at its canonical address on an anvil L2, as the OP stack preinstalls it (the intent layer's `openFor`). */
+export async function installPermit2(provider: JsonRpcProvider, chainId: bigint): Promise<void> {
+  await provider.send("anvil_setCode", [PERMIT2_ADDRESS, permit2Code(chainId)]);
 }
 
 /**

@@ -1,0 +1,181 @@
+import path from "node:path";
+
+import { Bridge } from "@avn/bridge";
+import { expect } from "chai";
+import { Contract, type JsonRpcProvider, MaxUint256, NonceManager, parseEther, Wallet } from "ethers";
+import type { Address } from "viem";
+
+import { decodeOriginData, encodeOrderData, NATIVE_TOKEN, ORDER_DATA_TYPE, OrderStatus, type OrderTerms } from "@avn/protocol/intents";
+import type { DestinationSettler, OriginSettler } from "../../../typechain-types/index.ts";
+import { contractAt } from "../../../src/common/artifacts.ts";
+import { devAccount } from "../../../src/devnet/accounts.ts";
+import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
+import { spawnScript } from "../../../src/devnet/script-process.ts";
+import { fundSolver, SOLVER_ACCOUNT, startStackSolver, type StackSolver } from "../../../src/devnet/stack-solver.ts";
+import { startTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
+import { logFileEnd, nodeLogLine, type NodeLogEntry } from "../../helpers/network.ts";
+
+const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
+const ERC20 = ["function balanceOf(address) view returns (uint256)", "function approve(address,uint256) returns (bool)"];
+
+/**
+ * The solver as the local stack runs it (`npm run solver`, its own process) on a devnet of its own: it fills the
+ * orders its policy finds profitable, settles them on proofs, survives being killed between a fill and its
+ * settlement without filling twice, and moves its earnings back to L1 through the standard bridge.
+ */
+describe("Solver: fills, settles with proofs, restarts from its journal, rebalances", function () {
+  this.timeout(600_000);
+  let test: TestDevnet;
+  let l1: JsonRpcProvider;
+  let l2: JsonRpcProvider;
+  let origin: OriginSettler;
+  let destination: DestinationSettler;
+  let user: NonceManager;
+  let solver: StackSolver;
+  let l1Token: string;
+  let l2Token: string;
+  const recipient = Wallet.createRandom().address as Address;
+
+  const start = async (env: Record<string, string> = {}) => {
+    const logFile = path.join(test.stateDir, "solver.log");
+    solver = await startStackSolver({
+      projectRoot,
+      stateDir: path.join(test.stateDir, "solver"),
+      logFile,
+      l1RpcUrl: test.devnet.l1.rpcUrl,
+      l2: test.devnet.l2,
+      originSettler: test.deployment!.l2.OriginSettler,
+      opContracts: test.devnet.l1Contracts,
+      env,
+    });
+  };
+  /** Restarts the solver process on the same journal (its state directory is kept). */
+  const restart = async () => {
+    const logFile = solver.logFile;
+    const from = await logFileEnd(logFile);
+    solver = { ...solver, process: await spawnScript({ projectRoot, script: "solver.ts", env: solver.env, logFile }) };
+    await logLine(from, (entry) => entry.msg === "solver starting");
+  };
+  const logLine = (from: number, accept: (entry: NodeLogEntry) => boolean) =>
+    nodeLogLine(solver?.logFile ?? path.join(test.stateDir, "solver.log"), from, accept, 120_000);
+
+  const terms = (overrides: Partial<OrderTerms> = {}): OrderTerms => ({
+    inputToken: l2Token as Address,
+    inputAmount: parseEther("100"),
+    outputToken: l1Token as Address,
+    outputAmount: parseEther("99"),
+    recipient,
+    destinationChainId: BigInt(test.devnet.l1.chainId),
+    ...overrides,
+  });
+
+  /** Opens an order from the user; returns its id and origin data. */
+  async function open(t: OrderTerms) {
+    const latest = await l2.getBlock("latest");
+    const order = { fillDeadline: latest!.timestamp + 600, orderDataType: ORDER_DATA_TYPE, orderData: encodeOrderData(t) };
+    const receipt = await (await origin.connect(user).open(order, { value: t.inputToken === NATIVE_TOKEN ? t.inputAmount : 0n })).wait();
+    const event = receipt!.logs.map((log) => origin.interface.parseLog(log)).find((parsed) => parsed?.name === "Open")!;
+    return { orderId: event.args.orderId as string, originData: event.args.resolvedOrder.fillInstructions[0].originData as string };
+  }
+
+  const fillsOf = async (orderId: string) => (await destination.queryFilter(destination.filters.Filled(orderId))).length;
+
+  before(async function () {
+    test = await startTestDevnet({ deploy: true });
+    l1 = devnetProvider(test.devnet.l1.rpcUrl, test.devnet.l1.chainId);
+    l2 = devnetProvider(test.devnet.l2.rpcUrl, test.devnet.l2.chainId);
+    origin = contractAt<OriginSettler>("OriginSettler", test.deployment!.l2.OriginSettler, l2, "intents");
+    destination = contractAt<DestinationSettler>("DestinationSettler", test.deployment!.l1.DestinationSettler, l1, "intents");
+    l1Token = test.deployment!.l1PrimaryToken;
+    l2Token = test.deployment!.l2.PrimaryToken;
+    const deployer = test.devnet.accounts.deployer;
+    const userWallet = Wallet.createRandom();
+    user = new NonceManager(userWallet.connect(l2));
+    // The user: ETH and primary tokens on the L2, the tokens through the standard bridge as anyone gets them.
+    const bridge = await Bridge.connect(test.bridgeNetwork, deployer.privateKey);
+    const deposit = await bridge.depositPrimaryToken(parseEther("10000"), { approve: true, recipient: userWallet.address });
+    await bridge.waitFor(deposit, "RELAYED", { timeoutMs: 60_000 });
+    const ether = await bridge.depositEth(parseEther("100"), userWallet.address);
+    await bridge.waitFor(ether, "RELAYED", { timeoutMs: 60_000 });
+    await (await new Contract(l2Token, ERC20, user).getFunction("approve")(origin.target, MaxUint256)).wait();
+    await fundSolver({
+      l1,
+      bridgeNetwork: test.bridgeNetwork,
+      deployer,
+      solver: devAccount(SOLVER_ACCOUNT).address,
+      l1PrimaryToken: l1Token,
+    });
+    await start();
+  });
+
+  after(async function () {
+    await solver?.process.stop();
+    l1?.destroy();
+    l2?.destroy();
+    await test?.stop();
+  });
+
+  it("fills a token order and an ETH order at once and settles each on a proof of its fill", async function () {
+    const from = await logFileEnd(solver.logFile);
+    const token = new Contract(l1Token, ERC20, l1);
+    const l2Balance = new Contract(l2Token, ERC20, l2);
+    const before = { tokens: (await token.balanceOf(recipient)) as bigint, eth: await l1.getBalance(recipient) };
+    const solverL2Before = (await l2Balance.balanceOf(solver.account.address)) as bigint;
+    const tokenOrder = await open(terms());
+    const ethOrder = await open(
+      terms({ inputToken: NATIVE_TOKEN, outputToken: NATIVE_TOKEN, inputAmount: parseEther("1"), outputAmount: parseEther("0.99") }),
+    );
+    for (const { orderId } of [tokenOrder, ethOrder])
+      await logLine(from, (entry) => entry.msg === "order settled" && entry.orderId === orderId);
+    expect(await token.balanceOf(recipient)).to.equal(before.tokens + parseEther("99"));
+    expect(await l1.getBalance(recipient)).to.equal(before.eth + parseEther("0.99"));
+    expect(await origin.orderStatus(tokenOrder.orderId)).to.equal(BigInt(OrderStatus.settled));
+    expect(await origin.orderStatus(ethOrder.orderId)).to.equal(BigInt(OrderStatus.settled));
+    expect(await l2Balance.balanceOf(solver.account.address)).to.equal(solverL2Before + parseEther("100"));
+    expect(await fillsOf(tokenOrder.orderId)).to.equal(1);
+  });
+
+  it("declines what its policy does not fill: a fee under 1%, a swap", async function () {
+    const from = await logFileEnd(solver.logFile);
+    const thin = await open(terms({ outputAmount: parseEther("99.5") }));
+    const swap = await open(terms({ outputToken: NATIVE_TOKEN, outputAmount: parseEther("1") }));
+    const thinLine = await logLine(from, (entry) => entry.msg === "order declined" && entry.orderId === thin.orderId);
+    expect(thinLine.line.reason).to.equal("fee below 100 bps");
+    const swapLine = await logLine(from, (entry) => entry.msg === "order declined" && entry.orderId === swap.orderId);
+    expect(String(swapLine.line.reason)).to.match(/not like for like/);
+    expect(await fillsOf(thin.orderId)).to.equal(0);
+    expect(await origin.orderStatus(thin.orderId)).to.equal(BigInt(OrderStatus.open));
+  });
+
+  for (const moment of ["fill sent", "order filled"] as const) {
+    it(`killed right after "${moment}", settles after a restart, and fills nothing twice`, async function () {
+      const from = await logFileEnd(solver.logFile);
+      const order = await open(terms({ inputAmount: parseEther("50"), outputAmount: parseEther("49") }));
+      await logLine(from, (entry) => entry.msg === moment && entry.orderId === order.orderId);
+      await solver.process.stop("SIGKILL");
+      await restart();
+      await logLine(from, (entry) => entry.msg === "order settled" && entry.orderId === order.orderId);
+      expect(await fillsOf(order.orderId)).to.equal(1);
+      expect(await origin.orderStatus(order.orderId)).to.equal(BigInt(OrderStatus.settled));
+      expect(decodeOriginData(order.originData as `0x${string}`).recipient).to.equal(recipient);
+    });
+  }
+
+  it("moves its earnings back to L1 through the standard bridge when its L1 inventory runs low", async function () {
+    await solver.process.stop();
+    // A low-water mark above its L1 ether: the next settlement's escrow is withdrawn at once.
+    await start({ SOLVER_LOW_WATER_ETH: "100000", SOLVER_KEEP_L2_ETH: "5", SOLVER_MIN_WITHDRAWAL_ETH: "0.5" });
+    const from = await logFileEnd(solver.logFile);
+    const l1Before = await l1.getBalance(solver.account.address);
+    await open(
+      terms({ inputToken: NATIVE_TOKEN, outputToken: NATIVE_TOKEN, inputAmount: parseEther("2"), outputAmount: parseEther("1.9") }),
+    );
+    const started = await logLine(from, (entry) => entry.msg === "rebalancing: withdrawal started" && entry.asset === "eth");
+    const amount = BigInt(started.line.amount as string);
+    expect(amount >= parseEther("2")).to.equal(true);
+    await logLine(from, (entry) => entry.msg === "rebalancing: withdrawal finalized" && entry.l2TxHash === started.line.l2TxHash);
+    // Its L1 ether: less the order's 1.9 paid out and the gas, plus the withdrawal.
+    const l1After = await l1.getBalance(solver.account.address);
+    expect(l1After - l1Before + parseEther("1.9")).to.be.greaterThan(amount - parseEther("0.1"));
+  });
+});
