@@ -149,6 +149,19 @@ export class RecordRevertedError extends AvnError<"RECORD_REVERTED"> {
   }
 }
 
+/** A transaction `openOrder` sent (the approval or `open`) was mined and reverted after passing its estimate: its gas is spent. */
+export class TransactionRevertedError extends AvnError<"TRANSACTION_REVERTED"> {
+  readonly hash: Hex;
+  readonly receipt: TransactionReceipt;
+
+  constructor(what: string, hash: Hex, receipt: TransactionReceipt) {
+    super("TRANSACTION_REVERTED", `${what} ${hash} reverted in block ${receipt.blockNumber}`);
+    this.name = "TransactionRevertedError";
+    this.hash = hash;
+    this.receipt = receipt;
+  }
+}
+
 /**
  * This runtime's `JSON.parse` gives revivers no source text, so integers above 2^53 cannot be read exactly:
  * the SDK refuses to parse rather than round a balance. The message names the supported runtimes.

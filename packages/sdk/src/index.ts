@@ -1,8 +1,9 @@
 /**
  * @avn/sdk: the Asset Verification Network's TypeScript client. The API's answers with exact integers
  * (client.ts), attestations verified off-chain and by the verifier contract (verify.ts), recorded safely
- * (record.ts), and the pinned definitions an integrator's contract call needs (typed-data.ts, abi.ts and
- * the protocol package's, bundled into this package's build).
+ * (record.ts), fast withdrawals through the intent settlers (intents.ts), and the pinned definitions an
+ * integrator's contract call needs (typed-data.ts, abi.ts, intents-abi.ts and the protocol package's, bundled
+ * into this package's build).
  */
 
 export { AvnClient } from "./client.ts";
@@ -29,6 +30,7 @@ export {
   NotRecordableError,
   RecordRevertedError,
   StaleAttestationError,
+  TransactionRevertedError,
   UnexpectedVerifierError,
   UnsupportedRuntimeError,
   WrongChainError,
@@ -75,6 +77,33 @@ export {
   type ContractNodeSignature,
 } from "./typed-data.ts";
 export { attestationVerifierAbi } from "./abi.ts";
+// The intent layer's fast withdrawal (L2 -> L1): opening an order, following it, signing a gasless one.
+export {
+  DEFAULT_FILL_PERIOD_SECONDS,
+  openOrder,
+  orderStatus,
+  signGaslessOrder,
+  type FillRecord,
+  type OpenedOrder,
+  type OpenOrderError,
+  type OpenOrderOptions,
+  type OrderStatusOptions,
+  type OrderStatusResult,
+  type SignGaslessOrderOptions,
+} from "./intents.ts";
+export { destinationSettlerAbi, originSettlerAbi } from "./intents-abi.ts";
+export {
+  decodeOriginData,
+  gaslessOrderStruct,
+  NATIVE_TOKEN,
+  ORDER_DATA_TYPE,
+  orderIdOf,
+  PERMIT2_ADDRESS,
+  type GaslessOrder,
+  type OrderStatusName,
+  type OrderTerms,
+  type OriginData,
+} from "@avn/protocol/intents";
 
 // The protocol's pinned definitions, one copy for the node, the API, the web app and this package.
 export {

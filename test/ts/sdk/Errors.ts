@@ -24,6 +24,8 @@ const SAMPLES: Record<string, () => Error> = {
     ),
   StaleAttestationError: () =>
     new sdk.StaleAttestationError({ issuedAt: 1_000n, maxRecordAge: 3_600n, latestBlockTime: 4_590n, marginSeconds: 30 }),
+  TransactionRevertedError: () =>
+    new sdk.TransactionRevertedError("open", `0x${"cd".repeat(32)}`, { blockNumber: 9n, status: "reverted" } as TransactionReceipt),
   UnexpectedVerifierError: () =>
     new sdk.UnexpectedVerifierError("0x00000000000000000000000000000000A77aC4e5", "0x5FbDB2315678afecb367f032bb115d0BD9f0E0a8"),
   UnsupportedRuntimeError: () => new sdk.UnsupportedRuntimeError("no JSON.parse source text access"),
