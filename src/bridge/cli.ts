@@ -8,6 +8,7 @@ import { Bridge, BridgeError, devnetNetwork, testnetNetwork, type BridgeNetwork,
 import { formatEther, getAddress, parseEther, ZeroAddress } from "ethers";
 
 import { runCli as runCommandLine, type Cli, type CliContext, type CliOption, type CliValues } from "../common/cli.ts";
+import { fastWithdraw } from "./fast-withdraw.ts";
 
 export interface BridgeCliContext extends CliContext {
   projectRoot: string;
@@ -46,6 +47,14 @@ const OPTIONS = {
   tx: { type: "string", value: "<tx hash>", description: "the hash of the transaction that sent the message" },
   until: { type: "string", value: "<status>", default: "RELAYED", description: "the message status to wait for" },
   timeout: { type: "string", value: "<seconds>", default: "900", description: "how long to wait at most" },
+  asset: { type: "string", choices: ["eth", "token"], default: "token", description: "fast-withdraw: ETH or the primary token" },
+  "fee-bps": {
+    type: "string",
+    value: "<basis points>",
+    default: "100",
+    description: "fast-withdraw: the filler's fee; the recipient gets the amount less it (100 = 1%, what the devnet's solver takes)",
+  },
+  settled: { type: "boolean", description: "fast-withdraw: follow the order until it is settled on the L2, not only filled on L1" },
 } as const satisfies Record<string, CliOption>;
 
 type Values = CliValues<typeof OPTIONS>;
@@ -92,6 +101,14 @@ const BRIDGE_CLI: Cli<typeof OPTIONS, BridgeCliContext> = {
       options: ["amount", "to"],
       required: ["amount"],
       run: async ({ values }, context) => withdraw("token", values, context),
+    },
+    "fast-withdraw": {
+      summary: "L2 → L1 in seconds: an intent order a solver fills on L1 for a fee (docs/intents.md)",
+      details:
+        "Opens an order in the L2's OriginSettler escrowing --amount; a solver pays the amount less --fee-bps to the recipient on L1 within a few blocks, then follows it until it is filled (--settled: until the solver is repaid on the L2). An order nobody fills is refundable after its deadline (10 minutes) and the settlement window.",
+      options: ["amount", "asset", "fee-bps", "to", "settled", "timeout"],
+      required: ["amount"],
+      run: async ({ values }, context) => fastWithdrawCommand(values, context),
     },
     prove: {
       summary: "prove a withdrawal on L1 (--tx: its L2 transaction)",
@@ -148,6 +165,64 @@ const BRIDGE_CLI: Cli<typeof OPTIONS, BridgeCliContext> = {
 /** The bridge CLI: parses `args`, runs one command, and returns the process exit code. */
 export async function runCli(args: readonly string[], context: BridgeCliContext): Promise<number> {
   return runCommandLine(BRIDGE_CLI, args, context);
+}
+
+async function fastWithdrawCommand(values: Values, context: BridgeCliContext): Promise<void> {
+  const [amount, to] = [parseAmount(values.amount!), recipient(values)];
+  const feeBps = Number(values["fee-bps"]);
+  if (!Number.isInteger(feeBps) || feeBps < 0 || feeBps >= 10_000)
+    throw new BridgeError("INVALID_ARGUMENT", "--fee-bps must be a whole number of basis points from 0 to 9999");
+  const timeoutSeconds = Number(values.timeout);
+  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0)
+    throw new BridgeError("INVALID_ARGUMENT", "--timeout must be a positive number of seconds");
+  const network = await loadNetwork(values.network, context);
+  const originSettler = await originSettlerOf(values.network, context);
+  const asset = values.asset as "eth" | "token";
+  const unit = asset === "eth" ? "ETH" : "primary tokens";
+  const last = await fastWithdraw(
+    { asset, amount, feeBps, recipient: to },
+    {
+      l1RpcUrl: network.l1.rpcUrl,
+      l2RpcUrl: network.l2.rpcUrl,
+      originSettler,
+      privateKey: await privateKey(values.network, values.account, context),
+    },
+    {
+      untilSettled: values.settled === true,
+      timeoutMs: timeoutSeconds * 1000,
+      onStage: (stage) => {
+        if (stage.stage === "approved") context.print(`Approved the OriginSettler for the primary token: L2 transaction ${stage.hash}`);
+        if (stage.stage === "opened")
+          context.print(
+            `Order ${stage.orderId} opened: ${formatEther(amount)} ${unit} escrowed on L2, ${formatEther(stage.output)} to be paid on L1 (L2 transaction ${stage.hash})`,
+          );
+        if (stage.stage === "filled")
+          context.print(`Filled on L1 at ${new Date(Number(stage.filledAt) * 1000).toISOString()}: the recipient is paid`);
+        if (stage.stage === "settled") context.print("Settled on L2: the solver was repaid from the escrow on a proof of its fill");
+        if (stage.stage === "refundable")
+          context.print(`Not filled: refundable since ${new Date(stage.refundableAfter * 1000).toISOString()} (OriginSettler.refund)`);
+      },
+    },
+  );
+  if (last.stage === "refundable")
+    throw new BridgeError("TIMEOUT", "No solver filled the order before its deadline; its escrow is refundable");
+}
+
+/** The network's OriginSettler: the stack file's on the devnet, the L2 deployment record's on the test network. */
+async function originSettlerOf(networkName: string, context: BridgeCliContext): Promise<string> {
+  const where =
+    networkName === "devnet"
+      ? path.join(context.projectRoot, ".devnet", "stack.json")
+      : path.join(context.projectRoot, "deploy", "deployments", "chain-123420000418", "deployed_addresses.json");
+  const text = await readFile(where, "utf8").catch(() => "{}");
+  const parsed = JSON.parse(text) as { contracts?: { l2?: Record<string, string> } } & Record<string, unknown>;
+  const address = networkName === "devnet" ? parsed.contracts?.l2?.OriginSettler : parsed["L2#OriginSettler"];
+  if (typeof address !== "string")
+    throw new BridgeError(
+      "CONFIGURATION",
+      `No OriginSettler is known for ${networkName} (${path.relative(context.projectRoot, where)}): deploy the intent layer first`,
+    );
+  return address;
 }
 
 async function withdraw(asset: "eth" | "token", values: Values, context: BridgeCliContext): Promise<void> {

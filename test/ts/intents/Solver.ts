@@ -1,3 +1,5 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { Bridge } from "@avn/bridge";
@@ -7,7 +9,9 @@ import type { Address } from "viem";
 
 import { decodeOriginData, encodeOrderData, NATIVE_TOKEN, ORDER_DATA_TYPE, OrderStatus, type OrderTerms } from "@avn/protocol/intents";
 import type { DestinationSettler, OriginSettler } from "../../../typechain-types/index.ts";
+import { runCli } from "../../../src/bridge/cli.ts";
 import { contractAt } from "../../../src/common/artifacts.ts";
+import { writeStackFile } from "../../../src/common/stack-file.ts";
 import { devAccount } from "../../../src/devnet/accounts.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import { spawnScript } from "../../../src/devnet/script-process.ts";
@@ -31,6 +35,7 @@ describe("Solver: fills, settles with proofs, restarts from its journal, rebalan
   let origin: OriginSettler;
   let destination: DestinationSettler;
   let user: NonceManager;
+  let userKey: string;
   let solver: StackSolver;
   let l1Token: string;
   let l2Token: string;
@@ -90,6 +95,7 @@ describe("Solver: fills, settles with proofs, restarts from its journal, rebalan
     l2Token = test.deployment!.l2.PrimaryToken;
     const deployer = test.devnet.accounts.deployer;
     const userWallet = Wallet.createRandom();
+    userKey = userWallet.privateKey;
     user = new NonceManager(userWallet.connect(l2));
     // The user: ETH and primary tokens on the L2, the tokens through the standard bridge as anyone gets them.
     const bridge = await Bridge.connect(test.bridgeNetwork, deployer.privateKey);
@@ -160,6 +166,67 @@ describe("Solver: fills, settles with proofs, restarts from its journal, rebalan
       expect(decodeOriginData(order.originData as `0x${string}`).recipient).to.equal(recipient);
     });
   }
+
+  describe("the bridge CLI's fast-withdraw", function () {
+    let cliRoot: string;
+    let out: string[];
+    let err: string[];
+    const cli = (...args: string[]) =>
+      runCli(args, { projectRoot: cliRoot, env: {}, print: (line) => out.push(line), printError: (line) => err.push(line) });
+
+    before(async function () {
+      cliRoot = await mkdtemp(path.join(tmpdir(), "fast-withdraw-cli-"));
+      await writeStackFile(path.join(cliRoot, ".devnet", "stack.json"), {
+        l1: { chainId: test.devnet.l1.chainId, rpcUrl: test.devnet.l1.rpcUrl },
+        l2: { chainId: test.devnet.l2.chainId, rpcUrl: test.devnet.l2.rpcUrl, wsUrl: test.devnet.l2.wsUrl },
+        contracts: {
+          l1: { ...test.devnet.l1Contracts, PrimaryToken: l1Token },
+          l2: { PrimaryToken: l2Token, OriginSettler: test.deployment!.l2.OriginSettler },
+        },
+        accounts: { user: { address: await user.getAddress(), privateKey: userKey } },
+      });
+    });
+    beforeEach(function () {
+      out = [];
+      err = [];
+    });
+    after(async function () {
+      await rm(cliRoot, { recursive: true, force: true });
+    });
+
+    it("withdraws the primary token and ETH in seconds, following each order until it is settled", async function () {
+      const token = new Contract(l1Token, ERC20, l1);
+      const address = await user.getAddress();
+      const before = { tokens: (await token.balanceOf(address)) as bigint, eth: await l1.getBalance(address) };
+      expect(await cli("fast-withdraw", "--amount", "5", "--account", "user", "--settled"), err.join("\n")).to.equal(0);
+      expect(out.join("\n")).to.match(/Order 0x[0-9a-f]{64} opened: 5\.0 primary tokens escrowed on L2, 4\.95 to be paid on L1/);
+      expect(out.at(-2)).to.match(/^Filled on L1 at /);
+      expect(out.at(-1)).to.equal("Settled on L2: the solver was repaid from the escrow on a proof of its fill");
+      expect(await token.balanceOf(address)).to.equal(before.tokens + parseEther("4.95"));
+      out = [];
+      expect(await cli("fast-withdraw", "--amount", "0.5", "--asset", "eth", "--account", "user"), err.join("\n")).to.equal(0);
+      expect(out.at(-1)).to.match(/^Filled on L1 at /);
+      expect(await l1.getBalance(address)).to.equal(before.eth + parseEther("0.495"));
+      expect(out.join("\n")).to.not.include(userKey.slice(2));
+    });
+
+    it("refuses bad input and an amount beyond the balance before sending anything", async function () {
+      const nonce = await l2.getTransactionCount(await user.getAddress());
+      for (const [args, pattern] of [
+        [["--fee-bps", "10000"], /^error \[INVALID_ARGUMENT\]: --fee-bps must be/],
+        [["--fee-bps", "1.5"], /^error \[INVALID_ARGUMENT\]: --fee-bps must be/],
+        [["--asset", "btc"], /^error \[INVALID_ARGUMENT\]: --asset must be/],
+        [["--amount", "100000000"], /^error \[INSUFFICIENT_BALANCE\]/],
+        [["--amount", "100000000", "--asset", "eth"], /^error \[INSUFFICIENT_BALANCE\]/],
+        [["--to", "0x12"], /^error \[INVALID_ARGUMENT\]: --to "0x12" is not an address/],
+      ] as Array<[string[], RegExp]>) {
+        const amount = args.includes("--amount") ? [] : ["--amount", "1"];
+        expect(await cli("fast-withdraw", ...amount, ...args, "--account", "user")).to.equal(1);
+        expect(err.at(-1)).to.match(pattern);
+      }
+      expect(await l2.getTransactionCount(await user.getAddress())).to.equal(nonce);
+    });
+  });
 
   it("moves its earnings back to L1 through the standard bridge when its L1 inventory runs low", async function () {
     await solver.process.stop();

@@ -1,0 +1,188 @@
+import { BridgeError } from "@avn/bridge";
+import { Contract, type ContractTransactionResponse, JsonRpcProvider, MaxUint256, NonceManager, Wallet, ZeroAddress } from "ethers";
+
+import { encodeOrderData, NATIVE_TOKEN, ORDER_DATA_TYPE, OrderStatus } from "@avn/protocol/intents";
+import type { DestinationSettler, OriginSettler } from "../../typechain-types/index.ts";
+import { contractAt } from "../common/artifacts.ts";
+
+/** How long the filler has: ten minutes of L2 time, well within the settler's one-day limit. */
+export const FAST_WITHDRAW_FILL_SECONDS = 600;
+
+export interface FastWithdrawal {
+  asset: "eth" | "token";
+  /** The input escrowed on the L2, in base units. */
+  amount: bigint;
+  /** The filler's fee in basis points of the input: the recipient gets `amount × (10,000 − feeBps) / 10,000`. */
+  feeBps: number;
+  /** The recipient on L1 (default: the sender). */
+  recipient?: string;
+}
+
+export type FastWithdrawStage =
+  | { stage: "approved"; hash: string }
+  | { stage: "opened"; orderId: string; hash: string; output: bigint; fillDeadline: number }
+  | { stage: "filled"; repayTo: string; filledAt: bigint }
+  | { stage: "settled" }
+  | { stage: "refundable"; refundableAfter: number };
+
+const ERC20 = [
+  "function balanceOf(address) view returns (uint256)",
+  "function allowance(address,address) view returns (uint256)",
+  "function approve(address,uint256) returns (bool)",
+];
+
+/**
+ * A fast withdrawal through the intent layer (docs/intents.md): opens an order in the L2's `OriginSettler` that escrows
+ * `amount` and asks for the amount less the fee on L1, then follows it block by block until it is filled on L1 (and,
+ * with `untilSettled`, settled on the L2), or until its fill deadline and settlement window have passed unfilled (it is
+ * then refundable). Reports each stage as it happens. Sends with the wallet's own estimates: no gas override.
+ */
+export async function fastWithdraw(
+  request: FastWithdrawal,
+  chains: { l1RpcUrl: string; l2RpcUrl: string; originSettler: string; privateKey: string },
+  options: { untilSettled: boolean; timeoutMs: number; onStage: (stage: FastWithdrawStage) => void },
+): Promise<FastWithdrawStage> {
+  const l1 = new JsonRpcProvider(chains.l1RpcUrl, undefined, { staticNetwork: true, pollingInterval: 500 });
+  const l2 = new JsonRpcProvider(chains.l2RpcUrl, undefined, { staticNetwork: true, pollingInterval: 500 });
+  try {
+    const signer = new NonceManager(new Wallet(chains.privateKey, l2));
+    const user = await signer.getAddress();
+    const origin = contractAt<OriginSettler>("OriginSettler", chains.originSettler, signer, "intents");
+    if ((await l2.getCode(chains.originSettler)) === "0x")
+      throw new BridgeError("CONFIGURATION", `No OriginSettler at ${chains.originSettler} on the L2: is the network's deployment current?`);
+    const [inputToken, outputToken, destinationChainId, destinationAddress] =
+      request.asset === "eth"
+        ? [NATIVE_TOKEN, NATIVE_TOKEN, await origin.DESTINATION_CHAIN_ID(), await origin.DESTINATION_SETTLER()]
+        : [
+            await origin.INPUT_TOKEN(),
+            await origin.OUTPUT_TOKEN(),
+            await origin.DESTINATION_CHAIN_ID(),
+            await origin.DESTINATION_SETTLER(),
+          ];
+    const output = (request.amount * BigInt(10_000 - request.feeBps)) / 10_000n;
+    if (output === 0n) throw new BridgeError("INVALID_ARGUMENT", "--amount is too small: nothing would be left after the fee");
+    const terms = {
+      inputToken,
+      inputAmount: request.amount,
+      outputToken,
+      outputAmount: output,
+      recipient: (request.recipient ?? user) as `0x${string}`,
+      destinationChainId,
+    } as Parameters<typeof encodeOrderData>[0];
+    await checkFunds(l2, signer, user, request, inputToken, chains.originSettler, options.onStage);
+    const fillDeadline = (await l2.getBlock("latest"))!.timestamp + FAST_WITHDRAW_FILL_SECONDS;
+    const order = { fillDeadline, orderDataType: ORDER_DATA_TYPE, orderData: encodeOrderData(terms) };
+    const tx = await origin.open(order, { value: request.asset === "eth" ? request.amount : 0n });
+    const receipt = (await tx.wait())!;
+    const opened = receipt.logs.map((log) => origin.interface.parseLog(log)).find((parsed) => parsed?.name === "Open")!;
+    const orderId = opened.args.orderId as string;
+    options.onStage({ stage: "opened", orderId, hash: tx.hash, output, fillDeadline });
+    const destination = contractAt<DestinationSettler>("DestinationSettler", destinationAddress, l1, "intents");
+    return await follow({
+      l2,
+      origin,
+      destination,
+      orderId,
+      fillDeadline,
+      untilSettled: options.untilSettled,
+      timeoutMs: options.timeoutMs,
+      onStage: options.onStage,
+    });
+  } finally {
+    l1.destroy();
+    l2.destroy();
+  }
+}
+
+/** Refuses a withdrawal the sender cannot pay before anything is sent, and approves the settler for a token input once. */
+async function checkFunds(
+  l2: JsonRpcProvider,
+  signer: NonceManager,
+  user: string,
+  request: FastWithdrawal,
+  inputToken: string,
+  originSettler: string,
+  onStage: (stage: FastWithdrawStage) => void,
+): Promise<void> {
+  if (request.asset === "eth") {
+    const balance = await l2.getBalance(user);
+    if (balance < request.amount)
+      throw new BridgeError("INSUFFICIENT_BALANCE", `The L2 balance is ${balance} wei, less than the ${request.amount} to withdraw`);
+    return;
+  }
+  const erc20 = new Contract(inputToken, ERC20, signer);
+  const balance = (await erc20.getFunction("balanceOf")(user)) as bigint;
+  if (balance < request.amount)
+    throw new BridgeError(
+      "INSUFFICIENT_BALANCE",
+      `The L2 balance is ${balance} base units of the primary token, less than ${request.amount}`,
+    );
+  if (((await erc20.getFunction("allowance")(user, originSettler)) as bigint) >= request.amount) return;
+  const approval = (await erc20.getFunction("approve")(originSettler, MaxUint256)) as ContractTransactionResponse;
+  await approval.wait();
+  onStage({ stage: "approved", hash: approval.hash });
+}
+
+/** Follows an opened order on each new L2 block until it reaches the stage asked for, or can no longer. */
+async function follow(input: {
+  l2: JsonRpcProvider;
+  origin: OriginSettler;
+  destination: DestinationSettler;
+  orderId: string;
+  fillDeadline: number;
+  untilSettled: boolean;
+  timeoutMs: number;
+  onStage: (stage: FastWithdrawStage) => void;
+}): Promise<FastWithdrawStage> {
+  const { l2, origin, destination, orderId } = input;
+  const window = Number(await origin.SETTLEMENT_WINDOW());
+  let filled = false;
+  return await new Promise<FastWithdrawStage>((resolve, reject) => {
+    let checking = false;
+    const finish = (outcome: () => void) => {
+      clearTimeout(timer);
+      void l2.off("block", onBlock);
+      outcome();
+    };
+    const check = async () => {
+      if (checking) return;
+      checking = true;
+      try {
+        if (!filled) {
+          const [repayTo, filledAt] = await destination.fills(orderId);
+          if (repayTo !== ZeroAddress) {
+            filled = true;
+            const stage: FastWithdrawStage = { stage: "filled", repayTo, filledAt };
+            input.onStage(stage);
+            if (!input.untilSettled) return finish(() => resolve(stage));
+          }
+        }
+        const status = Number(await origin.orderStatus(orderId));
+        if (status === OrderStatus.settled) {
+          const stage: FastWithdrawStage = { stage: "settled" };
+          input.onStage(stage);
+          return finish(() => resolve(stage));
+        }
+        const now = (await l2.getBlock("latest"))!.timestamp;
+        if (!filled && now > input.fillDeadline + window) {
+          const stage: FastWithdrawStage = { stage: "refundable", refundableAfter: input.fillDeadline + window };
+          input.onStage(stage);
+          return finish(() => resolve(stage));
+        }
+      } catch (error) {
+        finish(() => reject(error instanceof Error ? error : new Error(String(error))));
+      } finally {
+        checking = false;
+      }
+    };
+    const timer = setTimeout(
+      () =>
+        finish(() => reject(new BridgeError("TIMEOUT", `Order ${orderId} was not ${input.untilSettled ? "settled" : "filled"} in time`))),
+      input.timeoutMs,
+    );
+    // Each new L2 block asks again (ethers' block event); the first look is now.
+    const onBlock = () => void check();
+    void l2.on("block", onBlock);
+    void check();
+  });
+}
