@@ -9,7 +9,9 @@
 // A second file, `src/generated/op-abis.ts`, holds the OP Bedrock contracts only the explorer decodes with
 // (the messengers, the message passer, the L1 block and fee oracles, the token factory, the ERC-721 bridges,
 // the system config): in their own module, they stay in the explorer's lazy chunk instead of growing the
-// ABI module every page loads.
+// ABI module every page loads. A third, `src/generated/intent-abis.ts`, holds the intent layer's two settlers
+// (`OriginSettler` on the L2, `DestinationSettler` on L1), which only the Bridge page's fast withdrawals and
+// the explorer use, for the same reason.
 import { defineConfig } from "@wagmi/cli";
 import { foundry, hardhat } from "@wagmi/cli/plugins";
 
@@ -38,6 +40,16 @@ export default defineConfig([
         artifacts: "../../node_modules/@eth-optimism/contracts-bedrock/forge-artifacts",
         include: ["L1StandardBridge.json", "L2StandardBridge.json", "OptimismPortal.json", "L2OutputOracle.json"],
         forge: { build: false, clean: false, rebuild: false },
+      }),
+    ],
+  },
+  {
+    out: "src/generated/intent-abis.ts",
+    plugins: [
+      hardhat({
+        project: "../..",
+        include: ["OriginSettler.json", "DestinationSettler.json"],
+        commands: { build: false, clean: false, rebuild: false },
       }),
     ],
   },

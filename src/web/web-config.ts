@@ -9,7 +9,8 @@ import { DEVNET_L1_BLOCK_SECONDS } from "../common/stack-file.ts";
 /**
  * The web app's network configuration for the local stack, from what the stack file knows: its two
  * chains, the addresses deployed on them, and the credits service when the stack runs one. Checked by
- * the app's own schema, so the server never serves a file the app would refuse.
+ * the app's own schema, so the server never serves a file the app would refuse. The intent layer's settlers come
+ * with the contracts; the fee its solver takes (`intents.minFeeBps`), when the stack runs one.
  */
 export function webConfigFromStack(stack: StackFile): NetworkConfig {
   const l1 = stack.contracts?.l1 ?? {};
@@ -28,6 +29,8 @@ export function webConfigFromStack(stack: StackFile): NetworkConfig {
         Governor: l1.Governor,
         Timelock: l1.Timelock,
         L1CrossDomainMessenger: l1.L1CrossDomainMessenger,
+        // The intent layer (the Bridge page's fast withdrawals): absent from a stack deployed before it, then the page says so.
+        DestinationSettler: l1.DestinationSettler,
       },
       l2: {
         PrimaryToken: l2.PrimaryToken,
@@ -39,9 +42,12 @@ export function webConfigFromStack(stack: StackFile): NetworkConfig {
         GovernanceExecutor: l2.GovernanceExecutor,
         // The credits channel (the Credits page): absent from a stack without it, then the page says so.
         VoucherClaims: l2.VoucherClaims,
+        OriginSettler: l2.OriginSettler,
       },
     },
     credits: stack.credits === undefined ? undefined : { url: stack.credits.url },
+    // The fee the stack's solver fills for: what the Bridge page's fast withdrawals offer it.
+    intents: stack.solver === undefined ? undefined : { minFeeBps: stack.solver.minFeeBps },
   });
 }
 

@@ -63,6 +63,8 @@ export const networkConfigSchema = z
         Timelock: address.optional(),
         /** The OP L1 messenger: a proposal's one action sends the L2 batch through it. */
         L1CrossDomainMessenger: address.optional(),
+        /** The intent layer's L1 side: solvers fill fast withdrawals there (with `l2.OriginSettler`, or neither). */
+        DestinationSettler: address.optional(),
       }),
       l2: z.object({
         PrimaryToken: address,
@@ -76,6 +78,8 @@ export const networkConfigSchema = z
         GovernanceExecutor: address.optional(),
         /** The credits channel's claim platform: vouchers are claimed there (with `credits.url`, or neither). */
         VoucherClaims: address.optional(),
+        /** The intent layer's L2 side: fast withdrawals are opened (escrowed), settled and refunded there. */
+        OriginSettler: address.optional(),
       }),
     }),
     /**
@@ -83,6 +87,12 @@ export const networkConfigSchema = z
      * vouchers are read, and redemptions sent. Given with `contracts.l2.VoucherClaims`, or neither.
      */
     credits: z.object({ url: serviceUrl }).optional(),
+    /**
+     * The intent layer's terms as the deployment's solver quotes them (the Bridge page's fast withdrawals):
+     * `minFeeBps`, the least fee it fills for, in basis points of an order's input. Given only with the settlers;
+     * without it the page asks the reference solver's default fee (`INTENT_DEFAULT_FEE_BPS`).
+     */
+    intents: z.object({ minFeeBps: z.number().int().min(0).max(9_999) }).optional(),
   })
   .superRefine((config, context) => {
     const missing = GOVERNANCE_ADDRESSES.filter(
@@ -113,7 +123,33 @@ export const networkConfigSchema = z
         path: ["credits", "url"],
         message: "is missing: the claim contract (contracts.l2.VoucherClaims) needs its credits service",
       });
+  })
+  .superRefine((config, context) => {
+    // An order opened on the L2 is filled through the L1 settler it names: one without the other is half a layer.
+    const origin = config.contracts.l2.OriginSettler !== undefined;
+    const destination = config.contracts.l1.DestinationSettler !== undefined;
+    if (origin && !destination)
+      context.addIssue({
+        code: "custom",
+        path: ["contracts", "l1", "DestinationSettler"],
+        message: "is missing: the intent layer's OriginSettler (contracts.l2) needs its DestinationSettler",
+      });
+    if (destination && !origin)
+      context.addIssue({
+        code: "custom",
+        path: ["contracts", "l2", "OriginSettler"],
+        message: "is missing: the intent layer's DestinationSettler (contracts.l1) needs its OriginSettler",
+      });
+    if (config.intents !== undefined && !(origin && destination))
+      context.addIssue({
+        code: "custom",
+        path: ["intents"],
+        message: "is given without the intent layer's settlers (contracts.l2.OriginSettler, contracts.l1.DestinationSettler)",
+      });
   });
+
+/** The fee a fast withdrawal offers when the settings name none: the reference solver's default (`SOLVER_MIN_FEE_BPS`), 1%. */
+export const INTENT_DEFAULT_FEE_BPS = 100;
 
 export type NetworkConfig = z.infer<typeof networkConfigSchema>;
 export type NetworkConfigInput = z.input<typeof networkConfigSchema>;

@@ -151,6 +151,36 @@ describe("web app settings: governance's addresses", function () {
   });
 });
 
+describe("web app settings: the intent layer", function () {
+  const settlers = { l1: { DestinationSettler: address("b") }, l2: { OriginSettler: address("c") } };
+  const solver = { address: address("d"), pid: 1, logFile: "solver.log", minFeeBps: 100 };
+
+  it("are both settlers or neither, with the stack's solver fee only beside them", async function () {
+    // A deployment from before the intent layer still loads (its Bridge page says fast withdrawals are not available).
+    const without = webConfigFromStack(stack());
+    expect([without.contracts.l2.OriginSettler, without.contracts.l1.DestinationSettler, without.intents]).to.deep.equal([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(() => webConfigFromStack(stack({ l2: settlers.l2 }))).to.throw(
+      /contracts\.l1\.DestinationSettler is missing: the intent layer's OriginSettler \(contracts\.l2\) needs its DestinationSettler/,
+    );
+    expect(() => webConfigFromStack(stack({ l1: settlers.l1 }))).to.throw(/contracts\.l2\.OriginSettler is missing/);
+    expect(() => webConfigFromStack({ ...stack(), solver })).to.throw(/intents is given without the intent layer's settlers/);
+    // A stack without its solver: the settlers, and the page offers the reference solver's default fee.
+    expect(webConfigFromStack(stack(settlers)).intents).to.equal(undefined);
+    const config = webConfigFromStack({ ...stack(settlers), solver });
+    expect(config.intents).to.deep.equal({ minFeeBps: 100 });
+    expect([config.contracts.l1.DestinationSettler, config.contracts.l2.OriginSettler]).to.deep.equal([
+      "0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB",
+      "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC",
+    ]);
+    // A fee of the whole input would leave nothing to pay out.
+    expect(() => webConfigFromStack({ ...stack(settlers), solver: { ...solver, minFeeBps: 10_000 } })).to.throw(/intents\.minFeeBps/);
+  });
+});
+
 /**
  * The app bundles the shared protocol package (SHARED_SOURCES: the governance proposal encoding and rules,
  * the credits channel's typed data, the network configuration): a change to any of it must make the build stale as a change

@@ -19,6 +19,7 @@ import {
   verificationRegistryAbi,
   voucherClaimsAbi,
 } from "../generated/abis";
+import { destinationSettlerAbi, originSettlerAbi } from "../generated/intent-abis";
 import {
   gasPriceOracleAbi,
   l1BlockAbi,
@@ -59,6 +60,8 @@ const ABI_BY_NAME: Record<string, Abi> = {
   L2OutputOracle: l2OutputOracleAbi,
   L1StandardBridge: l1StandardBridgeAbi,
   L1CrossDomainMessenger: l1CrossDomainMessengerAbi,
+  OriginSettler: originSettlerAbi,
+  DestinationSettler: destinationSettlerAbi,
 };
 
 /** The OP Stack's L2 predeploys: at the same address on every OP chain, so named by viem, not the deployment. */
@@ -89,6 +92,8 @@ export const ALL_ABIS: readonly Abi[] = [
   protocolTimelockAbi,
   voucherClaimsAbi,
   gameItemAbi,
+  originSettlerAbi,
+  destinationSettlerAbi,
   optimismPortalAbi,
   l2OutputOracleAbi,
   l1StandardBridgeAbi,

@@ -5,9 +5,11 @@ import { useBalance, useConfig, useReadContract } from "wagmi";
 import { useAppSettings } from "../../app-context";
 import { AmountField, useAmountInput } from "../../components/AmountField";
 import { TxButton } from "../../components/TxButton";
-import { l1StandardBridgeAbi, l2StandardBridgeAbi, primaryTokenAbi } from "../../generated/abis";
-import { formatAmount } from "../../lib/format";
+import { l1StandardBridgeAbi, l2OutputOracleAbi, l2StandardBridgeAbi, primaryTokenAbi } from "../../generated/abis";
+import { formatAmount, formatDuration } from "../../lib/format";
+import { intentSettings } from "../../lib/intents";
 import { DepositProgress } from "./DepositProgress";
+import { FastWithdrawalStep } from "./FastWithdrawalStep";
 import {
   ASSET_NAMES,
   DEPOSIT_MIN_GAS_LIMIT,
@@ -17,19 +19,27 @@ import {
   writeChecked,
   type Asset,
   type Direction,
+  type WithdrawalMode,
 } from "./shared";
 
-/** Direction, asset and amount, the source-chain balance, and the transactions of a deposit or a withdrawal (to the sender's own address). */
+/**
+ * Direction, asset and amount, the source-chain balance, and the transactions of a deposit or a withdrawal (to the
+ * sender's own address). A withdrawal is standard (the L2 bridge, then prove and finalize on L1 after the challenge
+ * period) or fast (an intent order a solver fills on L1 within a few blocks, for a fee: `FastWithdrawalStep`).
+ */
 export function BridgeForm({ account }: { account: Address | undefined }) {
   const wagmiConfig = useConfig();
   const { config, chains } = useAppSettings();
   const [direction, setDirection] = useState<Direction>("deposit");
   const [asset, setAsset] = useState<Asset>("eth");
+  const [mode, setMode] = useState<WithdrawalMode>("standard");
   const [deposit, setDeposit] = useState<{ receipt: TransactionReceipt; description: string }>();
   // What the last Deposit click sent, for the progress panel's title (the field may change while it is pending).
   const sentDescription = useRef("");
 
   const isDeposit = direction === "deposit";
+  const isFast = !isDeposit && mode === "fast";
+  const intents = intentSettings(config);
   const source = isDeposit ? chains.l1 : chains.l2;
   const token = isDeposit ? config.contracts.l1.PrimaryToken : config.contracts.l2.PrimaryToken;
   const l1Bridge = config.contracts.l1.L1StandardBridge;
@@ -52,6 +62,15 @@ export function BridgeForm({ account }: { account: Address | undefined }) {
     args: account === undefined ? undefined : [account, l1Bridge],
     chainId: chains.l1.id,
     query: { enabled: connected && isDeposit && asset === "token" },
+  });
+
+  // The standard withdrawal's wait on L1, said beside the fast one's: the output oracle's finalization period.
+  const challengePeriod = useReadContract({
+    address: config.contracts.l1.L2OutputOracle,
+    abi: l2OutputOracleAbi,
+    functionName: "FINALIZATION_PERIOD_SECONDS",
+    chainId: chains.l1.id,
+    query: { enabled: !isDeposit, staleTime: Infinity },
   });
 
   const balance = asset === "eth" ? ethBalance.data?.value : tokenBalance.data;
@@ -130,9 +149,26 @@ export function BridgeForm({ account }: { account: Address | undefined }) {
             label={ASSET_NAMES.token}
           />
         </fieldset>
+        {!isDeposit && (
+          <fieldset>
+            <legend>Withdrawal</legend>
+            <Radio
+              name="mode"
+              id="bridge-mode-standard"
+              checked={mode === "standard"}
+              onChange={() => setMode("standard")}
+              label="Standard"
+            />
+            <Radio name="mode" id="bridge-mode-fast" checked={mode === "fast"} onChange={() => setMode("fast")} label="Fast (intent)" />
+          </fieldset>
+        )}
         <p className="hint">
           From {source.name} to {(isDeposit ? chains.l2 : chains.l1).name}, to your own address.
-          {!isDeposit && " A withdrawal needs two more transactions on L1 (prove, then finalize after the challenge period), listed below."}
+          {!isDeposit &&
+            !isFast &&
+            ` A withdrawal needs two more transactions on L1 (prove, then finalize after the challenge period${
+              challengePeriod.data === undefined ? "" : `: ${formatDuration(challengePeriod.data)} on this network`
+            }), listed below.`}
         </p>
         <AmountField
           id="bridge-amount"
@@ -149,8 +185,8 @@ export function BridgeForm({ account }: { account: Address | undefined }) {
                   : `Your balance on ${source.name}: ${formatAmount(balance)} ${ASSET_NAMES[asset]}`
           }
         />
-        {/* Keyed so a step's transaction state does not carry over to another direction or asset. */}
-        <div key={`${direction}-${asset}`}>
+        {/* Keyed so a step's transaction state does not carry over to another direction, asset or withdrawal mode. */}
+        <div key={`${direction}-${asset}-${isFast ? "fast" : "standard"}`}>
           {isDeposit ? (
             <>
               {showApproval && (
@@ -194,6 +230,16 @@ export function BridgeForm({ account }: { account: Address | undefined }) {
                 Deposit
               </TxButton>
             </>
+          ) : isFast ? (
+            <FastWithdrawalStep
+              account={account}
+              asset={asset}
+              amount={amount}
+              disabledReason={disabledReason}
+              intents={intents}
+              challengePeriod={challengePeriod.data}
+              onOpened={() => amountInput.setText("")}
+            />
           ) : (
             <TxButton chainId={chains.l2.id} send={sendWithdrawal} disabled={disabledReason !== undefined} disabledReason={disabledReason}>
               Withdraw

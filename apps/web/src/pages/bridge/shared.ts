@@ -16,6 +16,8 @@ import { simulateAndWrite } from "../../lib/transactions";
 
 export type Direction = "deposit" | "withdraw";
 export type Asset = "eth" | "token";
+/** How a withdrawal goes: the standard bridge (prove and finalize after the challenge period), or a fast intent order. */
+export type WithdrawalMode = "standard" | "fast";
 
 export const ASSET_NAMES: Record<Asset, string> = { eth: "ETH", token: "Primary token" };
 

@@ -12,6 +12,7 @@ import { transactionError } from "../../explorer/ots";
 import { humanizeErrorName } from "../../lib/errors";
 import { formatAmount, formatDuration, formatTime } from "../../lib/format";
 import { narrowToWithdrawal, readWithdrawalStatus, STATUS_REFRESH_MS, type WithdrawalState } from "../bridge/withdrawal-status";
+import { IntentOrders } from "./IntentOrders";
 import { Addr, DecodedView, Fact, isDeposit, Loaded } from "./parts";
 import { chainParam, useExplorer, useOts } from "./useExplorer";
 
@@ -124,6 +125,7 @@ function TxDetails({ chain, tx, receipt, timestamp }: { chain: ChainKey } & TxDa
 
       {receipt !== null && chain === "l1" && <DepositMessages receipt={receipt} />}
       {receipt !== null && chain === "l2" && <WithdrawalMessages receipt={receipt} />}
+      <IntentOrders chain={chain} tx={tx} logs={receipt?.logs} />
 
       {receipt !== null && (
         <>
