@@ -130,11 +130,7 @@ contract StorageProofVerifier is IStorageProofVerifier {
         } else {
             _checkHistory(decoded.history, blockNumber, headerHash);
         }
-        // An L1 header cannot be newer than the L2 block that knows its hash; the first test keeps the subtraction
-        // from underflowing should a chain's clocks disagree.
-        if (block.timestamp > blockTimestamp && block.timestamp - blockTimestamp > maxAge) {
-            revert StorageProofVerifier_StaleHeader(blockTimestamp, maxAge);
-        }
+        if (_age(blockTimestamp) > maxAge) revert StorageProofVerifier_StaleHeader(blockTimestamp, maxAge);
 
         (bytes32 storageRoot,) = _proveAccount(account, stateRoot, decoded.accountProof);
         uint256 count = slots.length;
@@ -352,13 +348,28 @@ contract StorageProofVerifier is IStorageProofVerifier {
         }
     }
 
-    /// @dev The hash the L2 knows for L1 block `number`: the current block's from the predeploy (no record
-    /// needed for a fresh proof), else the recorded one. Reverts when it knows none.
+    /// @dev How old the L1 header is by the L2's clock, 0 when the L1's clock is ahead (a chain's clocks may disagree by a
+    /// few seconds). Branch-free, so that it costs the same gas either way: a wallet's estimate runs at one time and the
+    /// transaction at another, and an estimate is exact, so that a few gas more before the caller's last call (the
+    /// settlement's payout) would leave that call short (seen on the devnet, where the two clocks often tie).
+    function _age(uint256 blockTimestamp) private view returns (uint256 age) {
+        // solhint-disable-next-line no-inline-assembly
+        assembly ("memory-safe") {
+            age := mul(sub(timestamp(), blockTimestamp), gt(timestamp(), blockTimestamp))
+        }
+    }
+
+    /// @dev The hash the L2 knows for L1 block `number`: the recorded one, else the current block's from the
+    /// predeploy (no record needed for a fresh proof). Reverts when it knows none. The record is read first so that
+    /// a proof at a recorded block costs the same gas whether or not that block is still the current one: a wallet
+    /// estimates while it is, and the transaction runs in a later L2 block, after `L1Block` has moved on (asked the
+    /// other way round, the estimate took the cheaper path and the transaction ran out of gas).
     function _knownHash(uint256 number) private view returns (bytes32 hash) {
         // `number` came from at most 8 bytes, so it fits a uint64.
-        if (number == L1_BLOCK.number()) return L1_BLOCK.hash();
         (hash,) = L1_BLOCK_HASHES.hashOf(uint64(number));
-        if (hash == bytes32(0)) revert StorageProofVerifier_UnknownBlock(number);
+        if (hash != bytes32(0)) return hash;
+        if (number == L1_BLOCK.number()) return L1_BLOCK.hash();
+        revert StorageProofVerifier_UnknownBlock(number);
     }
 
     /// @dev The storage slot of `owner`'s entry in a `mapping(address => uint256)` at slot `mappingSlot`.

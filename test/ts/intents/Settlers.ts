@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import {
   AbiCoder,
-  type Contract,
+  Contract,
   getAddress,
   Interface,
   MaxUint256,
@@ -414,6 +414,21 @@ describe("Intent settlers: ERC-7683 orders opened on the L2, filled on L1, settl
       // The good order still opens: nothing above consumed its nonce.
       await (await origin.openFor(gaslessOrderStruct(order), signature, "0x")).wait();
     });
+  });
+
+  it("a settlement estimated while its block is the current one still runs once L1Block has moved on", async function () {
+    const { orderId, originData } = await open();
+    await fill(orderId, originData);
+    // The proof's block is current and recorded (as a keeper records each block): a wallet estimates now...
+    const proof = await f.fillProof(orderId);
+    const hashes = new Contract(await f.verifier.L1_BLOCK_HASHES(), ["function record() returns (uint64, bytes32)"], f.signers[0]);
+    await (await hashes.getFunction("record")()).wait();
+    const gasLimit = await (f.origin.connect(other) as Contract).settle.estimateGas(originData, proof);
+    // ...and the transaction runs in a later L2 block, whose L1Block names a newer L1 block.
+    await f.setL1Block(BigInt(await f.provider.getBlockNumber()));
+    const receipt = await (await (f.origin.connect(other) as Contract).settle(originData, proof, { gasLimit })).wait();
+    expect(receipt.status).to.equal(1);
+    expect(await f.origin.orderStatus(orderId)).to.equal(2n);
   });
 
   it("a proof may be at any L1 block after the fill that the L2 knows, within the maximum proof age", async function () {
