@@ -1,16 +1,5 @@
 import { expect } from "chai";
-import {
-  AbiCoder,
-  Contract,
-  getAddress,
-  Interface,
-  MaxUint256,
-  type Signer,
-  toBeHex,
-  Wallet,
-  ZeroAddress,
-  zeroPadValue,
-} from "ethers";
+import { AbiCoder, Contract, getAddress, Interface, MaxUint256, type Signer, toBeHex, Wallet, ZeroAddress, zeroPadValue } from "ethers";
 import { type Address, type Hex } from "viem";
 
 import {
