@@ -1,5 +1,5 @@
 import { BridgeError } from "@avn/bridge";
-import { Contract, type ContractTransactionResponse, JsonRpcProvider, MaxUint256, NonceManager, Wallet, ZeroAddress } from "ethers";
+import { Contract, type ContractTransactionResponse, JsonRpcProvider, NonceManager, Wallet, ZeroAddress } from "ethers";
 
 import { encodeOrderData, NATIVE_TOKEN, ORDER_DATA_TYPE, OrderStatus } from "@avn/protocol/intents";
 import type { DestinationSettler, OriginSettler } from "../../typechain-types/index.ts";
@@ -70,7 +70,13 @@ export async function fastWithdraw(
       destinationChainId,
     } as Parameters<typeof encodeOrderData>[0];
     await checkFunds(l2, signer, user, request, inputToken, chains.originSettler, options.onStage);
-    const fillDeadline = (await l2.getBlock("latest"))!.timestamp + FAST_WITHDRAW_FILL_SECONDS;
+    // The fill is checked against L1's clock and the refund against the L2's: count from the later of the two (they
+    // agree within seconds live; a devnet's L1 time can be moved ahead on its own), within the settler's limit.
+    const [l1Latest, l2Latest, maxFillPeriod] = await Promise.all([l1.getBlock("latest"), l2.getBlock("latest"), origin.MAX_FILL_PERIOD()]);
+    const fillDeadline = Math.min(
+      Math.max(l1Latest!.timestamp, l2Latest!.timestamp) + FAST_WITHDRAW_FILL_SECONDS,
+      l2Latest!.timestamp + Number(maxFillPeriod),
+    );
     const order = { fillDeadline, orderDataType: ORDER_DATA_TYPE, orderData: encodeOrderData(terms) };
     const tx = await origin.open(order, { value: request.asset === "eth" ? request.amount : 0n });
     const receipt = (await tx.wait())!;
@@ -118,7 +124,8 @@ async function checkFunds(
       `The L2 balance is ${balance} base units of the primary token, less than ${request.amount}`,
     );
   if (((await erc20.getFunction("allowance")(user, originSettler)) as bigint) >= request.amount) return;
-  const approval = (await erc20.getFunction("approve")(originSettler, MaxUint256)) as ContractTransactionResponse;
+  // Exactly the input, as the SDK and the web app approve: no standing allowance is left behind.
+  const approval = (await erc20.getFunction("approve")(originSettler, request.amount)) as ContractTransactionResponse;
   await approval.wait();
   onStage({ stage: "approved", hash: approval.hash });
 }

@@ -175,7 +175,12 @@ export class Solver {
   async #resolveFills(): Promise<void> {
     const { journal, logger } = this.#options;
     for (const order of journal.inState("filling")) {
-      const outcome = await this.#filler.check(order);
+      // One fill the node refuses to take again (its nonce now another's) must not stop the others.
+      const outcome = await this.#filler.check(order).catch((error: unknown) => {
+        logger.warn({ orderId: order.orderId, reason: describeError(error) }, "fill not found nor sent again; the next block tries again");
+        return undefined;
+      });
+      if (outcome === undefined) continue;
       if (outcome.kind === "filled") {
         journal.filled(order.orderId, outcome.block);
         logger.info({ orderId: order.orderId, fillTx: order.fillHash, l1Block: outcome.block }, "order filled");
@@ -264,7 +269,16 @@ export class Solver {
     for (const [i, outcome] of outcomes.entries()) {
       const order = ready[i];
       if (outcome.status === "rejected") {
-        logger.warn({ orderId: order.orderId, reason: describeError(outcome.reason) }, "settlement failed; the next block tries again");
+        // A mined revert carries its receipt: its gas tells an exhausted limit from a refusal.
+        const receipt = (outcome.reason as { receipt?: { gasUsed?: bigint; blockNumber?: number; hash?: string } }).receipt;
+        logger.warn(
+          {
+            orderId: order.orderId,
+            reason: describeError(outcome.reason),
+            ...(receipt === undefined ? {} : { settleTx: receipt.hash, l2Block: receipt.blockNumber, gasUsed: String(receipt.gasUsed) }),
+          },
+          "settlement failed; the next block tries again",
+        );
         this.#l2Signer.reset();
       } else if (outcome.value.kind === "settled") {
         journal.settled(order.orderId);
