@@ -1,6 +1,6 @@
-import { mkdirSync } from "node:fs";
-import path from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
+
+import { JournalDatabase } from "../common/journal-database.ts";
 
 export type TxStatus = "pending" | "mined" | "reverted" | "dropped";
 
@@ -45,15 +45,13 @@ export interface VoteIntent {
  * deployment is cleared, since its job ids mean other jobs.
  */
 export class NodeStateStore {
+  readonly #journal: JournalDatabase;
   readonly #db: DatabaseSync;
 
   constructor(file: string) {
-    if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
-    this.#db = new DatabaseSync(file);
-    this.#db.exec(`
-      PRAGMA journal_mode = WAL;
-      PRAGMA synchronous = FULL;
-      CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    this.#journal = new JournalDatabase(
+      file,
+      `
       CREATE TABLE IF NOT EXISTS txs (
         id INTEGER PRIMARY KEY, nonce INTEGER NOT NULL, kind TEXT NOT NULL, raw TEXT NOT NULL,
         hashes TEXT NOT NULL, status TEXT NOT NULL
@@ -65,28 +63,25 @@ export class NodeStateStore {
       CREATE TABLE IF NOT EXISTS reveals (
         commit_tx_id INTEGER PRIMARY KEY, data TEXT NOT NULL, extra_gas TEXT NOT NULL, reveal_tx_id INTEGER
       );
-    `);
+    `,
+      ["txs", "votes", "reveals"],
+    );
+    this.#db = this.#journal.db;
   }
 
   /** Clears the journal when it belongs to another chain or registry; returns whether it did. */
   anchor(anchor: string): boolean {
-    const current = this.#meta("anchor");
-    if (current === anchor) return false;
-    this.#transaction(() => {
-      this.#db.exec("DELETE FROM txs; DELETE FROM votes; DELETE FROM reveals; DELETE FROM meta;");
-      this.#setMeta("anchor", anchor);
-    });
-    return current !== undefined;
+    return this.#journal.anchor(anchor);
   }
 
   /** The last L2 block whose jobs are all handled, if any. */
   cursor(): number | undefined {
-    const value = this.#meta("cursor");
+    const value = this.#journal.meta("cursor");
     return value === undefined ? undefined : Number(value);
   }
 
   setCursor(block: number): void {
-    this.#setMeta("cursor", String(block));
+    this.#journal.setMeta("cursor", String(block));
   }
 
   /**
@@ -94,14 +89,14 @@ export class NodeStateStore {
    * which a pass in progress may still move forward: the pass that takes it applies it.
    */
   requestRescan(block: number): void {
-    const current = this.#meta("rescanFrom");
-    if (current === undefined || block < Number(current)) this.#setMeta("rescanFrom", String(block));
+    const current = this.#journal.meta("rescanFrom");
+    if (current === undefined || block < Number(current)) this.#journal.setMeta("rescanFrom", String(block));
   }
 
   /** The rescan asked for, if any, which is then cleared. */
   takeRescan(): number | undefined {
-    return this.#transaction(() => {
-      const value = this.#meta("rescanFrom");
+    return this.#journal.transaction(() => {
+      const value = this.#journal.meta("rescanFrom");
       this.#db.prepare("DELETE FROM meta WHERE key = 'rescanFrom'").run();
       return value === undefined ? undefined : Number(value);
     });
@@ -120,7 +115,7 @@ export class NodeStateStore {
     votes: VoteIntent[] = [],
     reveal?: { data: string; extraGas: bigint },
   ): number {
-    return this.#transaction(() => {
+    return this.#journal.transaction(() => {
       const { lastInsertRowid } = this.#db
         .prepare("INSERT INTO txs (nonce, kind, raw, hashes, status) VALUES (?, ?, ?, ?, 'pending')")
         .run(tx.nonce, tx.kind, tx.raw, JSON.stringify([tx.hash]));
@@ -187,7 +182,7 @@ export class NodeStateStore {
    * are forgotten, so they may be sent again. Returns the earliest job block among them, to rescan from.
    */
   forgetTx(id: number, status: "dropped" | "reverted"): number | undefined {
-    return this.#transaction(() => {
+    return this.#journal.transaction(() => {
       // A failed reveal leaves its commitment's votes uncast; a failed commit, its votes and its reveal.
       const votesTx = this.#votesTxOf(id);
       const row = this.#db.prepare("SELECT MIN(job_block) AS block FROM votes WHERE tx_id = ?").get(votesTx) as { block: number | null };
@@ -203,7 +198,7 @@ export class NodeStateStore {
    * are answered again. Returns the earliest job block among them, to rescan from.
    */
   forgetSkippedVotes(id: number, jobIds: bigint[]): number | undefined {
-    return this.#transaction(() => {
+    return this.#journal.transaction(() => {
       id = this.#votesTxOf(id);
       let earliest: number | undefined;
       for (const jobId of jobIds) {
@@ -226,7 +221,7 @@ export class NodeStateStore {
   }
 
   close(): void {
-    this.#db.close();
+    this.#journal.close();
   }
 
   /** The transaction whose votes `id` casts: its commit's, for a reveal; its own otherwise. */
@@ -234,25 +229,5 @@ export class NodeStateStore {
     const row = this.#db.prepare("SELECT commit_tx_id AS commitId FROM reveals WHERE reveal_tx_id = ?").get(id) as
       { commitId: number } | undefined;
     return row === undefined ? id : Number(row.commitId);
-  }
-
-  #meta(key: string): string | undefined {
-    return (this.#db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined)?.value;
-  }
-
-  #setMeta(key: string, value: string): void {
-    this.#db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
-  }
-
-  #transaction<T>(work: () => T): T {
-    this.#db.exec("BEGIN IMMEDIATE");
-    try {
-      const result = work();
-      this.#db.exec("COMMIT");
-      return result;
-    } catch (error) {
-      this.#db.exec("ROLLBACK");
-      throw error;
-    }
   }
 }

@@ -1,6 +1,6 @@
-import { mkdirSync } from "node:fs";
-import path from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
+
+import { JournalDatabase } from "../common/journal-database.ts";
 
 /**
  * Where an order stands for this solver:
@@ -55,15 +55,13 @@ export interface JournaledWithdrawal {
  * signed. It is anchored to one pair of settlers: a journal of another deployment is cleared.
  */
 export class SolverJournal {
+  readonly #journal: JournalDatabase;
   readonly #db: DatabaseSync;
 
   constructor(file: string) {
-    if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
-    this.#db = new DatabaseSync(file);
-    this.#db.exec(`
-      PRAGMA journal_mode = WAL;
-      PRAGMA synchronous = FULL;
-      CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    this.#journal = new JournalDatabase(
+      file,
+      `
       CREATE TABLE IF NOT EXISTS orders (
         order_id TEXT PRIMARY KEY, origin_data TEXT NOT NULL, state TEXT NOT NULL, open_block INTEGER NOT NULL,
         reason TEXT, fill_raw TEXT, fill_hash TEXT, fill_block INTEGER, settle_hash TEXT
@@ -71,28 +69,25 @@ export class SolverJournal {
       CREATE TABLE IF NOT EXISTS withdrawals (
         l2_tx_hash TEXT PRIMARY KEY, asset TEXT NOT NULL, amount TEXT NOT NULL, state TEXT NOT NULL
       );
-    `);
+    `,
+      ["orders", "withdrawals"],
+    );
+    this.#db = this.#journal.db;
   }
 
   /** Clears the journal when it belongs to other settlers or chains; returns whether it did. */
   anchor(anchor: string): boolean {
-    const current = this.#meta("anchor");
-    if (current === anchor) return false;
-    this.#transaction(() => {
-      this.#db.exec("DELETE FROM orders; DELETE FROM withdrawals; DELETE FROM meta;");
-      this.#setMeta("anchor", anchor);
-    });
-    return current !== undefined;
+    return this.#journal.anchor(anchor);
   }
 
   /** The last L2 block whose `Open` events are all journaled. */
   cursor(): number | undefined {
-    const value = this.#meta("cursor");
+    const value = this.#journal.meta("cursor");
     return value === undefined ? undefined : Number(value);
   }
 
   setCursor(block: number): void {
-    this.#setMeta("cursor", String(block));
+    this.#journal.setMeta("cursor", String(block));
   }
 
   /** Journals an order seen in an `Open` event; one seen already keeps its state. Returns whether it was new. */
@@ -173,7 +168,7 @@ export class SolverJournal {
   }
 
   close(): void {
-    this.#db.close();
+    this.#journal.close();
   }
 
   /** Moves an order forward from one of `from` to `to`; a move from any other state is a bug, and throws. */
@@ -185,27 +180,6 @@ export class SolverJournal {
       .prepare(`UPDATE orders SET ${assignments} WHERE order_id = ? AND state IN (${placeholders})`)
       .run(to, ...names.map((name) => columns[name]), orderId, ...from);
     if (Number(changes) !== 1) throw new Error(`order ${orderId} cannot move to ${to} from ${this.get(orderId)?.state ?? "nowhere"}`);
-  }
-
-  #meta(key: string): string | undefined {
-    const row = this.#db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;
-    return row?.value;
-  }
-
-  #setMeta(key: string, value: string): void {
-    this.#db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(key, value);
-  }
-
-  #transaction<T>(body: () => T): T {
-    this.#db.exec("BEGIN IMMEDIATE");
-    try {
-      const result = body();
-      this.#db.exec("COMMIT");
-      return result;
-    } catch (error) {
-      this.#db.exec("ROLLBACK");
-      throw error;
-    }
   }
 }
 
