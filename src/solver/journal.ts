@@ -109,17 +109,6 @@ export class SolverJournal {
     return rows.map(fromRow);
   }
 
-  /** Counts of orders by state. */
-  counts(): Record<OrderState, number> {
-    const counts: Record<OrderState, number> = { seen: 0, skipped: 0, filling: 0, filled: 0, settled: 0, expired: 0 };
-    for (const row of this.#db.prepare("SELECT state, COUNT(*) AS n FROM orders GROUP BY state").all() as Array<{
-      state: OrderState;
-      n: number;
-    }>)
-      counts[row.state] = Number(row.n);
-    return counts;
-  }
-
   skip(orderId: string, reason: string): void {
     this.#move(orderId, ["seen", "filling"], "skipped", { reason });
   }

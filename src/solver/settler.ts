@@ -6,7 +6,7 @@ import { buildStorageProof } from "../chains/evm/balance-proof.ts";
 import type { JournaledOrder } from "./journal.ts";
 
 /** What a settlement came to. */
-export type SettleOutcome = { kind: "settled"; hash?: string } | { kind: "refunded" } | { kind: "waiting"; reason: string };
+export type SettleOutcome = { kind: "settled"; hash?: string } | { kind: "refunded" };
 
 /**
  * Settles filled orders on the L2: proves the destination settler's fill record at an L1 block recorded in

@@ -57,6 +57,7 @@ const ORDER_DATA_ABI = [
   },
 ] as const;
 
+// `OriginData`: who, where and when, around the six `OrderData` fields in their order (the struct of IIntentSettlers.sol).
 const ORIGIN_DATA_ABI = [
   {
     type: "tuple",
@@ -67,12 +68,7 @@ const ORIGIN_DATA_ABI = [
       { name: "nonce", type: "uint256" },
       { name: "gasless", type: "bool" },
       { name: "fillDeadline", type: "uint32" },
-      { name: "inputToken", type: "address" },
-      { name: "inputAmount", type: "uint256" },
-      { name: "outputToken", type: "address" },
-      { name: "outputAmount", type: "uint256" },
-      { name: "recipient", type: "address" },
-      { name: "destinationChainId", type: "uint256" },
+      ...ORDER_DATA_ABI[0].components,
       { name: "destinationSettler", type: "address" },
     ],
   },

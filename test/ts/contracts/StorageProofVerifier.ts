@@ -15,10 +15,9 @@ import {
   type Signer,
   toBeHex,
   Wallet,
-  ZeroHash,
   zeroPadValue,
 } from "ethers";
-import hre, { network } from "hardhat";
+import hre from "hardhat";
 
 import { keccak256, type Hex } from "viem";
 
@@ -34,13 +33,11 @@ import {
   type RpcBlock,
 } from "../../../src/chains/evm/balance-proof.ts";
 import { devAccount } from "../../../src/devnet/accounts.ts";
-import { opArtifact } from "../../../src/op/artifacts.ts";
+import { oneChainAsL1AndL2, reportL1Block, reportOwnBlock } from "../../helpers/one-chain-l1.ts";
 import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 
 const require = createRequire(import.meta.url);
 
-/** The OP depositor account, the only sender `L1Block.setL1BlockValues` accepts. */
-const DEPOSITOR = "0xDeaDDEaDDeAdDeAdDEAdDEaddeAddEAdDEAd0001";
 const L1_BLOCK = L2_PREDEPLOYS.L1Block;
 /** Generous enough for every proof in a run; the stale-header test picks its own. */
 const MAX_AGE = 86_400n;
@@ -105,19 +102,10 @@ async function revertOf(call: Promise<unknown>, contract: BaseContract): Promise
   throw new Error("the call did not revert");
 }
 
-/**
- * A fresh in-process chain that plays both L1 and L2 (its own blocks are the "L1" the L2's `L1Block` names), with
- * Bedrock's real `L1Block` at its predeploy address and the depositor that sets it impersonated. In-process, so that
- * the verifier's lines count in the coverage gate (which instruments Hardhat's network, not anvil).
- */
+/** The in-process chain that plays both L1 and L2 (`oneChainAsL1AndL2`), and its first account. */
 async function inProcessChain(): Promise<{ provider: JsonRpcProvider; deployer: Signer }> {
-  const { ethers } = await network.create();
-  const provider = ethers.provider as unknown as JsonRpcProvider;
-  await provider.send("hardhat_setCode", [L1_BLOCK, opArtifact("L1Block").deployedBytecode]);
-  await provider.send("hardhat_impersonateAccount", [DEPOSITOR]);
-  await provider.send("hardhat_setBalance", [DEPOSITOR, "0x56bc75e2d63100000"]);
-  const [deployer] = await ethers.getSigners();
-  return { provider, deployer };
+  const { provider, signers } = await oneChainAsL1AndL2();
+  return { provider, deployer: signers[0] };
 }
 
 describe("StorageProofVerifier: storage proofs against an L1 block hash (one chain as L1 and L2)", function () {
@@ -126,7 +114,6 @@ describe("StorageProofVerifier: storage proofs against an L1 block hash (one cha
   let deployer: Signer;
   let verifier: Contract;
   let hashes: Contract;
-  let l1Block: Contract;
   const tokens = { erc20: "", erc721: "", proxied: "", offset: "" };
   const holder = Wallet.createRandom().address;
   const nobody = Wallet.createRandom().address;
@@ -139,21 +126,7 @@ describe("StorageProofVerifier: storage proofs against an L1 block hash (one cha
   };
 
   /** Makes the test `L1Block` report L1 block `number` of this same chain (or the `hash` given), as the depositor does on an OP chain. */
-  async function setL1Block(number: bigint, hash?: string) {
-    const block = (await provider.getBlock(number))!;
-    const data = l1Block.interface.encodeFunctionData("setL1BlockValues", [
-      number,
-      block.timestamp,
-      0n,
-      hash ?? block.hash,
-      0n,
-      ZeroHash,
-      0n,
-      0n,
-    ]);
-    const txHash = await provider.send("eth_sendTransaction", [{ from: DEPOSITOR, to: L1_BLOCK, data }]);
-    await provider.waitForTransaction(txHash as string);
-  }
+  const setL1Block = (number: bigint, hash?: string) => reportOwnBlock(provider, number, hash);
 
   async function latest(): Promise<bigint> {
     return BigInt(await provider.getBlockNumber());
@@ -168,7 +141,6 @@ describe("StorageProofVerifier: storage proofs against an L1 block hash (one cha
 
   before(async function () {
     ({ provider, deployer } = await inProcessChain());
-    l1Block = new Contract(L1_BLOCK, opArtifact("L1Block").abi, provider);
 
     tokens.erc20 = await (await deploy("PlainERC20", [holder, ERC20_SUPPLY])).getAddress();
     tokens.erc721 = await (await deploy("PlainERC721", [holder, NFT_COUNT])).getAddress();
@@ -511,16 +483,9 @@ describe("StorageProofVerifier: history proofs through EIP-2935's contract", fun
   }
 
   /** Makes `L1Block` report L1 block `number`, `timestamp` and `hash`, as the depositor does (mining a block). */
-  async function reportL1Block(number: bigint, timestamp: number, hash: string) {
-    const l1Block = new Contract(L1_BLOCK, opArtifact("L1Block").abi, provider);
-    const data = l1Block.interface.encodeFunctionData("setL1BlockValues", [number, timestamp, 0n, hash, 0n, ZeroHash, 0n, 0n]);
-    await provider.waitForTransaction((await provider.send("eth_sendTransaction", [{ from: DEPOSITOR, to: L1_BLOCK, data }])) as string);
-  }
+  const reportL1BlockValues = (number: bigint, timestamp: number, hash: string) => reportL1Block(provider, number, timestamp, hash);
   /** Makes `L1Block` report block `number` of this chain. */
-  async function setL1Block(number: bigint) {
-    const block = (await provider.getBlock(number))!;
-    await reportL1Block(number, block.timestamp, block.hash!);
-  }
+  const setL1Block = (number: bigint) => reportOwnBlock(provider, number);
   const latest = async () => BigInt(await provider.getBlockNumber());
   const proofAt = async (blockNumber: bigint) => buildStorageProof(rpcOf(provider), { account: token, slots: [slot], blockNumber });
 
@@ -542,7 +507,7 @@ describe("StorageProofVerifier: history proofs through EIP-2935's contract", fun
       ...((await provider.send("eth_getBlockByNumber", [toBeHex(x), false])) as RpcBlock),
       number: toBeHex(anchorNumber) as Hex,
     });
-    await reportL1Block(anchorNumber, (await provider.getBlock(x))!.timestamp, keccak256(anchorHeader));
+    await reportL1BlockValues(anchorNumber, (await provider.getBlock(x))!.timestamp, keccak256(anchorHeader));
     const anchored = { ...history, anchorHeader };
     expect(anchorNumber - oldest.blockNumber).to.equal(8191n);
 

@@ -1,13 +1,12 @@
-import { type BaseContract, Contract, ContractFactory, type ErrorDescription, type JsonRpcProvider, type Signer, ZeroHash } from "ethers";
-import hre, { network } from "hardhat";
+import { type BaseContract, Contract, ContractFactory, type ErrorDescription, type JsonRpcProvider, type Signer } from "ethers";
+import hre from "hardhat";
 
 import { buildStorageProof } from "../../../src/chains/evm/balance-proof.ts";
 import { opArtifact, permit2Code } from "../../../src/op/artifacts.ts";
 import { fillSlotOf, PERMIT2_ADDRESS } from "@avn/protocol/intents";
+import { oneChainAsL1AndL2, reportOwnBlock } from "../../helpers/one-chain-l1.ts";
 import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 
-/** The OP depositor account, the only sender `L1Block.setL1BlockValues` accepts. */
-const DEPOSITOR = "0xDeaDDEaDDeAdDeAdDEAdDEaddeAddEAdDEAd0001";
 export const SETTLEMENT_WINDOW = 600n;
 export const MAX_PROOF_AGE = 86_400n;
 
@@ -34,14 +33,9 @@ export interface SettlersFixture {
  * that the settlers' lines count in the coverage gate.
  */
 export async function settlersFixture(): Promise<SettlersFixture> {
-  const { ethers } = await network.create();
-  const provider = ethers.provider as unknown as JsonRpcProvider;
+  const { provider, signers } = await oneChainAsL1AndL2();
   const chainId = (await provider.getNetwork()).chainId;
-  await provider.send("hardhat_setCode", [L2_PREDEPLOYS.L1Block, opArtifact("L1Block").deployedBytecode]);
   await provider.send("hardhat_setCode", [PERMIT2_ADDRESS, permit2Code(chainId)]);
-  await provider.send("hardhat_impersonateAccount", [DEPOSITOR]);
-  await provider.send("hardhat_setBalance", [DEPOSITOR, "0x56bc75e2d63100000"]);
-  const signers = (await ethers.getSigners()) as unknown as Signer[];
   const deployer = signers[0];
   const deploy = async (name: string, args: unknown[]) => {
     const artifact = await hre.artifacts.readArtifact(name);
@@ -68,21 +62,7 @@ export async function settlersFixture(): Promise<SettlersFixture> {
     },
   ]);
   const l1Block = new Contract(L2_PREDEPLOYS.L1Block, opArtifact("L1Block").abi, provider);
-  const setL1Block = async (number: bigint, hash?: string) => {
-    const block = (await provider.getBlock(number))!;
-    const data = l1Block.interface.encodeFunctionData("setL1BlockValues", [
-      number,
-      block.timestamp,
-      0n,
-      hash ?? block.hash,
-      0n,
-      ZeroHash,
-      0n,
-      0n,
-    ]);
-    const txHash = (await provider.send("eth_sendTransaction", [{ from: DEPOSITOR, to: L2_PREDEPLOYS.L1Block, data }])) as string;
-    await provider.waitForTransaction(txHash);
-  };
+  const setL1Block = (number: bigint, hash?: string) => reportOwnBlock(provider, number, hash);
   const rpc = { request: <T>(method: string, params: unknown[]) => provider.send(method, params) as Promise<T> };
   const fillProof = async (orderId: string, settler?: string) => {
     const blockNumber = BigInt(await provider.getBlockNumber());
