@@ -1,4 +1,4 @@
-// `npm run deploy:devnet`: deploys modules L1 and L2 on the running devnet (`npm run devnet`) with
+// `npm run deploy:devnet`: deploys modules L1, L2 and L1Intents on the running devnet (`npm run devnet`) with
 // deploy/parameters/devnetL1.json and devnetL2.json, records the addresses in the stack file, and passes
 // governance's first proposal (the executor accepts the admin role of the L2 contracts).
 // Ignition's journal (deploy/deployments/chain-900, chain-901) makes a second run a no-op.
@@ -18,7 +18,12 @@ if (stack.l1 === undefined || stack.l2 === undefined) {
   console.error("The stack file names no L1/L2 pair: start the devnet with `npm run devnet`.");
   process.exit(1);
 }
-const deployed = await deployOnDevnet({ l1: stack.l1, l2: stack.l2 });
+const l1Messenger = stack.contracts?.l1?.L1CrossDomainMessenger;
+if (l1Messenger === undefined) {
+  console.error("The stack file names no L1CrossDomainMessenger: start the devnet with `npm run devnet`.");
+  process.exit(1);
+}
+const deployed = await deployOnDevnet({ l1: stack.l1, l2: stack.l2, l1Contracts: { L1CrossDomainMessenger: l1Messenger } });
 const { adminHandovers, ...l2 } = deployed.l2;
 stack.contracts = {
   l1: { ...stack.contracts?.l1, ...deployed.l1 },

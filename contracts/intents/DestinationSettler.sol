@@ -6,10 +6,12 @@ import { SafeERC20 } from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.s
 import { IIntentDestinationSettler, OriginData } from "@avn/contracts/interfaces/IIntentSettlers.sol";
 
 /// @title DestinationSettler
-/// @notice See {IIntentDestinationSettler}. Deployed on L1; the origin settler on the L2 proves its storage.
+/// @notice See {IIntentDestinationSettler}. Deployed on L1, where the origin settler on the L2 proves its storage;
+/// `L2DestinationSettler` extends it for the L2.
 /// @dev The layout is part of the interface: `_fills` must stay the first state variable (slot `FILLS_SLOT`), and the
-/// contract has no parent with state and is not upgradeable, so the slot can never move under the L2's proofs. It
-/// holds no funds: a fill moves the output from the filler to the recipient in the same call. It has no admin.
+/// contract has no parent with state and is not upgradeable, so the slot can never move under the L2's proofs (a
+/// child adds no state). It holds no funds: a fill moves the output from the filler to the recipient in the same
+/// call. It has no admin.
 contract DestinationSettler is IIntentDestinationSettler {
     using SafeERC20 for IERC20;
 
@@ -17,7 +19,7 @@ contract DestinationSettler is IIntentDestinationSettler {
     uint256 public constant FILLS_SLOT = 0;
 
     /// @dev orderId => repayTo in bits 0-159, the fill's timestamp in bits 160-223. Slot `FILLS_SLOT`.
-    mapping(bytes32 orderId => uint256 record) private _fills;
+    mapping(bytes32 orderId => uint256 record) internal _fills;
 
     /// @notice Pays the order's output to its recipient from the caller (ETH as `msg.value`, a token through an
     /// allowance given to this contract), and records who is repaid on the origin chain.

@@ -22,6 +22,8 @@ import { verificationServices } from "./parts/verification-services.ts";
  * layer's `OriginSettler` escrows fast withdrawals of ETH and the primary token and settles them on storage
  * proofs of the L1 `DestinationSettler` (`l1DestinationSettler`, `l1ChainId`: no defaults); it has no admin, and
  * its timing (`intentSettlementWindow`, `intentMaxProofAge`, seconds) is fixed at deployment (docs/intents.md).
+ * Fast deposits (L1 → L2) are filled through `L2DestinationSettler`, which reports its fills to the L1's
+ * `L1OriginSettler` (module L1Intents, deployed after this one) through the L2 messenger; no admin, no parameter.
  */
 export default buildModule("L2", (m) => {
   const l1PrimaryToken = m.getParameter<string>("l1PrimaryToken");
@@ -57,5 +59,6 @@ export default buildModule("L2", (m) => {
       maxProofAge: m.getParameter("intentMaxProofAge", INTENT_MAX_PROOF_AGE),
     },
   ]);
-  return { primary, staked, ...services, executor, l1BlockHashes, storageProofVerifier, qosReports, originSettler };
+  const destinationSettler = m.contract("L2DestinationSettler", [L2_PREDEPLOYS.L2CrossDomainMessenger]);
+  return { primary, staked, ...services, executor, l1BlockHashes, storageProofVerifier, qosReports, originSettler, destinationSettler };
 });

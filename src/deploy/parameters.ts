@@ -15,6 +15,7 @@ export function parametersFile(networkName: string): string {
 const ADDRESS_PARAMETERS: Record<string, readonly string[]> = {
   L1: ["supplyRecipient", "proposalGuardian"],
   L2: ["rewardsFunder", "treasury", "forfeitRecipient"],
+  L1Intents: [],
 };
 
 /**
@@ -25,7 +26,7 @@ const ADDRESS_PARAMETERS: Record<string, readonly string[]> = {
  */
 export async function loadParameters(
   networkName: string,
-  moduleId: "L1" | "L2",
+  moduleId: "L1" | "L2" | "L1Intents",
   overrides: Record<string, string | bigint> = {},
 ): Promise<DeploymentParameters> {
   const file = parametersFile(networkName);

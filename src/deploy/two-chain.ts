@@ -2,6 +2,7 @@ import type { DeployConfig } from "@nomicfoundation/ignition-core";
 import type { NetworkConnection } from "hardhat/types/network";
 
 import L1Module from "../../deploy/modules/L1.ts";
+import L1IntentsModule from "../../deploy/modules/L1Intents.ts";
 import L2Module from "../../deploy/modules/L2.ts";
 import { handOverAdmin, type AdminHandover } from "./admin-handover.ts";
 import { loadParameters } from "./parameters.ts";
@@ -31,6 +32,8 @@ export interface L1Deployment {
   Timelock: string;
   /** The intent layer's destination: fills of the L2's orders are paid and recorded here (docs/intents.md). */
   DestinationSettler: string;
+  /** The escrow of fast deposits to the L2 (module L1Intents, deployed after the L2; docs/intents.md). */
+  OriginSettler?: string;
 }
 
 /** What the L2 deployment needs from the L1 one. */
@@ -62,6 +65,8 @@ export interface L2Deployment {
   QosReports: string;
   /** The intent layer's escrow of fast withdrawals to L1 (docs/intents.md). */
   OriginSettler: string;
+  /** Where fast deposits from L1 are filled and reported to L1 (docs/intents.md). */
+  DestinationSettler: string;
   /** Contracts whose admin role awaits acceptance by the governance executor (its first proposal). */
   adminHandovers: AdminHandover[];
 }
@@ -113,6 +118,7 @@ export async function deployL2(connection: NetworkConnection, links: L1Links, op
     StorageProofVerifier: await deployed.storageProofVerifier.getAddress(),
     QosReports: await deployed.qosReports.getAddress(),
     OriginSettler: await deployed.originSettler.getAddress(),
+    DestinationSettler: await deployed.destinationSettler.getAddress(),
   };
   const [deployer] = await connection.ethers.getSigners();
   const adminHandovers = await handOverAdmin(governedContracts(addresses), addresses.GovernanceExecutor, deployer);
@@ -124,4 +130,37 @@ export function governedContracts(
   l2: Pick<L2Deployment, "StakedToken" | "NodeLicense" | "NodeRegistry" | "VerificationRegistry" | "RewardPools">,
 ): string[] {
   return [l2.StakedToken, l2.NodeLicense, l2.NodeRegistry, l2.VerificationRegistry, l2.RewardPools];
+}
+
+/** What the L1 side of fast deposits needs from both deployments and the OP chain. */
+export interface L1IntentLinks {
+  /** The OP chain's L1CrossDomainMessenger (proxy): it relays the L2 settler's reports. */
+  l1Messenger: string;
+  l1PrimaryToken: string;
+  l2PrimaryToken: string;
+  /** The L2's `DestinationSettler` (an `L2DestinationSettler`). */
+  l2DestinationSettler: string;
+  l2ChainId: bigint;
+}
+
+/**
+ * Deploys module L1Intents (the `L1OriginSettler` of fast deposits) on L1, after the L2, whose destination settler it
+ * names. Returns its address.
+ */
+export async function deployL1Intents(
+  connection: NetworkConnection,
+  links: L1IntentLinks,
+  options: DeploymentOptions = {},
+): Promise<string> {
+  const parameters = await loadParameters(options.parametersNetwork ?? connection.networkName, "L1Intents", {
+    ...options.parameterOverrides,
+    ...links,
+  });
+  const { originSettler } = await connection.ignition.deploy(L1IntentsModule, {
+    parameters,
+    deploymentId: options.deploymentId,
+    config: options.ignitionConfig,
+    displayUi: options.displayUi ?? false,
+  });
+  return originSettler.getAddress();
 }

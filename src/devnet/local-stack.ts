@@ -3,7 +3,7 @@ import path from "node:path";
 
 import { network } from "hardhat";
 
-import { deployL1, deployL2, DEVNET_IGNITION_CONFIG, type L1Deployment, type L2Deployment } from "../deploy/two-chain.ts";
+import { deployL1, deployL1Intents, deployL2, DEVNET_IGNITION_CONFIG, type L1Deployment, type L2Deployment } from "../deploy/two-chain.ts";
 import { Wallet } from "ethers";
 
 import { devAccount } from "./accounts.ts";
@@ -267,7 +267,7 @@ async function startLocalSolver(
  * parameter file (a test's network with a short epoch).
  */
 export async function deployOnDevnet(
-  devnet: { l1: { rpcUrl: string }; l2: { rpcUrl: string } },
+  devnet: { l1: { rpcUrl: string }; l2: { rpcUrl: string }; l1Contracts: { L1CrossDomainMessenger: string } },
   deploymentIds: { l1?: string; l2?: string } = {},
   l2Parameters: Record<string, string | bigint> = {},
 ): Promise<{ l1PrimaryToken: string; l1: L1Deployment; l2: L2Deployment }> {
@@ -284,6 +284,18 @@ export async function deployOnDevnet(
       deploymentId: deploymentIds.l2,
       parameterOverrides: l2Parameters,
     });
+    // Fast deposits' L1 escrow names the L2's destination settler, so it comes last (module L1Intents).
+    l1.OriginSettler = await deployL1Intents(
+      l1Connection,
+      {
+        l1Messenger: devnet.l1Contracts.L1CrossDomainMessenger,
+        l1PrimaryToken: l1.PrimaryToken,
+        l2PrimaryToken: l2.PrimaryToken,
+        l2DestinationSettler: l2.DestinationSettler,
+        l2ChainId: (await l2Connection.ethers.provider.getNetwork()).chainId,
+      },
+      { ...common, parametersNetwork: "devnetL1", deploymentId: deploymentIds.l1 },
+    );
     return { l1PrimaryToken: l1.PrimaryToken, l1, l2 };
   } finally {
     await l1Connection.close();

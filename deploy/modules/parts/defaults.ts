@@ -75,3 +75,10 @@ export const TIMELOCK_DELAY = 2n * DAY;
 export const INTENT_SETTLEMENT_WINDOW = 2n * 3600n;
 /** How old an L1 block a settlement proof may be at: a fill record never changes, so any block after it will do. */
 export const INTENT_MAX_PROOF_AGE = DAY;
+
+/**
+ * The settlement window of fast deposits (L1 → L2, `L1OriginSettler`): a fill's report reaches L1 only once the
+ * L2 output covering it is proven and the challenge period (seven days live) is over, so the window is that period
+ * plus a day for the output's proposal, the proof and the relay.
+ */
+export const INTENT_L1_SETTLEMENT_WINDOW = 8n * DAY;

@@ -39,7 +39,7 @@ struct OriginData {
 }
 
 /// @title IIntentDestinationSettler
-/// @notice The destination side of the intent layer (on L1): a filler pays an order's recipient, once and before
+/// @notice The destination side of the intent layer (on L1, and on the L2 as `IReportingDestinationSettler`): a filler pays an order's recipient, once and before
 /// the order's fill deadline, and the fill is recorded in storage where the origin chain can prove it: the record
 /// of order `id` is the word at slot `keccak256(abi.encode(id, FILLS_SLOT))`, which holds the repayment address
 /// in its low 160 bits and the fill's timestamp in the 64 bits above them; it is never changed or deleted.
@@ -74,9 +74,10 @@ interface IIntentDestinationSettler is IDestinationSettler {
 }
 
 /// @title IIntentOriginSettler
-/// @notice The origin side of the intent layer (on the L2): orders are opened with their input escrowed, and each
-/// is either settled to the filler that a storage proof of the destination settler's record names, or refunded to
-/// the user once its fill deadline and the settlement window have passed.
+/// @notice The origin side of the intent layer, in both directions: orders are opened with their input escrowed,
+/// and each is either settled to the filler the destination chain names (`IProvenOriginSettler`: a storage proof
+/// of the L1 record, on the L2; `IMessagedOriginSettler`: a message of the L2 settler, on L1), or refunded to the
+/// user once its fill deadline and the settlement window have passed.
 interface IIntentOriginSettler is IOriginSettler {
     /// @notice An order's state: unknown, open (escrowed), settled (paid to its filler), refunded (paid back).
     enum OrderStatus {
@@ -86,8 +87,6 @@ interface IIntentOriginSettler is IOriginSettler {
         Refunded
     }
 
-    /// @notice The escrow of an order was paid to its filler, on a proof at L1 block `l1BlockNumber`.
-    event Settled(bytes32 indexed orderId, address indexed filler, uint256 l1BlockNumber);
     /// @notice The escrow of an order went back to its user.
     event Refunded(bytes32 indexed orderId, address indexed user);
     /// @notice An ETH payment was refused by its payee, and is kept for it to withdraw (`withdrawOwed`).
@@ -111,8 +110,6 @@ interface IIntentOriginSettler is IOriginSettler {
     error OriginSettler_WrongValue(uint256 sent, uint256 expected);
     error OriginSettler_OrderExists(bytes32 orderId);
     error OriginSettler_OrderNotOpen(bytes32 orderId, OrderStatus status);
-    /// @notice The proof shows no fill record for the order at that L1 block.
-    error OriginSettler_NotFilled(bytes32 orderId, uint256 l1BlockNumber);
     error OriginSettler_RefundTooEarly(bytes32 orderId, uint256 refundableAfter);
     error OriginSettler_NothingOwed();
     error OriginSettler_PaymentFailed(address payee);
@@ -127,25 +124,19 @@ interface IIntentOriginSettler is IOriginSettler {
     function MAX_FILL_PERIOD() external view returns (uint256);
 
     /// @notice Seconds after the fill deadline during which only settlement can close an order; a refund comes
-    /// after. It covers the L1 block's way to the L2 and the settlement transaction.
+    /// after. It covers the way of the fill's news to this chain and the settlement transaction.
     function SETTLEMENT_WINDOW() external view returns (uint256);
 
-    /// @notice The oldest L1 block a settlement proof may be at, in seconds before now.
-    function MAX_PROOF_AGE() external view returns (uint256);
-
-    /// @notice The verifier of L1 storage proofs.
-    function VERIFIER() external view returns (IStorageProofVerifier);
-
-    /// @notice The destination settler on L1, whose fill records settle orders.
+    /// @notice The destination settler, whose fill records settle orders.
     function DESTINATION_SETTLER() external view returns (address);
 
-    /// @notice The destination chain (the L1).
+    /// @notice The destination chain.
     function DESTINATION_CHAIN_ID() external view returns (uint256);
 
-    /// @notice The input token accepted besides ETH (the L2 primary token).
+    /// @notice The input token accepted besides ETH (this chain's primary token).
     function INPUT_TOKEN() external view returns (address);
 
-    /// @notice The output token accepted besides ETH (the L1 primary token).
+    /// @notice The output token accepted besides ETH (the destination chain's primary token).
     function OUTPUT_TOKEN() external view returns (address);
 
     /// @notice The Permit2 contract that `openFor` takes the input through.
@@ -160,16 +151,92 @@ interface IIntentOriginSettler is IOriginSettler {
     /// @notice ETH owed to a payee that refused it.
     function owed(address payee) external view returns (uint256);
 
-    /// @notice Pays an open order's escrow to the filler recorded in the destination settler's storage, proven at
-    /// an L1 block the L2 knows. Anyone may call it: the payee is the one the record names.
-    /// @param originData The order's `FillInstruction.originData`.
-    /// @param proof A `StorageProofVerifier` proof of the record's slot in the destination settler.
-    function settle(bytes calldata originData, bytes calldata proof) external;
-
     /// @notice Pays an open order's escrow back to its user, once `fillDeadline + SETTLEMENT_WINDOW` has passed.
     /// Anyone may call it.
     function refund(bytes calldata originData) external;
 
     /// @notice Pays the caller the ETH it is owed.
     function withdrawOwed() external;
+}
+
+/// @title IProvenOriginSettler
+/// @notice The origin settler on the L2 (fast withdrawals, L2 → L1): an order is settled to the filler recorded in
+/// the L1 destination settler's storage, proven against an L1 block the L2 knows.
+interface IProvenOriginSettler is IIntentOriginSettler {
+    /// @notice The escrow of an order was paid to its filler, on a proof at L1 block `l1BlockNumber`.
+    event Settled(bytes32 indexed orderId, address indexed filler, uint256 l1BlockNumber);
+
+    /// @notice The proof shows no fill record for the order at that L1 block.
+    error OriginSettler_NotFilled(bytes32 orderId, uint256 l1BlockNumber);
+
+    /// @notice The oldest L1 block a settlement proof may be at, in seconds before now.
+    function MAX_PROOF_AGE() external view returns (uint256);
+
+    /// @notice The verifier of L1 storage proofs.
+    function VERIFIER() external view returns (IStorageProofVerifier);
+
+    /// @notice Pays an open order's escrow to the filler recorded in the destination settler's storage, proven at
+    /// an L1 block the L2 knows. Anyone may call it: the payee is the one the record names.
+    /// @param originData The order's `FillInstruction.originData`.
+    /// @param proof A `StorageProofVerifier` proof of the record's slot in the destination settler.
+    function settle(bytes calldata originData, bytes calldata proof) external;
+}
+
+/// @title IMessagedOriginSettler
+/// @notice The origin settler on L1 (fast deposits, L1 → L2): an order is settled to the filler that the L2
+/// destination settler reports through the OP messenger (`IReportingDestinationSettler.reportFills`). The report is
+/// an L2 → L1 message, so it arrives after the L2 output covering it is proven and the challenge period is over: the
+/// user is paid on the L2 at once, and only the filler waits.
+interface IMessagedOriginSettler is IIntentOriginSettler {
+    /// @notice The escrow of an order was paid to the filler the destination settler reported.
+    event SettledByMessage(bytes32 indexed orderId, address indexed filler);
+    /// @notice A reported fill found its order no longer open (settled by an earlier report, or refunded).
+    event ReportSkipped(bytes32 indexed orderId, OrderStatus status);
+
+    /// @notice The call is not the L1 messenger relaying a message of the L2 destination settler.
+    error OriginSettler_NotFromDestination(address sender);
+    /// @notice A report's lists differ in length.
+    error OriginSettler_MalformedReport();
+
+    /// @notice The L1 cross-domain messenger, which relays the destination settler's reports.
+    function MESSENGER() external view returns (address);
+
+    /// @notice Gas an ETH payment to a filler may use: a filler's contract wallet that needs more is paid through
+    /// `owed`, so that no payee can make a report's batch run out of gas.
+    function PAYMENT_GAS() external view returns (uint256);
+
+    /// @notice Settles reported fills: each open order among them is paid to its `repayTo`; one no longer open is
+    /// skipped. Only the messenger, relaying the destination settler.
+    /// @param originDatas The orders' `originData`.
+    /// @param repayTos Who each order's escrow is owed to, from the fill records.
+    function settleReported(bytes[] calldata originDatas, address[] calldata repayTos) external;
+}
+
+/// @title IReportingDestinationSettler
+/// @notice The destination settler on the L2 (fast deposits, L1 → L2): fills are recorded as on L1, and reported to
+/// the origin settler on L1 through the OP messenger, in batches.
+interface IReportingDestinationSettler is IIntentDestinationSettler {
+    /// @notice Fills were reported to `originSettler` on L1 in one message.
+    event FillsReported(address indexed originSettler, uint256 count);
+
+    error DestinationSettler_ZeroAddress();
+    /// @notice A report names no order, or more than `MAX_REPORT`.
+    error DestinationSettler_BadReportSize(uint256 count);
+    /// @notice A reported order is not filled here.
+    error DestinationSettler_NotFilled(bytes32 orderId);
+    /// @notice The orders of one report have different origin settlers.
+    error DestinationSettler_MixedOrigins(address first, address other);
+
+    /// @notice The L2 cross-domain messenger.
+    function MESSENGER() external view returns (address);
+
+    /// @notice The most orders one report carries (the L1 relay's gas grows with it).
+    function MAX_REPORT() external view returns (uint256);
+
+    /// @notice L1 gas the relay of a report of `count` orders is given.
+    function reportGasLimit(uint256 count) external pure returns (uint32);
+
+    /// @notice Reports filled orders, all of one origin settler, to it on L1, with their fill records. Anyone may
+    /// call it: a report only states what this contract recorded, and the origin settler pays each order once.
+    function reportFills(bytes[] calldata originDatas) external;
 }

@@ -74,8 +74,10 @@ const PAIRS: { contract: string; iface: string; inherited: Exception[] }[] = [
   },
   { contract: "GovernanceExecutor", iface: "IGovernanceExecutor", inherited: [] },
   { contract: "AttestationVerifier", iface: "IAttestationVerifier", inherited: [EIP712] },
-  { contract: "OriginSettler", iface: "IIntentOriginSettler", inherited: [SAFE_ERC20] },
+  { contract: "OriginSettler", iface: "IProvenOriginSettler", inherited: [SAFE_ERC20] },
+  { contract: "L1OriginSettler", iface: "IMessagedOriginSettler", inherited: [SAFE_ERC20] },
   { contract: "DestinationSettler", iface: "IIntentDestinationSettler", inherited: [SAFE_ERC20] },
+  { contract: "L2DestinationSettler", iface: "IReportingDestinationSettler", inherited: [SAFE_ERC20] },
 ];
 
 type Fragments = { functions: Set<string>; events: Set<string>; errors: Set<string> };
