@@ -179,7 +179,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           l2Rpc.destroy();
         }
         stack.credits = credits.stack;
-        solver = await startLocalSolver(options.projectRoot, devnet, deployed.l1PrimaryToken, l2.OriginSettler, progress);
+        solver = await startLocalSolver(options.projectRoot, devnet, deployed, progress);
         stack.accounts!.solver = solver.account;
         stack.solver = {
           address: solver.account.address,
@@ -216,18 +216,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
 }
 
-/** Funds the stack's solver (its inventory on L1, its gas on the L2) and starts it (docs/intents.md). */
+/** Funds the stack's solver (its inventory on both chains) and starts it, in both directions (docs/intents.md). */
 async function startLocalSolver(
   projectRoot: string,
   devnet: OpDevnet,
-  l1PrimaryToken: string,
-  originSettler: string,
+  deployed: { l1: L1Deployment; l2: L2Deployment },
   progress: (line: string) => void,
 ): Promise<StackSolver> {
+  const { PrimaryToken: l1PrimaryToken, OriginSettler: l1OriginSettler } = deployed.l1;
   const account = devAccount(SOLVER_ACCOUNT);
   const logFile = path.join(projectRoot, ".devnet", "network", "logs", "solver.log");
   progress(
-    `Starting the intent layer's solver: fast withdrawals L2 → L1 paying out at most ${100 - STACK_SOLVER_MIN_FEE_BPS / 100}% of their input, from its inventory on L1 (log in ${path.relative(process.cwd(), logFile)})…`,
+    `Starting the intent layer's solver: fast withdrawals L2 → L1 and fast deposits L1 → L2 paying out at most ${100 - STACK_SOLVER_MIN_FEE_BPS / 100}% of their input, from its inventory on both chains (log in ${path.relative(process.cwd(), logFile)})…`,
   );
   const l1 = devnetProvider(devnet.l1.rpcUrl, devnet.l1.chainId);
   try {
@@ -238,7 +238,7 @@ async function startLocalSolver(
         l1: { chainId: devnet.l1.chainId, rpcUrl: devnet.l1.rpcUrl },
         l2: { chainId: devnet.l2.chainId, rpcUrl: devnet.l2.rpcUrl },
         opContracts: devnet.l1Contracts,
-        primaryToken: {},
+        primaryToken: { l1: l1PrimaryToken, l2: deployed.l2.PrimaryToken },
         pollIntervalMs: 200,
       },
       deployer: devnet.accounts.deployer,
@@ -254,7 +254,8 @@ async function startLocalSolver(
     logFile,
     l1RpcUrl: devnet.l1.rpcUrl,
     l2: devnet.l2,
-    originSettler,
+    originSettler: deployed.l2.OriginSettler,
+    l1OriginSettler,
     opContracts: devnet.l1Contracts,
     account,
   });

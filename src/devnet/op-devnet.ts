@@ -208,7 +208,12 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
     );
 
     progress("Deploying the OP Bedrock L1 contracts and installing the L2 predeploys…");
-    await Promise.all([installMulticall3(l1Provider), installMulticall3(l2Provider), installPermit2(l2Provider, BigInt(l2ChainId))]);
+    await Promise.all([
+      installMulticall3(l1Provider),
+      installMulticall3(l2Provider),
+      installPermit2(l1Provider, BigInt(l1ChainId)),
+      installPermit2(l2Provider, BigInt(l2ChainId)),
+    ]);
     const opL1 = await deployOpL1(l1Deployer, { admin: accounts.deployer.address, l2GasLimit: 30_000_000n });
     await installL2Predeploys(l2Provider, l2Deployer, opL1);
 

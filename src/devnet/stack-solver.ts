@@ -14,8 +14,16 @@ import { spawnScript, type ScriptProcess } from "./script-process.ts";
 export const SOLVER_ACCOUNT = 13;
 /** The stack's solver fills orders that pay out at most 99% of their input (docs/intents.md). */
 export const STACK_SOLVER_MIN_FEE_BPS = 100;
-/** Its inventory: ETH and primary tokens on L1 to pay orders out of, and L2 ether for the settlements' gas. */
-export const STACK_SOLVER_INVENTORY = { l1Eth: parseEther("1000"), l1Tokens: parseEther("1000000"), l2Eth: parseEther("10") };
+/**
+ * Its inventory: ETH and primary tokens on L1 to pay fast withdrawals out of, and on the L2 ether (the settlements'
+ * gas, and fast deposits' ETH) and primary tokens for fast deposits.
+ */
+export const STACK_SOLVER_INVENTORY = {
+  l1Eth: parseEther("1000"),
+  l1Tokens: parseEther("1000000"),
+  l2Eth: parseEther("10"),
+  l2Tokens: parseEther("100000"),
+};
 
 export interface StackSolver {
   account: DevAccount;
@@ -27,9 +35,9 @@ export interface StackSolver {
 }
 
 /**
- * Gives the solver account its inventory from the deployer: ETH and primary tokens on L1, and its L2 ether through
- * the standard bridge, so that the ether it later withdraws to L1 is backed by the portal's (the devnet's L2
- * accounts start with ether no deposit locked on L1).
+ * Gives the solver account its inventory from the deployer: ETH and primary tokens on L1, and its L2 ether and
+ * tokens through the standard bridge, so that what it later withdraws to L1 is backed by the portal's and the L1
+ * bridge's (the devnet's L2 accounts start with ether no deposit locked on L1).
  */
 export async function fundSolver(input: {
   l1: JsonRpcProvider;
@@ -45,8 +53,11 @@ export async function fundSolver(input: {
   await (await l1Deployer.sendTransaction({ to: input.solver, value: inventory.l1Eth })).wait();
   await ((await token.getFunction("transfer")(input.solver, inventory.l1Tokens)) as ContractTransactionResponse).wait();
   const bridge = await Bridge.connect(input.bridgeNetwork, input.deployer.privateKey);
-  const deposit = await bridge.depositEth(inventory.l2Eth, input.solver);
-  await bridge.waitFor(deposit, "RELAYED", { timeoutMs: 120_000 });
+  const deposits = [
+    await bridge.depositEth(inventory.l2Eth, input.solver),
+    await bridge.depositPrimaryToken(inventory.l2Tokens, { approve: true, recipient: input.solver }),
+  ];
+  for (const deposit of deposits) await bridge.waitFor(deposit, "RELAYED", { timeoutMs: 120_000 });
 }
 
 /**
@@ -61,6 +72,8 @@ export async function startStackSolver(input: {
   l1RpcUrl: string;
   l2: { rpcUrl: string; wsUrl: string };
   originSettler: string;
+  /** The L1's origin settler: given, the solver fills fast deposits too. */
+  l1OriginSettler?: string;
   opContracts: OpL1Addresses;
   account?: DevAccount;
   env?: Record<string, string>;
@@ -76,6 +89,7 @@ export async function startStackSolver(input: {
     L2_RPC_URL: input.l2.rpcUrl,
     L2_WS_URL: input.l2.wsUrl,
     ORIGIN_SETTLER: input.originSettler,
+    ...(input.l1OriginSettler === undefined ? {} : { L1_ORIGIN_SETTLER: input.l1OriginSettler }),
     SOLVER_STATE_DIR: input.stateDir,
     SOLVER_MIN_FEE_BPS: String(STACK_SOLVER_MIN_FEE_BPS),
     // The devnet's L1 mines a block every 2 s and each transaction at once: a fill lands within seconds.

@@ -49,6 +49,13 @@ const schema = z
     SOLVER_MIN_SECONDS_LEFT: z.coerce.number().int().min(0).max(86_400).default(60),
     /** ETH kept on L1 for the fills' gas, never paid out. */
     SOLVER_L1_GAS_RESERVE_ETH: amount("0.05"),
+    /** ETH kept on the L2 for the gas of fast deposits' fills, settlements and reports, never paid out. */
+    SOLVER_L2_GAS_RESERVE_ETH: amount("0.05"),
+    /**
+     * The L1's `OriginSettler` (an `L1OriginSettler`): set, the solver also fills fast deposits (L1 → L2) from its L2
+     * inventory, reports its fills and finalizes the reports on L1 (needs SOLVER_OP_CHAIN_CONFIG).
+     */
+    L1_ORIGIN_SETTLER: address().optional(),
     /** How far back, in L2 blocks, the first run (an empty journal) looks for open orders: a day at 2 s blocks. */
     SOLVER_FIRST_LOOKBACK_BLOCKS: z.coerce.number().int().min(0).default(43_200),
     /** Move earnings back to L1 through the standard bridge when a side runs low. */
@@ -68,6 +75,8 @@ const schema = z
   .superRefine((config, context) => {
     if (config.SOLVER_REBALANCE && config.SOLVER_OP_CHAIN_CONFIG === undefined)
       context.addIssue({ code: "custom", path: ["SOLVER_OP_CHAIN_CONFIG"], message: "required with SOLVER_REBALANCE" });
+    if (config.L1_ORIGIN_SETTLER !== undefined && config.SOLVER_OP_CHAIN_CONFIG === undefined)
+      context.addIssue({ code: "custom", path: ["SOLVER_OP_CHAIN_CONFIG"], message: "required with L1_ORIGIN_SETTLER" });
   });
 
 export type SolverConfig = Readonly<z.infer<typeof schema>>;
@@ -88,6 +97,7 @@ export function solverPolicy(config: SolverConfig): SolverPolicy {
     maxL1GasPrice: config.SOLVER_MAX_L1_GAS_PRICE_GWEI,
     minSecondsLeft: config.SOLVER_MIN_SECONDS_LEFT,
     l1GasReserve: config.SOLVER_L1_GAS_RESERVE_ETH,
+    l2GasReserve: config.SOLVER_L2_GAS_RESERVE_ETH,
   };
 }
 

@@ -8,8 +8,9 @@ import { JournalDatabase } from "../common/journal-database.ts";
  * - `skipped`: the policy declined it (the reason is kept), or another filler filled it first;
  * - `filling`: a fill transaction was signed and journaled, and may be on its way (its raw bytes are kept, so
  *   that a restart sends exactly it again, never a second one);
- * - `filled`: the fill is mined on L1, at `fillBlock`; the escrow is owed to this solver;
- * - `settled`: the escrow was paid to the solver on the L2;
+ * - `filled`: the fill is mined on the destination chain, at `fillBlock`; the escrow is owed to this solver (a fast
+ *   deposit's fill is then reported to L1: `settleHash` is the report's L2 transaction);
+ * - `settled`: the escrow was paid to the solver on the origin chain;
  * - `expired`: the fill deadline passed before a fill was sent, or the order was refunded.
  */
 export type OrderState = "seen" | "skipped" | "filling" | "filled" | "settled" | "expired";
@@ -18,7 +19,7 @@ export interface JournaledOrder {
   orderId: string;
   originData: string;
   state: OrderState;
-  /** The L2 block of its `Open` event. */
+  /** The origin chain's block of its `Open` event. */
   openBlock: number;
   reason?: string;
   fillRaw?: string;
@@ -47,6 +48,12 @@ export interface JournaledWithdrawal {
   state: "initiated" | "proven" | "finalized";
 }
 
+/** A report of fast deposits' fills (an L2 → L1 message) that the solver drives to its relay on L1. */
+export interface JournaledReport {
+  l2TxHash: string;
+  state: "initiated" | "proven" | "finalized";
+}
+
 /**
  * The solver's journal (SQLite, `node:sqlite`, in its state directory): every order it has seen and what it did
  * with it, the last L2 block whose `Open` events are all read, and its rebalancing withdrawals. A fill is journaled,
@@ -69,8 +76,9 @@ export class SolverJournal {
       CREATE TABLE IF NOT EXISTS withdrawals (
         l2_tx_hash TEXT PRIMARY KEY, asset TEXT NOT NULL, amount TEXT NOT NULL, state TEXT NOT NULL
       );
+      CREATE TABLE IF NOT EXISTS reports (l2_tx_hash TEXT PRIMARY KEY, state TEXT NOT NULL);
     `,
-      ["orders", "withdrawals"],
+      ["orders", "withdrawals", "reports"],
     );
     this.#db = this.#journal.db;
   }
@@ -154,6 +162,44 @@ export class SolverJournal {
       state: JournaledWithdrawal["state"];
     }>;
     return rows.map((row) => ({ l2TxHash: row.l2_tx_hash, asset: row.asset, amount: BigInt(row.amount), state: row.state }));
+  }
+
+  /** Filled orders no report names yet, oldest first. */
+  unreported(): JournaledOrder[] {
+    const rows = this.#db
+      .prepare("SELECT * FROM orders WHERE state = 'filled' AND settle_hash IS NULL ORDER BY open_block, rowid")
+      .all() as unknown as OrderRow[];
+    return rows.map(fromRow);
+  }
+
+  /** Journals a report sent on the L2, and the orders it names, at once. */
+  addReport(l2TxHash: string, orderIds: string[]): void {
+    this.#journal.transaction(() => {
+      this.#db.prepare("INSERT INTO reports (l2_tx_hash, state) VALUES (?, 'initiated')").run(l2TxHash);
+      const name = this.#db.prepare("UPDATE orders SET settle_hash = ? WHERE order_id = ?");
+      for (const orderId of orderIds) name.run(l2TxHash, orderId);
+    });
+  }
+
+  setReportState(l2TxHash: string, state: JournaledReport["state"]): void {
+    this.#db.prepare("UPDATE reports SET state = ? WHERE l2_tx_hash = ?").run(state, l2TxHash);
+  }
+
+  /** Reports not finalized on L1 yet. */
+  pendingReports(): JournaledReport[] {
+    const rows = this.#db.prepare("SELECT * FROM reports WHERE state != 'finalized' ORDER BY rowid").all() as Array<{
+      l2_tx_hash: string;
+      state: JournaledReport["state"];
+    }>;
+    return rows.map((row) => ({ l2TxHash: row.l2_tx_hash, state: row.state }));
+  }
+
+  /** The filled orders a report names. */
+  ordersOfReport(l2TxHash: string): JournaledOrder[] {
+    const rows = this.#db
+      .prepare("SELECT * FROM orders WHERE state = 'filled' AND settle_hash = ? ORDER BY rowid")
+      .all(l2TxHash) as unknown as OrderRow[];
+    return rows.map(fromRow);
   }
 
   close(): void {

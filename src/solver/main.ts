@@ -16,11 +16,17 @@ export interface RunningSolver {
   stop(): Promise<void>;
 }
 
-/** Opens the journal and starts the solver. */
+/** Opens the journals (one per direction) and starts the solver. */
 export async function startSolver(config: SolverConfig, logger: Logger): Promise<RunningSolver> {
   const l1 = new JsonRpcProvider(config.L1_RPC_URL, undefined, { staticNetwork: true, pollingInterval: 250 });
   const l2 = new JsonRpcProvider(config.L2_RPC_URL, undefined, { staticNetwork: true, pollingInterval: 250 });
   const journal = new SolverJournal(path.join(config.SOLVER_STATE_DIR, "journal.sqlite"));
+  const depositJournal =
+    config.L1_ORIGIN_SETTLER === undefined ? undefined : new SolverJournal(path.join(config.SOLVER_STATE_DIR, "deposits.sqlite"));
+  const closeJournals = () => {
+    journal.close();
+    depositJournal?.close();
+  };
   try {
     logger.info({ config: redactedSolverConfig(config) }, "solver configuration");
     const solver = await Solver.start({
@@ -31,12 +37,12 @@ export async function startSolver(config: SolverConfig, logger: Logger): Promise
       originSettler: config.ORIGIN_SETTLER,
       journal,
       policy: solverPolicy(config),
-      rebalance: config.SOLVER_REBALANCE
-        ? {
-            connect: async (tokens) => Bridge.connect(await bridgeNetwork(config, l1, l2, tokens), config.SOLVER_KEY),
-            policy: rebalancePolicy(config),
-          }
-        : undefined,
+      connectBridge:
+        config.SOLVER_OP_CHAIN_CONFIG === undefined
+          ? undefined
+          : async (tokens) => Bridge.connect(await bridgeNetwork(config, l1, l2, tokens), config.SOLVER_KEY),
+      rebalance: config.SOLVER_REBALANCE ? rebalancePolicy(config) : undefined,
+      deposits: depositJournal === undefined ? undefined : { originSettler: config.L1_ORIGIN_SETTLER!, journal: depositJournal },
       firstLookback: config.SOLVER_FIRST_LOOKBACK_BLOCKS,
       logger,
     });
@@ -46,13 +52,13 @@ export async function startSolver(config: SolverConfig, logger: Logger): Promise
       journal,
       async stop() {
         await solver.stop();
-        journal.close();
+        closeJournals();
         l1.destroy();
         l2.destroy();
       },
     };
   } catch (error) {
-    journal.close();
+    closeJournals();
     l1.destroy();
     l2.destroy();
     throw error;

@@ -1,6 +1,6 @@
 import type { JsonRpcProvider } from "ethers";
 
-import type { OriginSettler } from "../../typechain-types/index.ts";
+import type { IIntentOriginSettler } from "../../typechain-types/index.ts";
 import type { SolverJournal } from "./journal.ts";
 
 /** `eth_getLogs` ranges stay under what hosted RPCs accept. */
@@ -9,11 +9,12 @@ const MAX_LOG_RANGE = 2_000;
 /**
  * Reads `Open` events of the origin settler from the journal's cursor up to `head`, journals each order once (its
  * id and its `originData`, as the event gives them) and moves the cursor, range by range, so that a restart goes on
- * from the last range read. The first run starts `firstLookback` blocks back. Returns the orders new to the journal.
+ * from the last range read. The first run starts `firstLookback` blocks back (of the origin chain). Returns the orders new to the journal.
  */
 export async function readOpenedOrders(options: {
-  l2: JsonRpcProvider;
-  origin: OriginSettler;
+  /** The origin chain. */
+  provider: JsonRpcProvider;
+  origin: IIntentOriginSettler;
   journal: SolverJournal;
   head: number;
   firstLookback: number;

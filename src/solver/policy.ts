@@ -10,34 +10,41 @@ export interface SolverPolicy {
   minSecondsLeft: number;
   /** ETH kept on L1 for the fills' gas, never paid out. */
   l1GasReserve: bigint;
+  /** ETH kept on the L2 for the fills (of fast deposits), settlements and reports' gas, never paid out. */
+  l2GasReserve: bigint;
 }
 
-/** What the solver knows when it quotes: the time, the gas, its L1 inventory, the tokens it deals in. */
+/**
+ * What the solver knows when it quotes an order of one direction: the destination chain's time, the L1 gas price,
+ * its inventory on the destination chain, the tokens it deals in.
+ */
 export interface QuoteContext {
   now: number;
   l1GasPrice: bigint;
-  /** The solver's L1 balances (ETH and the L1 primary token) less what its fills in flight will pay. */
+  /** The solver's balances on the destination chain (ETH and its primary token) less what its fills in flight will pay. */
   inventory: { eth: bigint; token: bigint };
-  /** The L2 primary token (an input) and the L1 primary token (its output). */
-  tokens: { l2: string; l1: string };
-  /** Wei the fill (L1) and the settlement (L2) will cost, for an ETH order's fee to cover. */
+  /** The origin chain's primary token (an input) and the destination chain's (its output). */
+  tokens: { input: string; output: string };
+  /** Wei the fill and the settlement will cost on both chains, for an ETH order's fee to cover. */
   gasCost: bigint;
+  /** ETH on the destination chain that is never paid out (its gas). */
+  gasReserve: bigint;
 }
 
 /** `retry`: the reason may pass (gas price, inventory), so the order is asked about again at the next block. */
 export type Quote = { fill: true; fee: bigint } | { fill: false; reason: string; retry?: boolean };
 
 /**
- * Whether filling `order` pays, and why not. Only like for like: ETH for ETH, the L2 primary token for the L1 one
- * (a swap would need a price, which this solver does not have). The fee is the input less the output. An ETH
+ * Whether filling `order` pays, and why not. Only like for like: ETH for ETH, one chain's primary token for the
+ * other's (a swap would need a price, which this solver does not have). The fee is the input less the output. An ETH
  * order's fee must also cover the gas the solver spends on it; a token order's fee is in tokens, which the solver
  * cannot price in ETH, so for those the gas policy is the price cap alone.
  */
 export function quote(order: OriginData, context: QuoteContext, policy: SolverPolicy): Quote {
-  const sameAsset = (a: string, b: string, l2: string, l1: string) =>
-    a.toLowerCase() === l2.toLowerCase() && b.toLowerCase() === l1.toLowerCase();
+  const sameAsset = (a: string, b: string, input: string, output: string) =>
+    a.toLowerCase() === input.toLowerCase() && b.toLowerCase() === output.toLowerCase();
   const eth = sameAsset(order.inputToken, order.outputToken, NATIVE_TOKEN, NATIVE_TOKEN);
-  const token = sameAsset(order.inputToken, order.outputToken, context.tokens.l2, context.tokens.l1);
+  const token = sameAsset(order.inputToken, order.outputToken, context.tokens.input, context.tokens.output);
   if (!eth && !token) return { fill: false, reason: "not like for like (the solver has no price for a swap)" };
   if (order.fillDeadline < context.now + policy.minSecondsLeft) return { fill: false, reason: "too near its fill deadline" };
   if (order.outputAmount >= order.inputAmount) return { fill: false, reason: "pays out all of its input or more" };
@@ -45,7 +52,7 @@ export function quote(order: OriginData, context: QuoteContext, policy: SolverPo
   if (fee * 10_000n < BigInt(policy.minFeeBps) * order.inputAmount) return { fill: false, reason: `fee below ${policy.minFeeBps} bps` };
   if (context.l1GasPrice > policy.maxL1GasPrice) return { fill: false, reason: "L1 gas price above the cap", retry: true };
   if (eth && fee < context.gasCost) return { fill: false, reason: "fee below the gas cost" };
-  const available = eth ? context.inventory.eth - policy.l1GasReserve : context.inventory.token;
-  if (available < order.outputAmount) return { fill: false, reason: "not enough inventory on L1", retry: true };
+  const available = eth ? context.inventory.eth - context.gasReserve : context.inventory.token;
+  if (available < order.outputAmount) return { fill: false, reason: "not enough inventory on the destination chain", retry: true };
   return { fill: true, fee };
 }

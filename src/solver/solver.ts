@@ -2,21 +2,33 @@ import type { Bridge } from "@avn/bridge";
 import { Contract, type ContractTransactionResponse, MaxUint256, NonceManager, type JsonRpcProvider, Wallet } from "ethers";
 import type { Logger } from "pino";
 
-import { decodeOriginData } from "@avn/protocol/intents";
-import type { DestinationSettler, L1BlockHashes, OriginSettler, StorageProofVerifier } from "../../typechain-types/index.ts";
+import type {
+  DestinationSettler,
+  L1BlockHashes,
+  L1OriginSettler,
+  L2DestinationSettler,
+  OriginSettler,
+  StorageProofVerifier,
+} from "../../typechain-types/index.ts";
 import { contractAt } from "../common/artifacts.ts";
 import { describeError } from "../common/describe-error.ts";
 import { JsonRpcSubscription } from "../common/json-rpc-subscription.ts";
-import { describeOrder, Filler } from "./filler.ts";
-import type { JournaledOrder, SolverJournal } from "./journal.ts";
-import { readOpenedOrders } from "./order-feed.ts";
-import { quote, type SolverPolicy } from "./policy.ts";
+import { FillLane } from "./fill-lane.ts";
+import { Filler } from "./filler.ts";
+import type { SolverJournal } from "./journal.ts";
+import type { SolverPolicy } from "./policy.ts";
 import { Rebalancer, type RebalancePolicy } from "./rebalancer.ts";
+import { Reporter } from "./reporter.ts";
 import { Settler } from "./settler.ts";
 
-/** Gas the policy charges an ETH order for: a fill (about 50k on L1) and a settlement with its proof (about 120k on the L2). */
+/**
+ * Gas the policy charges an ETH order for. A fast withdrawal: its fill (about 65k on L1) and its settlement with a
+ * proof (about 120k on the L2). A fast deposit: its fill (on the L2) and its report's proof and finalization on L1
+ * (about 400k, shared by the orders of a report; counted whole, as a report may carry one order).
+ */
 const FILL_GAS = 80_000n;
 const SETTLE_GAS = 300_000n;
+const REPORT_L1_GAS = 400_000n;
 
 const ERC20_ABI = [
   "function balanceOf(address) view returns (uint256)",
@@ -29,36 +41,52 @@ export interface SolverOptions {
   l2: JsonRpcProvider;
   /** The L2's WebSocket endpoint: each new L2 block wakes the solver. */
   l2WsUrl: string;
-  /** The solver's key: the same account fills on L1 and is repaid on the L2. */
+  /** The solver's key: the same account fills and is repaid on both chains. */
   key: string;
+  /** The L2's origin settler (fast withdrawals, L2 → L1). */
   originSettler: string;
   journal: SolverJournal;
   policy: SolverPolicy;
-  /** Rebalancing through the standard bridge (off without it): `connect` gets the bridge for the settlers' tokens. */
-  rebalance?: { connect(tokens: { l1: string; l2: string }): Promise<Bridge>; policy: RebalancePolicy };
-  /** How far back the first run looks for `Open` events, in L2 blocks. */
+  /** The standard bridge for the settlers' tokens, which rebalancing and fast deposits' reports need. */
+  connectBridge?(tokens: { l1: string; l2: string }): Promise<Bridge>;
+  /** Rebalancing through the standard bridge (off without it; needs `connectBridge`). */
+  rebalance?: RebalancePolicy;
+  /** Fast deposits (L1 → L2; off without it; needs `connectBridge`): the L1's origin settler, and their own journal. */
+  deposits?: { originSettler: string; journal: SolverJournal };
+  /** How far back the first run looks for `Open` events, in blocks of each origin chain. */
   firstLookback: number;
   logger: Logger;
 }
 
+/** The fast deposits' side of the solver, when it runs one. */
+interface DepositParts {
+  lane: FillLane;
+  filler: Filler;
+  reporter: Reporter;
+  destination: string;
+}
+
 /**
- * The intent layer's solver (docs/intents.md): it reads every `Open` event of the origin settler on the L2, fills on
- * L1 the orders its policy finds profitable, settles each fill on the L2 with a storage proof of the fill's record,
- * and moves its earnings back to L1 through the standard bridge when a side runs low. Every L2 block wakes it for one
- * pass; a pass in progress when a block arrives is followed by one more. What it does is journaled first
- * (`SolverJournal`), so a restart goes on where it stopped.
+ * The intent layer's solver (docs/intents.md). Fast withdrawals (L2 → L1): it reads every `Open` event of the L2's
+ * origin settler, fills on L1 the orders its policy finds profitable, and settles each fill on the L2 with a storage
+ * proof of the fill's record. Fast deposits (L1 → L2, with `deposits`): it reads the L1 origin settler's orders,
+ * fills them on the L2, and reports the fills to L1, where the escrows are paid once the reports are relayed. It
+ * moves its earnings back to L1 through the standard bridge when a side runs low. Every L2 block wakes it for one
+ * pass; a pass in progress when a block arrives is followed by one more. Its steps run one after another, each
+ * counting its nonces from the nodes again, since all send from one key. What it does is journaled first
+ * (`SolverJournal`, one per direction), so a restart goes on where it stopped.
  */
 export class Solver {
   readonly address: string;
   readonly #options: SolverOptions;
-  readonly #origin: OriginSettler;
+  readonly #withdrawals: FillLane;
   readonly #filler: Filler;
   readonly #settler: Settler;
   readonly #l2Signer: NonceManager;
   readonly #rebalancer: Rebalancer | undefined;
+  readonly #deposits: DepositParts | undefined;
   readonly #tokens: { l1: string; l2: string };
   readonly #subscription: JsonRpcSubscription;
-  readonly #waiting = new Set<string>();
   #running: Promise<void> | undefined;
   #again = false;
   #stopped = false;
@@ -71,17 +99,36 @@ export class Solver {
       hashes: L1BlockHashes;
       tokens: { l1: string; l2: string };
       bridge: Bridge | undefined;
+      deposits: { origin: L1OriginSettler; destination: L2DestinationSettler } | undefined;
     },
   ) {
     this.#options = options;
-    const l1Wallet = new Wallet(options.key, options.l1);
+    const { l1, l2, policy, journal, logger, firstLookback } = options;
+    const l1Wallet = new Wallet(options.key, l1);
+    const l2Wallet = new Wallet(options.key, l2);
     this.address = l1Wallet.address;
-    this.#origin = parts.origin;
     this.#tokens = parts.tokens;
-    this.#l2Signer = new NonceManager(new Wallet(options.key, options.l2));
-    this.#filler = new Filler({ l1: options.l1, wallet: l1Wallet, destination: parts.destination, journal: options.journal });
+    this.#l2Signer = new NonceManager(l2Wallet);
+    const wake = () => this.wake();
+    const l1GasPrice = async () => gasPrice(l1);
+    this.#filler = new Filler({ provider: l1, wallet: l1Wallet, destination: parts.destination, journal });
+    this.#withdrawals = new FillLane({
+      name: "withdrawals",
+      origin: { provider: l2, settler: parts.origin },
+      destination: { provider: l1 },
+      filler: this.#filler,
+      journal,
+      policy,
+      tokens: { input: parts.tokens.l2, output: parts.tokens.l1 },
+      gasReserve: policy.l1GasReserve,
+      gasCost: async () => FILL_GAS * (await gasPrice(l1)) + SETTLE_GAS * (await gasPrice(l2)),
+      l1GasPrice,
+      firstLookback,
+      logger,
+      wake,
+    });
     this.#settler = new Settler({
-      l1: options.l1,
+      l1,
       origin: parts.origin,
       hashes: parts.hashes,
       destination: parts.destination.target as string,
@@ -90,7 +137,37 @@ export class Solver {
     this.#rebalancer =
       options.rebalance === undefined || parts.bridge === undefined
         ? undefined
-        : new Rebalancer({ bridge: parts.bridge, journal: options.journal, policy: options.rebalance.policy, logger: options.logger });
+        : new Rebalancer({ bridge: parts.bridge, journal, policy: options.rebalance, logger });
+    if (parts.deposits !== undefined && options.deposits !== undefined && parts.bridge !== undefined) {
+      const depositJournal = options.deposits.journal;
+      const filler = new Filler({ provider: l2, wallet: l2Wallet, destination: parts.deposits.destination, journal: depositJournal });
+      this.#deposits = {
+        filler,
+        destination: parts.deposits.destination.target as string,
+        lane: new FillLane({
+          name: "deposits",
+          origin: { provider: l1, settler: parts.deposits.origin },
+          destination: { provider: l2 },
+          filler,
+          journal: depositJournal,
+          policy,
+          tokens: { input: parts.tokens.l1, output: parts.tokens.l2 },
+          gasReserve: policy.l2GasReserve,
+          gasCost: async () => (FILL_GAS + SETTLE_GAS) * (await gasPrice(l2)) + REPORT_L1_GAS * (await gasPrice(l1)),
+          l1GasPrice,
+          firstLookback,
+          logger,
+          wake,
+        }),
+        reporter: new Reporter({
+          destination: parts.deposits.destination.connect(this.#l2Signer),
+          origin: parts.deposits.origin,
+          bridge: parts.bridge,
+          journal: depositJournal,
+          logger,
+        }),
+      };
+    }
     this.#subscription = new JsonRpcSubscription({
       url: options.l2WsUrl,
       params: ["newHeads"],
@@ -101,7 +178,7 @@ export class Solver {
     });
   }
 
-  /** Reads the settlers' settings, anchors the journal to them, grants the destination settler the L1 token once, and starts. */
+  /** Reads the settlers' settings, anchors the journals to them, grants the destination settlers the tokens once, and starts. */
   static async start(options: SolverOptions): Promise<Solver> {
     const origin = contractAt<OriginSettler>("OriginSettler", options.originSettler, options.l2, "intents");
     const [destinationAddress, destinationChainId, l2Token, l1Token, verifierAddress] = await Promise.all([
@@ -111,26 +188,57 @@ export class Solver {
       origin.OUTPUT_TOKEN(),
       origin.VERIFIER(),
     ]);
-    const l1Network = await options.l1.getNetwork();
+    const [l1Network, l2Network] = await Promise.all([options.l1.getNetwork(), options.l2.getNetwork()]);
     if (l1Network.chainId !== destinationChainId)
       throw new Error(`The L1 RPC serves chain ${l1Network.chainId}; the origin settler's destination is chain ${destinationChainId}`);
     const verifier = contractAt<StorageProofVerifier>("StorageProofVerifier", verifierAddress, options.l2, "proofs");
     const hashes = contractAt<L1BlockHashes>("L1BlockHashes", await verifier.L1_BLOCK_HASHES(), options.l2, "proofs");
-    const l2ChainId = (await options.l2.getNetwork()).chainId;
-    if (options.journal.anchor(`${l2ChainId}:${options.originSettler}:${destinationChainId}:${destinationAddress}`.toLowerCase()))
+    if (options.journal.anchor(`${l2Network.chainId}:${options.originSettler}:${destinationChainId}:${destinationAddress}`.toLowerCase()))
       options.logger.warn("the journal belonged to other settlers: cleared");
     const destination = contractAt<DestinationSettler>("DestinationSettler", destinationAddress, options.l1, "intents");
     const tokens = { l1: l1Token, l2: l2Token };
-    const bridge = await options.rebalance?.connect(tokens);
-    const solver = new Solver(options, { origin, destination, hashes, tokens, bridge });
-    await solver.#approveOutputToken(destinationAddress);
+    const deposits = options.deposits === undefined ? undefined : await Solver.#depositSettlers(options, tokens, l2Network.chainId);
+    const bridge = options.rebalance !== undefined || deposits !== undefined ? await options.connectBridge?.(tokens) : undefined;
+    if (deposits !== undefined && bridge === undefined)
+      throw new Error("Fast deposits need the standard bridge (its reports are withdrawals)");
+    const solver = new Solver(options, { origin, destination, hashes, tokens, bridge, deposits });
+    await solver.#approve(tokens.l1, destinationAddress, options.l1);
+    if (deposits !== undefined) await solver.#approve(tokens.l2, deposits.destination.target as string, options.l2);
     options.logger.info(
-      { solver: solver.address, originSettler: options.originSettler, destinationSettler: destinationAddress },
+      {
+        solver: solver.address,
+        originSettler: options.originSettler,
+        destinationSettler: destinationAddress,
+        ...(deposits === undefined
+          ? {}
+          : { l1OriginSettler: options.deposits!.originSettler, l2DestinationSettler: deposits.destination.target }),
+      },
       "solver starting",
     );
     solver.#subscription.start();
     solver.wake();
     return solver;
+  }
+
+  /** The fast deposits' settlers, checked against the withdrawals' (same tokens, the same L2), and their journal anchored. */
+  static async #depositSettlers(options: SolverOptions, tokens: { l1: string; l2: string }, l2ChainId: bigint) {
+    const { originSettler, journal } = options.deposits!;
+    const origin = contractAt<L1OriginSettler>("L1OriginSettler", originSettler, options.l1, "intents");
+    const [destinationAddress, destinationChainId, inputToken, outputToken] = await Promise.all([
+      origin.DESTINATION_SETTLER(),
+      origin.DESTINATION_CHAIN_ID(),
+      origin.INPUT_TOKEN(),
+      origin.OUTPUT_TOKEN(),
+    ]);
+    if (destinationChainId !== l2ChainId)
+      throw new Error(`The L2 RPC serves chain ${l2ChainId}; the L1 origin settler's destination is chain ${destinationChainId}`);
+    if (inputToken !== tokens.l1 || outputToken !== tokens.l2)
+      throw new Error("The L1 origin settler deals in other tokens than the L2's: they are not one deployment's");
+    const l1ChainId = (await options.l1.getNetwork()).chainId;
+    if (journal.anchor(`${l1ChainId}:${originSettler}:${destinationChainId}:${destinationAddress}`.toLowerCase()))
+      options.logger.warn("the deposits' journal belonged to other settlers: cleared");
+    const destination = contractAt<L2DestinationSettler>("L2DestinationSettler", destinationAddress, options.l2, "intents");
+    return { origin, destination };
   }
 
   /** Asks for a pass: at once, or right after the one in progress. */
@@ -161,98 +269,27 @@ export class Solver {
   }
 
   async #pass(): Promise<void> {
-    const { l2, journal, logger } = this.#options;
-    const head = await l2.getBlockNumber();
-    const fresh = await readOpenedOrders({ l2, origin: this.#origin, journal, head, firstLookback: this.#options.firstLookback });
-    for (const orderId of fresh)
-      logger.info({ orderId, ...describeOrder(decodeOriginData(journal.get(orderId)!.originData as `0x${string}`)) }, "order seen");
-    await this.#resolveFills();
-    await this.#fillSeen();
+    this.#resetNonces();
+    await this.#withdrawals.pass();
     await this.#settleFilled();
+    if (this.#deposits !== undefined) {
+      this.#resetNonces();
+      await this.#deposits.lane.pass();
+      this.#resetNonces();
+      await this.#deposits.reporter.pass();
+    }
+    this.#resetNonces();
     await this.#rebalance();
   }
 
-  async #resolveFills(): Promise<void> {
-    const { journal, logger } = this.#options;
-    for (const order of journal.inState("filling")) {
-      // One fill the node refuses to take again (its nonce now another's) must not stop the others.
-      const outcome = await this.#filler.check(order).catch((error: unknown) => {
-        logger.warn({ orderId: order.orderId, reason: describeError(error) }, "fill not found nor sent again; the next block tries again");
-        return undefined;
-      });
-      if (outcome === undefined) continue;
-      if (outcome.kind === "filled") {
-        journal.filled(order.orderId, outcome.block);
-        logger.info({ orderId: order.orderId, fillTx: order.fillHash, l1Block: outcome.block }, "order filled");
-      } else if (outcome.kind === "taken") {
-        journal.skip(order.orderId, outcome.reason);
-        logger.info({ orderId: order.orderId, reason: outcome.reason }, "order left");
-      } else this.#awaitFill(order);
-    }
-  }
-
-  async #fillSeen(): Promise<void> {
-    const { journal, logger, l1, l2, policy } = this.#options;
-    const seen = journal.inState("seen");
-    if (seen.length === 0) return;
-    const [l1Block, l1Fees, l2Fees, inventory] = await Promise.all([
-      l1.getBlock("latest"),
-      l1.getFeeData(),
-      l2.getFeeData(),
-      this.#filler.inventory(this.#tokens.l1),
-    ]);
-    const l1GasPrice = l1Fees.maxFeePerGas ?? l1Fees.gasPrice ?? 0n;
-    const gasCost = FILL_GAS * l1GasPrice + SETTLE_GAS * (l2Fees.maxFeePerGas ?? l2Fees.gasPrice ?? 0n);
-    for (const order of seen) {
-      const terms = decodeOriginData(order.originData as `0x${string}`);
-      if (terms.fillDeadline < l1Block!.timestamp) {
-        journal.expire(order.orderId, "its fill deadline passed");
-        continue;
-      }
-      const decision = quote(terms, { now: l1Block!.timestamp, l1GasPrice, inventory, tokens: this.#tokens, gasCost }, policy);
-      if (!decision.fill) {
-        if (decision.retry === true) logger.debug({ orderId: order.orderId, reason: decision.reason }, "order not filled yet");
-        else {
-          journal.skip(order.orderId, decision.reason);
-          logger.info({ orderId: order.orderId, reason: decision.reason }, "order declined");
-        }
-        continue;
-      }
-      try {
-        const hash = await this.#filler.send(order);
-        if (terms.outputToken === this.#tokens.l1) inventory.token -= terms.outputAmount;
-        else inventory.eth -= terms.outputAmount;
-        logger.info({ orderId: order.orderId, fillTx: hash, fee: decision.fee.toString() }, "fill sent");
-        this.#awaitFill(journal.get(order.orderId)!);
-      } catch (error) {
-        this.#fillRefused(order, error);
-      }
-    }
-  }
-
-  /** A fill refused before it was signed (the estimate) or at its broadcast: said, and tried again next block unless final. */
-  #fillRefused(order: JournaledOrder, error: unknown): void {
-    const { journal, logger } = this.#options;
-    const reason = describeError(error);
-    const current = journal.get(order.orderId)!;
-    if (current.state === "seen" && /AlreadyFilled/.test(reason)) {
-      journal.skip(order.orderId, "filled by another filler");
-      logger.info({ orderId: order.orderId }, "order left: filled by another filler");
-    } else if (current.state === "seen" && /FillExpired/.test(reason)) journal.expire(order.orderId, "its fill deadline passed");
-    else logger.warn({ orderId: order.orderId, reason }, "fill not sent; the next block tries again");
-  }
-
-  /** Wakes a pass when a journaled fill is mined (once per fill and process). */
-  #awaitFill(order: JournaledOrder): void {
-    if (this.#waiting.has(order.orderId)) return;
-    this.#waiting.add(order.orderId);
-    this.#filler
-      .waitMined(order.fillHash!)
-      .catch(() => undefined)
-      .finally(() => {
-        this.#waiting.delete(order.orderId);
-        this.wake();
-      });
+  /**
+   * Every step sends from the same key, the fills with nonces they count themselves: between steps, each counter
+   * starts again from the node's pending count, which includes what the step before sent.
+   */
+  #resetNonces(): void {
+    this.#filler.resetNonce();
+    this.#deposits?.filler.resetNonce();
+    this.#l2Signer.reset();
   }
 
   async #settleFilled(): Promise<void> {
@@ -282,7 +319,7 @@ export class Solver {
         this.#l2Signer.reset();
       } else if (outcome.value.kind === "settled") {
         journal.settled(order.orderId);
-        logger.info({ orderId: order.orderId, settleTx: outcome.value.hash, l1Block: provable }, "order settled");
+        logger.info({ lane: "withdrawals", orderId: order.orderId, settleTx: outcome.value.hash, l1Block: provable }, "order settled");
       } else if (outcome.value.kind === "refunded") {
         journal.expire(order.orderId, "refunded to its user before settlement");
         logger.error({ orderId: order.orderId }, "a filled order was refunded before it was settled: its escrow is lost to the solver");
@@ -299,19 +336,19 @@ export class Solver {
       l2.getBalance(this.address),
       erc20.balanceOf(this.address) as Promise<bigint>,
     ]);
-    const sent = await this.#rebalancer.pass(l1Inventory, { eth: l2Eth, token: l2Tokens });
-    if (sent) {
-      // The bridge sent from the same key on both chains: count the nonces from the nodes again.
-      this.#l2Signer.reset();
-      this.#filler.resetNonce();
-    }
+    await this.#rebalancer.pass(l1Inventory, { eth: l2Eth, token: l2Tokens });
   }
 
-  /** Grants the destination settler the L1 token for every fill to come, once. */
-  async #approveOutputToken(destination: string): Promise<void> {
-    const token = new Contract(this.#tokens.l1, ERC20_ABI, new Wallet(this.#options.key, this.#options.l1));
-    if (((await token.allowance(this.address, destination)) as bigint) >= MaxUint256 / 2n) return;
-    const approval = (await token.approve(destination, MaxUint256)) as ContractTransactionResponse;
+  /** Grants a destination settler `token` for every fill to come, once. */
+  async #approve(token: string, destination: string, provider: JsonRpcProvider): Promise<void> {
+    const erc20 = new Contract(token, ERC20_ABI, new Wallet(this.#options.key, provider));
+    if (((await erc20.allowance(this.address, destination)) as bigint) >= MaxUint256 / 2n) return;
+    const approval = (await erc20.approve(destination, MaxUint256)) as ContractTransactionResponse;
     await approval.wait();
   }
+}
+
+async function gasPrice(provider: JsonRpcProvider): Promise<bigint> {
+  const fees = await provider.getFeeData();
+  return fees.maxFeePerGas ?? fees.gasPrice ?? 0n;
 }

@@ -11,7 +11,10 @@ export async function installMulticall3(provider: JsonRpcProvider): Promise<void
   await provider.send("anvil_setCode", [MULTICALL3_ADDRESS, opPreinstallCode("MultiCall3")]);
 }
 
-/** Puts Permit2 at its canonical address on an anvil L2, as the OP stack preinstalls it (the intent layer's `openFor`). */
+/**
+ * Puts Permit2 at its canonical address on an anvil chain: as the OP stack preinstalls it on the L2, and as it is
+ * deployed on Ethereum and its test networks (the intent layer's `openFor`, in both directions).
+ */
 export async function installPermit2(provider: JsonRpcProvider, chainId: bigint): Promise<void> {
   await provider.send("anvil_setCode", [PERMIT2_ADDRESS, permit2Code(chainId)]);
 }

@@ -8,7 +8,7 @@ import { Contract, type JsonRpcProvider, MaxUint256, NonceManager, parseEther, W
 import type { Address } from "viem";
 
 import { decodeOriginData, encodeOrderData, NATIVE_TOKEN, ORDER_DATA_TYPE, OrderStatus, type OrderTerms } from "@avn/protocol/intents";
-import type { DestinationSettler, OriginSettler } from "../../../typechain-types/index.ts";
+import type { DestinationSettler, L1OriginSettler, L2DestinationSettler, OriginSettler } from "../../../typechain-types/index.ts";
 import { runCli } from "../../../src/bridge/cli.ts";
 import { contractAt } from "../../../src/common/artifacts.ts";
 import { writeStackFile } from "../../../src/common/stack-file.ts";
@@ -24,10 +24,11 @@ const ERC20 = ["function balanceOf(address) view returns (uint256)", "function a
 
 /**
  * The solver as the local stack runs it (`npm run solver`, its own process) on a devnet of its own: it fills the
- * orders its policy finds profitable, settles them on proofs, survives being killed between a fill and its
- * settlement without filling twice, and moves its earnings back to L1 through the standard bridge.
+ * orders its policy finds profitable, settles fast withdrawals on proofs and fast deposits on reports relayed through
+ * the OP messenger, survives being killed between a fill and its settlement without filling twice, and moves its
+ * earnings back to L1 through the standard bridge.
  */
-describe("Solver: fills, settles with proofs, restarts from its journal, rebalances", function () {
+describe("Solver: fills, settles with proofs or reports, restarts from its journal, rebalances", function () {
   this.timeout(600_000);
   let test: TestDevnet;
   let l1: JsonRpcProvider;
@@ -50,6 +51,7 @@ describe("Solver: fills, settles with proofs, restarts from its journal, rebalan
       l1RpcUrl: test.devnet.l1.rpcUrl,
       l2: test.devnet.l2,
       originSettler: test.deployment!.l2.OriginSettler,
+      l1OriginSettler: test.deployment!.l1.OriginSettler,
       opContracts: test.devnet.l1Contracts,
       env,
     });
@@ -166,6 +168,75 @@ describe("Solver: fills, settles with proofs, restarts from its journal, rebalan
       expect(decodeOriginData(order.originData as `0x${string}`).recipient).to.equal(recipient);
     });
   }
+
+  describe("fast deposits, L1 → L2", function () {
+    let l1Origin: L1OriginSettler;
+    let l2Destination: L2DestinationSettler;
+    let l1User: NonceManager;
+    const depositTerms = (overrides: Partial<OrderTerms> = {}): OrderTerms => ({
+      inputToken: l1Token as Address,
+      inputAmount: parseEther("100"),
+      outputToken: l2Token as Address,
+      outputAmount: parseEther("99"),
+      recipient,
+      destinationChainId: BigInt(test.devnet.l2.chainId),
+      ...overrides,
+    });
+
+    before(async function () {
+      l1Origin = contractAt<L1OriginSettler>("L1OriginSettler", test.deployment!.l1.OriginSettler!, l1, "intents");
+      l2Destination = contractAt<L2DestinationSettler>("L2DestinationSettler", test.deployment!.l2.DestinationSettler, l2, "intents");
+      l1User = new NonceManager(new Wallet(userKey, l1));
+      const deployer = new NonceManager(new Wallet(test.devnet.accounts.deployer.privateKey, l1));
+      await (await deployer.sendTransaction({ to: await l1User.getAddress(), value: parseEther("10") })).wait();
+      const token = new Contract(l1Token, [...ERC20, "function transfer(address,uint256) returns (bool)"], deployer);
+      await (await token.getFunction("transfer")(await l1User.getAddress(), parseEther("1000"))).wait();
+      await (await new Contract(l1Token, ERC20, l1User).getFunction("approve")(l1Origin.target, MaxUint256)).wait();
+    });
+
+    async function openOnL1(t: OrderTerms) {
+      const latest = await l1.getBlock("latest");
+      const order = { fillDeadline: latest!.timestamp + 600, orderDataType: ORDER_DATA_TYPE, orderData: encodeOrderData(t) };
+      const value = t.inputToken === NATIVE_TOKEN ? t.inputAmount : 0n;
+      const receipt = await (await l1Origin.connect(l1User).open(order, { value })).wait();
+      const event = receipt!.logs.map((log) => l1Origin.interface.parseLog(log)).find((parsed) => parsed?.name === "Open")!;
+      return { orderId: event.args.orderId as string };
+    }
+
+    it("pays the recipient on the L2 at once, and is repaid on L1 when its report is relayed, across a kill", async function () {
+      const from = await logFileEnd(solver.logFile);
+      const l2TokenOf = new Contract(l2Token, ERC20, l2);
+      const l1TokenOf = new Contract(l1Token, ERC20, l1);
+      const before = { tokens: (await l2TokenOf.balanceOf(recipient)) as bigint, eth: await l2.getBalance(recipient) };
+      const solverL1Before = (await l1TokenOf.balanceOf(solver.account.address)) as bigint;
+      const tokenOrder = await openOnL1(depositTerms());
+      const ethOrder = await openOnL1(
+        depositTerms({
+          inputToken: NATIVE_TOKEN,
+          outputToken: NATIVE_TOKEN,
+          inputAmount: parseEther("1"),
+          outputAmount: parseEther("0.99"),
+        }),
+      );
+      for (const { orderId } of [tokenOrder, ethOrder])
+        await logLine(from, (entry) => entry.msg === "order filled" && entry.lane === "deposits" && entry.orderId === orderId);
+      expect(await l2TokenOf.balanceOf(recipient)).to.equal(before.tokens + parseEther("99"));
+      expect(await l2.getBalance(recipient)).to.equal(before.eth + parseEther("0.99"));
+      expect(await l1Origin.orderStatus(tokenOrder.orderId)).to.equal(BigInt(OrderStatus.open));
+
+      // Killed once a report is on its way: the restarted solver proves and finalizes it from its journal.
+      await logLine(from, (entry) => entry.msg === "fills reported to L1");
+      await solver.process.stop("SIGKILL");
+      await restart();
+      for (const { orderId } of [tokenOrder, ethOrder])
+        await logLine(from, (entry) => entry.msg === "order settled" && entry.lane === "deposits" && entry.orderId === orderId);
+      expect(await l1Origin.orderStatus(tokenOrder.orderId)).to.equal(BigInt(OrderStatus.settled));
+      expect(await l1Origin.orderStatus(ethOrder.orderId)).to.equal(BigInt(OrderStatus.settled));
+      expect(await l1TokenOf.balanceOf(solver.account.address)).to.equal(solverL1Before + parseEther("100"));
+      for (const { orderId } of [tokenOrder, ethOrder])
+        expect((await l2Destination.queryFilter(l2Destination.filters.Filled(orderId))).length).to.equal(1);
+    });
+  });
 
   describe("the bridge CLI's fast-withdraw", function () {
     let cliRoot: string;
