@@ -1,25 +1,17 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { Bridge, type BridgeNetwork } from "@avn/bridge";
-import {
-  Contract,
-  type ContractTransactionResponse,
-  getBytes,
-  MaxUint256,
-  NonceManager,
-  parseEther,
-  type TransactionReceipt,
-  Wallet,
-} from "ethers";
+import { Contract, type ContractTransactionResponse, MaxUint256, NonceManager, parseEther, Wallet } from "ethers";
 import { pino } from "pino";
 
 import { encodeOrderData, NATIVE_TOKEN, ORDER_DATA_TYPE, OrderStatus, type OrderTerms } from "@avn/protocol/intents";
 import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
+import { followHeads, gasOf, median, medianBig, type GasFigure, type Timeline } from "./chain-timeline.ts";
+import { timeDeposits, type DepositSettlementGas, type DepositTiming } from "./intent-deposits.ts";
 import type { DestinationSettler, OriginSettler } from "../../typechain-types/index.ts";
 import { contractAt } from "../common/artifacts.ts";
-import { JsonRpcSubscription } from "../common/json-rpc-subscription.ts";
 import { DEVNET_L1_BLOCK_SECONDS } from "../common/stack-file.ts";
 import { devAccount } from "../devnet/accounts.ts";
 import { startL1HashRecorder } from "../devnet/l1-hash-recorder.ts";
@@ -41,19 +33,11 @@ export interface OrderTiming {
   gas: { open: GasFigure; fill: GasFigure; settle: GasFigure };
 }
 
-/**
- * A transaction's gas: the whole (`gasUsed`), and its execution gas, the whole less the intrinsic 21,000 and the
- * calldata's standard cost (4 per zero byte, 16 per other byte). `floorBound` marks a transaction that paid EIP-7623's
- * calldata floor instead, whose execution gas the receipt does not tell.
- */
-export interface GasFigure {
-  gasUsed: bigint;
-  execution: bigint;
-  floorBound: boolean;
-}
-
 export interface IntentBenchReport {
   orders: OrderTiming[];
+  /** Fast deposits L1 → L2 on the same devnet, and what settling them cost. */
+  deposits: DepositTiming[];
+  depositSettlement: DepositSettlementGas;
   /** The standard bridge's withdrawal of the same devnet: withdraw, output, prove, finalization period (12 s here), finalize. */
   standardWithdrawalMs: number;
   standardFinalizationSeconds: bigint;
@@ -62,12 +46,17 @@ export interface IntentBenchReport {
 const FINALIZATION_SECONDS = 12n;
 
 /**
- * Runs the intent layer on a devnet of its own, as `npm start` runs it (the solver with inventory on L1, the keeper of
- * `L1BlockHashes`), opens `orders` fast withdrawals one after another, alternately of the primary token and ETH, and
- * times each between the arrivals of the blocks that hold its steps (new-head subscriptions on both chains, so a
- * receipt's polling delay does not count), then times a standard withdrawal.
+ * Runs the intent layer on a devnet of its own, as `npm start` runs it (the solver with inventory on both chains, the
+ * keeper of `L1BlockHashes`), opens `orders` fast withdrawals one after another, alternately of the primary token and
+ * ETH, and times each between the arrivals of the blocks that hold its steps (new-head subscriptions on both chains,
+ * so a receipt's polling delay does not count); then `deposits` fast deposits L1 → L2 the same way, and a standard
+ * withdrawal.
  */
-export async function measureIntents(options: { orders: number; onProgress?: (line: string) => void }): Promise<IntentBenchReport> {
+export async function measureIntents(options: {
+  orders: number;
+  deposits: number;
+  onProgress?: (line: string) => void;
+}): Promise<IntentBenchReport> {
   const progress = options.onProgress ?? (() => undefined);
   const stateDir = await mkdtemp(path.join(tmpdir(), "bench-intents-"));
   const devnet = await startOpDevnet({ stateDir, finalizationPeriodSeconds: FINALIZATION_SECONDS });
@@ -94,7 +83,8 @@ export async function measureIntents(options: { orders: number; onProgress?: (li
       ["function transfer(address,uint256) returns (bool)"],
       new NonceManager(new Wallet(deployer.privateKey, devnet.l1Provider)),
     );
-    await ((await l1Token.getFunction("transfer")(user.address, parseEther("100000"))) as ContractTransactionResponse).wait();
+    // The user's L1 tokens: 100,000 moved to the L2 for its withdrawals, 10,000 kept for its fast deposits.
+    await ((await l1Token.getFunction("transfer")(user.address, parseEther("110000"))) as ContractTransactionResponse).wait();
     await userBridge.waitFor(await userBridge.depositPrimaryToken(parseEther("100000"), { approve: true }), "RELAYED");
     await fundSolver({
       l1: devnet.l1Provider,
@@ -118,13 +108,18 @@ export async function measureIntents(options: { orders: number; onProgress?: (li
       keeper,
     });
     cleanups.push(() => recorder.stop());
+    const opChainConfig = path.join(stateDir, "op-chain.json");
+    await writeFile(opChainConfig, JSON.stringify({ contracts: devnet.l1Contracts }));
     const solver = await startSolver(
       loadSolverConfig({
         SOLVER_KEY: devAccount(SOLVER_ACCOUNT).privateKey,
         L1_RPC_URL: devnet.l1.rpcUrl,
         L2_RPC_URL: devnet.l2.rpcUrl,
         L2_WS_URL: devnet.l2.wsUrl,
+        L1_WS_URL: devnet.l1.wsUrl,
         ORIGIN_SETTLER: deployed.l2.OriginSettler,
+        L1_ORIGIN_SETTLER: deployed.l1.OriginSettler,
+        SOLVER_OP_CHAIN_CONFIG: opChainConfig,
         SOLVER_STATE_DIR: path.join(stateDir, "solver"),
         SOLVER_MIN_SECONDS_LEFT: "10",
       }),
@@ -159,6 +154,17 @@ export async function measureIntents(options: { orders: number; onProgress?: (li
       progress(`order ${i + 1}/${options.orders} (${asset}) settled`);
     }
 
+    const { deposits, settlement: depositSettlement } = await timeDeposits({
+      devnet,
+      timeline,
+      user,
+      solver: solver.address,
+      settlers: { l1Origin: deployed.l1.OriginSettler!, l2Destination: deployed.l2.DestinationSettler },
+      tokens: { l1: deployed.l1PrimaryToken, l2: deployed.l2.PrimaryToken },
+      count: options.deposits,
+      onProgress: progress,
+    });
+
     progress("Timing a standard withdrawal on the same devnet…");
     const started = performance.now();
     const hash = await userBridge.withdrawEth(parseEther("0.1"));
@@ -176,7 +182,13 @@ export async function measureIntents(options: { orders: number; onProgress?: (li
         },
       ),
     );
-    return { orders, standardWithdrawalMs: performance.now() - started, standardFinalizationSeconds: FINALIZATION_SECONDS };
+    return {
+      orders,
+      deposits,
+      depositSettlement,
+      standardWithdrawalMs: performance.now() - started,
+      standardFinalizationSeconds: FINALIZATION_SECONDS,
+    };
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     await devnet.stop();
@@ -184,63 +196,6 @@ export async function measureIntents(options: { orders: number; onProgress?: (li
     const deployments = path.resolve(import.meta.dirname, "..", "..", "deploy", "deployments");
     for (const id of Object.values(ids)) await rm(path.join(deployments, id), { recursive: true, force: true });
   }
-}
-
-/**
- * Both chains' new heads: when each block arrived here (wall time), and `until(chain, check)`, which runs `check` now
- * and at each new head of `chain` until it gives a value.
- */
-interface Timeline {
-  arrivals: { l1: Map<number, number>; l2: Map<number, number> };
-  until<T>(chain: "l1" | "l2", check: () => Promise<T | undefined>): Promise<T>;
-  /** When block `number` of `chain` arrived (waiting for it if it has not yet). */
-  arrivalOf(chain: "l1" | "l2", number: number): Promise<number>;
-  stop(): void;
-}
-
-async function followHeads(devnet: OpDevnet): Promise<Timeline> {
-  const waiters = { l1: new Set<() => void>(), l2: new Set<() => void>() };
-  const arrivals = { l1: new Map<number, number>(), l2: new Map<number, number>() };
-  const subscriptions = (["l1", "l2"] as const).map(
-    (chain) =>
-      new JsonRpcSubscription({
-        url: devnet[chain].wsUrl,
-        params: ["newHeads"],
-        onEvent: (head) => {
-          const number = Number((head as { number?: string }).number);
-          if (Number.isSafeInteger(number) && !arrivals[chain].has(number)) arrivals[chain].set(number, performance.now());
-          for (const wake of waiters[chain]) wake();
-        },
-      }),
-  );
-  for (const subscription of subscriptions) subscription.start();
-  const until = <T>(chain: "l1" | "l2", check: () => Promise<T | undefined>) =>
-    new Promise<T>((resolve, reject) => {
-      let running = false;
-      const wake = () => {
-        if (running) return;
-        running = true;
-        check()
-          .then((value) => {
-            running = false;
-            if (value === undefined) return;
-            waiters[chain].delete(wake);
-            resolve(value);
-          })
-          .catch((error: unknown) => {
-            waiters[chain].delete(wake);
-            reject(error instanceof Error ? error : new Error(String(error)));
-          });
-      };
-      waiters[chain].add(wake);
-      wake();
-    });
-  return {
-    arrivals,
-    until,
-    arrivalOf: (chain, number) => until(chain, () => Promise.resolve(arrivals[chain].get(number))),
-    stop: () => subscriptions.forEach((subscription) => subscription.stop()),
-  };
 }
 
 async function timeOrder(input: {
@@ -303,24 +258,6 @@ async function timeOrder(input: {
     },
   };
 }
-/** A receipt's gas, and its execution gas from the transaction's calldata (`GasFigure`). */
-async function gasOf(devnet: OpDevnet, chain: "l1" | "l2", receipt: TransactionReceipt): Promise<GasFigure> {
-  const tx = (await (chain === "l1" ? devnet.l1Provider : devnet.l2Provider).getTransaction(receipt.hash))!;
-  const bytes = getBytes(tx.data);
-  const zeros = bytes.filter((byte) => byte === 0).length;
-  const standard = 21_000n + BigInt(zeros * 4 + (bytes.length - zeros) * 16);
-  const floor = 21_000n + BigInt((zeros + (bytes.length - zeros) * 4) * 10);
-  const floorBound = receipt.gasUsed === floor && floor > standard;
-  return { gasUsed: receipt.gasUsed, execution: receipt.gasUsed - standard, floorBound };
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-const medianBig = (values: bigint[]) => BigInt(Math.round(median(values.map(Number))));
-
 /** The report as printed: timings in seconds and in L1 block times (2 s on the devnet), gas against the bars. */
 export function formatIntentReport(report: IntentBenchReport): string {
   const blocks = (ms: number) => (ms / 1000 / DEVNET_L1_BLOCK_SECONDS).toFixed(2);
@@ -375,10 +312,67 @@ export function formatIntentReport(report: IntentBenchReport): string {
       `| ${name}${floor} | ${medianBig(execution).toLocaleString("en-US")} | ${execution.reduce((a, b) => (a < b ? a : b)).toLocaleString("en-US")} | ${execution.reduce((a, b) => (a > b ? a : b)).toLocaleString("en-US")} | ${medianBig(figures.map((figure) => figure.gasUsed)).toLocaleString("en-US")} | ${bar} |`,
     );
   }
+  lines.push("", ...formatDeposits(report));
   lines.push(
     "",
     `Standard bridge withdrawal on the same devnet (withdraw, output, prove, ${report.standardFinalizationSeconds} s finalization period, finalize): ${seconds(report.standardWithdrawalMs)} s.`,
     "Live, the same withdrawal waits out the challenge period: 7 days (604,800 s) after the proof, plus the output's proposal (about an hour).",
   );
   return lines.join("\n");
+}
+
+function formatDeposits(report: IntentBenchReport): string[] {
+  const { deposits, depositSettlement } = report;
+  if (deposits.length === 0) return [];
+  const blocks = (ms: number) => (ms / 1000 / DEVNET_L1_BLOCK_SECONDS).toFixed(2);
+  const seconds = (ms: number) => (ms / 1000).toFixed(2);
+  const timingRow = (name: string, samples: number[]) =>
+    `| ${name} | ${samples.length} | ${seconds(median(samples))} | ${blocks(median(samples))} | ${seconds(Math.max(...samples))} |`;
+  const gasRow = (name: string, figures: GasFigure[]) => {
+    const execution = figures.map((figure) => figure.execution);
+    const format = (value: bigint) => value.toLocaleString("en-US");
+    return `| ${name} | ${format(medianBig(execution))} | ${format(execution.reduce((a, b) => (a < b ? a : b)))} | ${format(execution.reduce((a, b) => (a > b ? a : b)))} | ${format(medianBig(figures.map((figure) => figure.gasUsed)))} |`;
+  };
+  const reports = depositSettlement.reports;
+  return [
+    `Fast deposits L1 → L2 on the same devnet, ${deposits.length} orders, alternately the primary token and ETH (settled by the solver's reports through the OP messenger: output, proof, ${report.standardFinalizationSeconds} s finalization period, relay):`,
+    "",
+    "| measurement | orders | median s | median L1 blocks | max s |",
+    "|---|---:|---:|---:|---:|",
+    timingRow(
+      "Open on L1 → recipient's L2 balance",
+      deposits.map((deposit) => deposit.openToPaidMs),
+    ),
+    timingRow(
+      "fill on the L2 → escrow released on L1",
+      deposits.map((deposit) => deposit.fillToReleasedMs),
+    ),
+    "",
+    "| gas (execution) | median | min | max | median whole transaction |",
+    "|---|---:|---:|---:|---:|",
+    gasRow(
+      "open (L1)",
+      deposits.map((deposit) => deposit.gas.open),
+    ),
+    gasRow(
+      "fill (L2)",
+      deposits.map((deposit) => deposit.gas.fill),
+    ),
+    ...(reports.length === 0
+      ? []
+      : [
+          gasRow(
+            `report (L2; ${reports.map((entry) => entry.orders).join(", ")} orders each)`,
+            reports.map((entry) => entry.report),
+          ),
+          gasRow(
+            "report's proof (L1)",
+            reports.map((entry) => entry.prove),
+          ),
+          gasRow(
+            "report's finalization and relay (L1)",
+            reports.map((entry) => entry.finalize),
+          ),
+        ]),
+  ];
 }

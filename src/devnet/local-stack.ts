@@ -252,7 +252,7 @@ async function startLocalSolver(
     projectRoot,
     stateDir: path.join(projectRoot, ".devnet", "solver"),
     logFile,
-    l1RpcUrl: devnet.l1.rpcUrl,
+    l1: devnet.l1,
     l2: devnet.l2,
     originSettler: deployed.l2.OriginSettler,
     l1OriginSettler,

@@ -69,7 +69,7 @@ export async function startStackSolver(input: {
   projectRoot: string;
   stateDir: string;
   logFile: string;
-  l1RpcUrl: string;
+  l1: { rpcUrl: string; wsUrl: string };
   l2: { rpcUrl: string; wsUrl: string };
   originSettler: string;
   /** The L1's origin settler: given, the solver fills fast deposits too. */
@@ -85,7 +85,8 @@ export async function startStackSolver(input: {
   await writeFile(opChainConfig, `${JSON.stringify({ contracts: input.opContracts }, null, 2)}\n`);
   const env: Record<string, string> = {
     SOLVER_KEY: account.privateKey,
-    L1_RPC_URL: input.l1RpcUrl,
+    L1_RPC_URL: input.l1.rpcUrl,
+    L1_WS_URL: input.l1.wsUrl,
     L2_RPC_URL: input.l2.rpcUrl,
     L2_WS_URL: input.l2.wsUrl,
     ORIGIN_SETTLER: input.originSettler,

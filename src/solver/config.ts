@@ -33,6 +33,8 @@ const schema = z
     L2_RPC_URL: rpcUrl(),
     /** Each new L2 block wakes the solver (an `eth_subscribe` `newHeads` subscription). */
     L2_WS_URL: wsRpcUrl(),
+    /** Optional: each new L1 block wakes the solver too, so that a fast deposit is filled at the next L2 block. */
+    L1_WS_URL: wsRpcUrl().optional(),
     /** The L2's `OriginSettler`; the destination settler, the tokens and the verifier are read from it. */
     ORIGIN_SETTLER: address(),
     /** The journal lives here (`journal.sqlite`): a volume, so that a restart settles what was filled. */

@@ -33,6 +33,7 @@ export async function startSolver(config: SolverConfig, logger: Logger): Promise
       l1,
       l2,
       l2WsUrl: config.L2_WS_URL,
+      l1WsUrl: config.L1_WS_URL,
       key: config.SOLVER_KEY,
       originSettler: config.ORIGIN_SETTLER,
       journal,

@@ -2,6 +2,7 @@ import { type Bridge, BridgeError } from "@avn/bridge";
 import type { Logger } from "pino";
 
 import type { JournaledWithdrawal, SolverJournal } from "./journal.ts";
+import { finalizationNotElapsed } from "./portal-errors.ts";
 
 type Asset = JournaledWithdrawal["asset"];
 type PerAsset = Record<Asset, bigint>;
@@ -40,7 +41,14 @@ export class Rebalancer {
   async pass(l1Inventory: PerAsset, l2Balances: PerAsset): Promise<boolean> {
     let sent = false;
     const pending = this.#journal.pendingWithdrawals();
-    for (const withdrawal of pending) sent = (await this.#advance(withdrawal)) || sent;
+    for (const withdrawal of pending) {
+      try {
+        sent = (await this.#advance(withdrawal)) || sent;
+      } catch (error) {
+        // A block early for the portal: the next block finalizes it.
+        if (!finalizationNotElapsed(error)) throw error;
+      }
+    }
     for (const asset of ["eth", "token"] as const) {
       if (pending.some((withdrawal) => withdrawal.asset === asset)) continue;
       if (l1Inventory[asset] >= this.#policy.lowWater[asset]) continue;

@@ -3,7 +3,9 @@ import type { Logger } from "pino";
 
 import { OrderStatus } from "@avn/protocol/intents";
 import type { L1OriginSettler, L2DestinationSettler } from "../../typechain-types/index.ts";
+import { describeError } from "../common/describe-error.ts";
 import type { JournaledReport, SolverJournal } from "./journal.ts";
+import { finalizationNotElapsed } from "./portal-errors.ts";
 
 /**
  * Settles the solver's fast deposits (L1 → L2): reports its filled orders to the L1 origin settler through the L2
@@ -38,7 +40,18 @@ export class Reporter {
   async pass(): Promise<boolean> {
     await this.#report();
     let sentOnL1 = false;
-    for (const report of this.#journal.pendingReports()) sentOnL1 = (await this.#advance(report)) || sentOnL1;
+    for (const report of this.#journal.pendingReports()) {
+      try {
+        sentOnL1 = (await this.#advance(report)) || sentOnL1;
+      } catch (error) {
+        // Early by a block (said nothing of), or anything else (said): the next block tries again.
+        if (finalizationNotElapsed(error)) continue;
+        this.#logger.warn(
+          { lane: "deposits", reportTx: report.l2TxHash, reason: describeError(error) },
+          "report not advanced; the next block tries again",
+        );
+      }
+    }
     return sentOnL1;
   }
 

@@ -41,6 +41,8 @@ export interface SolverOptions {
   l2: JsonRpcProvider;
   /** The L2's WebSocket endpoint: each new L2 block wakes the solver. */
   l2WsUrl: string;
+  /** The L1's WebSocket endpoint, optional: each new L1 block wakes the solver too (fast deposits are seen at once). */
+  l1WsUrl?: string;
   /** The solver's key: the same account fills and is repaid on both chains. */
   key: string;
   /** The L2's origin settler (fast withdrawals, L2 → L1). */
@@ -71,8 +73,8 @@ interface DepositParts {
  * origin settler, fills on L1 the orders its policy finds profitable, and settles each fill on the L2 with a storage
  * proof of the fill's record. Fast deposits (L1 → L2, with `deposits`): it reads the L1 origin settler's orders,
  * fills them on the L2, and reports the fills to L1, where the escrows are paid once the reports are relayed. It
- * moves its earnings back to L1 through the standard bridge when a side runs low. Every L2 block wakes it for one
- * pass; a pass in progress when a block arrives is followed by one more. Its steps run one after another, each
+ * moves its earnings back to L1 through the standard bridge when a side runs low. Every L2 block (and L1 block, with
+ * `l1WsUrl`) wakes it for one pass; a pass in progress when a block arrives is followed by one more. Its steps run one after another, each
  * counting its nonces from the nodes again, since all send from one key. What it does is journaled first
  * (`SolverJournal`, one per direction), so a restart goes on where it stopped.
  */
@@ -86,7 +88,7 @@ export class Solver {
   readonly #rebalancer: Rebalancer | undefined;
   readonly #deposits: DepositParts | undefined;
   readonly #tokens: { l1: string; l2: string };
-  readonly #subscription: JsonRpcSubscription;
+  readonly #subscriptions: JsonRpcSubscription[];
   #running: Promise<void> | undefined;
   #again = false;
   #stopped = false;
@@ -168,14 +170,16 @@ export class Solver {
         }),
       };
     }
-    this.#subscription = new JsonRpcSubscription({
-      url: options.l2WsUrl,
-      params: ["newHeads"],
-      onEvent: () => this.wake(),
-      // A block mined while (re)subscribing was announced to nobody: read the chain once more.
-      onSubscribed: () => this.wake(),
-      onClose: () => options.logger.warn("the L2 head subscription closed; reconnecting"),
-    });
+    const heads = (chain: string, url: string) =>
+      new JsonRpcSubscription({
+        url,
+        params: ["newHeads"],
+        onEvent: () => this.wake(),
+        // A block mined while (re)subscribing was announced to nobody: read the chain once more.
+        onSubscribed: () => this.wake(),
+        onClose: () => options.logger.warn(`the ${chain} head subscription closed; reconnecting`),
+      });
+    this.#subscriptions = [heads("L2", options.l2WsUrl), ...(options.l1WsUrl === undefined ? [] : [heads("L1", options.l1WsUrl)])];
   }
 
   /** Reads the settlers' settings, anchors the journals to them, grants the destination settlers the tokens once, and starts. */
@@ -215,7 +219,7 @@ export class Solver {
       },
       "solver starting",
     );
-    solver.#subscription.start();
+    for (const subscription of solver.#subscriptions) subscription.start();
     solver.wake();
     return solver;
   }
@@ -264,7 +268,7 @@ export class Solver {
   /** Stops after the pass in progress; fills in flight stay journaled. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    this.#subscription.stop();
+    for (const subscription of this.#subscriptions) subscription.stop();
     await this.#running;
   }
 

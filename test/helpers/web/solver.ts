@@ -42,7 +42,7 @@ export async function startTestSolver(net: TestDevnet, name: string): Promise<{ 
     projectRoot,
     stateDir: path.join(net.stateDir, `${name}-solver`),
     logFile: path.join(net.stateDir, `${name}-solver.log`),
-    l1RpcUrl: net.devnet.l1.rpcUrl,
+    l1: net.devnet.l1,
     l2: net.devnet.l2,
     originSettler: net.deployment.l2.OriginSettler,
     opContracts: net.devnet.l1Contracts,

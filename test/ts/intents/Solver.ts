@@ -48,7 +48,7 @@ describe("Solver: fills, settles with proofs or reports, restarts from its journ
       projectRoot,
       stateDir: path.join(test.stateDir, "solver"),
       logFile,
-      l1RpcUrl: test.devnet.l1.rpcUrl,
+      l1: test.devnet.l1,
       l2: test.devnet.l2,
       originSettler: test.deployment!.l2.OriginSettler,
       l1OriginSettler: test.deployment!.l1.OriginSettler,
