@@ -8,7 +8,7 @@ import { Bridge, BridgeError, devnetNetwork, testnetNetwork, type BridgeNetwork,
 import { formatEther, getAddress, parseEther, ZeroAddress } from "ethers";
 
 import { runCli as runCommandLine, type Cli, type CliContext, type CliOption, type CliValues } from "../common/cli.ts";
-import { fastWithdraw } from "./fast-withdraw.ts";
+import { chainNames, fastTransfer, type FastDirection } from "./fast-transfer.ts";
 
 export interface BridgeCliContext extends CliContext {
   projectRoot: string;
@@ -47,14 +47,24 @@ const OPTIONS = {
   tx: { type: "string", value: "<tx hash>", description: "the hash of the transaction that sent the message" },
   until: { type: "string", value: "<status>", default: "RELAYED", description: "the message status to wait for" },
   timeout: { type: "string", value: "<seconds>", default: "900", description: "how long to wait at most" },
-  asset: { type: "string", choices: ["eth", "token"], default: "token", description: "fast-withdraw: ETH or the primary token" },
+  asset: {
+    type: "string",
+    choices: ["eth", "token"],
+    default: "token",
+    description: "fast-withdraw, fast-deposit: ETH or the primary token",
+  },
   "fee-bps": {
     type: "string",
     value: "<basis points>",
     default: "100",
-    description: "fast-withdraw: the filler's fee; the recipient gets the amount less it (100 = 1%, what the devnet's solver takes)",
+    description:
+      "fast-withdraw, fast-deposit: the filler's fee; the recipient gets the amount less it (100 = 1%, what the devnet's solver takes)",
   },
-  settled: { type: "boolean", description: "fast-withdraw: follow the order until it is settled on the L2, not only filled on L1" },
+  settled: {
+    type: "boolean",
+    description:
+      "fast-withdraw, fast-deposit: follow the order until the solver is repaid on the origin chain, not only until it is filled",
+  },
 } as const satisfies Record<string, CliOption>;
 
 type Values = CliValues<typeof OPTIONS>;
@@ -108,7 +118,15 @@ const BRIDGE_CLI: Cli<typeof OPTIONS, BridgeCliContext> = {
         "Opens an order in the L2's OriginSettler escrowing --amount; a solver pays the amount less --fee-bps to the recipient on L1 within a few blocks, then follows it until it is filled (--settled: until the solver is repaid on the L2). An order nobody fills is refundable after its deadline (10 minutes) and the settlement window.",
       options: ["amount", "asset", "fee-bps", "to", "settled", "timeout"],
       required: ["amount"],
-      run: async ({ values }, context) => fastWithdrawCommand(values, context),
+      run: async ({ values }, context) => fastCommand("withdraw", values, context),
+    },
+    "fast-deposit": {
+      summary: "L1 → L2 at the next L2 block: an intent order a solver fills on the L2 for a fee (docs/intents.md)",
+      details:
+        "Opens an order in L1's L1OriginSettler escrowing --amount; a solver pays the amount less --fee-bps to the recipient on the L2 at its next block, then follows it until it is filled (--settled: until the solver is repaid on L1, after the challenge period). An order nobody fills is refundable after its deadline (10 minutes) and the settlement window.",
+      options: ["amount", "asset", "fee-bps", "to", "settled", "timeout"],
+      required: ["amount"],
+      run: async ({ values }, context) => fastCommand("deposit", values, context),
     },
     prove: {
       summary: "prove a withdrawal on L1 (--tx: its L2 transaction)",
@@ -167,7 +185,7 @@ export async function runCli(args: readonly string[], context: BridgeCliContext)
   return runCommandLine(BRIDGE_CLI, args, context);
 }
 
-async function fastWithdrawCommand(values: Values, context: BridgeCliContext): Promise<void> {
+async function fastCommand(direction: FastDirection, values: Values, context: BridgeCliContext): Promise<void> {
   const [amount, to] = [parseAmount(values.amount!), recipient(values)];
   const feeBps = Number(values["fee-bps"]);
   if (!Number.isInteger(feeBps) || feeBps < 0 || feeBps >= 10_000)
@@ -176,11 +194,14 @@ async function fastWithdrawCommand(values: Values, context: BridgeCliContext): P
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0)
     throw new BridgeError("INVALID_ARGUMENT", "--timeout must be a positive number of seconds");
   const network = await loadNetwork(values.network, context);
-  const originSettler = await originSettlerOf(values.network, context);
+  const originSettler = await originSettlerOf(direction, values.network, context);
   const asset = values.asset as "eth" | "token";
   const unit = asset === "eth" ? "ETH" : "primary tokens";
-  const last = await fastWithdraw(
-    { asset, amount, feeBps, recipient: to },
+  const names = chainNames(direction);
+  const settler = direction === "withdraw" ? "OriginSettler" : "L1OriginSettler";
+  const settledBy = direction === "withdraw" ? "on a proof of its fill" : "on its report, relayed after the challenge period";
+  const last = await fastTransfer(
+    { direction, asset, amount, feeBps, recipient: to },
     {
       l1RpcUrl: network.l1.rpcUrl,
       l2RpcUrl: network.l2.rpcUrl,
@@ -191,16 +212,19 @@ async function fastWithdrawCommand(values: Values, context: BridgeCliContext): P
       untilSettled: values.settled === true,
       timeoutMs: timeoutSeconds * 1000,
       onStage: (stage) => {
-        if (stage.stage === "approved") context.print(`Approved the OriginSettler for the primary token: L2 transaction ${stage.hash}`);
+        if (stage.stage === "approved")
+          context.print(`Approved the ${settler} for the primary token: ${names.origin} transaction ${stage.hash}`);
         if (stage.stage === "opened")
           context.print(
-            `Order ${stage.orderId} opened: ${formatEther(amount)} ${unit} escrowed on L2, ${formatEther(stage.output)} to be paid on L1 (L2 transaction ${stage.hash})`,
+            `Order ${stage.orderId} opened: ${formatEther(amount)} ${unit} escrowed on ${names.origin}, ${formatEther(stage.output)} to be paid on ${names.destination} (${names.origin} transaction ${stage.hash})`,
           );
         if (stage.stage === "filled")
-          context.print(`Filled on L1 at ${new Date(Number(stage.filledAt) * 1000).toISOString()}: the recipient is paid`);
-        if (stage.stage === "settled") context.print("Settled on L2: the solver was repaid from the escrow on a proof of its fill");
+          context.print(
+            `Filled on ${names.destination} at ${new Date(Number(stage.filledAt) * 1000).toISOString()}: the recipient is paid`,
+          );
+        if (stage.stage === "settled") context.print(`Settled on ${names.origin}: the solver was repaid from the escrow ${settledBy}`);
         if (stage.stage === "refundable")
-          context.print(`Not filled: refundable since ${new Date(stage.refundableAfter * 1000).toISOString()} (OriginSettler.refund)`);
+          context.print(`Not filled: refundable since ${new Date(stage.refundableAfter * 1000).toISOString()} (${settler}.refund)`);
       },
     },
   );
@@ -208,19 +232,32 @@ async function fastWithdrawCommand(values: Values, context: BridgeCliContext): P
     throw new BridgeError("TIMEOUT", "No solver filled the order before its deadline; its escrow is refundable");
 }
 
-/** The network's OriginSettler: the stack file's on the devnet, the L2 deployment record's on the test network. */
-async function originSettlerOf(networkName: string, context: BridgeCliContext): Promise<string> {
+/**
+ * The network's origin settler of `direction` (the L2's `OriginSettler`, L1's `L1OriginSettler`): the stack file's on
+ * the devnet, the deployment records' on the test network.
+ */
+async function originSettlerOf(direction: FastDirection, networkName: string, context: BridgeCliContext): Promise<string> {
+  const chain = direction === "withdraw" ? "l2" : "l1";
   const where =
     networkName === "devnet"
       ? path.join(context.projectRoot, ".devnet", "stack.json")
-      : path.join(context.projectRoot, "deploy", "deployments", "chain-123420000418", "deployed_addresses.json");
+      : path.join(
+          context.projectRoot,
+          "deploy",
+          "deployments",
+          `chain-${chain === "l2" ? 123420000418 : 11155111}`,
+          "deployed_addresses.json",
+        );
   const text = await readFile(where, "utf8").catch(() => "{}");
-  const parsed = JSON.parse(text) as { contracts?: { l2?: Record<string, string> } } & Record<string, unknown>;
-  const address = networkName === "devnet" ? parsed.contracts?.l2?.OriginSettler : parsed["L2#OriginSettler"];
+  const parsed = JSON.parse(text) as { contracts?: Record<string, Record<string, string> | undefined> } & Record<string, unknown>;
+  const address =
+    networkName === "devnet"
+      ? parsed.contracts?.[chain]?.OriginSettler
+      : parsed[direction === "withdraw" ? "L2#OriginSettler" : "L1Intents#L1OriginSettler"];
   if (typeof address !== "string")
     throw new BridgeError(
       "CONFIGURATION",
-      `No OriginSettler is known for ${networkName} (${path.relative(context.projectRoot, where)}): deploy the intent layer first`,
+      `No ${chain === "l2" ? "OriginSettler" : "L1OriginSettler"} is known for ${networkName} (${path.relative(context.projectRoot, where)}): deploy the intent layer first`,
     );
   return address;
 }

@@ -181,6 +181,14 @@ export class SolverJournal {
     });
   }
 
+  /** Forgets a report that will never be relayed (it reverted, or never left): its orders are unreported again. */
+  dropReport(l2TxHash: string): void {
+    this.#journal.transaction(() => {
+      this.#db.prepare("UPDATE orders SET settle_hash = NULL WHERE settle_hash = ? AND state = 'filled'").run(l2TxHash);
+      this.#db.prepare("DELETE FROM reports WHERE l2_tx_hash = ?").run(l2TxHash);
+    });
+  }
+
   setReportState(l2TxHash: string, state: JournaledReport["state"]): void {
     this.#db.prepare("UPDATE reports SET state = ? WHERE l2_tx_hash = ?").run(state, l2TxHash);
   }

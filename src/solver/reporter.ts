@@ -1,4 +1,5 @@
 import { type Bridge, BridgeError } from "@avn/bridge";
+import type { Provider } from "ethers";
 import type { Logger } from "pino";
 
 import { OrderStatus } from "@avn/protocol/intents";
@@ -17,12 +18,15 @@ import { finalizationNotElapsed } from "./portal-errors.ts";
  */
 export class Reporter {
   readonly #destination: L2DestinationSettler;
+  readonly #l2: Provider;
   readonly #origin: L1OriginSettler;
   readonly #bridge: Bridge;
   readonly #journal: SolverJournal;
   readonly #logger: Logger;
 
   constructor(options: {
+    /** The L2, where the reports are sent. */
+    l2: Provider;
     destination: L2DestinationSettler;
     origin: L1OriginSettler;
     bridge: Bridge;
@@ -30,6 +34,7 @@ export class Reporter {
     logger: Logger;
   }) {
     this.#destination = options.destination;
+    this.#l2 = options.l2;
     this.#origin = options.origin;
     this.#bridge = options.bridge;
     this.#journal = options.journal;
@@ -61,20 +66,34 @@ export class Reporter {
     const max = Number(await this.#destination.MAX_REPORT());
     for (let start = 0; start < unreported.length; start += max) {
       const batch = unreported.slice(start, start + max);
-      // The estimate runs first (a report the settler refuses throws here, before anything is sent or journaled).
+      // The estimate runs first (a report the settler refuses throws here, before anything is sent or journaled). It
+      // is not waited for: the pass goes on, and the next one finds it mined (`#advance`), so that a fill the next
+      // L1 block asks for is not held up by an L2 block's wait.
       const tx = await this.#destination.reportFills(batch.map((order) => order.originData));
       this.#journal.addReport(
         tx.hash,
         batch.map((order) => order.orderId),
       );
-      await tx.wait();
       this.#logger.info({ lane: "deposits", reportTx: tx.hash, orders: batch.length }, "fills reported to L1");
     }
   }
 
   async #advance(report: JournaledReport): Promise<boolean> {
-    const { status } = await this.#bridge.status(report.l2TxHash);
     const where = { lane: "deposits", reportTx: report.l2TxHash };
+    if (report.state === "initiated") {
+      const receipt = await this.#l2.getTransactionReceipt(report.l2TxHash);
+      if (receipt === null && (await this.#l2.getTransaction(report.l2TxHash)) !== null) return false; // not mined yet
+      if (receipt === null || receipt.status !== 1) {
+        // Reverted, or never taken by the node (lost in a restart before it left): its orders are reported again.
+        this.#journal.dropReport(report.l2TxHash);
+        this.#logger.warn(
+          { ...where, reason: receipt === null ? "unknown to the node" : "reverted" },
+          "report lost; its fills are reported again",
+        );
+        return false;
+      }
+    }
+    const { status } = await this.#bridge.status(report.l2TxHash);
     if (status === "READY_TO_PROVE") {
       await this.#bridge.prove(report.l2TxHash);
       this.#journal.setReportState(report.l2TxHash, "proven");

@@ -60,6 +60,9 @@ export interface SolverOptions {
   logger: Logger;
 }
 
+/** What a pass does: everything, or only read the orders and send the fills. */
+type PassKind = "full" | "fills";
+
 /** The fast deposits' side of the solver, when it runs one. */
 interface DepositParts {
   lane: FillLane;
@@ -73,10 +76,10 @@ interface DepositParts {
  * origin settler, fills on L1 the orders its policy finds profitable, and settles each fill on the L2 with a storage
  * proof of the fill's record. Fast deposits (L1 → L2, with `deposits`): it reads the L1 origin settler's orders,
  * fills them on the L2, and reports the fills to L1, where the escrows are paid once the reports are relayed. It
- * moves its earnings back to L1 through the standard bridge when a side runs low. Every L2 block (and L1 block, with
- * `l1WsUrl`) wakes it for one pass; a pass in progress when a block arrives is followed by one more. Its steps run one after another, each
- * counting its nonces from the nodes again, since all send from one key. What it does is journaled first
- * (`SolverJournal`, one per direction), so a restart goes on where it stopped.
+ * moves its earnings back to L1 through the standard bridge when a side runs low. Every L2 block wakes it for a full
+ * pass, and every L1 block (with `l1WsUrl`) for a pass that only fills; a pass asked for while one runs follows it.
+ * Its steps run one after another, each counting its nonces from the nodes again, since all send from one key. What it
+ * does is journaled first (`SolverJournal`, one per direction), so a restart goes on where it stopped.
  */
 export class Solver {
   readonly address: string;
@@ -90,7 +93,8 @@ export class Solver {
   readonly #tokens: { l1: string; l2: string };
   readonly #subscriptions: JsonRpcSubscription[];
   #running: Promise<void> | undefined;
-  #again = false;
+  /** The pass asked for while one runs: run after it (a full pass covers a fills-only one). */
+  #next: PassKind | undefined;
   #stopped = false;
 
   private constructor(
@@ -162,6 +166,7 @@ export class Solver {
           wake,
         }),
         reporter: new Reporter({
+          l2,
           destination: parts.deposits.destination.connect(this.#l2Signer),
           origin: parts.deposits.origin,
           bridge: parts.bridge,
@@ -170,16 +175,19 @@ export class Solver {
         }),
       };
     }
-    const heads = (chain: string, url: string) =>
+    const heads = (chain: string, url: string, kind: PassKind) =>
       new JsonRpcSubscription({
         url,
         params: ["newHeads"],
-        onEvent: () => this.wake(),
+        onEvent: () => this.wake(kind),
         // A block mined while (re)subscribing was announced to nobody: read the chain once more.
-        onSubscribed: () => this.wake(),
+        onSubscribed: () => this.wake(kind),
         onClose: () => options.logger.warn(`the ${chain} head subscription closed; reconnecting`),
       });
-    this.#subscriptions = [heads("L2", options.l2WsUrl), ...(options.l1WsUrl === undefined ? [] : [heads("L1", options.l1WsUrl)])];
+    this.#subscriptions = [
+      heads("L2", options.l2WsUrl, "full"),
+      ...(options.l1WsUrl === undefined ? [] : [heads("L1", options.l1WsUrl, "fills")]),
+    ];
   }
 
   /** Reads the settlers' settings, anchors the journals to them, grants the destination settlers the tokens once, and starts. */
@@ -245,23 +253,26 @@ export class Solver {
     return { origin, destination };
   }
 
-  /** Asks for a pass: at once, or right after the one in progress. */
-  wake(): void {
+  /**
+   * Asks for a pass: at once, or right after the one in progress. A `fills` pass (an L1 head) reads the orders and
+   * sends the fills only, which it does not wait for, so that it is over in moments; a `full` pass (an L2 head, a
+   * mined fill) also settles, reports and rebalances, and waits for those transactions.
+   */
+  wake(kind: PassKind = "full"): void {
     if (this.#stopped) return;
     if (this.#running !== undefined) {
-      this.#again = true;
+      this.#next = this.#next === "full" || kind === "full" ? "full" : "fills";
       return;
     }
-    this.#running = this.#pass()
+    this.#running = this.#pass(kind)
       .catch((error: unknown) =>
         this.#options.logger.warn({ reason: describeError(error) }, "solver pass failed; the next block tries again"),
       )
       .finally(() => {
         this.#running = undefined;
-        if (this.#again) {
-          this.#again = false;
-          this.wake();
-        }
+        const next = this.#next;
+        this.#next = undefined;
+        if (next !== undefined) this.wake(next);
       });
   }
 
@@ -272,13 +283,18 @@ export class Solver {
     await this.#running;
   }
 
-  async #pass(): Promise<void> {
+  /** The fills first, in both directions (none waits to be mined), then what waits for its transactions. */
+  async #pass(kind: PassKind): Promise<void> {
     this.#resetNonces();
     await this.#withdrawals.pass();
-    await this.#settleFilled();
     if (this.#deposits !== undefined) {
       this.#resetNonces();
       await this.#deposits.lane.pass();
+    }
+    if (kind === "fills") return;
+    this.#resetNonces();
+    await this.#settleFilled();
+    if (this.#deposits !== undefined) {
       this.#resetNonces();
       await this.#deposits.reporter.pass();
     }

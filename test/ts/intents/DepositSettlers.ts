@@ -47,6 +47,16 @@ describe("Intent settlers, L1 → L2: orders opened on L1, filled on the L2, set
     return contract as Contract;
   };
   const now = async () => (await provider.getBlock("latest"))!.timestamp;
+  /** `L1OriginSettler`'s constructor settings, with `messengerAddress` as its messenger. */
+  const settingsOf = (messengerAddress: unknown) => ({
+    messenger: messengerAddress,
+    destinationSettler: destination.target,
+    destinationChainId: chainId,
+    inputToken: l1Token.target,
+    outputToken: l2Token.target,
+    permit2: PERMIT2_ADDRESS,
+    settlementWindow: SETTLEMENT_WINDOW,
+  });
   const terms = (overrides: Partial<OrderTerms> = {}): OrderTerms => ({
     inputToken: l1Token.target as Address,
     inputAmount: 100n * UNIT,
@@ -103,17 +113,7 @@ describe("Intent settlers, L1 → L2: orders opened on L1, filled on the L2, set
     l2Token = await deploy("PlainERC20", [await deployer.getAddress(), 10n ** 30n]);
     messenger = await deploy("MockCrossDomainMessenger", []);
     destination = await deploy("L2DestinationSettler", [messenger.target]);
-    origin = await deploy("L1OriginSettler", [
-      {
-        messenger: messenger.target,
-        destinationSettler: destination.target,
-        destinationChainId: chainId,
-        inputToken: l1Token.target,
-        outputToken: l2Token.target,
-        permit2: PERMIT2_ADDRESS,
-        settlementWindow: SETTLEMENT_WINDOW,
-      },
-    ]);
+    origin = await deploy("L1OriginSettler", [settingsOf(messenger.target)]);
     await (await l1Token.transfer(await user.getAddress(), 10_000n * UNIT)).wait();
     await (await l2Token.transfer(await filler.getAddress(), 10_000n * UNIT)).wait();
     await (await (l2Token.connect(filler) as Contract).approve(destination.target, MaxUint256)).wait();
@@ -137,15 +137,7 @@ describe("Intent settlers, L1 → L2: orders opened on L1, filled on the L2, set
       ).name,
     ).to.equal("DestinationSettler_ZeroAddress");
     const originFactory = await factory("L1OriginSettler");
-    const settings = {
-      messenger: ZeroAddress,
-      destinationSettler: destination.target,
-      destinationChainId: chainId,
-      inputToken: l1Token.target,
-      outputToken: l2Token.target,
-      permit2: PERMIT2_ADDRESS,
-      settlementWindow: SETTLEMENT_WINDOW,
-    };
+    const settings = settingsOf(ZeroAddress);
     expect(
       (
         await revertOf(
@@ -256,17 +248,7 @@ describe("Intent settlers, L1 → L2: orders opened on L1, filled on the L2, set
       "DestinationSettler_BadReportSize",
     );
 
-    const second = await deploy("L1OriginSettler", [
-      {
-        messenger: messenger.target,
-        destinationSettler: destination.target,
-        destinationChainId: chainId,
-        inputToken: l1Token.target,
-        outputToken: l2Token.target,
-        permit2: PERMIT2_ADDRESS,
-        settlementWindow: SETTLEMENT_WINDOW,
-      },
-    ]);
+    const second = await deploy("L1OriginSettler", [settingsOf(messenger.target)]);
     const other = await open(terms(), second);
     await fill(orderId, originData);
     await fill(other.orderId, other.originData);

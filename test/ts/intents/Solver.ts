@@ -238,7 +238,7 @@ describe("Solver: fills, settles with proofs or reports, restarts from its journ
     });
   });
 
-  describe("the bridge CLI's fast-withdraw", function () {
+  describe("the bridge CLI's fast-withdraw and fast-deposit", function () {
     let cliRoot: string;
     let out: string[];
     let err: string[];
@@ -251,7 +251,7 @@ describe("Solver: fills, settles with proofs or reports, restarts from its journ
         l1: { chainId: test.devnet.l1.chainId, rpcUrl: test.devnet.l1.rpcUrl },
         l2: { chainId: test.devnet.l2.chainId, rpcUrl: test.devnet.l2.rpcUrl, wsUrl: test.devnet.l2.wsUrl },
         contracts: {
-          l1: { ...test.devnet.l1Contracts, PrimaryToken: l1Token },
+          l1: { ...test.devnet.l1Contracts, PrimaryToken: l1Token, OriginSettler: test.deployment!.l1.OriginSettler! },
           l2: { PrimaryToken: l2Token, OriginSettler: test.deployment!.l2.OriginSettler },
         },
         accounts: { user: { address: await user.getAddress(), privateKey: userKey } },
@@ -281,6 +281,20 @@ describe("Solver: fills, settles with proofs or reports, restarts from its journ
       expect(out.join("\n")).to.not.include(userKey.slice(2));
     });
 
+    it("deposits the primary token and ETH at the next L2 block, and follows a deposit until its report is relayed", async function () {
+      const token = new Contract(l2Token, ERC20, l2);
+      const address = await user.getAddress();
+      const before = { tokens: (await token.balanceOf(address)) as bigint, eth: await l2.getBalance(address) };
+      expect(await cli("fast-deposit", "--amount", "5", "--account", "user"), err.join("\n")).to.equal(0);
+      expect(out.join("\n")).to.match(/Order 0x[0-9a-f]{64} opened: 5\.0 primary tokens escrowed on L1, 4\.95 to be paid on L2/);
+      expect(out.at(-1)).to.match(/^Filled on L2 at /);
+      expect(await token.balanceOf(address)).to.equal(before.tokens + parseEther("4.95"));
+      out = [];
+      expect(await cli("fast-deposit", "--amount", "0.5", "--asset", "eth", "--account", "user", "--settled"), err.join("\n")).to.equal(0);
+      expect(out.at(-1)).to.equal("Settled on L1: the solver was repaid from the escrow on its report, relayed after the challenge period");
+      expect(await l2.getBalance(address)).to.equal(before.eth + parseEther("0.495"));
+    });
+
     it("refuses bad input and an amount beyond the balance before sending anything", async function () {
       const nonce = await l2.getTransactionCount(await user.getAddress());
       for (const [args, pattern] of [
@@ -296,6 +310,10 @@ describe("Solver: fills, settles with proofs or reports, restarts from its journ
         expect(err.at(-1)).to.match(pattern);
       }
       expect(await l2.getTransactionCount(await user.getAddress())).to.equal(nonce);
+      const l1Nonce = await l1.getTransactionCount(await user.getAddress());
+      expect(await cli("fast-deposit", "--amount", "100000000", "--account", "user")).to.equal(1);
+      expect(err.at(-1)).to.match(/^error \[INSUFFICIENT_BALANCE\]: The L1 balance is/);
+      expect(await l1.getTransactionCount(await user.getAddress())).to.equal(l1Nonce);
     });
   });
 

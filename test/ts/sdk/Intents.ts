@@ -232,6 +232,38 @@ describe("@avn/sdk intents: fast withdrawals opened from a default viem client, 
     });
   });
 
+  it("opens a fast deposit on an L1OriginSettler the same way, and follows it to its fill on the L2 settler", async function () {
+    // The other direction's settlers on the same chain: L1OriginSettler (the origin) and L2DestinationSettler.
+    const messenger = await f.deploy("MockCrossDomainMessenger", []);
+    const l2Destination = await f.deploy("L2DestinationSettler", [messenger.target]);
+    const l1Origin = await f.deploy("L1OriginSettler", [
+      {
+        messenger: messenger.target,
+        destinationSettler: l2Destination.target,
+        destinationChainId: f.chainId,
+        inputToken: f.inputToken.target,
+        outputToken: f.outputToken.target,
+        permit2: PERMIT2_ADDRESS,
+        settlementWindow: SETTLEMENT_WINDOW,
+      },
+    ]);
+    const opened = await openOrder(wallet, publicClient, { originSettler: l1Origin.target as Address, terms: terms() });
+    expect(opened.approvalTransactionHash).to.be.a("string");
+    expect(decodeOriginData(opened.originData)).to.deep.include({
+      originSettler: l1Origin.target,
+      destinationSettler: l2Destination.target,
+      user: user.address,
+    });
+    const follow = { originSettler: l1Origin.target as Address, orderId: opened.orderId };
+    const destination = { client: publicClient, settler: l2Destination.target as Address };
+    expect(await orderStatus(publicClient, { ...follow, destination })).to.deep.equal({ status: "open" });
+    await (await (f.outputToken.connect(filler) as Contract).approve(l2Destination.target, MaxUint256)).wait();
+    await (await (l2Destination.connect(filler) as Contract).fill(opened.orderId, opened.originData, "0x")).wait();
+    const status = await orderStatus(publicClient, { ...follow, destination });
+    expect(status.status).to.equal("open");
+    expect(status.filled?.repayTo).to.equal(await filler.getAddress());
+  });
+
   it("reports an order it does not know as unknown, and a refunded one as refunded", async function () {
     const unknown = orderIdOf("0x1234");
     expect(await orderStatus(publicClient, { originSettler: settler(), orderId: unknown })).to.deep.equal({ status: "unknown" });

@@ -2,23 +2,30 @@ import { BridgeError } from "@avn/bridge";
 import { Contract, type ContractTransactionResponse, JsonRpcProvider, NonceManager, Wallet, ZeroAddress } from "ethers";
 
 import { encodeOrderData, NATIVE_TOKEN, ORDER_DATA_TYPE, OrderStatus } from "@avn/protocol/intents";
-import type { DestinationSettler, OriginSettler } from "../../typechain-types/index.ts";
+import type { IIntentDestinationSettler, IIntentOriginSettler } from "../../typechain-types/index.ts";
 import { contractAt } from "../common/artifacts.ts";
 
-/** How long the filler has: ten minutes of L2 time, well within the settler's one-day limit. */
-export const FAST_WITHDRAW_FILL_SECONDS = 600;
+/** How long the filler has: ten minutes, well within the settlers' one-day limit. */
+export const FAST_TRANSFER_FILL_SECONDS = 600;
 
-export interface FastWithdrawal {
+/**
+ * The direction: a fast withdrawal escrows on the L2 (`OriginSettler`) and is paid on L1; a fast deposit escrows on
+ * L1 (`L1OriginSettler`) and is paid on the L2.
+ */
+export type FastDirection = "withdraw" | "deposit";
+
+export interface FastTransfer {
+  direction: FastDirection;
   asset: "eth" | "token";
-  /** The input escrowed on the L2, in base units. */
+  /** The input escrowed on the origin chain, in base units. */
   amount: bigint;
   /** The filler's fee in basis points of the input: the recipient gets `amount × (10,000 − feeBps) / 10,000`. */
   feeBps: number;
-  /** The recipient on L1 (default: the sender). */
+  /** The recipient on the destination chain (default: the sender). */
   recipient?: string;
 }
 
-export type FastWithdrawStage =
+export type FastTransferStage =
   | { stage: "approved"; hash: string }
   | { stage: "opened"; orderId: string; hash: string; output: bigint; fillDeadline: number }
   | { stage: "filled"; repayTo: string; filledAt: bigint }
@@ -31,25 +38,37 @@ const ERC20 = [
   "function approve(address,uint256) returns (bool)",
 ];
 
+/** The chains' names, origin first, for messages. */
+export function chainNames(direction: FastDirection): { origin: string; destination: string } {
+  return direction === "withdraw" ? { origin: "L2", destination: "L1" } : { origin: "L1", destination: "L2" };
+}
+
 /**
- * A fast withdrawal through the intent layer (docs/intents.md): opens an order in the L2's `OriginSettler` that escrows
- * `amount` and asks for the amount less the fee on L1, then follows it block by block until it is filled on L1 (and,
- * with `untilSettled`, settled on the L2), or until its fill deadline and settlement window have passed unfilled (it is
- * then refundable). Reports each stage as it happens. Sends with the wallet's own estimates: no gas override.
+ * A fast transfer through the intent layer (docs/intents.md): opens an order in the origin chain's settler that
+ * escrows `amount` and asks for the amount less the fee on the destination chain, then follows it block by block until
+ * it is filled there (and, with `untilSettled`, settled on the origin chain: seconds for a withdrawal, the challenge
+ * period for a deposit), or until its fill deadline and settlement window have passed unfilled (it is then
+ * refundable). Reports each stage as it happens. Sends with the wallet's own estimates: no gas override.
  */
-export async function fastWithdraw(
-  request: FastWithdrawal,
+export async function fastTransfer(
+  request: FastTransfer,
   chains: { l1RpcUrl: string; l2RpcUrl: string; originSettler: string; privateKey: string },
-  options: { untilSettled: boolean; timeoutMs: number; onStage: (stage: FastWithdrawStage) => void },
-): Promise<FastWithdrawStage> {
+  options: { untilSettled: boolean; timeoutMs: number; onStage: (stage: FastTransferStage) => void },
+): Promise<FastTransferStage> {
   const l1 = new JsonRpcProvider(chains.l1RpcUrl, undefined, { staticNetwork: true, pollingInterval: 500 });
   const l2 = new JsonRpcProvider(chains.l2RpcUrl, undefined, { staticNetwork: true, pollingInterval: 500 });
+  const [originChain, destinationChain] = request.direction === "withdraw" ? [l2, l1] : [l1, l2];
+  const names = chainNames(request.direction);
   try {
-    const signer = new NonceManager(new Wallet(chains.privateKey, l2));
+    const signer = new NonceManager(new Wallet(chains.privateKey, originChain));
     const user = await signer.getAddress();
-    const origin = contractAt<OriginSettler>("OriginSettler", chains.originSettler, signer, "intents");
-    if ((await l2.getCode(chains.originSettler)) === "0x")
-      throw new BridgeError("CONFIGURATION", `No OriginSettler at ${chains.originSettler} on the L2: is the network's deployment current?`);
+    // Both origin settlers share this ABI (OriginSettlerBase's), and both destination settlers DestinationSettler's.
+    const origin = contractAt<IIntentOriginSettler>("OriginSettler", chains.originSettler, signer, "intents");
+    if ((await originChain.getCode(chains.originSettler)) === "0x")
+      throw new BridgeError(
+        "CONFIGURATION",
+        `No origin settler at ${chains.originSettler} on the ${names.origin}: is the network's deployment current?`,
+      );
     const [inputToken, outputToken, destinationChainId, destinationAddress] =
       request.asset === "eth"
         ? [NATIVE_TOKEN, NATIVE_TOKEN, await origin.DESTINATION_CHAIN_ID(), await origin.DESTINATION_SETTLER()]
@@ -69,13 +88,18 @@ export async function fastWithdraw(
       recipient: (request.recipient ?? user) as `0x${string}`,
       destinationChainId,
     } as Parameters<typeof encodeOrderData>[0];
-    await checkFunds(l2, signer, user, request, inputToken, chains.originSettler, options.onStage);
-    // The fill is checked against L1's clock and the refund against the L2's: count from the later of the two (they
-    // agree within seconds live; a devnet's L1 time can be moved ahead on its own), within the settler's limit.
-    const [l1Latest, l2Latest, maxFillPeriod] = await Promise.all([l1.getBlock("latest"), l2.getBlock("latest"), origin.MAX_FILL_PERIOD()]);
+    await checkFunds(originChain, signer, user, request, inputToken, chains.originSettler, options.onStage);
+    // The fill is checked against the destination's clock and the refund against the origin's: count from the later
+    // of the two (they agree within seconds live; a devnet's L1 time can be moved ahead on its own), within the
+    // settler's limit.
+    const [destinationLatest, originLatest, maxFillPeriod] = await Promise.all([
+      destinationChain.getBlock("latest"),
+      originChain.getBlock("latest"),
+      origin.MAX_FILL_PERIOD(),
+    ]);
     const fillDeadline = Math.min(
-      Math.max(l1Latest!.timestamp, l2Latest!.timestamp) + FAST_WITHDRAW_FILL_SECONDS,
-      l2Latest!.timestamp + Number(maxFillPeriod),
+      Math.max(destinationLatest!.timestamp, originLatest!.timestamp) + FAST_TRANSFER_FILL_SECONDS,
+      originLatest!.timestamp + Number(maxFillPeriod),
     );
     const order = { fillDeadline, orderDataType: ORDER_DATA_TYPE, orderData: encodeOrderData(terms) };
     const tx = await origin.open(order, { value: request.asset === "eth" ? request.amount : 0n });
@@ -83,9 +107,9 @@ export async function fastWithdraw(
     const opened = receipt.logs.map((log) => origin.interface.parseLog(log)).find((parsed) => parsed?.name === "Open")!;
     const orderId = opened.args.orderId as string;
     options.onStage({ stage: "opened", orderId, hash: tx.hash, output, fillDeadline });
-    const destination = contractAt<DestinationSettler>("DestinationSettler", destinationAddress, l1, "intents");
+    const destination = contractAt<IIntentDestinationSettler>("DestinationSettler", destinationAddress, destinationChain, "intents");
     return await follow({
-      l2,
+      originChain,
       origin,
       destination,
       orderId,
@@ -100,20 +124,21 @@ export async function fastWithdraw(
   }
 }
 
-/** Refuses a withdrawal the sender cannot pay before anything is sent, and approves the settler for a token input once. */
+/** Refuses a transfer the sender cannot pay before anything is sent, and approves the settler for a token input once. */
 async function checkFunds(
-  l2: JsonRpcProvider,
+  originChain: JsonRpcProvider,
   signer: NonceManager,
   user: string,
-  request: FastWithdrawal,
+  request: FastTransfer,
   inputToken: string,
   originSettler: string,
-  onStage: (stage: FastWithdrawStage) => void,
+  onStage: (stage: FastTransferStage) => void,
 ): Promise<void> {
+  const chain = chainNames(request.direction).origin;
   if (request.asset === "eth") {
-    const balance = await l2.getBalance(user);
+    const balance = await originChain.getBalance(user);
     if (balance < request.amount)
-      throw new BridgeError("INSUFFICIENT_BALANCE", `The L2 balance is ${balance} wei, less than the ${request.amount} to withdraw`);
+      throw new BridgeError("INSUFFICIENT_BALANCE", `The ${chain} balance is ${balance} wei, less than the ${request.amount} to send`);
     return;
   }
   const erc20 = new Contract(inputToken, ERC20, signer);
@@ -121,7 +146,7 @@ async function checkFunds(
   if (balance < request.amount)
     throw new BridgeError(
       "INSUFFICIENT_BALANCE",
-      `The L2 balance is ${balance} base units of the primary token, less than ${request.amount}`,
+      `The ${chain} balance is ${balance} base units of the primary token, less than ${request.amount}`,
     );
   if (((await erc20.getFunction("allowance")(user, originSettler)) as bigint) >= request.amount) return;
   // Exactly the input, as the SDK and the web app approve: no standing allowance is left behind.
@@ -130,25 +155,25 @@ async function checkFunds(
   onStage({ stage: "approved", hash: approval.hash });
 }
 
-/** Follows an opened order on each new L2 block until it reaches the stage asked for, or can no longer. */
+/** Follows an opened order on each new block of its origin chain until it reaches the stage asked for, or can no longer. */
 async function follow(input: {
-  l2: JsonRpcProvider;
-  origin: OriginSettler;
-  destination: DestinationSettler;
+  originChain: JsonRpcProvider;
+  origin: IIntentOriginSettler;
+  destination: IIntentDestinationSettler;
   orderId: string;
   fillDeadline: number;
   untilSettled: boolean;
   timeoutMs: number;
-  onStage: (stage: FastWithdrawStage) => void;
-}): Promise<FastWithdrawStage> {
-  const { l2, origin, destination, orderId } = input;
+  onStage: (stage: FastTransferStage) => void;
+}): Promise<FastTransferStage> {
+  const { originChain, origin, destination, orderId } = input;
   const window = Number(await origin.SETTLEMENT_WINDOW());
   let filled = false;
-  return await new Promise<FastWithdrawStage>((resolve, reject) => {
+  return await new Promise<FastTransferStage>((resolve, reject) => {
     let checking = false;
     const finish = (outcome: () => void) => {
       clearTimeout(timer);
-      void l2.off("block", onBlock);
+      void originChain.off("block", onBlock);
       outcome();
     };
     const check = async () => {
@@ -159,20 +184,20 @@ async function follow(input: {
           const [repayTo, filledAt] = await destination.fills(orderId);
           if (repayTo !== ZeroAddress) {
             filled = true;
-            const stage: FastWithdrawStage = { stage: "filled", repayTo, filledAt };
+            const stage: FastTransferStage = { stage: "filled", repayTo, filledAt };
             input.onStage(stage);
             if (!input.untilSettled) return finish(() => resolve(stage));
           }
         }
         const status = Number(await origin.orderStatus(orderId));
         if (status === OrderStatus.settled) {
-          const stage: FastWithdrawStage = { stage: "settled" };
+          const stage: FastTransferStage = { stage: "settled" };
           input.onStage(stage);
           return finish(() => resolve(stage));
         }
-        const now = (await l2.getBlock("latest"))!.timestamp;
+        const now = (await originChain.getBlock("latest"))!.timestamp;
         if (!filled && now > input.fillDeadline + window) {
-          const stage: FastWithdrawStage = { stage: "refundable", refundableAfter: input.fillDeadline + window };
+          const stage: FastTransferStage = { stage: "refundable", refundableAfter: input.fillDeadline + window };
           input.onStage(stage);
           return finish(() => resolve(stage));
         }
@@ -187,9 +212,9 @@ async function follow(input: {
         finish(() => reject(new BridgeError("TIMEOUT", `Order ${orderId} was not ${input.untilSettled ? "settled" : "filled"} in time`))),
       input.timeoutMs,
     );
-    // Each new L2 block asks again (ethers' block event); the first look is now.
+    // Each new block of the origin chain asks again (ethers' block event); the first look is now.
     const onBlock = () => void check();
-    void l2.on("block", onBlock);
+    void originChain.on("block", onBlock);
     void check();
   });
 }
