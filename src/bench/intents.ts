@@ -76,7 +76,7 @@ export async function measureIntents(options: {
     };
     const deployer = devnet.accounts.deployer;
     const user = devAccount(8);
-    progress("Funding the user (primary tokens through the bridge) and the solver (inventory on L1)…");
+    progress("Funding the user (primary tokens through the bridge) and the solver (inventory on both chains)…");
     const userBridge = await Bridge.connect(network, user.privateKey);
     const l1Token = new Contract(
       deployed.l1PrimaryToken,

@@ -31,6 +31,8 @@ export function webConfigFromStack(stack: StackFile): NetworkConfig {
         L1CrossDomainMessenger: l1.L1CrossDomainMessenger,
         // The intent layer (the Bridge page's fast withdrawals): absent from a stack deployed before it, then the page says so.
         DestinationSettler: l1.DestinationSettler,
+        // Fast deposits' escrow (module L1Intents).
+        OriginSettler: l1.OriginSettler,
       },
       l2: {
         PrimaryToken: l2.PrimaryToken,
@@ -43,6 +45,7 @@ export function webConfigFromStack(stack: StackFile): NetworkConfig {
         // The credits channel (the Credits page): absent from a stack without it, then the page says so.
         VoucherClaims: l2.VoucherClaims,
         OriginSettler: l2.OriginSettler,
+        DestinationSettler: l2.DestinationSettler,
       },
     },
     credits: stack.credits === undefined ? undefined : { url: stack.credits.url },

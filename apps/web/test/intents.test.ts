@@ -12,6 +12,8 @@ import { address } from "./governance-fixtures";
 
 const ORIGIN = address(0x0a);
 const DESTINATION = address(0x0d);
+const DEPOSIT_ORIGIN = address(0x1a);
+const DEPOSIT_DESTINATION = address(0x1d);
 const USER = address(0x05);
 const SOLVER = address(0x50);
 const REPAY = address(0x51);
@@ -106,6 +108,9 @@ describe("fast withdrawals: the quote and the settings", () => {
 
   it("takes the settlers and the solver's fee from the settings, the reference solver's default without one", () => {
     expect(intentSettings(config)).toEqual({
+      direction: "withdraw",
+      origin: "l2",
+      destination: "l1",
       originSettler: ORIGIN,
       destinationSettler: DESTINATION,
       feeBps: INTENT_DEFAULT_FEE_BPS,
@@ -114,19 +119,38 @@ describe("fast withdrawals: the quote and the settings", () => {
     expect(intentSettings({ ...config, intents: { minFeeBps: 250 } })?.feeBps).toBe(250);
     const without = { ...config, contracts: { ...config.contracts, l2: { ...config.contracts.l2, OriginSettler: undefined } } };
     expect(intentSettings(without)).toBeUndefined();
+    // Fast deposits: their own pair of settlers, the other way round, and none named means none offered.
+    expect(intentSettings(config, "deposit")).toBeUndefined();
+    const withDeposits = {
+      ...config,
+      contracts: {
+        l1: { ...config.contracts.l1, OriginSettler: DEPOSIT_ORIGIN },
+        l2: { ...config.contracts.l2, DestinationSettler: DEPOSIT_DESTINATION },
+      },
+    };
+    expect(intentSettings(withDeposits, "deposit")).toMatchObject({
+      direction: "deposit",
+      origin: "l1",
+      destination: "l2",
+      originSettler: DEPOSIT_ORIGIN,
+      destinationSettler: DEPOSIT_DESTINATION,
+    });
+    expect(intentSettings(withDeposits)?.originSettler).toBe(ORIGIN);
   });
 
   it("sets the fill deadline ten minutes after the later clock, within the settler's longest fill period", () => {
     const day = 86_400n;
-    expect(fastFillDeadline({ l1Time: 1_000n, l2Time: 1_002n, maxFillPeriod: day })).toBe(1_602);
+    expect(fastFillDeadline({ destinationTime: 1_000n, originTime: 1_002n, maxFillPeriod: day })).toBe(1_602);
     // The L1 an hour ahead (a devnet's moved time): the deadline is still ten minutes ahead on L1, where the fill is checked.
-    expect(fastFillDeadline({ l1Time: 4_600n, l2Time: 1_000n, maxFillPeriod: day })).toBe(5_200);
-    expect(fastFillDeadline({ l1Time: 1_000n + 2n * day, l2Time: 1_000n, maxFillPeriod: day })).toBe(1_000 + 86_400);
+    expect(fastFillDeadline({ destinationTime: 4_600n, originTime: 1_000n, maxFillPeriod: day })).toBe(5_200);
+    expect(fastFillDeadline({ destinationTime: 1_000n + 2n * day, originTime: 1_000n, maxFillPeriod: day })).toBe(1_000 + 86_400);
   });
 
-  it("maps ETH to ETH and the L2 primary token to the L1 one", () => {
+  it("maps ETH to ETH and one chain's primary token to the other's, each way", () => {
     expect(orderTokens("eth", config)).toEqual({ input: NATIVE_TOKEN, output: NATIVE_TOKEN });
     expect(orderTokens("token", config)).toEqual({ input: L2_TOKEN, output: L1_TOKEN });
+    expect(orderTokens("token", config, "deposit")).toEqual({ input: L1_TOKEN, output: L2_TOKEN });
+    expect(orderTokens("eth", config, "deposit")).toEqual({ input: NATIVE_TOKEN, output: NATIVE_TOKEN });
     expect([orderAssetName(NATIVE_TOKEN, "l1", config), orderAssetName(L1_TOKEN, "l1", config)]).toEqual(["ETH", "Primary token"]);
     expect(orderAssetName(L1_TOKEN, "l2", config)).toBe(`Token ${L1_TOKEN}`);
   });
@@ -134,7 +158,7 @@ describe("fast withdrawals: the quote and the settings", () => {
 
 describe("fast withdrawals: an order's phase", () => {
   const timing = { fillDeadline: 1_000, settlementWindow: 120n };
-  const open = (l2Time: bigint, filledAt?: bigint) => orderPhase({ status: "open", l2Time, filledAt }, timing);
+  const open = (originTime: bigint, filledAt?: bigint) => orderPhase({ status: "open", originTime, filledAt }, timing);
 
   it("waits for its fill until the deadline's own second, then is expired until the settlement window has passed", () => {
     expect(open(400n)).toEqual({ phase: "waiting-for-fill", secondsToDeadline: 600 });
@@ -148,11 +172,11 @@ describe("fast withdrawals: an order's phase", () => {
   it("is settling once filled on L1, late (no refund offered) past the window, and final once settled or refunded", () => {
     expect(open(1_050n, 990n)).toEqual({ phase: "filled" });
     expect(open(1_121n, 990n)).toEqual({ phase: "filled-late" });
-    expect(orderPhase({ status: "settled", l2Time: 5_000n, filledAt: 990n }, timing)).toEqual({ phase: "settled" });
-    expect(orderPhase({ status: "refunded", l2Time: 5_000n }, timing)).toEqual({ phase: "refunded" });
-    expect(orderPhase({ status: "unknown", l2Time: 5n }, timing)).toEqual({ phase: "unknown" });
+    expect(orderPhase({ status: "settled", originTime: 5_000n, filledAt: 990n }, timing)).toEqual({ phase: "settled" });
+    expect(orderPhase({ status: "refunded", originTime: 5_000n }, timing)).toEqual({ phase: "refunded" });
+    expect(orderPhase({ status: "unknown", originTime: 5n }, timing)).toEqual({ phase: "unknown" });
     // Without its deadline (an id alone), an open order is waiting or filled.
-    expect(orderPhase({ status: "open", l2Time: 9_999n })).toEqual({ phase: "waiting-for-fill" });
+    expect(orderPhase({ status: "open", originTime: 9_999n })).toEqual({ phase: "waiting-for-fill" });
   });
 });
 

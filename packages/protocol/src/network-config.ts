@@ -65,6 +65,8 @@ export const networkConfigSchema = z
         L1CrossDomainMessenger: address.optional(),
         /** The intent layer's L1 side: solvers fill fast withdrawals there (with `l2.OriginSettler`, or neither). */
         DestinationSettler: address.optional(),
+        /** Fast deposits' escrow (`L1OriginSettler`): opened and refunded there (with `l2.DestinationSettler`, or neither). */
+        OriginSettler: address.optional(),
       }),
       l2: z.object({
         PrimaryToken: address,
@@ -80,6 +82,8 @@ export const networkConfigSchema = z
         VoucherClaims: address.optional(),
         /** The intent layer's L2 side: fast withdrawals are opened (escrowed), settled and refunded there. */
         OriginSettler: address.optional(),
+        /** Where solvers fill fast deposits (`L2DestinationSettler`; with `l1.OriginSettler`, or neither). */
+        DestinationSettler: address.optional(),
       }),
     }),
     /**
@@ -145,6 +149,23 @@ export const networkConfigSchema = z
         code: "custom",
         path: ["intents"],
         message: "is given without the intent layer's settlers (contracts.l2.OriginSettler, contracts.l1.DestinationSettler)",
+      });
+  })
+  .superRefine((config, context) => {
+    // Fast deposits: an order opened on L1 is filled through the L2 settler it names, the same pairing the other way.
+    const origin = config.contracts.l1.OriginSettler !== undefined;
+    const destination = config.contracts.l2.DestinationSettler !== undefined;
+    if (origin && !destination)
+      context.addIssue({
+        code: "custom",
+        path: ["contracts", "l2", "DestinationSettler"],
+        message: "is missing: fast deposits' OriginSettler (contracts.l1) needs its DestinationSettler",
+      });
+    if (destination && !origin)
+      context.addIssue({
+        code: "custom",
+        path: ["contracts", "l1", "OriginSettler"],
+        message: "is missing: fast deposits' DestinationSettler (contracts.l2) needs its OriginSettler",
       });
   });
 

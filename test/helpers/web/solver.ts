@@ -45,6 +45,7 @@ export async function startTestSolver(net: TestDevnet, name: string): Promise<{ 
     l1: net.devnet.l1,
     l2: net.devnet.l2,
     originSettler: net.deployment.l2.OriginSettler,
+    l1OriginSettler: net.deployment.l1.OriginSettler,
     opContracts: net.devnet.l1Contracts,
     account,
     env: { SOLVER_REBALANCE: "false" },

@@ -1,11 +1,12 @@
 import { Bridge } from "@avn/bridge";
 import { expect } from "chai";
+import { Contract, NonceManager, Wallet } from "ethers";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { createPublicClient, erc20Abi, http, parseEther, toHex, type Address, type Hash, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
 import { decodeOriginData, OrderStatus } from "@avn/protocol/intents";
-import { destinationSettlerAbi, originSettlerAbi } from "../../../apps/web/src/generated/intent-abis.ts";
+import { destinationSettlerAbi, l1OriginSettlerAbi, originSettlerAbi } from "../../../apps/web/src/generated/intent-abis.ts";
 import type { StackFile } from "../../../src/common/stack-file.ts";
 import type { StackSolver } from "../../../src/devnet/stack-solver.ts";
 import type { RunningWebServer } from "../../../src/web/web-server.ts";
@@ -21,6 +22,7 @@ import {
   VIEWPORTS,
   waitForText,
 } from "../../helpers/web/browser.ts";
+import { logFileEnd, nodeLogLine } from "../../helpers/network.ts";
 import { startTestSolver } from "../../helpers/web/solver.ts";
 import { TestWallet } from "../../helpers/web/test-wallet.ts";
 import { chromiumOrSkip, serveWebApp } from "../../helpers/web/web-app.ts";
@@ -35,8 +37,9 @@ const E18 = 10n ** 18n;
  * recipient's L1 balance up by exactly the quoted output. Then the explorer, as a visitor at phone width, decodes the
  * order's `open` on the L2, its `fill` on L1 and its settlement, in the protocol's words. The L1's clock is an hour
  * ahead of the L2's, as the bridge and explorer files leave the shared devnet: the page's fill deadline must hold on L1.
+ * A fast deposit goes the other way: paid on the L2 at once, settled on L1 once the solver's report is relayed.
  */
-describe("web app: fast withdrawals through the intent layer, and their explorer pages, in Chromium", function () {
+describe("web app: fast withdrawals and deposits through the intent layer, and their explorer pages, in Chromium", function () {
   this.timeout(600_000);
   let browser: Browser | undefined;
   let net: TestDevnet;
@@ -84,14 +87,15 @@ describe("web app: fast withdrawals through the intent layer, and their explorer
     await screenshotFailure(this.currentTest, contexts, "fast-");
   });
 
-  const wallet = () =>
+  /** The user's wallet, on `chainId` (the L2, where a withdrawal starts, unless told). */
+  const wallet = (chainId = net.devnet.l2.chainId) =>
     new TestWallet(
       key,
       [
         { chainId: net.devnet.l1.chainId, rpcUrl: net.devnet.l1.rpcUrl },
         { chainId: net.devnet.l2.chainId, rpcUrl: net.devnet.l2.rpcUrl },
       ],
-      net.devnet.l2.chainId,
+      chainId,
     );
 
   const l1TokenBalance = () =>
@@ -250,6 +254,52 @@ describe("web app: fast withdrawals through the intent layer, and their explorer
     await page.locator('[data-testid="tx-event"][data-event="Settled"]').waitFor();
     await waitForText(settled.getByTestId("intent-filler"), new RegExp(`^${escape(short(solver!.account.address))}`));
     await waitForText(settled.getByTestId("intent-input"), /^100 Primary token$/);
+  });
+
+  it("deposits 50 primary tokens fast: paid on the L2 by the solver at once, settled on L1 once its report is relayed", async function () {
+    // The user's L1 funds: ether for its gas, primary tokens from the deployer.
+    await net.devnet.l1Provider.send("anvil_setBalance", [user.address, toHex(parseEther("1"))]);
+    const deployer = new NonceManager(new Wallet(net.devnet.accounts.deployer.privateKey, net.devnet.l1Provider));
+    const l1Token = new Contract(l1Address("PrimaryToken"), ["function transfer(address,uint256) returns (bool)"], deployer);
+    await (await l1Token.getFunction("transfer")(user.address, 100n * E18)).wait();
+
+    // A deposit starts on L1: the wallet is there.
+    const page = await openConnected(browser!, `${web!.url}/bridge`, wallet(net.devnet.l1.chainId), contexts);
+    await page.getByLabel("Deposit: L1 → L2").check();
+    await page.getByLabel("Fast (intent)").check();
+    await page.getByLabel("Primary token", { exact: true }).check();
+    await page.getByLabel("Amount").fill("50");
+    const quote = await waitForText(
+      page.getByTestId("fast-quote"),
+      /^You receive 49\.5 Primary token on Devnet L2, fee 0\.5 Primary token \(1\.00 %\), paid by a solver within 1–3 L2 blocks/,
+    );
+    expect(quote).to.contain("the standard deposit pays the whole amount when the L2 takes the deposit in");
+    const [l1Before, l2Before] = [await l1TokenBalance(), await l2TokenBalance()];
+    await sendTransaction(page, "Approve");
+    await sendTransaction(page, "Deposit fast");
+    const opened = page.getByTestId("fast-opened");
+    await opened.waitFor();
+    const orderId = (await opened.getAttribute("data-order-id")) as Hex;
+    expect(await l1TokenBalance()).to.equal(l1Before - 50n * E18);
+
+    const status = page.locator(`[data-testid="fast-deposit"][data-order-id="${orderId}"]`).getByTestId("fast-deposit-status");
+    const from = await logFileEnd(solver!.logFile);
+    await waitForText(status, /^Filled on the L2 \(tx 0x.+\): settling on L1$/, 120_000);
+    expect(await l2TokenBalance()).to.equal(l2Before + 49_500_000_000_000_000_000n);
+    // The solver's report waits out the shared devnet's challenge period (an hour of L1 time) once it is proven.
+    await nodeLogLine(solver!.logFile, from, (entry) => entry.msg === "report proven on L1", 120_000);
+    await advanceL1Time(net.devnet, SHARED_FINALIZATION_PERIOD + 1n);
+    await waitForText(status, /^Settled: paid on the L2 \(tx 0x.+\), settled on L1 \(tx 0x.+\)$/, 120_000);
+    const settled = await clients.l1.readContract({
+      address: l1Address("OriginSettler"),
+      abi: l1OriginSettlerAbi,
+      functionName: "orderStatus",
+      args: [orderId],
+    });
+    expect(settled).to.equal(OrderStatus.settled);
+    await readsSettled(page);
+    await screenshot(page, "bridge-fast-deposit-settled-desktop");
+    expect(await seriousAccessibilityViolations(page)).to.deep.equal([]);
   });
 
   it("with the solver stopped, shows an order nobody fills refundable once the L2 is past its deadline and window, and refunds it", async function () {

@@ -179,6 +179,23 @@ describe("web app settings: the intent layer", function () {
     // A fee of the whole input would leave nothing to pay out.
     expect(() => webConfigFromStack({ ...stack(settlers), solver: { ...solver, minFeeBps: 10_000 } })).to.throw(/intents\.minFeeBps/);
   });
+
+  it("carries fast deposits' settlers (l1.OriginSettler, l2.DestinationSettler) both or neither", async function () {
+    const deposits = { l1: { OriginSettler: address("e") }, l2: { DestinationSettler: address("f") } };
+    const both = {
+      l1: { ...settlers.l1, ...deposits.l1 },
+      l2: { ...settlers.l2, ...deposits.l2 },
+    };
+    const config = webConfigFromStack(stack(both));
+    expect([config.contracts.l1.OriginSettler, config.contracts.l2.DestinationSettler]).to.deep.equal([
+      "0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE",
+      "0xFFfFfFffFFfffFFfFFfFFFFFffFFFffffFfFFFfF",
+    ]);
+    expect(() => webConfigFromStack(stack({ l1: both.l1, l2: settlers.l2 }))).to.throw(
+      /contracts\.l2\.DestinationSettler is missing: fast deposits' OriginSettler \(contracts\.l1\) needs its DestinationSettler/,
+    );
+    expect(() => webConfigFromStack(stack({ l1: settlers.l1, l2: both.l2 }))).to.throw(/contracts\.l1\.OriginSettler is missing/);
+  });
 });
 
 /**

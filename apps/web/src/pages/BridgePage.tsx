@@ -4,18 +4,21 @@ import { useAppSettings } from "../app-context";
 import { ChainNotice } from "../components/ChainNotice";
 import { intentSettings } from "../lib/intents";
 import { BridgeForm } from "./bridge/BridgeForm";
-import { FastWithdrawals } from "./bridge/FastWithdrawals";
+import { FastOrders } from "./bridge/FastOrders";
 import { Withdrawals } from "./bridge/Withdrawals";
 
 /**
  * The standard bridge between L1 and L2: deposits arrive on L2 by themselves; withdrawals need a proof and,
  * after the challenge period, a finalization on L1, which the list of the account's withdrawals offers. A
  * withdrawal can instead be fast: an intent order on the L2 that a solver fills on L1 within a few blocks, for a
- * fee; the list of the account's fast withdrawals follows each to its settlement (or offers its refund).
+ * fee; a deposit too, the other way. The lists of the account's fast withdrawals and deposits follow each order to
+ * its settlement (or offer its refund).
  */
 export default function BridgePage() {
   const { address } = useConnection();
-  const intents = intentSettings(useAppSettings().config);
+  const { config } = useAppSettings();
+  const withdrawals = intentSettings(config, "withdraw");
+  const deposits = intentSettings(config, "deposit");
   return (
     <section>
       <h1>Bridge</h1>
@@ -26,7 +29,8 @@ export default function BridgePage() {
       ) : (
         <>
           <Withdrawals key={address} account={address} />
-          {intents !== undefined && <FastWithdrawals key={`fast-${address}`} account={address} intents={intents} />}
+          {withdrawals !== undefined && <FastOrders key={`fast-${address}`} account={address} intents={withdrawals} />}
+          {deposits !== undefined && <FastOrders key={`fast-deposits-${address}`} account={address} intents={deposits} />}
         </>
       )}
     </section>

@@ -9,7 +9,7 @@ import { l1StandardBridgeAbi, l2OutputOracleAbi, l2StandardBridgeAbi, primaryTok
 import { formatAmount, formatDuration } from "../../lib/format";
 import { intentSettings } from "../../lib/intents";
 import { DepositProgress } from "./DepositProgress";
-import { FastWithdrawalStep } from "./FastWithdrawalStep";
+import { FastOrderStep } from "./FastOrderStep";
 import {
   ASSET_NAMES,
   DEPOSIT_MIN_GAS_LIMIT,
@@ -25,7 +25,8 @@ import {
 /**
  * Direction, asset and amount, the source-chain balance, and the transactions of a deposit or a withdrawal (to the
  * sender's own address). A withdrawal is standard (the L2 bridge, then prove and finalize on L1 after the challenge
- * period) or fast (an intent order a solver fills on L1 within a few blocks, for a fee: `FastWithdrawalStep`).
+ * period) or fast (an intent order a solver fills on L1 within a few blocks, for a fee: `FastOrderStep`); so is a
+ * deposit (the standard bridge, or an intent order a solver fills on the L2 at its next blocks).
  */
 export function BridgeForm({ account }: { account: Address | undefined }) {
   const wagmiConfig = useConfig();
@@ -38,8 +39,8 @@ export function BridgeForm({ account }: { account: Address | undefined }) {
   const sentDescription = useRef("");
 
   const isDeposit = direction === "deposit";
-  const isFast = !isDeposit && mode === "fast";
-  const intents = intentSettings(config);
+  const isFast = mode === "fast";
+  const intents = intentSettings(config, direction);
   const source = isDeposit ? chains.l1 : chains.l2;
   const token = isDeposit ? config.contracts.l1.PrimaryToken : config.contracts.l2.PrimaryToken;
   const l1Bridge = config.contracts.l1.L1StandardBridge;
@@ -149,19 +150,17 @@ export function BridgeForm({ account }: { account: Address | undefined }) {
             label={ASSET_NAMES.token}
           />
         </fieldset>
-        {!isDeposit && (
-          <fieldset>
-            <legend>Withdrawal</legend>
-            <Radio
-              name="mode"
-              id="bridge-mode-standard"
-              checked={mode === "standard"}
-              onChange={() => setMode("standard")}
-              label="Standard"
-            />
-            <Radio name="mode" id="bridge-mode-fast" checked={mode === "fast"} onChange={() => setMode("fast")} label="Fast (intent)" />
-          </fieldset>
-        )}
+        <fieldset>
+          <legend>{isDeposit ? "Deposit" : "Withdrawal"}</legend>
+          <Radio
+            name="mode"
+            id="bridge-mode-standard"
+            checked={mode === "standard"}
+            onChange={() => setMode("standard")}
+            label="Standard"
+          />
+          <Radio name="mode" id="bridge-mode-fast" checked={mode === "fast"} onChange={() => setMode("fast")} label="Fast (intent)" />
+        </fieldset>
         <p className="hint">
           From {source.name} to {(isDeposit ? chains.l2 : chains.l1).name}, to your own address.
           {!isDeposit &&
@@ -187,7 +186,18 @@ export function BridgeForm({ account }: { account: Address | undefined }) {
         />
         {/* Keyed so a step's transaction state does not carry over to another direction, asset or withdrawal mode. */}
         <div key={`${direction}-${asset}-${isFast ? "fast" : "standard"}`}>
-          {isDeposit ? (
+          {isFast ? (
+            <FastOrderStep
+              direction={direction}
+              account={account}
+              asset={asset}
+              amount={amount}
+              disabledReason={disabledReason}
+              intents={intents}
+              challengePeriod={challengePeriod.data}
+              onOpened={() => amountInput.setText("")}
+            />
+          ) : isDeposit ? (
             <>
               {showApproval && (
                 <>
@@ -230,16 +240,6 @@ export function BridgeForm({ account }: { account: Address | undefined }) {
                 Deposit
               </TxButton>
             </>
-          ) : isFast ? (
-            <FastWithdrawalStep
-              account={account}
-              asset={asset}
-              amount={amount}
-              disabledReason={disabledReason}
-              intents={intents}
-              challengePeriod={challengePeriod.data}
-              onOpened={() => amountInput.setText("")}
-            />
           ) : (
             <TxButton chainId={chains.l2.id} send={sendWithdrawal} disabled={disabledReason !== undefined} disabledReason={disabledReason}>
               Withdraw

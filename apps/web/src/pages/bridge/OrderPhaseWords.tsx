@@ -1,30 +1,33 @@
 import { HexLink } from "../../components/ExplorerLink";
 import { formatDuration } from "../../lib/format";
-import type { OrderPhase } from "../../lib/intents";
+import { CHAIN_WORDS, type IntentSettings, type OrderPhase } from "../../lib/intents";
 import type { ClosingEvent, FillEvent } from "./intent-status";
 
-/** An order's phase in words, with the transactions that moved it. */
+/** An order's phase in words, with the transactions that moved it (the fill on its destination, the closing on its origin). */
 export function OrderPhaseWords({
+  intents,
   phase,
   fill,
   closing,
 }: {
+  intents: Pick<IntentSettings, "origin" | "destination">;
   phase: OrderPhase;
   fill: FillEvent | undefined;
   closing: ClosingEvent | undefined;
 }) {
+  const [paidOn, settledOn] = [CHAIN_WORDS[intents.destination], CHAIN_WORDS[intents.origin]];
   const fillLink =
     fill === undefined ? null : (
       <>
         {" "}
-        (tx <HexLink chain="l1" kind="tx" value={fill.hash} />)
+        (tx <HexLink chain={intents.destination} kind="tx" value={fill.hash} />)
       </>
     );
   const closingLink =
     closing === undefined ? null : (
       <>
         {" "}
-        (tx <HexLink chain="l2" kind="tx" value={closing.hash} />)
+        (tx <HexLink chain={intents.origin} kind="tx" value={closing.hash} />)
       </>
     );
   switch (phase.phase) {
@@ -33,16 +36,23 @@ export function OrderPhaseWords({
     case "waiting-for-fill":
       return (
         <>
-          Opened: waiting for a solver to fill it on L1
+          Opened: waiting for a solver to fill it on {paidOn}
           {phase.secondsToDeadline !== undefined && ` (deadline in ${formatDuration(phase.secondsToDeadline)})`}
         </>
       );
     case "filled":
-      return <>Filled on L1{fillLink}: settling on the L2</>;
+      return (
+        <>
+          Filled on {paidOn}
+          {fillLink}: settling on {settledOn}
+        </>
+      );
     case "settled":
       return (
         <>
-          Settled: paid on L1{fillLink}, settled on the L2{closingLink}
+          Settled: paid on {paidOn}
+          {fillLink}, settled on {settledOn}
+          {closingLink}
         </>
       );
     case "expired":
@@ -50,8 +60,18 @@ export function OrderPhaseWords({
     case "refundable":
       return <>Not filled by its deadline: refundable</>;
     case "filled-late":
-      return <>Filled on L1{fillLink}; its settlement on the L2 is late</>;
+      return (
+        <>
+          Filled on {paidOn}
+          {fillLink}; its settlement on {settledOn} is late
+        </>
+      );
     case "refunded":
-      return <>Refunded on the L2{closingLink}</>;
+      return (
+        <>
+          Refunded on {settledOn}
+          {closingLink}
+        </>
+      );
   }
 }

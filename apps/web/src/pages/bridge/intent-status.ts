@@ -4,12 +4,12 @@ import { useConfig, type Config } from "wagmi";
 import { getPublicClient } from "wagmi/actions";
 
 import { useAppSettings, type AppSettings } from "../../app-context";
-import { destinationSettlerAbi, originSettlerAbi } from "../../generated/intent-abis";
+import { destinationSettlerAbi, l1OriginSettlerAbi, originSettlerAbi } from "../../generated/intent-abis";
 import { isFinalPhase, orderPhase, orderStatusName, type IntentSettings, type OrderPhase, type OrderReading } from "../../lib/intents";
 
 /**
- * An open order moves on its own (a solver fills it within a few L1 blocks, settles it a few L2 blocks later; its
- * deadline passes), so it is read again at about the devnet's L1 block time until it is settled or refunded.
+ * An open order moves on its own (a solver fills it within a few blocks and settles it later; its deadline passes),
+ * so it is read again at about the devnet's block time until it is settled or refunded.
  */
 export const ORDER_REFRESH_MS = 2_000;
 
@@ -22,34 +22,41 @@ export function intentClients(wagmiConfig: Config, { chains }: AppSettings) {
   return { l1, l2 };
 }
 
-/** An order at one look: its status on the L2 (`orderStatus`), its fill record on L1 (`fills`), and the L2's latest block time. */
+/**
+ * An order at one look: its status on its origin chain (`orderStatus`), its fill record on the destination (`fills`),
+ * and the origin's latest block time. Both directions' settlers answer these with the same ABI.
+ */
 export async function readOrder(wagmiConfig: Config, settings: AppSettings, intents: IntentSettings, orderId: Hex): Promise<OrderReading> {
-  const { l1, l2 } = intentClients(wagmiConfig, settings);
+  const clients = intentClients(wagmiConfig, settings);
+  const [origin, destination] = [clients[intents.origin], clients[intents.destination]];
   const [status, [, filledAt], latest] = await Promise.all([
-    l2.readContract({ address: intents.originSettler, abi: originSettlerAbi, functionName: "orderStatus", args: [orderId] }),
-    l1.readContract({ address: intents.destinationSettler, abi: destinationSettlerAbi, functionName: "fills", args: [orderId] }),
-    l2.getBlock({ blockTag: "latest" }),
+    origin.readContract({ address: intents.originSettler, abi: originSettlerAbi, functionName: "orderStatus", args: [orderId] }),
+    destination.readContract({ address: intents.destinationSettler, abi: destinationSettlerAbi, functionName: "fills", args: [orderId] }),
+    origin.getBlock({ blockTag: "latest" }),
   ]);
   // An empty record (no fill) reads as zeros; a fill always has a time.
-  return { status: orderStatusName(status), filledAt: filledAt === 0n ? undefined : filledAt, l2Time: latest.timestamp };
+  return { status: orderStatusName(status), filledAt: filledAt === 0n ? undefined : filledAt, originTime: latest.timestamp };
 }
 
-/** The L1 transaction that filled an order (`Filled` by its indexed id), with its filler and who is repaid. */
+/** The destination chain's transaction that filled an order (`Filled` by its indexed id), with its filler and who is repaid. */
 export interface FillEvent {
   hash: Hash;
   filler: Address;
   repayTo: Address;
 }
 
-/** The L2 transaction that closed an order: its settlement to the filler (`Settled`) or its refund (`Refunded`). */
+/**
+ * The origin chain's transaction that closed an order: its settlement to the filler (`Settled`, or for a fast deposit
+ * `SettledByMessage`, the relay of its report) or its refund (`Refunded`).
+ */
 export interface ClosingEvent {
   hash: Hash;
   kind: "settled" | "refunded";
 }
 
 /**
- * Where one order stands, read as the settlers see it, and the transactions that moved it (its fill on L1, its
- * settlement or refund on the L2) once they exist. Shared by the Bridge page's list (two cells of one row read
+ * Where one order stands, read as the settlers see it, and the transactions that moved it (its fill on the
+ * destination, its settlement or refund on the origin) once they exist. Shared by the Bridge page's list (two cells of one row read
  * the same queries, by key) and the explorer. `fillDeadline` is needed to tell an expired or refundable order from
  * one still waiting: without it (an id alone), an open order is waiting or filled.
  */
@@ -58,18 +65,20 @@ export function useOrderProgress(intents: IntentSettings, orderId: Hex, fillDead
   const settings = useAppSettings();
   const { config, chains } = settings;
 
+  const originId = chains[intents.origin].id;
+  const destinationId = chains[intents.destination].id;
   const settlementWindow = useQuery({
-    queryKey: ["intents", "settlement-window", chains.l2.id, intents.originSettler],
+    queryKey: ["intents", "settlement-window", originId, intents.originSettler],
     staleTime: Infinity,
     queryFn: () =>
-      intentClients(wagmiConfig, settings).l2.readContract({
+      intentClients(wagmiConfig, settings)[intents.origin].readContract({
         address: intents.originSettler,
         abi: originSettlerAbi,
         functionName: "SETTLEMENT_WINDOW",
       }),
   });
   const reading = useQuery({
-    queryKey: ["intents", "order", chains.l2.id, intents.originSettler, orderId],
+    queryKey: ["intents", "order", originId, intents.originSettler, orderId],
     refetchInterval: (query) =>
       query.state.data !== undefined && ["settled", "refunded"].includes(query.state.data.status) ? false : ORDER_REFRESH_MS,
     queryFn: () => readOrder(wagmiConfig, settings, intents, orderId),
@@ -82,19 +91,19 @@ export function useOrderProgress(intents: IntentSettings, orderId: Hex, fillDead
 
   const filled = reading.data?.filledAt !== undefined;
   const fill = useQuery({
-    queryKey: ["intents", "fill", chains.l1.id, intents.destinationSettler, orderId],
+    queryKey: ["intents", "fill", destinationId, intents.destinationSettler, orderId],
     enabled: filled,
     // An order is filled once, and its record never changes; read again only while its event is not found (a node
     // behind the one that answered `fills`).
     staleTime: Infinity,
     refetchInterval: (query) => (query.state.data === null ? ORDER_REFRESH_MS : false),
     queryFn: async (): Promise<FillEvent | null> => {
-      const [log] = await intentClients(wagmiConfig, settings).l1.getContractEvents({
+      const [log] = await intentClients(wagmiConfig, settings)[intents.destination].getContractEvents({
         address: intents.destinationSettler,
         abi: destinationSettlerAbi,
         eventName: "Filled",
         args: { orderId },
-        fromBlock: BigInt(config.l1.fromBlock),
+        fromBlock: BigInt(config[intents.destination].fromBlock),
         toBlock: "latest",
         strict: true,
       });
@@ -104,20 +113,24 @@ export function useOrderProgress(intents: IntentSettings, orderId: Hex, fillDead
   // Settled or refunded: the one event that closed it.
   const closedAs = phase !== undefined && isFinalPhase(phase) ? (phase.phase as ClosingEvent["kind"]) : undefined;
   const closing = useQuery({
-    queryKey: ["intents", "closing", chains.l2.id, intents.originSettler, orderId, closedAs],
+    queryKey: ["intents", "closing", originId, intents.originSettler, orderId, closedAs],
     enabled: closedAs !== undefined,
     staleTime: Infinity,
     refetchInterval: (query) => (query.state.data === null ? ORDER_REFRESH_MS : false),
     queryFn: async (): Promise<ClosingEvent | null> => {
-      const [log] = await intentClients(wagmiConfig, settings).l2.getContractEvents({
-        address: intents.originSettler,
-        abi: originSettlerAbi,
-        eventName: closedAs === "settled" ? "Settled" : "Refunded",
-        args: { orderId },
-        fromBlock: BigInt(config.l2.fromBlock),
-        toBlock: "latest",
-        strict: true,
-      });
+      const client = intentClients(wagmiConfig, settings)[intents.origin];
+      const range = { args: { orderId }, fromBlock: BigInt(config[intents.origin].fromBlock), toBlock: "latest", strict: true } as const;
+      const [log] =
+        closedAs === "refunded"
+          ? await client.getContractEvents({ address: intents.originSettler, abi: originSettlerAbi, eventName: "Refunded", ...range })
+          : intents.direction === "deposit"
+            ? await client.getContractEvents({
+                address: intents.originSettler,
+                abi: l1OriginSettlerAbi,
+                eventName: "SettledByMessage",
+                ...range,
+              })
+            : await client.getContractEvents({ address: intents.originSettler, abi: originSettlerAbi, eventName: "Settled", ...range });
       return log === undefined ? null : { hash: log.transactionHash, kind: closedAs! };
     },
   });

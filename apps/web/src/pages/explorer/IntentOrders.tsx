@@ -117,5 +117,5 @@ function IntentOrderFacts({ summary, intents }: { summary: IntentSummary; intent
 function OrderNow({ intents, orderId, fillDeadline }: { intents: IntentSettings; orderId: Hex; fillDeadline: number | undefined }) {
   const { reading, phase, fill, closing } = useOrderProgress(intents, orderId, fillDeadline);
   if (phase === undefined) return <>{reading.isError ? "could not read the order" : "checking…"}</>;
-  return <OrderPhaseWords phase={phase} fill={fill} closing={closing} />;
+  return <OrderPhaseWords intents={intents} phase={phase} fill={fill} closing={closing} />;
 }

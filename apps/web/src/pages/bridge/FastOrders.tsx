@@ -10,42 +10,50 @@ import { TxButton } from "../../components/TxButton";
 import { originSettlerAbi } from "../../generated/intent-abis";
 import { describeError } from "../../lib/errors";
 import { formatAmount } from "../../lib/format";
-import { orderAssetName, type IntentSettings } from "../../lib/intents";
+import { CHAIN_LABELS, CHAIN_WORDS, orderAssetName, type IntentSettings } from "../../lib/intents";
 import { intentClients, useOrderProgress } from "./intent-status";
 import { OrderPhaseWords } from "./OrderPhaseWords";
 import { writeChecked } from "./shared";
 
 const LIST_REFRESH_MS = 15_000;
 
-/** An order of the account's, as its `Open` event gives it. */
+/** An order of the account's, as its `Open` event on the origin chain gives it. */
 export interface FastOrder {
   orderId: Hex;
   /** Everything the order is: what a refund takes back. */
   originData: Hex;
   order: OriginData;
-  l2Hash: Hash;
-  l2Block: bigint;
+  openHash: Hash;
+  openBlock: bigint;
   logIndex: number;
 }
 
+/** What each direction's list is called, and the test ids of its rows. */
+const LIST_NAMES = {
+  withdraw: { title: "Fast withdrawals", one: "fast withdrawal", testId: "fast-withdrawal" },
+  deposit: { title: "Fast deposits", one: "fast deposit", testId: "fast-deposit" },
+} as const;
+
 /**
- * The connected account's fast withdrawals, found from chain data alone: the origin settler's `Open` events whose
- * order names the account as its user (not an indexed argument: every order of the settler is read, then kept or
- * not), so a reload or another device shows the same list. Each row follows its order to its settlement.
+ * The connected account's fast orders of one direction, found from chain data alone: the origin settler's `Open`
+ * events whose order names the account as its user (not an indexed argument: every order of the settler is read, then
+ * kept or not), so a reload or another device shows the same list. Each row follows its order to its settlement.
  */
-export function FastWithdrawals({ account, intents }: { account: Address; intents: IntentSettings }) {
+export function FastOrders({ account, intents }: { account: Address; intents: IntentSettings }) {
   const wagmiConfig = useConfig();
   const settings = useAppSettings();
   const { config, chains } = settings;
+  const names = LIST_NAMES[intents.direction];
+  const origin = chains[intents.origin];
   const list = useQuery({
-    queryKey: ["bridge", "fast-withdrawals", chains.l2.id, intents.originSettler, account],
+    queryKey: ["bridge", "fast-orders", origin.id, intents.originSettler, account],
     refetchInterval: LIST_REFRESH_MS,
     queryFn: async (): Promise<FastOrder[]> => {
-      const logs = await intentClients(wagmiConfig, settings).l2.getContractEvents({
+      const logs = await intentClients(wagmiConfig, settings)[intents.origin].getContractEvents({
         address: intents.originSettler,
         abi: originSettlerAbi,
         eventName: "Open",
-        fromBlock: BigInt(config.l2.fromBlock),
+        fromBlock: BigInt(config[intents.origin].fromBlock),
         toBlock: "latest",
         strict: true,
       });
@@ -58,8 +66,8 @@ export function FastWithdrawals({ account, intents }: { account: Address; intent
           orderId: log.args.orderId,
           originData,
           order: decodeOriginData(originData),
-          l2Hash: log.transactionHash,
-          l2Block: log.blockNumber,
+          openHash: log.transactionHash,
+          openBlock: log.blockNumber,
           logIndex: log.logIndex,
         });
       }
@@ -69,26 +77,26 @@ export function FastWithdrawals({ account, intents }: { account: Address; intent
 
   const columns: Array<Column<FastOrder>> = [
     {
-      header: "Opened on L2",
+      header: `Opened on ${CHAIN_LABELS[intents.origin]}`,
       cell: (row) => (
         <>
-          <HexLink chain="l2" kind="tx" value={row.l2Hash} />
+          <HexLink chain={intents.origin} kind="tx" value={row.openHash} />
           <br />
-          <span className="hint">block {row.l2Block.toString()}</span>
+          <span className="hint">block {row.openBlock.toString()}</span>
         </>
       ),
     },
-    { header: "Asset", cell: (row) => orderAssetName(row.order.inputToken, "l2", config) },
+    { header: "Asset", cell: (row) => orderAssetName(row.order.inputToken, intents.origin, config) },
     { header: "Amount", cell: (row) => formatAmount(row.order.inputAmount) },
     {
-      header: "Paid on L1",
+      header: `Paid on ${CHAIN_LABELS[intents.destination]}`,
       cell: (row) => (
         <>
           {formatAmount(row.order.outputAmount)}
           {!isAddressEqual(row.order.recipient, account) && (
             <>
               {" "}
-              to <HexLink chain="l1" kind="address" value={row.order.recipient} />
+              to <HexLink chain={intents.destination} kind="address" value={row.order.recipient} />
             </>
           )}
           <br />
@@ -98,60 +106,63 @@ export function FastWithdrawals({ account, intents }: { account: Address; intent
     },
     {
       header: "Status",
-      cell: (row) => <FastWithdrawalStatus intents={intents} row={row} />,
-      cellProps: () => ({ "data-testid": "fast-withdrawal-status", "aria-live": "polite" }),
+      cell: (row) => <FastOrderStatus intents={intents} row={row} />,
+      cellProps: () => ({ "data-testid": `${names.testId}-status`, "aria-live": "polite" }),
     },
-    { header: "Next step", cell: (row) => <FastWithdrawalAction intents={intents} row={row} /> },
+    { header: "Next step", cell: (row) => <FastOrderAction intents={intents} row={row} /> },
   ];
+  const headingId = `${names.testId}s-heading`;
 
   return (
-    <section aria-labelledby="fast-withdrawals-heading">
-      <h2 id="fast-withdrawals-heading">Fast withdrawals</h2>
+    <section aria-labelledby={headingId}>
+      <h2 id={headingId}>{names.title}</h2>
       <p className="hint">
-        A fast withdrawal is an order on the L2 (ERC-7683): its amount is escrowed there, a solver pays the amount less its fee to you on L1
-        within a few L1 blocks, and is repaid the escrow on the L2 once a proof of its payment reaches it (settled). An order nobody fills
-        by its deadline can be refunded on the L2 after the settlement window.
+        {intents.direction === "withdraw"
+          ? "A fast withdrawal is an order on the L2 (ERC-7683): its amount is escrowed there, a solver pays the amount less its fee to you on L1 within a few L1 blocks, and is repaid the escrow on the L2 once a proof of its payment reaches it (settled)."
+          : "A fast deposit is an order on L1 (ERC-7683): its amount is escrowed there, a solver pays the amount less its fee to you on the L2 at its next blocks, and is repaid the escrow on L1 once its report of the payment is relayed, after the challenge period (settled)."}{" "}
+        An order nobody fills by its deadline can be refunded on {CHAIN_WORDS[intents.origin]} after the settlement window.
       </p>
       {list.isPending ? (
-        <p role="status">Loading your fast withdrawals…</p>
+        <p role="status">Loading your {names.one}s…</p>
       ) : list.isError ? (
         <p className="error" role="alert">
-          Could not load your fast withdrawals: {describeError(list.error)}
+          Could not load your {names.one}s: {describeError(list.error)}
         </p>
       ) : (
         <DataTable
-          caption="Your fast withdrawals"
+          caption={`Your ${names.one}s`}
           columns={columns}
           rows={list.data}
           rowKey={(row) => row.orderId}
-          rowProps={(row) => ({ "data-testid": "fast-withdrawal", "data-order-id": row.orderId })}
-          empty="No fast withdrawals from this account yet."
+          rowProps={(row) => ({ "data-testid": names.testId, "data-order-id": row.orderId })}
+          empty={`No ${names.one}s from this account yet.`}
         />
       )}
     </section>
   );
 }
 
-function FastWithdrawalStatus({ intents, row }: { intents: IntentSettings; row: FastOrder }) {
+function FastOrderStatus({ intents, row }: { intents: IntentSettings; row: FastOrder }) {
   const { reading, phase, fill, closing } = useOrderProgress(intents, row.orderId, row.order.fillDeadline);
   // A failed refresh keeps the last phase known: only a phase never read is an error.
   if (phase === undefined) return <>{reading.isError ? `Could not read the order: ${describeError(reading.error)}` : "Checking…"}</>;
   return (
     <span data-phase={phase.phase}>
-      <OrderPhaseWords phase={phase} fill={fill} closing={closing} />
+      <OrderPhaseWords intents={intents} phase={phase} fill={fill} closing={closing} />
     </span>
   );
 }
 
-function FastWithdrawalAction({ intents, row }: { intents: IntentSettings; row: FastOrder }) {
+function FastOrderAction({ intents, row }: { intents: IntentSettings; row: FastOrder }) {
   const wagmiConfig = useConfig();
   const { chains } = useAppSettings();
   const { phase, refresh } = useOrderProgress(intents, row.orderId, row.order.fillDeadline);
+  const origin = chains[intents.origin];
   switch (phase?.phase) {
     case "refundable":
       return (
         <TxButton
-          chainId={chains.l2.id}
+          chainId={origin.id}
           onMined={refresh}
           send={() =>
             writeChecked(wagmiConfig, {
@@ -159,7 +170,7 @@ function FastWithdrawalAction({ intents, row }: { intents: IntentSettings; row: 
               abi: originSettlerAbi,
               functionName: "refund",
               args: [row.originData],
-              chainId: chains.l2.id,
+              chainId: origin.id,
               account: row.order.user,
             })
           }
@@ -168,9 +179,9 @@ function FastWithdrawalAction({ intents, row }: { intents: IntentSettings; row: 
         </TxButton>
       );
     case "settled":
-      return <span>Done: paid on L1.</span>;
+      return <span>Done: paid on {CHAIN_WORDS[intents.destination]}.</span>;
     case "refunded":
-      return <span>Back in your L2 balance.</span>;
+      return <span>Back in your {CHAIN_LABELS[intents.origin]} balance.</span>;
     case "expired":
       return <span className="hint">Refund once the settlement window has passed.</span>;
     case "filled":

@@ -8,17 +8,45 @@ import { TxButton } from "../../components/TxButton";
 import { primaryTokenAbi } from "../../generated/abis";
 import { originSettlerAbi } from "../../generated/intent-abis";
 import { formatAmount, formatBps, formatDuration } from "../../lib/format";
-import { FAST_FILL_BLOCKS, fastFillDeadline, fastQuote, orderTokens, type IntentSettings } from "../../lib/intents";
+import {
+  CHAIN_LABELS,
+  CHAIN_WORDS,
+  FAST_FILL_BLOCKS,
+  fastFillDeadline,
+  fastQuote,
+  orderTokens,
+  type FastDirection,
+  type IntentSettings,
+} from "../../lib/intents";
 import { intentClients } from "./intent-status";
 import { ASSET_NAMES, writeChecked, type Asset } from "./shared";
 
+/** What each direction's step says and sends. */
+const STEP_WORDS: Record<FastDirection, { action: string; missing: string; standard: string; list: string }> = {
+  withdraw: {
+    action: "Withdraw fast",
+    missing:
+      "This deployment's configuration names no intent settlers (OriginSettler on the L2, DestinationSettler on L1): fast withdrawals are not available on this network. Use the standard withdrawal.",
+    standard: "the standard withdrawal pays the whole amount",
+    list: "Fast withdrawals",
+  },
+  deposit: {
+    action: "Deposit fast",
+    missing:
+      "This deployment's configuration names no settlers for fast deposits (OriginSettler on L1, DestinationSettler on the L2): fast deposits are not available on this network. Use the standard deposit.",
+    standard: "the standard deposit pays the whole amount",
+    list: "Fast deposits",
+  },
+};
+
 /**
- * The Bridge form's fast withdrawal (L2 → L1 through the intent layer): the quote (what arrives on L1, the fee, how
- * soon, against the standard bridge's challenge period), the approval of the origin settler for a token input when
- * its allowance is short, and `open` with a fill deadline ten minutes ahead (`fastFillDeadline`). The order then
- * appears in the list of fast withdrawals, which follows it.
+ * The Bridge form's fast order through the intent layer, either way (a withdrawal L2 → L1, a deposit L1 → L2): the
+ * quote (what arrives on the other chain, the fee, how soon, against the standard bridge), the approval of the origin
+ * settler for a token input when its allowance is short, and `open` with a fill deadline ten minutes ahead
+ * (`fastFillDeadline`). The order then appears in the list of fast orders of its direction, which follows it.
  */
-export function FastWithdrawalStep({
+export function FastOrderStep({
+  direction,
   account,
   asset,
   amount,
@@ -27,12 +55,14 @@ export function FastWithdrawalStep({
   challengePeriod,
   onOpened,
 }: {
+  direction: FastDirection;
   account: Address | undefined;
   asset: Asset;
   /** The amount typed, once it reads as one within the balance. */
   amount: bigint | undefined;
   /** Why the amount cannot be sent yet (the form's reason), if it cannot. */
   disabledReason: string | undefined;
+  /** The settlers of `direction`, if the deployment names them. */
   intents: IntentSettings | undefined;
   /** The standard bridge's challenge period in seconds (the output oracle's), once read. */
   challengePeriod: bigint | undefined;
@@ -42,34 +72,41 @@ export function FastWithdrawalStep({
   const wagmiConfig = useConfig();
   const settings = useAppSettings();
   const { config, chains } = settings;
+  const words = STEP_WORDS[direction];
+  const [originKey, destinationKey] = direction === "withdraw" ? (["l2", "l1"] as const) : (["l1", "l2"] as const);
+  const [originChain, destinationChain] = [chains[originKey], chains[destinationKey]];
   const [opened, setOpened] = useState<{ orderId: Hex; output: bigint; asset: Asset }>();
   // The approval step stays on screen, with its outcome, once it has done its job for this amount.
   const [approved, setApproved] = useState<bigint>();
   const allowance = useReadContract({
-    address: config.contracts.l2.PrimaryToken,
+    address: config.contracts[originKey].PrimaryToken,
     abi: primaryTokenAbi,
     functionName: "allowance",
     args: account === undefined || intents === undefined ? undefined : [account, intents.originSettler],
-    chainId: chains.l2.id,
+    chainId: originChain.id,
     query: { enabled: account !== undefined && intents !== undefined && asset === "token" },
   });
 
   if (intents === undefined)
     return (
       <p className="error" role="alert">
-        This deployment&apos;s configuration names no intent settlers (OriginSettler on the L2, DestinationSettler on L1): fast withdrawals
-        are not available on this network. Use the standard withdrawal.
+        {words.missing}
       </p>
     );
 
   const quote = amount === undefined ? undefined : fastQuote(amount, intents.feeBps);
   const name = ASSET_NAMES[asset];
+  // A withdrawal's fill waits for L1 blocks; a deposit's for the L2's, which come at least as often (the devnet's
+  // and the live rollup's every 2 s): said in L1 block times either way, an upper bound for a deposit.
   const blockSeconds = config.l1.blockSeconds;
-  const soon = `${FAST_FILL_BLOCKS.min}–${FAST_FILL_BLOCKS.max} L1 blocks (about ${formatDuration(FAST_FILL_BLOCKS.min * blockSeconds)} to ${formatDuration(FAST_FILL_BLOCKS.max * blockSeconds)})`;
+  const fillBlocks = `${CHAIN_LABELS[destinationKey]} blocks`;
+  const soon = `${FAST_FILL_BLOCKS.min}–${FAST_FILL_BLOCKS.max} ${fillBlocks} (about ${formatDuration(FAST_FILL_BLOCKS.min * blockSeconds)} to ${formatDuration(FAST_FILL_BLOCKS.max * blockSeconds)})`;
   const standard =
-    challengePeriod === undefined
-      ? "after the challenge period"
-      : `after the challenge period (${formatDuration(challengePeriod)} on this network)`;
+    direction === "deposit"
+      ? "when the L2 takes the deposit in, a few minutes live, with no more transactions of yours"
+      : challengePeriod === undefined
+        ? "after the challenge period, with two more transactions of yours on L1"
+        : `after the challenge period (${formatDuration(challengePeriod)} on this network), with two more transactions of yours on L1`;
   const feeSource = intents.feeFromSettings
     ? "the deployment's solver's fee"
     : "the reference solver's default fee: this deployment names none";
@@ -88,21 +125,25 @@ export function FastWithdrawalStep({
           : undefined);
 
   const send = async () => {
-    const { l1, l2 } = intentClients(wagmiConfig, settings);
-    const [l1Latest, l2Latest, maxFillPeriod] = await Promise.all([
-      l1.getBlock({ blockTag: "latest" }),
-      l2.getBlock({ blockTag: "latest" }),
-      l2.readContract({ address: intents.originSettler, abi: originSettlerAbi, functionName: "MAX_FILL_PERIOD" }),
+    const clients = intentClients(wagmiConfig, settings);
+    const [destinationLatest, originLatest, maxFillPeriod] = await Promise.all([
+      clients[destinationKey].getBlock({ blockTag: "latest" }),
+      clients[originKey].getBlock({ blockTag: "latest" }),
+      clients[originKey].readContract({ address: intents.originSettler, abi: originSettlerAbi, functionName: "MAX_FILL_PERIOD" }),
     ]);
-    const fillDeadline = fastFillDeadline({ l1Time: l1Latest.timestamp, l2Time: l2Latest.timestamp, maxFillPeriod });
-    const tokens = orderTokens(asset, config);
+    const fillDeadline = fastFillDeadline({
+      destinationTime: destinationLatest.timestamp,
+      originTime: originLatest.timestamp,
+      maxFillPeriod,
+    });
+    const tokens = orderTokens(asset, config, direction);
     const orderData = encodeOrderData({
       inputToken: tokens.input,
       inputAmount: amount!,
       outputToken: tokens.output,
       outputAmount: quote!.output,
       recipient: account!,
-      destinationChainId: BigInt(chains.l1.id),
+      destinationChainId: BigInt(destinationChain.id),
     });
     return writeChecked(wagmiConfig, {
       address: intents.originSettler,
@@ -110,7 +151,7 @@ export function FastWithdrawalStep({
       functionName: "open",
       args: [{ fillDeadline, orderDataType: ORDER_DATA_TYPE, orderData }],
       value: asset === "eth" ? amount! : 0n,
-      chainId: chains.l2.id,
+      chainId: originChain.id,
       account: account!,
     });
   };
@@ -125,14 +166,14 @@ export function FastWithdrawalStep({
       <p className="hint" data-testid="fast-quote" aria-live="polite">
         {quote === undefined || quote.output === 0n ? (
           <>
-            A solver pays you the amount less a {formatBps(intents.feeBps)} fee on {chains.l1.name} within {soon} of your order; the
-            standard withdrawal pays the whole amount {standard}, with two more transactions of yours on L1.
+            A solver pays you the amount less a {formatBps(intents.feeBps)} fee on {destinationChain.name} within {soon} of your order;{" "}
+            {words.standard} {standard}.
           </>
         ) : (
           <>
-            You receive <strong>{formatAmount(quote.output, 18, 18)}</strong> {name} on {chains.l1.name}, fee{" "}
-            <strong>{formatAmount(quote.fee, 18, 18)}</strong> {name} ({formatBps(intents.feeBps)}), paid by a solver within {soon}; the
-            standard withdrawal pays the whole amount {standard}, with two more transactions of yours on L1.
+            You receive <strong>{formatAmount(quote.output, 18, 18)}</strong> {name} on {destinationChain.name}, fee{" "}
+            <strong>{formatAmount(quote.fee, 18, 18)}</strong> {name} ({formatBps(intents.feeBps)}), paid by a solver within {soon};{" "}
+            {words.standard} {standard}.
           </>
         )}{" "}
         The fee is {feeSource}.
@@ -142,21 +183,21 @@ export function FastWithdrawalStep({
       {showApproval && (
         <>
           <p className="hint">
-            Step 1 of 2: allow the intent settler to escrow {formatAmount(amount ?? 0n)} of your primary token on the L2.
+            Step 1 of 2: allow the intent settler to escrow {formatAmount(amount ?? 0n)} of your primary token on {CHAIN_WORDS[originKey]}.
           </p>
           <TxButton
-            chainId={chains.l2.id}
+            chainId={originChain.id}
             variant="secondary"
             disabled={!needsApproval}
             disabledReason="Approved: the settler may escrow this amount."
             onMined={() => setApproved(amount)}
             send={() =>
               writeChecked(wagmiConfig, {
-                address: config.contracts.l2.PrimaryToken,
+                address: config.contracts[originKey].PrimaryToken,
                 abi: primaryTokenAbi,
                 functionName: "approve",
                 args: [intents.originSettler, amount],
-                chainId: chains.l2.id,
+                chainId: originChain.id,
                 account: account!,
               })
             }
@@ -165,12 +206,13 @@ export function FastWithdrawalStep({
           </TxButton>
         </>
       )}
-      <TxButton chainId={chains.l2.id} send={send} onMined={whenOpened} disabled={reason !== undefined} disabledReason={reason}>
-        Withdraw fast
+      <TxButton chainId={originChain.id} send={send} onMined={whenOpened} disabled={reason !== undefined} disabledReason={reason}>
+        {words.action}
       </TxButton>
       {opened !== undefined && (
         <p className="success" data-testid="fast-opened" data-order-id={opened.orderId}>
-          Order opened: {formatAmount(opened.output)} {ASSET_NAMES[opened.asset]} to be paid on L1. Follow it under Fast withdrawals below.
+          Order opened: {formatAmount(opened.output)} {ASSET_NAMES[opened.asset]} to be paid on {CHAIN_WORDS[destinationKey]}. Follow it
+          under {words.list} below.
         </p>
       )}
     </>
