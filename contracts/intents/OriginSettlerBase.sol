@@ -16,7 +16,7 @@ import { IPermit2SignatureTransfer } from "@avn/contracts/interfaces/IPermit2Sig
 /// @title OriginSettlerBase
 /// @notice See {IIntentOriginSettler}: opening, resolving, refunds and payments, the same in both directions. The
 /// two origin settlers differ only in how they learn of a fill (`OriginSettler`: a storage proof of the L1 record;
-/// `L1OriginSettler`: a message of the L2 settler), and settle through `_settle`.
+/// `L1OriginSettler`: a message of the L2 settler), and close an order through `_settleOpen`.
 /// @dev Only an order's status is stored: settlement and refund take the order back as its `originData` and find it
 /// by its hash, so that `open` writes one new slot besides the escrow. No admin; the settings are immutable.
 abstract contract OriginSettlerBase is IIntentOriginSettler {
