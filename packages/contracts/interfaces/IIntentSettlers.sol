@@ -39,10 +39,11 @@ struct OriginData {
 }
 
 /// @title IIntentDestinationSettler
-/// @notice The destination side of the intent layer (on L1, and on the L2 as `IReportingDestinationSettler`): a filler pays an order's recipient, once and before
-/// the order's fill deadline, and the fill is recorded in storage where the origin chain can prove it: the record
-/// of order `id` is the word at slot `keccak256(abi.encode(id, FILLS_SLOT))`, which holds the repayment address
-/// in its low 160 bits and the fill's timestamp in the 64 bits above them; it is never changed or deleted.
+/// @notice The destination side of the intent layer (on L1, and on the L2 as `IReportingDestinationSettler`): a
+/// filler pays an order's recipient, once and before the order's fill deadline, and the fill is recorded in storage
+/// where the origin chain can prove it: the record of order `id` is the word at slot
+/// `keccak256(abi.encode(id, FILLS_SLOT))`, which holds the repayment address in its low 160 bits and the fill's
+/// timestamp in the 64 bits above them; it is never changed or deleted.
 interface IIntentDestinationSettler is IDestinationSettler {
     /// @notice An order was filled: `recipient` received the output from `filler`, and the escrow is owed to
     /// `repayTo` on the origin chain.
