@@ -17,7 +17,10 @@ const ERC7683_STRUCTS = [
   "struct GaslessCrossChainOrder { address originSettler; address user; uint256 nonce; uint256 originChainId; uint32 openDeadline; uint32 fillDeadline; bytes32 orderDataType; bytes orderData; }",
 ] as const;
 
-/** `IIntentOriginSettler` (the L2 side): opening, resolving, an order's status and the settings an order is checked against. */
+/**
+ * `IIntentOriginSettler` (either direction's origin: the L2's `OriginSettler`, L1's `L1OriginSettler`): opening,
+ * resolving, an order's status and the settings an order is checked against. `Settled` is the L2 settler's.
+ */
 export const originSettlerAbi = parseAbi([
   ...ERC7683_STRUCTS,
 
