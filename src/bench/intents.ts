@@ -119,6 +119,8 @@ export async function measureIntents(options: {
         L1_WS_URL: devnet.l1.wsUrl,
         ORIGIN_SETTLER: deployed.l2.OriginSettler,
         L1_ORIGIN_SETTLER: deployed.l1.OriginSettler,
+        // Each deposit reported at once, as the local stack's solver does: the bench times one order at a time.
+        SOLVER_REPORT_DELAY_SECONDS: "0",
         SOLVER_OP_CHAIN_CONFIG: opChainConfig,
         SOLVER_STATE_DIR: path.join(stateDir, "solver"),
         SOLVER_MIN_SECONDS_LEFT: "10",

@@ -96,6 +96,8 @@ export async function startStackSolver(input: {
     // The devnet's L1 mines a block every 2 s and each transaction at once: a fill lands within seconds.
     SOLVER_MIN_SECONDS_LEFT: "10",
     SOLVER_REBALANCE: "true",
+    // The devnet's finalization period is seconds: each fast deposit's fill is reported at once.
+    SOLVER_REPORT_DELAY_SECONDS: "0",
     SOLVER_OP_CHAIN_CONFIG: opChainConfig,
     LOG_LEVEL: "info",
     ...input.env,

@@ -58,6 +58,13 @@ const schema = z
      * inventory, reports its fills and finalizes the reports on L1 (needs SOLVER_OP_CHAIN_CONFIG).
      */
     L1_ORIGIN_SETTLER: address().optional(),
+    /**
+     * Fast deposits: how long a fill may wait to be reported, in seconds of L2 time, so that one report (up to 50
+     * fills) carries several. A report's L1 proof and finalization are paid once per report, and its repayment waits
+     * for the challenge period anyway: ten minutes more of it cost the solver nothing but batch its gas. 0 reports
+     * each fill at once (the local stack's).
+     */
+    SOLVER_REPORT_DELAY_SECONDS: z.coerce.number().int().min(0).max(86_400).default(600),
     /** How far back, in L2 blocks, the first run (an empty journal) looks for open orders: a day at 2 s blocks. */
     SOLVER_FIRST_LOOKBACK_BLOCKS: z.coerce.number().int().min(0).default(43_200),
     /** Move earnings back to L1 through the standard bridge when a side runs low. */

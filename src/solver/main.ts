@@ -43,7 +43,10 @@ export async function startSolver(config: SolverConfig, logger: Logger): Promise
           ? undefined
           : async (tokens) => Bridge.connect(await bridgeNetwork(config, l1, l2, tokens), config.SOLVER_KEY),
       rebalance: config.SOLVER_REBALANCE ? rebalancePolicy(config) : undefined,
-      deposits: depositJournal === undefined ? undefined : { originSettler: config.L1_ORIGIN_SETTLER!, journal: depositJournal },
+      deposits:
+        depositJournal === undefined
+          ? undefined
+          : { originSettler: config.L1_ORIGIN_SETTLER!, journal: depositJournal, reportDelaySeconds: config.SOLVER_REPORT_DELAY_SECONDS },
       firstLookback: config.SOLVER_FIRST_LOOKBACK_BLOCKS,
       logger,
     });

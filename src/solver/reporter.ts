@@ -10,7 +10,8 @@ import { finalizationNotElapsed } from "./portal-errors.ts";
 
 /**
  * Settles the solver's fast deposits (L1 → L2): reports its filled orders to the L1 origin settler through the L2
- * destination settler (`reportFills`, up to `MAX_REPORT` orders in one L2 → L1 message), then drives each report like
+ * destination settler (`reportFills`, up to `MAX_REPORT` orders in one L2 → L1 message, sent once the oldest has
+ * waited `delaySeconds` for others to join it, or the report is full), then drives each report like
  * a withdrawal of the standard bridge: proven on L1 once an L2 output covers it, finalized after the challenge period
  * (seconds on the devnet, seven days live), which relays it and pays the escrows. Each report is journaled with the
  * orders it names, so a restart goes on with it; a report sent but not journaled (a kill in between) is sent again,
@@ -23,6 +24,7 @@ export class Reporter {
   readonly #bridge: Bridge;
   readonly #journal: SolverJournal;
   readonly #logger: Logger;
+  readonly #delaySeconds: number;
 
   constructor(options: {
     /** The L2, where the reports are sent. */
@@ -32,6 +34,8 @@ export class Reporter {
     bridge: Bridge;
     journal: SolverJournal;
     logger: Logger;
+    /** How long a fill may wait for others to share its report, in seconds of L2 time (0: reported at once). */
+    delaySeconds: number;
   }) {
     this.#destination = options.destination;
     this.#l2 = options.l2;
@@ -39,6 +43,7 @@ export class Reporter {
     this.#bridge = options.bridge;
     this.#journal = options.journal;
     this.#logger = options.logger;
+    this.#delaySeconds = options.delaySeconds;
   }
 
   /** Reports what is filled and unreported, and moves every pending report one step. Returns whether it sent on L1. */
@@ -64,6 +69,8 @@ export class Reporter {
     const unreported = this.#journal.unreported();
     if (unreported.length === 0) return;
     const max = Number(await this.#destination.MAX_REPORT());
+    const oldestFill = Math.min(...unreported.map((order) => order.fillBlock!));
+    if (unreported.length < max && !(await this.#waitedLongEnough(oldestFill))) return;
     for (let start = 0; start < unreported.length; start += max) {
       const batch = unreported.slice(start, start + max);
       // The estimate runs first (a report the settler refuses throws here, before anything is sent or journaled). It
@@ -76,6 +83,13 @@ export class Reporter {
       );
       this.#logger.info({ lane: "deposits", reportTx: tx.hash, orders: batch.length }, "fills reported to L1");
     }
+  }
+
+  /** Whether the oldest unreported fill (at L2 block `fillBlock`) has waited the delay, by the L2's clock. */
+  async #waitedLongEnough(fillBlock: number): Promise<boolean> {
+    if (this.#delaySeconds === 0) return true;
+    const [filled, latest] = await Promise.all([this.#l2.getBlock(fillBlock), this.#l2.getBlock("latest")]);
+    return filled === null || latest === null || latest.timestamp - filled.timestamp >= this.#delaySeconds;
   }
 
   async #advance(report: JournaledReport): Promise<boolean> {

@@ -53,8 +53,11 @@ export interface SolverOptions {
   connectBridge?(tokens: { l1: string; l2: string }): Promise<Bridge>;
   /** Rebalancing through the standard bridge (off without it; needs `connectBridge`). */
   rebalance?: RebalancePolicy;
-  /** Fast deposits (L1 → L2; off without it; needs `connectBridge`): the L1's origin settler, and their own journal. */
-  deposits?: { originSettler: string; journal: SolverJournal };
+  /**
+   * Fast deposits (L1 → L2; off without it; needs `connectBridge`): the L1's origin settler, their own journal, and
+   * how long a fill may wait for others to share its report (seconds of L2 time).
+   */
+  deposits?: { originSettler: string; journal: SolverJournal; reportDelaySeconds: number };
   /** How far back the first run looks for `Open` events, in blocks of each origin chain. */
   firstLookback: number;
   logger: Logger;
@@ -172,6 +175,7 @@ export class Solver {
           bridge: parts.bridge,
           journal: depositJournal,
           logger,
+          delaySeconds: options.deposits.reportDelaySeconds,
         }),
       };
     }

@@ -236,6 +236,33 @@ describe("Solver: fills, settles with proofs or reports, restarts from its journ
       for (const { orderId } of [tokenOrder, ethOrder])
         expect((await l2Destination.queryFilter(l2Destination.filters.Filled(orderId))).length).to.equal(1);
     });
+
+    it("with a report delay, carries the fills of several orders in one report", async function () {
+      await solver.process.stop();
+      await start({ SOLVER_REPORT_DELAY_SECONDS: "6" });
+      const from = await logFileEnd(solver.logFile);
+      const reportsBefore = (await l2Destination.queryFilter(l2Destination.filters.FillsReported())).length;
+      const orders = [
+        await openOnL1(depositTerms({ inputAmount: parseEther("20"), outputAmount: parseEther("19.8") })),
+        await openOnL1(
+          depositTerms({
+            inputToken: NATIVE_TOKEN,
+            outputToken: NATIVE_TOKEN,
+            inputAmount: parseEther("0.5"),
+            outputAmount: parseEther("0.495"),
+          }),
+        ),
+      ];
+      const reported = await logLine(from, (entry) => entry.msg === "fills reported to L1");
+      expect(reported.line.orders).to.equal(2);
+      for (const { orderId } of orders)
+        await logLine(from, (entry) => entry.msg === "order settled" && entry.lane === "deposits" && entry.orderId === orderId);
+      const reports = await l2Destination.queryFilter(l2Destination.filters.FillsReported());
+      expect(reports.slice(reportsBefore).map((event) => Number(event.args.count))).to.deep.equal([2]);
+      // Back to the stack's setting for what follows.
+      await solver.process.stop();
+      await start();
+    });
   });
 
   describe("the bridge CLI's fast-withdraw and fast-deposit", function () {
