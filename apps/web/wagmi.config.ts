@@ -10,8 +10,8 @@
 // (the messengers, the message passer, the L1 block and fee oracles, the token factory, the ERC-721 bridges,
 // the system config): in their own module, they stay in the explorer's lazy chunk instead of growing the
 // ABI module every page loads. A third, `src/generated/intent-abis.ts`, holds the intent layer's settlers
-// (`OriginSettler` on the L2, `DestinationSettler` on L1, and fast deposits' `L1OriginSettler`, whose reads are
-// `OriginSettler`'s and whose settlement event is its own; `L2DestinationSettler` reads as `DestinationSettler`),
+// (`OriginSettler` on the L2, `DestinationSettler` on L1, and fast deposits' `L1OriginSettler` and
+// `L2DestinationSettler`, whose reads are the other two's and whose settlement and report are their own),
 // which only the Bridge page's fast orders and the explorer use, for the same reason.
 import { defineConfig } from "@wagmi/cli";
 import { foundry, hardhat } from "@wagmi/cli/plugins";
@@ -49,7 +49,7 @@ export default defineConfig([
     plugins: [
       hardhat({
         project: "../..",
-        include: ["OriginSettler.json", "DestinationSettler.json", "L1OriginSettler.json"],
+        include: ["OriginSettler.json", "DestinationSettler.json", "L1OriginSettler.json", "L2DestinationSettler.json"],
         commands: { build: false, clean: false, rebuild: false },
       }),
     ],

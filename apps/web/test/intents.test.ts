@@ -5,7 +5,7 @@ import { encodeOrderData, encodeOriginData, NATIVE_TOKEN, ORDER_DATA_TYPE, order
 import { INTENT_DEFAULT_FEE_BPS, type NetworkConfig } from "@avn/protocol/network-config";
 import { decodedText, decodeInput, decodeLog } from "../src/explorer/decode";
 import { intentSummaries } from "../src/explorer/intents";
-import { destinationSettlerAbi, originSettlerAbi } from "../src/generated/intent-abis";
+import { destinationSettlerAbi, l1OriginSettlerAbi, originSettlerAbi } from "../src/generated/intent-abis";
 import { fastFillDeadline, fastQuote, intentSettings, orderAssetName, orderPhase, orderTokens } from "../src/lib/intents";
 import { encodedLog } from "./encoded-log";
 import { address } from "./governance-fixtures";
@@ -247,6 +247,30 @@ describe("the explorer's intent orders", () => {
     });
     // A refund refused (too early): the call alone, with its id.
     expect(intentSummaries({ from: USER, to: ORIGIN, input: refund }, [], l2)[0]).toMatchObject({ orderId: ORDER_ID, callOnly: true });
+  });
+
+  it("describes a fast deposit's settlement on L1: SettledByMessage in the relay of its report, a call to another contract", () => {
+    const settled = encodedLog(
+      l1OriginSettlerAbi,
+      "SettledByMessage",
+      { orderId: ORDER_ID, filler: REPAY },
+      { address: DEPOSIT_ORIGIN, logIndex: 2 },
+    );
+    const skipped = encodedLog(
+      l1OriginSettlerAbi,
+      "ReportSkipped",
+      { orderId: ORDER_ID, status: 2 },
+      { address: DEPOSIT_ORIGIN, logIndex: 3 },
+    );
+    // The relay is the portal's finalization: its call is not the settler's.
+    const relay = { from: SOLVER, to: address(0x77), input: "0xabcdef" as Hex };
+    const l1Settlers = { origin: DEPOSIT_ORIGIN, destination: DESTINATION };
+    expect(intentSummaries(relay, [settled, skipped], l1Settlers)).toEqual([
+      { step: "settle", orderId: ORDER_ID, filler: REPAY, callOnly: false },
+    ]);
+    expect(decodedText(decodeLog(settled)!)).toBe(`SettledByMessage(${ORDER_ID}, ${REPAY})`);
+    // The same event from an address that is not the L1 origin settler is not this system's.
+    expect(intentSummaries(relay, [settled], { destination: DESTINATION })).toEqual([]);
   });
 
   it("ignores look-alike events of another contract and calls to other addresses", () => {

@@ -300,6 +300,29 @@ describe("web app: fast withdrawals and deposits through the intent layer, and t
     await readsSettled(page);
     await screenshot(page, "bridge-fast-deposit-settled-desktop");
     expect(await seriousAccessibilityViolations(page)).to.deep.equal([]);
+
+    // The explorer: the open on L1 and the relay that settled it there, in the protocol's words.
+    const eventTx = async (eventName: "Open" | "SettledByMessage") => {
+      const [log] = await clients.l1.getContractEvents({
+        address: l1Address("OriginSettler"),
+        abi: l1OriginSettlerAbi,
+        eventName,
+        args: { orderId },
+        fromBlock: 0n,
+      });
+      return log.transactionHash;
+    };
+    await page.goto(`${web!.url}/explorer/l1/tx/${await eventTx("Open")}`);
+    await waitForText(page.getByTestId("tx-status"), /^Success$/);
+    const openedOrder = page.locator('[data-testid="intent-order"][data-step="open"]');
+    await waitForText(openedOrder.getByTestId("intent-order-id"), new RegExp(`^${orderId}$`));
+    await waitForText(openedOrder.getByTestId("intent-step"), /^Opened on L1: the input escrowed/);
+    await waitForText(openedOrder.getByTestId("intent-output"), /^49\.5 Primary token$/);
+    await waitForText(openedOrder.getByTestId("intent-now"), /^Settled: paid on the L2/);
+    await page.goto(`${web!.url}/explorer/l1/tx/${await eventTx("SettledByMessage")}`);
+    const settledOrder = page.locator('[data-testid="intent-order"][data-step="settle"]');
+    await waitForText(settledOrder.getByTestId("intent-step"), /^Settled on L1: the escrow paid to the filler, on its report/);
+    await waitForText(settledOrder.getByTestId("intent-filler"), new RegExp(`^${escape(short(solver!.account.address))}`));
   });
 
   it("with the solver stopped, shows an order nobody fills refundable once the L2 is past its deadline and window, and refunds it", async function () {

@@ -19,7 +19,7 @@ import {
   verificationRegistryAbi,
   voucherClaimsAbi,
 } from "../generated/abis";
-import { destinationSettlerAbi, originSettlerAbi } from "../generated/intent-abis";
+import { destinationSettlerAbi, l1OriginSettlerAbi, l2DestinationSettlerAbi, originSettlerAbi } from "../generated/intent-abis";
 import {
   gasPriceOracleAbi,
   l1BlockAbi,
@@ -64,6 +64,12 @@ const ABI_BY_NAME: Record<string, Abi> = {
   DestinationSettler: destinationSettlerAbi,
 };
 
+/** Names the configuration holds on both chains for different contracts: fast deposits' settlers are the other way round. */
+const ABI_BY_CHAIN_AND_NAME: Record<ChainKey, Record<string, Abi>> = {
+  l1: { OriginSettler: l1OriginSettlerAbi },
+  l2: { DestinationSettler: l2DestinationSettlerAbi },
+};
+
 /** The OP Stack's L2 predeploys: at the same address on every OP chain, so named by viem, not the deployment. */
 const PREDEPLOYS: Array<[string, Address, Abi]> = [
   ["L2CrossDomainMessenger", chainConfig.contracts.l2CrossDomainMessenger.address, l2CrossDomainMessengerAbi],
@@ -94,6 +100,8 @@ export const ALL_ABIS: readonly Abi[] = [
   gameItemAbi,
   originSettlerAbi,
   destinationSettlerAbi,
+  l1OriginSettlerAbi,
+  l2DestinationSettlerAbi,
   optimismPortalAbi,
   l2OutputOracleAbi,
   l1StandardBridgeAbi,
@@ -120,7 +128,7 @@ export function knownContracts(config: NetworkConfig): KnownContract[] {
   for (const chain of ["l1", "l2"] as const) {
     for (const [name, address] of Object.entries(config.contracts[chain] as Record<string, Address | undefined>)) {
       if (address === undefined) continue;
-      known.push({ chain, name, address, abi: ABI_BY_NAME[name] ?? primaryTokenAbi });
+      known.push({ chain, name, address, abi: ABI_BY_CHAIN_AND_NAME[chain][name] ?? ABI_BY_NAME[name] ?? primaryTokenAbi });
     }
   }
   for (const [name, address, abi] of PREDEPLOYS) known.push({ chain: "l2", name, address, abi });

@@ -1,9 +1,12 @@
 import { decodeAbiParameters, decodeFunctionData, isAddressEqual, parseEventLogs, size, type Address, type Hex, type Log } from "viem";
 
 import { decodeOrderData, decodeOriginData, orderIdOf, type OrderTerms } from "@avn/protocol/intents";
-import { destinationSettlerAbi, originSettlerAbi } from "../generated/intent-abis";
+import { destinationSettlerAbi, l1OriginSettlerAbi, originSettlerAbi } from "../generated/intent-abis";
 
-/** What a transaction did to an intent order: opened it (L2), filled it (L1), settled it to its filler or refunded it (L2). */
+/**
+ * What a transaction did to an intent order: opened it, filled it, settled it to its filler or refunded it (on the
+ * order's origin chain, but the fill, on its destination: L2 and L1 for a fast withdrawal, the other way for a deposit).
+ */
 export type IntentStep = "open" | "fill" | "settle" | "refund";
 
 /** An order's terms as the explorer shows them: what it escrows, what it pays and to whom, by when. */
@@ -23,7 +26,7 @@ export interface IntentSummary {
   filler?: Address;
   /** `Filled`, or the `fill` call's filler data: who is repaid the escrow on the L2. */
   repayTo?: Address;
-  /** `Settled`: the L1 block whose state proved the fill. */
+  /** `Settled`: the L1 block whose state proved the fill (a fast deposit's `SettledByMessage` has none: its report was relayed). */
   l1BlockNumber?: bigint;
   /** `Refunded`: who got the escrow back. */
   refundedTo?: Address;
@@ -31,8 +34,8 @@ export interface IntentSummary {
   callOnly: boolean;
 }
 
-const SETTLER_ABI = [...originSettlerAbi, ...destinationSettlerAbi];
-const EVENT_STEPS = { Open: "open", Filled: "fill", Settled: "settle", Refunded: "refund" } as const;
+const SETTLER_ABI = [...originSettlerAbi, ...destinationSettlerAbi, ...l1OriginSettlerAbi];
+const EVENT_STEPS = { Open: "open", Filled: "fill", Settled: "settle", SettledByMessage: "settle", Refunded: "refund" } as const;
 
 /** Decoded origin data, or undefined when the bytes are not this settlement system's (another ERC-7683 settler's). */
 function originOrder(originData: Hex | undefined): IntentOrder | undefined {
@@ -94,7 +97,8 @@ function fromCall(tx: { from: Address; to: Address | null; input: Hex }, settler
 
 /**
  * The intent orders a transaction touched, one entry per step and order: from the settlers' events in its receipt
- * (`Open`, `Filled`, `Settled`, `Refunded`, only those the deployment's settlers emitted), completed with what its
+ * (`Open`, `Filled`, `Settled` or `SettledByMessage`, `Refunded`, only those the deployment's settlers on the
+ * transaction's chain emitted: `settlers` are that chain's origin and destination settlers), completed with what its
  * call to a settler carries (a `Filled` event has no terms; the `fill` call's origin data has them). A call whose
  * event is missing (the transaction failed or is pending) is still described, marked `callOnly`.
  */
@@ -107,7 +111,11 @@ export function intentSummaries(
     [settlers.origin, settlers.destination].some((settler) => settler !== undefined && isAddressEqual(log.address, settler)),
   );
   const summaries: IntentSummary[] = [];
-  for (const log of parseEventLogs({ abi: SETTLER_ABI, logs: mine, eventName: ["Open", "Filled", "Settled", "Refunded"] })) {
+  for (const log of parseEventLogs({
+    abi: SETTLER_ABI,
+    logs: mine,
+    eventName: ["Open", "Filled", "Settled", "SettledByMessage", "Refunded"],
+  })) {
     // An origin settler's event from the destination's address (or the reverse) is not this system's.
     const fromOrigin = settlers.origin !== undefined && isAddressEqual(log.address, settlers.origin);
     if (fromOrigin === (log.eventName === "Filled")) continue;
@@ -121,6 +129,9 @@ export function intentSummaries(
         break;
       case "Settled":
         summaries.push({ ...base, filler: log.args.filler, l1BlockNumber: log.args.l1BlockNumber });
+        break;
+      case "SettledByMessage":
+        summaries.push({ ...base, filler: log.args.filler });
         break;
       case "Refunded":
         summaries.push({ ...base, refundedTo: log.args.user });

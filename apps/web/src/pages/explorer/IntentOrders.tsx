@@ -6,45 +6,70 @@ import { explorerPaths } from "../../components/ExplorerLink";
 import type { ChainKey } from "../../explorer/abis";
 import { intentSummaries, type IntentStep, type IntentSummary } from "../../explorer/intents";
 import { formatAmount, formatTime } from "../../lib/format";
-import { intentSettings, orderAssetName, type IntentSettings } from "../../lib/intents";
+import { CHAIN_LABELS, CHAIN_WORDS, intentSettings, orderAssetName, type FastDirection, type IntentSettings } from "../../lib/intents";
 import { useOrderProgress } from "../bridge/intent-status";
 import { OrderPhaseWords } from "../bridge/OrderPhaseWords";
 import { Addr, Fact } from "./parts";
 
-const STEP_WORDS: Record<IntentStep, string> = {
-  open: "Opened on the L2: the input escrowed in the origin settler",
-  fill: "Filled on L1: the output paid to the recipient",
-  settle: "Settled on the L2: the escrow paid to the filler, on a proof of its fill",
-  refund: "Refunded on the L2: the escrow paid back to the user",
-};
+/** An order's origin and destination chains. */
+const chainsOf = (direction: FastDirection): { o: ChainKey; d: ChainKey } =>
+  direction === "withdraw" ? { o: "l2", d: "l1" } : { o: "l1", d: "l2" };
+
+/** A step in words, on the chain it happened on. */
+function stepWords(step: IntentStep, direction: FastDirection): string {
+  const { o, d } = chainsOf(direction);
+  switch (step) {
+    case "open":
+      return `Opened on ${CHAIN_WORDS[o]}: the input escrowed in the origin settler`;
+    case "fill":
+      return `Filled on ${CHAIN_WORDS[d]}: the output paid to the recipient`;
+    case "settle":
+      return direction === "withdraw"
+        ? "Settled on the L2: the escrow paid to the filler, on a proof of its fill"
+        : "Settled on L1: the escrow paid to the filler, on its report relayed from the L2";
+    case "refund":
+      return `Refunded on ${CHAIN_WORDS[o]}: the escrow paid back to the user`;
+  }
+}
 
 /**
- * The intent orders (ERC-7683 fast withdrawals) a transaction opened, filled, settled or refunded, in the
+ * Which way an order a transaction on `chain` touched goes: a fill is made on the destination chain, every other
+ * step on the origin (a fast withdrawal's origin is the L2, a deposit's L1).
+ */
+function directionOf(chain: ChainKey, step: IntentStep): FastDirection {
+  return (chain === "l2") === (step !== "fill") ? "withdraw" : "deposit";
+}
+
+/**
+ * The intent orders (ERC-7683 fast withdrawals and deposits) a transaction opened, filled, settled or refunded, in the
  * protocol's words: the order's id, what it escrows and pays to whom by when, the filler and whom it is repaid, and
  * where the order stands now. Read from the settlers' events and the call's input (`explorer/intents.ts`).
  */
 export function IntentOrders({ chain, tx, logs }: { chain: ChainKey; tx: Transaction; logs: readonly Log[] | undefined }) {
   const { config } = useAppSettings();
-  // Each settler on its own chain: an address on the other chain may be anything.
-  const summaries = intentSummaries(
-    tx,
-    logs,
-    chain === "l2" ? { origin: config.contracts.l2.OriginSettler } : { destination: config.contracts.l1.DestinationSettler },
-  );
+  // The settlers on this transaction's chain (an address on the other chain may be anything): on the L2 the origin of
+  // fast withdrawals and the destination of deposits, on L1 the other way round.
+  const summaries = intentSummaries(tx, logs, {
+    origin: config.contracts[chain].OriginSettler,
+    destination: config.contracts[chain].DestinationSettler,
+  });
   if (summaries.length === 0) return null;
-  const intents = intentSettings(config);
   return (
     <section aria-labelledby="intent-heading">
       <h2 id="intent-heading">Intent {summaries.length === 1 ? "order" : "orders"}</h2>
       <p className="hint">
         A fast withdrawal (ERC-7683): the user&apos;s input is escrowed on the L2, a solver pays the output on L1 and is repaid the escrow
-        on the L2 once a proof of its payment reaches it. The <Link to="/bridge">Bridge</Link> page opens and follows the connected
-        wallet&apos;s.
+        on the L2 once a proof of its payment reaches it. A fast deposit goes the other way, the solver repaid on L1 once its report is
+        relayed. The <Link to="/bridge">Bridge</Link> page opens and follows the connected wallet&apos;s.
       </p>
       <ul>
         {summaries.map((summary, index) => (
           <li key={`${summary.step}-${summary.orderId ?? index}`} data-testid="intent-order" data-step={summary.step}>
-            <IntentOrderFacts summary={summary} intents={intents} />
+            <IntentOrderFacts
+              summary={summary}
+              direction={directionOf(chain, summary.step)}
+              intents={intentSettings(config, directionOf(chain, summary.step))}
+            />
           </li>
         ))}
       </ul>
@@ -52,13 +77,22 @@ export function IntentOrders({ chain, tx, logs }: { chain: ChainKey; tx: Transac
   );
 }
 
-function IntentOrderFacts({ summary, intents }: { summary: IntentSummary; intents: IntentSettings | undefined }) {
+function IntentOrderFacts({
+  summary,
+  direction,
+  intents,
+}: {
+  summary: IntentSummary;
+  direction: FastDirection;
+  intents: IntentSettings | undefined;
+}) {
   const { config } = useAppSettings();
   const { order } = summary;
+  const { o, d } = chainsOf(direction);
   return (
     <dl className="facts">
       <Fact term="Step" testId="intent-step">
-        {STEP_WORDS[summary.step]}
+        {stepWords(summary.step, direction)}
         {summary.callOnly && " (from the call: the transaction has no event of it)"}
       </Fact>
       <Fact term="Order id" testId="intent-order-id">
@@ -66,18 +100,18 @@ function IntentOrderFacts({ summary, intents }: { summary: IntentSummary; intent
       </Fact>
       {order !== undefined && (
         <>
-          <Fact term="Input (L2)" testId="intent-input">
-            {formatAmount(order.inputAmount, 18, 18)} {orderAssetName(order.inputToken, "l2", config)}
+          <Fact term={`Input (${CHAIN_LABELS[o]})`} testId="intent-input">
+            {formatAmount(order.inputAmount, 18, 18)} {orderAssetName(order.inputToken, o, config)}
           </Fact>
-          <Fact term="Output (L1)" testId="intent-output">
-            {formatAmount(order.outputAmount, 18, 18)} {orderAssetName(order.outputToken, "l1", config)}
+          <Fact term={`Output (${CHAIN_LABELS[d]})`} testId="intent-output">
+            {formatAmount(order.outputAmount, 18, 18)} {orderAssetName(order.outputToken, d, config)}
           </Fact>
-          <Fact term="Recipient (L1)" testId="intent-recipient">
-            <Addr chain="l1" address={order.recipient} />
+          <Fact term={`Recipient (${CHAIN_LABELS[d]})`} testId="intent-recipient">
+            <Addr chain={d} address={order.recipient} />
           </Fact>
           {order.user !== undefined && (
-            <Fact term="User (L2)">
-              <Addr chain="l2" address={order.user} />
+            <Fact term={`User (${CHAIN_LABELS[o]})`}>
+              <Addr chain={o} address={order.user} />
             </Fact>
           )}
           <Fact term="Fill deadline" testId="intent-deadline">
@@ -86,13 +120,13 @@ function IntentOrderFacts({ summary, intents }: { summary: IntentSummary; intent
         </>
       )}
       {summary.filler !== undefined && (
-        <Fact term={summary.step === "settle" ? "Paid to (L2)" : "Filler (L1)"} testId="intent-filler">
-          <Addr chain={summary.step === "settle" ? "l2" : "l1"} address={summary.filler} />
+        <Fact term={summary.step === "settle" ? `Paid to (${CHAIN_LABELS[o]})` : `Filler (${CHAIN_LABELS[d]})`} testId="intent-filler">
+          <Addr chain={summary.step === "settle" ? o : d} address={summary.filler} />
         </Fact>
       )}
       {summary.repayTo !== undefined && (
-        <Fact term="Repaid to (L2)" testId="intent-repay-to">
-          <Addr chain="l2" address={summary.repayTo} />
+        <Fact term={`Repaid to (${CHAIN_LABELS[o]})`} testId="intent-repay-to">
+          <Addr chain={o} address={summary.repayTo} />
         </Fact>
       )}
       {summary.l1BlockNumber !== undefined && (
@@ -101,8 +135,8 @@ function IntentOrderFacts({ summary, intents }: { summary: IntentSummary; intent
         </Fact>
       )}
       {summary.refundedTo !== undefined && (
-        <Fact term="Refunded to (L2)">
-          <Addr chain="l2" address={summary.refundedTo} />
+        <Fact term={`Refunded to (${CHAIN_LABELS[o]})`}>
+          <Addr chain={o} address={summary.refundedTo} />
         </Fact>
       )}
       {intents !== undefined && summary.orderId !== undefined && (
