@@ -18,8 +18,12 @@ export interface RunningSolver {
 
 /** Opens the journals (one per direction) and starts the solver. */
 export async function startSolver(config: SolverConfig, logger: Logger): Promise<RunningSolver> {
-  const l1 = new JsonRpcProvider(config.L1_RPC_URL, undefined, { staticNetwork: true, pollingInterval: 250 });
-  const l2 = new JsonRpcProvider(config.L2_RPC_URL, undefined, { staticNetwork: true, pollingInterval: 250 });
+  // No cache of repeated reads (ethers keeps an equal request's answer 250 ms): a pass that a new head starts must
+  // read that head, not the block number a pass of the other chain's head read just before it, which would leave
+  // an order of the new block to the next head.
+  const options = { staticNetwork: true, pollingInterval: 250, cacheTimeout: -1 };
+  const l1 = new JsonRpcProvider(config.L1_RPC_URL, undefined, options);
+  const l2 = new JsonRpcProvider(config.L2_RPC_URL, undefined, options);
   const journal = new SolverJournal(path.join(config.SOLVER_STATE_DIR, "journal.sqlite"));
   const depositJournal =
     config.L1_ORIGIN_SETTLER === undefined ? undefined : new SolverJournal(path.join(config.SOLVER_STATE_DIR, "deposits.sqlite"));

@@ -62,7 +62,11 @@ export interface NetworkServiceOptions {
   qosReports?: string;
   /** The block to read events from: the registries' deployment (0 reads the whole chain). */
   fromBlock?: number;
-  /** How old a snapshot may be before a request reads the chain again (default 2 s). */
+  /**
+   * How old a snapshot may be before a request reads the chain again (default 2 s; at least ten replay times, see
+   * `#current`). 0 reads the chain on every request, the replay's own limit included: the next read then sees every
+   * block mined before it.
+   */
   maxAgeMs?: number;
   /**
    * Keep every event read, not only the current epoch's, so that `pastEpoch` can replay an earlier epoch
@@ -135,8 +139,11 @@ export class NetworkService {
     const snapshot = this.#snapshot;
     // The replay runs on the event loop: on a large network it is read again at most every ten replay times,
     // so that it never takes more than a tenth of the process (`npm run bench:qos` has the figures).
-    const maxAge = Math.max(this.#maxAgeMs, 10 * this.#lastComputeMs);
-    if (snapshot !== undefined && Date.now() - snapshot.at <= maxAge) return snapshot;
+    // A caller that asked for no reuse (0) gets none: a snapshot kept for ten replay times would hide the blocks
+    // mined meanwhile from its next read.
+    const reuse =
+      this.#maxAgeMs > 0 && snapshot !== undefined && Date.now() - snapshot.at <= Math.max(this.#maxAgeMs, 10 * this.#lastComputeMs);
+    if (reuse) return snapshot;
     this.#reading ??= this.#read().finally(() => (this.#reading = undefined));
     return this.#reading;
   }
