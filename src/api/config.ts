@@ -3,7 +3,7 @@ import { availableParallelism } from "node:os";
 import { getAddress, isAddress } from "ethers";
 import { z } from "zod";
 
-import { listenHost, port, rpcUrl, serviceUrl, sourceChainFields, wsRpcUrl } from "../common/config-fields.ts";
+import { booleanFlag, listenHost, port, rpcUrl, serviceUrl, sourceChainFields, wsRpcUrl } from "../common/config-fields.ts";
 import { loggedAsOrigin, redactConfig, secret } from "../common/config-redaction.ts";
 import { commaSeparated, parseEnvironment, urlList } from "../common/environment.ts";
 import { MAX_ROUND_DEADLINE_MS, MIN_BUS_SECRET_LENGTH } from "./attestation-hub/bus/bus.ts";
@@ -129,6 +129,32 @@ const schema = z
     NETWORK_QOS_REPORTS: evmAddress.optional(),
     /** The block the registries were deployed in: events are read from there (0 reads the whole chain). */
     NETWORK_FROM_BLOCK: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
+    /**
+     * Webhooks (docs/webhooks.md): `on` follows the Ethereum source for the subscriptions in the key database and
+     * delivers their changes; `off` leaves the routes out (404) and follows nothing.
+     */
+    WEBHOOKS: z.enum(["on", "off"]).default("on"),
+    /** Pairs (owner, asset) one API key may watch. */
+    WEBHOOK_MAX_PER_KEY: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
+    /**
+     * Accept webhook URLs that resolve to private, loopback or link-local addresses (and deliver to them). Off
+     * by default: a subscriber could otherwise make the API POST into its own network. The local stack sets it.
+     */
+    WEBHOOK_ALLOW_PRIVATE: booleanFlag(false),
+    /** How often the head is asked for, and how often a process not woken by a change looks for due deliveries. */
+    WEBHOOK_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(250),
+    /** Deliveries in flight at once per process (each to a different subscription). */
+    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
+    /** The first retry's delay; each next one doubles, up to WEBHOOK_RETRY_MAX_MS. */
+    WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+    WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
+    /** How long a change is retried before its subscription is marked failing (its changes still recorded). */
+    WEBHOOK_RETRY_WINDOW_MS: z.coerce
+      .number()
+      .int()
+      .min(1_000)
+      .max(30 * 86_400_000)
+      .default(86_400_000),
   })
   .superRefine((config, context) => {
     // A key's bucket never holds more than its capacity: a higher price could never be paid.
@@ -259,5 +285,17 @@ export function networkSettings(
     verificationRegistry: config.NETWORK_VERIFICATION_REGISTRY,
     qosReports: config.NETWORK_QOS_REPORTS,
     fromBlock: config.NETWORK_FROM_BLOCK,
+  };
+}
+
+/** The webhooks' settings when they are on, else undefined. */
+export function webhookSettings(config: ApiConfig) {
+  if (config.WEBHOOKS === "off") return undefined;
+  return {
+    maxPerKey: config.WEBHOOK_MAX_PER_KEY,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    pollMs: config.WEBHOOK_POLL_MS,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    retry: { baseDelayMs: config.WEBHOOK_RETRY_BASE_MS, maxDelayMs: config.WEBHOOK_RETRY_MAX_MS, windowMs: config.WEBHOOK_RETRY_WINDOW_MS },
   };
 }

@@ -20,6 +20,7 @@ import {
   networkSettings,
   proofL2RpcUrl,
   redactedConfig,
+  webhookSettings,
   type ApiConfig,
 } from "./config.ts";
 import { ApiKeys } from "./keys/api-keys.ts";
@@ -32,6 +33,7 @@ import { buildApiServer } from "./server.ts";
 import { failureFields } from "./failure-log.ts";
 import { UsageMeter } from "./usage/usage-meter.ts";
 import { UsageStore } from "./usage/usage-store.ts";
+import { WebhookService } from "./webhooks/webhook-service.ts";
 
 export interface RunningApi {
   app: FastifyInstance;
@@ -151,6 +153,18 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
           fromBlock: networkL2.fromBlock,
         });
   if (network !== undefined) metrics.publishNetwork(network);
+  // Webhooks: the subscriptions and their queue live in the key database; the follower runs in one process.
+  const webhookConfig = webhookSettings(config);
+  const webhookLog = log.child({ component: "webhooks" });
+  const webhooks =
+    webhookConfig === undefined
+      ? undefined
+      : new WebhookService({
+          ...webhookConfig,
+          db: keys.db,
+          evmRpc: readers.evmRpc,
+          onError: (error, part) => webhookLog.warn({ failure: failureFields(error), part }, "webhook pass failed; tried again"),
+        });
   const answers = async (probe: () => Promise<unknown>) =>
     probe().then(
       () => true,
@@ -172,12 +186,14 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
     proofs,
     linkChainId: link.chainId,
     network,
+    webhooks: webhooks?.routes(),
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     cacheTtlMs: config.CACHE_TTL_MS,
     loggerInstance: log.child({ component: "api-server" }),
   });
   const close = async () => {
     await app.close(); // waits for in-flight requests
+    await webhooks?.close(); // finishes and records the deliveries in flight
     await usage.close(); // writes what they counted
     await store.close();
     keyVerifier.close();
@@ -190,5 +206,6 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
   }
   log.info({ config: redactedConfig(config) }, "API configuration");
   const url = await app.listen({ host: config.API_HOST, port: config.API_PORT, backlog: LISTEN_BACKLOG });
+  webhooks?.start();
   return { app, url, close };
 }

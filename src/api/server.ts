@@ -15,6 +15,7 @@ import { registerNetworkRoutes } from "./server/network-routes.ts";
 import { registerOperationsRoutes } from "./server/operations-routes.ts";
 import { registerRequestAccounting } from "./server/request-accounting.ts";
 import { sendError } from "./server/responses.ts";
+import { registerSubscriptionRoutes } from "./webhooks/subscription-routes.ts";
 
 export type { ApiServerDependencies, KeyCheck, UsageRecorder } from "./server/dependencies.ts";
 
@@ -61,6 +62,7 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
   registerConditionsRoute(app, deps);
   deps.attestation?.hub.register(app);
   registerNetworkRoutes(app, deps.network);
+  if (deps.webhooks !== undefined) registerSubscriptionRoutes(app, deps.webhooks);
   registerOperationsRoutes(app, deps);
   return app;
 }

@@ -30,6 +30,14 @@ export function logLevel() {
   return z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info");
 }
 
+/** `true` or `false`, nothing else (a typo such as `ture` is an error, not a silent false); `fallback` when unset. */
+export function booleanFlag(fallback: boolean) {
+  return z
+    .enum(["true", "false"])
+    .default(fallback ? "true" : "false")
+    .transform((value) => value === "true");
+}
+
 /** A TCP port to listen on (0: any free one). */
 export function port() {
   return z.coerce.number().int().min(0).max(65_535);

@@ -1,8 +1,11 @@
 import type { AddressInfo } from "node:net";
 
 import type { FastifyInstance } from "fastify";
+import type { Kysely } from "kysely";
 
 import { ApiKeys } from "../../src/api/keys/api-keys.ts";
+import type { KeyDatabaseSchema } from "../../src/api/keys/database/schema.ts";
+import type { SubscriptionRoutesDependencies } from "../../src/api/webhooks/subscription-routes.ts";
 import { KeyVerifier } from "../../src/api/keys/key-verifier.ts";
 import { ApiMetrics } from "../../src/api/metrics.ts";
 import { UsageMeter } from "../../src/api/usage/usage-meter.ts";
@@ -35,6 +38,8 @@ export async function startTestApi(
     meterUsage?: boolean;
     /** Tokens an attested answer takes (the server's default otherwise). */
     attestCost?: number;
+    /** The webhooks' routes over the server's own key database (docs/webhooks.md). */
+    withWebhooks?: (db: Kysely<KeyDatabaseSchema>) => SubscriptionRoutesDependencies;
   } & Partial<ApiServerDependencies> = {},
 ): Promise<TestApi> {
   const keys = await ApiKeys.open(":memory:");
@@ -55,6 +60,7 @@ export async function startTestApi(
     },
     solana: { urls: options.solanaUrls ?? [sources.solanaRpc.url], timeoutMs, backoffMs: 10 },
   });
+  const { withWebhooks, ...dependencies } = options;
   const app = await buildApiServer({
     keys: keyVerifier,
     rateLimit: { store, policy, attestCost: options.attestCost },
@@ -63,7 +69,8 @@ export async function startTestApi(
     checkUpstreams: async () => ({ evm: true, svm: true }),
     metrics,
     usage: meter,
-    ...options,
+    webhooks: withWebhooks?.(keys.db),
+    ...dependencies,
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
   return {

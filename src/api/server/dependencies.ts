@@ -6,6 +6,7 @@ import type { SolanaBalanceReader } from "../../chains/solana/balance-reader.ts"
 import type { AttestationService } from "../attestation-hub/attested-query.ts";
 import type { VerifiedKey } from "../keys/api-keys.ts";
 import type { NetworkService } from "../network/network-service.ts";
+import type { SubscriptionRoutesDependencies } from "../webhooks/subscription-routes.ts";
 import type { ApiMetrics } from "../metrics.ts";
 import type { RateLimitStore, TokenBucketPolicy } from "../rate-limit/token-bucket.ts";
 
@@ -68,6 +69,8 @@ export interface ApiServerDependencies {
   linkChainId?: bigint;
   /** The network's quality of service (`GET /api/network/nodes`); without it that route answers 501. */
   network?: NetworkService;
+  /** The webhooks' subscriptions and deliveries (`/api/subscriptions…`); without them those routes are not served. */
+  webhooks?: SubscriptionRoutesDependencies;
   bodyLimitBytes?: number;
   cacheTtlMs?: number;
   /** pino options or false; keys and URLs never reach the log either way. */

@@ -1,0 +1,220 @@
+import { sql, type Kysely } from "kysely";
+
+import type { DeliveryAttempt } from "@avn/protocol/webhook-wire";
+import type { KeyDatabaseSchema } from "../keys/database/schema.ts";
+
+type Db = Kysely<KeyDatabaseSchema>;
+
+/** A change taken from the queue by one process, to be POSTed. */
+export interface ClaimedDelivery {
+  seq: bigint;
+  id: string;
+  subscriptionId: string;
+  payload: string;
+  attempts: number;
+  firstAttemptMs: number | undefined;
+  url: string;
+  secret: string;
+}
+
+/** What one attempt came to: the receiver's answer or why there was none. */
+export interface AttemptOutcome {
+  ok: boolean;
+  status?: number;
+  latencyMs: number;
+  error?: string;
+}
+
+export interface RetryPolicy {
+  /** The first retry's delay; each next one doubles, up to `maxDelayMs`. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** How long a change is retried from its first attempt before its subscription is marked failing. */
+  windowMs: number;
+}
+
+/** Retries for 24 h, 5 s after the first failure, then 10 s, 20 s… at most an hour apart. */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseDelayMs: 5_000, maxDelayMs: 3_600_000, windowMs: 24 * 3_600_000 };
+
+/** How long a claimed change is this process's: longer than an attempt (5 s) with its writes. */
+export const CLAIM_LEASE_MS = 30_000;
+
+/** Attempts kept per subscription for `GET …/deliveries`. */
+export const ATTEMPTS_LISTED = 100;
+
+/**
+ * The delivery queue in the key database: changes recorded by the followers, taken by any API process's
+ * dispatcher. A change is taken with a lease (a conditional update, so two processes never take the same one
+ * at once) and only when it is the oldest pending change of its subscription, so deliveries arrive in order
+ * per subscription. A process that dies while delivering leaves its lease to expire, and the change is taken
+ * again with the same id: at least once.
+ */
+export class DeliveryQueue {
+  readonly #db: Db;
+  readonly #policy: RetryPolicy;
+
+  constructor(db: Db, policy: RetryPolicy = DEFAULT_RETRY_POLICY) {
+    this.#db = db;
+    this.#policy = policy;
+  }
+
+  /** Takes up to `limit` changes due now, each the head of its (active) subscription's queue, for `owner`. */
+  async claim(owner: string, limit: number, nowMs = Date.now()): Promise<ClaimedDelivery[]> {
+    const heads = await this.#db
+      .selectFrom("webhook_events as e")
+      .innerJoin("webhook_subscriptions as s", "s.id", "e.subscription_id")
+      .select(["e.seq", "e.id", "e.subscription_id", "e.payload", "e.attempts", "e.first_attempt_ms", "s.url", "s.secret"])
+      .where("e.state", "=", "pending")
+      .where("s.state", "=", "active")
+      .where("e.next_attempt_ms", "<=", nowMs)
+      .where((eb) => eb.or([eb("e.lease_until_ms", "is", null), eb("e.lease_until_ms", "<", nowMs)]))
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom("webhook_events as p")
+              .select("p.seq")
+              .where("p.state", "=", "pending")
+              .whereRef("p.subscription_id", "=", "e.subscription_id")
+              .whereRef("p.seq", "<", "e.seq"),
+          ),
+        ),
+      )
+      .orderBy("e.next_attempt_ms")
+      .limit(limit)
+      .execute();
+    const claimed: ClaimedDelivery[] = [];
+    for (const head of heads) {
+      // Taken only if nobody took it since the read: the update rechecks the lease on the row it locks.
+      const taken = await this.#db
+        .updateTable("webhook_events")
+        .set({ lease_owner: owner, lease_until_ms: nowMs + CLAIM_LEASE_MS })
+        .where("seq", "=", head.seq)
+        .where("state", "=", "pending")
+        .where((eb) => eb.or([eb("lease_until_ms", "is", null), eb("lease_until_ms", "<", nowMs)]))
+        .executeTakeFirst();
+      if (taken.numUpdatedRows === 0n) continue;
+      claimed.push({
+        seq: BigInt(head.seq),
+        id: head.id,
+        subscriptionId: head.subscription_id,
+        payload: head.payload,
+        attempts: head.attempts,
+        firstAttemptMs: head.first_attempt_ms === null ? undefined : Number(head.first_attempt_ms),
+        url: head.url,
+        secret: head.secret,
+      });
+    }
+    return claimed;
+  }
+
+  /**
+   * Records an attempt of `delivery` and what follows: delivered, due again after the backoff, or, once the
+   * retry window is over, failed with its subscription marked failing. Nothing is dropped without this record.
+   */
+  async settle(owner: string, delivery: ClaimedDelivery, outcome: AttemptOutcome, nowMs = Date.now()): Promise<void> {
+    const firstAttemptMs = delivery.firstAttemptMs ?? nowMs;
+    const attempts = delivery.attempts + 1;
+    const expired = !outcome.ok && nowMs - firstAttemptMs >= this.#policy.windowMs;
+    await this.#db.transaction().execute(async (transaction) => {
+      await transaction
+        .insertInto("webhook_attempts")
+        .values({
+          event_id: delivery.id,
+          subscription_id: delivery.subscriptionId,
+          attempted_at: new Date(nowMs).toISOString(),
+          ok: outcome.ok ? 1 : 0,
+          status: outcome.status ?? null,
+          latency_ms: Math.round(outcome.latencyMs),
+          error: outcome.error ?? null,
+        })
+        .execute();
+      await transaction
+        .updateTable("webhook_events")
+        .set({
+          state: outcome.ok ? "delivered" : expired ? "failed" : "pending",
+          attempts,
+          first_attempt_ms: firstAttemptMs,
+          next_attempt_ms: outcome.ok || expired ? nowMs : nowMs + this.retryDelayMs(attempts),
+          lease_owner: null,
+          lease_until_ms: null,
+        })
+        .where("seq", "=", delivery.seq.toString())
+        .where("lease_owner", "=", owner)
+        .execute();
+      if (expired)
+        await transaction
+          .updateTable("webhook_subscriptions")
+          .set({ state: "failing" })
+          .where("id", "=", delivery.subscriptionId)
+          .where("state", "=", "active")
+          .execute();
+    });
+  }
+
+  /** The delay before attempt `attempts + 1`: doubling from the base, capped. */
+  retryDelayMs(attempts: number): number {
+    return Math.min(this.#policy.maxDelayMs, this.#policy.baseDelayMs * 2 ** Math.min(attempts - 1, 30));
+  }
+
+  /** The earliest time a pending change of an active subscription is due, or undefined when none is. */
+  async nextDueMs(): Promise<number | undefined> {
+    const row = await this.#db
+      .selectFrom("webhook_events as e")
+      .innerJoin("webhook_subscriptions as s", "s.id", "e.subscription_id")
+      .select((eb) => eb.fn.min<number | string>("e.next_attempt_ms").as("due"))
+      .where("e.state", "=", "pending")
+      .where("s.state", "=", "active")
+      .executeTakeFirst();
+    return row?.due === null || row?.due === undefined ? undefined : Number(row.due);
+  }
+
+  /**
+   * Sends the subscription's changes observed at or after `since` again (delivered ones too, with their ids)
+   * and makes a failing subscription active again. Returns how many changes are due.
+   */
+  async replay(subscriptionId: string, since: Date, nowMs = Date.now()): Promise<number> {
+    return this.#db.transaction().execute(async (transaction) => {
+      await transaction
+        .updateTable("webhook_subscriptions")
+        .set({ state: "active" })
+        .where("id", "=", subscriptionId)
+        .where("state", "=", "failing")
+        .execute();
+      const result = await transaction
+        .updateTable("webhook_events")
+        .set({ state: "pending", attempts: 0, first_attempt_ms: null, next_attempt_ms: nowMs })
+        .where("subscription_id", "=", subscriptionId)
+        .where("observed_at", ">=", since.toISOString())
+        .where("lease_owner", "is", null)
+        .execute();
+      // A change held back behind a failed one is due again too: the subscription is active now.
+      await transaction
+        .updateTable("webhook_events")
+        .set({ next_attempt_ms: sql<number>`case when next_attempt_ms < ${nowMs} then next_attempt_ms else ${nowMs} end` })
+        .where("subscription_id", "=", subscriptionId)
+        .where("state", "=", "pending")
+        .execute();
+      return result.reduce((sum, row) => sum + Number(row.numUpdatedRows), 0);
+    });
+  }
+
+  /** The subscription's latest attempts, newest first. */
+  async attempts(subscriptionId: string, limit = ATTEMPTS_LISTED): Promise<DeliveryAttempt[]> {
+    const rows = await this.#db
+      .selectFrom("webhook_attempts")
+      .selectAll()
+      .where("subscription_id", "=", subscriptionId)
+      .orderBy("attempted_at", "desc")
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({
+      deliveryId: row.event_id,
+      attemptedAt: row.attempted_at,
+      ok: row.ok === 1,
+      ...(row.status === null ? {} : { status: row.status }),
+      latencyMs: row.latency_ms,
+      ...(row.error === null ? {} : { error: row.error }),
+    }));
+  }
+}

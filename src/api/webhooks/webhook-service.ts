@@ -1,0 +1,109 @@
+import { randomUUID } from "node:crypto";
+
+import type { Kysely } from "kysely";
+
+import { EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
+import type { JsonRpcPool } from "../../chains/rpc/json-rpc-pool.ts";
+import { PollingLoop } from "../../common/polling-loop.ts";
+import type { KeyDatabaseSchema } from "../keys/database/schema.ts";
+import { DeliveryQueue, type RetryPolicy } from "./delivery-queue.ts";
+import { WebhookDispatcher } from "./dispatcher.ts";
+import { EvmFollower } from "./evm-follower.ts";
+import { FollowerStore } from "./follower-store.ts";
+import type { SubscriptionRoutesDependencies } from "./subscription-routes.ts";
+import { SubscriptionStore } from "./subscription-store.ts";
+import { postWebhook } from "./webhook-poster.ts";
+
+export interface WebhookServiceOptions {
+  db: Kysely<KeyDatabaseSchema>;
+  /** The API's Ethereum source. */
+  evmRpc: JsonRpcPool;
+  maxPerKey: number;
+  allowPrivate: boolean;
+  /** How often the head is asked for, and how often a process that was not woken looks for due deliveries. */
+  pollMs: number;
+  concurrency: number;
+  retry: RetryPolicy;
+  /** How long the follower's lead lasts without renewal: a dead leader is replaced after it. */
+  leaseMs?: number;
+  onError: (error: unknown, part: "follower" | "dispatcher") => void;
+}
+
+/**
+ * The webhooks of one API process: the routes' stores, the Ethereum follower (which runs only in the process
+ * that leads: one per key database) and the dispatcher (in every process: the queue's leases share the work).
+ * Everything lives in the key database, so a restarted process picks up where the last one stopped.
+ */
+export class WebhookService {
+  readonly subscriptions: SubscriptionStore;
+  readonly queue: DeliveryQueue;
+  readonly follower: EvmFollower;
+  readonly #followerLoop: PollingLoop<void>;
+  readonly #dispatchLoop: PollingLoop<void>;
+  readonly #reader: EvmBalanceReader;
+  readonly #options: WebhookServiceOptions;
+
+  constructor(options: WebhookServiceOptions) {
+    this.#options = options;
+    const owner = `api-${randomUUID()}`;
+    this.subscriptions = new SubscriptionStore(options.db);
+    this.queue = new DeliveryQueue(options.db, options.retry);
+    this.#reader = new EvmBalanceReader({ rpc: options.evmRpc, batchWindowMs: 2 });
+    const dispatcher = new WebhookDispatcher({
+      queue: this.queue,
+      owner,
+      concurrency: options.concurrency,
+      post: (url, body, headers) => postWebhook({ url, body, headers, allowPrivate: options.allowPrivate }),
+      onError: (error) => options.onError(error, "dispatcher"),
+    });
+    this.#dispatchLoop = new PollingLoop(
+      (isStopping) => dispatcher.drain(isStopping),
+      options.pollMs,
+      (error) => options.onError(error, "dispatcher"),
+    );
+    this.follower = new EvmFollower({
+      rpc: options.evmRpc,
+      reader: this.#reader,
+      store: new FollowerStore(options.db),
+      subscriptions: this.subscriptions,
+      owner,
+      leaseMs: options.leaseMs ?? 10_000,
+      onRecorded: () => this.#dispatchLoop.wake(),
+    });
+    this.#followerLoop = new PollingLoop(
+      () => this.follower.pass(),
+      options.pollMs,
+      (error) => options.onError(error, "follower"),
+    );
+  }
+
+  start(): void {
+    this.#followerLoop.start();
+    this.#dispatchLoop.start();
+  }
+
+  /** Stops following and delivering; attempts in flight finish and are recorded; the lead is given up. */
+  async close(): Promise<void> {
+    await this.#followerLoop.stop();
+    await this.#dispatchLoop.stop();
+    await this.follower.resign().catch(() => undefined);
+  }
+
+  /** What the routes need. */
+  routes(): SubscriptionRoutesDependencies {
+    return {
+      subscriptions: this.subscriptions,
+      queue: this.queue,
+      maxPerKey: this.#options.maxPerKey,
+      allowPrivate: this.#options.allowPrivate,
+      readEvm: async (asset, owner, tokenId) => {
+        const read = await this.#reader.balanceOf(asset, owner, undefined, tokenId);
+        return { balance: read.balance, block: read.blockNumber };
+      },
+      onChange: () => {
+        this.#followerLoop.wake();
+        this.#dispatchLoop.wake();
+      },
+    };
+  }
+}
