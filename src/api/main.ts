@@ -163,6 +163,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
           ...webhookConfig,
           db: keys.db,
           evmRpc: readers.evmRpc,
+          solanaTransport: createFailoverTransport(upstream("svm", config.SOLANA_RPC_URLS)),
           onError: (error, part) => webhookLog.warn({ failure: failureFields(error), part }, "webhook pass failed; tried again"),
         });
   const answers = async (probe: () => Promise<unknown>) =>

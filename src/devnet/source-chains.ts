@@ -19,6 +19,8 @@ export { ABOVE_2_53 } from "./demo-holdings.ts";
 export interface SourceFixtures {
   anvil: AnvilInstance;
   solanaRpc: SolanaRpcServer;
+  /** The ledger behind `solanaRpc`: tests move tokens on it. */
+  ledger: SolanaTokenLedger;
   evm: EvmDemoHoldings;
   svm: SolanaDemoHoldings;
   stop(): Promise<void>;
@@ -39,6 +41,7 @@ export async function startSourceFixtures(): Promise<SourceFixtures> {
   return {
     anvil,
     solanaRpc,
+    ledger,
     evm,
     svm,
     async stop() {

@@ -4,6 +4,7 @@ import type { Hex } from "viem";
 import { AvnApiError, InvalidArgumentError } from "./errors.ts";
 
 import { postJson, type HttpOptions } from "./http.ts";
+import { Subscriptions } from "./subscriptions.ts";
 
 import type {
   ApiEnvelope,
@@ -137,6 +138,8 @@ export interface ConditionResult {
  */
 export class AvnClient {
   readonly #http: HttpOptions;
+  /** Webhooks: watch holdings and receive their changes (`verifyWebhook` checks what arrives). */
+  readonly subscriptions: Subscriptions;
 
   constructor(options: AvnClientOptions) {
     const fetchImpl = options.fetch ?? globalThis.fetch;
@@ -153,6 +156,7 @@ export class AvnClient {
       timeoutMs: options.timeoutMs ?? 30_000,
       maxRetryAfter: options.maxRetryAfter ?? 10,
     };
+    this.subscriptions = new Subscriptions(this.#http);
   }
 
   /**

@@ -2,7 +2,7 @@ import { AvnApiError } from "./errors.ts";
 import { parseJsonExact } from "./json.ts";
 
 /**
- * One POST to the API with retries: the only code that talks HTTP. It retries what waiting can fix and
+ * One request to the API with retries: the only code that talks HTTP. It retries what waiting can fix and
  * nothing else (docs/api.md, "Request handling"):
  *
  * - 429 with `Retry-After`, after that many seconds. A 429 *without* it is final: the API leaves the header
@@ -14,8 +14,9 @@ import { parseJsonExact } from "./json.ts";
  *   not offer (`?attest=true` without the hub), which no retry changes.
  * - No answer at all (a network error, the per-attempt timeout), after the backoff.
  *
- * Every other status (400, 401, 404, 422 …) is the request's own fault and is thrown at once. The answers
- * retried are reads: asking again changes nothing but the key's rate-limit tokens.
+ * Every other status (400, 401, 404, 422 …) is the request's own fault and is thrown at once. Reads are
+ * retried so (asking again changes nothing but the key's rate-limit tokens); a request that changes something
+ * only after a 429 (`ApiRequest.idempotent`).
  */
 
 export interface HttpOptions {
@@ -31,26 +32,48 @@ export interface HttpOptions {
 }
 
 /** The parsed JSON of a 2xx answer, integers exact. */
-export async function postJson(
+export function postJson(
   options: HttpOptions,
   path: string,
   query: Readonly<Record<string, string>>,
   body: unknown,
   signal?: AbortSignal,
 ): Promise<unknown> {
-  const search = new URLSearchParams(query).toString();
-  const url = `${options.baseUrl.replace(/\/+$/, "")}${path}${search === "" ? "" : `?${search}`}`;
-  const init = {
-    method: "POST",
-    headers: { Authorization: options.apiKey, "Content-Type": "application/json", Accept: "application/json" },
-    body: JSON.stringify(body, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value)),
-  };
+  return requestJson(options, { method: "POST", path, query, body, signal });
+}
+
+/** One call to the API: its method, path, query, JSON body, and whether asking again is harmless. */
+export interface ApiRequest {
+  method: "GET" | "POST" | "DELETE";
+  path: string;
+  query?: Readonly<Record<string, string>>;
+  body?: unknown;
+  signal?: AbortSignal;
+  /**
+   * A request that changes something (creating a subscription, deleting one) is not repeated after an answer
+   * that may have come after the change (a 5xx, no answer at all): only a 429, which the API sends before doing
+   * anything. Reads are retried as the module says. Default true.
+   */
+  idempotent?: boolean;
+}
+
+/** The parsed JSON of a 2xx answer (undefined for 204), integers exact. */
+export async function requestJson(options: HttpOptions, request: ApiRequest): Promise<unknown> {
+  const search = new URLSearchParams(request.query ?? {}).toString();
+  const url = `${options.baseUrl.replace(/\/+$/, "")}${request.path}${search === "" ? "" : `?${search}`}`;
+  const headers: Record<string, string> = { Authorization: options.apiKey, Accept: "application/json" };
+  const init: RequestInit = { method: request.method, headers };
+  if (request.body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(request.body, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value));
+  }
   for (let attempt = 0; ; ++attempt) {
-    const outcome = await attemptOnce(options, url, init, signal);
+    const outcome = await attemptOnce(options, url, init, request.signal);
     if ("value" in outcome) return outcome.value;
-    const delayMs = retryDelayMs(outcome.error, options.maxRetryAfter, attempt);
+    const retryable = request.idempotent !== false || outcome.error.status === 429;
+    const delayMs = retryable ? retryDelayMs(outcome.error, options.maxRetryAfter, attempt) : undefined;
     if (delayMs === undefined || attempt >= options.retries) throw outcome.error;
-    await sleep(delayMs, signal);
+    await sleep(delayMs, request.signal);
   }
 }
 
@@ -82,6 +105,7 @@ async function attemptOnce(
 /** A 2xx answer's JSON, or the error of any other answer, with the API's message when it sent its envelope. */
 function readAnswer(response: Response, text: string): { value: unknown } | { error: AvnApiError } {
   const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
+  if (response.status === 204) return { value: undefined };
   let parsed: unknown;
   try {
     parsed = parseJsonExact(text);

@@ -12,7 +12,7 @@ import {
   type SubscriptionRequest,
 } from "@avn/protocol/webhook-wire";
 import { AssetNotFoundError, TokenIdRequiredError } from "../../chains/rpc/errors.ts";
-import { parseDecimalUint256, parseEvmAddress } from "../addresses.ts";
+import { parseDecimalUint256, parseEvmAddress, parseSolanaAddress } from "../addresses.ts";
 import { ApiError } from "../api-error.ts";
 import { ERROR_RESPONSES } from "../server/responses.ts";
 import { routeSchema } from "../route-schema.ts";
@@ -26,6 +26,8 @@ export interface SubscriptionRoutesDependencies {
   queue: DeliveryQueue;
   /** The balance and the block it was read at, now: the baseline a subscription's changes are measured from. */
   readEvm(asset: string, owner: string, tokenId: bigint | undefined): Promise<{ balance: bigint; block: bigint }>;
+  /** The same on Solana: the owner's balance of the mint and the slot it was read at. */
+  readSolana(mint: string, owner: string): Promise<{ balance: bigint; block: bigint }>;
   /** Pairs a key may watch (`WEBHOOK_MAX_PER_KEY`). */
   maxPerKey: number;
   /** URLs resolving to private addresses are accepted (`WEBHOOK_ALLOW_PRIVATE`, the local stack). */
@@ -222,22 +224,24 @@ async function ownSubscription(
 
 /** One item checked (each refusal a 400 naming its field, `[3].owner` in an array) and its baseline read. */
 async function checkItem(item: SubscriptionRequest, prefix: string, deps: SubscriptionRoutesDependencies): Promise<NewSubscription> {
-  if (item.chain === "solana") throw new ApiError(501, `${prefix}chain: Solana subscriptions are not served by this API yet`);
   if (item.attest === true) throw new ApiError(501, `${prefix}attest: attested deliveries are not served by this API yet`);
-  const owner = parseEvmAddress(`${prefix}owner`, item.owner);
-  const asset = parseEvmAddress(`${prefix}asset`, item.asset);
+  const solana = item.chain === "solana";
+  const owner = solana ? parseSolanaAddress(`${prefix}owner`, item.owner) : parseEvmAddress(`${prefix}owner`, item.owner);
+  const asset = solana ? parseSolanaAddress(`${prefix}asset`, item.asset) : parseEvmAddress(`${prefix}asset`, item.asset);
+  if (solana && item.token_id !== undefined)
+    throw new ApiError(400, `${prefix}token_id is only for ethereum: a Solana mint has no token ids (an NFT is a mint of its own)`);
   const tokenId = item.token_id === undefined ? undefined : parseDecimalUint256(`${prefix}token_id`, item.token_id);
   let url: URL;
   try {
     url = parseWebhookUrl(item.url);
     await checkWebhookDestination(url, { allowPrivate: deps.allowPrivate });
   } catch (error) {
-    if (error instanceof WebhookUrlError) throw new ApiError(400, `${prefix}url: ${error.message}`);
+    if (error instanceof WebhookUrlError) throw new ApiError(400, `${prefix}${error.message}`);
     throw error;
   }
   let baseline: { balance: bigint; block: bigint };
   try {
-    baseline = await deps.readEvm(asset, owner, tokenId);
+    baseline = solana ? await deps.readSolana(asset, owner) : await deps.readEvm(asset, owner, tokenId);
   } catch (error) {
     if (error instanceof AssetNotFoundError) throw new ApiError(404, `${prefix}asset: no token found at the given address`);
     if (error instanceof TokenIdRequiredError)
@@ -245,7 +249,7 @@ async function checkItem(item: SubscriptionRequest, prefix: string, deps: Subscr
     throw error;
   }
   return {
-    chain: "ethereum",
+    chain: item.chain,
     owner,
     asset,
     tokenId: tokenId?.toString() ?? "",

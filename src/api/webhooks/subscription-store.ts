@@ -34,12 +34,14 @@ export type NewSubscription = Pick<
 
 /** The key watches as many pairs as it may: the whole request is refused. */
 export class SubscriptionLimitError extends AvnError<"WEBHOOK_SUBSCRIPTION_LIMIT"> {
-  constructor(
-    readonly watched: number,
-    readonly limit: number,
-  ) {
+  readonly watched: number;
+  readonly limit: number;
+
+  constructor(watched: number, limit: number) {
     super("WEBHOOK_SUBSCRIPTION_LIMIT", `this key watches ${watched} subscriptions and may watch ${limit} in all`);
     this.name = "SubscriptionLimitError";
+    this.watched = watched;
+    this.limit = limit;
   }
 }
 

@@ -2,13 +2,18 @@ import { randomUUID } from "node:crypto";
 
 import type { Kysely } from "kysely";
 
+import type { RpcTransport } from "@solana/kit";
+
 import { EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
+import { SolanaBalanceReader } from "../../chains/solana/balance-reader.ts";
 import type { JsonRpcPool } from "../../chains/rpc/json-rpc-pool.ts";
 import { PollingLoop } from "../../common/polling-loop.ts";
 import type { KeyDatabaseSchema } from "../keys/database/schema.ts";
 import { DeliveryQueue, type RetryPolicy } from "./delivery-queue.ts";
 import { WebhookDispatcher } from "./dispatcher.ts";
+import type { ChainFollower } from "./chain-follower.ts";
 import { EvmFollower } from "./evm-follower.ts";
+import { SolanaFollower } from "./solana-follower.ts";
 import { FollowerStore } from "./follower-store.ts";
 import type { SubscriptionRoutesDependencies } from "./subscription-routes.ts";
 import { SubscriptionStore } from "./subscription-store.ts";
@@ -18,6 +23,8 @@ export interface WebhookServiceOptions {
   db: Kysely<KeyDatabaseSchema>;
   /** The API's Ethereum source. */
   evmRpc: JsonRpcPool;
+  /** The API's Solana source. */
+  solanaTransport: RpcTransport;
   maxPerKey: number;
   allowPrivate: boolean;
   /** How often the head is asked for, and how often a process that was not woken looks for due deliveries. */
@@ -37,10 +44,12 @@ export interface WebhookServiceOptions {
 export class WebhookService {
   readonly subscriptions: SubscriptionStore;
   readonly queue: DeliveryQueue;
-  readonly follower: EvmFollower;
-  readonly #followerLoop: PollingLoop<void>;
+  /** One per chain; the process that leads runs both. */
+  readonly followers: readonly ChainFollower[];
+  readonly #followerLoops: readonly PollingLoop<void>[];
   readonly #dispatchLoop: PollingLoop<void>;
-  readonly #reader: EvmBalanceReader;
+  readonly #evmReader: EvmBalanceReader;
+  readonly #solanaReader: SolanaBalanceReader;
   readonly #options: WebhookServiceOptions;
 
   constructor(options: WebhookServiceOptions) {
@@ -48,7 +57,8 @@ export class WebhookService {
     const owner = `api-${randomUUID()}`;
     this.subscriptions = new SubscriptionStore(options.db);
     this.queue = new DeliveryQueue(options.db, options.retry);
-    this.#reader = new EvmBalanceReader({ rpc: options.evmRpc, batchWindowMs: 2 });
+    this.#evmReader = new EvmBalanceReader({ rpc: options.evmRpc, batchWindowMs: 2 });
+    this.#solanaReader = new SolanaBalanceReader(options.solanaTransport);
     const dispatcher = new WebhookDispatcher({
       queue: this.queue,
       owner,
@@ -61,32 +71,37 @@ export class WebhookService {
       options.pollMs,
       (error) => options.onError(error, "dispatcher"),
     );
-    this.follower = new EvmFollower({
-      rpc: options.evmRpc,
-      reader: this.#reader,
+    const shared = {
       store: new FollowerStore(options.db),
       subscriptions: this.subscriptions,
       owner,
       leaseMs: options.leaseMs ?? 10_000,
       onRecorded: () => this.#dispatchLoop.wake(),
-    });
-    this.#followerLoop = new PollingLoop(
-      () => this.follower.pass(),
-      options.pollMs,
-      (error) => options.onError(error, "follower"),
+    };
+    this.followers = [
+      new EvmFollower({ ...shared, rpc: options.evmRpc, reader: this.#evmReader }),
+      new SolanaFollower({ ...shared, transport: options.solanaTransport, reader: this.#solanaReader }),
+    ];
+    this.#followerLoops = this.followers.map(
+      (follower) =>
+        new PollingLoop(
+          () => follower.pass(),
+          options.pollMs,
+          (error) => options.onError(error, "follower"),
+        ),
     );
   }
 
   start(): void {
-    this.#followerLoop.start();
+    for (const loop of this.#followerLoops) loop.start();
     this.#dispatchLoop.start();
   }
 
   /** Stops following and delivering; attempts in flight finish and are recorded; the lead is given up. */
   async close(): Promise<void> {
-    await this.#followerLoop.stop();
+    for (const loop of this.#followerLoops) await loop.stop();
     await this.#dispatchLoop.stop();
-    await this.follower.resign().catch(() => undefined);
+    for (const follower of this.followers) await follower.resign().catch(() => undefined);
   }
 
   /** What the routes need. */
@@ -97,11 +112,15 @@ export class WebhookService {
       maxPerKey: this.#options.maxPerKey,
       allowPrivate: this.#options.allowPrivate,
       readEvm: async (asset, owner, tokenId) => {
-        const read = await this.#reader.balanceOf(asset, owner, undefined, tokenId);
+        const read = await this.#evmReader.balanceOf(asset, owner, undefined, tokenId);
         return { balance: read.balance, block: read.blockNumber };
       },
+      readSolana: async (mint, owner) => {
+        const read = await this.#solanaReader.balanceOf(owner, mint);
+        return { balance: read.balance, block: read.slot };
+      },
       onChange: () => {
-        this.#followerLoop.wake();
+        for (const loop of this.#followerLoops) loop.wake();
         this.#dispatchLoop.wake();
       },
     };

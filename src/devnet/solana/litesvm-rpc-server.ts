@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-import { address, getAddressEncoder, getBase64Decoder, type Address, type ReadonlyUint8Array } from "@solana/kit";
+import { createHash } from "node:crypto";
+
+import { address, getAddressDecoder, getAddressEncoder, getBase64Decoder, type Address, type ReadonlyUint8Array } from "@solana/kit";
 import type { LiteSVM } from "litesvm";
 
 import {
@@ -12,6 +14,7 @@ import {
   TOKEN_PROGRAMS,
 } from "../../chains/solana/token-layout.ts";
 import { AvnError } from "@avn/protocol/errors";
+import type { BlockLog } from "./block-log.ts";
 
 const MAX_BODY_BYTES = 1 << 20;
 const RENT_EPOCH_EXEMPT = "18446744073709551615"; // u64::MAX, as agave writes it for rent-exempt accounts
@@ -45,7 +48,7 @@ export interface SolanaRpcServer {
 /**
  * A Solana JSON-RPC endpoint over a LiteSVM ledger, serving the methods the Solana source adapter uses
  * (`getAccountInfo`, `getMultipleAccounts`, `getTokenAccountsByOwner`, plus `getSlot`, `getHealth`, `getVersion` for health
- * checks) with agave's wire format and error messages. It is a test and local-stack harness: the adapter
+ * checks), and `getBlocks` and `getBlock` (the webhooks' follower) over the ledger's block log with agave's wire format and error messages. It is a test and local-stack harness: the adapter
  * itself speaks plain Solana JSON-RPC and works unchanged against a real node. LiteSVM keeps only the
  * latest state, so every commitment level reads the same state.
  */
@@ -53,7 +56,7 @@ export async function startSolanaRpcServer(ledger: SolanaLedger, port = 0): Prom
   const { svm } = ledger;
   const calls = new Map<string, number>();
   const scans = new TokenAccountScans(ledger);
-  const server: Server = createServer((request, response) => void serve(svm, scans, calls, request, response));
+  const server: Server = createServer((request, response) => void serve(svm, scans, ledger.blocks, calls, request, response));
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -69,6 +72,7 @@ export async function startSolanaRpcServer(ledger: SolanaLedger, port = 0): Prom
 async function serve(
   svm: LiteSVM,
   scans: TokenAccountScans,
+  blocks: BlockLog | undefined,
   calls: Map<string, number>,
   request: IncomingMessage,
   response: ServerResponse,
@@ -91,7 +95,11 @@ async function serve(
     const method = typeof one?.method === "string" ? one.method : "";
     calls.set(method, (calls.get(method) ?? 0) + 1);
     try {
-      return { jsonrpc: "2.0", id: one.id ?? null, result: handle(svm, scans, method, Array.isArray(one.params) ? one.params : []) };
+      return {
+        jsonrpc: "2.0",
+        id: one.id ?? null,
+        result: handle(svm, scans, blocks, method, Array.isArray(one.params) ? one.params : []),
+      };
     } catch (error) {
       const { rpcCode: code, message } = error instanceof SolanaRpcAnswerError ? error : { rpcCode: -32603, message: "Internal error" };
       return { jsonrpc: "2.0", id: one?.id ?? null, error: { code, message } };
@@ -108,7 +116,7 @@ function reply(response: ServerResponse, payload: unknown): void {
   response.writeHead(200, { "content-type": "application/json" }).end(json);
 }
 
-function handle(svm: LiteSVM, scans: TokenAccountScans, method: string, params: unknown[]): unknown {
+function handle(svm: LiteSVM, scans: TokenAccountScans, blocks: BlockLog | undefined, method: string, params: unknown[]): unknown {
   const context = { apiVersion: API_VERSION, slot: svm.getClock().slot };
   switch (method) {
     case "getAccountInfo": {
@@ -131,6 +139,14 @@ function handle(svm: LiteSVM, scans: TokenAccountScans, method: string, params: 
       return { context, value: tokenAccountsByOwner(svm, scans, parseAddress(params[0]), params[1]) };
     case "getSlot":
       return context.slot;
+    case "getBlocks": {
+      const [start, end] = [parseSlot(params[0]), params[1] === undefined ? context.slot : parseSlot(params[1])];
+      // As agave: at most 500,000 slots in one range.
+      if (end - start > 500_000n) throw new SolanaRpcAnswerError(-32602, "Invalid params: slot range exceeds 500000");
+      return blocks?.slots(start, end > context.slot ? context.slot : end) ?? [];
+    }
+    case "getBlock":
+      return blockAnswer(blocks, parseSlot(params[0]), params[1], context.slot);
     case "getHealth":
       return "ok";
     case "getVersion":
@@ -170,6 +186,8 @@ function tokenAccountsByOwner(svm: LiteSVM, scans: TokenAccountScans, owner: Add
 /** The ledger the endpoint serves, and a number that changes whenever its token accounts may have. */
 export interface SolanaLedger {
   readonly svm: LiteSVM;
+  /** The blocks of the transactions the ledger executed; without it `getBlocks` finds none. */
+  readonly blocks?: BlockLog;
   readonly stateVersion: number;
 }
 
@@ -225,6 +243,61 @@ function uiAccount(account: { data: ReadonlyUint8Array; lamports: bigint; progra
     rentEpoch: BigInt(RENT_EPOCH_EXEMPT),
     space: account.data.length,
   };
+}
+
+function parseSlot(value: unknown): bigint {
+  if ((typeof value === "number" && Number.isSafeInteger(value) && value >= 0) || (typeof value === "bigint" && value >= 0n))
+    return BigInt(value);
+  throw new SolanaRpcAnswerError(-32602, `Invalid param: ${JSON.stringify(String(value))} is not a slot`);
+}
+
+/**
+ * `getBlock` as agave answers it with `transactionDetails: "accounts"` (the account keys and the token balances
+ * before and after each transaction, which is what a follower of holdings reads), or "none". A slot without a
+ * block is skipped (-32007), one not reached yet is not available (-32004), as agave says.
+ */
+function blockAnswer(blocks: BlockLog | undefined, slot: bigint, config: unknown, currentSlot: bigint): unknown {
+  const { transactionDetails = "full" } = (config ?? {}) as { transactionDetails?: unknown };
+  if (transactionDetails !== "accounts" && transactionDetails !== "none")
+    throw new SolanaRpcAnswerError(-32602, `Invalid params: the local endpoint serves transactionDetails "accounts" or "none"`);
+  if (slot > currentSlot) throw new SolanaRpcAnswerError(-32004, `Block not available for slot ${slot}`);
+  const block = blocks?.block(slot);
+  if (block === undefined)
+    throw new SolanaRpcAnswerError(-32007, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`);
+  return {
+    blockHeight: block.slot,
+    blockTime: block.blockTime,
+    blockhash: slotHash(block.slot),
+    parentSlot: block.parentSlot,
+    previousBlockhash: slotHash(block.parentSlot),
+    ...(transactionDetails === "none"
+      ? {}
+      : {
+          transactions: block.transactions.map((transaction) => ({
+            meta: {
+              err: transaction.failed ? { InstructionError: [0, "Custom"] } : null,
+              status: transaction.failed ? { Err: { InstructionError: [0, "Custom"] } } : { Ok: null },
+              preTokenBalances: transaction.preTokenBalances,
+              postTokenBalances: transaction.postTokenBalances,
+            },
+            transaction: {
+              accountKeys: transaction.accountKeys.map((pubkey, index) => ({
+                pubkey,
+                signer: index === 0,
+                source: "transaction",
+                writable: true,
+              })),
+              signatures: [transaction.signature],
+            },
+            version: 0,
+          })),
+        }),
+  };
+}
+
+/** A stand-in block hash: base58 of 32 bytes derived from the slot (LiteSVM keeps no block hashes per slot). */
+function slotHash(slot: bigint): string {
+  return getAddressDecoder().decode(createHash("sha256").update(`slot:${slot}`).digest());
 }
 
 function parseAddress(value: unknown): Address {

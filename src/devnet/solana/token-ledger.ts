@@ -2,6 +2,7 @@ import {
   appendTransactionMessageInstructions,
   createTransactionMessage,
   generateKeyPairSigner,
+  getSignatureFromTransaction,
   lamports,
   pipe,
   setTransactionMessageFeePayerSigner,
@@ -27,6 +28,7 @@ import {
 import { FailedTransactionMetadata, LiteSVM } from "litesvm";
 
 import { TOKEN_2022_PROGRAM_ADDRESS } from "../../chains/solana/token-layout.ts";
+import { BlockLog } from "./block-log.ts";
 
 /** The two token programs a mint can belong to. */
 export type TokenProgramName = "spl" | "token-2022";
@@ -46,6 +48,8 @@ interface MintInfo {
  */
 export class SolanaTokenLedger {
   readonly svm = new LiteSVM();
+  /** The blocks of the transactions this ledger executed (`getBlock`, `getBlocks`). */
+  readonly blocks = new BlockLog();
   readonly #mints = new Map<Address, MintInfo>();
   #stateVersion = 0;
   #payer!: KeyPairSigner;
@@ -164,8 +168,22 @@ export class SolanaTokenLedger {
       (message) => appendTransactionMessageInstructions(instructions, message),
       (message) => signTransactionMessageWithSigners(message),
     );
+    // The transaction's accounts in message order (fee payer first), for its block's token balances.
+    const keys = [
+      ...new Set([this.#payer.address, ...instructions.flatMap((instruction) => (instruction.accounts ?? []).map((meta) => meta.address))]),
+    ];
+    const decimalsOf = (mint: string) => this.#mints.get(mint as Address)?.decimals;
+    const preTokenBalances = this.blocks.tokenBalances(this.svm, keys, decimalsOf);
+    const slot = this.svm.getClock().slot;
     const result = this.svm.sendTransaction(transaction);
     this.#stateVersion += 1; // failed or not: a failed transaction still charges its fee
+    this.blocks.record(slot, Math.floor(Date.now() / 1000), {
+      signature: getSignatureFromTransaction(transaction),
+      accountKeys: keys,
+      preTokenBalances,
+      postTokenBalances: this.blocks.tokenBalances(this.svm, keys, decimalsOf),
+      failed: result instanceof FailedTransactionMetadata,
+    });
     if (result instanceof FailedTransactionMetadata) {
       throw new Error(`Solana transaction failed: ${result.toString()}\n${result.meta().logs().join("\n")}`);
     }

@@ -2,7 +2,9 @@ import { expect } from "chai";
 import { Contract, getAddress, hexlify, randomBytes, Wallet, type JsonRpcProvider } from "ethers";
 
 import { verifyWebhook } from "@avn/protocol/webhook-signature";
+import { AvnApiError, AvnClient, verifyWebhook as verifySdkWebhook, WebhookSignatureError } from "../../../../packages/sdk/src/index.ts";
 import { JsonRpcPool } from "../../../../src/chains/rpc/json-rpc-pool.ts";
+import { createFailoverTransport } from "../../../../src/chains/solana/failover-transport.ts";
 import { WebhookService } from "../../../../src/api/webhooks/webhook-service.ts";
 import { devAccount } from "../../../../src/devnet/accounts.ts";
 import { ABOVE_2_53, ERC1155_ITEM_ID, ERC1155_ITEM_AMOUNT } from "../../../../src/devnet/demo-holdings.ts";
@@ -38,6 +40,7 @@ describe("Webhooks: subscriptions, detection on a real anvil, signed deliveries"
         service = new WebhookService({
           db,
           evmRpc: new JsonRpcPool({ urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 }),
+          solanaTransport: createFailoverTransport({ urls: [sources.solanaRpc.url], timeoutMs: 2_000 }),
           maxPerKey: 6,
           allowPrivate: true,
           pollMs: 50,
@@ -197,6 +200,61 @@ describe("Webhooks: subscriptions, detection on a real anvil, signed deliveries"
     expect(again.raw).to.equal(first.raw);
   });
 
+  it("delivers a Solana change on a token account created after the subscription", async function () {
+    const { ledger } = sources;
+    const { splMint } = sources.svm;
+    const wallet = await ledger.newWallet();
+    const watched = await subscribe({ chain: "solana", owner: wallet.address, asset: splMint });
+    // A new associated account (empty: no change), then tokens minted to it, then a second, plain account.
+    const associated = await ledger.associatedAccount(wallet.address, splMint);
+    await ledger.mintTo(splMint, associated, 500n);
+    await receiver.waitFor(() => receiver.forSubscription(watched.id).length === 1);
+    const extra = await ledger.extraAccount(wallet.address, splMint);
+    await ledger.mintTo(splMint, extra, 7n);
+    await receiver.waitFor(() => receiver.forSubscription(watched.id).length === 2);
+
+    const [first, second] = receiver.forSubscription(watched.id);
+    expect(first.body).to.deep.include({ chain: "solana", owner: wallet.address, asset: splMint, balance: 500n, previousBalance: 0n });
+    expect(first.body).to.not.have.property("blockHash");
+    expect(second.body).to.deep.include({ balance: 507n, previousBalance: 500n });
+    expect(second.body.block).to.be.greaterThan(first.body.block as bigint);
+    verifyWebhook(second.raw, second.signature, watched.secret);
+  });
+
+  it("works from the SDK: create, list, deliveries, delete, and verifyWebhook on what arrives", async function () {
+    const client = new AvnClient({ baseUrl: api.baseUrl, apiKey: api.apiKey, retries: 0 });
+    const { erc20 } = sources.evm;
+    const recipient = randomOwner();
+    const created = await client.subscriptions.create({ chain: "ethereum", owner: recipient, asset: erc20, url: hookUrl });
+    const [second] = await client.subscriptions.create([{ chain: "ethereum", owner: randomOwner(), asset: erc20, url: hookUrl }]);
+    const { subscriptions } = await client.subscriptions.list();
+    expect(subscriptions.map((subscription) => subscription.id).sort()).to.deep.equal([created.id, second.id].sort());
+    expect(await client.subscriptions.get(created.id)).to.include({ owner: recipient.toLowerCase(), balance: 0n, state: "active" });
+
+    await send(7, erc20, ERC20_ABI, "transfer", [recipient, 42n]);
+    await receiver.waitFor(() => receiver.forSubscription(created.id).length === 1);
+    const [delivery] = receiver.forSubscription(created.id);
+    const event = verifySdkWebhook(delivery.raw, delivery.signature, created.secret);
+    expect(event).to.deep.include({
+      id: delivery.deliveryId,
+      subscriptionId: created.id,
+      balance: 42n,
+      previousBalance: 0n,
+      correction: false,
+    });
+    expect(() => verifySdkWebhook(delivery.raw.replace('"balance":42', '"balance":43'), delivery.signature, created.secret)).to.throw(
+      WebhookSignatureError,
+    );
+    expect((await client.subscriptions.deliveries(created.id))[0]).to.include({ deliveryId: event.id, ok: true });
+
+    await client.subscriptions.delete(second.id);
+    const error = await client.subscriptions.get(second.id).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).to.be.instanceOf(AvnApiError).and.include({ status: 404 });
+  });
+
   describe("the routes", function () {
     it("lists, gets and deletes a key's subscriptions; the secret is shown once", async function () {
       const created = await call("POST", "/api/subscriptions", [
@@ -238,12 +296,51 @@ describe("Webhooks: subscriptions, detection on a real anvil, signed deliveries"
       await expectError(await call("POST", "/api/subscriptions", { ...good, url: "ftp://example.com/" }), 400, /^url/);
       await expectError(await call("POST", "/api/subscriptions", { ...good, token_id: "-1" }), 400, /^token_id/);
       await expectError(await call("POST", "/api/subscriptions", { ...good, chain: "bitcoin" }), 400, /chain/);
+      await expectError(
+        await call("POST", "/api/subscriptions", { ...good, chain: "solana" }),
+        400,
+        /^owner must be a base58 Solana address/,
+      );
+      await expectError(
+        await call("POST", "/api/subscriptions", {
+          ...good,
+          chain: "solana",
+          owner: sources.svm.owner,
+          asset: sources.svm.splMint,
+          token_id: "1",
+        }),
+        400,
+        /^token_id is only for ethereum/,
+      );
       await expectError(await call("POST", "/api/subscriptions", { ...good, extra: 1 }), 400, /extra|additional/);
       await expectError(await call("POST", "/api/subscriptions", [good, { ...good, asset: "0xzz" }]), 400, /^\[1\]\.asset/);
       await expectError(await call("POST", "/api/subscriptions", { ...good, asset: randomOwner() }), 404, /^asset/);
       await expectError(await call("POST", "/api/subscriptions", []), 400, /body/);
       const { subscriptions } = (await (await call("GET", "/api/subscriptions")).json()) as { subscriptions: unknown[] };
       expect(subscriptions).to.deep.equal([]);
+    });
+
+    it("refuses URLs that resolve to private, loopback or link-local addresses unless allowed", async function () {
+      const guarded = await startTestApi(sources, { withWebhooks: () => ({ ...service.routes(), allowPrivate: false }) });
+      try {
+        const port = new URL(hookUrl).port;
+        for (const url of [
+          hookUrl,
+          `http://localhost:${port}/hook`,
+          `http://[::1]:${port}/hook`,
+          "http://10.1.2.3/hook",
+          "http://169.254.169.254/",
+        ]) {
+          const response = await fetch(`${guarded.baseUrl}/api/subscriptions`, {
+            method: "POST",
+            headers: { authorization: guarded.apiKey, "content-type": "application/json" },
+            body: JSON.stringify({ chain: "ethereum", owner: randomOwner(), asset: sources.evm.erc20, url }),
+          });
+          await expectError(response, 400, /^url resolves to a private, loopback or link-local address/);
+        }
+      } finally {
+        await guarded.close();
+      }
     });
 
     it("refuses more pairs than WEBHOOK_MAX_PER_KEY, as a whole", async function () {

@@ -8,6 +8,7 @@ import { Contract, getAddress, hexlify, NonceManager, randomBytes, Wallet, type 
 import { ApiKeys } from "../../../../src/api/keys/api-keys.ts";
 import { WebhookService } from "../../../../src/api/webhooks/webhook-service.ts";
 import { JsonRpcPool } from "../../../../src/chains/rpc/json-rpc-pool.ts";
+import { createFailoverTransport } from "../../../../src/chains/solana/failover-transport.ts";
 import { devAccount } from "../../../../src/devnet/accounts.ts";
 import { devnetProvider } from "../../../../src/devnet/op-devnet.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../../src/devnet/source-chains.ts";
@@ -65,6 +66,7 @@ describe("Webhooks: two API processes on one key database", function () {
         const service = new WebhookService({
           db: keys.db,
           evmRpc: new JsonRpcPool({ urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 }),
+          solanaTransport: createFailoverTransport({ urls: [sources.solanaRpc.url], timeoutMs: 2_000 }),
           maxPerKey: 10,
           allowPrivate: true,
           pollMs: 50,
@@ -107,7 +109,7 @@ describe("Webhooks: two API processes on one key database", function () {
         await receiver.waitFor(() => receiver.deliveries.length >= TRANSFERS);
 
         // The leader stops (and gives the lead up); the other process follows from where it stopped.
-        const leader = processes.find(({ service }) => service.follower.block !== undefined);
+        const leader = processes.find(({ service }) => service.followers[0].block !== undefined);
         expect(leader, "one process leads").to.not.equal(undefined);
         await leader!.service.close();
         await transfer(100n);
