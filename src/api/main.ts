@@ -8,6 +8,7 @@ import { createFailoverTransport } from "../chains/solana/failover-transport.ts"
 import { PinnedReaders } from "../chains/pinned-readers.ts";
 import { JsonRpcPool } from "../chains/rpc/json-rpc-pool.ts";
 import { AttestationHub } from "./attestation-hub/hub.ts";
+import { attestAt } from "./attestation-hub/attested-query.ts";
 import type { HubBus } from "./attestation-hub/bus/bus.ts";
 import { PrimaryHubBus } from "./attestation-hub/bus/primary-bus.ts";
 import { RedisHubBus } from "./attestation-hub/bus/redis-bus.ts";
@@ -164,6 +165,10 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
           db: keys.db,
           evmRpc: readers.evmRpc,
           solanaTransport: createFailoverTransport(upstream("svm", config.SOLANA_RPC_URLS)),
+          attest:
+            attestation === undefined
+              ? undefined
+              : async (chain, owner, asset, block) => (await attestAt(attestation, chain, owner, asset, block)).attestation,
           onError: (error, part) => webhookLog.warn({ failure: failureFields(error), part }, "webhook pass failed; tried again"),
         });
   const answers = async (probe: () => Promise<unknown>) =>

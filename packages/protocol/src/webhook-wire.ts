@@ -1,5 +1,6 @@
 import { z } from "zod/mini";
 
+import { balanceAttestationJsonSchema } from "./attestation-kinds.ts";
 import { jsonInteger } from "./balance-wire.ts";
 
 /**
@@ -92,5 +93,8 @@ export const webhookDeliverySchema = z.object({
   blockHash: z.optional(z.string()),
   correction: z.optional(z.boolean()),
   observedAt: z.string(),
+  attestation: z.optional(
+    balanceAttestationJsonSchema.check(z.describe("With attest: true, the quorum's BalanceAttestation of the holding at `block`")),
+  ),
 });
 export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;

@@ -1,4 +1,5 @@
 import { verifyWebhook as verifySignature } from "@avn/protocol/webhook-signature";
+import type { AttestationJson } from "@avn/protocol/attestation-kinds";
 import type { WebhookChain } from "@avn/protocol/webhook-wire";
 
 import { parseJsonExact } from "./json.ts";
@@ -20,6 +21,8 @@ export interface WebhookEvent {
   /** True when a reorg undid the change delivered before: `balance` is the winning chain's. */
   correction: boolean;
   observedAt: string;
+  /** With `attest: true`: the quorum's signed `BalanceAttestation` of the holding at `block` (`verifyAttestation` checks it). */
+  attestation?: AttestationJson;
 }
 
 /**
@@ -51,5 +54,6 @@ export function verifyWebhook(
   };
   if (typeof json.token_id === "string") event.tokenId = json.token_id;
   if (typeof json.blockHash === "string") event.blockHash = json.blockHash;
+  if (typeof json.attestation === "object" && json.attestation !== null) event.attestation = json.attestation as AttestationJson;
   return event;
 }

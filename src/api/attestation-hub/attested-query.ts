@@ -56,6 +56,27 @@ export async function attestSvm(service: AttestationService, owner: string, mint
 }
 
 /**
+ * An attested balance at a position already chosen (a webhook's change: the block or slot it was read at), for
+ * an ERC-20 / ERC-721 holding on Ethereum or an SPL / Token-2022 one on Solana.
+ */
+export async function attestAt(
+  service: AttestationService,
+  chain: "ethereum" | "solana",
+  owner: string,
+  asset: string,
+  sourceBlock: bigint,
+): Promise<AttestedAnswer> {
+  const issuedAt = await service.hub.issuedAt();
+  if (chain === "ethereum")
+    return attest(service, { chain: AttestedChain.ethereum, owner, asset, sourceBlock, issuedAt }, () =>
+      service.pinned.evmAt(sourceBlock).balanceOf(asset, owner),
+    );
+  return attest(service, { chain: AttestedChain.solana, owner, asset, sourceBlock, issuedAt }, () =>
+    service.pinned.solanaFrom(sourceBlock).balanceOf(owner, asset, { minContextSlot: sourceBlock }),
+  );
+}
+
+/**
  * Fans the query out; the answer travels once. The balance is the signed struct's, and the QueryResult
  * bytes are those a signer read and sent with its signature (the hub checked that they hash to the signed
  * `queryResultHash`), so the body and its attestation never tell two stories and the API reads nothing

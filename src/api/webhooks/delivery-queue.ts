@@ -15,6 +15,8 @@ export interface ClaimedDelivery {
   firstAttemptMs: number | undefined;
   url: string;
   secret: string;
+  /** Its subscription asked for the quorum's attestation of each new balance. */
+  attest: boolean;
 }
 
 /** What one attempt came to: the receiver's answer or why there was none. */
@@ -63,7 +65,7 @@ export class DeliveryQueue {
     const heads = await this.#db
       .selectFrom("webhook_events as e")
       .innerJoin("webhook_subscriptions as s", "s.id", "e.subscription_id")
-      .select(["e.seq", "e.id", "e.subscription_id", "e.payload", "e.attempts", "e.first_attempt_ms", "s.url", "s.secret"])
+      .select(["e.seq", "e.id", "e.subscription_id", "e.payload", "e.attempts", "e.first_attempt_ms", "s.url", "s.secret", "s.attest"])
       .where("e.state", "=", "pending")
       .where("s.state", "=", "active")
       .where("e.next_attempt_ms", "<=", nowMs)
@@ -103,6 +105,7 @@ export class DeliveryQueue {
         firstAttemptMs: head.first_attempt_ms === null ? undefined : Number(head.first_attempt_ms),
         url: head.url,
         secret: head.secret,
+        attest: head.attest === 1,
       });
     }
     return claimed;
@@ -150,6 +153,16 @@ export class DeliveryQueue {
           .where("state", "=", "active")
           .execute();
     });
+  }
+
+  /** Keeps the body a delivery is sent with from now on (the same on every attempt): once its attestation is added. */
+  async setPayload(owner: string, delivery: ClaimedDelivery, payload: string): Promise<void> {
+    await this.#db
+      .updateTable("webhook_events")
+      .set({ payload })
+      .where("seq", "=", delivery.seq.toString())
+      .where("lease_owner", "=", owner)
+      .execute();
   }
 
   /** The delay before attempt `attempts + 1`: doubling from the base, capped. */

@@ -1,6 +1,9 @@
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "@avn/protocol/webhook-signature";
 import type { AttemptOutcome, ClaimedDelivery, DeliveryQueue } from "./delivery-queue.ts";
 
+/** The quorum's attestation of a holding at a block or slot, as the API's JSON writes it (attested-query.ts). */
+export type AttestHolding = (chain: "ethereum" | "solana", owner: string, asset: string, block: bigint) => Promise<unknown>;
+
 /** POSTs one delivery: webhook-poster.ts's postWebhook, bound to the SSRF policy. */
 export type PostDelivery = (url: URL, body: string, headers: Record<string, string>) => Promise<AttemptOutcome>;
 
@@ -11,6 +14,8 @@ export interface DispatcherOptions {
   owner: string;
   /** Deliveries in flight at once, to different subscriptions. */
   concurrency: number;
+  /** With the attestation hub: what `attest: true` subscriptions add to each delivery. */
+  attest?: AttestHolding;
   /** An attempt whose outcome could not be recorded (the key database away): its lease runs out and it is sent again. */
   onError: (error: unknown) => void;
   now?: () => number;
@@ -51,7 +56,17 @@ export class WebhookDispatcher {
     await Promise.all(this.#inFlight);
   }
 
-  async #deliver(delivery: ClaimedDelivery): Promise<void> {
+  async #deliver(claimed: ClaimedDelivery): Promise<void> {
+    const started = performance.now();
+    let delivery: ClaimedDelivery;
+    try {
+      delivery = await this.#withAttestation(claimed);
+    } catch (error) {
+      // No quorum now (or no hub any more): an attempt that failed, retried with the others' backoff.
+      const reason = error instanceof Error ? error.message : String(error);
+      const outcome = { ok: false, latencyMs: performance.now() - started, error: `attestation: ${reason}` };
+      return this.#options.queue.settle(this.#options.owner, claimed, outcome, this.#now());
+    }
     const timestamp = Math.floor(this.#now() / 1000);
     const headers = {
       [WEBHOOK_SIGNATURE_HEADER]: signWebhook(delivery.payload, delivery.secret, timestamp),
@@ -59,5 +74,21 @@ export class WebhookDispatcher {
     };
     const outcome = await this.#options.post(new URL(delivery.url), delivery.payload, headers);
     await this.#options.queue.settle(this.#options.owner, delivery, outcome, this.#now());
+  }
+
+  /**
+   * The delivery with the quorum's attestation of its balance, for a subscription that asked for one: obtained
+   * once, at the change's block or slot, and kept with the body, so every retry sends the same bytes.
+   */
+  async #withAttestation(delivery: ClaimedDelivery): Promise<ClaimedDelivery> {
+    if (!delivery.attest || delivery.payload.includes('"attestation":')) return delivery;
+    const attest = this.#options.attest;
+    if (attest === undefined) throw new Error("attested answers are not enabled on this server");
+    const change = JSON.parse(delivery.payload) as { chain: "ethereum" | "solana"; owner: string; asset: string; block: number };
+    const attestation = await attest(change.chain, change.owner, change.asset, BigInt(change.block));
+    // The body ends with its closing brace: the attestation (strings only) goes last, the rest byte for byte.
+    const payload = `${delivery.payload.slice(0, -1)},"attestation":${JSON.stringify(attestation)}}`;
+    await this.#options.queue.setPayload(this.#options.owner, delivery, payload);
+    return { ...delivery, payload };
   }
 }

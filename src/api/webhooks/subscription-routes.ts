@@ -14,6 +14,7 @@ import {
 import { AssetNotFoundError, TokenIdRequiredError } from "../../chains/rpc/errors.ts";
 import { parseDecimalUint256, parseEvmAddress, parseSolanaAddress } from "../addresses.ts";
 import { ApiError } from "../api-error.ts";
+import { TOKEN_ID_NOT_ATTESTABLE } from "../server/chains.ts";
 import { ERROR_RESPONSES } from "../server/responses.ts";
 import { routeSchema } from "../route-schema.ts";
 import type { DeliveryQueue } from "./delivery-queue.ts";
@@ -32,6 +33,8 @@ export interface SubscriptionRoutesDependencies {
   maxPerKey: number;
   /** URLs resolving to private addresses are accepted (`WEBHOOK_ALLOW_PRIVATE`, the local stack). */
   allowPrivate: boolean;
+  /** The attestation hub is on: `attest: true` is served. */
+  attestable: boolean;
   /** Told after subscriptions are created or deleted, so the follower watches them from its next block. */
   onChange(): void;
 }
@@ -224,13 +227,16 @@ async function ownSubscription(
 
 /** One item checked (each refusal a 400 naming its field, `[3].owner` in an array) and its baseline read. */
 async function checkItem(item: SubscriptionRequest, prefix: string, deps: SubscriptionRoutesDependencies): Promise<NewSubscription> {
-  if (item.attest === true) throw new ApiError(501, `${prefix}attest: attested deliveries are not served by this API yet`);
   const solana = item.chain === "solana";
   const owner = solana ? parseSolanaAddress(`${prefix}owner`, item.owner) : parseEvmAddress(`${prefix}owner`, item.owner);
   const asset = solana ? parseSolanaAddress(`${prefix}asset`, item.asset) : parseEvmAddress(`${prefix}asset`, item.asset);
   if (solana && item.token_id !== undefined)
     throw new ApiError(400, `${prefix}token_id is only for ethereum: a Solana mint has no token ids (an NFT is a mint of its own)`);
   const tokenId = item.token_id === undefined ? undefined : parseDecimalUint256(`${prefix}token_id`, item.token_id);
+  const attest = item.attest === true;
+  // Before the 501: the request is wrong whatever the server offers.
+  if (attest && tokenId !== undefined) throw new ApiError(400, `${prefix}${TOKEN_ID_NOT_ATTESTABLE}`);
+  if (attest && !deps.attestable) throw new ApiError(501, `${prefix}attest: attested answers are not enabled on this server`);
   let url: URL;
   try {
     url = parseWebhookUrl(item.url);
@@ -254,7 +260,7 @@ async function checkItem(item: SubscriptionRequest, prefix: string, deps: Subscr
     asset,
     tokenId: tokenId?.toString() ?? "",
     url: url.toString(),
-    attest: false,
+    attest,
     baselineBalance: baseline.balance,
     baselineBlock: baseline.block,
   };

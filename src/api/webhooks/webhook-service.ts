@@ -10,7 +10,7 @@ import type { JsonRpcPool } from "../../chains/rpc/json-rpc-pool.ts";
 import { PollingLoop } from "../../common/polling-loop.ts";
 import type { KeyDatabaseSchema } from "../keys/database/schema.ts";
 import { DeliveryQueue, type RetryPolicy } from "./delivery-queue.ts";
-import { WebhookDispatcher } from "./dispatcher.ts";
+import { WebhookDispatcher, type AttestHolding } from "./dispatcher.ts";
 import type { ChainFollower } from "./chain-follower.ts";
 import { EvmFollower } from "./evm-follower.ts";
 import { SolanaFollower } from "./solana-follower.ts";
@@ -31,6 +31,8 @@ export interface WebhookServiceOptions {
   pollMs: number;
   concurrency: number;
   retry: RetryPolicy;
+  /** With the attestation hub: the attestation `attest: true` subscriptions get with each delivery. */
+  attest?: AttestHolding;
   /** How long the follower's lead lasts without renewal: a dead leader is replaced after it. */
   leaseMs?: number;
   onError: (error: unknown, part: "follower" | "dispatcher") => void;
@@ -63,6 +65,7 @@ export class WebhookService {
       queue: this.queue,
       owner,
       concurrency: options.concurrency,
+      attest: options.attest,
       post: (url, body, headers) => postWebhook({ url, body, headers, allowPrivate: options.allowPrivate }),
       onError: (error) => options.onError(error, "dispatcher"),
     });
@@ -111,6 +114,7 @@ export class WebhookService {
       queue: this.queue,
       maxPerKey: this.#options.maxPerKey,
       allowPrivate: this.#options.allowPrivate,
+      attestable: this.#options.attest !== undefined,
       readEvm: async (asset, owner, tokenId) => {
         const read = await this.#evmReader.balanceOf(asset, owner, undefined, tokenId);
         return { balance: read.balance, block: read.blockNumber };
