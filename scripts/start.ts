@@ -44,6 +44,9 @@ Try:
   ${curl("ccq-svm", { owner_address: svm.owner_address, token_mint_address: svm.token_mint_address })}
   ${curl("conditions?attest=true", condition.request)}
                              (${condition.note}: a verdict signed by a quorum; the stack file's demo.conditions has more)
+  ${curl("subscriptions", { chain: "ethereum", owner: evm.user_address, asset: evm.contract_address, url: stack.webhooks!.receiverUrl })}
+                             (a webhook: each change of that holding is POSTed, signed with the secret this answers, to a
+                              receiver the stack runs, which prints it here; npm run demo:webhooks moves a holding and shows one)
   npm run demo:verify        (on-chain jobs answered by the nodes, beside the API's answers; signed verdicts, a game item claimed with one)
   npm run credits:stripe -- purchase --account ${accounts.tokenHolder.address} --credits 5000
                              (buy credits as Stripe would report it: a signed test event to ${stack.credits!.webhookUrl};

@@ -164,6 +164,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
           ...webhookConfig,
           db: keys.db,
           evmRpc: readers.evmRpc,
+          metrics,
           solanaTransport: createFailoverTransport(upstream("svm", config.SOLANA_RPC_URLS)),
           attest:
             attestation === undefined

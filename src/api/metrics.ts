@@ -72,6 +72,27 @@ export class ApiMetrics {
     registers: [this.registry],
   });
 
+  readonly webhookPairs = new Gauge({
+    name: "api_webhook_watched_pairs",
+    help: "Pairs (owner, asset) the chain followers watch, by chain: in the process that leads them, 0 elsewhere",
+    labelNames: ["chain"] as const,
+    aggregator: "sum",
+    registers: [this.registry],
+  });
+  readonly webhookPosition = new Gauge({
+    name: "api_webhook_follower_position",
+    help: "The last Ethereum block or Solana slot the followers recorded, by chain (the leader's)",
+    labelNames: ["chain"] as const,
+    aggregator: "max",
+    registers: [this.registry],
+  });
+  readonly webhookAttempts = new Counter({
+    name: "api_webhook_attempts_total",
+    help: "Webhook delivery attempts by outcome (delivered, failed)",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry],
+  });
+
   readonly attestationBusRefused = new Counter({
     name: "api_attestation_bus_messages_refused_total",
     help: "Messages read from the hub's Redis bus and dropped, by kind (round, answer, presence) and reason (unauthenticated: no valid HUB_BUS_SECRET MAC; stale; replayed; malformed)",

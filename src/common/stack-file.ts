@@ -20,6 +20,8 @@ export interface StackFile {
   solana?: { rpcUrl: string };
   /** The API: its URL, the demo key, and how many processes serve it (the hub on, rounds shared between them). */
   api?: { baseUrl: string; apiKey: string; workers?: number };
+  /** The demo webhook receiver `npm start` runs: subscribe its URL, and it prints each delivery. */
+  webhooks?: { receiverUrl: string };
   /** The web app served for this stack, and its block explorer (a page of the app). */
   web?: { url: string; explorerUrl: string };
   /** The credits service: its URL, its Stripe webhook's, and that webhook's signing secret (generated, local). */

@@ -5,6 +5,8 @@ import { spawnScript } from "./script-process.ts";
 export interface ApiServiceProcess {
   url: string;
   port: number;
+  /** The process's id (the API itself, or a cluster's primary). */
+  pid: number;
   /** Where its output goes, when it was given one. */
   logFile?: string;
   /** SIGTERM: the workers finish their requests and write their usage; resolves with the exit code. */
@@ -40,7 +42,7 @@ export async function spawnApiService(options: {
       (response) => response.ok,
       () => false,
     );
-    if (up) return { url, port, logFile, stop: () => api.stop(), kill: () => api.stop("SIGKILL") };
+    if (up) return { url, port, pid: api.child.pid!, logFile, stop: () => api.stop(), kill: () => api.stop("SIGKILL") };
     if (api.child.exitCode !== null || Date.now() > deadline) {
       await api.stop("SIGKILL");
       throw new Error(`the API did not start on ${url}${logFile === undefined ? "" : `; see ${logFile}`}`);

@@ -13,6 +13,7 @@ import { placeUnderGovernance } from "./governance-setup.ts";
 import { devnetProvider, startOpDevnet, type OpDevnet } from "./op-devnet.ts";
 import { fundSolver, SOLVER_ACCOUNT, STACK_SOLVER_MIN_FEE_BPS, startStackSolver, type StackSolver } from "./stack-solver.ts";
 import { NETWORK_ACCOUNTS, startVerificationNetwork, type VerificationNetwork } from "./verification-network.ts";
+import { WebhookReceiver, type ReceivedDelivery } from "./webhook-receiver.ts";
 import { explorerUrlOf, removeStackFile, stackFilePath, writeStackFile, type StackFile } from "../common/stack-file.ts";
 import { webConfigFromStack } from "../web/web-config.ts";
 import { ensureWebBuild, webPaths } from "../web/web-build.ts";
@@ -56,6 +57,8 @@ export interface LocalStackOptions {
   webPort?: number;
   onProgress?: (line: string) => void;
   onServiceError?: (service: string, error: unknown) => void;
+  /** Each delivery the stack's demo webhook receiver gets (with the network). */
+  onWebhook?: (delivery: ReceivedDelivery) => void;
 }
 
 export interface LocalStack {
@@ -92,8 +95,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let credits: CreditsChannel | undefined;
   let web: RunningWebServer | undefined;
   let solver: StackSolver | undefined;
+  let webhookReceiver: WebhookReceiver | undefined;
   const stop = async () => {
     await removeStackFile(stackFile);
+    await webhookReceiver?.close();
     await web?.close();
     await solver?.process.stop();
     await credits?.service.close();
@@ -187,6 +192,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           logFile: solver.logFile,
           minFeeBps: STACK_SOLVER_MIN_FEE_BPS,
         };
+        // A tiny receiver for the guide's subscription example (the API may deliver to loopback here).
+        webhookReceiver = new WebhookReceiver({ onDelivery: options.onWebhook });
+        stack.webhooks = { receiverUrl: await webhookReceiver.listen() };
         Object.assign(stack.accounts!, network.stack.accounts);
         Object.assign(stack, {
           solana: network.stack.solana,

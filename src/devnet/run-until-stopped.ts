@@ -55,6 +55,7 @@ export async function startLocalStackFromCli(
       webPort,
       onProgress: (line) => console.log(line),
       onServiceError: (service, error) => console.error(`${service}: ${error instanceof Error ? error.message : String(error)} (retrying)`),
+      onWebhook: (delivery) => console.log(`webhook delivery ${delivery.deliveryId}: ${delivery.raw}`),
     });
     runUntilStopped(stack);
     return stack;

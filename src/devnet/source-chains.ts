@@ -26,8 +26,9 @@ export interface SourceFixtures {
   stop(): Promise<void>;
 }
 
-export async function startSourceFixtures(): Promise<SourceFixtures> {
-  const anvil = await startAnvil({ chainId: 1, disableCodeSizeLimit: hre.globalOptions.coverage });
+/** `evmBlockSeconds`: the Ethereum source mines a block that often instead of one per transaction (a benchmark's chain time). */
+export async function startSourceFixtures(options: { evmBlockSeconds?: number } = {}): Promise<SourceFixtures> {
+  const anvil = await startAnvil({ chainId: 1, disableCodeSizeLimit: hre.globalOptions.coverage, blockTime: options.evmBlockSeconds });
   const provider = devnetProvider(anvil.rpcUrl, 1);
   await installMulticall3(provider);
   const deployer = new NonceManager(new Wallet(devAccount(0).privateKey, provider));

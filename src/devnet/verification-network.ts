@@ -268,6 +268,8 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       // GET /api/network/nodes: the registries' events on the L2 (ATTESTATION_L2_RPC_URL's), from its genesis.
       NETWORK_VERIFICATION_REGISTRY: input.contracts.l2.VerificationRegistry,
       NETWORK_QOS_REPORTS: input.contracts.l2.QosReports,
+      // Webhooks to this machine's receivers (the stack's demo receiver, demo:webhooks): the SSRF guard is for live URLs.
+      WEBHOOK_ALLOW_PRIVATE: "true",
       ...input.apiEnv,
     };
     loadApiConfig(apiEnv); // a wrong setting fails here, with every problem listed, not in the child's log

@@ -9,6 +9,7 @@ import { SolanaBalanceReader } from "../../chains/solana/balance-reader.ts";
 import type { JsonRpcPool } from "../../chains/rpc/json-rpc-pool.ts";
 import { PollingLoop } from "../../common/polling-loop.ts";
 import type { KeyDatabaseSchema } from "../keys/database/schema.ts";
+import type { ApiMetrics } from "../metrics.ts";
 import { DeliveryQueue, type RetryPolicy } from "./delivery-queue.ts";
 import { WebhookDispatcher, type AttestHolding } from "./dispatcher.ts";
 import type { ChainFollower } from "./chain-follower.ts";
@@ -36,6 +37,8 @@ export interface WebhookServiceOptions {
   /** How long the follower's lead lasts without renewal: a dead leader is replaced after it. */
   leaseMs?: number;
   onError: (error: unknown, part: "follower" | "dispatcher") => void;
+  /** Where the followers' state and the attempts are counted (`/metrics`). */
+  metrics?: ApiMetrics;
 }
 
 /**
@@ -66,7 +69,11 @@ export class WebhookService {
       owner,
       concurrency: options.concurrency,
       attest: options.attest,
-      post: (url, body, headers) => postWebhook({ url, body, headers, allowPrivate: options.allowPrivate }),
+      post: async (url, body, headers) => {
+        const outcome = await postWebhook({ url, body, headers, allowPrivate: options.allowPrivate });
+        options.metrics?.webhookAttempts.inc({ outcome: outcome.ok ? "delivered" : "failed" });
+        return outcome;
+      },
       onError: (error) => options.onError(error, "dispatcher"),
     });
     this.#dispatchLoop = new PollingLoop(
@@ -88,7 +95,12 @@ export class WebhookService {
     this.#followerLoops = this.followers.map(
       (follower) =>
         new PollingLoop(
-          () => follower.pass(),
+          async () => {
+            await follower.pass();
+            // What the follower holds now (0 pairs in a process that does not lead).
+            options.metrics?.webhookPairs.set({ chain: follower.chain }, follower.pairCount);
+            options.metrics?.webhookPosition.set({ chain: follower.chain }, Number(follower.block ?? 0n));
+          },
           options.pollMs,
           (error) => options.onError(error, "follower"),
         ),

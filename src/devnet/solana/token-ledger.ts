@@ -174,6 +174,10 @@ export class SolanaTokenLedger {
     ];
     const decimalsOf = (mint: string) => this.#mints.get(mint as Address)?.decimals;
     const preTokenBalances = this.blocks.tokenBalances(this.svm, keys, decimalsOf);
+    // A slot of its own for each transaction, entered before it runs (a slot that moves like a chain's): the
+    // latest slot the endpoint reports (getSlot) is then always one whose block is complete, as a validator's
+    // finalized slot is, and a follower that has passed a slot never sees a block appear in it later.
+    this.svm.warpToSlot(this.svm.getClock().slot + 1n);
     const slot = this.svm.getClock().slot;
     const result = this.svm.sendTransaction(transaction);
     this.#stateVersion += 1; // failed or not: a failed transaction still charges its fee
@@ -187,9 +191,7 @@ export class SolanaTokenLedger {
     if (result instanceof FailedTransactionMetadata) {
       throw new Error(`Solana transaction failed: ${result.toString()}\n${result.meta().logs().join("\n")}`);
     }
-    // A fresh blockhash per transaction (identical transactions would otherwise be refused as
-    // already processed), and a slot that moves like a chain's.
+    // A fresh blockhash per transaction: identical transactions would otherwise be refused as already processed.
     this.svm.expireBlockhash();
-    this.svm.warpToSlot(this.svm.getClock().slot + 1n);
   }
 }
