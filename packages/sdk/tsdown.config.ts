@@ -12,6 +12,9 @@ import { defineConfig } from "tsdown";
  * `zod/mini`, which tree-shakes to about 35 kB): the same schemas the hub checks the nodes' frames with, so
  * the SDK's checks and types cannot drift from the wire. It is not a runtime dependency.
  *
+ * @noble/hashes is bundled for `verifyWebhook`'s HMAC-SHA256 (`@avn/protocol/webhook-signature`): synchronous,
+ * and the same in browsers and Node. It is not a runtime dependency either.
+ *
  * `platform: "browser"` because browser bundles import this package: the Solana codecs that
  * `conditionHash` reaches are then taken from their browser builds (web APIs only; Node runs them alike),
  * and a Node-only import would not resolve.
@@ -31,6 +34,6 @@ export default defineConfig({
   define: { "process.env.NODE_ENV": JSON.stringify("production") },
   deps: {
     neverBundle: ["viem", /^viem\//],
-    onlyBundle: ["canonicalize", /^@solana\//, "zod"],
+    onlyBundle: ["canonicalize", /^@solana\//, "zod", /^@noble\/hashes/],
   },
 });

@@ -171,6 +171,11 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
               ? undefined
               : async (chain, owner, asset, block) => (await attestAt(attestation, chain, owner, asset, block)).attestation,
           onError: (error, part) => webhookLog.warn({ failure: failureFields(error), part }, "webhook pass failed; tried again"),
+          onUnreadable: (chain, owner, asset) =>
+            webhookLog.warn(
+              { chain, owner, asset },
+              "a watched token's balance could not be read at a change; that change is not recorded",
+            ),
         });
   const answers = async (probe: () => Promise<unknown>) =>
     probe().then(

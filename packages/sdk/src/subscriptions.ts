@@ -14,6 +14,8 @@ export interface SubscriptionRequest {
   tokenId?: bigint | string;
   /** https:// (or http://), reachable from the API; no credentials in it. */
   url: string;
+  /** Add the quorum's signed attestation of each new balance to its delivery (not with `tokenId`; needs the API's hub). */
+  attest?: boolean;
 }
 
 /** A subscription as the API lists it: its secret is shown only by `create`. */
@@ -55,12 +57,13 @@ export class Subscriptions {
     const many = Array.isArray(requests);
     const items = (many ? requests : [requests]) as readonly SubscriptionRequest[];
     if (many && items.length === 0) throw new InvalidArgumentError("requests", "requests must name at least one subscription");
-    const body = items.map(({ chain, owner, asset, tokenId, url }) => ({
+    const body = items.map(({ chain, owner, asset, tokenId, url, attest }) => ({
       chain,
       owner,
       asset,
       url,
       ...(tokenId === undefined ? {} : { token_id: tokenId.toString() }),
+      ...(attest === undefined ? {} : { attest }),
     }));
     const answer = await requestJson(this.#http, {
       method: "POST",

@@ -50,6 +50,8 @@ export abstract class ChainFollower {
   #revision = 0n;
   #loaded = false;
   #leading = false;
+  /** The lead's epoch this process loaded under: a record under an older one is refused by the store. */
+  #epoch: bigint | undefined;
   #leadCheckedAt = 0;
 
   constructor(chain: WebhookChain, options: ChainFollowerOptions) {
@@ -99,33 +101,43 @@ export abstract class ChainFollower {
     this.catchUp.clear();
   }
 
-  /** The pairs to read at the next position whatever it holds: the late subscriptions'. */
+  /** The pairs to read at the next position whatever it holds: the late subscriptions', each once. */
   protected catchUpPairs(): WatchedPair[] {
-    const pairs: WatchedPair[] = [];
+    const pairs = new Set<WatchedPair>();
     for (const subscription of this.catchUp.values()) {
       const pair = this.index.get(subscription.owner, subscription.asset, subscription.tokenId);
-      if (pair !== undefined) pairs.push(pair);
+      if (pair !== undefined) pairs.add(pair);
     }
-    return pairs;
+    return [...pairs];
   }
 
   /**
-   * Records `position` (its hash for a reorg-aware chain): the changes the observations show, for every
-   * subscription whose coverage started before it, the pairs' balances and the cursor.
+   * What `subscription` knows of its pair: the balance it was created with, or the pair's recorded balance once
+   * that was read after it (a late subscription was never told the recorded one, so its baseline stands).
+   */
+  #known(pair: WatchedPair, subscription: Subscription): { balance: bigint; block: bigint } {
+    const recorded = pair.recorded;
+    if (recorded === undefined || recorded.block <= subscription.baselineBlock || this.catchUp.has(subscription.id))
+      return { balance: subscription.baselineBalance, block: subscription.baselineBlock };
+    return recorded;
+  }
+
+  /**
+   * Records `position` (its hash for a reorg-aware chain): for each subscription of an observed pair, a change
+   * when the observation was read after what the subscription knows (its 201's read, or the pair's last
+   * recorded balance) and differs from it, or when it corrects a balance a reorg undid; the pairs' balances;
+   * and the cursor. Coverage is decided per subscription by the observation's own block or slot, so a
+   * subscription created between two reads of its pair gets the change after its 201, whichever came first.
    */
   protected async record(position: bigint, hash: string, observations: readonly Observation[]): Promise<void> {
     const changes: RecordedChange[] = [];
     const pairs: PairState[] = [];
     const observedAt = new Date(this.now()).toISOString();
     for (const { pair, balance, block, correction } of observations) {
-      const lateIds = [...pair.subscriptions.keys()].filter((id) => this.catchUp.has(id));
-      // A pair created ahead of the follower (its 201 read a later position) is not covered before that position.
-      if (!correction && position <= pair.block && lateIds.length === 0) continue;
       for (const subscription of pair.subscriptions.values()) {
-        const late = this.catchUp.has(subscription.id);
-        if (!late && position <= subscription.baselineBlock) continue;
-        const previous = late ? subscription.baselineBalance : pair.balance;
-        if (balance === previous) continue;
+        const known = this.#known(pair, subscription);
+        if ((block <= known.block && !correction) || balance === known.balance) continue;
+        const previous = known.balance;
         const id = newDeliveryId();
         const payload = deliveryPayload({
           id,
@@ -139,7 +151,9 @@ export abstract class ChainFollower {
         });
         changes.push({ id, subscriptionId: subscription.id, payload, observedAt });
       }
-      if (balance !== pair.balance || block > pair.block || correction) pairs.push({ ...pair, balance, block });
+      // A read older than the recorded one (a pair read again in the same pass) does not take its place.
+      if (pair.recorded === undefined || block > pair.recorded.block || correction)
+        pairs.push({ owner: pair.owner, asset: pair.asset, tokenId: pair.tokenId, balance, block });
     }
     const recent = this.cursor?.recent ?? [];
     const cursor: FollowerCursor = {
@@ -147,14 +161,22 @@ export abstract class ChainFollower {
       recent: [...recent, [position, hash] as [bigint, string]].slice(-RECENT_KEPT),
       revision: this.#revision,
     };
-    await this.options.store.record(this.chain, this.options.owner, this.options.leaseMs, { cursor, pairs, changes }, this.now());
+    await this.options.store.record(
+      this.chain,
+      this.options.owner,
+      this.#epoch,
+      this.options.leaseMs,
+      { cursor, pairs, changes },
+      this.now(),
+    );
     this.#leadCheckedAt = this.now(); // the record renewed the lease
     for (const state of pairs) {
       const pair = this.index.get(state.owner, state.asset, state.tokenId);
-      if (pair !== undefined) Object.assign(pair, { balance: state.balance, block: state.block });
+      if (pair !== undefined) pair.recorded = { balance: state.balance, block: state.block };
     }
     this.cursor = cursor;
-    this.catchUp.clear();
+    // A late subscription whose pair could not be read stays late: it is compared at the next position.
+    for (const { pair } of observations) for (const id of pair.subscriptions.keys()) this.catchUp.delete(id);
     if (changes.length > 0) this.options.onRecorded();
   }
 
@@ -163,11 +185,14 @@ export abstract class ChainFollower {
     // Every record renews the lease too; an idle leader renews it a third of the way through, and a process that
     // does not lead asks as often, so a dead leader's lease is taken soon after it runs out.
     if (nowMs - this.#leadCheckedAt < this.options.leaseMs / 3) return this.#leading;
-    const leading = await this.options.store.lead(this.options.owner, this.options.leaseMs, nowMs);
+    const lead = await this.options.store.lead(this.options.owner, this.options.leaseMs, nowMs);
     this.#leadCheckedAt = nowMs;
-    if (!leading) this.forget();
-    this.#leading = leading;
-    return leading;
+    // Not leading, or leading again after another process did (a new epoch): what memory holds may be behind the
+    // store, so it is loaded again. A process that paused past its lease while nobody took it goes on.
+    if (lead === undefined || lead.epoch !== this.#epoch) this.forget();
+    this.#epoch = lead?.epoch;
+    this.#leading = lead !== undefined;
+    return this.#leading;
   }
 
   async #load(): Promise<void> {
@@ -198,8 +223,9 @@ export abstract class ChainFollower {
   /** A subscription the recorded positions did not watch, created before the last of them: compared at the next one. */
   #noteIfLate(subscription: Subscription): void {
     const cursor = this.cursor;
-    if (cursor === undefined || subscription.state === "deleted") return;
-    if (subscription.changeSeq > cursor.revision && subscription.baselineBlock < cursor.block)
+    if (subscription.state === "deleted") return;
+    // Before the first position is recorded, every subscription is compared at it with its 201's balance.
+    if (cursor === undefined || (subscription.changeSeq > cursor.revision && subscription.baselineBlock < cursor.block))
       this.catchUp.set(subscription.id, subscription);
   }
 }

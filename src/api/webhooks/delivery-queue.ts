@@ -132,7 +132,7 @@ export class DeliveryQueue {
           error: outcome.error ?? null,
         })
         .execute();
-      await transaction
+      const settled = await transaction
         .updateTable("webhook_events")
         .set({
           state: outcome.ok ? "delivered" : expired ? "failed" : "pending",
@@ -144,8 +144,12 @@ export class DeliveryQueue {
         })
         .where("seq", "=", delivery.seq.toString())
         .where("lease_owner", "=", owner)
-        .execute();
-      if (expired)
+        // Cancelled meanwhile (its subscription deleted during the attempt): it stays cancelled.
+        .where("state", "=", "pending")
+        .executeTakeFirst();
+      // The attempt happened and is on record; its outcome decides what follows only while the change is still
+      // this process's (a lease that ran out during a slow attempt belongs to whoever took the change since).
+      if (expired && settled.numUpdatedRows > 0n)
         await transaction
           .updateTable("webhook_subscriptions")
           .set({ state: "failing" })
@@ -155,14 +159,19 @@ export class DeliveryQueue {
     });
   }
 
-  /** Keeps the body a delivery is sent with from now on (the same on every attempt): once its attestation is added. */
-  async setPayload(owner: string, delivery: ClaimedDelivery, payload: string): Promise<void> {
-    await this.#db
+  /**
+   * Keeps the body a delivery is sent with from now on (the same on every attempt): once its attestation is
+   * added. Renews the lease for the POST that follows; false when the change is no longer this process's (the
+   * attestation took longer than the lease, and another process took it): it must not be sent.
+   */
+  async setPayload(owner: string, delivery: ClaimedDelivery, payload: string, nowMs = Date.now()): Promise<boolean> {
+    const result = await this.#db
       .updateTable("webhook_events")
-      .set({ payload })
+      .set({ payload, lease_until_ms: nowMs + CLAIM_LEASE_MS })
       .where("seq", "=", delivery.seq.toString())
       .where("lease_owner", "=", owner)
-      .execute();
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
   /** The delay before attempt `attempts + 1`: doubling from the base, capped. */

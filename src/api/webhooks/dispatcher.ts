@@ -1,8 +1,17 @@
+import { AvnError } from "@avn/protocol/errors";
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "@avn/protocol/webhook-signature";
 import type { AttemptOutcome, ClaimedDelivery, DeliveryQueue } from "./delivery-queue.ts";
 
 /** The quorum's attestation of a holding at a block or slot, as the API's JSON writes it (attested-query.ts). */
 export type AttestHolding = (chain: "ethereum" | "solana", owner: string, asset: string, block: bigint) => Promise<unknown>;
+
+/** The change was taken by another process while this one obtained its attestation. */
+class LeaseLostError extends AvnError<"WEBHOOK_LEASE_LOST"> {
+  constructor() {
+    super("WEBHOOK_LEASE_LOST", "the change's lease ran out while its attestation was obtained");
+    this.name = "LeaseLostError";
+  }
+}
 
 /** POSTs one delivery: webhook-poster.ts's postWebhook, bound to the SSRF policy. */
 export type PostDelivery = (url: URL, body: string, headers: Record<string, string>) => Promise<AttemptOutcome>;
@@ -62,6 +71,7 @@ export class WebhookDispatcher {
     try {
       delivery = await this.#withAttestation(claimed);
     } catch (error) {
+      if (error instanceof LeaseLostError) return; // another process sends it now
       // No quorum now (or no hub any more): an attempt that failed, retried with the others' backoff.
       const reason = error instanceof Error ? error.message : String(error);
       const outcome = { ok: false, latencyMs: performance.now() - started, error: `attestation: ${reason}` };
@@ -88,7 +98,7 @@ export class WebhookDispatcher {
     const attestation = await attest(change.chain, change.owner, change.asset, BigInt(change.block));
     // The body ends with its closing brace: the attestation (strings only) goes last, the rest byte for byte.
     const payload = `${delivery.payload.slice(0, -1)},"attestation":${JSON.stringify(attestation)}}`;
-    await this.#options.queue.setPayload(this.#options.owner, delivery, payload);
+    if (!(await this.#options.queue.setPayload(this.#options.owner, delivery, payload, this.#now()))) throw new LeaseLostError();
     return { ...delivery, payload };
   }
 }

@@ -55,8 +55,9 @@ export class EvmFollower extends ChainFollower {
     const head = BigInt(await this.#rpc.request<string>("eth_blockNumber", []));
     if (this.cursor === undefined) {
       // The first pass ever starts at the head: subscriptions cover what comes after their 201.
+      // Subscriptions made before it are compared there with their 201's balance.
       const block = await this.#block(head);
-      if (block !== undefined) await this.record(head, block.hash, []);
+      if (block !== undefined) await this.record(head, block.hash, await this.#read(this.catchUpPairs(), head));
       return;
     }
     const last = this.cursor.block + BigInt(this.maxPerPass);
@@ -76,8 +77,8 @@ export class EvmFollower extends ChainFollower {
     if (block === undefined) return false;
     const [, lastHash] = cursor.recent[cursor.recent.length - 1];
     if (block.parentHash.toLowerCase() !== lastHash.toLowerCase()) {
-      await this.#rewind();
-      return true;
+      // A rewind that moved nothing (the source's nodes disagree for a moment) ends the pass: tried again next.
+      return this.#rewind();
     }
     const touched = new Set<WatchedPair>([...this.#suspects, ...this.catchUpPairs()]);
     if (this.index.pairCount > 0) for (const pair of await this.#touchedIn(block)) touched.add(pair);
@@ -122,9 +123,10 @@ export class EvmFollower extends ChainFollower {
 
   /**
    * The block's parent is not the block recorded before it: a reorg. Walks the recent hashes back to the last
-   * one still on the chain, makes it the cursor, and marks the pairs recorded after it to be read again.
+   * one still on the chain, makes it the cursor, and marks the pairs recorded after it to be read again. False
+   * when every recent hash is still on the chain (nodes behind one URL disagreeing for a moment): nothing moved.
    */
-  async #rewind(): Promise<void> {
+  async #rewind(): Promise<boolean> {
     const cursor = this.cursor!;
     let kept = 0;
     for (let index = cursor.recent.length - 1; index >= 0; index--) {
@@ -135,14 +137,25 @@ export class EvmFollower extends ChainFollower {
         break;
       }
     }
-    // Deeper than the hashes kept: start again from the oldest one, reading every pair recorded after it.
-    const recent = kept === 0 ? cursor.recent.slice(0, 1) : cursor.recent.slice(0, kept);
-    const ancestor = recent[recent.length - 1][0];
-    if (kept === 0) {
-      const oldest = await this.#block(ancestor);
-      if (oldest !== undefined) recent[0] = [ancestor, oldest.hash];
+    if (kept === cursor.recent.length) return false;
+    if (kept > 0) {
+      const recent = cursor.recent.slice(0, kept);
+      const ancestor = recent[recent.length - 1][0];
+      this.#suspect((block) => block > ancestor);
+      this.cursor = { ...cursor, block: ancestor, recent };
+      return true;
     }
-    for (const pair of this.index.pairs()) if (pair.block > ancestor) this.#suspects.add(pair);
-    this.cursor = { ...cursor, block: ancestor, recent };
+    // Deeper than the hashes kept: the oldest one, as the chain has it now, is the new start, and every pair
+    // recorded at it or after is read again.
+    const [oldestNumber] = cursor.recent[0];
+    const oldest = await this.#block(oldestNumber);
+    if (oldest === undefined) return false;
+    this.#suspect((block) => block >= oldestNumber);
+    this.cursor = { ...cursor, block: oldestNumber, recent: [[oldestNumber, oldest.hash]] };
+    return true;
+  }
+
+  #suspect(recordedAt: (block: bigint) => boolean): void {
+    for (const pair of this.index.pairs()) if (pair.recorded !== undefined && recordedAt(pair.recorded.block)) this.#suspects.add(pair);
   }
 }

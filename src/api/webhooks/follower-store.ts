@@ -42,20 +42,43 @@ export const newDeliveryId = () => `evt_${randomUUID().replaceAll("-", "")}`;
  */
 export class FollowerStore {
   readonly #db: Db;
+  #leading: Promise<{ epoch: bigint } | undefined> | undefined;
 
   constructor(db: Db) {
     this.#db = db;
   }
 
-  /** Takes or renews the lead for `owner` until `nowMs + leaseMs`; false when another process holds it. */
-  async lead(owner: string, leaseMs: number, nowMs = Date.now()): Promise<boolean> {
-    const result = await this.#db
+  /**
+   * Renews the lead of `owner`, or takes it when nobody holds it (resigned, or its lease ran out), until
+   * `nowMs + leaseMs`. Returns the lead's epoch, which each takeover raises (a process leading again after
+   * another did sees a new one, and reloads), or undefined when another process holds it. The row's owner stays
+   * `owner` only while nobody else took it: a process that paused past its lease renews it only if no other
+   * process recorded anything meanwhile.
+   */
+  lead(owner: string, leaseMs: number, nowMs = Date.now()): Promise<{ epoch: bigint } | undefined> {
+    // The followers of one process ask at once when they start: one answer for both, or the second one's takeover
+    // would find the lead just taken by the first and be refused.
+    this.#leading ??= this.#lead(owner, leaseMs, nowMs).finally(() => (this.#leading = undefined));
+    return this.#leading;
+  }
+
+  async #lead(owner: string, leaseMs: number, nowMs: number): Promise<{ epoch: bigint } | undefined> {
+    const renewed = await this.#db
       .updateTable("webhook_state")
-      .set({ owner, until_ms: nowMs + leaseMs })
+      .set({ until_ms: nowMs + leaseMs })
       .where("name", "=", "leader")
-      .where((eb) => eb.or([eb("owner", "=", owner), eb("owner", "is", null), eb("until_ms", "<", nowMs)]))
+      .where("owner", "=", owner)
+      .returning("revision")
       .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    if (renewed !== undefined) return { epoch: BigInt(renewed.revision) };
+    const taken = await this.#db
+      .updateTable("webhook_state")
+      .set((eb) => ({ owner, until_ms: nowMs + leaseMs, revision: eb("revision", "+", 1) }))
+      .where("name", "=", "leader")
+      .where((eb) => eb.or([eb("owner", "is", null), eb("until_ms", "<", nowMs)]))
+      .returning("revision")
+      .executeTakeFirst();
+    return taken === undefined ? undefined : { epoch: BigInt(taken.revision) };
   }
 
   /** Gives the lead up (a clean stop), so another process takes it at once. */
@@ -88,12 +111,13 @@ export class FollowerStore {
 
   /**
    * Records a block: the changes found in it, the pairs' new balances and the cursor, at once, if `owner` still
-   * leads (else LeadershipLostError, and nothing is written). A crash before the commit records nothing, and
+   * leads in the epoch it loaded under (else LeadershipLostError, and nothing is written). A crash before the commit records nothing, and
    * the block is followed again.
    */
   async record(
     chain: string,
     owner: string,
+    epoch: bigint | undefined,
     leaseMs: number,
     update: { cursor: FollowerCursor; pairs: readonly PairState[]; changes: readonly RecordedChange[] },
     nowMs = Date.now(),
@@ -105,6 +129,7 @@ export class FollowerStore {
         .set({ until_ms: nowMs + leaseMs })
         .where("name", "=", "leader")
         .where("owner", "=", owner)
+        .where("revision", "=", (epoch ?? -1n).toString())
         .executeTakeFirst();
       if (renewed.numUpdatedRows === 0n) throw new LeadershipLostError();
       for (let start = 0; start < update.pairs.length; start += 100) {

@@ -56,7 +56,8 @@ export class SolanaFollower extends ChainFollower {
 
   protected async advance(): Promise<void> {
     const head = await this.#rpc.getSlot({ commitment: "finalized" }).send();
-    if (this.cursor === undefined) return this.record(head, "", []);
+    // The first position ever: subscriptions made before it are compared there with their 201's balance.
+    if (this.cursor === undefined) return this.record(head, "", await this.#read(this.catchUpPairs(), head));
     const from = this.cursor.block + 1n;
     if (head < from) return;
     const end = head < from + BigInt(this.maxPerPass) ? head : from + BigInt(this.maxPerPass) - 1n;

@@ -39,8 +39,10 @@ export interface SubscriptionRoutesDependencies {
   onChange(): void;
 }
 
-/** 500 subscriptions of about 300 bytes each, with room. */
-const SUBSCRIPTIONS_BODY_LIMIT_BYTES = 256 * 1024;
+/** 500 subscriptions, each with a URL of the longest (2,048 characters) and its other fields. */
+const SUBSCRIPTIONS_BODY_LIMIT_BYTES = 1_280 * 1024;
+/** Baseline reads of one request in flight at once (a Solana one is two upstream calls). */
+const BASELINE_READS_IN_FLIGHT = 50;
 const SUBSCRIPTION_ID = /^sub_[0-9a-f]{24}$/;
 const NOT_FOUND = "No subscription with this id";
 const DEFAULT_PAGE = 100;
@@ -77,16 +79,21 @@ export function registerSubscriptionRoutes(app: FastifyInstance, deps: Subscript
       const keyId = keyIdOf(request);
       const many = Array.isArray(request.body);
       const items = many ? (request.body as SubscriptionRequest[]) : [request.body as SubscriptionRequest];
-      const checked = await Promise.all(items.map((item, index) => checkItem(item, many ? `[${index}].` : "", deps)));
+      // Every item's fields first (no upstream call), then the key's room, then each distinct host once, then
+      // the balances, a bounded number at a time: a refused request costs the upstreams nothing.
+      const parsed = items.map((item, index) => parseItem(item, many ? `[${index}].` : "", deps));
+      const watched = await deps.subscriptions.count(keyId);
+      if (watched + items.length > deps.maxPerKey) throw limitReached(watched, deps.maxPerKey, items.length);
+      await checkDestinations(parsed, deps.allowPrivate);
+      const checked: NewSubscription[] = [];
+      for (let start = 0; start < parsed.length; start += BASELINE_READS_IN_FLIGHT)
+        checked.push(...(await Promise.all(parsed.slice(start, start + BASELINE_READS_IN_FLIGHT).map((item) => withBaseline(item, deps)))));
       let created: Subscription[];
       try {
         created = await deps.subscriptions.create(keyId, checked, deps.maxPerKey);
       } catch (error) {
-        if (error instanceof SubscriptionLimitError)
-          throw new ApiError(
-            400,
-            `subscriptions: this key watches ${error.watched} of at most ${error.limit} pairs; ${items.length} more would exceed it`,
-          );
+        // Another request of the key took the room meanwhile (the store counts again under a lock).
+        if (error instanceof SubscriptionLimitError) throw limitReached(error.watched, error.limit, items.length);
         throw error;
       }
       deps.onChange();
@@ -225,8 +232,19 @@ async function ownSubscription(
   return subscription;
 }
 
-/** One item checked (each refusal a 400 naming its field, `[3].owner` in an array) and its baseline read. */
-async function checkItem(item: SubscriptionRequest, prefix: string, deps: SubscriptionRoutesDependencies): Promise<NewSubscription> {
+/** An item whose fields are checked, with the prefix its refusals name it by. */
+interface ParsedItem {
+  prefix: string;
+  chain: SubscriptionRequest["chain"];
+  owner: string;
+  asset: string;
+  tokenId: bigint | undefined;
+  url: URL;
+  attest: boolean;
+}
+
+/** One item's fields checked, each refusal a 400 naming its field (`[3].owner` in an array); no upstream call. */
+function parseItem(item: SubscriptionRequest, prefix: string, deps: SubscriptionRoutesDependencies): ParsedItem {
   const solana = item.chain === "solana";
   const owner = solana ? parseSolanaAddress(`${prefix}owner`, item.owner) : parseEvmAddress(`${prefix}owner`, item.owner);
   const asset = solana ? parseSolanaAddress(`${prefix}asset`, item.asset) : parseEvmAddress(`${prefix}asset`, item.asset);
@@ -240,14 +258,36 @@ async function checkItem(item: SubscriptionRequest, prefix: string, deps: Subscr
   let url: URL;
   try {
     url = parseWebhookUrl(item.url);
-    await checkWebhookDestination(url, { allowPrivate: deps.allowPrivate });
   } catch (error) {
     if (error instanceof WebhookUrlError) throw new ApiError(400, `${prefix}${error.message}`);
     throw error;
   }
+  return { prefix, chain: item.chain, owner, asset, tokenId, url, attest };
+}
+
+/** The SSRF guard on each distinct host of the request once (500 items to one receiver are one lookup). */
+async function checkDestinations(items: readonly ParsedItem[], allowPrivate: boolean): Promise<void> {
+  const checks = new Map<string, Promise<void>>();
+  for (const item of items) {
+    const host = item.url.host;
+    if (!checks.has(host)) checks.set(host, checkWebhookDestination(item.url, { allowPrivate }));
+  }
+  for (const item of items) {
+    try {
+      await checks.get(item.url.host);
+    } catch (error) {
+      if (error instanceof WebhookUrlError) throw new ApiError(400, `${item.prefix}${error.message}`);
+      throw error;
+    }
+  }
+}
+
+/** The item with the balance read now: what its changes are measured from. */
+async function withBaseline(item: ParsedItem, deps: SubscriptionRoutesDependencies): Promise<NewSubscription> {
+  const { prefix, owner, asset, tokenId } = item;
   let baseline: { balance: bigint; block: bigint };
   try {
-    baseline = solana ? await deps.readSolana(asset, owner) : await deps.readEvm(asset, owner, tokenId);
+    baseline = item.chain === "solana" ? await deps.readSolana(asset, owner) : await deps.readEvm(asset, owner, tokenId);
   } catch (error) {
     if (error instanceof AssetNotFoundError) throw new ApiError(404, `${prefix}asset: no token found at the given address`);
     if (error instanceof TokenIdRequiredError)
@@ -259,11 +299,15 @@ async function checkItem(item: SubscriptionRequest, prefix: string, deps: Subscr
     owner,
     asset,
     tokenId: tokenId?.toString() ?? "",
-    url: url.toString(),
-    attest,
+    url: item.url.toString(),
+    attest: item.attest,
     baselineBalance: baseline.balance,
     baselineBlock: baseline.block,
   };
+}
+
+function limitReached(watched: number, limit: number, adding: number): ApiError {
+  return new ApiError(400, `subscriptions: this key watches ${watched} of at most ${limit} pairs; ${adding} more would exceed it`);
 }
 
 /** `since`: ISO-8601, or unix seconds. */

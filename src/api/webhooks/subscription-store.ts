@@ -155,6 +155,17 @@ export class SubscriptionStore {
     return row === undefined ? undefined : fromRow(row);
   }
 
+  /** How many subscriptions the key has (deleted ones aside). */
+  async count(keyId: string): Promise<number> {
+    const { watched } = await this.#db
+      .selectFrom("webhook_subscriptions")
+      .select((eb) => eb.fn.countAll<number | string>().as("watched"))
+      .where("key_id", "=", keyId)
+      .where("state", "!=", "deleted")
+      .executeTakeFirstOrThrow();
+    return Number(watched);
+  }
+
   /** A page of the key's subscriptions in id order, after `after`. */
   async list(keyId: string, options: { after?: string; limit: number }): Promise<Subscription[]> {
     let query = this.#db.selectFrom("webhook_subscriptions").selectAll().where("key_id", "=", keyId).where("state", "!=", "deleted");
@@ -174,7 +185,15 @@ export class SubscriptionStore {
         .where("key_id", "=", keyId)
         .where("state", "!=", "deleted")
         .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+      if (result.numUpdatedRows === 0n) return false;
+      // Its changes not sent yet never will be: out of the queue, kept on record.
+      await transaction
+        .updateTable("webhook_events")
+        .set({ state: "cancelled" })
+        .where("subscription_id", "=", id)
+        .where("state", "=", "pending")
+        .execute();
+      return true;
     });
   }
 

@@ -8,9 +8,11 @@ export interface WatchedPair {
   asset: string;
   /** The ERC-1155 id in decimal, '' for none. */
   tokenId: string;
-  balance: bigint;
-  /** The block or slot `balance` was read at. */
-  block: bigint;
+  /**
+   * The last balance the follower recorded of it and the block or slot it was read at; undefined until the
+   * follower first reads it (each subscription then knows only the balance it was created with).
+   */
+  recorded: { balance: bigint; block: bigint } | undefined;
   /** Its live subscriptions by id (failing ones too: their changes are recorded, and sent once replayed). */
   subscriptions: Map<string, Subscription>;
 }
@@ -50,7 +52,7 @@ export class WatchIndex {
 
   /**
    * Adds, updates or (deleted) removes a subscription. A new pair starts from `stored` when the follower
-   * recorded it before, else from the subscription's baseline. Returns the pair, or undefined once removed.
+   * recorded it before. Returns the pair, or undefined once removed.
    */
   apply(subscription: Subscription, stored?: PairState): WatchedPair | undefined {
     const key = pairKey(subscription.owner, subscription.asset, subscription.tokenId);
@@ -67,8 +69,7 @@ export class WatchIndex {
         owner: subscription.owner,
         asset: subscription.asset,
         tokenId: subscription.tokenId,
-        balance: stored?.balance ?? subscription.baselineBalance,
-        block: stored?.block ?? subscription.baselineBlock,
+        recorded: stored === undefined ? undefined : { balance: stored.balance, block: stored.block },
         subscriptions: new Map(),
       };
       this.#pairs.set(key, pair);

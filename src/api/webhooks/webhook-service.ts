@@ -37,6 +37,8 @@ export interface WebhookServiceOptions {
   /** How long the follower's lead lasts without renewal: a dead leader is replaced after it. */
   leaseMs?: number;
   onError: (error: unknown, part: "follower" | "dispatcher") => void;
+  /** A watched token whose balance could not be read at a change (it stopped answering `balanceOf`): not recorded. */
+  onUnreadable?: (chain: string, owner: string, asset: string) => void;
   /** Where the followers' state and the attempts are counted (`/metrics`). */
   metrics?: ApiMetrics;
 }
@@ -89,8 +91,18 @@ export class WebhookService {
       onRecorded: () => this.#dispatchLoop.wake(),
     };
     this.followers = [
-      new EvmFollower({ ...shared, rpc: options.evmRpc, reader: this.#evmReader }),
-      new SolanaFollower({ ...shared, transport: options.solanaTransport, reader: this.#solanaReader }),
+      new EvmFollower({
+        ...shared,
+        rpc: options.evmRpc,
+        reader: this.#evmReader,
+        onUnreadable: (pair) => options.onUnreadable?.("ethereum", pair.owner, pair.asset),
+      }),
+      new SolanaFollower({
+        ...shared,
+        transport: options.solanaTransport,
+        reader: this.#solanaReader,
+        onUnreadable: (pair) => options.onUnreadable?.("solana", pair.owner, pair.asset),
+      }),
     ];
     this.#followerLoops = this.followers.map(
       (follower) =>

@@ -29,6 +29,7 @@ const SAMPLES: Record<string, () => Error> = {
   UnexpectedVerifierError: () =>
     new sdk.UnexpectedVerifierError("0x00000000000000000000000000000000A77aC4e5", "0x5FbDB2315678afecb367f032bb115d0BD9f0E0a8"),
   UnsupportedRuntimeError: () => new sdk.UnsupportedRuntimeError("no JSON.parse source text access"),
+  WebhookSignatureError: () => new sdk.WebhookSignatureError("mismatch", "the signature does not match the body and the secret"),
   WrongChainError: () => new sdk.WrongChainError(1n, 901n),
 };
 

@@ -138,6 +138,8 @@ export function keyMigrations(dialect: SqlDialect): Record<string, Migration> {
         // The dispatcher takes the oldest pending change of each subscription.
         await db.schema.createIndex("webhook_events_queue").on("webhook_events").columns(["state", "subscription_id", "seq"]).execute();
         await db.schema.createIndex("webhook_events_replay").on("webhook_events").columns(["subscription_id", "observed_at"]).execute();
+        // …in order of when they are due.
+        await db.schema.createIndex("webhook_events_due").on("webhook_events").columns(["state", "next_attempt_ms"]).execute();
         await db.schema
           .createTable("webhook_attempts")
           .addColumn("event_id", "text", (column) => column.notNull())

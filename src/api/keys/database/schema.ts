@@ -80,7 +80,7 @@ export interface KeyDatabaseSchema {
     /** The delivery's JSON body, byte for byte the same on every attempt. */
     payload: string;
     observed_at: string;
-    /** pending, delivered or failed (refused for the whole retry window). */
+    /** pending, delivered, failed (refused for the whole retry window) or cancelled (its subscription deleted). */
     state: string;
     attempts: number;
     next_attempt_ms: number | string;
