@@ -15,3 +15,13 @@ export const L2_PREDEPLOYS = {
   L1Block: "0x4200000000000000000000000000000000000015",
   L2ToL1MessagePasser: "0x4200000000000000000000000000000000000016",
 } as const;
+
+/**
+ * The Ethereum Attestation Service, which the OP stack predeploys on every L2 at these addresses (OP
+ * `Predeploys.sol`): explorers, wallets and other protocols read attestations there. The network exports its
+ * answers to it through `AttestationExporter` (docs/eas.md).
+ */
+export const EAS_PREDEPLOYS = {
+  SchemaRegistry: "0x4200000000000000000000000000000000000020",
+  EAS: "0x4200000000000000000000000000000000000021",
+} as const;
