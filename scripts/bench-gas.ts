@@ -8,6 +8,7 @@ import { network } from "hardhat";
 
 import { formatAttestationTable, measureAttestationGas } from "../src/bench/attestation-gas.ts";
 import { measureCreditsGas } from "../src/bench/credits-gas.ts";
+import { formatEasTable, measureEasExportGas } from "../src/bench/eas-gas.ts";
 import { formatProofTable, measureProofGas } from "../src/bench/proof-gas.ts";
 import { formatGasTable, measureTokenGas } from "../src/bench/token-gas.ts";
 import { formatTargetTable, measureVerificationGas } from "../src/bench/verification-gas.ts";
@@ -18,6 +19,8 @@ console.log();
 console.log(formatTargetTable(await measureVerificationGas(ethers, networkHelpers)));
 console.log();
 console.log(formatAttestationTable(await measureAttestationGas(ethers)));
+console.log();
+console.log(formatEasTable(await measureEasExportGas(ethers)));
 console.log();
 console.log(formatProofTable(await measureProofGas(ethers)));
 console.log();

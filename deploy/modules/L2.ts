@@ -1,7 +1,7 @@
 import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
 
 import { PERMIT2_ADDRESS } from "@avn/protocol/intents";
-import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
+import { EAS_PREDEPLOYS, L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { INTENT_MAX_PROOF_AGE, INTENT_SETTLEMENT_WINDOW, PRIMARY_NAME, PRIMARY_SYMBOL } from "./parts/defaults.ts";
 import { l2Governance } from "./parts/governance.ts";
 import { opIgnitionArtifact } from "./parts/op-artifacts.ts";
@@ -24,6 +24,8 @@ import { verificationServices } from "./parts/verification-services.ts";
  * its timing (`intentSettlementWindow`, `intentMaxProofAge`, seconds) is fixed at deployment (docs/intents.md).
  * Fast deposits (L1 → L2) are filled through `L2DestinationSettler`, which reports its fills to the L1's
  * `L1OriginSettler` (module L1Intents, deployed after this one) through the L2 messenger; no admin, no parameter.
+ * `AttestationExporter` exports the verifier's answers to EAS (`eas`: the OP predeploy by default), registering
+ * its two schemas there as it is constructed (docs/eas.md); no admin.
  */
 export default buildModule("L2", (m) => {
   const l1PrimaryToken = m.getParameter<string>("l1PrimaryToken");
@@ -60,5 +62,17 @@ export default buildModule("L2", (m) => {
     },
   ]);
   const destinationSettler = m.contract("L2DestinationSettler", [L2_PREDEPLOYS.L2CrossDomainMessenger]);
-  return { primary, staked, ...services, executor, l1BlockHashes, storageProofVerifier, qosReports, originSettler, destinationSettler };
+  const attestationExporter = m.contract("AttestationExporter", [services.attestationVerifier, m.getParameter("eas", EAS_PREDEPLOYS.EAS)]);
+  return {
+    primary,
+    staked,
+    ...services,
+    executor,
+    l1BlockHashes,
+    storageProofVerifier,
+    qosReports,
+    originSettler,
+    destinationSettler,
+    attestationExporter,
+  };
 });

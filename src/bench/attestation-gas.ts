@@ -23,22 +23,29 @@ export const ATTESTATION_GAS_TARGETS: Array<{ operation: string; atMost: bigint;
 ];
 
 /**
+ * The gas benchmarks' protocol at quorum 2 of 3 (`deployGasBenchProtocol`), with licenses 1, 2 and 3 delegated to
+ * the three operators, each live (a heartbeat sent).
+ */
+export async function deployLiveQuorumOfTwo(ethers: HardhatEthers) {
+  const deployed = await deployGasBenchProtocol(ethers, 2n);
+  const { license, nodeRegistry, owner, operators } = deployed;
+  await license.connect(owner).buy(3n, ethers.MaxUint256);
+  for (const [index, operator] of operators.entries()) {
+    await nodeRegistry.connect(owner).delegate([BigInt(index + 1)], operator.address);
+    await nodeRegistry.connect(operator)["heartbeat(uint32)"](120);
+  }
+  return deployed;
+}
+
+/**
  * Measures, at quorum 2 of 3 on one fresh deployment, what a verified balance costs by each path: the job
  * path (request, first vote, finalizing vote, warm epoch) and the attested path (the view checks' execution
  * gas, of a balance and of a condition verdict: the call's gas less the transaction base and calldata; a
  * recording's whole transaction, for a subject recorded before and for a new one).
  */
 export async function measureAttestationGas(ethers: HardhatEthers): Promise<GasRow[]> {
-  const { primary, license, nodeRegistry, registry, attestationVerifier, owner, operators, consumer } = await deployGasBenchProtocol(
-    ethers,
-    2n,
-  );
+  const { primary, registry, attestationVerifier, operators, consumer } = await deployLiveQuorumOfTwo(ethers);
   const [operatorA, operatorB] = operators;
-  await license.connect(owner).buy(3n, ethers.MaxUint256);
-  for (const [index, operator] of operators.entries()) {
-    await nodeRegistry.connect(owner).delegate([BigInt(index + 1)], operator.address);
-    await nodeRegistry.connect(operator)["heartbeat(uint32)"](120);
-  }
 
   const holder = ethers.Wallet.createRandom().address;
   const token = await primary.getAddress();

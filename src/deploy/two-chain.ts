@@ -67,6 +67,8 @@ export interface L2Deployment {
   OriginSettler: string;
   /** Where fast deposits from L1 are filled and reported to L1 (docs/intents.md). */
   DestinationSettler: string;
+  /** Exports the verifier's answers to EAS under its two schemas (docs/eas.md). */
+  AttestationExporter: string;
   /** Contracts whose admin role awaits acceptance by the governance executor (its first proposal). */
   adminHandovers: AdminHandover[];
 }
@@ -119,6 +121,7 @@ export async function deployL2(connection: NetworkConnection, links: L1Links, op
     QosReports: await deployed.qosReports.getAddress(),
     OriginSettler: await deployed.originSettler.getAddress(),
     DestinationSettler: await deployed.destinationSettler.getAddress(),
+    AttestationExporter: await deployed.attestationExporter.getAddress(),
   };
   const [deployer] = await connection.ethers.getSigners();
   const adminHandovers = await handOverAdmin(governedContracts(addresses), addresses.GovernanceExecutor, deployer);

@@ -8,7 +8,7 @@ import { startAnvil, type AnvilInstance } from "./anvil.ts";
 import { DepositRelay } from "./op/deposit-relay.ts";
 import { deployOpL1, initializeOutputOracle, type OpL1Contracts } from "./op/l1.ts";
 import { L1AttributesUpdater } from "./op/l1-attributes.ts";
-import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
+import { EAS_PREDEPLOYS, L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { MULTICALL3_ADDRESS } from "@avn/protocol/constants";
 import { installL2Predeploys, installMulticall3, installPermit2 } from "./op/l2.ts";
 import { OutputProposer } from "./op/output-proposer.ts";
@@ -101,8 +101,8 @@ export interface OpDevnet {
   l2Provider: JsonRpcProvider;
   /** The OP contracts on L1 (proxies), with Multicall3. */
   l1Contracts: OpL1Contracts & { Multicall3: string };
-  /** The OP predeploys on L2, with Multicall3. */
-  l2Contracts: typeof L2_PREDEPLOYS & { Multicall3: string };
+  /** The OP predeploys on L2 (EAS and SchemaRegistry among them), with Multicall3. */
+  l2Contracts: typeof L2_PREDEPLOYS & typeof EAS_PREDEPLOYS & { Multicall3: string };
   accounts: Record<keyof typeof DEVNET_ACCOUNTS, DevAccount>;
   finalizationPeriodSeconds: bigint;
   /** Seconds between L1 blocks when no transaction arrives (`l1BlockTime`). */
@@ -278,7 +278,7 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
       l1Provider,
       l2Provider,
       l1Contracts: { ...opL1, Multicall3: MULTICALL3_ADDRESS },
-      l2Contracts: { ...L2_PREDEPLOYS, Multicall3: MULTICALL3_ADDRESS },
+      l2Contracts: { ...L2_PREDEPLOYS, ...EAS_PREDEPLOYS, Multicall3: MULTICALL3_ADDRESS },
       accounts,
       finalizationPeriodSeconds,
       l1BlockTime,

@@ -42,6 +42,7 @@ export {
 // The base, so that `instanceof AvnError` holds for every error above and for ConditionInputError.
 export { AvnError } from "@avn/protocol/errors";
 export { parseJsonExact, SUPPORTED_RUNTIMES, type JsonInteger } from "./json.ts";
+export { exportToEAS, type ExportToEasOptions, type ExportToEasResult } from "./eas.ts";
 export { Subscriptions, type Subscription, type SubscriptionRequest } from "./subscriptions.ts";
 export { verifyWebhook, type WebhookEvent } from "./webhooks.ts";
 export { WEBHOOK_SIGNATURE_HEADER, WebhookSignatureError, type WebhookSignatureFailure } from "@avn/protocol/webhook-signature";

@@ -1,6 +1,7 @@
 import { Contract, type JsonRpcProvider, type Signer } from "ethers";
 
 import { opArtifact, opPreinstallCode, permit2Code } from "../../op/artifacts.ts";
+import { installEasPredeploys } from "../../op/eas-predeploys.ts";
 import { PERMIT2_ADDRESS } from "@avn/protocol/intents";
 import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { MULTICALL3_ADDRESS } from "@avn/protocol/constants";
@@ -27,7 +28,8 @@ export async function installPermit2(provider: JsonRpcProvider, chainId: bigint)
  * same. L1Block, L2ToL1MessagePasser and GasPriceOracle need no initialization: an empty L1Block reports
  * ETH as the gas-paying token, which the bridges ask for (the L1 attributes updater, `l1-attributes.ts`,
  * later sets its L1 block values and leaves the token alone), and an L1 data fee of 0, which the oracle
- * passes on to wallets.
+ * passes on to wallets. EAS and its SchemaRegistry, which the OP stack predeploys too, come from the EAS team's
+ * own build (`installEasPredeploys`).
  */
 export async function installL2Predeploys(provider: JsonRpcProvider, signer: Signer, l1: OpL1Contracts): Promise<void> {
   for (const [name, address] of Object.entries(L2_PREDEPLOYS)) {
@@ -43,4 +45,5 @@ export async function installL2Predeploys(provider: JsonRpcProvider, signer: Sig
     const predeploy = new Contract(L2_PREDEPLOYS[name], opArtifact(name).abi, signer);
     await (await predeploy.getFunction("initialize").send(...args)).wait();
   }
+  await installEasPredeploys(provider, "anvil");
 }
