@@ -44,9 +44,10 @@ function withoutImageTool() {
  * (their own servers and chains), so that the two take about as long: the end-to-end network and the
  * consumer example are in "services". (The attestation tests, moved here to even the two out, were followed
  * by the shared devnet's deployment failing in two fresh-clone runs of three, a transaction of its L2 deploy
- * dropped; back in "services", pending the cause.)
+ * dropped; back in "services", pending the cause.) A folder may be a subfolder: the webhooks' tests (their own
+ * anvil and PostgreSQL, about 50 s) run here, which "services" ended about 100 s after.
  */
-export const NETWORK_TEST_FOLDERS = ["web", "bridge", "devnet", "sdk"];
+export const NETWORK_TEST_FOLDERS = ["web", "bridge", "devnet", "sdk", "api/webhooks"];
 /**
  * The third mocha process: the rehearsal of the live deployment (its own devnet; mostly anvil mining and
  * the operator's scripts in child processes), beside the two others while they wait on their chains.
@@ -70,10 +71,10 @@ export function mochaFiles(half, testsDir = path.join(root, "test", "ts")) {
     .map((entry) => path.relative(testsDir, path.join(entry.parentPath, entry.name)).split(path.sep).join("/"))
     .sort();
   const processOf = (file) => {
-    const folder = file.split("/")[0];
-    if (NETWORK_TEST_FOLDERS.includes(folder)) return "network";
-    if (REHEARSAL_TEST_FOLDERS.includes(folder)) return "rehearsal";
-    if (QOS_TEST_FOLDERS.includes(folder)) return "qos";
+    const within = (folders) => folders.some((folder) => file.startsWith(`${folder}/`));
+    if (within(NETWORK_TEST_FOLDERS)) return "network";
+    if (within(REHEARSAL_TEST_FOLDERS)) return "rehearsal";
+    if (within(QOS_TEST_FOLDERS)) return "qos";
     return "services";
   };
   return files.filter((file) => processOf(file) === half).map((file) => `test/ts/${file}`);

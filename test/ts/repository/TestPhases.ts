@@ -273,6 +273,7 @@ console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
         "web/helpers/b.ts",
         "bridge/C.ts",
         "api/D.ts",
+        "api/webhooks/H.ts",
         "e2e/E.ts",
         "web.ts",
         "notes.md",
@@ -282,7 +283,13 @@ console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
         await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
         await writeFile(path.join(dir, file), "");
       }
-      expect(mochaFiles("network", dir)).to.deep.equal(["test/ts/bridge/C.ts", "test/ts/web/A.ts", "test/ts/web/helpers/b.ts"]);
+      // A named subfolder goes whole with its process; the rest of its parent folder stays in "services".
+      expect(mochaFiles("network", dir)).to.deep.equal([
+        "test/ts/api/webhooks/H.ts",
+        "test/ts/bridge/C.ts",
+        "test/ts/web/A.ts",
+        "test/ts/web/helpers/b.ts",
+      ]);
       expect(mochaFiles("services", dir)).to.deep.equal(["test/ts/api/D.ts", "test/ts/e2e/E.ts", "test/ts/web.ts"]);
       expect(mochaFiles("rehearsal", dir)).to.deep.equal(["test/ts/rehearsal/F.ts"]);
       expect(mochaFiles("qos", dir)).to.deep.equal(["test/ts/qos/G.ts"]);
