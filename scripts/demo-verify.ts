@@ -14,6 +14,7 @@ import { MANY_ACCOUNTS } from "../src/devnet/demo-holdings.ts";
 import { attestAndRecord } from "../src/devnet/demo-attest.ts";
 import { claimGameItem, verifyOnChainAndByApi, type DemoQuery } from "../src/devnet/demo-verify.ts";
 import { claimItemWithVerdict, evaluateDemoCondition } from "../src/devnet/demo-conditions.ts";
+import { attestDirectlyOnEas, exportVerdictToEas } from "../src/devnet/demo-eas.ts";
 import { devnetProvider } from "../src/devnet/op-devnet.ts";
 import { readDemoStack } from "../src/common/stack-file.ts";
 
@@ -87,6 +88,19 @@ try {
         `${evaluated.leaves === undefined ? "leaves not revealed" : `${evaluated.leaves} leaves`}, ` +
         `signed for licenses ${evaluated.signed!.signatures.flatMap(({ licenseIds }) => licenseIds).join(", ")}: ${valid ? "valid" : "NOT VALID"} on-chain`,
     );
+  }
+  const firstCondition = stack.demo.conditions?.[0];
+  if (firstCondition !== undefined) {
+    console.log("\nEAS: the demo collector exports the first signed verdict to EAS through the AttestationExporter…");
+    const { signed } = await evaluateDemoCondition(stack, l2, firstCondition.request, true);
+    const exported = await exportVerdictToEas(stack, l2, signed!);
+    console.log(
+      `  UID ${exported.uid} (${exported.gasUsed === undefined ? "exported before: no transaction" : `${exported.gasUsed} gas`})\n` +
+        `  EAS.getAttestation: attester ${exported.attester} (the exporter), schema ${exported.schema}`,
+    );
+    const refusal = await attestDirectlyOnEas(stack, l2);
+    allMatch &&= refusal === "InvalidAttestation";
+    console.log(`  the same schema attested directly by the collector: ${refusal === undefined ? "ACCEPTED" : `refused (${refusal})`}`);
   }
   const collector = stack.accounts!.demoCollector.address;
   console.log("\nExample game: the demo collector claims an item with a quorum-signed verdict on the game's condition…");

@@ -57,6 +57,8 @@ const schema = z
     ATTESTATION_L2_WS_URL: wsRpcUrl().optional(),
     ATTESTATION_NODE_REGISTRY: evmAddress.optional(),
     ATTESTATION_VERIFIER: evmAddress.optional(),
+    /** The L2's `AttestationExporter`: `?attest=true&eas=true` adds the export's call for it (501 without it). */
+    ATTESTATION_EXPORTER: evmAddress.optional(),
     /** Ethereum blocks below the head an attested answer is pinned to (reorg safety). */
     ATTESTATION_EVM_CONFIRMATIONS: z.coerce.number().int().min(0).max(1_000).default(3),
     /** How long an attested query waits for the quorum before answering 503. */
@@ -210,6 +212,7 @@ export function attestationSettings(config: ApiConfig) {
     l2WsUrl,
     nodeRegistry,
     attestationVerifier,
+    exporter: config.ATTESTATION_EXPORTER,
     hubLabel: config.ATTESTATION_HUB_LABEL,
     deadlineMs: config.ATTESTATION_DEADLINE_MS,
     resultsPerSecond: config.ATTESTATION_ROUND_RESULTS_PER_SECOND,

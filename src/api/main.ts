@@ -122,6 +122,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
           pinned: new PinnedReaders(readers.evmRpc, createFailoverTransport(upstream("svm", config.SOLANA_RPC_URLS))),
           evm: readers.evm,
           solana: readers.solana,
+          exporter: hubSettings?.exporter,
         };
   // The chain the Solana link messages name: the hub's when it is on. A contradicting L2_CHAIN_ID stops
   // the start below, once the server (which closes the hub) is built.

@@ -81,7 +81,10 @@ export interface VerificationNetworkInput {
       | "QosReports"
       | "RewardPools",
       string
-    >;
+    > & {
+      /** `?attest=true&eas=true` answers with its export's call (docs/eas.md); without it, 501. */
+      AttestationExporter?: string;
+    };
   };
   /** Port of the API (0 = any free port). */
   apiPort: number;
@@ -260,6 +263,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       ATTESTATION_L2_WS_URL: input.l2.wsUrl,
       ATTESTATION_NODE_REGISTRY: input.contracts.l2.NodeRegistry,
       ATTESTATION_VERIFIER: input.contracts.l2.AttestationVerifier,
+      ...(input.contracts.l2.AttestationExporter === undefined ? {} : { ATTESTATION_EXPORTER: input.contracts.l2.AttestationExporter }),
       ATTESTATION_EVM_CONFIRMATIONS: "1",
       // Heart-beats come every minute at most; a transferred license is noticed within this.
       ATTESTATION_RECHECK_MS: "5000",

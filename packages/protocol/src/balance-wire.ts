@@ -1,6 +1,7 @@
 import { z } from "zod/mini";
 
 import { balanceAttestationJsonSchema } from "./attestation-kinds.ts";
+import { easExportJsonSchema } from "./eas.ts";
 
 /**
  * The balance routes' wire contract (`POST /api/ccq-evm`, `POST /api/ccq-svm` and their batches): the bodies
@@ -66,20 +67,22 @@ export const balanceProofJsonSchema = z.object({
 });
 export type BalanceProofJson = z.infer<typeof balanceProofJsonSchema>;
 
-/** `data` of `POST /api/ccq-evm`; a batch entry's is the same without `attestation` and `proof`. */
+/** `data` of `POST /api/ccq-evm`; a batch entry's is the same without `attestation`, `eas` and `proof`. */
 export const evmBalanceDataSchema = z.object({
   user_address: z.string(),
   asset: evmAssetSchema,
   token_id: z.optional(z.string().check(z.describe("ERC-1155: the token id asked, normalised (only when the request named one)"))),
   attestation: z.optional(balanceAttestationJsonSchema),
+  eas: z.optional(easExportJsonSchema),
   proof: z.optional(balanceProofJsonSchema),
 });
 export type EvmBalanceData = z.infer<typeof evmBalanceDataSchema>;
 
-/** `data` of `POST /api/ccq-svm`; a batch entry's is the same without `attestation`. */
+/** `data` of `POST /api/ccq-svm`; a batch entry's is the same without `attestation` and `eas`. */
 export const svmBalanceDataSchema = z.object({
   owner_address: z.string(),
   asset: svmAssetSchema,
   attestation: z.optional(balanceAttestationJsonSchema),
+  eas: z.optional(easExportJsonSchema),
 });
 export type SvmBalanceData = z.infer<typeof svmBalanceDataSchema>;

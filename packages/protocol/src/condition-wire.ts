@@ -1,6 +1,7 @@
 import { z } from "zod/mini";
 
 import { conditionAttestationJsonSchema } from "./attestation-kinds.ts";
+import { easExportJsonSchema } from "./eas.ts";
 import { jsonInteger } from "./balance-wire.ts";
 
 /**
@@ -42,5 +43,6 @@ export const conditionDataSchema = z.object({
     z.array(leafReadingJsonSchema).check(z.describe('Each leaf in order of appearance (depth first); absent with "reveal": false')),
   ),
   attestation: z.optional(conditionAttestationJsonSchema),
+  eas: z.optional(easExportJsonSchema),
 });
 export type ConditionData = z.infer<typeof conditionDataSchema>;

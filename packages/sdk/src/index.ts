@@ -81,7 +81,7 @@ export {
   type ContractDomain,
   type ContractNodeSignature,
 } from "./typed-data.ts";
-export { attestationVerifierAbi } from "./abi.ts";
+export { attestationExporterAbi, attestationVerifierAbi } from "./abi.ts";
 // The intent layer's fast withdrawal (L2 -> L1): opening an order, following it, signing a gasless one.
 export {
   DEFAULT_FILL_PERIOD_SECONDS,

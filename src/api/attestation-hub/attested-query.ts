@@ -24,6 +24,8 @@ export interface AttestationService {
   pinned: PinnedReaders;
   evm: Pick<EvmBalanceReader, "latestBlock">;
   solana: Pick<SolanaBalanceReader, "latestSlot">;
+  /** The L2's `AttestationExporter` (`ATTESTATION_EXPORTER`), for `?eas=true`; undefined: no exports (501). */
+  exporter?: string;
 }
 
 export interface AttestedAnswer {

@@ -13,6 +13,7 @@ import type { FastifyInstance } from "fastify";
 import { chainsOf, headSources, readCondition, type ConditionPositions, type ConditionReading } from "../../chains/condition-reader.ts";
 
 import { ApiError } from "../api-error.ts";
+import { conditionEas, easExporterFor } from "./eas-export.ts";
 
 import { attestCondition } from "../attestation-hub/attested-condition.ts";
 
@@ -70,7 +71,7 @@ export function registerConditionsRoute(
     body: conditionBodyDocumentation,
     response: { ...schema.response, 200: documentedConditionSuccessSchema },
   };
-  app.post<{ Body: unknown; Querystring: { attest?: string } }>(
+  app.post<{ Body: unknown; Querystring: { attest?: string; eas?: string } }>(
     CONDITIONS_URL,
     {
       bodyLimit: CONDITIONS_BODY_LIMIT_BYTES,
@@ -87,13 +88,16 @@ export function registerConditionsRoute(
       // Before the attestation's 501: the request is wrong whatever the server offers.
       await checkLink(asked, linkChainId);
       const signed = request.query.attest === "true";
+      if (!signed) easExporterFor(request.query, deps.attestation);
       if (signed && deps.attestation === undefined) throw new ApiError(501, "Attested answers are not enabled on this server");
+      const exporter = signed ? easExporterFor(request.query, deps.attestation) : undefined;
       // The arrival took one token, or ATTEST_COST for a signed verdict with the hub on (key-check.ts).
       const takenOnArrival = signed && isAttestedRequest(request) ? attestCost : 1;
       await takeLeafTokens(deps.rateLimit, request, reply, distinctLeafReads(asked.condition), takenOnArrival);
       if (signed && deps.attestation !== undefined) {
         const attested = await attestCondition(deps.attestation, asked);
-        return conditionAnswer(asked, attested.reading, attested.positions, attested.attestation);
+        const answer = conditionAnswer(asked, attested.reading, attested.positions, attested.attestation);
+        return exporter === undefined ? answer : { ...answer, data: { ...answer.data, eas: conditionEas(exporter, attested.attestation) } };
       }
       const chains = chainsOf(asked.condition);
       const [ethereumBlock, solanaSlot] = await Promise.all([

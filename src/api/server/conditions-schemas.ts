@@ -6,6 +6,7 @@ import { attestedAnswerSchema } from "../attestation-hub/openapi.ts";
 import { routeSchema } from "../route-schema.ts";
 
 import { ERROR_RESPONSES } from "./responses.ts";
+import { easQueryProperty } from "./eas-export.ts";
 
 // `POST /api/conditions`'s wire format as JSON schemas: the answer's (Fastify serializes it with them,
 // integers exactly) and the body's as /openapi.json shows it. The body is validated only as an object:
@@ -104,6 +105,7 @@ export const conditionQuerySchema = {
         "true: add data.attestation, the EIP-712 ConditionAttestation over the verdict signed by a quorum of live licensed circuit nodes. " +
         "Takes ATTEST_COST rate-limit tokens (default 5) at once, or none and 429",
     },
+    ...easQueryProperty,
   },
 } as const;
 
@@ -131,6 +133,7 @@ function conditionDataRouteSchema(documented: boolean) {
       leaves: { ...leaves, items: documented ? { ...leafItems, required: leafRequired } : leafItems },
       // Only with ?attest=true (absent properties are not written): the same schema, with how to verify it.
       attestation: conditionAttestationSchema,
+      // (data.eas, with &eas=true, is the wire contract's as generated.)
     },
   };
 }

@@ -33,19 +33,20 @@ export const ERROR_RESPONSES = {
 
 /**
  * A single answer's `data`, generated from the route's schema in the wire contract (`@avn/protocol/balance-wire`):
- * with the attestation (`?attest=true`) when `attested`, else without (a batch entry's), and with the proof
+ * with the attestation (`?attest=true`) and its export's call (`&eas=true`) when `attested`, else without (a batch entry's), and with the proof
  * (`?proof=true`) only when `provable`. Optional properties are written only when present (fast-json-stringify
  * writes the required ones first, then the others in this order), so other answers stay byte-for-byte.
  */
 export function successDataSchema(data: z.core.$ZodType, { attested, provable }: { attested: boolean; provable: boolean }) {
   const generated = routeSchema(data);
-  const { attestation: _attestation, proof: _proof, ...properties } = generated.properties;
+  const { attestation: _attestation, eas, proof: _proof, ...properties } = generated.properties;
   return {
     ...generated,
     properties: {
       ...properties,
       // The same schema, generated from the kind, with what a reader needs to verify it.
       ...(attested && "attestation" in generated.properties ? { attestation: attestationSchema } : {}),
+      ...(attested && eas !== undefined ? { eas } : {}),
       ...(provable && "proof" in generated.properties ? { proof: proofSchema } : {}),
     },
   };

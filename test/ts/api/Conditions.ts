@@ -756,6 +756,7 @@ describe("API: POST /api/conditions on a real server", function () {
         "sourceBlocks",
         "leaves",
         "attestation",
+        "eas",
       ]);
       const leaf = data.properties.leaves.items!;
       expect(leaf.properties.balance).to.include({ type: "integer" });

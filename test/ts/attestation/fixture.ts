@@ -152,6 +152,8 @@ export async function startHubApi(
     bus?: (hubName: string) => Promise<HubBus>;
     /** The test API's own options (rate-limit policy, `attestCost`, usage metering). */
     api?: Parameters<typeof startTestApi>[1];
+    /** An `AttestationExporter` on `l2`: `?eas=true` answers with its export call (501 without). */
+    exporter?: string;
   } = {},
 ) {
   const metrics = new ApiMetrics();
@@ -180,7 +182,7 @@ export async function startHubApi(
     solana: { urls: [sources.solanaRpc.url], timeoutMs: 2_000 },
   });
   const pinned = new PinnedReaders(readers.evmRpc, createFailoverTransport({ urls: [sources.solanaRpc.url], timeoutMs: 2_000 }));
-  const service: AttestationService = { hub, pinned, evm: readers.evm, solana: readers.solana };
+  const service: AttestationService = { hub, pinned, evm: readers.evm, solana: readers.solana, exporter: options.exporter };
   const api: TestApi = await startTestApi(sources, { ...options.api, metrics, attestation: service });
   const hubUrl = `${api.baseUrl.replace(/^http/, "ws")}${HUB_PATH}`;
   const name = hubName(DEFAULT_HUB_LABEL, L2_CHAIN_ID, verifier);

@@ -5,6 +5,7 @@ import { network } from "hardhat";
 import { balanceKind, conditionKind } from "@avn/protocol/attestation-kinds";
 import type { BalanceAttestation } from "@avn/protocol/attestation";
 import { ownersHash, type ConditionAttestation } from "@avn/protocol/conditions";
+import { BALANCE_EAS_SCHEMA, CONDITION_EAS_SCHEMA } from "@avn/protocol/eas";
 import { EAS_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { attestationStructHash } from "../../../src/common/attestation.ts";
 import { easArtifact } from "../../../src/op/eas-artifacts.ts";
@@ -77,6 +78,11 @@ describe("AttestationExporter", function () {
         const record = await f.schemaRegistry.getFunction("getSchema")(uid);
         expect([record.uid, record.resolver, record.revocable, record.schema]).to.deep.equal([uid, exporter, false, schema]);
       }
+      // The protocol package's copies (what the API's data.eas and the SDK use) are the contract's.
+      expect([await f.exporter.BALANCE_SCHEMA(), await f.exporter.CONDITION_SCHEMA()]).to.deep.equal([
+        BALANCE_EAS_SCHEMA,
+        CONDITION_EAS_SCHEMA,
+      ]);
       // The schemas name the signed structs' fields, in their order.
       expect(await f.exporter.BALANCE_SCHEMA()).to.equal(balanceKind.structType.replace(/^BalanceAttestation\((.*)\)$/, "$1"));
       expect(await f.exporter.CONDITION_SCHEMA()).to.equal(conditionKind.structType.replace(/^ConditionAttestation\((.*)\)$/, "$1"));

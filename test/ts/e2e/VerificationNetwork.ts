@@ -4,10 +4,21 @@ import { DatabaseSync } from "node:sqlite";
 
 import { expect } from "chai";
 import hre from "hardhat";
-import { AbiCoder, dataSlice, JsonRpcProvider, NonceManager, Wallet, ZeroHash, zeroPadValue } from "ethers";
+import {
+  AbiCoder,
+  dataSlice,
+  JsonRpcProvider,
+  NonceManager,
+  solidityPackedKeccak256,
+  Wallet,
+  ZeroAddress,
+  ZeroHash,
+  zeroPadValue,
+} from "ethers";
 import { verifyTypedData as viemVerifyTypedData } from "viem";
 
 import {
+  AttestationExporter__factory,
   GameItem__factory,
   NodeLicense__factory,
   NodeRegistry__factory,
@@ -20,6 +31,7 @@ import { devAccount } from "../../../src/devnet/accounts.ts";
 import { attestAndRecord } from "../../../src/devnet/demo-attest.ts";
 import { claimGameItem, postToApi, solanaBytes32, verifyOnChainAndByApi, type DemoQuery } from "../../../src/devnet/demo-verify.ts";
 import { claimItemWithVerdict, evaluateDemoCondition } from "../../../src/devnet/demo-conditions.ts";
+import { attestDirectlyOnEas, exportVerdictToEas } from "../../../src/devnet/demo-eas.ts";
 import { recordInARow } from "../../../src/devnet/record-loop.ts";
 import { eventArgs } from "../../../src/devnet/events.ts";
 import type { StackFile } from "../../../src/common/stack-file.ts";
@@ -224,6 +236,34 @@ describe("end to end on the local network: governance, and circuit nodes answeri
         // Unsigned, the same verdict.
         expect((await evaluateDemoCondition(stack, l2, condition.request, false)).verdict, condition.note).to.equal(condition.verdict);
       }
+    });
+
+    it("exports a signed demo verdict to EAS once, attested by the exporter, and refuses anyone else's attestation of its schema", async function () {
+      const condition = stack.demo!.conditions![0];
+      const { signed } = await evaluateDemoCondition(stack, l2, condition.request, true);
+      const exported = await exportVerdictToEas(stack, l2, signed!);
+      const exporter = AttestationExporter__factory.connect(stack.contracts!.l2!.AttestationExporter, l2);
+      expect(exported.gasUsed !== undefined, "a first export is a transaction").to.equal(true);
+      expect([exported.attester, exported.schema, exported.recipient]).to.deep.equal([
+        await exporter.getAddress(),
+        await exporter.CONDITION_SCHEMA_UID(),
+        ZeroAddress,
+      ]);
+      const { conditionHash, ownersHash, verdict, ethereumBlock, solanaSlot, issuedAt } = signed!.attestation;
+      expect(exported.data).to.equal(
+        AbiCoder.defaultAbiCoder().encode(
+          ["bytes32", "bytes32", "bool", "uint64", "uint64", "uint64"],
+          [conditionHash, ownersHash, verdict, ethereumBlock, solanaSlot, issuedAt],
+        ),
+      );
+      expect(await exporter.CONDITION_SCHEMA_UID()).to.equal(
+        solidityPackedKeccak256(["string", "address", "bool"], [await exporter.CONDITION_SCHEMA(), await exporter.getAddress(), false]),
+      );
+      // The same verdict again: its first UID, nothing sent.
+      const again = await exportVerdictToEas(stack, l2, signed!);
+      expect(again.uid).to.equal(exported.uid);
+      expect(again.gasUsed === undefined, "nothing sent again").to.equal(true);
+      expect(await attestDirectlyOnEas(stack, l2)).to.equal("InvalidAttestation");
     });
 
     it("lets the demo collector claim a game item with a verdict once, and no one else with its verdict", async function () {

@@ -1,0 +1,88 @@
+import { z } from "zod/mini";
+import { encodeFunctionData, encodePacked, getAddress, keccak256, parseAbi, type Hex } from "viem";
+
+import type { BalanceAttestation, NodeSignature } from "./attestation.ts";
+import type { ConditionAttestation } from "./conditions.ts";
+import { EAS_PREDEPLOYS } from "./op-predeploys.ts";
+
+/**
+ * What an integrator needs to export a signed answer to the Ethereum Attestation Service through the
+ * network's `AttestationExporter` (docs/eas.md): its two schemas, their UIDs, and the export's call.
+ */
+
+/** The EAS schema of balance answers: `BalanceAttestation`'s fields in their order (`AttestationExporter.BALANCE_SCHEMA`). */
+export const BALANCE_EAS_SCHEMA =
+  "uint8 chain,bytes32 owner,bytes32 asset,uint256 balance,bytes32 queryResultHash,uint64 sourceBlock,uint64 issuedAt";
+
+/** The EAS schema of verdicts: `ConditionAttestation`'s fields in their order (`AttestationExporter.CONDITION_SCHEMA`). */
+export const CONDITION_EAS_SCHEMA =
+  "bytes32 conditionHash,bytes32 ownersHash,bool verdict,uint64 ethereumBlock,uint64 solanaSlot,uint64 issuedAt";
+
+/** A schema's UID as EAS's SchemaRegistry computes it: `keccak256(abi.encodePacked(schema, resolver, revocable))`. */
+export function easSchemaUid(schema: string, resolver: string, revocable: boolean): Hex {
+  return keccak256(encodePacked(["string", "address", "bool"], [schema, getAddress(resolver), revocable]));
+}
+
+/** The exporter's two export functions (`IAttestationExporter`). */
+export const ATTESTATION_EXPORTER_ABI = parseAbi([
+  "struct BalanceAttestation { uint8 chain; bytes32 owner; bytes32 asset; uint256 balance; bytes32 queryResultHash; uint64 sourceBlock; uint64 issuedAt; }",
+  "struct ConditionAttestation { bytes32 conditionHash; bytes32 ownersHash; bool verdict; uint64 ethereumBlock; uint64 solanaSlot; uint64 issuedAt; }",
+  "struct NodeSignature { address signer; uint256[] licenseIds; bytes signature; }",
+  "function exportAttestation(BalanceAttestation attestation, NodeSignature[] signatures) returns (bytes32 uid)",
+  "function exportConditionAttestation(ConditionAttestation attestation, NodeSignature[] signatures) returns (bytes32 uid)",
+]);
+
+const address = (description: string) => z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/), z.describe(description));
+const hex = (pattern: RegExp, description: string) => z.string().check(z.regex(pattern), z.describe(description));
+
+/** `data.eas` (`?attest=true&eas=true`): the export as a transaction to send, and where to read it after. */
+export const easExportJsonSchema = z.object({
+  eas: address("EAS on the L2 (the OP predeploy), where EAS.getAttestation(uid) reads the exported attestation"),
+  exporter: address("The network's AttestationExporter: send the call there, from any account"),
+  schema: hex(/^0x[0-9a-f]{64}$/, "The schema UID the attestation is made under (keccak256(abi.encodePacked(schema, exporter, false)))"),
+  function: z.enum(["exportAttestation", "exportConditionAttestation"]),
+  calldata: hex(/^0x([0-9a-f]{2})+$/, "The transaction's data: the function with data.attestation's message and signatures"),
+});
+export type EasExportJson = z.infer<typeof easExportJsonSchema>;
+
+type Signatures = readonly NodeSignature[];
+
+function signaturesOf(signatures: Signatures) {
+  return signatures.map(({ signer, licenseIds, signature }) => ({
+    signer: getAddress(signer),
+    licenseIds: [...licenseIds],
+    signature: signature as Hex,
+  }));
+}
+
+/** `data.eas` of a signed balance, for the exporter at `exporter`. */
+export function balanceEasExport(exporter: string, attestation: BalanceAttestation, signatures: Signatures): EasExportJson {
+  const { chain, owner, asset, balance, queryResultHash, sourceBlock, issuedAt } = attestation;
+  const calldata = encodeFunctionData({
+    abi: ATTESTATION_EXPORTER_ABI,
+    functionName: "exportAttestation",
+    args: [
+      { chain, owner: owner as Hex, asset: asset as Hex, balance, queryResultHash: queryResultHash as Hex, sourceBlock, issuedAt },
+      signaturesOf(signatures),
+    ],
+  });
+  return exportJson(exporter, BALANCE_EAS_SCHEMA, "exportAttestation", calldata);
+}
+
+/** `data.eas` of a signed verdict, for the exporter at `exporter`. */
+export function conditionEasExport(exporter: string, attestation: ConditionAttestation, signatures: Signatures): EasExportJson {
+  const { conditionHash, ownersHash, verdict, ethereumBlock, solanaSlot, issuedAt } = attestation;
+  const calldata = encodeFunctionData({
+    abi: ATTESTATION_EXPORTER_ABI,
+    functionName: "exportConditionAttestation",
+    args: [
+      { conditionHash: conditionHash as Hex, ownersHash: ownersHash as Hex, verdict, ethereumBlock, solanaSlot, issuedAt },
+      signaturesOf(signatures),
+    ],
+  });
+  return exportJson(exporter, CONDITION_EAS_SCHEMA, "exportConditionAttestation", calldata);
+}
+
+function exportJson(exporter: string, schema: string, fn: EasExportJson["function"], calldata: Hex): EasExportJson {
+  return { eas: EAS_PREDEPLOYS.EAS, exporter: getAddress(exporter), schema: easSchemaUid(schema, exporter, false), function: fn, calldata };
+}
