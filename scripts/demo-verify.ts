@@ -15,6 +15,7 @@ import { attestAndRecord } from "../src/devnet/demo-attest.ts";
 import { claimGameItem, verifyOnChainAndByApi, type DemoQuery } from "../src/devnet/demo-verify.ts";
 import { claimItemWithVerdict, evaluateDemoCondition } from "../src/devnet/demo-conditions.ts";
 import { attestDirectlyOnEas, exportVerdictToEas } from "../src/devnet/demo-eas.ts";
+import { runDelegationDemo } from "../src/devnet/demo-delegations.ts";
 import { devnetProvider } from "../src/devnet/op-devnet.ts";
 import { readDemoStack } from "../src/common/stack-file.ts";
 
@@ -23,6 +24,7 @@ const stack = await readDemoStack(path.resolve(import.meta.dirname, "..")).catch
   return process.exit(1);
 });
 const l2 = devnetProvider(stack.l2.rpcUrl, stack.l2.chainId);
+const l1 = devnetProvider(stack.l1!.rpcUrl, stack.l1!.chainId);
 const evm = stack.demo.evm[0];
 const svm = stack.demo.svm[0];
 const manyAccounts = stack.demo.svm.find((entry) => entry.note?.startsWith(`${MANY_ACCOUNTS} token accounts`));
@@ -102,6 +104,22 @@ try {
     allMatch &&= refusal === "InvalidAttestation";
     console.log(`  the same schema attested directly by the collector: ${refusal === undefined ? "ACCEPTED" : `refused (${refusal})`}`);
   }
+  console.log("\ndelegate.xyz: the demo holder (a cold wallet) delegates everything to a fresh hot wallet, then revokes…");
+  const delegation = await runDelegationDemo(stack, l1, l2);
+  for (const [label, state] of [
+    ["delegated", delegation.delegated],
+    ["revoked  ", delegation.revoked],
+  ] as const) {
+    console.log(
+      `  ${label}: ccq-evm for ${delegation.hot} with include_delegations ${state.withDelegations} (wallets ${state.wallets.join(", ") || "none"}), ` +
+        `without ${state.without}; signed verdict with "delegations": true says ${state.verdict}, ${state.verdictValid ? "valid" : "NOT VALID"} on-chain`,
+    );
+  }
+  allMatch &&=
+    delegation.delegated.verdict &&
+    delegation.delegated.verdictValid &&
+    !delegation.revoked.verdict &&
+    delegation.revoked.withDelegations === 0n;
   const collector = stack.accounts!.demoCollector.address;
   console.log("\nExample game: the demo collector claims an item with a quorum-signed verdict on the game's condition…");
   if (await GameItem__factory.connect(stack.contracts!.l2!.GameItem, l2).hasClaimed(collector)) {
@@ -117,6 +135,7 @@ try {
   process.exitCode = 1;
 } finally {
   l2.destroy();
+  l1.destroy();
 }
 if (!allMatch) {
   console.error("\nThe on-chain results and the API's answers differ, or a verdict is not the expected one.");

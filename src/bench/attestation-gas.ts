@@ -22,6 +22,18 @@ export const ATTESTATION_GAS_TARGETS: Array<{ operation: string; atMost: bigint;
   { operation: "AttestationVerifier.recordAttestation (subject recorded before)", atMost: 95_000n, reference: "<= 95k gas used" },
 ];
 
+/** The benchmarks' verdict: "yes" about `holder` and a linked Solana owner, issued at `issuedAt`. */
+export function benchVerdict(holder: string, issuedAt: bigint): ConditionAttestation {
+  return {
+    conditionHash: keccak256(toUtf8Bytes("bench condition")),
+    ownersHash: ownersHash({ ethereum: holder, solana: "So11111111111111111111111111111111111111112" }),
+    verdict: true,
+    ethereumBlock: 1_000n,
+    solanaSlot: 2_000n,
+    issuedAt,
+  };
+}
+
 /**
  * The gas benchmarks' protocol at quorum 2 of 3 (`deployGasBenchProtocol`), with licenses 1, 2 and 3 delegated to
  * the three operators, each live (a heartbeat sent).
@@ -110,14 +122,7 @@ export async function measureAttestationGas(ethers: HardhatEthers): Promise<GasR
   const rows: GasRow[] = [{ operation: "AttestationVerifier.isAttestationValid (execution)", gasUsed: viewGas - intrinsicGas(data) }];
 
   // A verdict over both chains' holdings of the holder and a linked Solana owner, measured as the balance view is.
-  const condition: ConditionAttestation = {
-    conditionHash: keccak256(toUtf8Bytes("bench condition")),
-    ownersHash: ownersHash({ ethereum: holder, solana: "So11111111111111111111111111111111111111112" }),
-    verdict: true,
-    ethereumBlock: 1_000n,
-    solanaSlot: 2_000n,
-    issuedAt: await now(),
-  };
+  const condition = benchVerdict(holder, await now());
   const conditionSignatures = await Promise.all(
     operators.slice(0, 2).map(async (operator, index) => ({
       signer: operator.address,

@@ -1,15 +1,14 @@
 import type { HardhatEthers } from "@nomicfoundation/hardhat-ethers/types";
-import { AbiCoder, Contract, keccak256, toBeHex, toUtf8Bytes, zeroPadValue, type Signer } from "ethers";
+import { AbiCoder, Contract, keccak256, toBeHex, zeroPadValue, type Signer } from "ethers";
 
 import { attestationDomain, signAttestation } from "../common/attestation.ts";
 import { balanceKind, conditionKind, type AttestationKind } from "@avn/protocol/attestation-kinds";
 import type { AttestationDomain, BalanceAttestation } from "@avn/protocol/attestation";
-import { ownersHash, type ConditionAttestation } from "@avn/protocol/conditions";
 import { EAS_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { easArtifact } from "../op/eas-artifacts.ts";
 import { installEasPredeploys } from "../op/eas-predeploys.ts";
 import { queryResultHash } from "../common/query-result.ts";
-import { deployLiveQuorumOfTwo } from "./attestation-gas.ts";
+import { benchVerdict, deployLiveQuorumOfTwo } from "./attestation-gas.ts";
 import { gasOf, type GasRow } from "./gas.ts";
 import { formatTargetTable } from "./verification-gas.ts";
 
@@ -64,14 +63,7 @@ export async function measureEasExportGas(ethers: HardhatEthers): Promise<GasRow
     sourceBlock: 1_000n,
     issuedAt: await now(),
   };
-  const condition: ConditionAttestation = {
-    conditionHash: keccak256(toUtf8Bytes("bench condition")),
-    ownersHash: ownersHash({ ethereum: holder, solana: "So11111111111111111111111111111111111111112" }),
-    verdict: true,
-    ethereumBlock: 1_000n,
-    solanaSlot: 2_000n,
-    issuedAt: await now(),
-  };
+  const condition = benchVerdict(holder, await now());
   const balanceSignatures = await signedByTwo(balanceKind, domain, balance, operators);
   const conditionSignatures = await signedByTwo(conditionKind, domain, condition, operators);
   const asConsumer = exporter.connect(consumer);

@@ -1,6 +1,7 @@
 import { conditionLeaves, evaluateCondition, leafHolds, type ConditionLeaf, type ConditionRequest } from "@avn/protocol/conditions";
 
 import type { EvmBalanceReader } from "./evm/balance-reader.ts";
+import { delegatedBalanceOf } from "./evm/delegated-balance.ts";
 import type { SolanaBalanceReader } from "./solana/balance-reader.ts";
 
 /**
@@ -9,7 +10,8 @@ import type { SolanaBalanceReader } from "./solana/balance-reader.ts";
  * verdict is a statement about two positions, which the signed struct names.
  */
 export interface ConditionSources {
-  evmAt(block: bigint): Pick<EvmBalanceReader, "balanceOf">;
+  /** Balances at `block`, and the calls a leaf counting delegations makes there (delegated-balance.ts). */
+  evmAt(block: bigint): Pick<EvmBalanceReader, "balanceOf" | "callAt">;
   /** A condition's Solana leaves are read together: one owner, every mint at once. */
   solanaFrom(slot: bigint): Pick<SolanaBalanceReader, "balancesOf">;
 }
@@ -44,7 +46,8 @@ export function chainsOf(condition: ConditionRequest["condition"]): { ethereum: 
 /**
  * Reads every leaf of `request`'s condition for its owners at `positions`, one batch per chain (the
  * Ethereum leaves in one Multicall3 call, which the reader coalesces; the Solana leaves all at once,
- * `balancesOf`), and evaluates the verdict. An asset that is not there rejects with the reader's
+ * `balancesOf`), and evaluates the verdict. A leaf with `delegations` counts the delegating wallets'
+ * holdings too, read at the same block (delegated-balance.ts). An asset that is not there rejects with the reader's
  * `AssetNotFoundError`: a missing token is not a zero balance.
  */
 export async function readCondition(
@@ -59,11 +62,14 @@ export async function readCondition(
       ? new Map<string, { balance: bigint; queryResult: string }>()
       : sources.solanaFrom(positions.solanaSlot).balancesOf(ownerOf(request, "solana"), solanaMints);
   const reads = await Promise.all(
-    leaves.map(async (leaf) =>
-      leaf.chain === "ethereum"
-        ? sources.evmAt(positions.ethereumBlock).balanceOf(leaf.contract_address, ownerOf(request, "ethereum"), undefined, tokenIdOf(leaf))
-        : (await solana).get(leaf.token_mint_address)!,
-    ),
+    leaves.map(async (leaf) => {
+      if (leaf.chain === "solana") return (await solana).get(leaf.token_mint_address)!;
+      const evm = sources.evmAt(positions.ethereumBlock);
+      const owner = ownerOf(request, "ethereum");
+      return leaf.delegations === true
+        ? delegatedBalanceOf(evm, leaf.contract_address, owner, positions.ethereumBlock, tokenIdOf(leaf))
+        : evm.balanceOf(leaf.contract_address, owner, undefined, tokenIdOf(leaf));
+    }),
   );
   return conditionReading(request.condition, reads);
 }
@@ -92,9 +98,15 @@ export function conditionReading(
 }
 
 /** Sources over the plain readers: each Ethereum read names its block, each Solana read its minimum slot. */
-export function headSources(evm: Pick<EvmBalanceReader, "balanceOf">, solana: Pick<SolanaBalanceReader, "balancesOf">): ConditionSources {
+export function headSources(
+  evm: Pick<EvmBalanceReader, "balanceOf" | "callAt">,
+  solana: Pick<SolanaBalanceReader, "balancesOf">,
+): ConditionSources {
   return {
-    evmAt: (block) => ({ balanceOf: (asset, owner, _block, tokenId) => evm.balanceOf(asset, owner, block, tokenId) }),
+    evmAt: (block) => ({
+      balanceOf: (asset, owner, _block, tokenId) => evm.balanceOf(asset, owner, block, tokenId),
+      callAt: (to, data) => evm.callAt(to, data, block),
+    }),
     solanaFrom: (slot) => ({ balancesOf: (owner, mints) => solana.balancesOf(owner, mints, { minContextSlot: slot }) }),
   };
 }

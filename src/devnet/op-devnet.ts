@@ -10,7 +10,9 @@ import { deployOpL1, initializeOutputOracle, type OpL1Contracts } from "./op/l1.
 import { L1AttributesUpdater } from "./op/l1-attributes.ts";
 import { EAS_PREDEPLOYS, L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { MULTICALL3_ADDRESS } from "@avn/protocol/constants";
+import { DELEGATE_REGISTRY_ADDRESS } from "@avn/protocol/delegations";
 import { installL2Predeploys, installMulticall3, installPermit2 } from "./op/l2.ts";
+import { installDelegateRegistry } from "./delegate-registry.ts";
 import { OutputProposer } from "./op/output-proposer.ts";
 import { startRpcFront, type RpcFront, type SubmissionRecord } from "./rpc-front.ts";
 
@@ -99,10 +101,10 @@ export interface OpDevnet {
   /** Providers on anvil directly, for the devnet's own services and for tests that move time. */
   l1Provider: JsonRpcProvider;
   l2Provider: JsonRpcProvider;
-  /** The OP contracts on L1 (proxies), with Multicall3. */
-  l1Contracts: OpL1Contracts & { Multicall3: string };
-  /** The OP predeploys on L2 (EAS and SchemaRegistry among them), with Multicall3. */
-  l2Contracts: typeof L2_PREDEPLOYS & typeof EAS_PREDEPLOYS & { Multicall3: string };
+  /** The OP contracts on L1 (proxies), with Multicall3 and delegate.xyz's DelegateRegistry. */
+  l1Contracts: OpL1Contracts & { Multicall3: string; DelegateRegistry: string };
+  /** The OP predeploys on L2 (EAS and SchemaRegistry among them), with Multicall3 and DelegateRegistry. */
+  l2Contracts: typeof L2_PREDEPLOYS & typeof EAS_PREDEPLOYS & { Multicall3: string; DelegateRegistry: string };
   accounts: Record<keyof typeof DEVNET_ACCOUNTS, DevAccount>;
   finalizationPeriodSeconds: bigint;
   /** Seconds between L1 blocks when no transaction arrives (`l1BlockTime`). */
@@ -213,6 +215,9 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
       installMulticall3(l2Provider),
       installPermit2(l1Provider, BigInt(l1ChainId)),
       installPermit2(l2Provider, BigInt(l2ChainId)),
+      // delegate.xyz v2 on both, as on every public chain: the L1 is the EVM source delegations are read on.
+      installDelegateRegistry(l1Provider),
+      installDelegateRegistry(l2Provider),
     ]);
     const opL1 = await deployOpL1(l1Deployer, { admin: accounts.deployer.address, l2GasLimit: 30_000_000n });
     await installL2Predeploys(l2Provider, l2Deployer, opL1);
@@ -277,8 +282,8 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
       l2,
       l1Provider,
       l2Provider,
-      l1Contracts: { ...opL1, Multicall3: MULTICALL3_ADDRESS },
-      l2Contracts: { ...L2_PREDEPLOYS, ...EAS_PREDEPLOYS, Multicall3: MULTICALL3_ADDRESS },
+      l1Contracts: { ...opL1, Multicall3: MULTICALL3_ADDRESS, DelegateRegistry: DELEGATE_REGISTRY_ADDRESS },
+      l2Contracts: { ...L2_PREDEPLOYS, ...EAS_PREDEPLOYS, Multicall3: MULTICALL3_ADDRESS, DelegateRegistry: DELEGATE_REGISTRY_ADDRESS },
       accounts,
       finalizationPeriodSeconds,
       l1BlockTime,

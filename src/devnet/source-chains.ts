@@ -5,6 +5,7 @@ import { devAccount } from "./accounts.ts";
 import { startAnvil, type AnvilInstance } from "./anvil.ts";
 import { seedEvmDemo, seedSolanaDemo, type EvmDemoHoldings, type SolanaDemoHoldings } from "./demo-holdings.ts";
 import { installMulticall3 } from "./op/l2.ts";
+import { installDelegateRegistry } from "./delegate-registry.ts";
 import { startSolanaRpcServer, type SolanaRpcServer } from "./solana/litesvm-rpc-server.ts";
 import { SolanaTokenLedger } from "./solana/token-ledger.ts";
 import { devnetProvider } from "./op-devnet.ts";
@@ -31,6 +32,7 @@ export async function startSourceFixtures(options: { evmBlockSeconds?: number } 
   const anvil = await startAnvil({ chainId: 1, disableCodeSizeLimit: hre.globalOptions.coverage, blockTime: options.evmBlockSeconds });
   const provider = devnetProvider(anvil.rpcUrl, 1);
   await installMulticall3(provider);
+  await installDelegateRegistry(provider);
   const deployer = new NonceManager(new Wallet(devAccount(0).privateKey, provider));
   // The accounts of the local stack's roles (NETWORK_ACCOUNTS): holder 7, empty 8, collector 10.
   const evm = await seedEvmDemo(deployer, devAccount(7).address, devAccount(8).address, devAccount(10).address);

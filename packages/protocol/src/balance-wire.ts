@@ -26,6 +26,11 @@ export const TOKEN_ID_DESCRIPTION =
   "ERC-1155: the token id, a decimal string (digits only, at most 78, below 2^256; leading zeros accepted), echoed normalised. " +
   "Not with ?attest=true. Without it, the ERC-20 / ERC-721 balanceOf(owner)";
 
+export const INCLUDE_DELEGATIONS_DESCRIPTION =
+  "true: also count what the wallets that delegated to user_address through delegate.xyz v2 hold (whole wallet, contract, " +
+  "ERC-721 token, ERC-20 / ERC-1155 amount; empty rights only), read at the same block; data.wallets lists them. " +
+  'Not with ?attest=true or ?proof=true (a signed answer counting delegations is a verdict: a condition leaf\'s "delegations": true)';
+
 export const BLOCK_NUMBER_DESCRIPTION =
   "Only with ?proof=true: the Ethereum block to read and prove the balance at, one of the 8,191 blocks before the one the rollup's L1Block knows " +
   "(proven through EIP-2935's history contract), or that block itself. A JSON integer, or a decimal string. Without it, the block the L2 knows";
@@ -37,6 +42,7 @@ export const evmBalanceBodySchema = z.strictObject({
   token_id: z.optional(bodyField.check(z.describe(TOKEN_ID_DESCRIPTION))),
   // Any number here, so that a fraction or a negative one gets the parser's message naming the rule, not the schema's.
   block_number: z.optional(z.union([z.number(), bodyField]).check(z.describe(BLOCK_NUMBER_DESCRIPTION))),
+  include_delegations: z.optional(z.boolean().check(z.describe(INCLUDE_DELEGATIONS_DESCRIPTION))),
 });
 export type EvmBalanceBody = z.infer<typeof evmBalanceBodySchema>;
 
@@ -71,6 +77,15 @@ export type BalanceProofJson = z.infer<typeof balanceProofJsonSchema>;
 export const evmBalanceDataSchema = z.object({
   user_address: z.string(),
   asset: evmAssetSchema,
+  wallets: z.optional(
+    z
+      .array(z.string())
+      .check(
+        z.describe(
+          "With include_delegations: the wallets that delegated to user_address for this asset, whose holdings the balance counts",
+        ),
+      ),
+  ),
   token_id: z.optional(z.string().check(z.describe("ERC-1155: the token id asked, normalised (only when the request named one)"))),
   attestation: z.optional(balanceAttestationJsonSchema),
   eas: z.optional(easExportJsonSchema),

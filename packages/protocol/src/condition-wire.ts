@@ -20,6 +20,7 @@ export const leafReadingJsonSchema = z.object({
   token_id: z.optional(z.string().check(z.describe("ERC-1155 leaves: the token id, normalised"))),
   min: z.string(),
   max: z.optional(z.string()),
+  delegations: z.optional(z.literal(true).check(z.describe("Ethereum leaves: the balance counts the wallets that delegated to the owner"))),
   balance: jsonInteger.check(z.describe("The raw balance, base units: an exact JSON integer")),
   QueryResult: z.string().check(z.describe("As the balance routes write it for this chain")),
   holds: z.boolean().check(z.describe("min ≤ balance (≤ max)")),

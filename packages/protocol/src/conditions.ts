@@ -36,6 +36,11 @@ export interface EthereumLeaf {
   /** Inclusive, raw units, decimal without leading zeros; `"1"` when the request left it out. */
   min: string;
   max?: string;
+  /**
+   * Count what the wallets that delegated to the owner through delegate.xyz v2 hold (`@avn/protocol/delegations`).
+   * In the normal form only when true (like `max`), so a leaf without it keeps its hash.
+   */
+  delegations?: true;
 }
 
 export interface SolanaLeaf {
@@ -182,10 +187,15 @@ function listAt(path: string, value: unknown, depth: number): ConditionNode[] {
 function normalizeLeaf(record: Record<string, unknown>, path: string): ConditionLeaf {
   let leaf: ConditionLeaf;
   if (record.chain === "ethereum") {
-    const fields = objectAt(path, record, ["chain", "contract_address", "token_id", "min", "max"]);
+    const fields = objectAt(path, record, ["chain", "contract_address", "token_id", "min", "max", "delegations"]);
     leaf = { chain: "ethereum", contract_address: evmAddressAt(`${path}.contract_address`, fields.contract_address), min: "1" };
     if (fields.token_id !== undefined) leaf.token_id = decimalAt(`${path}.token_id`, fields.token_id);
+    if (fields.delegations !== undefined && typeof fields.delegations !== "boolean")
+      throw new ConditionInputError(`${path}.delegations`, "must be true or false");
+    if (fields.delegations === true) leaf.delegations = true;
   } else if (record.chain === "solana") {
+    if (record.delegations !== undefined)
+      throw new ConditionInputError(`${path}.delegations`, "is for Ethereum leaves only: delegate.xyz delegations are read on Ethereum");
     const fields = objectAt(path, record, ["chain", "token_mint_address", "min", "max"]);
     leaf = { chain: "solana", token_mint_address: solanaAddressAt(`${path}.token_mint_address`, fields.token_mint_address), min: "1" };
   } else {

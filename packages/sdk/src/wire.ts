@@ -55,6 +55,8 @@ export interface EthereumLeafInput {
   token_id?: string;
   min?: string;
   max?: string;
+  /** true: also count what the wallets that delegated to the owner through delegate.xyz v2 hold (docs/conditions.md). */
+  delegations?: boolean;
 }
 
 /** A Solana leaf as a request writes it (SPL Token, Token-2022, NFTs). */

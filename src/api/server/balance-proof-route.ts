@@ -6,7 +6,7 @@ import { buildBalanceProof, HISTORY_SERVE_WINDOW } from "../../chains/evm/balanc
 import { BalancesSlotCache, findBalancesSlot, type JsonRpc } from "../../chains/evm/balance-slot.ts";
 import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { ApiError } from "../api-error.ts";
-import type { EvmQuery } from "./chains.ts";
+import { DELEGATIONS_NOT_PROVABLE, type EvmQuery } from "./chains.ts";
 import type { BalanceProofSources } from "./dependencies.ts";
 import type { BalanceProofJson } from "./proof-schema.ts";
 
@@ -51,7 +51,8 @@ const L1_BLOCK_ABI = parseAbi(["function number() view returns (uint64)", "funct
 export function evmBalanceProver(sources: BalanceProofSources | undefined, reader: EvmBalanceReader): BalanceProver<EvmQuery> {
   const slots = new BalancesSlotCache();
   return {
-    unprovable: ({ tokenId }) => (tokenId === undefined ? undefined : TOKEN_ID_NOT_PROVABLE),
+    unprovable: ({ tokenId, delegations }) =>
+      delegations ? DELEGATIONS_NOT_PROVABLE : tokenId === undefined ? undefined : TOKEN_ID_NOT_PROVABLE,
     async prove({ owner, asset, blockNumber: asked }) {
       if (sources === undefined) throw new ApiError(501, PROOFS_NOT_CONFIGURED);
       const { l2, ethereum } = sources;

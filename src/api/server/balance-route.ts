@@ -6,7 +6,7 @@ import type { AttestationService } from "../attestation-hub/attested-query.ts";
 import { PROOF_WITH_ATTEST, type BalanceProver } from "./balance-proof-route.ts";
 import { PROOF_RESPONSES, proofQueryProperty } from "./proof-schema.ts";
 import type { BalanceBody, BalanceChain } from "./chains.ts";
-import { bodySchema, ERROR_RESPONSES, success, successSchema } from "./responses.ts";
+import { bodySchema, ERROR_RESPONSES, success, successSchema, withWallets } from "./responses.ts";
 import { balanceEas, easExporterFor, easQueryProperty } from "./eas-export.ts";
 
 /**
@@ -17,7 +17,10 @@ import { balanceEas, easExporterFor, easQueryProperty } from "./eas-export.ts";
  * `prover`: the balance at the rollup's L1 block with its storage proof, balance-proof-route.ts) or the
  * balance at the chain's head, cached while the head stands still.
  */
-export function registerBalanceRoute<Query extends { key: string }, Value extends { balance: bigint; queryResult: string }>(
+export function registerBalanceRoute<
+  Query extends { key: string },
+  Value extends { balance: bigint; queryResult: string; wallets?: string[] },
+>(
   app: FastifyInstance,
   chain: BalanceChain<Query, Value>,
   attestation: AttestationService | undefined,
@@ -71,7 +74,7 @@ export function registerBalanceRoute<Query extends { key: string }, Value extend
       }
       const head = await chain.head();
       const result = await chain.cache.get(head, query.key, () => chain.read(query));
-      return success(echo, result.balance, result.queryResult);
+      return withWallets(success(echo, result.balance, result.queryResult), result);
     },
   );
 }

@@ -28,7 +28,7 @@ import type { ApiServerDependencies } from "./dependencies.ts";
 import { secondsToNextMonth } from "./key-check.ts";
 import { failureFields } from "../failure-log.ts";
 import type { BatchItemStatuses } from "./request-accounting.ts";
-import { bodySchema, success, successDataSchema } from "./responses.ts";
+import { bodySchema, success, successDataSchema, withWallets } from "./responses.ts";
 
 export interface BatchRouteContext extends Pick<ApiServerDependencies, "rateLimit" | "usage"> {
   recordItemStatuses: BatchItemStatuses;
@@ -39,11 +39,10 @@ export interface BatchRouteContext extends Pick<ApiServerDependencies, "rateLimi
  * refused, items admitted, one position read, every item answered at it as the single route would
  * answer it (batch.ts holds the wire format and the item handling).
  */
-export function registerBatchRoute<Query extends { key: string }, Value extends { balance: bigint; queryResult: string }>(
-  app: FastifyInstance,
-  chain: BalanceChain<Query, Value>,
-  context: BatchRouteContext,
-): void {
+export function registerBatchRoute<
+  Query extends { key: string },
+  Value extends { balance: bigint; queryResult: string; wallets?: string[] },
+>(app: FastifyInstance, chain: BalanceChain<Query, Value>, context: BatchRouteContext): void {
   const { positionField } = chain.batch;
   /** The single route's body schema, which each item is checked against. */
   const itemSchema = bodySchema(chain.wire.body);
@@ -96,7 +95,8 @@ export function registerBatchRoute<Query extends { key: string }, Value extends 
           return { key: query.key, query };
         },
         read: (query) => chain.cache.get(position, query.key, () => chain.read(query, position)),
-        answer: (item, query, value) => success(chain.echo(item as BalanceBody, query), value.balance, value.queryResult),
+        answer: (item, query, value) =>
+          withWallets(success(chain.echo(item as BalanceBody, query), value.balance, value.queryResult), value),
         onFailure: (error) => request.log.error({ failure: failureFields(error) }, "batch item failed"),
       });
       context.recordItemStatuses(

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 
 import type { EvmBalance, EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
+import { delegatedBalanceOf } from "../../chains/evm/delegated-balance.ts";
 import type { SolanaBalance, SolanaBalanceReader } from "../../chains/solana/balance-reader.ts";
 import { parseBlockNumber, parseDecimalUint256, parseEvmAddress, parseSolanaAddress } from "../addresses.ts";
 import { attestEvm, attestSvm, type AttestationService, type AttestedAnswer } from "../attestation-hub/attested-query.ts";
@@ -47,6 +48,8 @@ export interface EvmQuery {
   tokenId: bigint | undefined;
   /** `block_number`, for `?proof=true`: the L1 block to prove at; undefined: the block the L2 knows. */
   blockNumber?: bigint;
+  /** `include_delegations: true`: the balance counts the delegating wallets' (delegated-balance.ts). */
+  delegations: boolean;
   key: string;
 }
 
@@ -59,6 +62,12 @@ export const TOKEN_ID_FIELD = "token_id";
 /** `token_id` with `?attest=true`: the attested struct has no field for the id, so its signatures would not cover it. */
 export const TOKEN_ID_NOT_ATTESTABLE =
   "token_id cannot be attested: a BalanceAttestation does not bind the token id (ERC-1155 balances are signed only inside verdicts, POST /api/conditions)";
+
+/** `include_delegations` with `?attest=true`: the struct would name the owner's balance, not a sum over several wallets. */
+export const DELEGATIONS_NOT_ATTESTABLE =
+  'include_delegations cannot be attested: a BalanceAttestation names one owner\'s balance. A signed answer counting delegations is a verdict: POST /api/conditions with "delegations": true on the leaf';
+/** `include_delegations` with `?proof=true`: a storage proof proves one balance slot. */
+export const DELEGATIONS_NOT_PROVABLE = "include_delegations cannot be proven: a storage proof proves one owner's balance slot";
 
 export interface SvmQuery {
   owner: string;
@@ -83,7 +92,10 @@ export function evmChain(reader: EvmBalanceReader, cacheTtlMs: number, metrics: 
       const asset = parseEvmAddress("contract_address", body.contract_address);
       const tokenId = body[TOKEN_ID_FIELD] === undefined ? undefined : parseDecimalUint256(TOKEN_ID_FIELD, body[TOKEN_ID_FIELD]);
       const blockNumber = body.block_number === undefined ? undefined : parseBlockNumber(BLOCK_NUMBER_FIELD, body.block_number);
-      return { owner, asset, tokenId, blockNumber, key: tokenId === undefined ? `${asset}:${owner}` : `${asset}:${owner}:${tokenId}` };
+      // A JSON boolean (the route's schema checks it): the one body field that is not a string.
+      const delegations = (body as { include_delegations?: unknown }).include_delegations === true;
+      const key = `${asset}:${owner}${tokenId === undefined ? "" : `:${tokenId}`}${delegations ? ":delegations" : ""}`;
+      return { owner, asset, tokenId, blockNumber, delegations, key };
     },
     // The owner as the request spelled it; the token id normalised ("007" is "7"), as it was read.
     echo: (body, { tokenId }) => {
@@ -92,9 +104,15 @@ export function evmChain(reader: EvmBalanceReader, cacheTtlMs: number, metrics: 
       return echo;
     },
     head: () => reader.latestBlock(),
-    read: ({ owner, asset, tokenId }, block) => reader.balanceOf(asset, owner, block, tokenId),
+    read: async ({ owner, asset, tokenId, delegations }, block) => {
+      if (!delegations) return reader.balanceOf(asset, owner, block, tokenId);
+      // Every read at one block: the delegations and each wallet's balance.
+      const at = block ?? (await reader.latestBlock());
+      return { ...(await delegatedBalanceOf(reader, asset, owner, at, tokenId)), blockNumber: at };
+    },
     cache: new ReadThroughCache<EvmBalance>("evm", cacheTtlMs, metrics, (read) => read.blockNumber),
-    unattestable: ({ tokenId }) => (tokenId === undefined ? undefined : TOKEN_ID_NOT_ATTESTABLE),
+    unattestable: ({ tokenId, delegations }) =>
+      delegations ? DELEGATIONS_NOT_ATTESTABLE : tokenId === undefined ? undefined : TOKEN_ID_NOT_ATTESTABLE,
     proofOnly: ({ blockNumber }) => (blockNumber === undefined ? undefined : BLOCK_NUMBER_NEEDS_PROOF),
     attest: (service, { owner, asset }) => attestEvm(service, owner, asset),
   };

@@ -93,6 +93,11 @@ export function success(
   return { status: 200, message: SUCCESS_MESSAGE, data: proof === undefined ? withAttestation : { ...withAttestation, proof } };
 }
 
+/** `answer` with `data.wallets` when `value` counted delegations (`include_delegations`), else as it is. */
+export function withWallets<Answer extends { data: object }>(answer: Answer, value: { wallets?: string[] }): Answer {
+  return value.wallets === undefined ? answer : { ...answer, data: { ...answer.data, wallets: value.wallets } };
+}
+
 /** Every error answer, whichever hook or handler refuses: `{ status, message }` with the error's headers. */
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.status).headers(error.headers).type("application/json").send({ status: error.status, message: error.message });

@@ -14,6 +14,8 @@ export interface EvmBalance {
   queryResult: string;
   /** The block the balance was read at. */
   blockNumber: bigint;
+  /** With delegations counted (delegated-balance.ts): the wallets that delegated to the owner for the asset. */
+  wallets?: string[];
 }
 
 export interface EvmBalanceReaderOptions {
@@ -144,6 +146,14 @@ export class EvmBalanceReader {
     }).finally(() => this.#inFlight.delete(key));
     this.#inFlight.set(key, promise);
     return promise;
+  }
+
+  /**
+   * An `eth_call` of `data` to `to` at `block`, unbatched: what a delegation read needs besides balances
+   * (delegated-balance.ts). Resolves to the returned bytes (`0x` for an address without code).
+   */
+  callAt(to: string, data: string, block: bigint): Promise<string> {
+    return this.#rpc.request<string>("eth_call", [{ to: canonicalAddress(to), data }, toQuantity(block)]);
   }
 
   /** The latest block number, asked at most once per `headTtlMs` (concurrent askers share the request). */

@@ -34,6 +34,9 @@ export class TokenIdRequiredError extends AssetNotFoundError {
   }
 }
 
+/** More wallets (or ERC-721 tokens) delegate to an owner than one answer counts: the API's 400, never a smaller sum. */
+export class DelegationLimitError extends SourceError {}
+
 /** Every upstream failed (down, too slow, or answering garbage) after retries and failover. */
 export class UpstreamUnavailableError extends SourceError {}
 

@@ -2,8 +2,11 @@ import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/pr
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-/** What the operator's scripts read, besides node_modules: copied into the rehearsal's project. */
-const COPIED = ["contracts", "scripts", "src", "hardhat.config.ts", "remappings.txt", "tsconfig.json", "package.json"];
+/**
+ * What the operator's scripts read, besides node_modules: copied into the rehearsal's project (`vendor`: the
+ * DelegateRegistry source its devnet builds, src/devnet/delegate-registry.ts).
+ */
+const COPIED = ["contracts", "scripts", "src", "vendor", "hardhat.config.ts", "remappings.txt", "tsconfig.json", "package.json"];
 /** Build output, copied so that Hardhat finds every contract compiled and compiles nothing. */
 const BUILD_OUTPUT = ["artifacts", "cache", "typechain-types"];
 /** Of deploy/: the modules, the committed parameters and OP chain files; never another chain's records. */

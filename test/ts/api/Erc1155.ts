@@ -190,7 +190,15 @@ describe("API: ERC-1155 balances (token_id) on /api/ccq-evm", function () {
       const body = (path: string) => spec.paths[path].post.requestBody.content["application/json"].schema;
       const data = (path: string) => spec.paths[path].post.responses[200].content["application/json"].schema.properties.data.properties;
       expect(body("/api/ccq-evm").properties).to.have.property("token_id");
-      expect(Object.keys(data("/api/ccq-evm"))).to.deep.equal(["user_address", "asset", "token_id", "attestation", "eas", "proof"]);
+      expect(Object.keys(data("/api/ccq-evm"))).to.deep.equal([
+        "user_address",
+        "asset",
+        "wallets",
+        "token_id",
+        "attestation",
+        "eas",
+        "proof",
+      ]);
       expect(body("/api/ccq-evm/batch").items!.properties).to.have.property("token_id");
       expect(body("/api/ccq-svm").properties).to.not.have.property("token_id");
       expect(body("/api/ccq-svm/batch").items!.properties).to.not.have.property("token_id");

@@ -32,6 +32,7 @@ import { attestAndRecord } from "../../../src/devnet/demo-attest.ts";
 import { claimGameItem, postToApi, solanaBytes32, verifyOnChainAndByApi, type DemoQuery } from "../../../src/devnet/demo-verify.ts";
 import { claimItemWithVerdict, evaluateDemoCondition } from "../../../src/devnet/demo-conditions.ts";
 import { attestDirectlyOnEas, exportVerdictToEas } from "../../../src/devnet/demo-eas.ts";
+import { runDelegationDemo } from "../../../src/devnet/demo-delegations.ts";
 import { recordInARow } from "../../../src/devnet/record-loop.ts";
 import { eventArgs } from "../../../src/devnet/events.ts";
 import type { StackFile } from "../../../src/common/stack-file.ts";
@@ -264,6 +265,14 @@ describe("end to end on the local network: governance, and circuit nodes answeri
       expect(again.uid).to.equal(exported.uid);
       expect(again.gasUsed === undefined, "nothing sent again").to.equal(true);
       expect(await attestDirectlyOnEas(stack, l2)).to.equal("InvalidAttestation");
+    });
+
+    it("counts a cold wallet's demo ERC-721 for a hot wallet it delegated to (delegate.xyz), in answers and in a signed verdict, until revoked", async function () {
+      const demo = await runDelegationDemo(stack, l1, l2);
+      const held = BigInt(stack.demo!.evm.find((entry) => entry.kind === "erc721")!.balance);
+      expect(held > 0n).to.equal(true);
+      expect(demo.delegated).to.deep.equal({ withDelegations: held, without: 0n, wallets: [demo.cold], verdict: true, verdictValid: true });
+      expect(demo.revoked).to.deep.equal({ withDelegations: 0n, without: 0n, wallets: [], verdict: false, verdictValid: true });
     });
 
     it("lets the demo collector claim a game item with a verdict once, and no one else with its verdict", async function () {
