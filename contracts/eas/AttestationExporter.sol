@@ -58,9 +58,13 @@ contract AttestationExporter is SchemaResolver, IAttestationExporter {
         _BALANCE_TYPEHASH = verifier.BALANCE_ATTESTATION_TYPEHASH();
         _CONDITION_TYPEHASH = verifier.CONDITION_ATTESTATION_TYPEHASH();
         ISchemaRegistry registry = eas.getSchemaRegistry();
-        // Not revocable: an answer states a holding at one block, which nothing later makes untrue.
-        BALANCE_SCHEMA_UID = registry.register(BALANCE_SCHEMA, ISchemaResolver(address(this)), false);
-        CONDITION_SCHEMA_UID = registry.register(CONDITION_SCHEMA, ISchemaResolver(address(this)), false);
+        BALANCE_SCHEMA_UID = _registerOnce(registry, BALANCE_SCHEMA);
+        CONDITION_SCHEMA_UID = _registerOnce(registry, CONDITION_SCHEMA);
+    }
+
+    /// @inheritdoc IAttestationExporter
+    function EAS() external view returns (address) {
+        return address(_eas);
     }
 
     /// @inheritdoc IAttestationExporter
@@ -103,6 +107,17 @@ contract AttestationExporter is SchemaResolver, IAttestationExporter {
     /// @dev Never called: the schemas are not revocable, so EAS refuses every revocation before asking.
     function onRevoke(Attestation calldata, uint256) internal pure override returns (bool) {
         return false;
+    }
+
+    /// @dev Registers `schema` with this contract as resolver, not revocable (an answer states a holding at one
+    /// block, which nothing later makes untrue), and returns its UID. Anyone may register any schema naming any
+    /// resolver, and a second registration reverts: a schema registered under this address before it was deployed
+    /// (its address follows from the deployer's nonce) would otherwise block the deployment. The UID binds the
+    /// schema, the resolver and the flag, so a record already under it is this very registration.
+    function _registerOnce(ISchemaRegistry registry, string memory schema) private returns (bytes32 uid) {
+        uid = keccak256(abi.encodePacked(schema, address(this), false));
+        if (registry.getSchema(uid).uid == uid) return uid;
+        return registry.register(schema, ISchemaResolver(address(this)), false);
     }
 
     /// @dev One EAS attestation, not expiring, not revocable, referring to none, with no value.

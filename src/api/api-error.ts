@@ -1,7 +1,7 @@
 import { AvnError, httpStatusCode } from "@avn/protocol/errors";
 import { getAddress } from "ethers";
 
-import { AssetNotFoundError, DelegationLimitError, TokenIdRequiredError } from "../chains/rpc/errors.ts";
+import { AssetNotFoundError, DelegationLimitError, DelegationsUnavailableError, TokenIdRequiredError } from "../chains/rpc/errors.ts";
 import { QuorumNotReachedError } from "./attestation-hub/rounds.ts";
 
 /** An error with the HTTP status and the message the client sees; its code is the status's name (`NOT_FOUND`). */
@@ -29,8 +29,9 @@ export function toApiError(error: unknown): ApiError {
       `token_id is required: the contract at ${getAddress(error.asset)} is an ERC-1155 token, whose balances are per token id`,
     );
   if (error instanceof AssetNotFoundError) return new ApiError(404, "No token found at the given address");
-  // More delegating wallets than one answer counts: a smaller sum would be a wrong answer, so none.
-  if (error instanceof DelegationLimitError) return new ApiError(400, error.message);
+  // More delegating wallets than one answer reads: a smaller sum would be a wrong answer, so none.
+  if (error instanceof DelegationLimitError) return new ApiError(422, error.message);
+  if (error instanceof DelegationsUnavailableError) return new ApiError(501, error.message);
   // Never an unsigned 200 that looks attested: the client retries shortly.
   if (error instanceof QuorumNotReachedError) return new ApiError(503, error.message, { "retry-after": "1" });
   const fastify = error as { code?: string; statusCode?: number; validation?: unknown; message?: string };

@@ -14,6 +14,7 @@ import { PrimaryHubBus } from "./attestation-hub/bus/primary-bus.ts";
 import { RedisHubBus } from "./attestation-hub/bus/redis-bus.ts";
 import { PrimaryClient } from "./cluster/ipc.ts";
 import { clusterMetricsExposition, PrimaryRateLimitStore } from "./cluster/worker-services.ts";
+import { readExporter } from "./attestation-hub/exporter-check.ts";
 import {
   attestationSettings,
   hubBusSecret,
@@ -114,6 +115,20 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
         ? async () => new PrimaryHubBus(primary, hubLog)
         : undefined;
   const hub = hubSettings === undefined ? undefined : await AttestationHub.create({ ...hubSettings, bus, metrics, logger: hubLog });
+  // `?eas=true`: the exporter as it states itself. One that checks with another verifier stops the start below,
+  // once the server (which closes the hub) is built, as a contradicting L2_CHAIN_ID does.
+  let exporterRefusal: Error | undefined;
+  const exporter =
+    hubSettings?.exporter === undefined
+      ? undefined
+      : await readExporter(
+          new JsonRpcPool({ urls: [hubSettings.l2RpcUrl], timeoutMs: config.UPSTREAM_TIMEOUT_MS }),
+          hubSettings.exporter,
+          hubSettings.attestationVerifier,
+        ).catch((error: unknown) => {
+          exporterRefusal = error as Error;
+          return undefined;
+        });
   const attestation =
     hub === undefined
       ? undefined
@@ -122,7 +137,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
           pinned: new PinnedReaders(readers.evmRpc, createFailoverTransport(upstream("svm", config.SOLANA_RPC_URLS))),
           evm: readers.evm,
           solana: readers.solana,
-          exporter: hubSettings?.exporter,
+          exporter,
         };
   // The chain the Solana link messages name: the hub's when it is on. A contradicting L2_CHAIN_ID stops
   // the start below, once the server (which closes the hub) is built.
@@ -216,6 +231,10 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
   if (link.mismatch !== undefined) {
     await close();
     throw link.mismatch;
+  }
+  if (exporterRefusal !== undefined) {
+    await close();
+    throw exporterRefusal;
   }
   log.info({ config: redactedConfig(config) }, "API configuration");
   const url = await app.listen({ host: config.API_HOST, port: config.API_PORT, backlog: LISTEN_BACKLOG });

@@ -1,7 +1,7 @@
 import { conditionLeaves, evaluateCondition, leafHolds, type ConditionLeaf, type ConditionRequest } from "@avn/protocol/conditions";
 
 import type { EvmBalanceReader } from "./evm/balance-reader.ts";
-import { delegatedBalanceOf } from "./evm/delegated-balance.ts";
+import { delegatedBalanceOf, type DelegationReads } from "./evm/delegated-balance.ts";
 import type { SolanaBalanceReader } from "./solana/balance-reader.ts";
 
 /**
@@ -61,13 +61,14 @@ export async function readCondition(
     solanaMints.length === 0
       ? new Map<string, { balance: bigint; queryResult: string }>()
       : sources.solanaFrom(positions.solanaSlot).balancesOf(ownerOf(request, "solana"), solanaMints);
+  const delegationReads: DelegationReads = new Map();
   const reads = await Promise.all(
     leaves.map(async (leaf) => {
       if (leaf.chain === "solana") return (await solana).get(leaf.token_mint_address)!;
       const evm = sources.evmAt(positions.ethereumBlock);
       const owner = ownerOf(request, "ethereum");
       return leaf.delegations === true
-        ? delegatedBalanceOf(evm, leaf.contract_address, owner, positions.ethereumBlock, tokenIdOf(leaf))
+        ? delegatedBalanceOf(evm, leaf.contract_address, owner, positions.ethereumBlock, tokenIdOf(leaf), delegationReads)
         : evm.balanceOf(leaf.contract_address, owner, undefined, tokenIdOf(leaf));
     }),
   );

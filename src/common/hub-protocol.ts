@@ -31,8 +31,8 @@ export const MAX_HELLO_LICENSES = 256;
 /**
  * Largest frame after login, either way: a node's signed answer with its license list, and the hub's
  * requests. The largest request is a condition's: 16 leaves with every field at its longest (ERC-1155
- * leaves with a 78-digit token id, min and max), each under four `atLeast` (the longest way to nest 4
- * deep), both owners and the link: 7,086 bytes. A node's condition answer with 16 licenses of 78 digits
+ * leaves with a 78-digit token id, min and max, counting delegations), each under four `atLeast` (the longest
+ * way to nest 4 deep), both owners and the link: 7,374 bytes. A node's condition answer with 16 licenses of 78 digits
  * is 1,825 (test/ts/attestation/ConditionAttestation.ts builds both and checks they stay under half of this)
  * before its evidence: what it read travels beside the signature when the frame still fits, and is left out
  * when it would not (`withEvidence`; the API then reads the source itself). A round's result (`roundDone`)

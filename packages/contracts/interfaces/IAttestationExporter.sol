@@ -32,6 +32,10 @@ interface IAttestationExporter {
     /// @notice The UID of `CONDITION_SCHEMA`, registered as `BALANCE_SCHEMA_UID` is.
     function CONDITION_SCHEMA_UID() external view returns (bytes32);
 
+    /// @notice The EAS contract the answers are exported to (on an OP-stack chain, its predeploy). An address, not
+    /// EAS's interface type: this package does not depend on EAS's.
+    function EAS() external view returns (address);
+
     /// @notice The verifier whose checks an export passes.
     function VERIFIER() external view returns (IAttestationVerifier);
 

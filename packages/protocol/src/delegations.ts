@@ -11,8 +11,14 @@ import { getAddress, parseAbi, zeroHash, type Address, type Hex } from "viem";
 /** DelegateRegistry v2, at the same address on every chain (CREATE2). */
 export const DELEGATE_REGISTRY_ADDRESS = "0x00000000000000447e69651d841bD8D104Bed493";
 
-/** The most wallets one answer counts for an owner: more is refused, never cut short (a griefer's delegations cost them gas, not us reads). */
-export const MAX_DELEGATING_WALLETS = 50;
+/**
+ * The most wallets delegating to one owner for one asset that an answer reads, and the most ERC-721 token
+ * delegations it checks. Anyone can delegate to any wallet (only the delegating wallet can revoke), so an owner
+ * may be sent delegations by wallets that hold nothing: each is read, and only those lending something are
+ * counted. Beyond these, the answer is refused (422), never cut short.
+ */
+export const MAX_DELEGATING_WALLETS = 1_000;
+export const MAX_DELEGATED_TOKENS = 1_000;
 
 /** `IDelegateRegistry.DelegationType`. */
 export const DelegationType = { NONE: 0, ALL: 1, CONTRACT: 2, ERC721: 3, ERC20: 4, ERC1155: 5 } as const;
@@ -45,9 +51,9 @@ export interface DelegatedShare {
   from: Address;
   /** Its whole balance of the asset counts (an `ALL` or `CONTRACT` delegation). */
   whole: boolean;
-  /** ERC-20 / ERC-1155 amount delegations: at most this much of its balance counts. */
+  /** ERC-20 (or, for an id, ERC-1155) amount delegations: at most this much of its balance counts, for a fungible token. */
   amount: bigint;
-  /** ERC-721 token delegations: each of these it still owns counts as one. */
+  /** ERC-721 token delegations: each of these it still owns counts as one, for an ERC-721 token. */
   tokenIds: bigint[];
 }
 
@@ -90,9 +96,13 @@ export function delegatedShares(delegations: readonly Delegation[], owner: strin
   return [...shares.values()];
 }
 
-/** How much of `balance` a share lends: all of it, or its amount and its tokens still owned (`owned`), at most all of it. */
-export function lentBalance(share: DelegatedShare, balance: bigint, owned: number): bigint {
+/**
+ * How much of `balance` a share lends: all of it; else, as delegate.xyz's own checks read them, for an ERC-721
+ * token its tokens still owned (`owned`; its amount delegations mean nothing there), and for a fungible one (an
+ * ERC-20, or an ERC-1155 id) its amount (its token delegations mean nothing there). Never more than `balance`.
+ */
+export function lentBalance(share: DelegatedShare, balance: bigint, asset: { erc721: boolean; owned: number }): bigint {
   if (share.whole) return balance;
-  const lent = share.amount + BigInt(owned);
+  const lent = asset.erc721 ? BigInt(asset.owned) : share.amount;
   return lent < balance ? lent : balance;
 }

@@ -3,7 +3,6 @@ import { encodeFunctionData, encodePacked, getAddress, keccak256, parseAbi, type
 
 import type { BalanceAttestation, NodeSignature } from "./attestation.ts";
 import type { ConditionAttestation } from "./conditions.ts";
-import { EAS_PREDEPLOYS } from "./op-predeploys.ts";
 
 /**
  * What an integrator needs to export a signed answer to the Ethereum Attestation Service through the
@@ -37,7 +36,7 @@ const hex = (pattern: RegExp, description: string) => z.string().check(z.regex(p
 
 /** `data.eas` (`?attest=true&eas=true`): the export as a transaction to send, and where to read it after. */
 export const easExportJsonSchema = z.object({
-  eas: address("EAS on the L2 (the OP predeploy), where EAS.getAttestation(uid) reads the exported attestation"),
+  eas: address("EAS on the L2 (the exporter's EAS(): the OP predeploy), where EAS.getAttestation(uid) reads the exported attestation"),
   exporter: address("The network's AttestationExporter: send the call there, from any account"),
   schema: hex(/^0x[0-9a-f]{64}$/, "The schema UID the attestation is made under (keccak256(abi.encodePacked(schema, exporter, false)))"),
   function: z.enum(["exportAttestation", "exportConditionAttestation"]),
@@ -55,8 +54,14 @@ function signaturesOf(signatures: Signatures) {
   }));
 }
 
-/** `data.eas` of a signed balance, for the exporter at `exporter`. */
-export function balanceEasExport(exporter: string, attestation: BalanceAttestation, signatures: Signatures): EasExportJson {
+/** The exporter an answer's export call is for: its address and the EAS it exports to (`EAS()`). */
+export interface EasExporter {
+  address: string;
+  eas: string;
+}
+
+/** `data.eas` of a signed balance, for `exporter`. */
+export function balanceEasExport(exporter: EasExporter, attestation: BalanceAttestation, signatures: Signatures): EasExportJson {
   const { chain, owner, asset, balance, queryResultHash, sourceBlock, issuedAt } = attestation;
   const calldata = encodeFunctionData({
     abi: ATTESTATION_EXPORTER_ABI,
@@ -69,8 +74,8 @@ export function balanceEasExport(exporter: string, attestation: BalanceAttestati
   return exportJson(exporter, BALANCE_EAS_SCHEMA, "exportAttestation", calldata);
 }
 
-/** `data.eas` of a signed verdict, for the exporter at `exporter`. */
-export function conditionEasExport(exporter: string, attestation: ConditionAttestation, signatures: Signatures): EasExportJson {
+/** `data.eas` of a signed verdict, for `exporter`. */
+export function conditionEasExport(exporter: EasExporter, attestation: ConditionAttestation, signatures: Signatures): EasExportJson {
   const { conditionHash, ownersHash, verdict, ethereumBlock, solanaSlot, issuedAt } = attestation;
   const calldata = encodeFunctionData({
     abi: ATTESTATION_EXPORTER_ABI,
@@ -83,6 +88,12 @@ export function conditionEasExport(exporter: string, attestation: ConditionAttes
   return exportJson(exporter, CONDITION_EAS_SCHEMA, "exportConditionAttestation", calldata);
 }
 
-function exportJson(exporter: string, schema: string, fn: EasExportJson["function"], calldata: Hex): EasExportJson {
-  return { eas: EAS_PREDEPLOYS.EAS, exporter: getAddress(exporter), schema: easSchemaUid(schema, exporter, false), function: fn, calldata };
+function exportJson(exporter: EasExporter, schema: string, fn: EasExportJson["function"], calldata: Hex): EasExportJson {
+  return {
+    eas: getAddress(exporter.eas),
+    exporter: getAddress(exporter.address),
+    schema: easSchemaUid(schema, exporter.address, false),
+    function: fn,
+    calldata,
+  };
 }

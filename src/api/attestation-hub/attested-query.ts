@@ -19,13 +19,15 @@ import type { AttestQuery } from "../../common/hub-protocol.ts";
 import { QuorumNotReachedError } from "./rounds.ts";
 
 /** What the API needs for `?attest=true`: the hub, the heads to pin from, and its own pinned readers. */
+import type { ExporterSettings } from "./exporter-check.ts";
+
 export interface AttestationService {
   hub: AttestationHub;
   pinned: PinnedReaders;
   evm: Pick<EvmBalanceReader, "latestBlock">;
   solana: Pick<SolanaBalanceReader, "latestSlot">;
-  /** The L2's `AttestationExporter` (`ATTESTATION_EXPORTER`), for `?eas=true`; undefined: no exports (501). */
-  exporter?: string;
+  /** The L2's `AttestationExporter` (`ATTESTATION_EXPORTER`), as read at start, for `?eas=true`; undefined: no exports (501). */
+  exporter?: ExporterSettings;
 }
 
 export interface AttestedAnswer {

@@ -6,17 +6,26 @@ import { rateLimitHeaders } from "../rate-limit/token-bucket.ts";
 import type { ApiServerDependencies } from "./dependencies.ts";
 
 /**
- * The reads a condition costs: its distinct leaves (by chain, asset and id: two leaves that differ only in
- * their bounds share one read, as the readers coalesce them). Each is a read upstream, by the API and,
- * for a signed verdict, by every connected node; a Solana leaf is two RPC calls.
+ * The reads a condition costs: its distinct leaves (by chain, asset, id and whether it counts delegations: two
+ * leaves that differ only in their bounds share one read, as the readers coalesce them). Each is a read upstream,
+ * by the API and, for a signed verdict, by every connected node; a Solana leaf is two RPC calls. A leaf counting
+ * delegations is priced as two (`DELEGATION_LEAF_READS`): the registry's list, then every delegating wallet's balance.
  */
 export function distinctLeafReads(condition: ConditionNode): number {
-  return new Set(
-    conditionLeaves(condition).map((leaf) =>
-      leaf.chain === "ethereum" ? `ethereum:${leaf.contract_address}:${leaf.token_id ?? ""}` : `solana:${leaf.token_mint_address}`,
-    ),
-  ).size;
+  const reads = new Map<string, number>();
+  for (const leaf of conditionLeaves(condition)) {
+    if (leaf.chain === "solana") reads.set(`solana:${leaf.token_mint_address}`, 1);
+    else
+      reads.set(
+        `ethereum:${leaf.contract_address}:${leaf.token_id ?? ""}${leaf.delegations === true ? ":delegations" : ""}`,
+        leaf.delegations === true ? DELEGATION_LEAF_READS : 1,
+      );
+  }
+  return [...reads.values()].reduce((sum, count) => sum + count, 0);
 }
+
+/** What a leaf counting delegations costs, in reads. */
+export const DELEGATION_LEAF_READS = 2;
 
 /**
  * A condition is priced as a batch of its distinct leaves: one rate-limit token per read, the first

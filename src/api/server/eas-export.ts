@@ -4,6 +4,7 @@ import { balanceEasExport, conditionEasExport, type EasExportJson } from "@avn/p
 
 import { ApiError } from "../api-error.ts";
 import type { AttestationService } from "../attestation-hub/attested-query.ts";
+import type { ExporterSettings } from "../attestation-hub/exporter-check.ts";
 
 // `?eas=true` (docs/eas.md): with `?attest=true`, the answer also carries `data.eas`, the call that exports the
 // signed answer to the Ethereum Attestation Service through the network's `AttestationExporter`.
@@ -27,7 +28,10 @@ export const easQueryProperty = {
  * without `attest=true`; a 501 when the server has no exporter (its hub off, or `ATTESTATION_EXPORTER` unset).
  * Checked before any read, with the route's other refusals.
  */
-export function easExporterFor(query: { attest?: string; eas?: string }, attestation: AttestationService | undefined): string | undefined {
+export function easExporterFor(
+  query: { attest?: string; eas?: string },
+  attestation: AttestationService | undefined,
+): ExporterSettings | undefined {
   if (query.eas !== "true") return undefined;
   if (query.attest !== "true") throw new ApiError(400, EAS_NEEDS_ATTEST);
   if (attestation?.exporter === undefined) throw new ApiError(501, EAS_NOT_ENABLED);
@@ -35,13 +39,13 @@ export function easExporterFor(query: { attest?: string; eas?: string }, attesta
 }
 
 /** `data.eas` of a signed balance. */
-export function balanceEas(exporter: string, json: AttestationJson): EasExportJson {
+export function balanceEas(exporter: ExporterSettings, json: AttestationJson): EasExportJson {
   const { attestation, signatures } = attestationFromJson(balanceKind, json);
   return balanceEasExport(exporter, attestation, signatures);
 }
 
 /** `data.eas` of a signed verdict. */
-export function conditionEas(exporter: string, json: ConditionAttestationJson): EasExportJson {
+export function conditionEas(exporter: ExporterSettings, json: ConditionAttestationJson): EasExportJson {
   const { attestation, signatures } = attestationFromJson(conditionKind, json);
   return conditionEasExport(exporter, attestation, signatures);
 }

@@ -34,8 +34,11 @@ export class TokenIdRequiredError extends AssetNotFoundError {
   }
 }
 
-/** More wallets (or ERC-721 tokens) delegate to an owner than one answer counts: the API's 400, never a smaller sum. */
+/** More wallets (or ERC-721 tokens) delegate to an owner than one answer reads: the API's 422, never a smaller sum. */
 export class DelegationLimitError extends SourceError {}
+
+/** The Ethereum source has no delegate.xyz registry at its address: delegations cannot be read there (the API's 501). */
+export class DelegationsUnavailableError extends SourceError {}
 
 /** Every upstream failed (down, too slow, or answering garbage) after retries and failover. */
 export class UpstreamUnavailableError extends SourceError {}

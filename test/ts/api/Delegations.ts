@@ -123,6 +123,24 @@ describe("API: delegate.xyz delegations counted (include_delegations, a leaf's d
     expect(await balanceOf({ ...erc721, user_address: scopedHot })).to.deep.include({ balance: 0n, wallets: [] });
   });
 
+  it("reads a delegation as its kind: no amount on an ERC-721, no token on an ERC-20; lists only wallets lending something", async function () {
+    const hot = Wallet.createRandom().address;
+    const erc721 = { user_address: hot, contract_address: sources.evm.erc721, include_delegations: true };
+    const erc20 = { user_address: hot, contract_address: sources.evm.erc20, include_delegations: true };
+    // An amount on the ERC-721 and a token on the ERC-20: delegate.xyz's own checks honour neither.
+    await send(registryAs(7).getFunction("delegateERC20")(hot, sources.evm.erc721, ZeroHash, 2n));
+    await send(registryAs(7).getFunction("delegateERC721")(hot, sources.evm.erc20, 1n, ZeroHash, true));
+    expect(await balanceOf(erc721)).to.deep.include({ balance: 0n, wallets: [] });
+    expect(await balanceOf(erc20)).to.deep.include({ balance: 0n, wallets: [] });
+    // A wallet holding nothing that delegates everything (anyone may delegate to anyone) lends nothing: not listed.
+    await send(registryAs(8).getFunction("delegateAll")(hot, ZeroHash, true));
+    expect(await balanceOf(erc721)).to.deep.include({ balance: 0n, wallets: [] });
+    // Whole-wallet and token delegations from one wallet: its balance, once.
+    await send(registryAs(7).getFunction("delegateERC721")(hot, sources.evm.erc721, 1n, ZeroHash, true));
+    await send(registryAs(7).getFunction("delegateContract")(hot, sources.evm.erc721, ZeroHash, true));
+    expect(await balanceOf(erc721)).to.deep.include({ balance: ERC721_TOKENS_HELD, wallets: [holder()] });
+  });
+
   it("refuses include_delegations with attest or proof, and a value that is not a boolean, each with its 400", async function () {
     const body = { user_address: holder(), contract_address: sources.evm.erc20, include_delegations: true };
     const attested = await post("/api/ccq-evm?attest=true", body);

@@ -217,6 +217,7 @@ describe("signed verdicts over holding conditions (issue 32)", function () {
         token_id: MAX_UINT256,
         min: MAX_UINT256,
         max: MAX_UINT256,
+        delegations: true,
       });
       // The longest way to nest 4 deep: every leaf under its own three `atLeast` (the longest combinator).
       const wrapped = (node: unknown, levels: number): unknown => (levels === 0 ? node : { atLeast: 1, of: [wrapped(node, levels - 1)] });

@@ -8,6 +8,8 @@ import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/so
 import { EAS_NEEDS_ATTEST, EAS_NOT_ENABLED } from "../../../src/api/server/eas-export.ts";
 import { easArtifact } from "../../../src/op/eas-artifacts.ts";
 import { installEasPredeploys } from "../../../src/op/eas-predeploys.ts";
+import { readExporter } from "../../../src/api/attestation-hub/exporter-check.ts";
+import { JsonRpcPool } from "../../../src/chains/rpc/json-rpc-pool.ts";
 import type { TestApi } from "../../helpers/api.ts";
 import { connectNode, honestConditionSigner, honestSigner, startAttestationL2, startHubApi, until, type AttestationL2 } from "./fixture.ts";
 
@@ -31,7 +33,13 @@ describe("attested answers exported to EAS (?eas=true)", function () {
     await installEasPredeploys(l2.ethers.provider, "anvil");
     exporter = (await l2.ethers.deployContract("AttestationExporter", [l2.verifier, EAS_PREDEPLOYS.EAS])) as unknown as Contract;
     await exporter.waitForDeployment();
-    withExporter = await startHubApi(sources, l2, l2.verifier, { exporter: await exporter.getAddress() });
+    // What the API reads at start: the exporter's verifier checked against its own, and its EAS.
+    const settings = await readExporter(
+      new JsonRpcPool({ urls: [l2.anvil.rpcUrl], timeoutMs: 2_000 }),
+      await exporter.getAddress(),
+      l2.verifier,
+    );
+    withExporter = await startHubApi(sources, l2, l2.verifier, { exporter: settings });
     withoutExporter = await startHubApi(sources, l2, l2.verifier);
     // Three of the four nodes on the hub with an exporter: a quorum of two with one to spare.
     for (const node of l2.nodes.slice(0, 3))
@@ -146,6 +154,17 @@ describe("attested answers exported to EAS (?eas=true)", function () {
     expect(data.eas.schema).to.equal(easSchemaUid(CONDITION_EAS_SCHEMA, await exporter.getAddress(), false));
     const stored = await sendExport(data.eas);
     expect(stored.schema).to.equal(await exporter.getFunction("CONDITION_SCHEMA_UID")());
+  });
+
+  it("refuses at start an exporter of another verifier, and an address that is no exporter", async function () {
+    const pool = new JsonRpcPool({ urls: [l2.anvil.rpcUrl], timeoutMs: 2_000 });
+    const address = await exporter.getAddress();
+    const other = "0x00000000000000000000000000000000000a77ac";
+    const wrongVerifier = await readExporter(pool, address, other).catch((error: unknown) => error);
+    expect((wrongVerifier as Error).message).to.include(`checks answers with the verifier ${l2.verifier}, not ATTESTATION_VERIFIER`);
+    const noExporter = await readExporter(pool, other, l2.verifier).catch((error: unknown) => error);
+    expect((noExporter as Error).message).to.include("is not an AttestationExporter on the L2");
+    expect(await readExporter(pool, address, l2.verifier)).to.deep.equal({ address, eas: EAS_PREDEPLOYS.EAS });
   });
 
   it("documents ?eas and data.eas in /openapi.json", async function () {

@@ -31,6 +31,7 @@ import { deployProtocolContracts } from "../../../src/deploy/contracts.ts";
 import { devAccount } from "../../../src/devnet/accounts.ts";
 
 import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
+import type { ExporterSettings } from "../../../src/api/attestation-hub/exporter-check.ts";
 
 import type { SourceFixtures } from "../../../src/devnet/source-chains.ts";
 
@@ -152,8 +153,8 @@ export async function startHubApi(
     bus?: (hubName: string) => Promise<HubBus>;
     /** The test API's own options (rate-limit policy, `attestCost`, usage metering). */
     api?: Parameters<typeof startTestApi>[1];
-    /** An `AttestationExporter` on `l2`: `?eas=true` answers with its export call (501 without). */
-    exporter?: string;
+    /** An `AttestationExporter` on `l2`, as the API reads it at start: `?eas=true` answers with its export call (501 without). */
+    exporter?: ExporterSettings;
   } = {},
 ) {
   const metrics = new ApiMetrics();

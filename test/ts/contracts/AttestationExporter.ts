@@ -90,6 +90,25 @@ describe("AttestationExporter", function () {
       expect(await f.exporter.MAX_EXPORT_AGE()).to.equal(await f.attestationVerifier.MAX_RECORD_AGE());
     });
 
+    it("deploys where someone registered its schemas under its address beforehand, keeping their UIDs", async function () {
+      const f = await loadFixture(fixture);
+      // The next deployment's address follows from the deployer's nonce: anyone can register first.
+      const [deployer] = await ethers.getSigners();
+      const next = ethers.getCreateAddress({ from: deployer.address, nonce: await deployer.getNonce() });
+      const registry = f.schemaRegistry.connect(f.outsider) as Contract;
+      for (const schema of [BALANCE_EAS_SCHEMA, CONDITION_EAS_SCHEMA])
+        await (await registry.getFunction("register")(schema, next, false)).wait();
+      const exporter = await ethers.deployContract("AttestationExporter", [f.verifierAddress, EAS_PREDEPLOYS.EAS]);
+      expect(await exporter.getAddress()).to.equal(next);
+      expect(await exporter.BALANCE_SCHEMA_UID()).to.equal(
+        solidityPackedKeccak256(["string", "address", "bool"], [BALANCE_EAS_SCHEMA, next, false]),
+      );
+      expect(await exporter.EAS()).to.equal(EAS_PREDEPLOYS.EAS);
+      // And it exports under them.
+      const { attestation, signatures } = await holding(f);
+      await expect(exporter.exportAttestation(attestation, signatures)).to.emit(exporter, "AttestationExported");
+    });
+
     it("refuses a zero verifier by name, and a zero EAS with EAS's own error", async function () {
       const f = await loadFixture(fixture);
       const factory = await ethers.getContractFactory("AttestationExporter");
