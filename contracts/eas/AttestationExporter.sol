@@ -38,6 +38,10 @@ contract AttestationExporter is SchemaResolver, IAttestationExporter {
     IAttestationVerifier public immutable VERIFIER;
 
     /// @inheritdoc IAttestationExporter
+    // The resolver base keeps it too (`_eas`, internal): this is its public face, as an address.
+    address public immutable EAS;
+
+    /// @inheritdoc IAttestationExporter
     bytes32 public immutable BALANCE_SCHEMA_UID;
 
     /// @inheritdoc IAttestationExporter
@@ -55,6 +59,7 @@ contract AttestationExporter is SchemaResolver, IAttestationExporter {
     constructor(IAttestationVerifier verifier, IEAS eas) SchemaResolver(eas) {
         if (address(verifier) == address(0)) revert AttestationExporter_ZeroAddress();
         VERIFIER = verifier;
+        EAS = address(eas);
         _BALANCE_TYPEHASH = verifier.BALANCE_ATTESTATION_TYPEHASH();
         _CONDITION_TYPEHASH = verifier.CONDITION_ATTESTATION_TYPEHASH();
         ISchemaRegistry registry = eas.getSchemaRegistry();
@@ -62,10 +67,6 @@ contract AttestationExporter is SchemaResolver, IAttestationExporter {
         CONDITION_SCHEMA_UID = _registerOnce(registry, CONDITION_SCHEMA);
     }
 
-    /// @inheritdoc IAttestationExporter
-    function EAS() external view returns (address) {
-        return address(_eas);
-    }
 
     /// @inheritdoc IAttestationExporter
     function exportAttestation(
