@@ -45,9 +45,10 @@ function withoutImageTool() {
  * consumer example are in "services". (The attestation tests, moved here to even the two out, were followed
  * by the shared devnet's deployment failing in two fresh-clone runs of three, a transaction of its L2 deploy
  * dropped; back in "services", pending the cause.) A folder may be a subfolder: the webhooks' tests (their own
- * anvil and PostgreSQL, about 50 s) run here, which "services" ended about 100 s after.
+ * anvil and PostgreSQL, about 50 s) run here, and the storage proofs' fuzzing against Bedrock's verifier (about
+ * 45 s of computing, no chain), which "services" ended about 120 s after.
  */
-export const NETWORK_TEST_FOLDERS = ["web", "bridge", "devnet", "sdk", "api/webhooks"];
+export const NETWORK_TEST_FOLDERS = ["web", "bridge", "devnet", "sdk", "api/webhooks", "proofs"];
 /**
  * The third mocha process: the rehearsal of the live deployment (its own devnet; mostly anvil mining and
  * the operator's scripts in child processes), beside the two others while they wait on their chains.

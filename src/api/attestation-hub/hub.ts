@@ -146,6 +146,14 @@ export class AttestationHub {
   }
 
   /**
+   * Rounds opened by this instance and not over: each lasts until its deadline (when silent nodes are counted
+   * and, if it has not gone yet, its result is sent), however soon its answer came.
+   */
+  get openRounds(): number {
+    return this.#rounds.open;
+  }
+
+  /**
    * Fans `query` out and resolves with the first struct signed by a quorum, with the QueryResult bytes one of
    * its signers read (checked against the signed hash); throws `QuorumNotReachedError`.
    */

@@ -147,6 +147,11 @@ export class AttestationRounds {
     this.#results = new TokenBucket(resultsPerSecond, resultsPerSecond);
   }
 
+  /** Rounds opened here and not over yet: a round lasts until its deadline, even once answered. */
+  get open(): number {
+    return this.#rounds.size;
+  }
+
   /** A balance round: resolves with the first struct a quorum signed; throws `QuorumNotReachedError`. */
   gather(query: AttestQuery, deadlineMs: number): Promise<Attested<BalanceAttestation, string>> {
     return this.#gather(balanceRound(query), deadlineMs);
