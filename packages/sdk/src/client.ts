@@ -48,6 +48,12 @@ export interface EvmBalanceQuery {
   contractAddress: string;
   /** ERC-1155 token id; without it, ERC-20 / ERC-721 `balanceOf(owner)`. Not with `attest` (a 400). */
   tokenId?: bigint | string;
+  /**
+   * true: also count what the wallets that delegated to `userAddress` through delegate.xyz v2 hold (empty rights
+   * only; `docs/conditions.md`, "Delegations"); the result's `wallets` lists those that lent something. Not with
+   * `attest` or `proof` (a 400): a signed answer counting delegations is a verdict, `"delegations": true` on a leaf.
+   */
+  includeDelegations?: boolean;
 }
 
 export interface SvmBalanceQuery {
@@ -80,6 +86,8 @@ export interface BalanceResult<Data> {
 }
 
 export interface EvmBalanceResult extends BalanceResult<EvmBalanceData> {
+  /** With `includeDelegations`: the wallets that delegated to the owner and lent something, checksummed. */
+  wallets?: string[];
   /** With `proof: true`: the storage proof (an exclusion proof for a balance of 0). */
   proof?: BalanceProof;
 }
@@ -88,7 +96,16 @@ export type SvmBalanceResult = BalanceResult<SvmBalanceData>;
 
 /** One item of a batch, in the order asked: its balance, or why it has none. */
 export type BatchEntry =
-  { ok: true; status: 200; message: string; balance: bigint; queryResult: string } | { ok: false; status: number; message: string };
+  | {
+      ok: true;
+      status: 200;
+      message: string;
+      balance: bigint;
+      queryResult: string;
+      /** With `includeDelegations` (an Ethereum item): the wallets that delegated to the owner and lent something. */
+      wallets?: string[];
+    }
+  | { ok: false; status: number; message: string };
 
 export interface EvmBatchResult {
   /** The Ethereum block every item was read at. */
@@ -167,11 +184,12 @@ export class AvnClient {
     query: EvmBalanceQuery,
     options: { attest?: boolean; proof?: boolean; blockNumber?: bigint } & CallOptions = {},
   ): Promise<EvmBalanceResult> {
-    const body: Record<string, string> = evmBody(query);
+    const body = evmBody(query);
     if (options.blockNumber !== undefined) body.block_number = options.blockNumber.toString();
     const answer = await this.#post("/api/ccq-evm", flags({ attest: options.attest, proof: options.proof }), body, options.signal);
     const response = envelopeOf<EvmBalanceData>(answer);
     const result: EvmBalanceResult = { ...balanceOf(response.data, "data"), response };
+    if (response.data.wallets !== undefined) result.wallets = walletsAt(response.data.wallets, "data.wallets");
     if (options.proof === true) result.proof = proofOf(response.data.proof);
     return result;
   }
@@ -243,10 +261,17 @@ export class AvnClient {
 //////////////////////////////////////////////////////////////*/
 
 /** The request's wire fields (src/api/server/chains.ts). */
-function evmBody({ userAddress, contractAddress, tokenId }: EvmBalanceQuery): Record<string, string> {
-  const body: Record<string, string> = { user_address: userAddress, contract_address: contractAddress };
+function evmBody({ userAddress, contractAddress, tokenId, includeDelegations }: EvmBalanceQuery): Record<string, string | boolean> {
+  const body: Record<string, string | boolean> = { user_address: userAddress, contract_address: contractAddress };
   if (tokenId !== undefined) body.token_id = tokenId.toString();
+  if (includeDelegations === true) body.include_delegations = true;
   return body;
+}
+
+/** `data.wallets` as the API writes it: addresses, each a string. */
+function walletsAt(value: unknown, path: string): string[] {
+  if (!Array.isArray(value) || !value.every((wallet) => typeof wallet === "string")) throw malformed(`${path} is not a list of addresses`);
+  return value;
 }
 
 function svmBody({ ownerAddress, tokenMintAddress }: SvmBalanceQuery): Record<string, string> {
@@ -308,7 +333,16 @@ function batchEntries(data: EvmBatchData | SvmBatchData): BatchEntry[] {
     if (status !== 200) return { ok: false, status, message: entry.message };
     if (entry.data === undefined) throw malformed(`data.results[${index}] has status 200 and no data`);
     const { balance, queryResult } = balanceOf(entry.data, `data.results[${index}].data`);
-    return { ok: true, status: 200, message: entry.message, balance, queryResult };
+    const wallets = (entry.data as EvmBalanceData).wallets;
+    if (wallets === undefined) return { ok: true, status: 200, message: entry.message, balance, queryResult };
+    return {
+      ok: true,
+      status: 200,
+      message: entry.message,
+      balance,
+      queryResult,
+      wallets: walletsAt(wallets, `data.results[${index}].data.wallets`),
+    };
   });
 }
 
