@@ -67,7 +67,6 @@ contract AttestationExporter is SchemaResolver, IAttestationExporter {
         CONDITION_SCHEMA_UID = _registerOnce(registry, CONDITION_SCHEMA);
     }
 
-
     /// @inheritdoc IAttestationExporter
     function exportAttestation(
         IAttestationVerifier.BalanceAttestation calldata attestation,

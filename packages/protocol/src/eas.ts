@@ -22,13 +22,28 @@ export function easSchemaUid(schema: string, resolver: string, revocable: boolea
   return keccak256(encodePacked(["string", "address", "bool"], [schema, getAddress(resolver), revocable]));
 }
 
-/** The exporter's two export functions (`IAttestationExporter`). */
+/**
+ * `IAttestationExporter` as the API (the export calls it hands out, its start-up check) and the SDK (`exportToEAS`)
+ * call it, with the errors of EAS an export can revert with, so that viem decodes a revert to its name.
+ */
 export const ATTESTATION_EXPORTER_ABI = parseAbi([
   "struct BalanceAttestation { uint8 chain; bytes32 owner; bytes32 asset; uint256 balance; bytes32 queryResultHash; uint64 sourceBlock; uint64 issuedAt; }",
   "struct ConditionAttestation { bytes32 conditionHash; bytes32 ownersHash; bool verdict; uint64 ethereumBlock; uint64 solanaSlot; uint64 issuedAt; }",
   "struct NodeSignature { address signer; uint256[] licenseIds; bytes signature; }",
   "function exportAttestation(BalanceAttestation attestation, NodeSignature[] signatures) returns (bytes32 uid)",
   "function exportConditionAttestation(ConditionAttestation attestation, NodeSignature[] signatures) returns (bytes32 uid)",
+  "function uidOf(bytes32 answerHash) view returns (bytes32)",
+  "function VERIFIER() view returns (address)",
+  "function EAS() view returns (address)",
+  "function BALANCE_SCHEMA_UID() view returns (bytes32)",
+  "function CONDITION_SCHEMA_UID() view returns (bytes32)",
+  "function MAX_EXPORT_AGE() view returns (uint256)",
+  "event AttestationExported(bytes32 indexed answerHash, bytes32 indexed uid)",
+  "error AttestationExporter_ZeroAddress()",
+  // EAS's, should its call refuse (a schema not registered, the resolver's refusal).
+  "error InvalidSchema()",
+  "error InvalidAttestation()",
+  "error NotPayable()",
 ]);
 
 const address = (description: string) => z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/), z.describe(description));

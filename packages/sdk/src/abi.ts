@@ -1,5 +1,7 @@
 import { parseAbi } from "viem";
 
+import { ATTESTATION_EXPORTER_ABI } from "@avn/protocol/eas";
+
 /**
  * The part of `AttestationVerifier` (`@avn/contracts/interfaces/IAttestationVerifier.sol`) the SDK calls, with
  * every custom error a check or a recording can revert with, so that viem decodes a revert to its name.
@@ -43,27 +45,5 @@ export const attestationVerifierAbi = parseAbi([
   "error ReentrancyGuardReentrantCall()",
 ]);
 
-/**
- * The part of `AttestationExporter` (`@avn/contracts/interfaces/IAttestationExporter.sol`) the SDK calls, with EAS's
- * errors an export can revert with. The verifier's errors come from `attestationVerifierAbi`, merged where used.
- */
-export const attestationExporterAbi = parseAbi([
-  "struct BalanceAttestation { uint8 chain; bytes32 owner; bytes32 asset; uint256 balance; bytes32 queryResultHash; uint64 sourceBlock; uint64 issuedAt; }",
-  "struct ConditionAttestation { bytes32 conditionHash; bytes32 ownersHash; bool verdict; uint64 ethereumBlock; uint64 solanaSlot; uint64 issuedAt; }",
-  "struct NodeSignature { address signer; uint256[] licenseIds; bytes signature; }",
-
-  "function exportAttestation(BalanceAttestation attestation, NodeSignature[] signatures) returns (bytes32 uid)",
-  "function exportConditionAttestation(ConditionAttestation attestation, NodeSignature[] signatures) returns (bytes32 uid)",
-  "function uidOf(bytes32 answerHash) view returns (bytes32)",
-  "function VERIFIER() view returns (address)",
-  "function BALANCE_SCHEMA_UID() view returns (bytes32)",
-  "function CONDITION_SCHEMA_UID() view returns (bytes32)",
-  "function MAX_EXPORT_AGE() view returns (uint256)",
-  "event AttestationExported(bytes32 indexed answerHash, bytes32 indexed uid)",
-
-  "error AttestationExporter_ZeroAddress()",
-  // EAS's, should its call refuse (a schema not registered, the resolver's refusal).
-  "error InvalidSchema()",
-  "error InvalidAttestation()",
-  "error NotPayable()",
-]);
+/** `AttestationExporter`'s ABI (`@avn/contracts/interfaces/IAttestationExporter.sol`), with the EAS errors an export can revert with. */
+export const attestationExporterAbi = ATTESTATION_EXPORTER_ABI;

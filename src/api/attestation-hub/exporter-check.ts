@@ -1,8 +1,8 @@
-import { decodeFunctionResult, encodeFunctionData, getAddress, isAddressEqual, parseAbi, type Hex } from "viem";
+import { decodeFunctionResult, encodeFunctionData, getAddress, isAddressEqual, type Hex } from "viem";
+
+import { ATTESTATION_EXPORTER_ABI } from "@avn/protocol/eas";
 
 import type { JsonRpcPool } from "../../chains/rpc/json-rpc-pool.ts";
-
-const EXPORTER_ABI = parseAbi(["function VERIFIER() view returns (address)", "function EAS() view returns (address)"]);
 
 /** The exporter `?eas=true` answers for: its address and the EAS it exports to, as it states them. */
 export interface ExporterSettings {
@@ -17,10 +17,10 @@ export interface ExporterSettings {
  */
 export async function readExporter(l2: Pick<JsonRpcPool, "request">, exporter: string, verifier: string): Promise<ExporterSettings> {
   const call = async (functionName: "VERIFIER" | "EAS") => {
-    const data = encodeFunctionData({ abi: EXPORTER_ABI, functionName });
+    const data = encodeFunctionData({ abi: ATTESTATION_EXPORTER_ABI, functionName });
     const raw = await l2.request<Hex>("eth_call", [{ to: getAddress(exporter), data }, "latest"]);
     if (raw === "0x") throw new Error(`ATTESTATION_EXPORTER ${exporter} is not an AttestationExporter on the L2 (no code there)`);
-    return decodeFunctionResult({ abi: EXPORTER_ABI, functionName, data: raw });
+    return decodeFunctionResult({ abi: ATTESTATION_EXPORTER_ABI, functionName, data: raw });
   };
   const [exporterVerifier, eas] = await Promise.all([call("VERIFIER"), call("EAS")]);
   if (!isAddressEqual(exporterVerifier, getAddress(verifier)))

@@ -77,11 +77,13 @@ export async function delegatedBalanceOf(
       block,
     ),
   ]);
+  // Each wallet's delegated tokens it still owns, counted once over the tokens (up to a thousand of each).
+  const owned = new Map<string, number>();
+  for (const [at, { from }] of tokens.entries()) if (owners[at] === from) owned.set(from, (owned.get(from) ?? 0) + 1);
   let balance = own.balance;
   const wallets: string[] = [];
   for (const [index, share] of shares.entries()) {
-    const owned = tokens.filter(({ from }, at) => from === share.from && owners[at] === share.from).length;
-    const lent = lentBalance(share, balances[index].balance, { erc721, owned });
+    const lent = lentBalance(share, balances[index].balance, { erc721, owned: owned.get(share.from) ?? 0 });
     if (lent === 0n) continue;
     balance += lent;
     wallets.push(share.from);
