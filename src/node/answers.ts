@@ -1,7 +1,7 @@
 import { getAddressDecoder } from "@solana/kit";
 import { dataSlice, getBytes } from "ethers";
 
-import type { EvmBalanceReader } from "../chains/evm/balance-reader.ts";
+import type { EvmBalance } from "../chains/evm/balance-reader.ts";
 import { queryResultHash } from "../common/query-result.ts";
 import { AssetNotFoundError } from "../chains/rpc/errors.ts";
 import type { SolanaBalanceReader } from "../chains/solana/balance-reader.ts";
@@ -23,11 +23,14 @@ export interface Answer {
   queryResultHash: string;
   /** The Ethereum block or Solana slot the answer was read at. */
   sourceBlock: bigint;
+  /** The Ethereum block's hash, when the reader pinned it by hash: checked before the vote is revealed. */
+  sourceBlockHash?: string;
 }
 
 /** The source reads a job needs (the API's adapters, or anything that answers like them). */
 export interface SourceReaders {
-  evm: Pick<EvmBalanceReader, "balanceOf">;
+  /** The node's reads name the block's hash too (`HashPinnedEvmReads`); the API's adapter does not. */
+  evm: { balanceOf(asset: string, owner: string): Promise<EvmBalance & { blockHash?: string }> };
   solana: Pick<SolanaBalanceReader, "balanceOf">;
 }
 
@@ -46,7 +49,7 @@ export async function answerJob(job: JobQuery, readers: SourceReaders): Promise<
       const [owner, asset] = [evmAddressOf(job.owner), evmAddressOf(job.asset)];
       if (owner === undefined || asset === undefined) return { kind: "unanswerable", reason: "an address field has bits above 160" };
       const read = await readers.evm.balanceOf(asset, owner);
-      return { kind: "answer", answer: answerOf(read.balance, read.queryResult, read.blockNumber) };
+      return { kind: "answer", answer: { ...answerOf(read.balance, read.queryResult, read.blockNumber), sourceBlockHash: read.blockHash } };
     }
     if (job.chain === SourceChain.solana) {
       const decoder = getAddressDecoder();

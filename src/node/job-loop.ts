@@ -26,6 +26,7 @@ export interface JobLoopOptions {
   endpoints: L2Endpoints;
   contracts: ContractsByProvider;
   readers: JobRunnerOptions["readers"];
+  canonical?: JobRunnerOptions["canonical"];
   journal: NodeStateStore;
   sender: JobRunnerOptions["sender"];
   /** The burner: its commitments are bound to it. */
@@ -79,6 +80,7 @@ export function createJobLoop(options: JobLoopOptions): JobLoop {
           registry: options.contracts.on(provider).registry,
           registryAddress: options.chain.addresses.registry,
           readers: options.readers,
+          canonical: options.canonical,
           store: journal,
           sender: options.sender,
           operator: options.operator,

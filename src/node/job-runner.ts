@@ -5,7 +5,7 @@ import { revealCommitmentOf } from "@avn/protocol/commit-reveal";
 
 import type { VerificationRegistry } from "../../typechain-types/index.ts";
 import { answerJob, type Answer, type SourceReaders } from "./answers.ts";
-import type { NodeStateStore, VoteIntent } from "./state-store.ts";
+import type { NodeStateStore, SourceBlock, VoteIntent } from "./state-store.ts";
 import { describeError } from "../common/describe-error.ts";
 import type { TxSender } from "./tx-sender.ts";
 import { JobStatus, MAX_VOTES_PER_JOB } from "@avn/protocol/constants";
@@ -26,6 +26,11 @@ export interface JobRunnerOptions {
   registry: VerificationRegistry;
   registryAddress: string;
   readers: SourceReaders;
+  /**
+   * The Ethereum source's canonical chain: a reveal whose answers read a block that is no longer there
+   * (reorged away) is withdrawn, and its jobs answered again. Without it, reveals are sent unchecked.
+   */
+  canonical?: { blockHashAt(number: bigint): Promise<string | undefined> };
   store: NodeStateStore;
   /** The burner: the operator its commitments are bound to. */
   operator: string;
@@ -163,11 +168,16 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
     const commitment = revealCommitmentOf(options.operator as `0x${string}`, reveal as `0x${string}`);
     const commit = registry.interface.encodeFunctionData("commitResults", [commitment]);
     const jobs = batch.map(({ jobId }) => String(jobId));
+    const sourceBlocks = new Map<string, SourceBlock>();
+    for (const { answer } of batch)
+      if (answer.sourceBlockHash !== undefined)
+        sourceBlocks.set(`${answer.sourceBlock}:${answer.sourceBlockHash}`, { number: answer.sourceBlock, hash: answer.sourceBlockHash });
     try {
       const extraGas = batch.reduce((sum, { finalizationGas }) => sum + finalizationGas, 0n);
       const { outcome } = await options.sender.send("commitResults", options.registryAddress, commit, votes, 0n, {
         data: reveal,
         extraGas,
+        sourceBlocks: [...sourceBlocks.values()],
       });
       void outcome.then((result) => {
         if (result === "mined") options.onCommitMined?.();
@@ -191,9 +201,22 @@ export async function runJobPass(options: JobRunnerOptions, startBlock: () => Pr
  * after its commitment's. A reveal whose estimate fails (it would revert) stays journaled and is tried again
  * on the next pass.
  */
-export async function revealReady(options: Pick<JobRunnerOptions, "store" | "sender" | "registryAddress">, logger: Logger): Promise<void> {
+export async function revealReady(
+  options: Pick<JobRunnerOptions, "store" | "sender" | "registryAddress" | "canonical">,
+  logger: Logger,
+): Promise<void> {
   for (const reveal of options.store.readyReveals()) {
     try {
+      const reorged = await reorgedAway(reveal.sourceBlocks, options.canonical);
+      if (reorged !== undefined) {
+        const rescanFrom = options.store.withdrawReveal(reveal.commitTxId);
+        if (rescanFrom !== undefined) options.store.requestRescan(rescanFrom);
+        logger.warn(
+          { commitTxId: reveal.commitTxId, block: String(reorged.number), hash: reorged.hash },
+          "an Ethereum block the committed answers were read at was reorged away: the reveal is withdrawn and its jobs answered again",
+        );
+        continue;
+      }
       const { id } = await options.sender.send("revealResults", options.registryAddress, reveal.data, [], reveal.extraGas);
       options.store.markRevealed(reveal.commitTxId, id);
       logger.info({ commitTxId: reveal.commitTxId, revealTxId: id }, "revealed committed job answers");
@@ -204,6 +227,20 @@ export async function revealReady(options: Pick<JobRunnerOptions, "store" | "sen
       );
     }
   }
+}
+
+/**
+ * The first of `blocks` whose hash at its number is another now (or which the chain no longer has), or
+ * undefined when all are canonical. Asked right before a reveal: a vote revealed is final, and one for a
+ * block that is no longer Ethereum's would record a balance the chain never settled on.
+ */
+async function reorgedAway(blocks: readonly SourceBlock[], canonical: JobRunnerOptions["canonical"]): Promise<SourceBlock | undefined> {
+  if (canonical === undefined) return undefined;
+  for (const block of blocks) {
+    const hash = await canonical.blockHashAt(block.number);
+    if (hash?.toLowerCase() !== block.hash.toLowerCase()) return block;
+  }
+  return undefined;
 }
 
 /**

@@ -4,6 +4,7 @@ import { parseUnits } from "ethers";
 import { pino, type Logger } from "pino";
 
 import { createSourceReaders } from "../chains/source-readers.ts";
+import { HashPinnedEvmReads } from "../chains/evm/hash-pinned-reads.ts";
 import { BURNER_FILE, loadOrCreateBurner } from "./burner.ts";
 import { warnIfBurnerIsPoor } from "./burner-balance.ts";
 import { redactedNodeConfig, type NodeConfig } from "./config.ts";
@@ -142,12 +143,15 @@ export async function startNode(config: NodeConfig, options: { logger?: Logger; 
   const heartbeat = heartbeatLoop(heartbeats);
   lifecycle.onStop(() => heartbeat.stop());
 
+  const jobReads = new HashPinnedEvmReads(evmRpc);
   jobs = createJobLoop({
     config,
     chain,
     endpoints,
     contracts,
-    readers,
+    // Jobs read Ethereum at a block named by its hash, and check it is still canonical before revealing.
+    readers: { evm: jobReads, solana: readers.solana },
+    canonical: jobReads,
     journal: store,
     sender,
     operator: burnerAddress,

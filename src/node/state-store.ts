@@ -21,6 +21,21 @@ export interface PendingReveal {
   data: string;
   /** Gas added to the reveal's estimate in case it finalizes jobs. */
   extraGas: bigint;
+  /** The Ethereum blocks its answers were read at, with their hashes then: still canonical, or it is withdrawn. */
+  sourceBlocks: SourceBlock[];
+}
+
+/** An Ethereum block an answer was read at, as it was then. */
+export interface SourceBlock {
+  number: bigint;
+  hash: string;
+}
+
+/** What a commit journals besides its votes: the reveal that will cast them, and the blocks its answers read. */
+export interface JournaledReveal {
+  data: string;
+  extraGas: bigint;
+  sourceBlocks?: readonly SourceBlock[];
 }
 
 export interface VoteIntent {
@@ -63,8 +78,11 @@ export class NodeStateStore {
       CREATE TABLE IF NOT EXISTS reveals (
         commit_tx_id INTEGER PRIMARY KEY, data TEXT NOT NULL, extra_gas TEXT NOT NULL, reveal_tx_id INTEGER
       );
+      CREATE TABLE IF NOT EXISTS reveal_sources (
+        commit_tx_id INTEGER NOT NULL, block TEXT NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (commit_tx_id, block)
+      );
     `,
-      ["txs", "votes", "reveals"],
+      ["txs", "votes", "reveals", "reveal_sources"],
     );
     this.#db = this.#journal.db;
   }
@@ -110,11 +128,7 @@ export class NodeStateStore {
    * Journals a signed transaction and the votes it carries, atomically, before it is broadcast; a commit
    * also journals the reveal that will cast its votes.
    */
-  recordTx(
-    tx: { nonce: number; kind: string; raw: string; hash: string },
-    votes: VoteIntent[] = [],
-    reveal?: { data: string; extraGas: bigint },
-  ): number {
+  recordTx(tx: { nonce: number; kind: string; raw: string; hash: string }, votes: VoteIntent[] = [], reveal?: JournaledReveal): number {
     return this.#journal.transaction(() => {
       const { lastInsertRowid } = this.#db
         .prepare("INSERT INTO txs (nonce, kind, raw, hashes, status) VALUES (?, ?, ?, ?, 'pending')")
@@ -126,6 +140,8 @@ export class NodeStateStore {
         this.#db
           .prepare("INSERT INTO reveals (commit_tx_id, data, extra_gas) VALUES (?, ?, ?)")
           .run(id, reveal.data, String(reveal.extraGas));
+      const insertSource = this.#db.prepare("INSERT OR IGNORE INTO reveal_sources (commit_tx_id, block, hash) VALUES (?, ?, ?)");
+      for (const block of reveal?.sourceBlocks ?? []) insertSource.run(id, String(block.number), block.hash);
       return id;
     });
   }
@@ -138,7 +154,29 @@ export class NodeStateStore {
          WHERE r.reveal_tx_id IS NULL AND t.status = 'mined' ORDER BY r.commit_tx_id`,
       )
       .all() as Array<{ id: number; data: string; extraGas: string }>;
-    return rows.map((row) => ({ commitTxId: Number(row.id), data: row.data, extraGas: BigInt(row.extraGas) }));
+    const sources = this.#db.prepare("SELECT block, hash FROM reveal_sources WHERE commit_tx_id = ? ORDER BY block");
+    return rows.map((row) => ({
+      commitTxId: Number(row.id),
+      data: row.data,
+      extraGas: BigInt(row.extraGas),
+      sourceBlocks: (sources.all(row.id) as Array<{ block: string; hash: string }>).map((source) => ({
+        number: BigInt(source.block),
+        hash: source.hash,
+      })),
+    }));
+  }
+
+  /**
+   * A reveal that must not be sent (a block its answers read was reorged away): it is forgotten with its
+   * commitment's votes, so those jobs are answered again; the commitment stays on chain, never revealed.
+   * Returns the earliest job block among the votes, to rescan from.
+   */
+  withdrawReveal(commitTxId: number): number | undefined {
+    return this.#journal.transaction(() => {
+      const row = this.#db.prepare("SELECT MIN(job_block) AS block FROM votes WHERE tx_id = ?").get(commitTxId) as { block: number | null };
+      this.#forgetCommitment(commitTxId);
+      return row.block === null ? undefined : Number(row.block);
+    });
   }
 
   /** Records that `revealTxId` reveals the commitment of `commitTxId`. */
@@ -186,8 +224,7 @@ export class NodeStateStore {
       // A failed reveal leaves its commitment's votes uncast; a failed commit, its votes and its reveal.
       const votesTx = this.#votesTxOf(id);
       const row = this.#db.prepare("SELECT MIN(job_block) AS block FROM votes WHERE tx_id = ?").get(votesTx) as { block: number | null };
-      this.#db.prepare("DELETE FROM votes WHERE tx_id = ?").run(votesTx);
-      this.#db.prepare("DELETE FROM reveals WHERE commit_tx_id = ?").run(votesTx);
+      this.#forgetCommitment(votesTx);
       this.#db.prepare("UPDATE txs SET status = ? WHERE id = ?").run(status, id);
       return row.block === null ? undefined : Number(row.block);
     });
@@ -222,6 +259,13 @@ export class NodeStateStore {
 
   close(): void {
     this.#journal.close();
+  }
+
+  /** Forgets the votes transaction `id` carries (or commits to), and its reveal. */
+  #forgetCommitment(id: number): void {
+    this.#db.prepare("DELETE FROM votes WHERE tx_id = ?").run(id);
+    this.#db.prepare("DELETE FROM reveals WHERE commit_tx_id = ?").run(id);
+    this.#db.prepare("DELETE FROM reveal_sources WHERE commit_tx_id = ?").run(id);
   }
 
   /** The transaction whose votes `id` casts: its commit's, for a reveal; its own otherwise. */

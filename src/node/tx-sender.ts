@@ -5,7 +5,7 @@ import { PollingLoop } from "../common/polling-loop.ts";
 import { describeError } from "../common/describe-error.ts";
 import { classifySendError, type SendError } from "./classify-send-error.ts";
 import { bumpedFees, freshFees, type Fees } from "./fees.ts";
-import type { NodeStateStore, StoredTx, VoteIntent } from "./state-store.ts";
+import type { JournaledReveal, NodeStateStore, StoredTx, VoteIntent } from "./state-store.ts";
 import { receiptOfAny, signCall, signCancellation, signReplacement } from "./transactions.ts";
 
 export interface TxSenderOptions {
@@ -100,7 +100,7 @@ export class TxSender {
     data: string,
     votes: VoteIntent[] = [],
     extraGas = 0n,
-    reveal?: { data: string; extraGas: bigint },
+    reveal?: JournaledReveal,
   ): Promise<{ id: number; outcome: Promise<TxOutcome> }> {
     const run = this.#queue.then(() => this.#send(kind, to, data, votes, extraGas, reveal));
     this.#queue = run.catch(() => undefined);
@@ -113,7 +113,7 @@ export class TxSender {
     await this.#watcher.stop();
   }
 
-  async #send(kind: string, to: string, data: string, votes: VoteIntent[], extraGas: bigint, reveal?: { data: string; extraGas: bigint }) {
+  async #send(kind: string, to: string, data: string, votes: VoteIntent[], extraGas: bigint, reveal?: JournaledReveal) {
     const { wallet, store, chainId } = this.#options;
     const provider = this.#options.provider();
     const estimate = await provider.estimateGas({ from: wallet.address, to, data });

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { expect } from "chai";
-import { network } from "hardhat";
+import { Contract, ContractFactory, Wallet } from "ethers";
+import hre, { network } from "hardhat";
 
 import type { VerificationRegistry } from "../../../typechain-types/index.ts";
 import type { SourceReaders } from "../../../src/node/answers.ts";
@@ -13,6 +14,12 @@ import type { TxOutcome } from "../../../src/node/tx-sender.ts";
 import { queryResultHash } from "../../../src/common/query-result.ts";
 import { addressToBytes32, balanceWord, deployProtocol } from "../../helpers/protocol.ts";
 import { captureLogs } from "./log-capture.ts";
+import { HashPinnedEvmReads } from "../../../src/chains/evm/hash-pinned-reads.ts";
+import { JsonRpcPool } from "../../../src/chains/rpc/json-rpc-pool.ts";
+import { devAccount } from "../../../src/devnet/accounts.ts";
+import { startAnvil } from "../../../src/devnet/anvil.ts";
+import { installMulticall3 } from "../../../src/devnet/op/l2.ts";
+import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 
 const { ethers, networkHelpers } = await network.create();
 const { loadFixture } = networkHelpers;
@@ -335,5 +342,52 @@ describe("circuit node: job runner (cursor, rescans, batches) on a Hardhat netwo
     expect(await pass()).to.equal(false);
     expect(sender.take()).to.deep.equal([[jobs[2]]]);
     expect(store.cursor()).to.equal(await ethers.provider.getBlockNumber());
+  });
+
+  it("withdraws a reveal whose Ethereum block was reorged away, and answers its job again on the canonical chain", async function () {
+    // The Ethereum source is a real anvil that reorganizes; the jobs are on this test's chain, as the L2's are.
+    const anvil = await startAnvil({ chainId: 1, disableCodeSizeLimit: hre.globalOptions.coverage });
+    const source = devnetProvider(anvil.rpcUrl, 1);
+    try {
+      await installMulticall3(source);
+      const holder = new Wallet(devAccount(1).privateKey);
+      const artifact = await hre.artifacts.readArtifact("PlainERC20");
+      const deployer = new Wallet(devAccount(0).privateKey, source);
+      const token = (await new ContractFactory(artifact.abi, artifact.bytecode, deployer).deploy(holder.address, 1_000n)) as Contract;
+      const asset = await token.getAddress();
+      await source.send("anvil_mine", ["0x5"]); // the token's blocks stay below the reorg's depth
+      const reads = new HashPinnedEvmReads(new JsonRpcPool({ urls: [anvil.rpcUrl], timeoutMs: 5_000 }), { headTtlMs: 0 });
+      const { pass, sender, store, registry, consumer, logs } = await setUp({
+        readers: { ...fakeReaders(), evm: reads },
+        canonical: reads,
+      });
+      await registry.connect(consumer).requestEvmBalance(holder.address, asset);
+      const job = (await registry.nextJobId()) - 1n;
+
+      await pass();
+      const [committed] = sender.batches.splice(0);
+      expect(committed.submissions.map((submission) => submission.balance)).to.deep.equal([1_000n]);
+      expect(sender.reveals).to.deep.equal([]);
+
+      // Ethereum replaces its last three blocks, the one read among them, with blocks moving 400 away.
+      const transfer = token.interface.encodeFunctionData("transfer", [Wallet.createRandom().address, 400n]);
+      await source.send("anvil_reorg", [3, [[{ from: holder.address, to: asset, data: transfer }, 0]]]);
+
+      // The reveal of the answer read at the replaced block is never sent; the job is read again and committed anew.
+      await pass();
+      expect(sender.reveals).to.deep.equal([]);
+      const [again] = sender.batches.splice(0);
+      expect(again.jobs).to.deep.equal([job]);
+      expect(again.submissions.map((submission) => submission.balance)).to.deep.equal([600n]);
+      expect(store.votesFor(job)).to.deep.equal([1n]);
+      expect(logs.some((line) => /reorged away/.test(String(line.msg)))).to.equal(true);
+
+      // Its block is canonical: the next pass reveals it, once.
+      await pass();
+      expect(sender.reveals.map((reveal) => reveal.data)).to.deep.equal([again.revealData]);
+    } finally {
+      source.destroy();
+      await anvil.stop();
+    }
   });
 });

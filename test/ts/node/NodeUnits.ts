@@ -64,15 +64,17 @@ describe("circuit node: units", function () {
       try {
         store.anchor("901:0xabc:0xgenesis");
         const votes = [{ jobId: 7n, licenseId: 1n, jobBlock: 120 }];
+        const sourceBlocks = [{ number: 99n, hash: `0x${"ab".repeat(32)}` }];
         const commit = store.recordTx({ nonce: 1, kind: "commitResults", raw: "0x01", hash: "0xaa" }, votes, {
           data: "0xreveal",
           extraGas: 600_000n,
+          sourceBlocks,
         });
         expect(store.hasVote(7n, 1n)).to.equal(true);
         // Not ready until the commit is mined; then ready until sent.
         expect(store.readyReveals()).to.deep.equal([]);
         store.markTx(commit, "mined");
-        expect(store.readyReveals()).to.deep.equal([{ commitTxId: commit, data: "0xreveal", extraGas: 600_000n }]);
+        expect(store.readyReveals()).to.deep.equal([{ commitTxId: commit, data: "0xreveal", extraGas: 600_000n, sourceBlocks }]);
         const reveal = store.recordTx({ nonce: 2, kind: "revealResults", raw: "0x02", hash: "0xbb" });
         store.markRevealed(commit, reveal);
         expect(store.readyReveals()).to.deep.equal([]);
@@ -95,8 +97,22 @@ describe("circuit node: units", function () {
         store.markRevealed(second, secondReveal);
         expect(store.forgetSkippedVotes(secondReveal, [9n])).to.equal(131);
         expect([store.hasVote(8n, 1n), store.hasVote(9n, 1n)]).to.deep.equal([true, false]);
+        // A reveal withdrawn (its Ethereum block reorged away): its votes and its reveal are forgotten, never sent.
+        const third = store.recordTx(
+          { nonce: 5, kind: "commitResults", raw: "0x05", hash: "0xef" },
+          [{ jobId: 10n, licenseId: 1n, jobBlock: 140 }],
+          {
+            data: "0xreveal4",
+            extraGas: 0n,
+            sourceBlocks,
+          },
+        );
+        store.markTx(third, "mined");
+        expect(store.readyReveals().map((ready) => ready.commitTxId)).to.deep.equal([third]);
+        expect(store.withdrawReveal(third)).to.equal(140);
+        expect([store.hasVote(10n, 1n), store.readyReveals()]).to.deep.equal([false, []]);
         // Another chain: the reveals go with the rest.
-        store.recordTx({ nonce: 5, kind: "commitResults", raw: "0x05", hash: "0xee" }, [], { data: "0xreveal3", extraGas: 0n });
+        store.recordTx({ nonce: 6, kind: "commitResults", raw: "0x06", hash: "0xee" }, [], { data: "0xreveal3", extraGas: 0n });
         store.anchor("901:0xabc:0xother");
         expect(store.readyReveals()).to.deep.equal([]);
       } finally {
