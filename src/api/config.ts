@@ -8,6 +8,7 @@ import { loggedAsOrigin, redactConfig, secret } from "../common/config-redaction
 import { commaSeparated, parseEnvironment, urlList } from "../common/environment.ts";
 import { MAX_ROUND_DEADLINE_MS, MIN_BUS_SECRET_LENGTH } from "./attestation-hub/bus/bus.ts";
 import { DEFAULT_RESULTS_PER_SECOND } from "./attestation-hub/rounds.ts";
+import { DEFAULT_PING_MS } from "./attestation-hub/sessions.ts";
 import { DEFAULT_ATTEST_COST } from "./server/dependencies.ts";
 
 const evmAddress = z
@@ -70,6 +71,13 @@ const schema = z
     ATTESTATION_ROUND_RESULTS_PER_SECOND: z.coerce.number().int().min(0).max(1_000).default(DEFAULT_RESULTS_PER_SECOND),
     /** How often each connected node's licenses are read again. */
     ATTESTATION_RECHECK_MS: z.coerce.number().int().positive().default(10_000),
+    /**
+     * How often the hub pings each node's WebSocket. A node unheard from (no pong, no frame) for longer than
+     * this and 2 s is silent: neither asked nor counted towards the quorum until it answers again. At least
+     * 100 ms (each ping is a frame to every node); at most 60 s, since the pings are what keeps a node's
+     * otherwise idle connection open through proxies that close idle ones (60 s is a common timeout).
+     */
+    ATTESTATION_PING_MS: z.coerce.number().int().min(100).max(60_000).default(DEFAULT_PING_MS),
     /**
      * This deployment's label in the hub's name (`hubName`: the label, the L2 chain id and the
      * AttestationVerifier address), which nodes require in the login challenge: tells apart two hubs of one
@@ -218,6 +226,7 @@ export function attestationSettings(config: ApiConfig) {
     resultsPerSecond: config.ATTESTATION_ROUND_RESULTS_PER_SECOND,
     evmConfirmations: config.ATTESTATION_EVM_CONFIRMATIONS,
     recheckMs: config.ATTESTATION_RECHECK_MS,
+    pingMs: config.ATTESTATION_PING_MS,
     admission: {
       publicUrls: config.ATTESTATION_HUB_PUBLIC_URLS,
       maxPending: config.ATTESTATION_MAX_PENDING,

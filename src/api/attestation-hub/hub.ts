@@ -37,6 +37,11 @@ export interface AttestationHubOptions {
   /** Blocks below the Ethereum head an attested answer is pinned to. */
   evmConfirmations: number;
   recheckMs: number;
+  /**
+   * How often the hub pings each node (`ATTESTATION_PING_MS`; absent: 15 s). A node unheard from for longer
+   * than this and `PONG_ALLOWANCE_MS` is silent: neither asked nor counted nor published, until it answers.
+   */
+  pingMs?: number;
   metrics: ApiMetrics;
   logger: import("pino").Logger;
 }
@@ -84,8 +89,14 @@ export class AttestationHub {
       metrics: options.metrics,
       logger: options.logger,
       recheckMs: options.recheckMs,
+      pingMs: options.pingMs,
       admission: options.admission,
       onAnswer: (session, message) => void this.#rounds.answer(session.burner, message),
+      onSilence: (session, silent) => {
+        if (silent) this.#rounds.silent(session.burner);
+        // The other instances count what this one publishes: a silent node drops out of it, and comes back.
+        if (bus !== undefined) this.#schedulePresence();
+      },
     });
     this.#rounds = new AttestationRounds({
       domain: this.domain,
@@ -181,7 +192,18 @@ export class AttestationHub {
     });
   }
 
-  /** Publishes this instance's sessions once per tick in which they changed. */
+  /**
+   * The burners of the sessions this instance holds that have gone silent (past the ping interval and its
+   * allowance): neither asked nor counted until they answer again.
+   */
+  silentNodes(): string[] {
+    return this.#sessions
+      .list()
+      .filter((session) => session.silent)
+      .map((session) => session.burner);
+  }
+
+  /** Publishes this instance's answering sessions (silent ones left out) once per tick in which they changed. */
   #schedulePresence(): void {
     if (this.#presenceScheduled || this.#closed) return;
     this.#presenceScheduled = true;
@@ -189,7 +211,7 @@ export class AttestationHub {
       this.#presenceScheduled = false;
       if (this.#closed) return;
       this.#bus?.publishSessions(
-        this.#sessions.list().map((session) => ({
+        this.#sessions.answering().map((session) => ({
           burner: session.burner,
           licenseIds: session.licenseIds.map(String),
           since: this.stats.get(session.burner)?.connectedSince ?? new Date().toISOString(),

@@ -52,7 +52,7 @@ interface RoundsOptions {
   checker: LicenseChecker;
   stats: NodeStats;
   metrics: ApiMetrics;
-  /** The sessions this instance holds now. */
+  /** The sessions this instance holds now, silent ones included (`NodeSession.silent`). */
   sessions: () => NodeSession[];
   /** Joins the instances of a hub of several processes (absent: this process is the whole hub). */
   bus?: HubBus;
@@ -94,6 +94,8 @@ interface Round<S> {
   kind: RoundKind<S>;
   asked: Set<string>;
   answered: Set<string>;
+  /** Nodes asked here that went silent before answering: the round no longer waits for them. */
+  gaveUp: Set<string>;
   groups: Map<string, Group<S>>;
   quorum: bigint;
   /** Signatures left out for naming more licenses than the verifier takes in one attestation. */
@@ -125,6 +127,10 @@ interface Round<S> {
  * delegated to that burner and live now: a list that is partly stale cannot be trimmed without the
  * node's signature, so it does not count at all. Each round is kept until its deadline so that late
  * answers are still classified; nodes asked but never heard from are then counted silent.
+ *
+ * A node whose session here has gone silent (no pong past the ping interval, `sessions.ts`) is neither asked
+ * nor counted: a round short of the quorum without it fails at once, naming the licenses it holds, and a
+ * round that asked it before it went quiet stops waiting for it (`silent`).
  *
  * With a bus (several instances of one hub), a round also asks the nodes connected to the other live
  * instances: it is published to them, each sends it to its own sessions among those asked, and forwards
@@ -167,7 +173,7 @@ export class AttestationRounds {
     const chain = kind.label;
     const started = performance.now();
     // The L2 not answering is a reason to retry, like a missing quorum, not an internal error.
-    const [quorum, nodes] = await Promise.all([
+    const [quorum, { nodes, silent }] = await Promise.all([
       checker.quorum().catch(() => {
         this.options.metrics.attestationRounds.inc({ chain, outcome: "unavailable" });
         throw new QuorumNotReachedError("Attestation unavailable: the L2 registry could not be read");
@@ -177,7 +183,7 @@ export class AttestationRounds {
     const connectedLicenses = new Set(nodes.flatMap((node) => node.licenseIds));
     if (BigInt(connectedLicenses.size) < quorum) {
       this.options.metrics.attestationRounds.inc({ chain, outcome: "unavailable" });
-      throw new QuorumNotReachedError(`Attestation unavailable: ${connectedLicenses.size} live license(s) connected, quorum is ${quorum}`);
+      throw new QuorumNotReachedError(`Attestation unavailable: ${unavailable(connectedLicenses, quorum, silent)}`);
     }
     const id = randomBytes(12).toString("hex");
     const result = new Promise<Attested<S, E> | Error>((resolve) => {
@@ -186,6 +192,7 @@ export class AttestationRounds {
         kind,
         asked: new Set(nodes.map((node) => node.burner)),
         answered: new Set(),
+        gaveUp: new Set(),
         groups: new Map(),
         quorum,
         oversized: 0,
@@ -254,6 +261,19 @@ export class AttestationRounds {
   }
 
   /**
+   * The session here of `burner` has gone silent: the rounds opened here that asked it and have no answer from
+   * it stop waiting for it, so one that cannot reach the quorum without it fails now, not at its deadline. It
+   * is still counted silent at the deadline, and an answer it sends before then is judged as usual.
+   */
+  silent(burner: string): void {
+    for (const round of this.#rounds.values()) {
+      if (!round.asked.has(burner) || round.answered.has(burner)) continue;
+      round.gaveUp.add(burner);
+      this.#maybeDone(round);
+    }
+  }
+
+  /**
    * A node's answer to round `message.id`: `burner` is the one its session authenticated (here, or on the
    * instance that forwarded it). Judged here when this instance opened the round; forwarded to the instance
    * that did when it is another's.
@@ -272,6 +292,7 @@ export class AttestationRounds {
     const round = this.#rounds.get(message.id);
     if (round === undefined || !round.asked.has(session.burner) || round.answered.has(session.burner)) return;
     round.answered.add(session.burner);
+    round.gaveUp.delete(session.burner);
     // When it reached the hub, before anything is awaited: a relayed answer's time includes the bus both ways.
     round.elapsed.set(session.burner, Math.round(performance.now() - round.sentAt));
     round.judging += 1;
@@ -358,15 +379,21 @@ export class AttestationRounds {
   }
 
   /**
-   * Once every node asked has answered and every answer is judged: the result goes out, or, without a
-   * winner, the round fails now rather than at its deadline (no answer is left to make a quorum).
+   * Once every node asked has answered (or gone silent) and every answer is judged: the result goes out, or,
+   * without a winner, the round fails now rather than at its deadline (no answer is left to make a quorum).
    */
   #maybeDone<S>(round: Round<S>): void {
-    if (round.judging !== 0 || round.answered.size !== round.asked.size) return;
-    if (round.winner === undefined) {
-      const failure = new QuorumNotReachedError(`Attestation quorum not reached: every node asked has answered; ${shortfall(round)}`);
+    if (round.judging !== 0 || round.answered.size + round.gaveUp.size !== round.asked.size) return;
+    if (round.winner === undefined && !round.closed) {
+      const everyone =
+        round.gaveUp.size === 0
+          ? "every node asked has answered"
+          : `every node asked has answered but ${round.gaveUp.size} gone silent (no pong past the ping interval)`;
+      const failure = new QuorumNotReachedError(`Attestation quorum not reached: ${everyone}; ${shortfall(round)}`);
       endedAnswered.add(failure);
       round.settle(failure);
+      // The client has its 503: what a silent node that comes back sends before the deadline counts late.
+      round.closed = true;
     }
     this.#sendDone(round);
   }
@@ -404,14 +431,17 @@ export class AttestationRounds {
   }
 
   /**
-   * The nodes to ask: the sessions here, and those the other live instances hold (by burner: a node that
-   * moved between instances and shows on both is asked here). Without the bus's answer (Redis down), the
-   * sessions here alone.
+   * The nodes to ask: the sessions here that answer, and those the other live instances hold (by burner: a
+   * node that moved between instances and shows on both is asked here; the others publish only the sessions
+   * that answer). Without the bus's answer (Redis down), the sessions here alone. Beside them, the silent
+   * sessions here (of burners not asked elsewhere), for the 503's reason.
    */
-  async #nodes(): Promise<Asked[]> {
-    const here: Asked[] = this.options.sessions();
+  async #nodes(): Promise<{ nodes: Asked[]; silent: NodeSession[] }> {
+    const sessions = this.options.sessions();
+    const here: Asked[] = sessions.filter((session) => !session.silent);
+    const silent = sessions.filter((session) => session.silent);
     const { bus } = this.options;
-    if (bus === undefined) return here;
+    if (bus === undefined) return { nodes: here, silent };
     const peers = await bus.peerSessions().catch((error: unknown) => {
       this.options.logger?.warn({ error: (error as Error)?.message }, "the other instances' sessions could not be read");
       return [];
@@ -419,7 +449,7 @@ export class AttestationRounds {
     const nodes = new Map(here.map((node) => [node.burner, node]));
     for (const peer of peers)
       if (!nodes.has(peer.burner)) nodes.set(peer.burner, { burner: peer.burner, licenseIds: peer.licenseIds.map(BigInt) });
-    return [...nodes.values()];
+    return { nodes: [...nodes.values()], silent: silent.filter((session) => !nodes.has(session.burner)) };
   }
 
   #count(burner: string, outcome: AnswerOutcome): void {
@@ -475,6 +505,20 @@ export function roundDoneFrame(
  * frames a second from each instance to a node (a node on a hub of K instances may get 5K).
  */
 export const DEFAULT_RESULTS_PER_SECOND = 5;
+
+/**
+ * Why a round cannot start, for the 503: the live licenses of the nodes that answer, against the quorum, and
+ * those of nodes connected here but silent (for how long), which are not counted.
+ */
+function unavailable(counted: ReadonlySet<bigint>, quorum: bigint, silent: readonly NodeSession[]): string {
+  const held = new Set(silent.flatMap((session) => session.licenseIds).filter((id) => !counted.has(id)));
+  if (held.size === 0) return `${counted.size} live license(s) connected, quorum is ${quorum}`;
+  const now = performance.now();
+  const seconds = silent.map((session) => Math.floor((now - session.lastHeardAt) / 1000));
+  const [least, most] = [Math.min(...seconds), Math.max(...seconds)];
+  const silentFor = least === most ? `${least} s` : `${least} to ${most} s`;
+  return `${counted.size} live license(s) connected and answering, quorum is ${quorum} (${held.size} more connected but silent for ${silentFor})`;
+}
 
 /**
  * Why a round ended without an answer, for the 503: how far the best-supported struct got, whether its

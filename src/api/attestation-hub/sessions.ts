@@ -27,6 +27,14 @@ export interface NodeSession {
   burner: string;
   /** The licenses the node named in its hello (all of them operated and live at login), as of the last check. */
   licenseIds: bigint[];
+  /** When the node was last heard from (`performance.now()`): a pong, a ping or a frame. */
+  lastHeardAt: number;
+  /**
+   * Whether it has been silent longer than the ping interval and its allowance (`silentAfterMs`): a paused
+   * process keeps its socket open and answers nothing. Such a node is neither asked nor counted towards the
+   * quorum, nor published to the other instances, until it is heard from again.
+   */
+  silent: boolean;
   send(message: HubMessage): void;
 }
 
@@ -41,11 +49,15 @@ export interface SessionsOptions {
   logger: Logger;
   /** How often every admitted burner's licenses are read again. */
   recheckMs: number;
+  /** How often every connection is pinged (`ATTESTATION_PING_MS`; default 15 s). */
+  pingMs?: number;
   /** How long a node has to answer the challenge (default 5 s). */
   challengeTimeoutMs?: number;
   /** Limits before login: `attestationSettings(config).admission`; fields left out take the configuration's defaults. */
   admission?: HubAdmissionOptions;
   onAnswer: (session: NodeSession, message: NodeAnswer) => void;
+  /** Told when an admitted session goes silent (`silent` true) or is heard from again (false). */
+  onSilence?: (session: NodeSession, silent: boolean) => void;
 }
 
 /** Largest frame before login: the hello (a few hundred bytes; 256 short license ids make a few KiB). */
@@ -55,11 +67,28 @@ const MAX_HELLO_BYTES = 8 * 1024;
  * room for a slow link while a connection that never answers holds a pending slot half as long as before.
  */
 const CHALLENGE_TIMEOUT_MS = 5_000;
-const PING_MS = 15_000;
+/** `ATTESTATION_PING_MS`'s default. */
+export const DEFAULT_PING_MS = 15_000;
+/**
+ * How much longer than the ping interval a node may go unheard before it is silent. A live node's pongs
+ * come a ping interval apart, give or take the difference between two round trips and what held up either
+ * event loop when the ping was sent or its pong read (a burst of signatures on the node, a GC pause, the
+ * hub's own timers running late under load). A round trip between continents is under 0.3 s and such
+ * stalls are well under a second, so 2 s never marks a live node silent, and a paused one is found within
+ * the interval and 2 s (17 s at the default) rather than at its termination.
+ */
+export const PONG_ALLOWANCE_MS = 2_000;
+/**
+ * A connection unheard from this long (or for four ping intervals, if longer) is terminated: a crashed host
+ * or a lost NAT mapping sends no close. Until then a silent node only stops being counted, so that one paused
+ * for a while (a debugger, a suspended VM, a long GC) counts again at its next pong without a new login,
+ * while a dead connection holds nothing but its socket for a minute; a new login of its burner replaces it.
+ */
+const TERMINATE_AFTER_MS = 60_000;
 /** The close reason of a login whose list is not all operated and live (at most 123 bytes in a close frame). */
 const NOT_OPERATOR_REASON = "a named license is not delegated to this burner, or the burner sent no heartbeat within the liveness window";
 
-type Session = NodeSession & { socket: WebSocket; named: bigint[] };
+type Session = NodeSession & { socket: WebSocket; named: bigint[]; silence: NodeJS.Timeout };
 
 /**
  * The hub's WebSocket endpoint (`/attest/ws` on the API's HTTP server) and its admitted nodes. A node
@@ -69,6 +98,12 @@ type Session = NodeSession & { socket: WebSocket; named: bigint[] };
  * many it names. Each session's named licenses are read again every `recheckMs`; those no longer operated
  * and live drop out, and the session is dropped (close 4410) once none is left: transferred, undelegated
  * or no longer heart-beating. One session per burner: a new login replaces the old connection.
+ *
+ * Every connection is pinged each `pingMs`. A session not heard from (no pong, no ping, no frame) for longer
+ * than `silentAfterMs` (the interval and `PONG_ALLOWANCE_MS`) is silent: its socket may still be open (a
+ * paused process), but the rounds neither ask it nor count its licenses, and the hub does not publish it to
+ * the other instances, until its next pong or frame. A connection unheard from for a minute (or four
+ * intervals) is terminated.
  *
  * Before login everything is bounded (docs/api.md, "Limits before login"): pending connections in all and
  * per source address, an IPv6 one by its /64 (checked in the HTTP upgrade, before the handshake, so a
@@ -82,15 +117,21 @@ export class HubSessions {
   readonly #wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   readonly #sessions = new Map<string, Session>();
   readonly #timers: NodeJS.Timeout[] = [];
-  /** Whether each connection answered the last ping. */
-  readonly #alive = new WeakMap<WebSocket, boolean>();
+  /** When each connection was last heard from (`performance.now()`), logged in or not. */
+  readonly #lastHeard = new WeakMap<WebSocket, number>();
   #server: Server | undefined;
+  /** How long an admitted node may go unheard before it is silent: the ping interval and `PONG_ALLOWANCE_MS`. */
+  readonly silentAfterMs: number;
+  readonly #terminateAfterMs: number;
 
   constructor(options: SessionsOptions) {
     this.#options = options;
     this.#gate = new AdmissionGate(options.admission);
+    const pingMs = options.pingMs ?? DEFAULT_PING_MS;
+    this.silentAfterMs = pingMs + PONG_ALLOWANCE_MS;
+    this.#terminateAfterMs = Math.max(TERMINATE_AFTER_MS, 4 * pingMs);
     this.#timers.push(setInterval(() => void this.recheck(), options.recheckMs));
-    this.#timers.push(setInterval(() => this.#ping(), PING_MS));
+    this.#timers.push(setInterval(() => this.#ping(), pingMs));
     for (const timer of this.#timers) timer.unref();
   }
 
@@ -117,9 +158,14 @@ export class HubSessions {
     });
   }
 
-  /** The admitted sessions now. */
+  /** The admitted sessions now, silent ones included (each says whether it is). */
   list(): NodeSession[] {
     return [...this.#sessions.values()];
+  }
+
+  /** The admitted sessions that answer: those the rounds ask and count, and the hub publishes. */
+  answering(): NodeSession[] {
+    return this.list().filter((session) => !session.silent);
   }
 
   /** Connections upgraded and not logged in yet. */
@@ -150,6 +196,7 @@ export class HubSessions {
   /** Closes every connection (the API is stopping). */
   async close(): Promise<void> {
     for (const timer of this.#timers) clearInterval(timer);
+    for (const session of this.#sessions.values()) clearTimeout(session.silence);
     for (const client of this.#wss.clients) client.close(CLOSE_CODE.shuttingDown, "the API is stopping");
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
     for (const client of this.#wss.clients) client.terminate();
@@ -164,7 +211,12 @@ export class HubSessions {
     const gate = this.#gate;
     const nonce = `0x${randomBytes(32).toString("hex")}`;
     let session: Session | undefined;
-    this.#alive.set(ws, true);
+    this.#lastHeard.set(ws, performance.now());
+    const heard = () => {
+      const now = performance.now();
+      this.#lastHeard.set(ws, now);
+      if (session !== undefined) this.#heard(session, now);
+    };
     const refuse = (code: number, reason: string, label: RefusalReason, strike = false) => {
       this.#count(label);
       if (strike) gate.strike(address);
@@ -178,10 +230,12 @@ export class HubSessions {
       if (helloSeen) refuse(CLOSE_CODE.tryLater, "the license check took too long; try again later", "timeout");
       else refuse(CLOSE_CODE.authFailed, "no answer to the challenge", "timeout", true);
     }, this.#options.challengeTimeoutMs ?? CHALLENGE_TIMEOUT_MS);
-    ws.on("pong", () => this.#alive.set(ws, true));
+    ws.on("pong", heard);
+    ws.on("ping", heard);
     ws.on("close", () => {
       clearTimeout(timer);
       release();
+      if (session !== undefined) clearTimeout(session.silence);
       if (session !== undefined && this.#sessions.get(session.burner) === session) {
         this.#sessions.delete(session.burner);
         stats.disconnected(session.burner);
@@ -190,6 +244,7 @@ export class HubSessions {
     });
     ws.on("error", () => session === undefined && this.#count("protocol")); // followed by "close" (an oversized frame: 1009)
     ws.on("message", (data, isBinary) => {
+      heard();
       if (session === undefined && (helloSeen || byteLength(data) > MAX_HELLO_BYTES))
         return refuse(CLOSE_CODE.protocol, helloSeen ? "one hello per connection" : "hello too large", "protocol", true);
       const message = isBinary ? undefined : parseNodeMessage(textOf(data));
@@ -229,6 +284,10 @@ export class HubSessions {
             licenseIds: [...named],
             named,
             socket: ws,
+            lastHeardAt: this.#lastHeard.get(ws) ?? performance.now(),
+            silent: false,
+            // Re-armed each time the node is heard from (`#heard`): it fires only after `silentAfterMs` unheard.
+            silence: setTimeout(() => this.#silent(admitted), this.silentAfterMs).unref(),
             send: (out) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(out)),
           };
           session = admitted;
@@ -248,20 +307,40 @@ export class HubSessions {
   #drop(session: Session, code: number, reason: string): void {
     this.#count("licenses-lost");
     this.#options.logger.info({ burner: session.burner, reason }, "node dropped");
+    clearTimeout(session.silence);
     this.#sessions.delete(session.burner);
     this.#options.stats.disconnected(session.burner);
     this.#options.metrics.attestationNodes.set(this.#sessions.size);
     session.socket.close(code, reason);
   }
 
-  /** Connections that missed the last ping's pong are gone (a crashed node, a dead NAT mapping). */
+  /** The node behind `session` was heard from: its silence timer starts again, and a silent node counts again. */
+  #heard(session: Session, now: number): void {
+    session.lastHeardAt = now;
+    session.silence.refresh();
+    if (!session.silent || this.#sessions.get(session.burner) !== session) return;
+    session.silent = false;
+    this.#options.logger.info({ burner: session.burner }, "node answers again: asked and counted");
+    this.#options.onSilence?.(session, false);
+  }
+
+  /** `silentAfterMs` went by without a word from the node (its timer was not re-armed). */
+  #silent(session: Session): void {
+    if (session.silent || this.#sessions.get(session.burner) !== session) return;
+    session.silent = true;
+    const silentForMs = Math.round(performance.now() - session.lastHeardAt);
+    this.#options.logger.warn({ burner: session.burner, silentForMs }, "node silent past the ping interval: neither asked nor counted");
+    this.#options.onSilence?.(session, true);
+  }
+
+  /** Pings every connection; one unheard from for `#terminateAfterMs` is gone (a crashed host, a dead NAT mapping). */
   #ping(): void {
+    const now = performance.now();
     for (const client of this.#wss.clients) {
-      if (this.#alive.get(client) === false) {
+      if (now - (this.#lastHeard.get(client) ?? now) > this.#terminateAfterMs) {
         client.terminate();
         continue;
       }
-      this.#alive.set(client, false);
       client.ping();
     }
   }
