@@ -29,6 +29,7 @@ import { ApiKeys } from "./keys/api-keys.ts";
 import { KeyVerifier } from "./keys/key-verifier.ts";
 import { ApiMetrics } from "./metrics.ts";
 import { NetworkService } from "./network/network-service.ts";
+import { FallbackRateLimitStore } from "./rate-limit/fallback-store.ts";
 import { RedisRateLimitStore } from "./rate-limit/redis-store.ts";
 import { MemoryRateLimitStore, type RateLimitStore } from "./rate-limit/token-bucket.ts";
 import { buildApiServer } from "./server.ts";
@@ -92,12 +93,18 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
     onFlushError: (error) => keyLog.warn({ failure: failureFields(error) }, "usage counters not written; kept for the next flush"),
   });
   const policy = { capacity: config.RATE_LIMIT_CAPACITY, refillPerSecond: config.RATE_LIMIT_REFILL_PER_SECOND };
-  // Limits shared by several API hosts live in Redis; a cluster's workers share the primary's; one
+  // Limits shared by several API hosts live in Redis (in this process's memory while Redis does not
+  // answer: an outage degrades the limit, not the API); a cluster's workers share the primary's; one
   // process keeps them in memory.
   const store =
     options.rateLimitStore ??
     (config.REDIS_URL !== undefined
-      ? await RedisRateLimitStore.connect(config.REDIS_URL, policy)
+      ? new FallbackRateLimitStore({
+          shared: await RedisRateLimitStore.connect(config.REDIS_URL, policy),
+          policy,
+          metrics,
+          logger: log.child({ component: "rate-limit" }),
+        })
       : primary !== undefined
         ? new PrimaryRateLimitStore(primary)
         : new MemoryRateLimitStore(policy));

@@ -100,6 +100,41 @@ export class ApiMetrics {
     registers: [this.registry],
   });
 
+  /**
+   * Whether the hub's bus (Redis) is unreachable, so that rounds count this instance's nodes only. Each
+   * worker of a cluster has its own connection; the primary reports the highest (`max`): 1 when any is
+   * cut off, not how many.
+   */
+  readonly attestationBusDegraded = new Gauge({
+    name: "api_attestation_bus_degraded",
+    help: "1 while the attestation hub's bus (Redis) is unreachable: rounds count this instance's nodes only (the highest of a cluster's workers)",
+    aggregator: "max",
+    registers: [this.registry],
+  });
+  readonly attestationBusFailures = new Counter({
+    name: "api_attestation_bus_failures_total",
+    help: "Operations of the attestation hub's Redis bus that failed or were skipped while it was unreachable, by operation (connection, presence, peers, stats-write, stats-read, round, answer, done, probe)",
+    labelNames: ["operation"] as const,
+    registers: [this.registry],
+  });
+
+  /**
+   * Whether rate-limit takes are served by per-process buckets because the shared store (Redis) does not
+   * answer. Each worker of a cluster has its own connection; the primary reports the highest (`max`), so the
+   * value stays 0 or 1 (any worker degraded), where a sum would count workers.
+   */
+  readonly rateLimitStoreDegraded = new Gauge({
+    name: "api_rate_limit_store_degraded",
+    help: "1 while rate limits are enforced per process because the shared store (Redis) does not answer (the highest of a cluster's workers)",
+    aggregator: "max",
+    registers: [this.registry],
+  });
+  readonly rateLimitFallbackTakes = new Counter({
+    name: "api_rate_limit_fallback_takes_total",
+    help: "Rate-limit takes served by the per-process buckets while the shared store (Redis) did not answer",
+    registers: [this.registry],
+  });
+
   readonly attestationL2Requests = new Counter({
     name: "api_attestation_l2_requests_total",
     help: "HTTP requests the hub's license checks sent to the L2 RPC (a JSON-RPC batch is one), by purpose (login: what a login flood costs the L2; rounds: rounds and re-checks)",

@@ -173,7 +173,7 @@ export class AttestationRounds {
     const chain = kind.label;
     const started = performance.now();
     // The L2 not answering is a reason to retry, like a missing quorum, not an internal error.
-    const [quorum, { nodes, silent }] = await Promise.all([
+    const [quorum, { nodes, silent, busDown }] = await Promise.all([
       checker.quorum().catch(() => {
         this.options.metrics.attestationRounds.inc({ chain, outcome: "unavailable" });
         throw new QuorumNotReachedError("Attestation unavailable: the L2 registry could not be read");
@@ -183,7 +183,9 @@ export class AttestationRounds {
     const connectedLicenses = new Set(nodes.flatMap((node) => node.licenseIds));
     if (BigInt(connectedLicenses.size) < quorum) {
       this.options.metrics.attestationRounds.inc({ chain, outcome: "unavailable" });
-      throw new QuorumNotReachedError(`Attestation unavailable: ${unavailable(connectedLicenses, quorum, silent)}`);
+      const elsewhere =
+        busDown === true ? "; the hub bus (Redis) is unreachable, so nodes connected to other API processes are not counted" : "";
+      throw new QuorumNotReachedError(`Attestation unavailable: ${unavailable(connectedLicenses, quorum, silent)}${elsewhere}`);
     }
     const id = randomBytes(12).toString("hex");
     const result = new Promise<Attested<S, E> | Error>((resolve) => {
@@ -436,20 +438,23 @@ export class AttestationRounds {
    * that answer). Without the bus's answer (Redis down), the sessions here alone. Beside them, the silent
    * sessions here (of burners not asked elsewhere), for the 503's reason.
    */
-  async #nodes(): Promise<{ nodes: Asked[]; silent: NodeSession[] }> {
+  async #nodes(): Promise<{ nodes: Asked[]; silent: NodeSession[]; busDown?: boolean }> {
     const sessions = this.options.sessions();
     const here: Asked[] = sessions.filter((session) => !session.silent);
     const silent = sessions.filter((session) => session.silent);
     const { bus } = this.options;
     if (bus === undefined) return { nodes: here, silent };
+    let busDown = false;
     const peers = await bus.peerSessions().catch((error: unknown) => {
-      this.options.logger?.warn({ error: (error as Error)?.message }, "the other instances' sessions could not be read");
+      // An outage the bus reported once already (redis-bus.ts) is not logged again for every round.
+      if ((error as { code?: unknown })?.code === "HUB_BUS_UNREACHABLE") busDown = true;
+      else this.options.logger?.warn({ error: (error as Error)?.message }, "the other instances' sessions could not be read");
       return [];
     });
     const nodes = new Map(here.map((node) => [node.burner, node]));
     for (const peer of peers)
       if (!nodes.has(peer.burner)) nodes.set(peer.burner, { burner: peer.burner, licenseIds: peer.licenseIds.map(BigInt) });
-    return { nodes: [...nodes.values()], silent: silent.filter((session) => !nodes.has(session.burner)) };
+    return { nodes: [...nodes.values()], silent: silent.filter((session) => !nodes.has(session.burner)), busDown };
   }
 
   #count(burner: string, outcome: AnswerOutcome): void {

@@ -1,18 +1,8 @@
 import { createClient } from "redis";
 
-type RedisClient = ReturnType<typeof createClient>;
-
-/** Redis could not be asked; the request fails (500) rather than going unlimited. */
-export class RateLimitStoreError extends AvnError<"RATE_LIMIT_STORE_UNAVAILABLE"> {
-  override name = "RateLimitStoreError";
-
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("RATE_LIMIT_STORE_UNAVAILABLE", message, options);
-  }
-}
-
 import {
   decide,
+  RateLimitStoreError,
   takeMode,
   tokenCount,
   type RateLimitDecision,
@@ -20,7 +10,11 @@ import {
   type TakeMode,
   type TokenBucketPolicy,
 } from "./token-bucket.ts";
-import { AvnError } from "@avn/protocol/errors";
+
+type RedisClient = ReturnType<typeof createClient>;
+
+/** How long `close` waits for Redis to acknowledge QUIT before it drops the connection (a paused server never does). */
+const QUIT_TIMEOUT_MS = 1_000;
 
 // One atomic step of the token bucket in Redis, on Redis's own clock (TIME) so that several API
 // processes agree: refill by elapsed time, take up to ARGV[3] tokens (as many as there are; with ARGV[4]
@@ -46,7 +40,12 @@ redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - after) / perMs) + 1000)
 return available
 `;
 
-/** Token buckets in Redis, shared by every API process pointed at the same server. */
+/**
+ * Token buckets in Redis, shared by every API process pointed at the same server. A take that Redis
+ * cannot answer rejects with `RateLimitStoreError`, at once while the connection is down; it does not
+ * bound the wait for a server that takes the command and never answers (paused, or a dead peer not yet
+ * noticed): `FallbackRateLimitStore`, which the API puts in front of it, does.
+ */
 export class RedisRateLimitStore implements RateLimitStore {
   readonly #policy: TokenBucketPolicy;
   readonly #client: RedisClient;
@@ -59,9 +58,9 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   static async connect(url: string, policy: TokenBucketPolicy, prefix = "avn:ratelimit:"): Promise<RedisRateLimitStore> {
-    // No offline queue: while Redis is unreachable, requests fail at once (500) instead of waiting.
+    // No offline queue: while the connection is down, a take fails at once instead of waiting for it.
     const client: RedisClient = createClient({ url, disableOfflineQueue: true });
-    client.on("error", () => undefined); // reconnects on its own; a failed take() reports the outage
+    client.on("error", () => undefined); // reconnects on its own; a failed take() reports the outage (once: FallbackRateLimitStore)
     await client.connect();
     return new RedisRateLimitStore(policy, client, prefix);
   }
@@ -81,7 +80,20 @@ export class RedisRateLimitStore implements RateLimitStore {
     return decide(this.#policy, Number(answer), tokens, grant);
   }
 
+  /** QUIT when Redis answers it; otherwise (down, paused) the connection is dropped rather than waited for. */
   async close(): Promise<void> {
-    await this.#client.quit();
+    if (this.#client.isReady) {
+      let timer: NodeJS.Timeout | undefined;
+      const quit = await Promise.race([
+        this.#client.quit().then(
+          () => true,
+          () => false,
+        ),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), QUIT_TIMEOUT_MS))),
+      ]);
+      clearTimeout(timer);
+      if (quit) return;
+    }
+    this.#client.destroy();
   }
 }

@@ -1,3 +1,5 @@
+import { AvnError } from "@avn/protocol/errors";
+
 /** The outcome of taking up to n tokens, with what the RateLimit headers need. */
 export interface RateLimitDecision {
   /** Whether at least one token was granted (for a single request: whether it may proceed). */
@@ -30,13 +32,26 @@ export interface TokenBucketPolicy {
  */
 export type TakeMode = "upTo" | "all";
 
+/**
+ * The store could not be asked (Redis down, paused or too slow). Behind `FallbackRateLimitStore` (how the
+ * API uses Redis) it never reaches a request: the take is served by per-process buckets instead. A store
+ * used bare lets it through, and the API answers it 503 (`src/api/server/error-handling.ts`).
+ */
+export class RateLimitStoreError extends AvnError<"RATE_LIMIT_STORE_UNAVAILABLE"> {
+  override name = "RateLimitStoreError";
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("RATE_LIMIT_STORE_UNAVAILABLE", message, options);
+  }
+}
+
 /** Where buckets live: one process (memory) or shared by several (Redis). */
 export interface RateLimitStore {
   /**
    * Takes `count` tokens (default 1, a single request) from `key`'s bucket in one atomic step: in mode
    * `upTo` (the default) as many as it holds, never more, so a batch of n items gets the first `granted`
    * of them through; in mode `all` all of them or none. Several processes can never together grant more
-   * than the bucket held.
+   * than the bucket held. Rejects with `RateLimitStoreError` when the store cannot be asked.
    */
   take(key: string, count?: number, mode?: TakeMode): Promise<RateLimitDecision>;
   close(): Promise<void>;

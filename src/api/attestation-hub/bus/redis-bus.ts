@@ -1,7 +1,8 @@
 import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 
+import { AvnError } from "@avn/protocol/errors";
 import type { Logger } from "pino";
-import { createClient } from "redis";
+import { createClient, ErrorReply } from "redis";
 import { z } from "zod";
 
 import { failureFields } from "../../failure-log.ts";
@@ -34,6 +35,37 @@ type RedisClient = ReturnType<typeof createClient>;
 /** An instance's presence outlives its last refresh by this long: a process that dies drops out within it. */
 export const PRESENCE_TTL_MS = 15_000;
 const PRESENCE_REFRESH_MS = 5_000;
+/**
+ * How long one operation on Redis (a read of the peers' sessions, a write) may take before the bus counts
+ * Redis as unreachable. node-redis bounds only the wait of a command not written yet (its `timeout` option),
+ * not the wait for the reply of a server that took the command and is paused or cut off: a timer here does.
+ * Generous: Redis answers in a millisecond, and a false alarm costs the rounds the other instances' nodes for
+ * a second.
+ */
+export const BUS_COMMAND_TIMEOUT_MS = 1_000;
+/** While Redis is unreachable, it is asked (PING, one at a time) this often whether it answers again. */
+const PROBE_INTERVAL_MS = 1_000;
+/** How long `close` waits for Redis to acknowledge it before it drops the connections. */
+const CLOSE_TIMEOUT_MS = 1_000;
+
+/** What the bus does with Redis, as `api_attestation_bus_failures_total` names the ones that failed or were skipped. */
+export type BusOperation = "connection" | "presence" | "peers" | "stats-write" | "stats-read" | "round" | "answer" | "done" | "probe";
+
+/**
+ * The hub's bus (Redis) does not answer: this instance reaches its own nodes only. Thrown at once, without
+ * asking Redis, from the moment one operation failed until Redis answers a probe again (`RedisHubBus.reachable`),
+ * by `peerSessions` (the rounds then count this instance's sessions alone), `openRound`, `publishDone` and the
+ * statistics' `list` (`GET /attest/nodes` answers 503).
+ */
+export class HubBusUnavailableError extends AvnError<"HUB_BUS_UNREACHABLE"> {
+  override name = "HubBusUnavailableError";
+  readonly operation: BusOperation;
+
+  constructor(operation: BusOperation, options?: { cause?: unknown }) {
+    super("HUB_BUS_UNREACHABLE", "the hub bus (Redis) is unreachable", options);
+    this.operation = operation;
+  }
+}
 
 /** What the bus carries, as the refused-messages metric names it. */
 export type BusMessageKind = "round" | "answer" | "done" | "presence";
@@ -139,13 +171,15 @@ export class BusEnvelopes {
   }
 }
 
-/** What `RedisHubBus` needs besides Redis: the shared secret, and the metric counting what it refuses. */
+/** What `RedisHubBus` needs besides Redis: the shared secret, and the metrics counting what it refuses and what fails. */
 export interface RedisHubBusAuth {
   /** `HUB_BUS_SECRET`, the same on every instance of the hub. */
   secret: string;
-  metrics: Pick<ApiMetrics, "attestationBusRefused">;
+  metrics: Pick<ApiMetrics, "attestationBusRefused" | "attestationBusDegraded" | "attestationBusFailures">;
   /** The clock (tests); `Date.now` otherwise. */
   now?: () => number;
+  /** `BUS_COMMAND_TIMEOUT_MS` unless given (tests). */
+  commandTimeoutMs?: number;
 }
 
 /**
@@ -166,6 +200,14 @@ export interface RedisHubBusAuth {
  * either is dropped and counted (`api_attestation_bus_messages_refused_total{kind,reason}`), never
  * handed to the rounds. A round is relayed once: the same one read again within its life is refused
  * (`replayed`). The node statistics hashes are not sealed (see `RedisNodeStats`).
+ *
+ * Redis going away degrades the hub, it does not stop it: the first operation that fails or takes longer
+ * than `BUS_COMMAND_TIMEOUT_MS` (a connection error too) makes the bus unreachable (`reachable` false,
+ * `api_attestation_bus_degraded` 1, one warning). From then on nothing is sent to Redis but a PING every
+ * second (one at a time, and at once when the connection is back): `peerSessions` rejects at once with
+ * `HubBusUnavailableError`, writes are dropped, each counted (`api_attestation_bus_failures_total{operation}`)
+ * rather than logged. The first PING answered ends it (one info line, the gauge 0) and republishes this
+ * instance's presence (a restarted Redis has lost it).
  */
 export class RedisHubBus implements HubBus {
   readonly instanceId = randomBytes(8).toString("hex");
@@ -185,6 +227,11 @@ export class RedisHubBus implements HubBus {
   #sessions: readonly PresentSession[] = [];
   #refresh: NodeJS.Timeout | undefined;
   #closed = false;
+  readonly #commandTimeoutMs: number;
+  /** Since when Redis is unreachable (performance.now()), with what failed since; undefined while it answers. */
+  #outage: { since: number; failures: number; probe: NodeJS.Timeout } | undefined;
+  /** A PING sent and not answered yet: never a second one (a paused Redis would run them all on waking). */
+  #probing = false;
 
   private constructor(client: RedisClient, subscriber: RedisClient, hubName: string, logger: Logger, auth: RedisHubBusAuth) {
     this.#client = client;
@@ -193,7 +240,25 @@ export class RedisHubBus implements HubBus {
     this.#logger = logger;
     this.#envelopes = new BusEnvelopes(auth.secret, auth.now);
     this.#metrics = auth.metrics;
-    this.stats = new RedisNodeStats(client, this.#prefix, () => this.#presences(true), logger);
+    this.#commandTimeoutMs = auth.commandTimeoutMs ?? BUS_COMMAND_TIMEOUT_MS;
+    this.stats = new RedisNodeStats(
+      client,
+      this.#prefix,
+      () => this.#presences(true),
+      (operation, run) => this.#call(operation, run),
+    );
+    this.#metrics.attestationBusDegraded.set(0);
+    // Both connections reconnect on their own and report each failed attempt: counted, logged once per outage.
+    for (const connection of [client, subscriber]) connection.on("error", (error: unknown) => this.#failed("connection", error));
+    // Back after a reconnection: ask at once rather than at the next probe.
+    client.on("ready", () => {
+      if (this.#outage !== undefined) this.#probe();
+    });
+  }
+
+  /** Whether Redis answers: false from the first failed operation until a probe is answered again. */
+  get reachable(): boolean {
+    return this.#outage === undefined;
   }
 
   /**
@@ -206,16 +271,15 @@ export class RedisHubBus implements HubBus {
     // No offline queue: while Redis is unreachable a round fails over to its own instance's nodes at once.
     const client: RedisClient = createClient({ url, disableOfflineQueue: true });
     const subscriber = client.duplicate();
-    for (const connection of [client, subscriber])
-      connection.on("error", (error: unknown) => logger.warn({ failure: failureFields(error) }, "Redis connection error (hub bus)"));
-    await client.connect();
+    const bus = new RedisHubBus(client, subscriber, hubName, logger, auth); // listens to the connections' errors
     try {
+      await client.connect();
       await subscriber.connect();
     } catch (error) {
-      await client.quit().catch(() => undefined);
+      await bus.close();
       throw error;
     }
-    return new RedisHubBus(client, subscriber, hubName, logger, auth);
+    return bus;
   }
 
   async start(handlers: BusHandlers): Promise<void> {
@@ -245,37 +309,132 @@ export class RedisHubBus implements HubBus {
     this.#publishPresence();
   }
 
+  /** The other instances' sessions; `HubBusUnavailableError` while Redis is unreachable (at once) or does not answer in time. */
   async peerSessions(): Promise<PresentSession[]> {
-    return this.#presences(false);
+    return this.#call("peers", () => this.#presences(false));
   }
 
   async openRound(round: RelayedRound): Promise<void> {
     const channel = `${this.#prefix}rounds`;
-    await this.#client.publish(channel, this.#envelopes.seal("round", channel, round));
+    const message = this.#envelopes.seal("round", channel, round);
+    await this.#call("round", () => this.#client.publish(channel, message));
   }
 
   forwardAnswer(origin: string, answer: RelayedAnswer): void {
     const channel = `${this.#prefix}answers:${origin}`;
-    this.#client
-      .publish(channel, this.#envelopes.seal("answer", channel, answer))
-      .catch((error: unknown) => this.#logger.warn({ failure: failureFields(error) }, "answer not forwarded (Redis)"));
+    const message = this.#envelopes.seal("answer", channel, answer);
+    // A lost answer is a silent node for that round; the failure is counted (and the outage logged once).
+    this.#call("answer", () => this.#client.publish(channel, message)).catch(() => undefined);
   }
 
   async publishDone(done: RelayedDone): Promise<void> {
     const channel = `${this.#prefix}done`;
-    await this.#client.publish(channel, this.#envelopes.seal("done", channel, done));
+    const message = this.#envelopes.seal("done", channel, done);
+    await this.#call("done", () => this.#client.publish(channel, message));
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
-    this.#closed = true;
     clearInterval(this.#refresh);
-    await Promise.all([
-      this.#client.del(`${this.#prefix}presence:${this.instanceId}`),
-      this.#client.sRem(`${this.#prefix}instances`, this.instanceId),
-    ]).catch(() => undefined); // it expires anyway
-    await this.#subscriber.quit().catch(() => undefined);
-    await this.#client.quit().catch(() => undefined);
+    // While Redis answers, this instance's presence goes now (else it expires); then the connections close,
+    // or are dropped when Redis does not acknowledge (paused, down): closing never waits on it.
+    if (this.#client.isReady)
+      await this.#call("presence", () =>
+        Promise.all([
+          this.#client.del(`${this.#prefix}presence:${this.instanceId}`),
+          this.#client.sRem(`${this.#prefix}instances`, this.instanceId),
+        ]),
+      ).catch(() => undefined);
+    this.#closed = true;
+    this.#endOutage();
+    await Promise.all([this.#subscriber, this.#client].map((connection) => closeConnection(connection)));
+  }
+
+  /**
+   * `run`'s commands to Redis, within the command timeout; a failure to reach Redis or a timeout makes the
+   * bus unreachable. While it is, `run` is not called: the operation is counted and refused at once. An
+   * error Redis answered (a key of the wrong type: whoever writes to Redis can do that) is counted and
+   * passed on as it is: Redis is there.
+   */
+  async #call<T>(operation: BusOperation, run: () => Promise<T>): Promise<T> {
+    if (this.#closed) throw new HubBusUnavailableError(operation);
+    if (this.#outage !== undefined) {
+      this.#count(operation);
+      throw new HubBusUnavailableError(operation);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        run(),
+        new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(() => reject(new Error(`Redis did not answer within ${this.#commandTimeoutMs} ms`)), this.#commandTimeoutMs);
+        }),
+      ]);
+    } catch (error) {
+      if (error instanceof ErrorReply) {
+        this.#count(operation);
+        throw error;
+      }
+      this.#failed(operation, error);
+      throw new HubBusUnavailableError(operation, { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Counts a failed operation; the first one of an outage starts it (a warning, the gauge 1, the probes). */
+  #failed(operation: BusOperation, error: unknown): void {
+    if (this.#closed) return;
+    this.#count(operation);
+    if (this.#outage !== undefined) return;
+    const probe = setInterval(() => this.#probe(), PROBE_INTERVAL_MS);
+    probe.unref();
+    this.#outage = { since: performance.now(), failures: 1, probe };
+    this.#metrics.attestationBusDegraded.set(1);
+    this.#logger.warn(
+      { failure: failureFields(error), operation },
+      "hub bus (Redis) unreachable: rounds ask this instance's nodes only, statistics and presence are not shared until it answers again",
+    );
+  }
+
+  #count(operation: BusOperation): void {
+    this.#metrics.attestationBusFailures.inc({ operation });
+    if (this.#outage !== undefined) this.#outage.failures += 1;
+  }
+
+  /** Asks Redis whether it answers again (one PING at a time); the first answer ends the outage. */
+  #probe(): void {
+    if (this.#probing || this.#outage === undefined || this.#closed) return;
+    this.#probing = true;
+    this.#client.ping().then(
+      () => {
+        this.#probing = false;
+        this.#recovered();
+      },
+      () => {
+        this.#probing = false;
+        this.#count("probe");
+      },
+    );
+  }
+
+  #recovered(): void {
+    const outage = this.#outage;
+    if (outage === undefined || this.#closed) return;
+    this.#endOutage();
+    this.#logger.info(
+      { unreachableMs: Math.round(performance.now() - outage.since), failures: outage.failures },
+      "hub bus (Redis) answers again: rounds, presence and statistics shared again",
+    );
+    // A Redis that restarted has lost this instance's presence: the others count its nodes again at once.
+    this.#publishPresence();
+  }
+
+  #endOutage(): void {
+    if (this.#outage === undefined) return;
+    clearInterval(this.#outage.probe);
+    this.#outage = undefined;
+    this.#metrics.attestationBusDegraded.set(0);
   }
 
   /** A round another instance published: authenticated, well-formed, open still, and not relayed before. */
@@ -343,11 +502,13 @@ export class RedisHubBus implements HubBus {
   #publishPresence(): void {
     if (this.#closed) return;
     const key = `${this.#prefix}presence:${this.instanceId}`;
+    const value = this.#envelopes.seal("presence", key, this.#sessions);
     const write = async () => {
-      await this.#client.set(key, this.#envelopes.seal("presence", key, this.#sessions), { PX: PRESENCE_TTL_MS });
+      await this.#client.set(key, value, { PX: PRESENCE_TTL_MS });
       await this.#client.sAdd(`${this.#prefix}instances`, this.instanceId);
     };
-    write().catch((error: unknown) => this.#logger.warn({ failure: failureFields(error) }, "hub presence not published (Redis)"));
+    // Not published: counted; published again with the next refresh, or as soon as Redis answers again.
+    this.#call("presence", write).catch(() => undefined);
   }
 
   /**
@@ -393,13 +554,19 @@ class RedisNodeStats implements SharedNodeStats {
   readonly #client: RedisClient;
   readonly #prefix: string;
   readonly #presence: () => Promise<PresentSession[]>;
-  readonly #logger: Logger;
+  /** The bus's way to Redis: within its timeout, refused at once while it is unreachable. */
+  readonly #call: <T>(operation: BusOperation, run: () => Promise<T>) => Promise<T>;
 
-  constructor(client: RedisClient, prefix: string, presence: () => Promise<PresentSession[]>, logger: Logger) {
+  constructor(
+    client: RedisClient,
+    prefix: string,
+    presence: () => Promise<PresentSession[]>,
+    call: <T>(operation: BusOperation, run: () => Promise<T>) => Promise<T>,
+  ) {
     this.#client = client;
     this.#prefix = prefix;
     this.#presence = presence;
-    this.#logger = logger;
+    this.#call = call;
   }
 
   seen(burner: string, licenseIds: readonly string[]): void {
@@ -417,9 +584,20 @@ class RedisNodeStats implements SharedNodeStats {
     });
   }
 
+  /**
+   * Every instance's counters and sessions, or `HubBusUnavailableError` while Redis is unreachable: `GET
+   * /attest/nodes` is then a 503, not this instance's part passed off as the whole (the nodes of the other
+   * instances would show as disconnected).
+   */
   async list(): Promise<NodeStatsEntry[]> {
-    const [burners, sessions] = await Promise.all([this.#client.sMembers(`${this.#prefix}nodes`), this.#presence()]);
-    const hashes = await Promise.all(burners.map((burner) => this.#client.hGetAll(`${this.#prefix}node:${burner}`)));
+    const [burners, sessions, hashes] = await this.#call("stats-read", async () => {
+      const [burners, sessions] = await Promise.all([this.#client.sMembers(`${this.#prefix}nodes`), this.#presence()]);
+      return [
+        burners,
+        sessions,
+        await Promise.all(burners.map((burner) => this.#client.hGetAll(`${this.#prefix}node:${burner}`))),
+      ] as const;
+    });
     const entries = burners.map((burner, index) => {
       const hash = hashes[index] as Record<string, string>;
       const entry = emptyEntry(burner);
@@ -434,10 +612,28 @@ class RedisNodeStats implements SharedNodeStats {
 
   #write(burner: string, write: (key: string) => Promise<unknown>): void {
     // Commands issued in one tick leave as one pipeline (node-redis), so a round's counters cost one round trip.
-    Promise.all([this.#client.sAdd(`${this.#prefix}nodes`, burner), write(`${this.#prefix}node:${burner}`)]).catch((error: unknown) =>
-      this.#logger.warn({ failure: failureFields(error) }, "node statistics not written (Redis)"),
-    );
+    // Not written (Redis unreachable): a count lost, counted, never an answer (the outage is logged once).
+    this.#call("stats-write", () =>
+      Promise.all([this.#client.sAdd(`${this.#prefix}nodes`, burner), write(`${this.#prefix}node:${burner}`)]),
+    ).catch(() => undefined);
   }
+}
+
+/** QUIT when Redis acknowledges it in time; otherwise (down, paused) the connection is dropped rather than waited for. */
+async function closeConnection(connection: RedisClient): Promise<void> {
+  if (connection.isReady) {
+    let timer: NodeJS.Timeout | undefined;
+    const quit = await Promise.race([
+      connection.quit().then(
+        () => true,
+        () => false,
+      ),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_TIMEOUT_MS))),
+    ]);
+    clearTimeout(timer);
+    if (quit) return;
+  }
+  connection.destroy();
 }
 
 /** A counter as stored (HINCRBY writes decimal integers); anything else is 0. */
