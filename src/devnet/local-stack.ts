@@ -1,6 +1,7 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
 
+import { AvnError } from "@avn/protocol/errors";
 import { network } from "hardhat";
 
 import { deployL1, deployL1Intents, deployL2, DEVNET_IGNITION_CONFIG, type L1Deployment, type L2Deployment } from "../deploy/two-chain.ts";
@@ -11,7 +12,16 @@ import { deployClaimPlatform, startCreditsChannel, type CreditsChannel } from ".
 import { devnetGovernanceAddresses } from "../governance/network.ts";
 import { placeUnderGovernance } from "./governance-setup.ts";
 import { devnetProvider, startOpDevnet, type OpDevnet } from "./op-devnet.ts";
-import { fundSolver, SOLVER_ACCOUNT, STACK_SOLVER_MIN_FEE_BPS, startStackSolver, type StackSolver } from "./stack-solver.ts";
+import type { ScriptProcess } from "./script-process.ts";
+import {
+  fundSolver,
+  SOLVER_ACCOUNT,
+  STACK_SOLVER_MIN_FEE_BPS,
+  startStackSolver,
+  superviseStackSolver,
+  type StackSolver,
+  type SupervisedStackSolver,
+} from "./stack-solver.ts";
 import { NETWORK_ACCOUNTS, startVerificationNetwork, type VerificationNetwork } from "./verification-network.ts";
 import { WebhookReceiver, type ReceivedDelivery } from "./webhook-receiver.ts";
 import { explorerUrlOf, removeStackFile, stackFilePath, writeStackFile, type StackFile } from "../common/stack-file.ts";
@@ -66,6 +76,16 @@ export interface LocalStack {
   network?: VerificationNetwork;
   credits?: CreditsChannel;
   web?: RunningWebServer;
+  /**
+   * The intent layer's solver (with the network), under a supervisor: `solver.process` is its current process, restarted
+   * after a crash (the stack file's `solver.pid` follows).
+   */
+  solver?: SupervisedStackSolver;
+  /**
+   * Resolves with the solver's next process once its supervisor has restarted it after a crash and the stack file names
+   * its `pid`; rejects if it is stopped first, or if the stack runs no solver.
+   */
+  solverRestarted(): Promise<ScriptProcess>;
   stack: StackFile;
   stackFile: string;
   /** Stops everything and removes the stack file. */
@@ -83,6 +103,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const progress = options.onProgress ?? (() => undefined);
   const stackFile = stackFilePath(options.projectRoot);
   let stackWritten = false;
+  let stopping = false;
   const stateDir = path.join(options.projectRoot, ".devnet", "state");
   await removeStackFile(stackFile);
   await rm(stateDir, { recursive: true, force: true });
@@ -94,13 +115,30 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let network: VerificationNetwork | undefined;
   let credits: CreditsChannel | undefined;
   let web: RunningWebServer | undefined;
-  let solver: StackSolver | undefined;
+  let solver: SupervisedStackSolver | undefined;
   let webhookReceiver: WebhookReceiver | undefined;
+  // Rewrites of the stack file (a restarted process's new pid) one at a time, and none once stopping (the file is gone).
+  let rewriting: Promise<void> = Promise.resolve();
+  const rewriteStackFile = (stack: StackFile) => {
+    rewriting = rewriting
+      .catch(() => undefined)
+      .then(async () => {
+        if (stackWritten && !stopping) await writeStackFile(stackFile, stack);
+      });
+    return rewriting;
+  };
+  // The lines of the parts stop with the stack: Ctrl-C reaches its processes too, and their supervisors would report
+  // their exits as unexpected.
+  const progressUntilStopped = (line: string) => {
+    if (!stopping) progress(line);
+  };
   const stop = async () => {
+    stopping = true;
+    await rewriting.catch(() => undefined);
     await removeStackFile(stackFile);
     await webhookReceiver?.close();
     await web?.close();
-    await solver?.process.stop();
+    await solver?.stop();
     await credits?.service.close();
     await network?.stop();
     await devnet.stop();
@@ -154,11 +192,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           nodeEnv: options.nodeEnv,
           gameMinter: voucherClaims,
           challenger: { meanIntervalSeconds: LOCAL_STACK_CHALLENGE_INTERVAL_SECONDS },
-          onProgress: progress,
+          onProgress: progressUntilStopped,
           // A restarted node has a new process id: the file says so once it exists (it is written last, below).
-          onNodeRestarted: async () => {
-            if (stackWritten) await writeStackFile(stackFile, stack);
-          },
+          onNodeRestarted: () => rewriteStackFile(stack),
         });
         Object.assign(stack.contracts!.l2!, network.stack.contracts.l2, { VoucherClaims: voucherClaims });
         const l1Rpc = devnetProvider(devnet.l1.rpcUrl, devnet.l1.chainId);
@@ -184,7 +220,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           l2Rpc.destroy();
         }
         stack.credits = credits.stack;
-        solver = await startLocalSolver(options.projectRoot, devnet, deployed, progress);
+        solver = await superviseStackSolver(await startLocalSolver(options.projectRoot, devnet, deployed, progress), {
+          projectRoot: options.projectRoot,
+          onProgress: progressUntilStopped,
+          // Its new process id, in the file once it exists (it is written last, below).
+          onRestarted: async (process) => {
+            if (stack.solver !== undefined) stack.solver.pid = process.child.pid!;
+            await rewriteStackFile(stack);
+          },
+        });
         stack.accounts!.solver = solver.account;
         stack.solver = {
           address: solver.account.address,
@@ -215,9 +259,24 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         progress(`Web app at ${web.url}, explorer at ${stack.web.explorerUrl}`);
       }
     }
-    await writeStackFile(stackFile, stack);
     stackWritten = true;
-    return { devnet, network, credits, web, stack, stackFile, stop };
+    await rewriteStackFile(stack); // the first write, in line with the restarts' rewrites
+    const supervisedSolver = solver;
+    return {
+      devnet,
+      network,
+      credits,
+      web,
+      solver,
+      async solverRestarted() {
+        if (supervisedSolver === undefined) throw new AvnError("NO_SOLVER", "the local stack runs no solver: it runs one with the network");
+        await supervisedSolver.restarted();
+        return supervisedSolver.process;
+      },
+      stack,
+      stackFile,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

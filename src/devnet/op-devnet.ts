@@ -93,6 +93,8 @@ export interface DevnetChain {
   wsUrl: string;
   /** anvil itself, which only the devnet's own services (deployment, relay, proposer) talk to directly. */
   node: AnvilInstance;
+  /** The front every client goes through (`interrupt()` cuts them off, `npm run chaos`). */
+  front: RpcFront;
 }
 
 export interface OpDevnet {
@@ -193,8 +195,8 @@ export async function startOpDevnet(options: OpDevnetOptions): Promise<OpDevnet>
       const onSubmission = trace === undefined ? undefined : (record: SubmissionRecord) => trace.onSubmission(chain, record);
       fronts.push(await startRpcFront({ upstreamPort: node.port, minSubmissionMs, onSubmission }));
     }
-    const l1: DevnetChain = { chainId: l1ChainId, rpcUrl: fronts[0].rpcUrl, wsUrl: fronts[0].wsUrl, node: l1Node };
-    const l2: DevnetChain = { chainId: l2ChainId, rpcUrl: fronts[1].rpcUrl, wsUrl: fronts[1].wsUrl, node: l2Node };
+    const l1: DevnetChain = { chainId: l1ChainId, rpcUrl: fronts[0].rpcUrl, wsUrl: fronts[0].wsUrl, node: l1Node, front: fronts[0] };
+    const l2: DevnetChain = { chainId: l2ChainId, rpcUrl: fronts[1].rpcUrl, wsUrl: fronts[1].wsUrl, node: l2Node, front: fronts[1] };
     const l1Provider = devnetProvider(l1Node.rpcUrl, l1ChainId);
     const l2Provider = devnetProvider(l2Node.rpcUrl, l2ChainId);
     providers.push(l1Provider, l2Provider);

@@ -69,6 +69,12 @@ export interface RpcFront {
   rpcUrl: string;
   /** WebSocket URL of the front (passed through to anvil as it is). */
   wsUrl: string;
+  /**
+   * Makes the chain unreachable through the front until the returned function is called: every open
+   * connection (HTTP keep-alive, WebSocket) is cut and each new one closed at once, as a dead RPC
+   * provider's would be (`npm run chaos`). anvil itself runs on.
+   */
+  interrupt(): () => void;
   stop(): Promise<void>;
 }
 
@@ -89,7 +95,9 @@ export async function startRpcFront(options: RpcFrontOptions): Promise<RpcFront>
       response.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "the devnet chain did not answer" } }));
     });
   });
+  let reachable = true;
   server.on("connection", (socket) => {
+    if (!reachable) return void socket.destroy();
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
@@ -99,6 +107,13 @@ export async function startRpcFront(options: RpcFrontOptions): Promise<RpcFront>
   return {
     rpcUrl: `http://127.0.0.1:${port}`,
     wsUrl: `ws://127.0.0.1:${port}`,
+    interrupt: () => {
+      reachable = false;
+      for (const socket of sockets) socket.destroy();
+      return () => {
+        reachable = true;
+      };
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

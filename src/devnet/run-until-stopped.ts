@@ -2,7 +2,8 @@ import { startLocalStack, type LocalStack } from "./local-stack.ts";
 
 /**
  * Keeps a started local stack running until Ctrl-C (exit 130) or SIGTERM (exit 143), or until one of
- * its chains dies (exit 1), and stops every part on the way out so no child process outlives the command.
+ * its chains dies (exit 1), and stops every part on the way out so no child process outlives the command. A crashed
+ * circuit node or solver does not stop it: its supervisor restarts it.
  */
 export function runUntilStopped(stack: LocalStack): void {
   let stopping = false;
@@ -17,11 +18,8 @@ export function runUntilStopped(stack: LocalStack): void {
     void stop(130);
   });
   process.once("SIGTERM", () => void stop(143));
-  for (const node of stack.network?.nodes ?? []) {
-    node.child.once("exit", (code) => {
-      if (!stopping) console.error(`Circuit ${node.name} stopped unexpectedly (exit code ${code}); see ${node.logFile}. The others go on.`);
-    });
-  }
+  // A circuit node or the solver that exits is the stack's supervisors' business: they restart it after a crash and
+  // say so on the console (src/devnet/supervisor.ts).
   for (const chain of [stack.devnet.l1, stack.devnet.l2]) {
     chain.node.process.once("exit", (code) => {
       if (stopping) return;

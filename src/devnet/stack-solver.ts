@@ -9,6 +9,7 @@ import { waitFor } from "../common/wait-for.ts";
 import { loadSolverConfig } from "../solver/config.ts";
 import { devAccount } from "./accounts.ts";
 import { spawnScript, type ScriptProcess } from "./script-process.ts";
+import { describeExit, formatSeconds, Supervisor, type RestartBackoff } from "./supervisor.ts";
 
 /** The development account of the local stack's solver (past anvil's ten funded ones, like the stack's others). */
 export const SOLVER_ACCOUNT = 13;
@@ -109,4 +110,73 @@ export async function startStackSolver(input: {
     return (await readFile(input.logFile, "utf8").catch(() => "")).includes('"msg":"solver starting"');
   });
   return { account, process, logFile: input.logFile, stateDir: input.stateDir, env };
+}
+
+/** A stack solver under a supervisor, which restarts it on its journal after a crash. */
+export interface SupervisedStackSolver extends StackSolver {
+  /** Its current process (a restart replaces it); its `stop` stops the supervision too. */
+  readonly process: ScriptProcess;
+  /** How many times it was restarted after a crash. */
+  readonly restarts: number;
+  /** Resolves with its next process once it has been restarted after a crash (and `onRestarted` has run). */
+  restarted(): Promise<ScriptProcess>;
+  /** Stops it (SIGTERM by default); no restart follows. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * Supervises a solver `startStackSolver` started: after a crash (an exit it was not asked for, other than a clean one)
+ * it runs `npm run solver` again with the same environment, journal and log, after the backoff, and says so through
+ * `onProgress`. A restart keeps the state directory: the journal is how it resumes what the crash cut short.
+ */
+export async function superviseStackSolver(
+  solver: StackSolver,
+  options: {
+    projectRoot: string;
+    backoff?: Partial<RestartBackoff>;
+    onProgress: (line: string) => void;
+    /** Called with each restarted process, before `restarted()` resolves (the local stack rewrites its file). */
+    onRestarted?: (process: ScriptProcess) => Promise<void>;
+  },
+): Promise<SupervisedStackSolver> {
+  const { onProgress } = options;
+  const supervisor: Supervisor<ScriptProcess> = await Supervisor.start<ScriptProcess>({
+    initial: solver.process,
+    start: () => spawnScript({ projectRoot: options.projectRoot, script: "solver.ts", env: solver.env, logFile: solver.logFile }),
+    backoff: options.backoff,
+    onExit: (exit) => onProgress(describeExit("The solver", exit, solver.logFile)),
+    onRestart: async (process) => {
+      await options.onRestarted?.(process);
+      onProgress(`The solver restarted (pid ${process.child.pid}).`);
+    },
+    onError: (error, retryInMs) =>
+      onProgress(
+        retryInMs === undefined
+          ? `The solver: ${(error as Error)?.message ?? String(error)} (after its restart)`
+          : `The solver could not be restarted: ${(error as Error)?.message ?? String(error)} (trying again in ${formatSeconds(retryInMs)})`,
+      ),
+  });
+  const stop = (signal?: NodeJS.Signals) => supervisor.stop(signal);
+  return {
+    account: solver.account,
+    logFile: solver.logFile,
+    stateDir: solver.stateDir,
+    env: solver.env,
+    get process(): ScriptProcess {
+      const current = supervisor.current;
+      return {
+        child: current.child,
+        exited: current.exited,
+        async stop(signal) {
+          await stop(signal);
+          return await current.exited;
+        },
+      };
+    },
+    get restarts() {
+      return supervisor.restarts;
+    },
+    restarted: () => supervisor.restarted(),
+    stop,
+  };
 }

@@ -17,12 +17,13 @@ import { seedChallengeHoldings } from "./challenge-holdings.ts";
 import { startStackChallenger } from "./stack-challenger.ts";
 import type { ChallengeTarget } from "../challenger/challenger.ts";
 import { startL1HashRecorder, type L1HashRecorder } from "./l1-hash-recorder.ts";
-import { startRedisServer } from "./redis-server.ts";
+import { startRedisServer, type RedisServer } from "./redis-server.ts";
 import { loadOrCreateBurner } from "../node/burner.ts";
 import { devAccount } from "./accounts.ts";
 import { type DevAccount } from "../common/stack-file.ts";
 import { devnetProvider } from "./op-devnet.ts";
 import { spawnCircuitNode, type CircuitNodeProcess } from "./circuit-nodes.ts";
+import { describeExit, formatSeconds, Supervisor, type RestartBackoff } from "./supervisor.ts";
 import {
   demoConditions,
   demoSection,
@@ -114,16 +115,28 @@ export interface VerificationNetworkInput {
     /** The source chains its challenge holdings are on (default both). */
     chains?: ReadonlyArray<ChallengeTarget["chain"]>;
   };
-  /** Called once a node has been restarted and `stack.nodes` holds its new `pid` (the local stack rewrites its file). */
+  /**
+   * Called once a node has been restarted (by `restartNode`, or by its supervisor after a crash) and `stack.nodes` holds
+   * its new `pid` (the local stack rewrites its file).
+   */
   onNodeRestarted?: () => Promise<void>;
+  /** The wait before a crashed node is restarted (default `DEFAULT_RESTART_BACKOFF`: 1 s doubling to 30 s). */
+  restartBackoff?: Partial<RestartBackoff>;
 }
 
 export interface VerificationNetwork {
   solana: SolanaRpcServer;
   ledger: SolanaTokenLedger;
-  /** The API's process (a cluster of `workers` when more than one). */
-  api: { url: string; workers: number; logFile: string };
+  /** The API's process (a cluster of `workers` when more than one; `pid` is the API itself, or the cluster's primary). */
+  api: { url: string; workers: number; logFile: string; pid: number };
+  /** The Redis the API's processes share (with more than one, when redis-server is installed). */
+  redis?: RedisServer;
   apiKey: string;
+  /**
+   * Each node's current process: a crashed node's restart replaces its entry. A crash is an exit nobody asked for
+   * (`child.kill("SIGKILL")`, a failure): its supervisor restarts it. `stop()` on an entry stops that node for good,
+   * until `restartNode`.
+   */
   nodes: CircuitNodeProcess[];
   evmDemo: EvmDemoHoldings;
   svmDemo: SolanaDemoHoldings;
@@ -132,8 +145,15 @@ export interface VerificationNetwork {
   l1HashRecorder: L1HashRecorder;
   /** What this part adds to the stack file. */
   stack: Pick<StackFile, "solana" | "api" | "accounts" | "nodes" | "demo" | "challenger"> & { contracts: { l2: Record<string, string> } };
-  /** Starts node `index` again with its cache (after a stop). */
+  /** Starts node `index` again with its cache (stopping it first if it runs), and supervises it again after a stop. */
   restartNode(index: number): Promise<CircuitNodeProcess>;
+  /**
+   * Resolves with node `index`'s next process once its supervisor has restarted it after a crash (`nodes[index]` and
+   * the stack's `pid` are the new one's by then); rejects if the node is stopped first.
+   */
+  nodeRestarted(index: number): Promise<CircuitNodeProcess>;
+  /** How many times node `index` was restarted after a crash (not counting `restartNode`). */
+  nodeRestarts(index: number): number;
   stop(): Promise<void>;
 }
 
@@ -320,10 +340,49 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
         path.join(input.workDir, "logs", `node-${index + 1}.log`),
         nodeEnvOf(index),
       );
-    const nodes = await Promise.all(owners.map((_, index) => spawnNode(index)));
-    cleanups.push(async () => {
-      await Promise.all(nodes.map((node) => node.stop()));
+    // Each node under a supervisor of its own, which restarts it after a crash; `nodes[index]` is its current process,
+    // whose `stop` stops the supervision too.
+    const nodes: CircuitNodeProcess[] = [];
+    const supervisors: Array<Supervisor<CircuitNodeProcess>> = [];
+    // What the stack file says of each node, once known; the restarts keep its `pid` current (one object, shared with
+    // the stack that embeds it).
+    let stackNodes: StackFile["nodes"];
+    const supervisedView = (index: number, node: CircuitNodeProcess): CircuitNodeProcess => ({
+      ...node,
+      stop: (signal) => supervisors[index].stop(signal),
     });
+    const superviseNode = (index: number) =>
+      Supervisor.start<CircuitNodeProcess>({
+        start: () => spawnNode(index),
+        backoff: input.restartBackoff,
+        onExit: (exit) => onProgress(describeExit(`Circuit ${exit.process.name}`, exit, exit.process.logFile)),
+        onRestart: async (node, { automatic }) => {
+          nodes[index] = supervisedView(index, node);
+          if (stackNodes !== undefined) stackNodes[index].pid = processId(node);
+          await input.onNodeRestarted?.();
+          if (automatic) onProgress(`Circuit ${node.name} restarted (pid ${node.child.pid}).`);
+        },
+        onError: (error, retryInMs) =>
+          onProgress(
+            retryInMs === undefined
+              ? `Circuit node-${index + 1}: ${(error as Error)?.message ?? String(error)} (after its restart)`
+              : `Circuit node-${index + 1} could not be restarted: ${(error as Error)?.message ?? String(error)} (trying again in ${formatSeconds(retryInMs)})`,
+          ),
+      });
+    cleanups.push(async () => {
+      await Promise.all(supervisors.map((supervisor) => supervisor.stop()));
+    });
+    const supervisorOf = (index: number) => {
+      const supervisor = supervisors[index];
+      if (supervisor === undefined) throw new RangeError(`there is no circuit node ${index} (the network runs ${nodeCount})`);
+      return supervisor;
+    };
+    await Promise.all(
+      owners.map(async (_, index) => {
+        supervisors[index] = await superviseNode(index);
+        nodes[index] = supervisedView(index, supervisors[index].current);
+      }),
+    );
     const nodeRegistry = NodeRegistry__factory.connect(input.contracts.l2.NodeRegistry, l2);
     for (const [index, burner] of burners.entries()) {
       await waitFor(`the first heartbeat of node ${index + 1}`, async () => {
@@ -356,9 +415,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
           });
     if (challengerProcess !== undefined) cleanups.push(async () => void (await challengerProcess.stop()));
 
-    // What the stack file says of each node; `restartNode` keeps its `pid` current (one object, shared
-    // with the stack that embeds it).
-    const stackNodes = owners.map((owner, index) => ({
+    stackNodes = owners.map((owner, index) => ({
       burner: burners[index],
       owner: owner.address,
       licenseIds: [Number(licenseIds[index])],
@@ -367,7 +424,8 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     return {
       solana,
       ledger,
-      api: { url: api.url, workers: apiWorkers, logFile: apiLogFile },
+      api: { url: api.url, workers: apiWorkers, logFile: apiLogFile, pid: api.pid },
+      redis,
       apiKey,
       nodes,
       evmDemo,
@@ -392,12 +450,16 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
         demo: demoSection(evmDemo, svmDemo, conditions),
       },
       async restartNode(index: number) {
-        await nodes[index].stop();
-        nodes[index] = await spawnNode(index);
-        stackNodes[index].pid = processId(nodes[index]);
-        await input.onNodeRestarted?.();
+        // The supervisor stops the node as asked (no automatic restart follows) and starts it again; its `onRestart`
+        // updates `nodes` and the stack.
+        await supervisorOf(index).restart();
         return nodes[index];
       },
+      async nodeRestarted(index: number) {
+        await supervisorOf(index).restarted();
+        return nodes[index];
+      },
+      nodeRestarts: (index: number) => supervisorOf(index).restarts,
       stop,
     };
   } catch (error) {
