@@ -12,6 +12,12 @@ import { freePort } from "../common/free-port.ts";
 export interface PostgresServer {
   /** `postgres://…` of a fresh, empty database on the server. */
   createDatabase(): Promise<string>;
+  /**
+   * A fast shutdown (clients disconnected), `whileDown` (if given) while nothing listens, and a start again
+   * on the same port and data: what a restarted database looks like to its clients (`npm run chaos`).
+   * Resolves once it accepts connections again.
+   */
+  restart(whileDown?: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -53,41 +59,53 @@ export async function startPostgresServer(): Promise<PostgresServer | undefined>
   });
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
   const port = await freePort();
-  const server = spawn(
-    path.join(bin, "postgres"),
-    [
-      "-D",
-      data,
-      "-p",
-      String(port),
-      "-h",
-      "127.0.0.1",
-      "-k",
-      dir,
-      "-c",
-      "fsync=off",
-      "-c",
-      "synchronous_commit=off",
-      "-c",
-      "full_page_writes=off",
-    ],
-    { ...asServer, stdio: "ignore" },
-  );
-  const killOnExit = () => server.kill("SIGKILL");
-  process.once("exit", killOnExit);
-  const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  for (let attempt = 0; ; attempt += 1) {
-    const client = new pg.Client({ connectionString: adminUrl });
-    try {
-      await client.connect();
-      await client.end();
-      break;
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      if (attempt >= 200) throw new Error(`PostgreSQL did not start: ${(error as Error).message}`, { cause: error });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+  const launch = async () => {
+    const started = spawn(
+      path.join(bin, "postgres"),
+      [
+        "-D",
+        data,
+        "-p",
+        String(port),
+        "-h",
+        "127.0.0.1",
+        "-k",
+        dir,
+        "-c",
+        "fsync=off",
+        "-c",
+        "synchronous_commit=off",
+        "-c",
+        "full_page_writes=off",
+      ],
+      { ...asServer, stdio: "ignore" },
+    );
+    const exited = new Promise<void>((resolve) => started.once("exit", () => resolve()));
+    for (let attempt = 0; ; attempt += 1) {
+      const client = new pg.Client({ connectionString: adminUrl });
+      try {
+        await client.connect();
+        await client.end();
+        return { process: started, exited };
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        if (attempt >= 200 || started.exitCode !== null) {
+          started.kill("SIGKILL");
+          throw new Error(`PostgreSQL did not start: ${(error as Error).message}`, { cause: error });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
     }
-  }
+  };
+  const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  let server = await launch();
+  const killOnExit = () => server.process.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  // SIGINT: "fast" shutdown, disconnecting clients.
+  const shutDown = async () => {
+    server.process.kill("SIGINT");
+    await server.exited;
+  };
   let databases = 0;
   return {
     async createDatabase() {
@@ -102,13 +120,17 @@ export async function startPostgresServer(): Promise<PostgresServer | undefined>
       }
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
+    async restart(whileDown) {
+      await shutDown();
+      try {
+        await whileDown?.();
+      } finally {
+        server = await launch();
+      }
+    },
     async stop() {
       process.off("exit", killOnExit);
-      await new Promise<void>((resolve) => {
-        server.once("exit", () => resolve());
-        // SIGINT: "fast" shutdown, disconnecting clients.
-        server.kill("SIGINT");
-      });
+      await shutDown();
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -1,4 +1,15 @@
+import { AvnError } from "@avn/protocol/errors";
+
 import type { ApiKeys, VerifiedKey } from "./api-keys.ts";
+
+/** The key database did not answer a key's check: the request is refused (503), never let through unchecked. */
+export class KeyDatabaseUnavailableError extends AvnError<"KEY_DATABASE_UNAVAILABLE"> {
+  override name = "KeyDatabaseUnavailableError";
+
+  constructor(options?: { cause?: unknown }) {
+    super("KEY_DATABASE_UNAVAILABLE", "the key database did not answer", options);
+  }
+}
 
 /** How often the store is asked whether any key changed (by this process or another one). */
 export const REVISION_POLL_MS = 250;
@@ -65,7 +76,9 @@ export class KeyVerifier {
     const cached = this.#live.get(key);
     if (cached !== undefined) return cached;
     const revisionBefore = this.#revision;
-    const verified = await this.#store.verify(key);
+    const verified = await this.#store.verify(key).catch((error: unknown) => {
+      throw new KeyDatabaseUnavailableError({ cause: error });
+    });
     // A change seen while the store was asked may be older than the answer: remember only answers
     // given under the revision that is still current.
     if (verified !== undefined && this.#revision === revisionBefore) {

@@ -213,6 +213,53 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
       }
     });
 
+    it("API_WORKERS=2 on PostgreSQL: while it restarts, a key is refused with 503 (never a 500, never unchecked), then answered again", async function () {
+      this.timeout(120_000);
+      const server = await startPostgres();
+      if (server === undefined) requireService(this, POSTGRES);
+      let api: RunningApiProcess | undefined;
+      try {
+        const location = await server.createDatabase();
+        const admin = await ApiKeys.open(location);
+        const { key } = await admin.create("through a restart");
+        await admin.close();
+        api = await spawnApi({
+          API_KEYS_DB: location,
+          API_WORKERS: "2",
+          LOG_LEVEL: "info",
+          RATE_LIMIT_CAPACITY: "100000",
+          RATE_LIMIT_REFILL_PER_SECOND: "100000",
+        });
+        const running = api;
+        for (let i = 0; i < 4; i += 1) expect(await statusOf(running.port, key)).to.equal(200); // both workers, the key remembered
+        const whileDown: number[] = [];
+        await server.restart(async () => {
+          // Within a key poll (250 ms) every worker forgets its remembered keys and asks the database, which is away.
+          for (const started = Date.now(); whileDown.filter((status) => status === 503).length < 4;) {
+            const response = await postOnOwnConnection(sources, running.port, key);
+            whileDown.push(response.status);
+            if (response.status === 503) {
+              expect(JSON.parse(response.body)).to.deep.equal({
+                status: 503,
+                message: "Service unavailable: the key database did not answer; retry shortly",
+              });
+              expect(response.retryAfter).to.equal("1");
+            }
+            if (Date.now() - started > 10_000) throw new Error(`no 503 while the database was away: ${whileDown.join(", ")}`);
+          }
+        });
+        expect(new Set(whileDown)).to.satisfy((statuses: Set<number>) => [...statuses].every((status) => status === 200 || status === 503));
+        const backAt = Date.now();
+        while ((await statusOf(running.port, key)) !== 200) {
+          if (Date.now() - backAt > 10_000) throw new Error("the key is still refused 10 s after the database came back");
+        }
+        for (let i = 0; i < 4; i += 1) expect(await statusOf(running.port, key)).to.equal(200);
+      } finally {
+        await api?.stop();
+        await server.stop();
+      }
+    });
+
     it("API_WORKERS=2: both workers answer on one port and share one rate limit, metrics and usage", async function () {
       const location = path.join(dir, "workers.sqlite");
       const admin = await ApiKeys.open(location);

@@ -124,7 +124,7 @@ describe("API: monthly quotas per key, on a real server with a real key database
     expect(statuses, "2 left from the key's first request on").to.deep.equal([200, 200, 429]);
   });
 
-  it("answers 500, never 200, while a key's month total cannot be read on its first sight, and reads it again on the next request", async function () {
+  it("answers 503, never 200, while a key's month total cannot be read on its first sight, and reads it again on the next request", async function () {
     let store: UsageStore | undefined;
     let databaseAway = true;
     const meter = new UsageMeter(
@@ -151,9 +151,12 @@ describe("API: monthly quotas per key, on a real server with a real key database
           body: JSON.stringify(evmItem()),
         });
       const refused = await Promise.all([send(), send(), send()]);
-      expect(refused.map((response) => response.status)).to.deep.equal([500, 500, 500]);
-      expect(await refused[0].json()).to.deep.equal({ status: 500, message: "Internal error: the balance could not be fetched" });
-      expect((await send()).status, "still unknown, still refused").to.equal(500);
+      expect(refused.map((response) => response.status)).to.deep.equal([503, 503, 503]);
+      expect(await refused[0].json()).to.deep.equal({
+        status: 503,
+        message: "Service unavailable: the key database did not answer; retry shortly",
+      });
+      expect((await send()).status, "still unknown, still refused").to.equal(503);
       databaseAway = false;
       const over = await send();
       expect(over.status).to.equal(429);
