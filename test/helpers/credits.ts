@@ -54,22 +54,22 @@ export async function startCreditsFixture(env: Record<string, string> = {}) {
     }),
   );
   let ledgers = 0;
-  /** Another credits service on the same contract and catalogue, with a fresh ledger of its own (`env` overrides). */
+  /** The environment of a credits service on the same contract and catalogue, with a fresh ledger of its own (`env` overrides). */
+  const serviceEnv = (overrides: Record<string, string> = {}): Record<string, string> => ({
+    CREDITS_PORT: "0",
+    CREDITS_DB: path.join(dir, `credits-${ledgers++}.sqlite`),
+    STRIPE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+    CREDITS_CATALOGUE: catalogue,
+    CREDITS_ISSUER_KEY: issuer.privateKey,
+    CREDITS_L2_RPC_URL: anvil.rpcUrl,
+    CREDITS_CLAIMS_CONTRACT: claimsAddress,
+    LOG_LEVEL: "silent",
+    ...env,
+    ...overrides,
+  });
+  /** Another credits service, in this process (see `serviceEnv`). */
   const startService = (overrides: Record<string, string> = {}): Promise<RunningCreditsService> =>
-    startCreditsService(
-      loadCreditsConfig({
-        CREDITS_PORT: "0",
-        CREDITS_DB: path.join(dir, `credits-${ledgers++}.sqlite`),
-        STRIPE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
-        CREDITS_CATALOGUE: catalogue,
-        CREDITS_ISSUER_KEY: issuer.privateKey,
-        CREDITS_L2_RPC_URL: anvil.rpcUrl,
-        CREDITS_CLAIMS_CONTRACT: claimsAddress,
-        LOG_LEVEL: "silent",
-        ...env,
-        ...overrides,
-      }),
-    );
+    startCreditsService(loadCreditsConfig(serviceEnv(overrides)));
   const service = await startService();
   return {
     anvil,
@@ -78,6 +78,7 @@ export async function startCreditsFixture(env: Record<string, string> = {}) {
     claims,
     issuer,
     service,
+    serviceEnv,
     startService,
     operator,
     admin,
