@@ -4,6 +4,7 @@ import { AggregatorRegistry } from "prom-client";
 import { pino } from "pino";
 
 import { createSourceReaders } from "../chains/source-readers.ts";
+import { ReorgWatch } from "../chains/evm/reorg-watch.ts";
 import { createFailoverTransport } from "../chains/solana/failover-transport.ts";
 import { PinnedReaders } from "../chains/pinned-readers.ts";
 import { JsonRpcPool } from "../chains/rpc/json-rpc-pool.ts";
@@ -211,6 +212,7 @@ export async function startApi(config: ApiConfig, options: StartApiOptions = {})
     usage,
     rateLimit: { store, policy, attestCost: config.ATTEST_COST },
     evm: readers.evm,
+    evmReorgs: new ReorgWatch(readers.evmRpc),
     solana: readers.solana,
     checkUpstreams: async () => ({
       evm: await answers(() => readers.evmRpc.request("eth_blockNumber", [])),

@@ -53,7 +53,7 @@ export async function buildApiServer(deps: ApiServerDependencies): Promise<Fasti
   registerErrorHandling(app);
 
   const cacheTtlMs = deps.cacheTtlMs ?? 2_000;
-  const evm = evmChain(deps.evm, cacheTtlMs, deps.metrics);
+  const evm = evmChain(deps.evm, cacheTtlMs, deps.metrics, deps.evmReorgs);
   const svm = svmChain(deps.solana, cacheTtlMs, deps.metrics);
   registerBalanceRoute(app, evm, deps.attestation, evmBalanceProver(deps.proofs, deps.evm));
   registerBalanceRoute(app, svm, deps.attestation);

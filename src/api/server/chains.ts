@@ -1,6 +1,7 @@
 import type { z } from "zod";
 
 import type { EvmBalance, EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
+import type { ReorgWatch } from "../../chains/evm/reorg-watch.ts";
 import { delegatedBalanceOf } from "../../chains/evm/delegated-balance.ts";
 import type { SolanaBalance, SolanaBalanceReader } from "../../chains/solana/balance-reader.ts";
 import { parseBlockNumber, parseDecimalUint256, parseEvmAddress, parseSolanaAddress } from "../addresses.ts";
@@ -76,7 +77,12 @@ export interface SvmQuery {
 }
 
 /** `POST /api/ccq-evm`: ERC-20 / ERC-721 `balanceOf`, or ERC-1155 with `token_id`, on Ethereum, pinned to a block. */
-export function evmChain(reader: EvmBalanceReader, cacheTtlMs: number, metrics: ApiMetrics): BalanceChain<EvmQuery, EvmBalance> {
+export function evmChain(
+  reader: EvmBalanceReader,
+  cacheTtlMs: number,
+  metrics: ApiMetrics,
+  reorgs?: ReorgWatch,
+): BalanceChain<EvmQuery, EvmBalance> {
   return {
     url: "/api/ccq-evm",
     summary: "ERC-20 / ERC-721 balance of a wallet on Ethereum, or ERC-1155 with token_id",
@@ -103,14 +109,21 @@ export function evmChain(reader: EvmBalanceReader, cacheTtlMs: number, metrics: 
       if (tokenId !== undefined) echo[TOKEN_ID_FIELD] = tokenId.toString();
       return echo;
     },
-    head: () => reader.latestBlock(),
+    // The head, and (beside it, at most once a second) whether Ethereum reorganized since the last look.
+    head: async () => (await Promise.all([reader.latestBlock(), reorgs?.look()]))[0],
     read: async ({ owner, asset, tokenId, delegations }, block) => {
       if (!delegations) return reader.balanceOf(asset, owner, block, tokenId);
       // Every read at one block: the delegations and each wallet's balance.
       const at = block ?? (await reader.latestBlock());
       return { ...(await delegatedBalanceOf(reader, asset, owner, at, tokenId)), blockNumber: at };
     },
-    cache: new ReadThroughCache<EvmBalance>("evm", cacheTtlMs, metrics, (read) => read.blockNumber),
+    cache: new ReadThroughCache<EvmBalance>(
+      "evm",
+      cacheTtlMs,
+      metrics,
+      (read) => read.blockNumber,
+      () => reorgs?.generation ?? 0,
+    ),
     unattestable: ({ tokenId, delegations }) =>
       delegations ? DELEGATIONS_NOT_ATTESTABLE : tokenId === undefined ? undefined : TOKEN_ID_NOT_ATTESTABLE,
     proofOnly: ({ blockNumber }) => (blockNumber === undefined ? undefined : BLOCK_NUMBER_NEEDS_PROOF),

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyRequest } from "fastify";
 
 import type { EvmBalanceReader } from "../../chains/evm/balance-reader.ts";
+import type { ReorgWatch } from "../../chains/evm/reorg-watch.ts";
 import type { JsonRpc } from "../../chains/evm/balance-slot.ts";
 import type { SolanaBalanceReader } from "../../chains/solana/balance-reader.ts";
 import type { AttestationService } from "../attestation-hub/attested-query.ts";
@@ -50,6 +51,8 @@ export interface ApiServerDependencies {
    */
   rateLimit: { store: RateLimitStore; policy: TokenBucketPolicy; attestCost?: number };
   evm: EvmBalanceReader;
+  /** Sees Ethereum reorganize, so the result cache never reuses an answer of a replaced block (absent: not watched). */
+  evmReorgs?: ReorgWatch;
   solana: SolanaBalanceReader;
   /** Whether each upstream answers now (`/readyz`). */
   checkUpstreams: () => Promise<Record<string, boolean>>;
