@@ -1,7 +1,7 @@
 // The layering, enforced: which folder may import which. Read top to bottom, each layer may import the
 // layers below it and nothing above:
 //
-//   scripts → bench → devnet → node, api, challenger, credits, governance, bridge, deploy, web (server) →
+//   scripts → bench, chaos → devnet → node, api, challenger, credits, governance, bridge, deploy, web (server) →
 //   chains, op, tokens → common → the Ignition modules → @avn/protocol
 //
 // Siblings of one layer do not import each other unless SIBLING_PAIRS lists the pair with its reason; api
@@ -13,7 +13,7 @@ import boundaries from "eslint-plugin-boundaries";
 /** Every layer, top first: the folders (element types) in it. */
 export const LAYERS = [
   ["scripts"],
-  ["bench"],
+  ["bench", "chaos"],
   ["devnet"],
   ["node", "api", "challenger", "solver", "credits", "governance", "bridge", "deploy", "web-server"],
   ["chains", "op", "tokens"],
@@ -28,6 +28,7 @@ export const LAYERS = [
 const ELEMENTS = {
   scripts: "scripts/**",
   bench: "src/bench/**",
+  chaos: "src/chaos/**",
   devnet: "src/devnet/**",
   node: "src/node/**",
   api: "src/api/**",

@@ -61,9 +61,11 @@ export const REHEARSAL_TEST_FOLDERS = ["rehearsal"];
  * the rehearsal (the shortest) the group ends about when "services" does. Its own process, not the rehearsal's:
  * it deploys the contracts it runs, from the build the mocha processes share, which is the instrumented one of
  * `build:coverage` (above 24 KiB), and only a `--coverage` run lifts its devnet's size limit (as for the other
- * devnet tests). It collects no coverage of its own: Hardhat records it on its in-process chain only.
+ * devnet tests). It collects no coverage of its own: Hardhat records it on its in-process chain only. The chaos
+ * suite's short form joins it (the network of `npm start` on a devnet of its own, about three minutes, mostly
+ * waiting through its faults): the rehearsal and the QoS network end well before the "services" process.
  */
-export const QOS_TEST_FOLDERS = ["qos"];
+export const QOS_TEST_FOLDERS = ["qos", "chaos"];
 
 /** The mocha test files of one of the mocha processes, relative to the root, in Hardhat's order. */
 export function mochaFiles(half, testsDir = path.join(root, "test", "ts")) {

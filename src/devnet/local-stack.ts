@@ -56,6 +56,8 @@ export interface LocalStackOptions {
   apiPort?: number;
   /** API processes serving with the hub on (default `LOCAL_STACK_API_WORKERS`). */
   apiWorkers?: number;
+  /** The API's key database (`API_KEYS_DB`, a `postgres://` URL); a SQLite file by default. */
+  apiKeysDb?: string;
   /** The credits service's port, with the network (default 8789, `CREDITS_PORT`, 0 for any free port). */
   creditsPort?: number;
   /** Extra environment for the circuit nodes. */
@@ -189,6 +191,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           apiPort: options.apiPort ?? Number(process.env.API_PORT ?? 8787),
           // Two API processes with the hub on, as an operator who outgrew one would run it (docs/attestations.md).
           apiWorkers: options.apiWorkers ?? LOCAL_STACK_API_WORKERS,
+          apiKeysDb: options.apiKeysDb,
           nodeEnv: options.nodeEnv,
           gameMinter: voucherClaims,
           challenger: { meanIntervalSeconds: LOCAL_STACK_CHALLENGE_INTERVAL_SECONDS },

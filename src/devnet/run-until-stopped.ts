@@ -29,6 +29,19 @@ export function runUntilStopped(stack: LocalStack): void {
   }
 }
 
+/**
+ * Ctrl-C (exit 130) or SIGTERM (exit 143) stops every part of `stack` before the process exits: for a
+ * command that runs a stack for a while and stops it itself when done (`npm run chaos`, `npm run soak`).
+ */
+export function stopOnSignals(stack: LocalStack): void {
+  const stop = (exitCode: number) => () => {
+    console.log("\nStopping the local stack…");
+    void stack.stop().finally(() => process.exit(exitCode));
+  };
+  process.once("SIGINT", stop(130));
+  process.once("SIGTERM", stop(143));
+}
+
 /** Reports a failed start and exits 1 (the stack already cleaned up after itself). */
 export function failedToStart(error: unknown): never {
   console.error(`The local stack could not start: ${error instanceof Error ? error.message : String(error)}`);

@@ -102,6 +102,8 @@ export interface VerificationNetworkInput {
    * the network's own carries the rounds between them when it is installed; else the cluster's primary does.
    */
   apiWorkers?: number;
+  /** The API's key database (`API_KEYS_DB`: a `postgres://` URL); a SQLite file in `workDir` by default. */
+  apiKeysDb?: string;
   /** The claim platform that may mint bought game items (the credits channel's); none by default. */
   gameMinter?: string;
   onProgress: (line: string) => void;
@@ -261,7 +263,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
     onProgress(
       `Starting the API (${apiWorkers === 1 ? "one process" : `${apiWorkers} processes, sharing rounds through ${redis === undefined ? "the cluster's primary: redis-server is not installed" : "Redis"}`}) with a demo key and its attestation hub…`,
     );
-    const keysFile = path.join(input.workDir, "api-keys.sqlite");
+    const keysFile = input.apiKeysDb ?? path.join(input.workDir, "api-keys.sqlite");
     const keys = await ApiKeys.open(keysFile);
     const apiKey = (await keys.create("demo")).key;
     // Each node probes the API with a key of its own, as a live operator would be given one.

@@ -20,6 +20,8 @@ export async function startTestVerificationNetwork(
   test: TestDevnet,
   workDirName: string,
   nodeEnv: Record<string, string>,
+  /** More environment for the API (over the deadline below). */
+  apiEnv: Record<string, string> = {},
 ): Promise<{ network: VerificationNetwork; stack: StackFile }> {
   const { devnet, deployment } = test;
   if (deployment === undefined) throw new Error("the test devnet has no contracts deployed (start it with deploy: true)");
@@ -38,7 +40,7 @@ export async function startTestVerificationNetwork(
     // The hub waits up to 15 s for a quorum of signatures, not the 3 s it is configured with by default: under
     // npm test's load (four processes on two cores) the nodes' reads for a demo condition once took longer, and
     // the API answered 503. These tests check what is signed; `npm run bench:attest` measures how fast.
-    apiEnv: { ATTESTATION_DEADLINE_MS: "15000" },
+    apiEnv: { ATTESTATION_DEADLINE_MS: "15000", ...apiEnv },
     onProgress: () => undefined,
   });
   const base = stackOfTestDevnet(test);

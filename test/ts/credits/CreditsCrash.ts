@@ -37,7 +37,13 @@ describe("credits service: killed in the middle of a Stripe webhook", function (
       // Up once it answers its health route (it reads the claim contract first).
       for (;;) {
         if (service.child.exitCode !== null) throw new Error("the credits service exited at start");
-        if (await fetch(`${url}/credits/healthz`).then((response) => response.ok, () => false)) return;
+        if (
+          await fetch(`${url}/credits/healthz`).then(
+            (response) => response.ok,
+            () => false,
+          )
+        )
+          return;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };

@@ -1,0 +1,206 @@
+import { Contract, type Provider } from "ethers";
+
+/**
+ * How an answer is judged (docs/operations.md, "Chaos"): right (200 with the canonical balance), refused
+ * (a status that says to come back: 429, 502, 503, 504, with a JSON message), wrong (a 200 with another
+ * balance, or any 500, whose cause the client cannot act on), or unanswered (no HTTP answer at all: the
+ * connection reset or refused, or no answer within the client's timeout).
+ */
+export type Verdict = "right" | "refused" | "wrong" | "unanswered";
+
+export interface Outcome {
+  stream: string;
+  verdict: Verdict;
+  status?: number;
+  /** Milliseconds from the request to its answer (or failure). */
+  ms: number;
+  /** When the answer came (`performance.now()`). */
+  at: number;
+  /** What was wrong or refused: the status and the API's message. */
+  detail?: string;
+}
+
+/** One query the load repeats, and how its answer is checked. */
+export interface LoadStream {
+  name: string;
+  path: string;
+  body: Record<string, unknown>;
+  /**
+   * The balances an answer to a request sent at `sentAt` (`performance.now()`) may carry: what the source
+   * holds now, read after the answer, and what it held within the API's documented freshness before.
+   */
+  expected: (sentAt: number) => Promise<readonly bigint[]>;
+  /** Whether a 200 must carry a quorum's signatures. */
+  attested?: boolean;
+}
+
+const REFUSALS = new Set([429, 502, 503, 504]);
+/** A request without an answer after this long is unanswered: far beyond every bar of issue 53. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * A steady client of the API: each stream sends its query, waits for the answer and judges it, then waits
+ * `intervalMs` and sends the next; the streams run side by side. `pause()` holds every stream between two
+ * requests (a scenario that changes what is right, a reorg, takes it so that no answer straddles it).
+ */
+export class SteadyLoad {
+  readonly #api: { url: string; key: string };
+  readonly #streams: readonly LoadStream[];
+  readonly #intervalMs: number;
+  #outcomes: Outcome[] = [];
+  #running = false;
+  #loops: Promise<void>[] = [];
+  #gate: Promise<void> = Promise.resolve();
+  #inFlight = 0;
+  #drained: (() => void) | undefined;
+  #listeners = new Set<(outcome: Outcome) => void>();
+
+  constructor(api: { url: string; key: string }, streams: readonly LoadStream[], intervalMs: number) {
+    this.#api = api;
+    this.#streams = streams;
+    this.#intervalMs = intervalMs;
+  }
+
+  start(): void {
+    this.#running = true;
+    this.#loops = this.#streams.map((stream) => this.#loop(stream));
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    await Promise.all(this.#loops);
+  }
+
+  /** The outcomes of the answers that came at or after `at` (`performance.now()`). */
+  since(at: number): Outcome[] {
+    return this.#outcomes.filter((outcome) => outcome.at >= at);
+  }
+
+  /** Resolves with the first outcome for which `predicate` holds from now on. */
+  next(predicate: (outcome: Outcome) => boolean): Promise<Outcome> {
+    return new Promise((resolve) => {
+      const listener = (outcome: Outcome) => {
+        if (!predicate(outcome)) return;
+        this.#listeners.delete(listener);
+        resolve(outcome);
+      };
+      this.#listeners.add(listener);
+    });
+  }
+
+  /** Runs `action` with no request in flight and none sent until it is done. */
+  async exclusive<T>(action: () => Promise<T>): Promise<T> {
+    let open!: () => void;
+    const previous = this.#gate;
+    this.#gate = new Promise<void>((resolve) => (open = resolve));
+    await previous;
+    if (this.#inFlight > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
+    try {
+      return await action();
+    } finally {
+      open();
+    }
+  }
+
+  async #loop(stream: LoadStream): Promise<void> {
+    while (this.#running) {
+      await this.#gate;
+      this.#inFlight += 1;
+      try {
+        this.#record(await this.#ask(stream));
+      } finally {
+        this.#inFlight -= 1;
+        if (this.#inFlight === 0) this.#drained?.();
+      }
+      if (this.#running) await new Promise((resolve) => setTimeout(resolve, this.#intervalMs));
+    }
+  }
+
+  #record(outcome: Outcome): void {
+    this.#outcomes.push(outcome);
+    for (const listener of [...this.#listeners]) listener(outcome);
+  }
+
+  async #ask(stream: LoadStream): Promise<Outcome> {
+    const started = performance.now();
+    const outcome = (verdict: Verdict, status?: number, detail?: string): Outcome => ({
+      stream: stream.name,
+      verdict,
+      status,
+      ms: Math.round(performance.now() - started),
+      at: performance.now(),
+      detail,
+    });
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(`${this.#api.url}${stream.path}`, {
+        method: "POST",
+        headers: { authorization: this.#api.key, "content-type": "application/json" },
+        body: JSON.stringify(stream.body),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+      text = await response.text();
+    } catch (error) {
+      const cause = (error as Error).cause;
+      return outcome("unanswered", undefined, cause instanceof Error ? cause.message : (error as Error).message);
+    }
+    const message = messageOf(text);
+    if (response.status !== 200) {
+      const clear = REFUSALS.has(response.status) && message !== undefined;
+      return outcome(clear ? "refused" : "wrong", response.status, `${response.status} ${message ?? text.slice(0, 120)}`);
+    }
+    const answered = balanceOf(text, stream.path.includes("ccq-evm"));
+    const expected = await stream.expected(started);
+    if (answered === undefined || !expected.includes(answered))
+      return outcome("wrong", 200, `balance ${answered}, the source says ${expected.join(" or ")}`);
+    if (stream.attested === true && !/"signatures":\s*\[\s*\{/.test(text)) return outcome("wrong", 200, "no signatures");
+    return outcome("right", 200);
+  }
+}
+
+/** The API's `message`, if the body is its JSON envelope. */
+function messageOf(text: string): string | undefined {
+  try {
+    const body = JSON.parse(text) as { message?: unknown };
+    return typeof body.message === "string" ? body.message : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The answer's balance, exactly: from its `QueryResult` for Ethereum (the 32-byte word), else from the JSON
+ * text (a balance above 2^53 is a JSON number that `JSON.parse` would round).
+ */
+function balanceOf(text: string, evm: boolean): bigint | undefined {
+  if (evm) {
+    const word = /"QueryResult":\s*"(0x[0-9a-fA-F]{64})"/.exec(text);
+    return word === null ? undefined : BigInt(word[1]);
+  }
+  const plain = /"asset":\s*\{"balance":\s*(\d+)/.exec(text);
+  return plain === null ? undefined : BigInt(plain[1]);
+}
+
+/**
+ * How far behind the chain's head an Ethereum answer may be (docs/api.md: the API reads the head at most
+ * once a second, and sees a reorg at that look), with a margin for this client's own reads.
+ */
+export const EVM_FRESHNESS_MS = 1_250;
+
+/**
+ * The canonical balance of `owner` in the ERC-20 or ERC-721 at `asset`, read from the source after each
+ * answer: an answer is right if it is the balance now, or one the source held (as this client read it)
+ * within `EVM_FRESHNESS_MS` before the request was sent.
+ */
+export function evmBalanceNow(source: Provider, asset: string, owner: string): LoadStream["expected"] {
+  const token = new Contract(asset, ["function balanceOf(address) view returns (uint256)"], source);
+  const seen: Array<{ at: number; balance: bigint }> = [];
+  return async (sentAt) => {
+    const balance = (await token.getFunction("balanceOf")(owner)) as bigint;
+    const now = performance.now();
+    seen.push({ at: now, balance });
+    while (seen.length > 0 && seen[0].at < now - 60_000) seen.shift();
+    return [balance, ...seen.filter((entry) => entry.at >= sentAt - EVM_FRESHNESS_MS).map((entry) => entry.balance)];
+  };
+}

@@ -1,0 +1,109 @@
+import { devnetProvider } from "../devnet/op-devnet.ts";
+import type { LocalStack } from "../devnet/local-stack.ts";
+import { evmBalanceNow, SteadyLoad, type LoadStream } from "./load.ts";
+import { descendantsOf, listProcesses, residentMiB, slopePerHour } from "./processes.ts";
+
+export interface SoakOptions {
+  minutes: number;
+  /** Samples before this minute are the warm-up, left out of the slope. */
+  warmUpMinutes: number;
+  log(line: string): void;
+}
+
+export interface SoakReport {
+  answers: { right: number; refused: number; wrong: number; unanswered: number };
+  /** Per process: its RSS each minute (MiB) and the slope after the warm-up (MiB per hour). */
+  processes: Array<{ name: string; exempt: boolean; samples: number[]; slope?: number }>;
+}
+
+// At the demo key's limits (10 tokens a second, an attested answer costs 5): two plain streams every 0.5 s
+// (4 tokens/s) and two attested ones every 2 s (5 tokens/s), with a little headroom for timing.
+const PLAIN_INTERVAL_MS = 500;
+const ATTESTED_INTERVAL_MS = 2_000;
+
+/**
+ * `npm run soak`: a steady load at the demo key's limits on both chains, plain and attested, against a
+ * started local stack, for `minutes`; every minute each process's resident memory. The two anvil chains
+ * keep every block and are reported but exempt from the bar.
+ */
+export async function soak(local: LocalStack, options: SoakOptions): Promise<SoakReport> {
+  const stack = local.stack;
+  const api = { url: stack.api!.baseUrl, key: stack.api!.apiKey };
+  const l1 = devnetProvider(local.devnet.l1.rpcUrl, local.devnet.l1.chainId);
+  const evm = stack.demo!.evm[0];
+  const svm = stack.demo!.svm[0];
+  const evmBody = { user_address: evm.user_address, contract_address: evm.contract_address };
+  const svmBody = { owner_address: svm.owner_address, token_mint_address: svm.token_mint_address };
+  const evmNow = evmBalanceNow(l1, evm.contract_address, evm.user_address);
+  const svmBalance = async () => [BigInt(svm.balance)];
+  const plain: LoadStream[] = [
+    { name: "evm plain", path: "/api/ccq-evm", body: evmBody, expected: evmNow },
+    { name: "svm plain", path: "/api/ccq-svm", body: svmBody, expected: svmBalance },
+  ];
+  const attested: LoadStream[] = [
+    { name: "evm attested", path: "/api/ccq-evm?attest=true", body: evmBody, expected: evmNow, attested: true },
+    { name: "svm attested", path: "/api/ccq-svm?attest=true", body: svmBody, expected: svmBalance, attested: true },
+  ];
+  const loads = [new SteadyLoad(api, plain, PLAIN_INTERVAL_MS), new SteadyLoad(api, attested, ATTESTED_INTERVAL_MS)];
+  const started = performance.now();
+  const names = processNames(local);
+  const samples = new Map<string, number[]>();
+  try {
+    for (const load of loads) load.start();
+    for (let minute = 0; minute <= options.minutes; minute++) {
+      if (minute > 0) await new Promise((resolve) => setTimeout(resolve, started + minute * 60_000 - performance.now()));
+      const line: string[] = [];
+      for (const { name, pid } of await stackProcesses(names)) {
+        const mib = await residentMiB(pid);
+        if (mib === undefined) continue;
+        const list = samples.get(name) ?? [];
+        list[minute] = mib;
+        samples.set(name, list);
+        line.push(`${name} ${mib.toFixed(0)}`);
+      }
+      const outcomes = loads.flatMap((load) => load.since(started));
+      const errors = outcomes.filter((outcome) => outcome.verdict !== "right").length;
+      options.log(`minute ${minute}: ${outcomes.length} answers, ${errors} not right; RSS MiB: ${line.join(", ")}`);
+    }
+  } finally {
+    await Promise.all(loads.map((load) => load.stop()));
+    l1.destroy();
+  }
+  const outcomes = loads.flatMap((load) => load.since(started));
+  const count = (verdict: string) => outcomes.filter((outcome) => outcome.verdict === verdict).length;
+  return {
+    answers: { right: count("right"), refused: count("refused"), wrong: count("wrong"), unanswered: count("unanswered") },
+    processes: [...samples].map(([name, list]) => ({
+      name,
+      exempt: name.startsWith("anvil"),
+      samples: list,
+      slope: slopePerHour(list.flatMap((mib, minute) => (minute >= options.warmUpMinutes && mib !== undefined ? [{ minute, mib }] : []))),
+    })),
+  };
+}
+
+/** Names for the stack's known processes, by id at the start (a restarted one gets a name by its command). */
+function processNames(local: LocalStack): Map<number, string> {
+  const names = new Map<number, string>([[process.pid, "stack (this process)"]]);
+  names.set(local.devnet.l1.node.process.pid!, "anvil L1");
+  names.set(local.devnet.l2.node.process.pid!, "anvil L2");
+  for (const [index, node] of (local.network?.nodes ?? []).entries()) names.set(node.child.pid!, `node ${index + 1}`);
+  if (local.stack.api !== undefined && local.network !== undefined) names.set(local.network.api.pid, "api primary");
+  if (local.stack.solver !== undefined) names.set(local.stack.solver.pid, "solver");
+  if (local.stack.challenger !== undefined) names.set(local.stack.challenger.pid, "challenger");
+  return names;
+}
+
+/** The stack's processes now (this one and its descendants), each with a stable name. */
+async function stackProcesses(names: Map<number, string>): Promise<Array<{ name: string; pid: number }>> {
+  const processes = await listProcesses();
+  const ours = [{ pid: process.pid, parent: 0, command: "node", args: [] }, ...descendantsOf(process.pid, processes)];
+  const apiPrimary = [...names].find(([, name]) => name === "api primary")?.[0];
+  let worker = 0;
+  return ours.map(({ pid, parent, command }) => {
+    const known = names.get(pid);
+    if (known !== undefined) return { name: known, pid };
+    if (parent === apiPrimary) return { name: `api worker ${++worker}`, pid };
+    return { name: `${command} ${pid}`, pid };
+  });
+}
