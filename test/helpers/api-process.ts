@@ -9,6 +9,10 @@ const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 
 export interface RunningApiProcess {
   port: number;
+  /** The process's id (a cluster's primary). */
+  pid: number;
+  /** Whether it has exited. */
+  readonly exited: boolean;
   /** Its standard output, one entry per line (pino's JSON when LOG_LEVEL lets it log). */
   logs: string[];
   /** SIGTERM, as an orchestrator stops it: finish, write usage, exit; resolves with the exit code. */
@@ -57,6 +61,10 @@ export async function spawnApiProcess(sources: SourceFixtures, env: Record<strin
   }
   return {
     port,
+    pid: child.pid!,
+    get exited() {
+      return child.exitCode !== null || child.signalCode !== null;
+    },
     logs,
     stop: async () => {
       if (child.exitCode === null) child.kill("SIGTERM");

@@ -46,6 +46,8 @@ export async function startApiCluster(config: ApiConfig, workers: number, log: L
 
   let stopping = false;
   const crashes: number[] = [];
+  /** Workers to fork again after a crash (a second's pause, so a worker crashing at start does not spin). */
+  const replacements = new Set<NodeJS.Timeout>();
   let resolveDone!: (code: number) => void;
   const done = new Promise<number>((resolve) => (resolveDone = resolve));
   let listening = 0;
@@ -78,9 +80,13 @@ export async function startApiCluster(config: ApiConfig, workers: number, log: L
       void stop().then(() => finish(1));
       return;
     }
-    setTimeout(() => {
+    // Not unref'd: when every worker died at once, this timer is all that keeps the primary (and the port)
+    // alive until their replacements listen. A stop clears it.
+    const timer = setTimeout(() => {
+      replacements.delete(timer);
       if (!stopping) fork();
-    }, 1_000).unref();
+    }, 1_000);
+    replacements.add(timer);
   });
 
   let finished = false;
@@ -94,6 +100,8 @@ export async function startApiCluster(config: ApiConfig, workers: number, log: L
   const stop = async () => {
     if (stopping) return done.then(() => undefined);
     stopping = true;
+    for (const timer of replacements) clearTimeout(timer);
+    replacements.clear();
     const alive = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
     if (alive.length === 0) return finish(0);
     // Each worker finishes its requests in flight, flushes its usage counters and exits (scripts/api.ts).

@@ -14,6 +14,7 @@ import { startApi } from "../../../src/api/main.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import { postOnOwnConnection, spawnApiProcess, workersThatRefused, type RunningApiProcess } from "../../helpers/api-process.ts";
 import { POSTGRES, startPostgres } from "../../helpers/postgres.ts";
+import { childrenOf } from "../../../src/chaos/processes.ts";
 import { requireService } from "../../helpers/services.ts";
 
 const urls = { EVM_RPC_URLS: "http://127.0.0.1:1", SOLANA_RPC_URLS: "http://127.0.0.1:2" };
@@ -257,6 +258,41 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
       } finally {
         await api?.stop();
         await server.stop();
+      }
+    });
+
+    it("API_WORKERS=2: every worker killed at once, the primary forks new ones and answers again on its port", async function () {
+      const location = path.join(dir, "crashes.sqlite");
+      const admin = await ApiKeys.open(location);
+      const { key } = await admin.create("crashes");
+      await admin.close();
+      const api = await spawnApi({ API_KEYS_DB: location, API_WORKERS: "2", LOG_LEVEL: "info" });
+      try {
+        expect(await statusOf(api.port, key)).to.equal(200);
+        const workers = await childrenOf(api.pid);
+        expect(workers).to.have.length(2);
+        for (const worker of workers) process.kill(worker, "SIGKILL");
+        const killedAt = Date.now();
+        // The primary outlives its workers and forks two more: the port answers again.
+        for (;;) {
+          // A request handed to a worker as it died is lost with it: each try has a deadline of its own.
+          const status = await fetch(`http://127.0.0.1:${api.port}/api/ccq-evm`, {
+            method: "POST",
+            headers: { authorization: key, "content-type": "application/json", connection: "close" },
+            body: JSON.stringify({ user_address: sources.evm.holder, contract_address: sources.evm.erc20 }),
+            signal: AbortSignal.timeout(2_000),
+          }).then(
+            (response) => response.status,
+            () => 0,
+          );
+          if (status === 200) break;
+          expect(api.exited, "the primary exited with its workers").to.equal(false);
+          if (Date.now() - killedAt > 15_000)
+            throw new Error(`no answer 15 s after every worker was killed:\n${api.logs.slice(-10).join("\n")}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      } finally {
+        await api.stop();
       }
     });
 
