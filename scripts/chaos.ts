@@ -5,6 +5,8 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { parseArgs } from "node:util";
 
+import { SCENARIOS } from "../src/chaos/scenarios.ts";
+
 const usage = "usage: npm run chaos [-- --short] [-- --only <scenario numbers, comma-separated>]";
 let values: { short?: boolean; only?: string };
 try {
@@ -13,9 +15,14 @@ try {
   console.error(`${(error as Error).message}\n${usage}`);
   process.exit(2);
 }
-if (values.only !== undefined && !/^\d+(,\d+)*$/.test(values.only)) {
-  console.error(usage);
-  process.exit(2);
+if (values.only !== undefined) {
+  const known = SCENARIOS.map((scenario) => scenario.number);
+  const asked = /^\d+(,\d+)*$/.test(values.only) ? values.only.split(",").map(Number) : [];
+  const unknown = asked.filter((number) => !known.includes(number));
+  if (asked.length === 0 || unknown.length > 0) {
+    console.error(`${unknown.length > 0 ? `no scenario ${unknown.join(", ")}: ` : ""}the scenarios are ${known.join(", ")}\n${usage}`);
+    process.exit(2);
+  }
 }
 const root = path.resolve(import.meta.dirname, "..");
 const run = spawnSync("npx", ["hardhat", "run", "scripts/chaos-run.ts"], {

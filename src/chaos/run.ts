@@ -98,8 +98,11 @@ export async function runChaos(target: ChaosTarget, options: ChaosOptions): Prom
     // Everything answers before the first fault.
     await everyStreamRight(load, streams, performance.now());
     const reports: ScenarioReport[] = [];
-    for (const [index, scenario] of SCENARIOS.entries()) {
-      if (options.only !== undefined ? !options.only.includes(index + 1) : options.short && !scenario.short) continue;
+    const unknown = options.only?.filter((number) => !SCENARIOS.some((scenario) => scenario.number === number)) ?? [];
+    if (unknown.length > 0)
+      throw new Error(`no scenario ${unknown.join(", ")} in this run (it has ${SCENARIOS.map((scenario) => scenario.number).join(", ")})`);
+    for (const scenario of SCENARIOS) {
+      if (options.only !== undefined ? !options.only.includes(scenario.number) : options.short && !scenario.short) continue;
       options.log(`Scenario ${scenario.name}…`);
       const startedAt = performance.now();
       const failedBefore = jobs.failedRequests;
@@ -145,14 +148,20 @@ async function recovered(
   from: number,
   ready?: () => Promise<boolean>,
 ): Promise<number | undefined> {
+  let over = false;
   const limit = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), RECOVERY_LIMIT_MS).unref());
   const parts = (async () => {
     if (ready === undefined) return from;
-    while (!(await ready())) await new Promise((resolve) => setTimeout(resolve, 100));
+    // Stops asking once the race is over: a scenario that never recovers must not keep polling.
+    while (!over && !(await ready())) await new Promise((resolve) => setTimeout(resolve, 100));
     return performance.now();
   })();
   const answers = everyStreamRight(load, streams, from);
-  return Promise.race([Promise.all([parts, answers]).then(([partsAt, answersAt]) => Math.max(partsAt, answersAt)), limit]);
+  try {
+    return await Promise.race([Promise.all([parts, answers]).then(([partsAt, answersAt]) => Math.max(partsAt, answersAt)), limit]);
+  } finally {
+    over = true;
+  }
 }
 
 function wrongDetails(outcomes: readonly Outcome[]): string[] {

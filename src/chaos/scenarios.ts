@@ -51,6 +51,8 @@ export interface ScenarioReport {
 }
 
 export interface Scenario {
+  /** Its number in issue 53's list (what `--only` names). */
+  number: number;
   name: string;
   /** Whether the CI's short form runs it. */
   short: boolean;
@@ -87,6 +89,7 @@ async function withJobs<T>(context: ChaosContext, everyMs: number, during: () =>
 
 export const SCENARIOS: Scenario[] = [
   {
+    number: 1,
     name: "1. Redis killed, then restarted",
     short: true,
     async run(context, short) {
@@ -112,6 +115,7 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    number: 2,
     name: "2. one API process killed",
     short: true,
     async run(context) {
@@ -125,6 +129,7 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    number: 3,
     name: "3. one node killed, one paused (SIGSTOP)",
     short: true,
     async run(context, short) {
@@ -178,6 +183,7 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    number: 4,
     name: "4. L2 RPC unreachable for 15 s",
     short: false,
     async run(context) {
@@ -190,6 +196,7 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    number: 5,
     name: "5. Solana endpoint restarted",
     short: false,
     async run(context) {
@@ -198,6 +205,7 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    number: 6,
     name: "6. L1 reorg of depth 3 under pending jobs",
     short: true,
     async run(context) {
@@ -219,6 +227,7 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    number: 7,
     name: "7. PostgreSQL restarted under the API's processes",
     short: false,
     async run(context) {
@@ -236,6 +245,7 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    number: 9,
     name: "9. the webhook sender killed mid-delivery",
     short: false,
     async run(context) {

@@ -50,7 +50,11 @@ export async function spawnScript(options: {
     child,
     exited,
     stop(signal = "SIGTERM") {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill(signal);
+        // A paused process (SIGSTOP: npm run chaos) handles nothing until it runs again.
+        if (signal !== "SIGKILL") child.kill("SIGCONT");
+      }
       return exited;
     },
   };

@@ -207,12 +207,14 @@ export async function revealReady(
 ): Promise<void> {
   for (const reveal of options.store.readyReveals()) {
     try {
-      const reorged = await reorgedAway(reveal.sourceBlocks, options.canonical);
-      if (reorged !== undefined) {
+      const canonical = await checkSourceBlocks(reveal.sourceBlocks, options.canonical);
+      // The source has no block at that number (a lagging upstream, a failover behind): ask again next pass.
+      if (canonical === "unknown") continue;
+      if (canonical !== "canonical") {
         const rescanFrom = options.store.withdrawReveal(reveal.commitTxId);
         if (rescanFrom !== undefined) options.store.requestRescan(rescanFrom);
         logger.warn(
-          { commitTxId: reveal.commitTxId, block: String(reorged.number), hash: reorged.hash },
+          { commitTxId: reveal.commitTxId, block: String(canonical.number), hash: canonical.hash },
           "an Ethereum block the committed answers were read at was reorged away: the reveal is withdrawn and its jobs answered again",
         );
         continue;
@@ -230,17 +232,22 @@ export async function revealReady(
 }
 
 /**
- * The first of `blocks` whose hash at its number is another now (or which the chain no longer has), or
- * undefined when all are canonical. Asked right before a reveal: a vote revealed is final, and one for a
- * block that is no longer Ethereum's would record a balance the chain never settled on.
+ * Whether `blocks` are all still Ethereum's: "canonical"; the first whose number holds another block now
+ * (reorged away); or "unknown" when the source has no block at one of the numbers (an upstream behind the
+ * one the answers were read from is not a reorg). Asked right before a reveal: a vote revealed is final, and
+ * one for a block that is no longer Ethereum's would record a balance the chain never settled on.
  */
-async function reorgedAway(blocks: readonly SourceBlock[], canonical: JobRunnerOptions["canonical"]): Promise<SourceBlock | undefined> {
-  if (canonical === undefined) return undefined;
+async function checkSourceBlocks(
+  blocks: readonly SourceBlock[],
+  canonical: JobRunnerOptions["canonical"],
+): Promise<"canonical" | "unknown" | SourceBlock> {
+  if (canonical === undefined) return "canonical";
   for (const block of blocks) {
     const hash = await canonical.blockHashAt(block.number);
-    if (hash?.toLowerCase() !== block.hash.toLowerCase()) return block;
+    if (hash === undefined) return "unknown";
+    if (hash.toLowerCase() !== block.hash.toLowerCase()) return block;
   }
-  return undefined;
+  return "canonical";
 }
 
 /**

@@ -79,7 +79,7 @@ export class NodeStateStore {
         commit_tx_id INTEGER PRIMARY KEY, data TEXT NOT NULL, extra_gas TEXT NOT NULL, reveal_tx_id INTEGER
       );
       CREATE TABLE IF NOT EXISTS reveal_sources (
-        commit_tx_id INTEGER NOT NULL, block TEXT NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (commit_tx_id, block)
+        commit_tx_id INTEGER NOT NULL, block TEXT NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (commit_tx_id, block, hash)
       );
     `,
       ["txs", "votes", "reveals", "reveal_sources"],

@@ -35,12 +35,25 @@ describe("source adapter: EVM reads pinned by block hash, across a reorg", funct
   });
 
   it("names the block it read by hash, and sees that block replaced after a reorg of depth 3", async function () {
-    const reads = new HashPinnedEvmReads(new JsonRpcPool({ urls: [anvil.rpcUrl], timeoutMs: 5_000 }), { headTtlMs: 0 });
+    // Every request the reads send, to see how they name the block.
+    const pool = new JsonRpcPool({ urls: [anvil.rpcUrl], timeoutMs: 5_000 });
+    const sent: Array<{ method: string; params: unknown[] }> = [];
+    const recording = {
+      request: <T>(method: string, params: unknown[]) => {
+        sent.push({ method, params });
+        return pool.request<T>(method, params);
+      },
+    } as unknown as JsonRpcPool;
+    const reads = new HashPinnedEvmReads(recording, { headTtlMs: 0 });
     const asset = await token.getAddress();
     const before = await reads.balanceOf(asset, holder.address);
     expect(before.balance).to.equal(1_000n);
     expect(before.blockHash).to.equal((await provider.getBlock(Number(before.blockNumber)))!.hash);
     expect(await reads.blockHashAt(before.blockNumber)).to.equal(before.blockHash);
+    // The balance's eth_call named the block by its hash, never by its number (EIP-1898).
+    const calls = sent.filter((request) => request.method === "eth_call");
+    expect(calls).to.have.length.above(0);
+    for (const call of calls) expect(call.params.at(-1)).to.deep.equal({ blockHash: before.blockHash });
 
     // The last three blocks replaced; the new ones carry a transfer the old ones did not.
     const transfer = token.interface.encodeFunctionData("transfer", [receiver, 400n]);

@@ -4,6 +4,9 @@ import { formatRow, runChaos, TABLE_HEADER } from "../../../src/chaos/run.ts";
 import type { ScenarioReport } from "../../../src/chaos/scenarios.ts";
 import { startTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
 import { startTestVerificationNetwork } from "../../helpers/network.ts";
+import { REDIS } from "../../helpers/redis.ts";
+import { requireService } from "../../helpers/services.ts";
+import { redisServerInstalled } from "../../../src/devnet/redis-server.ts";
 import type { VerificationNetwork } from "../../../src/devnet/verification-network.ts";
 
 /** The hub's ping interval here: the silent-node bar is measured past it, so short keeps the test short. */
@@ -22,6 +25,8 @@ describe("chaos, short form: faults under load, on a network of its own", functi
   let reports: ScenarioReport[] = [];
 
   before(async function () {
+    // Scenario 1 kills the API processes' Redis, which the network runs only where redis-server is installed.
+    if (!redisServerInstalled()) requireService(this, REDIS);
     test = await startTestDevnet({ deploy: true });
     const started = await startTestVerificationNetwork(
       test,
