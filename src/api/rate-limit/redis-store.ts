@@ -1,4 +1,5 @@
 import { createClient } from "redis";
+import { CONNECT_WAIT_MS, connectWithin } from "../redis-connection.ts";
 
 import {
   decide,
@@ -61,7 +62,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     // No offline queue: while the connection is down, a take fails at once instead of waiting for it.
     const client: RedisClient = createClient({ url, disableOfflineQueue: true });
     client.on("error", () => undefined); // reconnects on its own; a failed take() reports the outage (once: FallbackRateLimitStore)
-    await client.connect();
+    await connectWithin(client, CONNECT_WAIT_MS);
     return new RedisRateLimitStore(policy, client, prefix);
   }
 

@@ -8,7 +8,9 @@ import { AggregatorRegistry } from "prom-client";
 import { createClient } from "redis";
 
 import { HubBusUnavailableError, RedisHubBus } from "../../../src/api/attestation-hub/bus/redis-bus.ts";
+import type { RelayedRound } from "../../../src/api/attestation-hub/bus/bus.ts";
 import type { PresentSession } from "../../../src/api/attestation-hub/node-stats.ts";
+import { CONNECT_WAIT_MS } from "../../../src/api/redis-connection.ts";
 import { ApiMetrics } from "../../../src/api/metrics.ts";
 import { FallbackRateLimitStore } from "../../../src/api/rate-limit/fallback-store.ts";
 import { RedisRateLimitStore } from "../../../src/api/rate-limit/redis-store.ts";
@@ -396,6 +398,80 @@ describe("attestation hub bus while Redis is down or paused (issue 53)", functio
     expect((await fetch(nodesUrl())).status).to.equal(200);
     expect(recoveries()).to.have.length(2);
     expect(outageWarnings().slice(warningsBefore)).to.have.length(1);
+  });
+});
+
+describe("an API process started while Redis is down (issue 53)", function () {
+  this.timeout(60_000);
+  let redis: ControllableRedis | undefined;
+  const closing: Array<() => Promise<unknown>> = [];
+
+  before(async function () {
+    redis = await startControllableRedis();
+    if (redis === undefined) requireService(this, REDIS);
+    await redis.kill();
+  });
+  after(async function () {
+    for (const close of closing.reverse()) await close().catch(() => undefined);
+    await redis?.stop();
+  });
+
+  it("starts its rate limits degraded within the connect wait, and uses Redis once it is up", async function () {
+    const policy: TokenBucketPolicy = { capacity: 5, refillPerSecond: 0.001 };
+    const metrics = new ApiMetrics();
+    const started = performance.now();
+    const shared = await RedisRateLimitStore.connect(redis!.url, policy);
+    expect(performance.now() - started).to.be.below(CONNECT_WAIT_MS + 1_000);
+    const store = new FallbackRateLimitStore({ shared, policy, metrics, logger: pino({ level: "silent" }), probeIntervalMs: 100 });
+    closing.push(() => store.close());
+    expect((await store.take("k")).allowed).to.equal(true);
+    expect(await gauge(metrics.rateLimitStoreDegraded)).to.equal(1);
+    await redis!.restart();
+    // The connection started at the start comes up; a probe finds Redis and the shared buckets are used again.
+    await until("the shared store used again", async () => {
+      await store.take("k");
+      return (await gauge(metrics.rateLimitStoreDegraded)) === 0;
+    });
+    await redis!.kill();
+  });
+
+  it("starts its hub bus unreachable, its own nodes only, and subscribes and shares its presence once Redis is up", async function () {
+    const secret = randomBytes(32).toString("hex");
+    const hub = `late-${randomBytes(4).toString("hex")}`;
+    const metrics = new ApiMetrics();
+    const rounds: string[] = [];
+    const started = performance.now();
+    const late = await RedisHubBus.connect(redis!.url, hub, pino({ level: "silent" }), { secret, metrics, commandTimeoutMs: 250 });
+    closing.push(() => late.close());
+    await late.start({ round: (round) => rounds.push(round.request.id), answer: () => undefined, done: () => undefined });
+    expect(performance.now() - started).to.be.below(CONNECT_WAIT_MS + 1_000);
+    expect(late.reachable).to.equal(false);
+    expect(await gauge(metrics.attestationBusDegraded)).to.equal(1);
+    const session: PresentSession = { burner: Wallet.createRandom().address, licenseIds: ["9"], since: new Date().toISOString() };
+    late.publishSessions([session]);
+
+    await redis!.restart();
+    await until("the late bus reachable", () => late.reachable);
+    const other = await RedisHubBus.connect(redis!.url, hub, pino({ level: "silent" }), { secret, metrics: new ApiMetrics() });
+    closing.push(() => other.close());
+    await other.start({ round: () => undefined, answer: () => undefined, done: () => undefined });
+    // Its presence, published on recovery, reaches the other instance; a round the other opens reaches it.
+    await until("the other instance sees the late one's node", async () =>
+      (await other.peerSessions().catch(() => [])).some((peer) => peer.burner === session.burner),
+    );
+    const request = {
+      type: "attest",
+      id: randomBytes(12).toString("hex"),
+      chain: 0,
+      owner: Wallet.createRandom().address,
+      asset: Wallet.createRandom().address,
+      sourceBlock: "1",
+      issuedAt: String(Math.floor(Date.now() / 1000)),
+    } as RelayedRound["request"];
+    await until("a round reaches the late instance", async () => {
+      await other.openRound({ origin: other.instanceId, deadlineMs: 3_000, burners: [session.burner], request }).catch(() => undefined);
+      return rounds.includes(request.id);
+    });
   });
 });
 

@@ -29,6 +29,7 @@ import {
   type RelayedDone,
   type RelayedRound,
 } from "./bus.ts";
+import { CONNECT_WAIT_MS, connectWithin } from "../../redis-connection.ts";
 
 type RedisClient = ReturnType<typeof createClient>;
 
@@ -273,8 +274,9 @@ export class RedisHubBus implements HubBus {
     const subscriber = client.duplicate();
     const bus = new RedisHubBus(client, subscriber, hubName, logger, auth); // listens to the connections' errors
     try {
-      await client.connect();
-      await subscriber.connect();
+      // A start during an outage goes on without Redis (its instance's own nodes only) and joins when it answers.
+      const connected = await Promise.all([connectWithin(client, CONNECT_WAIT_MS), connectWithin(subscriber, CONNECT_WAIT_MS)]);
+      if (connected.includes(false)) bus.#failed("connection", new Error(`Redis did not answer within ${CONNECT_WAIT_MS} ms of the start`));
     } catch (error) {
       await bus.close();
       throw error;
@@ -286,16 +288,21 @@ export class RedisHubBus implements HubBus {
     const rounds = `${this.#prefix}rounds`;
     const answers = `${this.#prefix}answers:${this.instanceId}`;
     const done = `${this.#prefix}done`;
-    await this.#subscriber.subscribe([rounds, answers, done], (raw, channel) => {
-      try {
-        if (channel === rounds) this.#onRound(raw, channel, handlers);
-        else if (channel === answers) this.#onAnswer(raw, channel, handlers);
-        else if (channel === done) this.#onDone(raw, channel, handlers);
-      } catch (error) {
-        // A handler's own failure: the message itself was checked.
-        this.#logger.warn({ failure: failureFields(error) }, "hub bus message not handled");
-      }
-    });
+    const subscribe = () =>
+      this.#subscriber.subscribe([rounds, answers, done], (raw, channel) => {
+        try {
+          if (channel === rounds) this.#onRound(raw, channel, handlers);
+          else if (channel === answers) this.#onAnswer(raw, channel, handlers);
+          else if (channel === done) this.#onDone(raw, channel, handlers);
+        } catch (error) {
+          // A handler's own failure: the message itself was checked.
+          this.#logger.warn({ failure: failureFields(error) }, "hub bus message not handled");
+        }
+      });
+    // Once subscribed, node-redis subscribes again after each reconnection; a start without Redis subscribes
+    // when its connection first comes up.
+    if (this.#subscriber.isReady) await subscribe();
+    else this.#subscriber.once("ready", () => void subscribe().catch((error: unknown) => this.#failed("connection", error)));
     this.#publishPresence();
     this.#refresh = setInterval(() => {
       this.#publishPresence();
