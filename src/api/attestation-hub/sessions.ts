@@ -287,7 +287,12 @@ export class HubSessions {
             lastHeardAt: this.#lastHeard.get(ws) ?? performance.now(),
             silent: false,
             // Re-armed each time the node is heard from (`#heard`): it fires only after `silentAfterMs` unheard.
-            silence: setTimeout(() => this.#silent(admitted), this.silentAfterMs).unref(),
+            // Decided a turn later (setImmediate): after a stall of this process, a pong already waiting in the
+            // socket is read first, so a live node is not called silent for this process's own delay.
+            silence: setTimeout(() => {
+              const firedAt = performance.now();
+              setImmediate(() => this.#silent(admitted, firedAt));
+            }, this.silentAfterMs).unref(),
             send: (out) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(out)),
           };
           session = admitted;
@@ -325,8 +330,10 @@ export class HubSessions {
   }
 
   /** `silentAfterMs` went by without a word from the node (its timer was not re-armed). */
-  #silent(session: Session): void {
+  #silent(session: Session, firedAt: number): void {
     if (session.silent || this.#sessions.get(session.burner) !== session) return;
+    // Heard from since the timer fired (a pong read in the turn between): #heard re-armed the timer.
+    if (session.lastHeardAt >= firedAt) return;
     session.silent = true;
     const silentForMs = Math.round(performance.now() - session.lastHeardAt);
     this.#options.logger.warn({ burner: session.burner, silentForMs }, "node silent past the ping interval: neither asked nor counted");

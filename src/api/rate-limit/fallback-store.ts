@@ -117,8 +117,11 @@ export class FallbackRateLimitStore implements RateLimitStore {
   /** The shared store's decision, or a `RateLimitStoreError` once `timeoutMs` has passed without it. */
   #askShared(key: string, count: number | undefined, mode: TakeMode | undefined): Promise<RateLimitDecision> {
     return new Promise((resolve, reject) => {
+      // Rejected a turn later (setImmediate): after a stall of this process (a GC pause, a heavy request), Redis's
+      // answer already waiting in the socket is read first, so the stall alone does not start an outage.
       const timer = setTimeout(
-        () => reject(new RateLimitStoreError(`the rate-limit store (Redis) did not answer within ${this.#timeoutMs} ms`)),
+        () =>
+          setImmediate(() => reject(new RateLimitStoreError(`the rate-limit store (Redis) did not answer within ${this.#timeoutMs} ms`))),
         this.#timeoutMs,
       );
       this.#unanswered += 1;

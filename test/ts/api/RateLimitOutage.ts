@@ -248,6 +248,29 @@ describe("API rate limits while Redis is down or paused (issue 53)", function ()
     expect(text).to.match(/^api_attestation_bus_degraded 1$/m);
   });
 
+  it("a stall of this process longer than the timeout, Redis's answer waiting in the socket, is no outage", async function () {
+    const quiet = new ApiMetrics();
+    const stalled = new FallbackRateLimitStore({
+      shared: await RedisRateLimitStore.connect(redis!.url, policy),
+      policy,
+      metrics: quiet,
+      logger: pino({ level: "silent" }),
+      timeoutMs: 100,
+    });
+    try {
+      const taking = stalled.take(`stall-${randomBytes(4).toString("hex")}`);
+      // One turn for the command to be written and its timer armed, then the event loop held for three timeouts:
+      // Redis's answer (under a millisecond away) waits in the socket while the timer expires.
+      await new Promise((resolve) => setImmediate(resolve));
+      const until = performance.now() + 300;
+      while (performance.now() < until);
+      expect((await taking).allowed).to.equal(true);
+      expect(await gauge(quiet.rateLimitStoreDegraded)).to.equal(0);
+    } finally {
+      await stalled.close();
+    }
+  });
+
   it("a Redis store used without the fallback: a take Redis cannot answer is a 503 that names it, not a 500 about the balance", async function () {
     const bare = await RedisRateLimitStore.connect(redis!.url, policy);
     const bareApi = await startTestApi(sources!, { rateLimit: { store: bare, policy } });

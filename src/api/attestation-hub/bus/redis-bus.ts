@@ -374,7 +374,11 @@ export class RedisHubBus implements HubBus {
       return await Promise.race([
         run(),
         new Promise<never>((_resolve, reject) => {
-          timer = setTimeout(() => reject(new Error(`Redis did not answer within ${this.#commandTimeoutMs} ms`)), this.#commandTimeoutMs);
+          // Rejected a turn later: an answer already in the socket after a stall of this process is read first.
+          timer = setTimeout(
+            () => setImmediate(() => reject(new Error(`Redis did not answer within ${this.#commandTimeoutMs} ms`))),
+            this.#commandTimeoutMs,
+          );
         }),
       ]);
     } catch (error) {
