@@ -74,6 +74,10 @@ export async function connectDatabase<Schema>(
     // A pooled connection that breaks while idle (server restart, network) is an 'error' event, which
     // would end the process unhandled; the pool drops that connection and the next query opens another.
     pool.on("error", options.onIdleConnectionError ?? (() => undefined));
+    // One that breaks while a query holds it is an 'error' event on the connection itself, which the pool
+    // listens to only while it is idle (and Kysely not at all): an API worker died of it when PostgreSQL
+    // restarted under load. The query fails with the error; the pool drops the connection on its release.
+    pool.on("connect", (client) => client.on("error", () => undefined));
     dialectInstance = new PostgresDialect({ pool });
   } else {
     dialectInstance = new SqliteDialect({ database: asKyselySqlite(sqlite) });

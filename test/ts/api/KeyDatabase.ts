@@ -5,11 +5,13 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 
 import { expect } from "chai";
+import { sql } from "kysely";
 
 import { ApiKeys } from "../../../src/api/keys/api-keys.ts";
 import { KeyVerifier } from "../../../src/api/keys/key-verifier.ts";
 import { UsageMeter, type UsageSink } from "../../../src/api/usage/usage-meter.ts";
 import { UsageStore, type UsageRow } from "../../../src/api/usage/usage-store.ts";
+import { connectDatabase } from "../../../src/common/database.ts";
 import { POSTGRES, startPostgres, type TestPostgres } from "../../helpers/postgres.ts";
 import { requireService } from "../../helpers/services.ts";
 
@@ -317,5 +319,27 @@ describe("Key database", function () {
       await server?.stop();
     });
     keyDatabaseBehaviour(async () => server!.createDatabase(), true);
+
+    it("a connection that breaks while in use fails what used it, not the process; the next query opens another", async function () {
+      this.timeout(60_000);
+      const { db } = await connectDatabase(await server!.createDatabase(), "the test database", () => ({}), { migrate: false });
+      try {
+        // The connection is held (checked out of the pool) across the restart: unlistened, its 'error' event would
+        // be an uncaught exception, which fails this test.
+        const broken = await db.connection().execute(async (connection) => {
+          await sql`select 1`.execute(connection);
+          await server!.restart();
+          return sql`select 1`.execute(connection).then(
+            () => undefined,
+            (error: unknown) => error,
+          );
+        });
+        expect(broken).to.be.instanceOf(Error);
+        const { rows } = await sql<{ one: number }>`select 1 as one`.execute(db);
+        expect(rows).to.deep.equal([{ one: 1 }]);
+      } finally {
+        await db.destroy();
+      }
+    });
   });
 });
