@@ -40,34 +40,33 @@ function withoutImageTool() {
 
 /**
  * Folders of test/ts whose files run in the "network" mocha process; every other file runs in "services"
- * but for the "rehearsal" process's. The devnets of the OP stack (web, bridge, devnet), and the SDK's tests
- * (their own servers and chains), so that the two take about as long: the end-to-end network and the
- * consumer example are in "services". (The attestation tests, moved here to even the two out, were followed
- * by the shared devnet's deployment failing in two fresh-clone runs of three, a transaction of its L2 deploy
- * dropped; back in "services", pending the cause.) A folder may be a subfolder: the webhooks' tests (their own
- * anvil and PostgreSQL, about 50 s) run here, and the storage proofs' fuzzing against Bedrock's verifier (about
- * 45 s of computing, no chain), which "services" ended about 120 s after. The credits channel's tests (an anvil of
- * their own, the service killed mid-webhook) too: with the chaos and reorg tests of issue 53, "services" took
- * 807 s beside "network"'s 665 s.
+ * but for the "rehearsal" and "qos" processes'. The devnets of the OP stack (web, bridge, devnet), and the SDK's
+ * tests (their own servers and chains): the end-to-end network and the consumer example are in "services".
+ * (The attestation tests, moved here to even the two out, were followed by the shared devnet's deployment
+ * failing in two fresh-clone runs of three, a transaction of its L2 deploy dropped; back in "services", pending
+ * the cause.) A folder may be a subfolder: the webhooks' tests (their own anvil and PostgreSQL, about 50 s) run
+ * here, and the credits channel's (an anvil of their own, the service killed mid-webhook). The storage proofs'
+ * fuzzing against Bedrock's verifier (about 45 s of computing, no chain) is in "services", which ends with
+ * "network" since the solver's tests left it for "qos".
  */
-export const NETWORK_TEST_FOLDERS = ["web", "bridge", "devnet", "sdk", "api/webhooks", "proofs", "credits"];
+export const NETWORK_TEST_FOLDERS = ["web", "bridge", "devnet", "sdk", "api/webhooks", "credits"];
 /**
- * The third mocha process: the rehearsal of the live deployment (its own devnet; mostly anvil mining and
- * the operator's scripts in child processes), beside the two others while they wait on their chains.
+ * The rehearsal of the live deployment (its own devnet; mostly anvil mining and the operator's scripts in
+ * child processes, on a copy of the project with the plain build): it begins beside the static checks, before
+ * the instrumented build the other three run is made, and ends before them.
  */
 export const REHEARSAL_TEST_FOLDERS = ["rehearsal"];
 /**
- * The fourth, after the rehearsal in its lane: the quality-of-service network end to end (four node processes
- * through a whole reward epoch on a devnet of its own, about four minutes of mostly waiting on L2 blocks).
- * Alone in the "services" or "network" process it would make that one the last to end by that much; after
- * the rehearsal (the shortest) the group ends about when "services" does. Its own process, not the rehearsal's:
- * it deploys the contracts it runs, from the build the mocha processes share, which is the instrumented one of
- * `build:coverage` (above 24 KiB), and only a `--coverage` run lifts its devnet's size limit (as for the other
- * devnet tests). It collects no coverage of its own: Hardhat records it on its in-process chain only. The chaos
- * suite's short form joins it (the network of `npm start` on a devnet of its own, about three minutes, mostly
- * waiting through its faults): the rehearsal and the QoS network end well before the "services" process.
+ * The fourth process: the tests on devnets of their own that take minutes each, mostly waiting on L2 blocks,
+ * so that "network" and "services" end about together and this one with them. The quality-of-service network
+ * end to end (four node processes through a whole reward epoch, about four minutes), the chaos suite's short
+ * form (the network of `npm start`, about three minutes through its faults) and the intent layer's solver
+ * (fills, proofs, reports and restarts, about two and a half minutes). Like the devnet tests of the two
+ * others, they deploy the instrumented build of `build:coverage` (above 24 KiB), which only a `--coverage`
+ * run deploys (its devnets' size limit lifted); only the settlers' tests on Hardhat's in-process chain
+ * record coverage here.
  */
-export const QOS_TEST_FOLDERS = ["qos", "chaos"];
+export const QOS_TEST_FOLDERS = ["qos", "chaos", "intents"];
 
 /** The mocha test files of one of the mocha processes, relative to the root, in Hardhat's order. */
 export function mochaFiles(half, testsDir = path.join(root, "test", "ts")) {
@@ -113,8 +112,9 @@ export function mochaCommand(half) {
  * project's root, with node_modules/.bin on PATH as npm scripts have it), and optionally `always` (runs
  * even when --from starts later), `skipWhen` (returns why the phase cannot run, or null), `together`
  * (adjacent phases with the same value run at the same time, their output held back and printed whole as
- * each ends: the static checks each use one core, and this machine has two) and `lane` (phases of one group
- * and lane run one after another, beside the group's other phases).
+ * each ends: the static checks each use one core, and this machine has two), `lane` (phases of one group
+ * and lane run one after another, beside the group's other phases) and `after` (the earlier phases of its
+ * group it waits for, beside the others).
  */
 export const PHASES = [
   // What git sees as changed before the run, for the last phase to compare.
@@ -136,30 +136,36 @@ export const PHASES = [
   // processor; none waits on a clock. The coverage gate reads the mocha tests' coverage alone (95.8% of the
   // contracts' lines; the Solidity tests add the few lines of a packing helper only they use), and
   // instrumenting the Solidity tests would compile every test contract a second time.
-  { name: "lint", command: "npm run lint", together: "checks" },
-  { name: "typecheck", command: "npm run typecheck", together: "checks" },
-  { name: "test:solidity", command: "hardhat test solidity --no-typechain", together: "checks", lane: "solidity" },
-  { name: "build:coverage", command: "hardhat build --coverage --no-typechain --quiet", together: "checks", lane: "solidity" },
+  { name: "lint", command: "npm run lint", together: "tests" },
+  { name: "typecheck", command: "npm run typecheck", together: "tests" },
+  { name: "test:solidity", command: "hardhat test solidity --no-typechain", together: "tests", lane: "solidity" },
+  { name: "build:coverage", command: "hardhat build --coverage --no-typechain --quiet", together: "tests", lane: "solidity" },
   // The mocha processes only add data files: what an earlier (interrupted) run left must not count.
   {
     name: "coverage:clear",
     command: `node -e "require('node:fs').rmSync('${MOCHA_COVERAGE_DATA}', { recursive: true, force: true })"`,
-    together: "checks",
+    together: "tests",
     lane: "solidity",
   },
-  // The mocha tests, in three lanes side by side: most of their time is spent waiting on chains' blocks
-  // and on servers (one core's worth of work at most each). The files that use devnets of the OP stack (the
-  // web app, the bridge, the devnet's own tests) in one, the rehearsal of the live deployment and then the
-  // quality-of-service network (each on a devnet of its own) in another, the rest in the third. None builds
-  // (mochaCommand); all but the rehearsal save coverage data, reported by coverage:report.
-  { name: "test:mocha:network", command: mochaCommand("network"), together: "mocha" },
-  { name: "test:mocha:services", command: mochaCommand("services"), together: "mocha" },
-  { name: "test:mocha:rehearsal", command: mochaCommand("rehearsal"), together: "mocha", lane: "own-devnets" },
-  { name: "test:mocha:qos", command: mochaCommand("qos"), together: "mocha", lane: "own-devnets" },
+  // The mocha tests, in four processes: most of their time is spent waiting on chains' blocks and on servers
+  // (one core's worth of work at most each). The rehearsal begins at once, beside the checks: its copy of the
+  // project has the plain build, and it reads nothing of the build the checks and the coverage build write
+  // (its devnet builds from node_modules and vendor/). The three others run the instrumented build, once it is
+  // made; they save coverage data, reported by coverage:report. None builds (mochaCommand).
+  { name: "test:mocha:rehearsal", command: mochaCommand("rehearsal"), together: "tests" },
+  { name: "test:mocha:network", command: mochaCommand("network"), together: "tests", after: ["coverage:clear"] },
+  { name: "test:mocha:services", command: mochaCommand("services"), together: "tests", after: ["coverage:clear"] },
+  { name: "test:mocha:qos", command: mochaCommand("qos"), together: "tests", after: ["coverage:clear"] },
   // The node's container image, beside the mocha processes on the core they leave idle (its build mostly
   // waits on the disk and the network): the end-to-end suite that runs it (test/ts/e2e/node-image-suite.ts)
   // waits for this build when it gets there first, and then finds the image up to date.
-  { name: "image:node", command: "npm run image:node -- --quiet", together: "mocha", skipWhen: withoutImageTool },
+  {
+    name: "image:node",
+    command: "npm run image:node -- --quiet",
+    together: "tests",
+    after: ["coverage:clear"],
+    skipWhen: withoutImageTool,
+  },
   // The one coverage report, alone (it writes coverage/lcov.info and coverage/html/): Hardhat's coverage plugin
   // merges the mocha processes' data files. Its build compiles nothing (the instrumented build is current) and
   // records the statement map; no TypeChain, which would regenerate the types from the instrumented artifacts.
@@ -168,6 +174,9 @@ export const PHASES = [
   { name: "check-coverage", command: "node scripts/check-coverage.ts" },
   { name: "tree-state:check", command: "node scripts/tree-state.mjs check" },
 ];
+
+/** Whether a phase's row stops what waits for it: it failed, or did not run for a failure before it. */
+const blocks = (row) => row.result.startsWith("FAILED") || row.result === "not run";
 
 /** Runs `command` through the shell, output streamed; resolves to its exit code (or the signal that ended it). */
 function runCommand(command, { cwd, env, capture = false }) {
@@ -233,27 +242,26 @@ export async function runPhases(phases, { from, cwd = root, env = process.env, l
     if (failed) {
       rows.push(...batch.map((phase) => ({ name: phase.name, seconds: null, result: "not run" })));
     } else {
-      // Within a group, the phases of one `lane` run one after another (a lane stops at its first failure);
-      // the lanes, and the phases without one, run side by side.
-      const lanes = new Map();
+      // Within a group, a phase begins once the phases it waits for have passed (or were skipped): the one
+      // before it in its `lane`, and those its `after` names. The others run side by side. A phase whose wait
+      // ended in a failure is not run, and neither is what waits for it.
+      const offsetOf = new Map(batch.map((phase, offset) => [phase.name, offset]));
+      const lastOfLane = new Map();
+      const running = batch.map(() => undefined);
       for (const [offset, phase] of batch.entries()) {
-        const lane = phase.lane ?? `#${offset}`;
-        if (!lanes.has(lane)) lanes.set(lane, []);
-        lanes.get(lane).push(offset);
+        const waitsFor = (phase.after ?? []).map((name) => {
+          const earlier = offsetOf.get(name);
+          if (earlier === undefined || earlier >= offset)
+            throw new Error(`phase "${phase.name}" waits for "${name}", which is no earlier phase of its group`);
+          return earlier;
+        });
+        if (phase.lane !== undefined && lastOfLane.has(phase.lane)) waitsFor.push(lastOfLane.get(phase.lane));
+        if (phase.lane !== undefined) lastOfLane.set(phase.lane, offset);
+        running[offset] = Promise.all(waitsFor.map((earlier) => running[earlier])).then((before) =>
+          before.some(blocks) ? { name: phase.name, seconds: null, result: "not run" } : runOne(phase, index + offset, batch.length > 1),
+        );
       }
-      const batchRows = new Array(batch.length);
-      await Promise.all(
-        [...lanes.values()].map(async (offsets) => {
-          let laneFailed = false;
-          for (const offset of offsets) {
-            const phase = batch[offset];
-            batchRows[offset] = laneFailed
-              ? { name: phase.name, seconds: null, result: "not run" }
-              : await runOne(phase, index + offset, batch.length > 1);
-            laneFailed ||= batchRows[offset].result.startsWith("FAILED");
-          }
-        }),
-      );
+      const batchRows = await Promise.all(running);
       rows.push(...batchRows);
       failed = batchRows.some((row) => row.result.startsWith("FAILED"));
     }

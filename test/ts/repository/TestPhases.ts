@@ -148,7 +148,7 @@ describe("npm test's runner (scripts/test-phases.mjs) and the missing-service he
     expect(total).to.be.below(Number(row(stdout, "left")?.[1]) + Number(row(stdout, "right")?.[1]));
   });
 
-  it("runs the phases of one lane of a group one after another, beside the group's other phases, a lane stopping at its failure", async function () {
+  it("runs the phases of one lane of a group one after another, and a phase after those it names, beside the others; a failure stops what waits for it", async function () {
     // Each phase appends "<name> begins" and "<name> ends" to a file, 1 s apart: the order tells what overlapped.
     const mark = (name: string, exit = 0) =>
       node(
@@ -160,6 +160,8 @@ describe("npm test's runner (scripts/test-phases.mjs) and the missing-service he
       { name: "second", command: ${JSON.stringify(mark("second", 5))}, together: "g", lane: "chain" },
       { name: "third", command: ${JSON.stringify(mark("third"))}, together: "g", lane: "chain" },
       { name: "beside", command: ${JSON.stringify(mark("beside"))}, together: "g" },
+      { name: "waiter", command: ${JSON.stringify(mark("waiter"))}, together: "g", after: ["first"] },
+      { name: "blocked", command: ${JSON.stringify(mark("blocked"))}, together: "g", after: ["beside", "second"] },
     ]`);
     expect(status, output).to.equal(1);
     const order = (await readFile(path.join(dir, "order.txt"), "utf8")).trim().split("\n");
@@ -167,9 +169,14 @@ describe("npm test's runner (scripts/test-phases.mjs) and the missing-service he
     expect(order.indexOf("second begins")).to.be.above(order.indexOf("first ends"));
     expect(order.indexOf("beside begins")).to.be.below(order.indexOf("first ends"));
     expect(order).to.not.include("third begins");
+    // A phase after another of a lane begins once that one ended, beside the lane's next; one after a failure never.
+    expect(order.indexOf("waiter begins")).to.be.above(order.indexOf("first ends")).and.below(order.indexOf("second ends"));
+    expect(order).to.not.include("blocked begins");
     expect(row(stdout, "second")?.[2]).to.equal("FAILED (exit 5)");
     expect(row(stdout, "third")).to.deep.equal(["third", "-", "not run"]);
     expect(row(stdout, "beside")?.[2]).to.equal("passed");
+    expect(row(stdout, "waiter")?.[2]).to.equal("passed");
+    expect(row(stdout, "blocked")).to.deep.equal(["blocked", "-", "not run"]);
   });
 
   it("resumes with --from, running the phases marked always first, and refuses an unknown phase", async function () {
@@ -264,7 +271,7 @@ console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
       NETWORK_TEST_FOLDERS: string[];
       REHEARSAL_TEST_FOLDERS: string[];
       QOS_TEST_FOLDERS: string[];
-      PHASES: Array<{ name: string; command: string; together?: string; lane?: string }>;
+      PHASES: Array<{ name: string; command: string; together?: string; lane?: string; after?: string[] }>;
     };
     const dir = await mkdtemp(path.join(tmpdir(), "avn-mocha-files-"));
     try {
@@ -296,8 +303,7 @@ console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-    // On this repository: the processes partition test/ts, each named folder exists, all four run together
-    // (the rehearsal and the quality-of-service network one after the other, in one lane).
+    // On this repository: the processes partition test/ts, each named folder exists, all four run in one group.
     const network = mochaFiles("network");
     const services = mochaFiles("services");
     const rehearsal = mochaFiles("rehearsal");
@@ -317,15 +323,18 @@ console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
           folder,
         ).to.equal(true);
     const phases = PHASES.filter((phase) => phase.name.startsWith("test:mocha"));
-    expect(phases.map((phase) => [phase.name, phase.together, phase.lane])).to.deep.equal([
-      ["test:mocha:network", "mocha", undefined],
-      ["test:mocha:services", "mocha", undefined],
-      ["test:mocha:rehearsal", "mocha", "own-devnets"],
-      ["test:mocha:qos", "mocha", "own-devnets"],
+    // The rehearsal at once (beside the checks); the three others once the instrumented build is made.
+    expect(phases.map((phase) => [phase.name, phase.together, phase.lane, phase.after])).to.deep.equal([
+      ["test:mocha:rehearsal", "tests", undefined, undefined],
+      ["test:mocha:network", "tests", undefined, ["coverage:clear"]],
+      ["test:mocha:services", "tests", undefined, ["coverage:clear"]],
+      ["test:mocha:qos", "tests", undefined, ["coverage:clear"]],
     ]);
-    expect(phases[0].command).to.contain(" test/ts/web/WebApp.ts").and.not.contain("test/ts/e2e/");
-    expect(phases[1].command).to.contain(" test/ts/e2e/VerificationNetwork.ts").and.not.contain("test/ts/web/");
-    expect(phases[2].command).to.contain(" test/ts/rehearsal/Rehearsal.ts").and.not.contain("test/ts/e2e/").and.not.contain("--coverage");
+    const buildLane = PHASES.filter((phase) => phase.together === "tests" && phase.lane === "solidity").map((phase) => phase.name);
+    expect(buildLane.slice(-2)).to.deep.equal(["build:coverage", "coverage:clear"]);
+    expect(phases[0].command).to.contain(" test/ts/rehearsal/Rehearsal.ts").and.not.contain("test/ts/e2e/").and.not.contain("--coverage");
+    expect(phases[1].command).to.contain(" test/ts/web/WebApp.ts").and.not.contain("test/ts/e2e/");
+    expect(phases[2].command).to.contain(" test/ts/e2e/VerificationNetwork.ts").and.not.contain("test/ts/web/");
     expect(phases[3].command).to.contain(" test/ts/qos/QosNetwork.ts").and.contain("--coverage").and.not.contain("test/ts/e2e/");
     // The rehearsal's copy is made in the build's lane, after the plain build and before the coverage build.
     const names = PHASES.map((phase) => phase.name);
@@ -359,7 +368,7 @@ console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
       groups.set(phase.together, lanes);
     }
     for (const [group, lanes] of groups) expect([...lanes.values()], `group "${group}": lanes that build`).to.have.lengthOf(1);
-    const mocha = PHASES.filter((phase) => phase.together === "mocha");
+    const mocha = PHASES.filter((phase) => phase.name.startsWith("test:mocha"));
     expect(mocha.map((phase) => phase.name)).to.include.members([
       "test:mocha:network",
       "test:mocha:services",
