@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
+import { EventEmitter, once } from "node:events";
 import { request as httpRequest } from "node:http";
 import path from "node:path";
+import { createInterface } from "node:readline";
 
 import { freePort } from "../../src/common/free-port.ts";
 import type { SourceFixtures } from "../../src/devnet/source-chains.ts";
@@ -15,6 +17,11 @@ export interface RunningApiProcess {
   readonly exited: boolean;
   /** Its standard output, one entry per line (pino's JSON when LOG_LEVEL lets it log). */
   logs: string[];
+  /**
+   * Resolves once `accept` holds for the lines logged so far: checked at once, then as each line comes.
+   * Rejects after `timeoutMs` (the failure names `what` and shows the last lines) or when the process exits first.
+   */
+  waitForLogs(what: string, accept: (lines: readonly string[]) => boolean, timeoutMs: number): Promise<void>;
   /** SIGTERM, as an orchestrator stops it: finish, write usage, exit; resolves with the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL, as a crash: nothing is finished or written; resolves once it is gone. */
@@ -42,8 +49,32 @@ export async function spawnApiProcess(sources: SourceFixtures, env: Record<strin
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => logs.push(...chunk.split("\n").filter(Boolean)));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // Whole lines, however the pipe's chunks cut them; each one told to the waits of waitForLogs.
+  const logged = new EventEmitter<{ line: []; exit: [] }>();
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    if (line === "") return;
+    logs.push(line);
+    logged.emit("line");
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      logged.emit("exit");
+      resolve(code);
+    }),
+  );
+  const waitForLogs = async (what: string, accept: (lines: readonly string[]) => boolean, timeoutMs: number) => {
+    const signal = AbortSignal.timeout(timeoutMs);
+    const ended = () => child.exitCode !== null || child.signalCode !== null;
+    try {
+      while (!accept(logs)) {
+        if (ended()) throw new Error(`the API process exited before ${what}`);
+        await Promise.race([once(logged, "line", { signal }), once(logged, "exit", { signal })]);
+      }
+    } catch (error) {
+      if (!signal.aborted) throw error;
+      throw new Error(`no ${what} within ${timeoutMs} ms; the last lines:\n${logs.slice(-10).join("\n")}`, { cause: error });
+    }
+  };
   const waitsForCluster = settings.API_WORKERS !== "1";
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -66,6 +97,7 @@ export async function spawnApiProcess(sources: SourceFixtures, env: Record<strin
       return child.exitCode !== null || child.signalCode !== null;
     },
     logs,
+    waitForLogs,
     stop: async () => {
       if (child.exitCode === null) child.kill("SIGTERM");
       return exited;
@@ -113,12 +145,14 @@ export function postOnOwnConnection(
  * "request completed" after its answer has gone, so this waits (up to 10 s) for the `count` lines before
  * counting; the refusals are counted because the /healthz probes log the line too.
  */
-export async function workersThatRefused(api: Pick<RunningApiProcess, "logs">, count: number): Promise<Set<number | undefined>> {
-  const refused = () =>
-    api.logs
+export async function workersThatRefused(
+  api: Pick<RunningApiProcess, "logs" | "waitForLogs">,
+  count: number,
+): Promise<Set<number | undefined>> {
+  const refused = (lines: readonly string[]) =>
+    lines
       .map((line) => JSON.parse(line) as { pid?: number; msg?: string; res?: { statusCode?: number } })
       .filter((line) => line.msg === "request completed" && line.res?.statusCode === 429);
-  for (const deadline = Date.now() + 10_000; refused().length < count && Date.now() < deadline;)
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  return new Set(refused().map((line) => line.pid));
+  await api.waitForLogs(`${count} refusals logged`, (lines) => refused(lines).length >= count, 10_000);
+  return new Set(refused(api.logs).map((line) => line.pid));
 }

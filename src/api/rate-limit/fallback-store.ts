@@ -1,3 +1,5 @@
+import { EventEmitter } from "node:events";
+
 import type { Logger } from "pino";
 
 import { failureFields } from "../failure-log.ts";
@@ -21,6 +23,19 @@ import {
 export const SHARED_TAKE_TIMEOUT_MS = 250;
 /** While degraded, at most one take this often is sent to the shared store to see whether it answers again. */
 export const PROBE_INTERVAL_MS = 1_000;
+/**
+ * The bucket a probe takes from when no request comes to take one: a key of its own, which no API key is
+ * named (they are UUIDs), so it charges nobody. Each probe that reaches the store takes one token of it.
+ */
+export const IDLE_PROBE_KEY = "fallback-store-probe";
+
+/** What a `FallbackRateLimitStore` emits as its mode changes (`once(store, "recovered")`). */
+export interface FallbackRateLimitStoreEvents {
+  /** The shared store failed or timed out: the per-process buckets answer from now on. */
+  degraded: [];
+  /** A probe was answered in time: the shared buckets are in use again. */
+  recovered: [];
+}
 
 export interface FallbackRateLimitStoreOptions {
   /** The shared store (Redis): the one whose buckets count, whenever it answers. */
@@ -46,16 +61,20 @@ export interface FallbackRateLimitStoreOptions {
  *   `api_rate_limit_fallback_takes_total`), without waiting for Redis.
  * - Degraded: once `probeIntervalMs` has passed since the outage began or the last probe, and nothing sent
  *   to the shared store is still unanswered, the next take is sent to it as a probe (one at a time, so a
- *   paused server accumulates no commands that it would all run on waking). The first probe it answers in
- *   time ends the degraded mode (one info line, the gauge 0) and its decision is the take's answer. A late
- *   answer to an earlier take ends nothing: a server slower than `timeoutMs` stays degraded, rather than
- *   switching back and forth (and logging it) with every request.
+ *   paused server accumulates no commands that it would all run on waking); when no take comes by then, a
+ *   timer sends one itself, on `IDLE_PROBE_KEY`, so that an idle process sees the end of the outage too
+ *   (and its gauge says so). The first probe it answers in time ends the degraded mode (one info line, the
+ *   gauge 0, the timer cleared) and a take's decision is that take's answer. A late answer to an earlier
+ *   take ends nothing: a server slower than `timeoutMs` stays degraded, rather than switching back and forth
+ *   (and logging it) with every request.
+ *
+ * It emits `degraded` and `recovered` as the mode changes (`FallbackRateLimitStoreEvents`).
  *
  * What a take that timed out asked may still be done by the server later (a paused one wakes up): that key
  * is then charged in both buckets, for the takes in flight when the outage began and for at most one probe
  * at a time.
  */
-export class FallbackRateLimitStore implements RateLimitStore {
+export class FallbackRateLimitStore extends EventEmitter<FallbackRateLimitStoreEvents> implements RateLimitStore {
   readonly #shared: RateLimitStore;
   readonly #local: MemoryRateLimitStore;
   readonly #logger: FallbackRateLimitStoreOptions["logger"];
@@ -70,8 +89,12 @@ export class FallbackRateLimitStore implements RateLimitStore {
   #unanswered = 0;
   /** Takes served by the per-process buckets in the current degraded mode. */
   #fallbackTakes = 0;
+  /** While degraded: when the next probe is due, it is sent unless a take has been one meanwhile (unref'd). */
+  #probeTimer: NodeJS.Timeout | undefined;
+  #closed = false;
 
   constructor(options: FallbackRateLimitStoreOptions) {
+    super();
     this.#shared = options.shared;
     this.#local = new MemoryRateLimitStore(options.policy);
     this.#logger = options.logger;
@@ -87,13 +110,10 @@ export class FallbackRateLimitStore implements RateLimitStore {
   }
 
   async take(key: string, count?: number, mode?: TakeMode): Promise<RateLimitDecision> {
-    const degradedSince = this.#degradedSince;
-    const probe = degradedSince !== undefined;
+    const probe = this.#degradedSince !== undefined;
     if (probe) {
-      const now = performance.now();
-      if (this.#unanswered > 0 || now - Math.max(degradedSince, this.#probedAt) < this.#probeIntervalMs)
-        return this.#takeLocal(key, count, mode);
-      this.#probedAt = now;
+      if (!this.#probeDue()) return this.#takeLocal(key, count, mode);
+      this.#probedAt = performance.now();
     }
     let decision: RateLimitDecision;
     try {
@@ -110,6 +130,9 @@ export class FallbackRateLimitStore implements RateLimitStore {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#probeTimer);
+    this.#probeTimer = undefined;
     await this.#local.close();
     await this.#shared.close();
   }
@@ -140,6 +163,39 @@ export class FallbackRateLimitStore implements RateLimitStore {
     });
   }
 
+  /** Whether a probe may be sent now: `probeIntervalMs` since the outage began or the last probe, nothing unanswered. */
+  #probeDue(): boolean {
+    const since = Math.max(this.#degradedSince ?? 0, this.#probedAt);
+    return this.#unanswered === 0 && performance.now() - since >= this.#probeIntervalMs;
+  }
+
+  /** While degraded: a probe of its own when the next one is due, unless a take has been it (then the one after). */
+  #scheduleProbe(): void {
+    clearTimeout(this.#probeTimer);
+    this.#probeTimer = undefined;
+    if (this.#degradedSince === undefined || this.#closed) return;
+    // Due `probeIntervalMs` after the last probe; with a take still unanswered, checked again an interval later.
+    const since = Math.max(this.#degradedSince, this.#probedAt);
+    const wait = this.#unanswered > 0 ? this.#probeIntervalMs : since + this.#probeIntervalMs - performance.now();
+    this.#probeTimer = setTimeout(() => void this.#probeIdle(), Math.max(0, Math.ceil(wait)));
+    this.#probeTimer.unref(); // an idle process exits as it would without it
+  }
+
+  /** The timer's probe: a take from `IDLE_PROBE_KEY`'s bucket; answered in time, the degraded mode ends. */
+  async #probeIdle(): Promise<void> {
+    this.#probeTimer = undefined;
+    if (this.#degradedSince === undefined || this.#closed) return;
+    if (!this.#probeDue()) return this.#scheduleProbe();
+    this.#probedAt = performance.now();
+    try {
+      await this.#askShared(IDLE_PROBE_KEY, 1, "upTo");
+    } catch {
+      // Not answered (in time): still degraded, and already said so; the next probe is due an interval later.
+      return this.#scheduleProbe();
+    }
+    if (!this.#closed) this.#recover();
+  }
+
   #takeLocal(key: string, count: number | undefined, mode: TakeMode | undefined): Promise<RateLimitDecision> {
     this.#fallbackTakes += 1;
     this.#metrics.rateLimitFallbackTakes.inc();
@@ -155,16 +211,21 @@ export class FallbackRateLimitStore implements RateLimitStore {
       { failure: failureFields(error), timeoutMs: this.#timeoutMs },
       "rate-limit store (Redis) unreachable: per-process token buckets until it answers again (each API process grants up to the whole limit)",
     );
+    this.#scheduleProbe();
+    this.emit("degraded");
   }
 
   #recover(): void {
     if (this.#degradedSince === undefined) return;
     const degradedMs = Math.round(performance.now() - this.#degradedSince);
     this.#degradedSince = undefined;
+    clearTimeout(this.#probeTimer);
+    this.#probeTimer = undefined;
     this.#metrics.rateLimitStoreDegraded.set(0);
     this.#logger.info(
       { degradedMs, fallbackTakes: this.#fallbackTakes },
       "rate-limit store (Redis) answers again: shared token buckets in use",
     );
+    this.emit("recovered");
   }
 }

@@ -25,6 +25,15 @@ const hub = {
   ATTESTATION_VERIFIER: "0x0000000000000000000000000000000000010003",
 };
 
+/** A log line of an API process (pino's JSON), or undefined for another line. */
+function logEntry(line: string): { msg?: string; pid?: number } | undefined {
+  try {
+    return JSON.parse(line) as { msg?: string; pid?: number };
+  } catch {
+    return undefined;
+  }
+}
+
 describe("API process: keys CLI, configuration, graceful shutdown", function () {
   this.timeout(60_000);
   let dir: string;
@@ -271,26 +280,21 @@ describe("API process: keys CLI, configuration, graceful shutdown", function () 
         expect(await statusOf(api.port, key)).to.equal(200);
         const workers = await childrenOf(api.pid);
         expect(workers).to.have.length(2);
+        const killedAt = api.logs.length;
         for (const worker of workers) process.kill(worker, "SIGKILL");
-        const killedAt = Date.now();
-        // The primary outlives its workers and forks two more: the port answers again.
-        for (;;) {
-          // A request handed to a worker as it died is lost with it: each try has a deadline of its own.
-          const status = await fetch(`http://127.0.0.1:${api.port}/api/ccq-evm`, {
-            method: "POST",
-            headers: { authorization: key, "content-type": "application/json", connection: "close" },
-            body: JSON.stringify({ user_address: sources.evm.holder, contract_address: sources.evm.erc20 }),
-            signal: AbortSignal.timeout(2_000),
-          }).then(
-            (response) => response.status,
-            () => 0,
-          );
-          if (status === 200) break;
-          expect(api.exited, "the primary exited with its workers").to.equal(false);
-          if (Date.now() - killedAt > 15_000)
-            throw new Error(`no answer 15 s after every worker was killed:\n${api.logs.slice(-10).join("\n")}`);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
+        // The primary outlives its workers and forks two more (a second after each death): once both log that they
+        // listen, the port answers again.
+        const replacements = (lines: readonly string[]) => {
+          const listening = new Set<number>();
+          for (const entry of lines.slice(killedAt).map(logEntry))
+            if (entry?.msg?.startsWith("Server listening at") && entry.pid !== undefined && !workers.includes(entry.pid))
+              listening.add(entry.pid);
+          return listening;
+        };
+        await api.waitForLogs("two replacement workers listening", (lines) => replacements(lines).size === 2, 15_000);
+        expect(api.exited, "the primary exited with its workers").to.equal(false);
+        expect([...replacements(api.logs)].sort(), "the primary's workers now").to.deep.equal((await childrenOf(api.pid)).sort());
+        expect(await statusOf(api.port, key)).to.equal(200);
       } finally {
         await api.stop();
       }

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { EventEmitter, once } from "node:events";
 
 import { expect } from "chai";
 import { Wallet } from "ethers";
@@ -12,7 +13,7 @@ import type { RelayedRound } from "../../../src/api/attestation-hub/bus/bus.ts";
 import type { PresentSession } from "../../../src/api/attestation-hub/node-stats.ts";
 import { CONNECT_WAIT_MS } from "../../../src/api/redis-connection.ts";
 import { ApiMetrics } from "../../../src/api/metrics.ts";
-import { FallbackRateLimitStore } from "../../../src/api/rate-limit/fallback-store.ts";
+import { FallbackRateLimitStore, IDLE_PROBE_KEY } from "../../../src/api/rate-limit/fallback-store.ts";
 import { RedisRateLimitStore } from "../../../src/api/rate-limit/redis-store.ts";
 import type { TokenBucketPolicy } from "../../../src/api/rate-limit/token-bucket.ts";
 import { registerErrorHandling } from "../../../src/api/server/error-handling.ts";
@@ -33,12 +34,32 @@ function capturedLogger(): { logger: Logger; lines: LogLine[] } {
 const WARN = 40;
 const INFO = 30;
 
-/** Polls `condition` (every 20 ms) until it holds: the wait is for the state it names, never for a span of time. */
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+/**
+ * Resolves once `holds()` is true: read at once, then again at each `event` that `emitter` emits (the one that can
+ * make it true), armed before each read so that none is missed. No timer: `timeoutMs` only bounds the wait, so that
+ * a failure names what did not happen.
+ */
+async function when(
+  what: string,
+  emitter: EventEmitter,
+  event: string,
+  holds: () => boolean | Promise<boolean>,
+  timeoutMs = 15_000,
+): Promise<void> {
+  const deadline = AbortSignal.timeout(timeoutMs);
+  for (;;) {
+    const done = new AbortController();
+    const next = once(emitter, event, { signal: AbortSignal.any([deadline, done.signal]) });
+    next.catch(() => undefined); // aborted below once it is not needed
+    try {
+      if (await holds()) return;
+      await next;
+    } catch (error) {
+      if (deadline.aborted) throw new Error(`timed out waiting for ${what}`, { cause: error });
+      throw error;
+    } finally {
+      done.abort();
+    }
   }
 }
 
@@ -158,22 +179,28 @@ describe("API rate limits while Redis is down or paused (issue 53)", function ()
   it("Redis restarted on its port: takes go to the shared bucket again (a state written in Redis is seen), gauge 0, one info line", async function () {
     await redis!.restart();
     await connectRaw();
-    // The restarted Redis is empty; the key's bucket there holds 5 tokens now. The per-process one holds none.
-    expect(await raw!.keys(`${bucketPrefix}*`), "nothing survived the restart").to.deep.equal([]);
+    // The restarted Redis is empty (but for the bucket of the store's own probe, which may have reached it already);
+    // the key's bucket there holds 5 tokens now. The per-process one holds none.
+    const probeBucket = `${bucketPrefix}${IDLE_PROBE_KEY}`;
+    expect(
+      (await raw!.keys(`${bucketPrefix}*`)).filter((key) => key !== probeBucket),
+      "nothing survived the restart",
+    ).to.deep.equal([]);
     const keyId = (await api!.keys.verify(firstKey))!.id;
     const name = `${bucketPrefix}${keyId}`;
     const now = await redisNow(raw!);
     await raw!.hSet(name, { milli: "5000", at: String(now) });
 
-    // Until the client has reconnected and a probe went through, the per-process bucket refuses (429).
+    // Until the client has reconnected and a probe went through (the store's own, or this request as one), the
+    // per-process bucket refuses (429).
     let answer = await plain(firstKey);
-    await until("a take answered by Redis", async () => {
-      if (answer.status === 200) return true;
+    if (answer.status !== 200) {
       expect(answer.status, answer.body.message).to.equal(429);
       expect(answer.ms).to.be.below(1_000);
+      await when("the shared store answering again", store!, "recovered", () => !store!.degraded);
       answer = await plain(firstKey);
-      return false;
-    });
+    }
+    expect(answer.status, answer.body.message).to.equal(200);
     expect(remaining(answer), "the bucket written in Redis").to.equal(4);
     expect(await heldInRedis(name)).to.equal(4);
     const next = await plain(firstKey);
@@ -188,7 +215,7 @@ describe("API rate limits while Redis is down or paused (issue 53)", function ()
   });
 
   it("Redis paused (SIGSTOP): each take falls back within the timeout, every request within 1 s; continued, the shared buckets again", async function () {
-    await until("the shared store in use", () => !store!.degraded);
+    await when("the shared store in use", store!, "recovered", () => !store!.degraded);
     const keyId = (await api!.keys.verify(secondKey))!.id;
     const name = `${bucketPrefix}${keyId}`;
     const healthy = await plain(secondKey);
@@ -217,13 +244,12 @@ describe("API rate limits while Redis is down or paused (issue 53)", function ()
     expect(warnings[0].failure?.message).to.match(/did not answer within 250 ms/);
 
     redis!.resume();
-    // Continued, Redis answers what it was sent; the next probe finds it answering and ends the degraded mode.
-    await until("the shared store in use again", async () => {
-      const answer = await plain(secondKey);
-      expect(answer.status).to.equal(200);
-      expect(answer.ms).to.be.below(1_000);
-      return !store!.degraded;
-    });
+    // Continued, Redis answers what it was sent; the next probe (the store's own, or a request as one) finds it
+    // answering and ends the degraded mode. Meanwhile, requests are answered as before.
+    const meanwhile = await plain(secondKey);
+    expect(meanwhile.status).to.equal(200);
+    expect(meanwhile.ms).to.be.below(1_000);
+    await when("the shared store in use again", store!, "recovered", () => !store!.degraded);
     const shared = await plain(secondKey);
     expect(shared.status).to.equal(200);
     // From Redis: what it holds, and more than the per-process bucket has left (10 at most).
@@ -350,13 +376,16 @@ describe("attestation hub bus while Redis is down or paused (issue 53)", functio
 
   it("Redis killed: unreachable at once, peers refused fast with a typed error, /attest/nodes a 503; one warning however much failed", async function () {
     first!.publishSessions([session]);
-    await until("the second instance sees the first's node", async () => (await peersOfSecond()).includes(session.burner));
+    // Read again each time the first has written its presence.
+    await when("the second instance sees the first's node", first!, "presence", async () =>
+      (await peersOfSecond()).includes(session.burner),
+    );
     expect((await fetch(nodesUrl())).status).to.equal(200);
     expect(first!.reachable).to.equal(true);
     expect(await gauge(metrics.attestationBusDegraded)).to.equal(0);
 
     await redis!.kill();
-    await until("the bus unreachable", () => !first!.reachable);
+    await when("the bus unreachable", first!, "unreachable", () => !first!.reachable);
     const started = performance.now();
     const refused = await first!.peerSessions().then(
       () => undefined,
@@ -377,7 +406,7 @@ describe("attestation hub bus while Redis is down or paused (issue 53)", functio
     );
     // Enough happened: the writes counted, and the client failed to reconnect several times.
     expect(await failures("stats-write")).to.equal(50);
-    await until("three failed reconnections", async () => (await failures("connection")) >= 3);
+    await when("three failed reconnections", first!, "failure", async () => (await failures("connection")) >= 3);
     expect(await gauge(metrics.attestationBusDegraded)).to.equal(1);
     expect(outageWarnings()).to.have.length(1);
     expect(lines.filter((line) => line.level >= WARN)).to.have.length(1);
@@ -385,10 +414,12 @@ describe("attestation hub bus while Redis is down or paused (issue 53)", functio
 
   it("Redis restarted on its port: reachable again, its presence republished, one info line", async function () {
     await redis!.restart();
-    await until("the bus reachable again", () => first!.reachable);
+    await when("the bus reachable again", first!, "reachable", () => first!.reachable);
     expect(await gauge(metrics.attestationBusDegraded)).to.equal(0);
     // The restarted Redis lost every presence: the first publishes its own again on recovery.
-    await until("the second instance sees the first's node again", async () => (await peersOfSecond()).includes(session.burner));
+    await when("the second instance sees the first's node again", first!, "presence", async () =>
+      (await peersOfSecond()).includes(session.burner),
+    );
     expect((await fetch(nodesUrl())).status).to.equal(200);
     expect(recoveries()).to.have.length(1);
     expect(outageWarnings()).to.have.length(1);
@@ -416,7 +447,7 @@ describe("attestation hub bus while Redis is down or paused (issue 53)", functio
 
     redis!.resume();
     // The PING sent while it was paused is answered now.
-    await until("the bus reachable again", () => first!.reachable);
+    await when("the bus reachable again", first!, "reachable", () => first!.reachable);
     expect(await gauge(metrics.attestationBusDegraded)).to.equal(0);
     expect((await fetch(nodesUrl())).status).to.equal(200);
     expect(recoveries()).to.have.length(2);
@@ -451,10 +482,11 @@ describe("an API process started while Redis is down (issue 53)", function () {
     expect(await gauge(metrics.rateLimitStoreDegraded)).to.equal(1);
     await redis!.restart();
     // The connection started at the start comes up; a probe finds Redis and the shared buckets are used again.
-    await until("the shared store used again", async () => {
-      await store.take("k");
-      return (await gauge(metrics.rateLimitStoreDegraded)) === 0;
-    });
+    await when("the shared store used again", store, "recovered", () => !store.degraded);
+    expect(await gauge(metrics.rateLimitStoreDegraded)).to.equal(0);
+    const fallbackTakes = await gauge(metrics.rateLimitFallbackTakes);
+    expect((await store.take("k")).allowed).to.equal(true);
+    expect(await gauge(metrics.rateLimitFallbackTakes), "a take answered by Redis").to.equal(fallbackTakes);
     await redis!.kill();
   });
 
@@ -463,23 +495,34 @@ describe("an API process started while Redis is down (issue 53)", function () {
     const hub = `late-${randomBytes(4).toString("hex")}`;
     const metrics = new ApiMetrics();
     const rounds: string[] = [];
+    const roundsSeen = new EventEmitter();
     const started = performance.now();
     const late = await RedisHubBus.connect(redis!.url, hub, pino({ level: "silent" }), { secret, metrics, commandTimeoutMs: 250 });
     closing.push(() => late.close());
-    await late.start({ round: (round) => rounds.push(round.request.id), answer: () => undefined, done: () => undefined });
+    let subscribed = false;
+    late.once("subscribed", () => (subscribed = true));
+    await late.start({
+      round: (round) => {
+        rounds.push(round.request.id);
+        roundsSeen.emit("round");
+      },
+      answer: () => undefined,
+      done: () => undefined,
+    });
     expect(performance.now() - started).to.be.below(CONNECT_WAIT_MS + 1_000);
     expect(late.reachable).to.equal(false);
     expect(await gauge(metrics.attestationBusDegraded)).to.equal(1);
     const session: PresentSession = { burner: Wallet.createRandom().address, licenseIds: ["9"], since: new Date().toISOString() };
     late.publishSessions([session]);
+    expect(subscribed, "subscribed while Redis is down").to.equal(false);
 
     await redis!.restart();
-    await until("the late bus reachable", () => late.reachable);
+    await when("the late bus reachable", late, "reachable", () => late.reachable);
     const other = await RedisHubBus.connect(redis!.url, hub, pino({ level: "silent" }), { secret, metrics: new ApiMetrics() });
     closing.push(() => other.close());
     await other.start({ round: () => undefined, answer: () => undefined, done: () => undefined });
     // Its presence, published on recovery, reaches the other instance; a round the other opens reaches it.
-    await until("the other instance sees the late one's node", async () =>
+    await when("the other instance sees the late one's node", late, "presence", async () =>
       (await other.peerSessions().catch(() => [])).some((peer) => peer.burner === session.burner),
     );
     const request = {
@@ -491,10 +534,72 @@ describe("an API process started while Redis is down (issue 53)", function () {
       sourceBlock: "1",
       issuedAt: String(Math.floor(Date.now() / 1000)),
     } as RelayedRound["request"];
-    await until("a round reaches the late instance", async () => {
-      await other.openRound({ origin: other.instanceId, deadlineMs: 3_000, burners: [session.burner], request }).catch(() => undefined);
-      return rounds.includes(request.id);
+    // Subscribed once its connection came up: a round published from then on reaches it.
+    await when("the late instance subscribed", late, "subscribed", () => subscribed);
+    await other.openRound({ origin: other.instanceId, deadlineMs: 3_000, burners: [session.burner], request });
+    await when("the round reaching the late instance", roundsSeen, "round", () => rounds.includes(request.id));
+  });
+});
+
+/**
+ * An API process that gets no request after an outage: the store probes Redis on a timer of its own while
+ * degraded, so its gauge says when Redis is back without a request to find it out.
+ */
+describe("an idle API process after a Redis outage (issue 53)", function () {
+  this.timeout(60_000);
+  const bucketPrefix = "avn:ratelimit:";
+  let redis: ControllableRedis | undefined;
+  let store: FallbackRateLimitStore | undefined;
+  let raw: RedisClient | undefined;
+
+  before(async function () {
+    redis = await startControllableRedis();
+    if (redis === undefined) requireService(this, REDIS);
+  });
+  after(async function () {
+    await raw?.quit().catch(() => undefined);
+    await store?.close();
+    await redis?.stop();
+  });
+
+  it("Redis restarted and no request sent: the store's own probe finds it, gauge 0 and one info line; the probe charged no key", async function () {
+    const policy: TokenBucketPolicy = { capacity: 5, refillPerSecond: 0.001 };
+    const metrics = new ApiMetrics();
+    const { logger, lines } = capturedLogger();
+    store = new FallbackRateLimitStore({
+      shared: await RedisRateLimitStore.connect(redis!.url, policy),
+      policy,
+      metrics,
+      logger,
+      probeIntervalMs: 100,
     });
+    expect((await store.take("k")).remaining, "from Redis").to.equal(4);
+    await redis!.kill();
+    expect((await store.take("k")).remaining, "from a fresh per-process bucket").to.equal(4);
+    expect(store.degraded).to.equal(true);
+    expect(await gauge(metrics.rateLimitStoreDegraded)).to.equal(1);
+
+    await redis!.restart();
+    // No take from here on: only the store's timer (every 100 ms here, a second by default) can find Redis back.
+    await when("the idle store using Redis again", store, "recovered", () => !store!.degraded);
+    expect(await gauge(metrics.rateLimitStoreDegraded)).to.equal(0);
+    expect(await gauge(metrics.rateLimitFallbackTakes), "the one take served while Redis was down").to.equal(1);
+    const recovered = lines.filter((line) => line.level === INFO && /rate-limit store \(Redis\) answers again/.test(line.msg));
+    expect(recovered).to.have.length(1);
+    expect(recovered[0]).to.include({ fallbackTakes: 1 });
+    expect(lines.filter((line) => line.level === WARN)).to.have.length(1);
+
+    // The probe that Redis answered took one token from a bucket of its own: the key's bucket is not in the restarted Redis.
+    raw = createClient({ url: redis!.url });
+    raw.on("error", () => undefined);
+    await raw.connect();
+    const probeBucket = `${bucketPrefix}${IDLE_PROBE_KEY}`;
+    expect(await raw.keys(`${bucketPrefix}*`)).to.deep.equal([probeBucket]);
+    expect(await raw.hGet(probeBucket, "milli"), "one probe answered").to.equal("4000");
+    // The next take is Redis's: the key's bucket there, nothing more served per process.
+    expect((await store.take("k")).remaining).to.equal(4);
+    expect(await raw.keys(`${bucketPrefix}*`)).to.have.members([probeBucket, `${bucketPrefix}k`]);
+    expect(await gauge(metrics.rateLimitFallbackTakes)).to.equal(1);
   });
 });
 

@@ -7,22 +7,24 @@ import type { AttestationJson } from "@avn/protocol/attestation-kinds";
 import { expect } from "chai";
 import { pino } from "pino";
 
-import type { AttestationService } from "../../../src/api/attestation-hub/attested-query.ts";
 import type { HubBus } from "../../../src/api/attestation-hub/bus/bus.ts";
 import { RedisHubBus } from "../../../src/api/attestation-hub/bus/redis-bus.ts";
-import { AttestationHub } from "../../../src/api/attestation-hub/hub.ts";
 import { DEFAULT_PING_MS, PONG_ALLOWANCE_MS } from "../../../src/api/attestation-hub/sessions.ts";
 import { attestationSettings, loadApiConfig } from "../../../src/api/config.ts";
 import { ApiMetrics } from "../../../src/api/metrics.ts";
-import { createSourceReaders } from "../../../src/chains/source-readers.ts";
-import { createFailoverTransport } from "../../../src/chains/solana/failover-transport.ts";
-import { PinnedReaders } from "../../../src/chains/pinned-readers.ts";
-import { DEFAULT_HUB_LABEL, HUB_PATH } from "../../../src/common/hub-protocol.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
-import { startTestApi } from "../../helpers/api.ts";
 import { REDIS, startRedis } from "../../helpers/redis.ts";
 import { requireService } from "../../helpers/services.ts";
-import { connectNode, honestSigner, L2_CHAIN_ID, startAttestationL2, until, type AttestationL2, type LicensedNode } from "./fixture.ts";
+import {
+  connectNode,
+  honestSigner,
+  L2_CHAIN_ID,
+  startAttestationL2,
+  startHubApi,
+  until,
+  type AttestationL2,
+  type LicensedNode,
+} from "./fixture.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 /** The hubs' ping interval here: short, so that a paused node is silent within PING_MS + PONG_ALLOWANCE_MS. */
@@ -95,32 +97,9 @@ describe("attestation hub: silent nodes are neither asked nor counted (issue 53)
 
   /** The API with a hub that pings every `PING_MS`, as `ATTESTATION_PING_MS` configures it. */
   const startHub = async (bus?: (name: string) => Promise<HubBus>) => {
-    const metrics = new ApiMetrics();
-    const hub = await AttestationHub.create({
-      l2RpcUrl: l2.anvil.rpcUrl,
-      l2WsUrl: l2.anvil.wsUrl,
-      nodeRegistry: l2.nodeRegistry,
-      attestationVerifier: l2.verifier,
-      hubLabel: DEFAULT_HUB_LABEL,
-      // Every node here connects from 127.0.0.1.
-      admission: { maxPending: 256, maxPendingPerAddress: 64, hellosPerSecond: 1_000, refusalMemoryMs: 60_000, trustedProxies: [] },
-      bus,
-      deadlineMs: DEADLINE_MS,
-      evmConfirmations: 0,
-      recheckMs: 60_000,
-      pingMs: PING_MS,
-      metrics,
-      logger: pino({ level: "silent" }),
-    });
-    const readers = createSourceReaders({
-      evm: { urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 },
-      solana: { urls: [sources.solanaRpc.url], timeoutMs: 2_000 },
-    });
-    const pinned = new PinnedReaders(readers.evmRpc, createFailoverTransport({ urls: [sources.solanaRpc.url], timeoutMs: 2_000 }));
-    const service: AttestationService = { hub, pinned, evm: readers.evm, solana: readers.solana };
-    const api = await startTestApi(sources, { metrics, attestation: service });
-    cleanups.push(() => api.close());
-    return { api, hub, hubUrl: `${api.baseUrl.replace(/^http/, "ws")}${HUB_PATH}` };
+    const hubApi = await startHubApi(sources, l2, l2.verifier, { bus, deadlineMs: DEADLINE_MS, pingMs: PING_MS });
+    cleanups.push(() => hubApi.api.close());
+    return hubApi;
   };
   type Hub = Awaited<ReturnType<typeof startHub>>;
 

@@ -148,6 +148,8 @@ export async function startHubApi(
     /** Round results sent a second (the hub's default otherwise). */
     resultsPerSecond?: number;
     confirmations?: number;
+    /** How often the hub pings each node (`ATTESTATION_PING_MS`; the hub's default otherwise): a node is silent past it and its allowance. */
+    pingMs?: number;
     admission?: HubAdmissionOptions;
     /** Joins this hub to others (a `RedisHubBus`): several instances of one hub in this process. */
     bus?: (hubName: string) => Promise<HubBus>;
@@ -175,6 +177,7 @@ export async function startHubApi(
     resultsPerSecond: options.resultsPerSecond,
     evmConfirmations: options.confirmations ?? 0,
     recheckMs: 60_000, // tests call recheck() themselves
+    pingMs: options.pingMs,
     metrics,
     logger: pino({ level: "silent" }),
   });

@@ -1,3 +1,4 @@
+import { watch } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -94,17 +95,33 @@ describe("devnet: the process supervisor", function () {
     );
   }
 
-  /** Waits until the process's script has run (its pid is in the runs file): a kill then ends a run, not a spawn. */
+  /**
+   * Waits until the process's script has run (its pid is in the runs file): a kill then ends a run, not a spawn. The
+   * file is read again at each change the file system reports (fs.watch) and at the process's exit, and once right
+   * after the watch starts, so that a line written before it is not missed.
+   */
   async function running(process: ScriptProcess): Promise<void> {
-    const { pid } = process.child;
-    await new Promise<void>((resolve, reject) => {
-      const check = async () => {
-        if ((await runs()).includes(pid!)) return resolve();
-        if (process.child.exitCode !== null || process.child.signalCode !== null) return reject(new Error(`process ${pid} exited`));
-        setTimeout(() => void check().catch(reject), 10); // the file is the marker; it is read again until it says so
-      };
-      void check().catch(reject);
-    });
+    const { child } = process;
+    const pid = child.pid!;
+    const watching = new AbortController();
+    let onExit: (() => void) | undefined;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const check = async () => {
+          // Whether it had exited before the read: a script that wrote its line and then exited has run.
+          const exited = child.exitCode !== null || child.signalCode !== null;
+          if ((await runs()).includes(pid)) return resolve();
+          if (exited) reject(new Error(`process ${pid} exited`));
+        };
+        watch(runsFile, { signal: watching.signal }, () => void check().catch(reject)).on("error", reject);
+        onExit = () => void check().catch(reject);
+        child.once("exit", onExit);
+        void check().catch(reject);
+      });
+    } finally {
+      watching.abort();
+      if (onExit !== undefined) child.off("exit", onExit);
+    }
   }
 
   it("restarts a process killed with SIGKILL, and names the new one current", async function () {

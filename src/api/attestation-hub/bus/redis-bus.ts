@@ -1,4 +1,5 @@
 import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+import { EventEmitter } from "node:events";
 
 import { AvnError } from "@avn/protocol/errors";
 import type { Logger } from "pino";
@@ -51,6 +52,20 @@ const CLOSE_TIMEOUT_MS = 1_000;
 
 /** What the bus does with Redis, as `api_attestation_bus_failures_total` names the ones that failed or were skipped. */
 export type BusOperation = "connection" | "presence" | "peers" | "stats-write" | "stats-read" | "round" | "answer" | "done" | "probe";
+
+/** What a `RedisHubBus` emits (`once(bus, "reachable")`): its state as it changes, and what it did with Redis. */
+export interface RedisHubBusEvents {
+  /** The first operation of an outage failed: `reachable` is false from now on. */
+  unreachable: [];
+  /** A probe was answered: the outage is over (`reachable` true again). */
+  reachable: [];
+  /** An operation failed, or was refused during an outage: one more in `api_attestation_bus_failures_total`. */
+  failure: [operation: BusOperation];
+  /** Its subscriptions (rounds, its answers, results) are in place: at `start`, or once Redis answers after a start without it. */
+  subscribed: [];
+  /** Its presence, with these sessions, is written in Redis. */
+  presence: [sessions: readonly PresentSession[]];
+}
 
 /**
  * The hub's bus (Redis) does not answer: this instance reaches its own nodes only. Thrown at once, without
@@ -208,9 +223,9 @@ export interface RedisHubBusAuth {
  * second (one at a time, and at once when the connection is back): `peerSessions` rejects at once with
  * `HubBusUnavailableError`, writes are dropped, each counted (`api_attestation_bus_failures_total{operation}`)
  * rather than logged. The first PING answered ends it (one info line, the gauge 0) and republishes this
- * instance's presence (a restarted Redis has lost it).
+ * instance's presence (a restarted Redis has lost it). It emits these changes as events (`RedisHubBusEvents`).
  */
-export class RedisHubBus implements HubBus {
+export class RedisHubBus extends EventEmitter<RedisHubBusEvents> implements HubBus {
   readonly instanceId = randomBytes(8).toString("hex");
   readonly stats: SharedNodeStats;
   readonly #client: RedisClient;
@@ -235,6 +250,7 @@ export class RedisHubBus implements HubBus {
   #probing = false;
 
   private constructor(client: RedisClient, subscriber: RedisClient, hubName: string, logger: Logger, auth: RedisHubBusAuth) {
+    super();
     this.#client = client;
     this.#subscriber = subscriber;
     this.#prefix = `avn-hub:{${hubName}}:`;
@@ -288,8 +304,8 @@ export class RedisHubBus implements HubBus {
     const rounds = `${this.#prefix}rounds`;
     const answers = `${this.#prefix}answers:${this.instanceId}`;
     const done = `${this.#prefix}done`;
-    const subscribe = () =>
-      this.#subscriber.subscribe([rounds, answers, done], (raw, channel) => {
+    const subscribe = async () => {
+      await this.#subscriber.subscribe([rounds, answers, done], (raw, channel) => {
         try {
           if (channel === rounds) this.#onRound(raw, channel, handlers);
           else if (channel === answers) this.#onAnswer(raw, channel, handlers);
@@ -299,6 +315,8 @@ export class RedisHubBus implements HubBus {
           this.#logger.warn({ failure: failureFields(error) }, "hub bus message not handled");
         }
       });
+      this.emit("subscribed");
+    };
     // Once subscribed, node-redis subscribes again after each reconnection; a start without Redis subscribes
     // when its connection first comes up.
     if (this.#subscriber.isReady) await subscribe();
@@ -406,11 +424,13 @@ export class RedisHubBus implements HubBus {
       { failure: failureFields(error), operation },
       "hub bus (Redis) unreachable: rounds ask this instance's nodes only, statistics and presence are not shared until it answers again",
     );
+    this.emit("unreachable");
   }
 
   #count(operation: BusOperation): void {
     this.#metrics.attestationBusFailures.inc({ operation });
     if (this.#outage !== undefined) this.#outage.failures += 1;
+    this.emit("failure", operation);
   }
 
   /** Asks Redis whether it answers again (one PING at a time); the first answer ends the outage. */
@@ -437,6 +457,7 @@ export class RedisHubBus implements HubBus {
       { unreachableMs: Math.round(performance.now() - outage.since), failures: outage.failures },
       "hub bus (Redis) answers again: rounds, presence and statistics shared again",
     );
+    this.emit("reachable");
     // A Redis that restarted has lost this instance's presence: the others count its nodes again at once.
     this.#publishPresence();
   }
@@ -513,13 +534,17 @@ export class RedisHubBus implements HubBus {
   #publishPresence(): void {
     if (this.#closed) return;
     const key = `${this.#prefix}presence:${this.instanceId}`;
-    const value = this.#envelopes.seal("presence", key, this.#sessions);
+    const sessions = this.#sessions;
+    const value = this.#envelopes.seal("presence", key, sessions);
     const write = async () => {
       await this.#client.set(key, value, { PX: PRESENCE_TTL_MS });
       await this.#client.sAdd(`${this.#prefix}instances`, this.instanceId);
     };
     // Not published: counted; published again with the next refresh, or as soon as Redis answers again.
-    this.#call("presence", write).catch(() => undefined);
+    this.#call("presence", write).then(
+      () => this.emit("presence", sessions),
+      () => undefined,
+    );
   }
 
   /**
