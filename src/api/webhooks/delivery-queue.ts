@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+
 import { sql, type Kysely } from "kysely";
 
 import type { DeliveryAttempt } from "@avn/protocol/webhook-wire";
@@ -17,6 +19,14 @@ export interface ClaimedDelivery {
   secret: string;
   /** Its subscription asked for the quorum's attestation of each new balance. */
   attest: boolean;
+  /**
+   * This claim's name on the change (`lease_owner`): the process's owner and a name of its own, so that the
+   * process taking the change again after its lease ran out (paused, or cut off from the database) makes a
+   * new lease, and the attempt still running under the old one sees it lost.
+   */
+  lease: string;
+  /** Until when the claim holds the change unless renewed (`lease_until_ms`). */
+  leaseUntilMs: number;
 }
 
 /** What one attempt came to: the receiver's answer or why there was none. */
@@ -38,8 +48,19 @@ export interface RetryPolicy {
 /** Retries for 24 h, 5 s after the first failure, then 10 s, 20 s… at most an hour apart. */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseDelayMs: 5_000, maxDelayMs: 3_600_000, windowMs: 24 * 3_600_000 };
 
-/** How long a claimed change is this process's: longer than an attempt (5 s) with its writes. */
-export const CLAIM_LEASE_MS = 30_000;
+/**
+ * How long a claimed change is its claim's without renewal. The dispatcher renews it every
+ * `CLAIM_LEASE_MS / CLAIM_RENEWALS_PER_LEASE` while the attempt runs (attestation, POST, record), so an attempt
+ * may last longer than this; a process that dies mid-attempt holds the change at most this long after its last
+ * renewal, and another process sends it again (the bar: 10 s from the crash, with the dispatch poll, 250 ms).
+ */
+export const CLAIM_LEASE_MS = 8_000;
+
+/**
+ * Renewals in one lease (every 2 s at 8 s): three in a row may come late or fail (an event loop busy for 6 s, the
+ * key database slow or away) before another process may take the change while its attempt still runs.
+ */
+export const CLAIM_RENEWALS_PER_LEASE = 4;
 
 /** Attempts kept per subscription for `GET …/deliveries`. */
 export const ATTEMPTS_LISTED = 100;
@@ -48,16 +69,19 @@ export const ATTEMPTS_LISTED = 100;
  * The delivery queue in the key database: changes recorded by the followers, taken by any API process's
  * dispatcher. A change is taken with a lease (a conditional update, so two processes never take the same one
  * at once) and only when it is the oldest pending change of its subscription, so deliveries arrive in order
- * per subscription. A process that dies while delivering leaves its lease to expire, and the change is taken
- * again with the same id: at least once.
+ * per subscription. The attempt renews its lease while it runs (`renew`); a process that dies while delivering
+ * leaves its lease to expire, and the change is taken again with the same id: at least once.
  */
 export class DeliveryQueue {
+  /** How long a claim holds a change without renewal (`CLAIM_LEASE_MS` unless told). */
+  readonly leaseMs: number;
   readonly #db: Db;
   readonly #policy: RetryPolicy;
 
-  constructor(db: Db, policy: RetryPolicy = DEFAULT_RETRY_POLICY) {
+  constructor(db: Db, policy: RetryPolicy = DEFAULT_RETRY_POLICY, leaseMs = CLAIM_LEASE_MS) {
     this.#db = db;
     this.#policy = policy;
+    this.leaseMs = leaseMs;
   }
 
   /** Takes up to `limit` changes due now, each the head of its (active) subscription's queue, for `owner`. */
@@ -87,10 +111,12 @@ export class DeliveryQueue {
       .execute();
     const claimed: ClaimedDelivery[] = [];
     for (const head of heads) {
+      const lease = `${owner}/${randomUUID()}`;
+      const leaseUntilMs = nowMs + this.leaseMs;
       // Taken only if nobody took it since the read: the update rechecks the lease on the row it locks.
       const taken = await this.#db
         .updateTable("webhook_events")
-        .set({ lease_owner: owner, lease_until_ms: nowMs + CLAIM_LEASE_MS })
+        .set({ lease_owner: lease, lease_until_ms: leaseUntilMs })
         .where("seq", "=", head.seq)
         .where("state", "=", "pending")
         .where((eb) => eb.or([eb("lease_until_ms", "is", null), eb("lease_until_ms", "<", nowMs)]))
@@ -106,6 +132,8 @@ export class DeliveryQueue {
         url: head.url,
         secret: head.secret,
         attest: head.attest === 1,
+        lease,
+        leaseUntilMs,
       });
     }
     return claimed;
@@ -115,7 +143,7 @@ export class DeliveryQueue {
    * Records an attempt of `delivery` and what follows: delivered, due again after the backoff, or, once the
    * retry window is over, failed with its subscription marked failing. Nothing is dropped without this record.
    */
-  async settle(owner: string, delivery: ClaimedDelivery, outcome: AttemptOutcome, nowMs = Date.now()): Promise<void> {
+  async settle(delivery: ClaimedDelivery, outcome: AttemptOutcome, nowMs = Date.now()): Promise<void> {
     const firstAttemptMs = delivery.firstAttemptMs ?? nowMs;
     const attempts = delivery.attempts + 1;
     const expired = !outcome.ok && nowMs - firstAttemptMs >= this.#policy.windowMs;
@@ -143,12 +171,12 @@ export class DeliveryQueue {
           lease_until_ms: null,
         })
         .where("seq", "=", delivery.seq.toString())
-        .where("lease_owner", "=", owner)
+        .where("lease_owner", "=", delivery.lease)
         // Cancelled meanwhile (its subscription deleted during the attempt): it stays cancelled.
         .where("state", "=", "pending")
         .executeTakeFirst();
       // The attempt happened and is on record; its outcome decides what follows only while the change is still
-      // this process's (a lease that ran out during a slow attempt belongs to whoever took the change since).
+      // this claim's (a lease that ran out during a stalled attempt belongs to whoever took the change since).
       if (expired && settled.numUpdatedRows > 0n)
         await transaction
           .updateTable("webhook_subscriptions")
@@ -161,15 +189,33 @@ export class DeliveryQueue {
 
   /**
    * Keeps the body a delivery is sent with from now on (the same on every attempt): once its attestation is
-   * added. Renews the lease for the POST that follows; false when the change is no longer this process's (the
-   * attestation took longer than the lease, and another process took it): it must not be sent.
+   * added. Renews the lease for the POST that follows; false when the change is no longer this claim's (its
+   * lease ran out while the attestation was obtained, and another claim took it): it must not be sent.
    */
-  async setPayload(owner: string, delivery: ClaimedDelivery, payload: string, nowMs = Date.now()): Promise<boolean> {
+  async setPayload(delivery: ClaimedDelivery, payload: string, nowMs = Date.now()): Promise<boolean> {
     const result = await this.#db
       .updateTable("webhook_events")
-      .set({ payload, lease_until_ms: nowMs + CLAIM_LEASE_MS })
+      .set({ payload, lease_until_ms: nowMs + this.leaseMs })
       .where("seq", "=", delivery.seq.toString())
-      .where("lease_owner", "=", owner)
+      .where("lease_owner", "=", delivery.lease)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /**
+   * Extends the claim's lease to `leaseMs` from `nowMs`, for an attempt still running: only while the change is
+   * this claim's and pending. False when it is not: another claim took it after the lease ran out (this process
+   * was paused, or cut off from the database, for longer than the lease), or it was cancelled (its
+   * subscription deleted). The claim alone decides, not the time: a lease that ran out but that nobody took is
+   * safely extended, since taking it is itself a conditional update of the same row.
+   */
+  async renew(delivery: ClaimedDelivery, nowMs = Date.now()): Promise<boolean> {
+    const result = await this.#db
+      .updateTable("webhook_events")
+      .set({ lease_until_ms: nowMs + this.leaseMs })
+      .where("seq", "=", delivery.seq.toString())
+      .where("lease_owner", "=", delivery.lease)
+      .where("state", "=", "pending")
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }

@@ -36,6 +36,11 @@ export interface WebhookServiceOptions {
   attest?: AttestHolding;
   /** How long the follower's lead lasts without renewal: a dead leader is replaced after it. */
   leaseMs?: number;
+  /**
+   * How long a claimed delivery is this process's without renewal (`CLAIM_LEASE_MS`, 8 s): a process that dies
+   * mid-attempt leaves it to another after it. Renewed while the attempt runs, so attempts may take longer.
+   */
+  claimLeaseMs?: number;
   onError: (error: unknown, part: "follower" | "dispatcher") => void;
   /** A watched token whose balance could not be read at a change (it stopped answering `balanceOf`): not recorded. */
   onUnreadable?: (chain: string, owner: string, asset: string) => void;
@@ -63,7 +68,7 @@ export class WebhookService {
     this.#options = options;
     const owner = `api-${randomUUID()}`;
     this.subscriptions = new SubscriptionStore(options.db);
-    this.queue = new DeliveryQueue(options.db, options.retry);
+    this.queue = new DeliveryQueue(options.db, options.retry, options.claimLeaseMs);
     this.#evmReader = new EvmBalanceReader({ rpc: options.evmRpc, batchWindowMs: 2 });
     this.#solanaReader = new SolanaBalanceReader(options.solanaTransport);
     const dispatcher = new WebhookDispatcher({
