@@ -1,9 +1,10 @@
 // What `npm run chaos` runs (scripts/chaos.ts parses its arguments into CHAOS_SHORT and CHAOS_ONLY): starts a local stack of its own (stop `npm start` first),
-// puts a steady load on its API, and runs the fault scenarios of docs/operations.md ("Chaos") one after
+// puts a steady load on its API, and runs the fault scenarios of docs/operations.md ("npm run chaos") one after
 // the other: Redis killed, an API process killed, a node killed and one paused, the L2 RPC unreachable,
-// the Solana endpoint restarted, an L1 reorg. Prints, per scenario, the answers right, refused, wrong and
-// unanswered, the jobs finalized, expired and lost, and the time to recover; exits 1 when any answer was
-// wrong, any job lost, or a scenario did not recover within 10 s (the reorg's excepted).
+// the Solana endpoint restarted, an L1 reorg, PostgreSQL restarted, the webhook sender and the solver killed
+// mid-work. Prints, per scenario, the answers right, refused, wrong and unanswered, the jobs finalized, expired
+// and lost, and the time to recover; exits 1 when any answer was wrong, any job or order lost, an order filled
+// twice, or a scenario did not recover within 10 s (the reorg's excepted).
 import path from "node:path";
 
 import { existsSync } from "node:fs";
@@ -38,7 +39,7 @@ let reports;
 try {
   // The hub's default ping interval (ATTESTATION_PING_MS): the stack's API runs with it.
   reports = await runChaos(
-    { devnet: local.devnet, network: local.network!, stack: local.stack, postgres },
+    { devnet: local.devnet, network: local.network!, stack: local.stack, postgres, solver: local.solver },
     { short, only, pingMs: 15_000, log: (line) => console.log(line) },
   );
 } finally {
@@ -48,8 +49,9 @@ try {
 console.log(`\n${TABLE_HEADER}\n${reports.map(formatRow).join("\n")}`);
 const failed = reports.filter(
   (report) =>
-    report.outcomes.some((outcome) => outcome.verdict === "wrong") ||
+    report.answers.tally().wrong > 0 ||
     report.jobs.lost > 0 ||
+    (report.measures.ordersLost ?? 0) + (report.measures.ordersFilledTwice ?? 0) > 0 ||
     (!report.name.includes("reorg") && !(report.recoverySeconds <= 10)),
 );
 if (failed.length > 0) {

@@ -1,5 +1,7 @@
 import { Contract, type Provider } from "ethers";
 
+import type { StackFile } from "../common/stack-file.ts";
+
 /**
  * How an answer is judged (docs/operations.md, "Chaos"): right (200 with the canonical balance), refused
  * (a status that says to come back: 429, 502, 503, 504, with a JSON message), wrong (a 200 with another
@@ -37,17 +39,99 @@ export interface LoadStream {
 const REFUSALS = new Set([429, 502, 503, 504]);
 /** A request without an answer after this long is unanswered: far beyond every bar of issue 53. */
 const REQUEST_TIMEOUT_MS = 10_000;
+/** How many wrong and how many unanswered outcomes a tally keeps as examples (the first ones). */
+const EXAMPLES = 20;
+
+/** What a window of the load saw of one stream, or of several summed. */
+export interface Tally {
+  total: number;
+  right: number;
+  refused: number;
+  wrong: number;
+  unanswered: number;
+  /** The slowest answer (or failure), in milliseconds; 0 without any. */
+  slowestMs: number;
+  /** The statuses the refusals carried, each once. */
+  refusedStatuses: number[];
+  /** The first `EXAMPLES` wrong and the first `EXAMPLES` unanswered outcomes, in the order they came. */
+  examples: Outcome[];
+}
+
+function emptyTally(): Tally {
+  return { total: 0, right: 0, refused: 0, wrong: 0, unanswered: 0, slowestMs: 0, refusedStatuses: [], examples: [] };
+}
+
+/** Adds `outcome` to `tally`. */
+function count(tally: Tally, outcome: Outcome): void {
+  tally.total += 1;
+  tally[outcome.verdict] += 1;
+  tally.slowestMs = Math.max(tally.slowestMs, outcome.ms);
+  if (outcome.verdict === "refused" && outcome.status !== undefined && !tally.refusedStatuses.includes(outcome.status))
+    tally.refusedStatuses.push(outcome.status);
+  if (outcome.verdict !== "right" && outcome.verdict !== "refused" && tally[outcome.verdict] <= EXAMPLES) tally.examples.push(outcome);
+}
+
+/** Several tallies as one (the examples: the first ones of them all). */
+export function sumTallies(tallies: readonly Tally[]): Tally {
+  const sum = emptyTally();
+  for (const tally of tallies) {
+    for (const key of ["total", "right", "refused", "wrong", "unanswered"] as const) sum[key] += tally[key];
+    sum.slowestMs = Math.max(sum.slowestMs, tally.slowestMs);
+    sum.refusedStatuses = [...new Set([...sum.refusedStatuses, ...tally.refusedStatuses])];
+  }
+  const kept = { wrong: 0, unanswered: 0 };
+  sum.examples = tallies
+    .flatMap((tally) => tally.examples)
+    .sort((a, b) => a.at - b.at)
+    .filter((outcome) => outcome.verdict !== "right" && outcome.verdict !== "refused" && ++kept[outcome.verdict] <= EXAMPLES);
+  return sum;
+}
+
+/**
+ * The answers of the load from the moment `SteadyLoad.window()` opened it until `close()`, those `accept` takes,
+ * tallied per stream as they come: counts, never the outcomes themselves (a soak runs for an hour).
+ */
+export class LoadWindow {
+  readonly #accept: (outcome: Outcome) => boolean;
+  readonly #streams = new Map<string, Tally>();
+  readonly #detach: (window: LoadWindow) => void;
+
+  constructor(accept: (outcome: Outcome) => boolean, detach: (window: LoadWindow) => void) {
+    this.#accept = accept;
+    this.#detach = detach;
+  }
+
+  /** Counts `outcome` if the window takes it (the load calls it with each outcome while the window is open). */
+  add(outcome: Outcome): void {
+    if (!this.#accept(outcome)) return;
+    const tally = this.#streams.get(outcome.stream) ?? emptyTally();
+    this.#streams.set(outcome.stream, tally);
+    count(tally, outcome);
+  }
+
+  /** The streams' tallies summed, those `which` names (all by default). */
+  tally(which: (stream: string) => boolean = () => true): Tally {
+    return sumTallies([...this.#streams].filter(([stream]) => which(stream)).map(([, tally]) => tally));
+  }
+
+  /** Counts nothing more; what it counted stays readable. Returns itself. */
+  close(): this {
+    this.#detach(this);
+    return this;
+  }
+}
 
 /**
  * A steady client of the API: each stream sends its query, waits for the answer and judges it, then waits
- * `intervalMs` and sends the next; the streams run side by side. `pause()` holds every stream between two
- * requests (a scenario that changes what is right, a reorg, takes it so that no answer straddles it).
+ * `intervalMs` and sends the next; the streams run side by side. What it saw is counted in the windows opened on it
+ * (`window()`). `exclusive()` holds every stream between two requests (a scenario that changes what is right, a reorg,
+ * takes it so that no answer straddles it).
  */
 export class SteadyLoad {
   readonly #api: { url: string; key: string };
   readonly #streams: readonly LoadStream[];
   readonly #intervalMs: number;
-  #outcomes: Outcome[] = [];
+  readonly #windows = new Set<LoadWindow>();
   #running = false;
   #loops: Promise<void>[] = [];
   #gate: Promise<void> = Promise.resolve();
@@ -71,9 +155,11 @@ export class SteadyLoad {
     await Promise.all(this.#loops);
   }
 
-  /** The outcomes of the answers that came at or after `at` (`performance.now()`). */
-  since(at: number): Outcome[] {
-    return this.#outcomes.filter((outcome) => outcome.at >= at);
+  /** Opens a window: the answers that come from now until its `close()`, those `accept` takes (all by default). */
+  window(accept: (outcome: Outcome) => boolean = () => true): LoadWindow {
+    const window = new LoadWindow(accept, (closed) => this.#windows.delete(closed));
+    this.#windows.add(window);
+    return window;
   }
 
   /** Resolves with the first outcome for which `predicate` holds from now on. */
@@ -117,7 +203,7 @@ export class SteadyLoad {
   }
 
   #record(outcome: Outcome): void {
-    this.#outcomes.push(outcome);
+    for (const window of this.#windows) window.add(outcome);
     for (const listener of [...this.#listeners]) listener(outcome);
   }
 
@@ -203,4 +289,23 @@ export function evmBalanceNow(source: Provider, asset: string, owner: string): L
     while (seen.length > 0 && seen[0].at < now - 60_000) seen.shift();
     return [balance, ...seen.filter((entry) => entry.at >= sentAt - EVM_FRESHNESS_MS).map((entry) => entry.balance)];
   };
+}
+
+/**
+ * The queries of the load on a stack's first demo holdings, each checked against what its source holds: the
+ * Ethereum one (read from `source`, the L1) and the Solana one, each plain and attested.
+ */
+export function demoStreams(stack: StackFile, source: Provider): LoadStream[] {
+  const evm = stack.demo!.evm[0];
+  const svm = stack.demo!.svm[0];
+  const evmBody = { user_address: evm.user_address, contract_address: evm.contract_address };
+  const svmBody = { owner_address: svm.owner_address, token_mint_address: svm.token_mint_address };
+  const evmNow = evmBalanceNow(source, evm.contract_address, evm.user_address);
+  const svmBalance = async () => [BigInt(svm.balance)];
+  return [
+    { name: "evm plain", path: "/api/ccq-evm", body: evmBody, expected: evmNow },
+    { name: "evm attested", path: "/api/ccq-evm?attest=true", body: evmBody, expected: evmNow, attested: true },
+    { name: "svm plain", path: "/api/ccq-svm", body: svmBody, expected: svmBalance },
+    { name: "svm attested", path: "/api/ccq-svm?attest=true", body: svmBody, expected: svmBalance, attested: true },
+  ];
 }

@@ -1,9 +1,13 @@
+import type { Provider } from "ethers";
+
 import { devnetProvider, type OpDevnet } from "../devnet/op-devnet.ts";
 import { startSolanaRpcServer, type SolanaRpcServer } from "../devnet/solana/litesvm-rpc-server.ts";
+import type { SupervisedStackSolver } from "../devnet/stack-solver.ts";
 import type { VerificationNetwork } from "../devnet/verification-network.ts";
 import type { StackFile } from "../common/stack-file.ts";
 import { JobTracker } from "./jobs.ts";
-import { evmBalanceNow, SteadyLoad, type LoadStream, type Outcome } from "./load.ts";
+import { demoStreams, SteadyLoad, type LoadStream, type LoadWindow } from "./load.ts";
+import { FastWithdrawals } from "./orders.ts";
 import { SCENARIOS, type ChaosContext, type ScenarioReport } from "./scenarios.ts";
 
 /** A running network to break: the local stack's (`npm run chaos`) or a test's. */
@@ -14,6 +18,8 @@ export interface ChaosTarget {
   stack: StackFile;
   /** The API's key database, when it is a PostgreSQL server of the run's own (scenario 7). */
   postgres?: ChaosContext["postgres"];
+  /** The intent layer's solver under the stack's supervisor (scenario 9b), when the target runs one. */
+  solver?: Pick<SupervisedStackSolver, "process" | "restarted">;
 }
 
 export interface ChaosOptions {
@@ -47,19 +53,8 @@ export async function runChaos(target: ChaosTarget, options: ChaosOptions): Prom
   try {
     const api = { url: stack.api!.baseUrl, key: stack.api!.apiKey };
     const evm = stack.demo!.evm[0];
-    const svm = stack.demo!.svm[0];
-    const evmBody = { user_address: evm.user_address, contract_address: evm.contract_address };
-    const evmNow = evmBalanceNow(l1, evm.contract_address, evm.user_address);
-    const streams: LoadStream[] = [
-      { name: "evm plain", path: "/api/ccq-evm", body: evmBody, expected: evmNow },
-      { name: "evm attested", path: "/api/ccq-evm?attest=true", body: evmBody, expected: evmNow, attested: true },
-      {
-        name: "svm plain",
-        path: "/api/ccq-svm",
-        body: { owner_address: svm.owner_address, token_mint_address: svm.token_mint_address },
-        expected: async () => [BigInt(svm.balance)],
-      },
-    ];
+    // 7 of the demo key's 10 tokens a second: the attested Solana query (5 more) is the soak's.
+    const streams = demoStreams(stack, l1).filter((stream) => stream.name !== "svm attested");
     const load = new SteadyLoad(api, streams, 1_000);
     const jobs = new JobTracker(stack.contracts!.l2!.VerificationRegistry, stack.accounts!.consumer.privateKey, l2);
     const solanaPort = Number(new URL(network.solana.url).port);
@@ -91,6 +86,7 @@ export async function runChaos(target: ChaosTarget, options: ChaosOptions): Prom
         },
       },
       l2Front: { interrupt: () => devnet.l2.front.interrupt() },
+      solver: solverOf(target, l1, l2),
       pingMs,
       log: (line) => options.log(line),
     };
@@ -104,21 +100,21 @@ export async function runChaos(target: ChaosTarget, options: ChaosOptions): Prom
     for (const scenario of SCENARIOS) {
       if (options.only !== undefined ? !options.only.includes(scenario.number) : options.short && !scenario.short) continue;
       options.log(`Scenario ${scenario.name}…`);
-      const startedAt = performance.now();
+      const answers = load.window();
       const failedBefore = jobs.failedRequests;
-      const { faultEndedAt, notes, ready, measures } = await scenario.run(context, options.short);
+      const { faultEndedAt, notes, ready, measures, settle } = await scenario.run(context, options.short);
       const failedRequests = jobs.failedRequests - failedBefore;
       if (failedRequests > 0) notes.push(`${failedRequests} job request(s) not sent: the transaction failed (no job, nothing to lose)`);
       const recoveredAt = await recovered(load, streams, faultEndedAt, ready);
-      const tally = await jobs.settle(JOB_SETTLE_MS);
-      const outcomes = load.since(startedAt).filter((outcome) => outcome.at <= (recoveredAt ?? performance.now()));
+      answers.close();
+      const [tally, settled] = await Promise.all([jobs.settle(JOB_SETTLE_MS), settle?.()]);
       reports.push({
         name: scenario.name,
-        outcomes,
+        answers,
         jobs: tally,
         recoverySeconds: recoveredAt === undefined ? Number.POSITIVE_INFINITY : (recoveredAt - faultEndedAt) / 1000,
-        notes: [...notes, ...wrongDetails(outcomes)],
-        measures: measures ?? {},
+        notes: [...notes, ...(settled?.notes ?? []), ...wrongDetails(answers)],
+        measures: { ...measures, ...settled?.measures },
       });
       options.log(formatRow(reports.at(-1)!));
     }
@@ -164,18 +160,40 @@ async function recovered(
   }
 }
 
-function wrongDetails(outcomes: readonly Outcome[]): string[] {
-  const wrong = outcomes.filter((outcome) => outcome.verdict === "wrong");
+function wrongDetails(answers: LoadWindow): string[] {
+  const wrong = answers.tally().examples.filter((outcome) => outcome.verdict === "wrong");
   return [...new Set(wrong.map((outcome) => `wrong (${outcome.stream}): ${outcome.detail}`))].slice(0, 5);
+}
+
+/** The intent layer's part of the context (scenario 9b): the target's solver, and ETH orders from the stack's token holder. */
+function solverOf(target: ChaosTarget, l1: Provider, l2: Provider): ChaosContext["solver"] {
+  const { solver, stack, devnet } = target;
+  if (solver === undefined) return undefined;
+  return {
+    pid: () => solver.process.child.pid!,
+    restarted: () => solver.restarted(),
+    orders: new FastWithdrawals({
+      l1,
+      l2,
+      chains: {
+        l1RpcUrl: devnet.l1.rpcUrl,
+        l2RpcUrl: devnet.l2.rpcUrl,
+        originSettler: stack.contracts!.l2!.OriginSettler,
+        privateKey: stack.accounts!.tokenHolder.privateKey,
+      },
+      destinationSettler: stack.contracts!.l1!.DestinationSettler,
+      feeBps: stack.solver!.minFeeBps,
+    }),
+  };
 }
 
 /** One line of the table: right / refused / wrong / unanswered answers, jobs, recovery. */
 export function formatRow(report: ScenarioReport): string {
-  const count = (verdict: string) => report.outcomes.filter((outcome) => outcome.verdict === verdict).length;
+  const { right, refused, wrong, unanswered } = report.answers.tally();
   const recovery = Number.isFinite(report.recoverySeconds) ? `${report.recoverySeconds.toFixed(1)} s` : "not recovered";
   const { finalized, expired, lost } = report.jobs;
   return [
-    `| ${report.name} | ${count("right")} | ${count("refused")} | ${count("wrong")} | ${count("unanswered")} | ${finalized} / ${expired} / ${lost} | ${recovery} |`,
+    `| ${report.name} | ${right} | ${refused} | ${wrong} | ${unanswered} | ${finalized} / ${expired} / ${lost} | ${recovery} |`,
     ...report.notes.map((note) => `|   ${note} | | | | | | |`),
   ].join("\n");
 }

@@ -4,8 +4,9 @@ import type { AddressInfo } from "node:net";
 import { Interface, type JsonRpcProvider } from "ethers";
 
 import type { JobTally, JobTracker } from "./jobs.ts";
+import type { LoadWindow, SteadyLoad } from "./load.ts";
+import type { FastWithdrawals, OrderEnd } from "./orders.ts";
 import { childrenOf } from "./processes.ts";
-import type { Outcome, SteadyLoad } from "./load.ts";
 
 /** What a scenario may break and watch: the running parts, the load and the jobs. */
 export interface ChaosContext {
@@ -33,6 +34,13 @@ export interface ChaosContext {
   postgres?: { restart(whileDown?: () => Promise<void>): Promise<void> };
   solana: { restart(): Promise<void> };
   l2Front: { interrupt(): () => void };
+  /** The intent layer's solver under the stack's supervisor, and orders for it to fill (absent: the stack runs none). */
+  solver?: {
+    pid(): number;
+    /** Resolves once the supervisor has restarted it after a crash. */
+    restarted(): Promise<unknown>;
+    orders: FastWithdrawals;
+  };
   /** The hub's ping interval: a node silent longer is not counted (docs/attestations.md). */
   pingMs: number;
   log(line: string): void;
@@ -40,7 +48,8 @@ export interface ChaosContext {
 
 export interface ScenarioReport {
   name: string;
-  outcomes: Outcome[];
+  /** The load's answers from the scenario's start until it recovered. */
+  answers: LoadWindow;
   jobs: JobTally;
   /** Seconds from the end of the fault until every stream answered right again (and the parts were back). */
   recoverySeconds: number;
@@ -56,11 +65,21 @@ export interface Scenario {
   name: string;
   /** Whether the CI's short form runs it. */
   short: boolean;
-  /** Breaks something, waits, repairs it; returns when the fault ended and what it measured. */
+  /**
+   * Breaks something, waits, repairs it; returns when the fault ended, what it measured, whether the parts it broke
+   * are back (`ready`, asked until it says yes), and what of its own work is still to be awaited after the recovery
+   * (`settle`, as the jobs are).
+   */
   run(
     context: ChaosContext,
     short: boolean,
-  ): Promise<{ faultEndedAt: number; notes: string[]; ready?: () => Promise<boolean>; measures?: Record<string, number> }>;
+  ): Promise<{
+    faultEndedAt: number;
+    notes: string[];
+    ready?: () => Promise<boolean>;
+    measures?: Record<string, number>;
+    settle?: () => Promise<{ notes: string[]; measures: Record<string, number> }>;
+  }>;
 }
 
 const seconds = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -95,22 +114,20 @@ export const SCENARIOS: Scenario[] = [
     async run(context, short) {
       const redis = context.redis;
       if (redis === undefined) throw new Error("the stack runs no Redis (redis-server is not installed)");
-      const outage = await withJobs(context, 5_000, async () => {
+      const plain = await withJobs(context, 5_000, async () => {
         await redis.kill();
-        const from = performance.now();
+        const during = context.load.window((outcome) => !outcome.stream.includes("attested"));
         await seconds(short ? 8_000 : 20_000);
-        const during = context.load.since(from);
+        during.close();
         await redis.restart();
-        return during;
+        return during.tally();
       });
-      const plain = outage.filter((outcome) => !outcome.stream.includes("attested"));
-      const right = plain.filter((outcome) => outcome.verdict === "right").length;
-      const slowest = Math.max(0, ...plain.map((outcome) => outcome.ms));
-      const rate = plain.length === 0 ? "-" : `${((100 * right) / plain.length).toFixed(1)}%`;
+      const { total, right, slowestMs: slowest } = plain;
+      const rate = total === 0 ? "-" : `${((100 * right) / total).toFixed(1)}%`;
       return {
         faultEndedAt: performance.now(),
-        notes: [`plain answers while Redis was down: ${right}/${plain.length} right (${rate}), slowest ${slowest} ms`],
-        measures: { plainDuringOutage: plain.length, plainRightDuringOutage: right, plainSlowestMs: slowest },
+        notes: [`plain answers while Redis was down: ${right}/${total} right (${rate}), slowest ${slowest} ms`],
+        measures: { plainDuringOutage: total, plainRightDuringOutage: right, plainSlowestMs: slowest },
       };
     },
   },
@@ -137,10 +154,11 @@ export const SCENARIOS: Scenario[] = [
       const [killed, paused] = [context.nodes.pid(0), context.nodes.pid(1)];
       const restarted = context.nodes.restarted(0);
       const notes: string[] = [];
-      const stoppedAt = await withJobs(context, 5_000, async () => {
+      const attested = await withJobs(context, 5_000, async () => {
         process.kill(killed, "SIGKILL");
         process.kill(paused, "SIGSTOP");
         const at = performance.now();
+        const whilePaused = context.load.window((outcome) => outcome.stream.includes("attested"));
         try {
           await restarted;
           notes.push(`node 1 restarted by the supervisor ${((performance.now() - at) / 1000).toFixed(1)} s after its crash`);
@@ -148,37 +166,33 @@ export const SCENARIOS: Scenario[] = [
         } finally {
           process.kill(paused, "SIGCONT");
         }
-        return at;
+        return whilePaused;
       });
-      const attested = context.load.since(stoppedAt).filter((outcome) => outcome.stream.includes("attested"));
-      const count = (verdict: string) => attested.filter((outcome) => outcome.verdict === verdict).length;
-      notes.push(`attested answers while node 2 was paused: ${count("right")} right, ${count("refused")} refused`);
+      const { right, refused } = attested.close().tally();
+      notes.push(`attested answers while node 2 was paused: ${right} right, ${refused} refused`);
       // Then the paused nodes are needed: two of three paused, the quorum (2) out of reach.
       await until(() => context.nodesConnected(context.nodes.count));
       const both = [context.nodes.pid(1), context.nodes.pid(2)];
       const pausedAt = performance.now();
+      // Sent once both had been silent past the ping interval and its 2 s allowance (their last pong at most a ping earlier).
+      const silentFrom = pausedAt + context.pingMs + 2_000;
+      const silent = context.load.window((outcome) => outcome.stream.includes("attested") && outcome.at - outcome.ms > silentFrom);
       for (const pid of both) process.kill(pid, "SIGSTOP");
       try {
         await seconds(context.pingMs + 8_000);
       } finally {
         for (const pid of both) process.kill(pid, "SIGCONT");
       }
-      // Sent once both had been silent past the ping interval and its 2 s allowance (their last pong at most a ping earlier).
-      const silentFrom = pausedAt + context.pingMs + 2_000;
-      const needed = context.load
-        .since(pausedAt)
-        .filter((outcome) => outcome.stream.includes("attested") && outcome.at - outcome.ms > silentFrom);
-      const refused = needed.filter((outcome) => outcome.verdict === "refused");
-      const slowest = Math.max(0, ...needed.map((outcome) => outcome.ms));
+      const needed = silent.close().tally();
       notes.push(
-        `nodes 2 and 3 paused: attested answers sent once they were silent past the ping interval: ${needed.length}, ` +
-          `${refused.length} refused (503), slowest in ${slowest} ms`,
+        `nodes 2 and 3 paused: attested answers sent once they were silent past the ping interval: ${needed.total}, ` +
+          `${needed.refused} refused (503), slowest in ${needed.slowestMs} ms`,
       );
       return {
         faultEndedAt: performance.now(),
         notes,
         ready: () => context.nodesConnected(context.nodes.count),
-        measures: { attestedWhileSilent: needed.length, refusedWhileSilent: refused.length, slowestWhileSilentMs: slowest },
+        measures: { attestedWhileSilent: needed.total, refusedWhileSilent: needed.refused, slowestWhileSilentMs: needed.slowestMs },
       };
     },
   },
@@ -233,20 +247,18 @@ export const SCENARIOS: Scenario[] = [
     async run(context) {
       const postgres = context.postgres;
       if (postgres === undefined) throw new Error("the API's key database is not PostgreSQL here (postgresql is not installed)");
-      const downFrom = performance.now();
+      const during = context.load.window();
       await withJobs(context, 5_000, () => postgres.restart(async () => void (await seconds(5_000))));
-      const during = context.load.since(downFrom);
-      const refused = during.filter((outcome) => outcome.verdict === "refused");
-      const statuses = [...new Set(refused.map((outcome) => outcome.status))].join(", ");
+      const { refused, refusedStatuses } = during.close().tally();
       return {
         faultEndedAt: performance.now(),
-        notes: [`while it was away for 5 s: ${refused.length} refused (${statuses || "none"}), never a 500`],
+        notes: [`while it was away for 5 s: ${refused} refused (${refusedStatuses.join(", ") || "none"}), never a 500`],
       };
     },
   },
   {
     number: 9,
-    name: "9. the webhook sender killed mid-delivery",
+    name: "9a. the webhook sender killed mid-delivery",
     short: false,
     async run(context) {
       const { asset, owner } = context.evmHolding;
@@ -293,7 +305,73 @@ export const SCENARIOS: Scenario[] = [
       }
     },
   },
+  {
+    number: 9,
+    name: "9b. the solver killed mid-fill",
+    short: false,
+    async run(context) {
+      const solver = context.solver;
+      if (solver === undefined) throw new Error("the stack runs no solver (it runs one with the network)");
+      const { orders } = solver;
+      // A fast withdrawal, and the solver killed as soon as its fill is on L1, before the L2 repays it: the restarted
+      // solver must settle it from its journal, not fill it again.
+      const first = await orders.open(ORDER_WAIT_MS);
+      let firstEnded: OrderEnd | undefined;
+      void first.ended.then((end) => (firstEnded = end));
+      await until(async () => firstEnded !== undefined || (await orders.filled(first.orderId)));
+      if (!(await orders.filled(first.orderId))) throw new Error(`the solver did not fill order 1 (${firstEnded})`);
+      let restartedAt: number | undefined;
+      solver.restarted().then(
+        () => (restartedAt = performance.now()),
+        () => undefined,
+      );
+      process.kill(solver.pid(), "SIGKILL");
+      const killedAt = performance.now();
+      const settledBeforeKill = await orders.settled(first.orderId);
+      // Two more opened right after the kill, one after the other: work the restarted solver has to find. The
+      // scenario returns at once, so that the recovery is timed from the kill while they are opened.
+      const later: Array<{ orderId: string; ended: Promise<OrderEnd>; openedAt: number }> = [];
+      const opening = (async () => {
+        for (let index = 0; index < 2; index++) later.push({ ...(await orders.open(ORDER_WAIT_MS)), openedAt: performance.now() });
+      })();
+      opening.catch(() => undefined); // awaited in settle(), which says why it failed
+      const after = (at: number) => `${((at - killedAt) / 1000).toFixed(1)} s`;
+      return {
+        faultEndedAt: killedAt,
+        notes: [],
+        // Recovered at the restarted solver's next piece of work: the first order settled, or a later one filled.
+        ready: async () =>
+          (!settledBeforeKill && (await orders.settled(first.orderId))) ||
+          (await Promise.all(later.map((order) => orders.filled(order.orderId)))).includes(true),
+        async settle() {
+          await opening;
+          const all = [first, ...later];
+          const ends = await Promise.all(all.map((order) => order.ended));
+          const twice = (await Promise.all(all.map((order) => orders.fills(order.orderId)))).filter((fills) => fills > 1).length;
+          const count = (end: OrderEnd) => ends.filter((ended) => ended === end).length;
+          return {
+            notes: [
+              `SIGKILL once order 1's fill was on L1, ${settledBeforeKill ? "after" : "before"} the L2 repaid it; ` +
+                `the supervisor restarted it ${restartedAt === undefined ? "never" : `${after(restartedAt)} later`}; ` +
+                `orders 2 and 3 opened ${later.map((order) => after(order.openedAt)).join(" and ")} after the kill`,
+              `orders: ${count("settled")} filled and settled, ${count("refundable")} refundable, ${count("lost")} lost; ` +
+                `filled twice: ${twice}`,
+            ],
+            measures: {
+              ordersSettled: count("settled"),
+              ordersRefundable: count("refundable"),
+              ordersLost: count("lost"),
+              ordersFilledTwice: twice,
+            },
+          };
+        },
+      };
+    },
+  },
 ];
+
+/** How long an order of scenario 9b is followed before it counts as lost (as a job is, after the recovery). */
+const ORDER_WAIT_MS = 120_000;
 
 /** Where the reorg's transfer sends its unit (nobody's key). */
 const BURN_ADDRESS = "0x000000000000000000000000000000000000dEaD";

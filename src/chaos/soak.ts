@@ -1,6 +1,6 @@
 import { devnetProvider } from "../devnet/op-devnet.ts";
 import type { LocalStack } from "../devnet/local-stack.ts";
-import { evmBalanceNow, SteadyLoad, type LoadStream } from "./load.ts";
+import { demoStreams, SteadyLoad, sumTallies } from "./load.ts";
 import { descendantsOf, listProcesses, residentMiB, slopePerHour } from "./processes.ts";
 
 export interface SoakOptions {
@@ -30,24 +30,14 @@ export async function soak(local: LocalStack, options: SoakOptions): Promise<Soa
   const stack = local.stack;
   const api = { url: stack.api!.baseUrl, key: stack.api!.apiKey };
   const l1 = devnetProvider(local.devnet.l1.rpcUrl, local.devnet.l1.chainId);
-  const evm = stack.demo!.evm[0];
-  const svm = stack.demo!.svm[0];
-  const evmBody = { user_address: evm.user_address, contract_address: evm.contract_address };
-  const svmBody = { owner_address: svm.owner_address, token_mint_address: svm.token_mint_address };
-  const evmNow = evmBalanceNow(l1, evm.contract_address, evm.user_address);
-  const svmBalance = async () => [BigInt(svm.balance)];
-  const plain: LoadStream[] = [
-    { name: "evm plain", path: "/api/ccq-evm", body: evmBody, expected: evmNow },
-    { name: "svm plain", path: "/api/ccq-svm", body: svmBody, expected: svmBalance },
-  ];
-  const attested: LoadStream[] = [
-    { name: "evm attested", path: "/api/ccq-evm?attest=true", body: evmBody, expected: evmNow, attested: true },
-    { name: "svm attested", path: "/api/ccq-svm?attest=true", body: svmBody, expected: svmBalance, attested: true },
-  ];
+  const streams = demoStreams(stack, l1);
+  const plain = streams.filter((stream) => stream.attested !== true);
+  const attested = streams.filter((stream) => stream.attested === true);
   const loads = [new SteadyLoad(api, plain, PLAIN_INTERVAL_MS), new SteadyLoad(api, attested, ATTESTED_INTERVAL_MS)];
   const started = performance.now();
   const names = processNames(local);
   const samples = new Map<string, number[]>();
+  const windows = loads.map((load) => load.window());
   try {
     for (const load of loads) load.start();
     for (let minute = 0; minute <= options.minutes; minute++) {
@@ -61,18 +51,17 @@ export async function soak(local: LocalStack, options: SoakOptions): Promise<Soa
         samples.set(name, list);
         line.push(`${name} ${mib.toFixed(0)}`);
       }
-      const outcomes = loads.flatMap((load) => load.since(started));
-      const errors = outcomes.filter((outcome) => outcome.verdict !== "right").length;
-      options.log(`minute ${minute}: ${outcomes.length} answers, ${errors} not right; RSS MiB: ${line.join(", ")}`);
+      const { total, right } = sumTallies(windows.map((window) => window.tally()));
+      options.log(`minute ${minute}: ${total} answers, ${total - right} not right; RSS MiB: ${line.join(", ")}`);
     }
   } finally {
     await Promise.all(loads.map((load) => load.stop()));
+    for (const window of windows) window.close();
     l1.destroy();
   }
-  const outcomes = loads.flatMap((load) => load.since(started));
-  const count = (verdict: string) => outcomes.filter((outcome) => outcome.verdict === verdict).length;
+  const { right, refused, wrong, unanswered } = sumTallies(windows.map((window) => window.tally()));
   return {
-    answers: { right: count("right"), refused: count("refused"), wrong: count("wrong"), unanswered: count("unanswered") },
+    answers: { right, refused, wrong, unanswered },
     processes: [...samples].map(([name, list]) => ({
       name,
       exempt: name.startsWith("anvil"),

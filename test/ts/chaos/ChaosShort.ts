@@ -55,7 +55,7 @@ describe("chaos, short form: faults under load, on a network of its own", functi
   it("answers nothing wrong and loses no job in any scenario, and recovers within 10 s (the reorg excepted)", function () {
     expect(reports.map((entry) => entry.name)).to.have.length(4);
     for (const entry of reports) {
-      const wrong = entry.outcomes.filter((outcome) => outcome.verdict === "wrong");
+      const wrong = entry.answers.tally().examples.filter((outcome) => outcome.verdict === "wrong");
       expect(wrong, `${entry.name}: ${entry.notes.join("; ")}`).to.deep.equal([]);
       expect(entry.jobs.lost, entry.name).to.equal(0);
       expect(entry.jobs.finalized, `${entry.name}: jobs opened during the fault are finalized`).to.be.above(0);
@@ -80,6 +80,6 @@ describe("chaos, short form: faults under load, on a network of its own", functi
   it("restarts the crashed node, and answers about Ethereum follow the L1 through a reorg", function () {
     expect(network!.nodeRestarts(0)).to.equal(1);
     const reorg = report("6.");
-    expect(reorg.outcomes.filter((outcome) => outcome.stream.startsWith("evm") && outcome.verdict === "right").length).to.be.above(0);
+    expect(reorg.answers.tally((stream) => stream.startsWith("evm")).right).to.be.above(0);
   });
 });
