@@ -37,7 +37,7 @@ export interface WebhookServiceOptions {
   /** How long the follower's lead lasts without renewal: a dead leader is replaced after it. */
   leaseMs?: number;
   /**
-   * How long a claimed delivery is this process's without renewal (`CLAIM_LEASE_MS`, 8 s): a process that dies
+   * How long a claimed delivery is this process's without renewal (`CLAIM_LEASE_MS`, 6 s): a process that dies
    * mid-attempt leaves it to another after it. Renewed while the attempt runs, so attempts may take longer.
    */
   claimLeaseMs?: number;
