@@ -4,14 +4,13 @@ import { Contract, getAddress, hexlify, randomBytes, Wallet } from "ethers";
 
 import { attestAt, type AttestationService } from "../../../src/api/attestation-hub/attested-query.ts";
 import { WebhookService } from "../../../src/api/webhooks/webhook-service.ts";
-import { JsonRpcPool } from "../../../src/chains/rpc/json-rpc-pool.ts";
-import { createFailoverTransport } from "../../../src/chains/solana/failover-transport.ts";
 import { attestationFromJson, recoverAttestationSigner } from "../../../src/common/attestation.ts";
 import { devAccount } from "../../../src/devnet/accounts.ts";
 import { devnetProvider } from "../../../src/devnet/op-devnet.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../src/devnet/source-chains.ts";
 import { WebhookReceiver } from "../../../src/devnet/webhook-receiver.ts";
 import { connectNode, honestSigner, startAttestationL2, startHubApi, until, type AttestationL2 } from "./fixture.ts";
+import { testWebhookService } from "../../helpers/webhooks.ts";
 
 /** `attest: true` on a subscription: each delivery carries the quorum's attestation of the holding at the change's block. */
 describe("webhooks with attest: true", function () {
@@ -31,14 +30,7 @@ describe("webhooks with attest: true", function () {
     hubApi = await startHubApi(sources, l2, l2.verifier, {
       api: {
         withWebhooks: (db) => {
-          service = new WebhookService({
-            db,
-            evmRpc: new JsonRpcPool({ urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 }),
-            solanaTransport: createFailoverTransport({ urls: [sources.solanaRpc.url], timeoutMs: 2_000 }),
-            maxPerKey: 10,
-            allowPrivate: true,
-            pollMs: 50,
-            concurrency: 4,
+          service = testWebhookService(db, sources, {
             retry: { baseDelayMs: 50, maxDelayMs: 200, windowMs: 3_600_000 },
             // The hub's service exists once startHubApi returns; no delivery is attempted before.
             attest: async (chain, owner, asset, block) => (await attestAt(attestation!, chain, owner, asset, block)).attestation,

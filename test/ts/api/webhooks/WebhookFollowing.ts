@@ -17,12 +17,11 @@ import {
 import { ApiKeys } from "../../../../src/api/keys/api-keys.ts";
 import { FollowerStore, LeadershipLostError } from "../../../../src/api/webhooks/follower-store.ts";
 import { WebhookService } from "../../../../src/api/webhooks/webhook-service.ts";
-import { JsonRpcPool } from "../../../../src/chains/rpc/json-rpc-pool.ts";
-import { createFailoverTransport } from "../../../../src/chains/solana/failover-transport.ts";
 import { devAccount } from "../../../../src/devnet/accounts.ts";
 import { devnetProvider } from "../../../../src/devnet/op-devnet.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../../src/devnet/source-chains.ts";
 import { WebhookReceiver } from "../../../../src/devnet/webhook-receiver.ts";
+import { testWebhookService } from "../../../helpers/webhooks.ts";
 
 /**
  * What the followers keep across restarts and leaders: a subscription made while no follower ran, a pair
@@ -62,15 +61,8 @@ describe("Webhooks: following across restarts and leaders", function () {
     return (await sent.wait())!.blockNumber;
   };
   const serviceOn = (keys: ApiKeys) =>
-    new WebhookService({
-      db: keys.db,
-      evmRpc: new JsonRpcPool({ urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 }),
-      solanaTransport: createFailoverTransport({ urls: [sources.solanaRpc.url], timeoutMs: 2_000 }),
+    testWebhookService(keys.db, sources, {
       maxPerKey: 100,
-      allowPrivate: true,
-      pollMs: 50,
-      concurrency: 4,
-      retry: { baseDelayMs: 20, maxDelayMs: 100, windowMs: 3_600_000 },
       onError: () => undefined,
     });
   /** Subscribes `owner`'s ERC-20 holding; its 201's read is `at` (balance and block) when given, else the service's own. */

@@ -11,8 +11,6 @@ import { Contract, getAddress, hexlify, NonceManager, randomBytes, Wallet, type 
 import { ApiKeys } from "../../../../src/api/keys/api-keys.ts";
 import { CLAIM_LEASE_MS, DeliveryQueue, type ClaimedDelivery } from "../../../../src/api/webhooks/delivery-queue.ts";
 import { WebhookService } from "../../../../src/api/webhooks/webhook-service.ts";
-import { JsonRpcPool } from "../../../../src/chains/rpc/json-rpc-pool.ts";
-import { createFailoverTransport } from "../../../../src/chains/solana/failover-transport.ts";
 import { devAccount } from "../../../../src/devnet/accounts.ts";
 import { devnetProvider } from "../../../../src/devnet/op-devnet.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../../src/devnet/source-chains.ts";
@@ -20,6 +18,7 @@ import { parseExactJson } from "../../../../src/devnet/webhook-receiver.ts";
 import { spawnApiProcess } from "../../../helpers/api-process.ts";
 import { POSTGRES, startPostgres, type TestPostgres } from "../../../helpers/postgres.ts";
 import { requireService } from "../../../helpers/services.ts";
+import { testWebhookService } from "../../../helpers/webhooks.ts";
 
 /** The bar from a crash mid-attempt to the delivery sent again. */
 const REDELIVERY_BAR_MS = 10_000;
@@ -127,15 +126,7 @@ describe("Webhooks: a delivery's lease, renewed while its attempt runs", functio
     await ((await token.getFunction("transfer")(owner, amount)) as { wait(): Promise<unknown> }).wait();
   };
   const serviceOn = (keys: ApiKeys, failures: unknown[], claimLeaseMs?: number) =>
-    new WebhookService({
-      db: keys.db,
-      evmRpc: new JsonRpcPool({ urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 }),
-      solanaTransport: createFailoverTransport({ urls: [sources.solanaRpc.url], timeoutMs: 2_000 }),
-      maxPerKey: 10,
-      allowPrivate: true,
-      pollMs: 50,
-      concurrency: 4,
-      retry: { baseDelayMs: 20, maxDelayMs: 100, windowMs: 3_600_000 },
+    testWebhookService(keys.db, sources, {
       leaseMs: 600,
       claimLeaseMs,
       onError: (error) => failures.push(error),

@@ -3,8 +3,6 @@ import { Contract, getAddress, hexlify, randomBytes, Wallet, type JsonRpcProvide
 
 import { verifyWebhook } from "@avn/protocol/webhook-signature";
 import { AvnApiError, AvnClient, verifyWebhook as verifySdkWebhook, WebhookSignatureError } from "../../../../packages/sdk/src/index.ts";
-import { JsonRpcPool } from "../../../../src/chains/rpc/json-rpc-pool.ts";
-import { createFailoverTransport } from "../../../../src/chains/solana/failover-transport.ts";
 import { WebhookService } from "../../../../src/api/webhooks/webhook-service.ts";
 import { devAccount } from "../../../../src/devnet/accounts.ts";
 import { ABOVE_2_53, ERC1155_ITEM_ID, ERC1155_ITEM_AMOUNT } from "../../../../src/devnet/demo-holdings.ts";
@@ -12,6 +10,7 @@ import { devnetProvider } from "../../../../src/devnet/op-devnet.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../../src/devnet/source-chains.ts";
 import { WebhookReceiver } from "../../../../src/devnet/webhook-receiver.ts";
 import { startTestApi, type TestApi } from "../../../helpers/api.ts";
+import { testWebhookService } from "../../../helpers/webhooks.ts";
 
 const ERC20_ABI = ["function transfer(address to, uint256 amount) returns (bool)"];
 const ERC1155_ABI = ["function safeTransferFrom(address from, address to, uint256 id, uint256 value, bytes data)"];
@@ -37,15 +36,8 @@ describe("Webhooks: subscriptions, detection on a real anvil, signed deliveries"
     hookUrl = await receiver.listen();
     api = await startTestApi(sources, {
       withWebhooks: (db) => {
-        service = new WebhookService({
-          db,
-          evmRpc: new JsonRpcPool({ urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 }),
-          solanaTransport: createFailoverTransport({ urls: [sources.solanaRpc.url], timeoutMs: 2_000 }),
+        service = testWebhookService(db, sources, {
           maxPerKey: 6,
-          allowPrivate: true,
-          pollMs: 50,
-          concurrency: 4,
-          retry: { baseDelayMs: 20, maxDelayMs: 100, windowMs: 3_600_000 },
           onError: (error) => failures.push(error),
         });
         return service.routes();

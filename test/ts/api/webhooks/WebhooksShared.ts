@@ -7,14 +7,13 @@ import { Contract, getAddress, hexlify, NonceManager, randomBytes, Wallet, type 
 
 import { ApiKeys } from "../../../../src/api/keys/api-keys.ts";
 import { WebhookService } from "../../../../src/api/webhooks/webhook-service.ts";
-import { JsonRpcPool } from "../../../../src/chains/rpc/json-rpc-pool.ts";
-import { createFailoverTransport } from "../../../../src/chains/solana/failover-transport.ts";
 import { devAccount } from "../../../../src/devnet/accounts.ts";
 import { devnetProvider } from "../../../../src/devnet/op-devnet.ts";
 import { startSourceFixtures, type SourceFixtures } from "../../../../src/devnet/source-chains.ts";
 import { WebhookReceiver } from "../../../../src/devnet/webhook-receiver.ts";
 import { POSTGRES, startPostgres, type TestPostgres } from "../../../helpers/postgres.ts";
 import { requireService } from "../../../helpers/services.ts";
+import { testWebhookService } from "../../../helpers/webhooks.ts";
 
 const TRANSFERS = 6;
 
@@ -63,15 +62,7 @@ describe("Webhooks: two API processes on one key database", function () {
       for (const first of [true, false]) {
         // As a cluster's primary does: one process migrates before the others open the database.
         const keys = await ApiKeys.open(where, { migrate: first });
-        const service = new WebhookService({
-          db: keys.db,
-          evmRpc: new JsonRpcPool({ urls: [sources.anvil.rpcUrl], timeoutMs: 2_000 }),
-          solanaTransport: createFailoverTransport({ urls: [sources.solanaRpc.url], timeoutMs: 2_000 }),
-          maxPerKey: 10,
-          allowPrivate: true,
-          pollMs: 50,
-          concurrency: 4,
-          retry: { baseDelayMs: 20, maxDelayMs: 100, windowMs: 3_600_000 },
+        const service = testWebhookService(keys.db, sources, {
           // Short, so that the other process takes the lead soon after the leader stops.
           leaseMs: 600,
           onError: (error) => failures.push(error),
