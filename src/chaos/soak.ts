@@ -52,7 +52,10 @@ export async function soak(local: LocalStack, options: SoakOptions): Promise<Soa
         line.push(`${name} ${mib.toFixed(0)}`);
       }
       const { total, right } = sumTallies(windows.map((window) => window.tally()));
-      options.log(`minute ${minute}: ${total} answers, ${total - right} not right; RSS MiB: ${line.join(", ")}`);
+      // This process's RSS split: what its JavaScript holds, and what lives outside it (LiteSVM's ledger, buffers).
+      const { heapUsed, external } = process.memoryUsage();
+      const js = `this process's JS heap ${toMiB(heapUsed)} MiB used, ${toMiB(external)} MiB external`;
+      options.log(`minute ${minute}: ${total} answers, ${total - right} not right; RSS MiB: ${line.join(", ")}; ${js}`);
     }
   } finally {
     await Promise.all(loads.map((load) => load.stop()));
@@ -69,6 +72,10 @@ export async function soak(local: LocalStack, options: SoakOptions): Promise<Soa
       slope: slopePerHour(list.flatMap((mib, minute) => (minute >= options.warmUpMinutes && mib !== undefined ? [{ minute, mib }] : []))),
     })),
   };
+}
+
+function toMiB(bytes: number): string {
+  return (bytes / 1_048_576).toFixed(0);
 }
 
 /** Names for the stack's known processes, by id at the start (a restarted one gets a name by its command). */
