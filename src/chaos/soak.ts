@@ -52,9 +52,9 @@ export async function soak(local: LocalStack, options: SoakOptions): Promise<Soa
         line.push(`${name} ${mib.toFixed(0)}`);
       }
       const { total, right } = sumTallies(windows.map((window) => window.tally()));
-      // This process's RSS split: what its JavaScript holds, and what lives outside it (LiteSVM's ledger, buffers).
-      const { heapUsed, external } = process.memoryUsage();
-      const js = `this process's JS heap ${toMiB(heapUsed)} MiB used, ${toMiB(external)} MiB external`;
+      // This process's RSS split: its JavaScript heap (in use, and reserved by V8), and what lives outside it (buffers).
+      const { heapUsed, heapTotal, external } = process.memoryUsage();
+      const js = `this process's JS heap ${toMiB(heapUsed)} of ${toMiB(heapTotal)} MiB used, ${toMiB(external)} MiB external`;
       options.log(`minute ${minute}: ${total} answers, ${total - right} not right; RSS MiB: ${line.join(", ")}; ${js}`);
     }
   } finally {
