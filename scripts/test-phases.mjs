@@ -45,28 +45,28 @@ function withoutImageTool() {
  * (The attestation tests, moved here to even the two out, were followed by the shared devnet's deployment
  * failing in two fresh-clone runs of three, a transaction of its L2 deploy dropped; back in "services", pending
  * the cause.) A folder may be a subfolder: the webhooks' tests (their own anvil and PostgreSQL, about 50 s) run
- * here, and the credits channel's (an anvil of their own, the service killed mid-webhook). The storage proofs'
- * fuzzing against Bedrock's verifier (about 45 s of computing, no chain) is in "services", which ends with
- * "network" since the solver's tests left it for "qos".
+ * here, and the credits channel's (an anvil of their own, the service killed mid-webhook). The intent layer's
+ * (the solver's about 150 s on a devnet of its own) too, since the devnet's proposer keeps up with its L2 and
+ * the web app's withdrawal no longer waits 110 s for it; the storage proofs' fuzzing (about 45 s of computing)
+ * is in "services".
  */
-export const NETWORK_TEST_FOLDERS = ["web", "bridge", "devnet", "sdk", "api/webhooks", "credits"];
+export const NETWORK_TEST_FOLDERS = ["web", "bridge", "devnet", "sdk", "api/webhooks", "credits", "intents"];
 /**
- * The rehearsal of the live deployment (its own devnet; mostly anvil mining and the operator's scripts in
- * child processes, on a copy of the project with the plain build): it begins beside the static checks, before
- * the instrumented build the other three run is made, and ends before them.
+ * The third mocha process: the rehearsal of the live deployment (its own devnet; mostly anvil mining and
+ * the operator's scripts in child processes, on a copy of the project with the plain build), beside the two
+ * others while they wait on their chains. (Begun beside the static checks instead, it ended the suite a minute
+ * sooner, but the extra load made tests of the other processes fail at random in two fresh-clone runs of three.)
  */
 export const REHEARSAL_TEST_FOLDERS = ["rehearsal"];
 /**
- * The fourth process: the tests on devnets of their own that take minutes each, mostly waiting on L2 blocks,
- * so that "network" and "services" end about together and this one with them. The quality-of-service network
- * end to end (four node processes through a whole reward epoch, about four minutes), the chaos suite's short
- * form (the network of `npm start`, about three minutes through its faults) and the intent layer's solver
- * (fills, proofs, reports and restarts, about two and a half minutes). Like the devnet tests of the two
- * others, they deploy the instrumented build of `build:coverage` (above 24 KiB), which only a `--coverage`
- * run deploys (its devnets' size limit lifted); only the settlers' tests on Hardhat's in-process chain
- * record coverage here.
+ * The fourth, after the rehearsal in its lane: the quality-of-service network end to end (four node processes
+ * through a whole reward epoch on a devnet of its own, about four minutes of mostly waiting on L2 blocks) and
+ * the chaos suite's short form (the network of `npm start`, about three minutes through its faults). Its own
+ * process, not the rehearsal's: it deploys the instrumented build of `build:coverage` (above 24 KiB), which only
+ * a `--coverage` run deploys (its devnets' size limit lifted). It collects no coverage of its own: Hardhat
+ * records it on its in-process chain only.
  */
-export const QOS_TEST_FOLDERS = ["qos", "chaos", "intents"];
+export const QOS_TEST_FOLDERS = ["qos", "chaos"];
 
 /** The mocha test files of one of the mocha processes, relative to the root, in Hardhat's order. */
 export function mochaFiles(half, testsDir = path.join(root, "test", "ts")) {
@@ -106,6 +106,9 @@ export function mochaCommand(half) {
   if (half === "rehearsal") return `hardhat test mocha --no-compile ${files}`;
   return `${COVERAGE_COLLECT_ONLY_VARIABLE}=1 hardhat test mocha --no-compile --coverage ${files}`;
 }
+
+/** What the mocha processes wait for: the instrumented build, and the static checks that run beside it. */
+const MOCHA_AFTER = ["lint", "typecheck", "coverage:clear"];
 
 /**
  * What `npm test` runs, in order: `name` (for the table and --from), `command` (run by the shell in the
@@ -147,15 +150,15 @@ export const PHASES = [
     together: "tests",
     lane: "solidity",
   },
-  // The mocha tests, in four processes: most of their time is spent waiting on chains' blocks and on servers
-  // (one core's worth of work at most each). The rehearsal begins at once, beside the checks: its copy of the
-  // project has the plain build, and it reads nothing of the build the checks and the coverage build write
-  // (its devnet builds from node_modules and vendor/). The three others run the instrumented build, once it is
-  // made; they save coverage data, reported by coverage:report. None builds (mochaCommand).
-  { name: "test:mocha:rehearsal", command: mochaCommand("rehearsal"), together: "tests" },
-  { name: "test:mocha:network", command: mochaCommand("network"), together: "tests", after: ["coverage:clear"] },
-  { name: "test:mocha:services", command: mochaCommand("services"), together: "tests", after: ["coverage:clear"] },
-  { name: "test:mocha:qos", command: mochaCommand("qos"), together: "tests", after: ["coverage:clear"] },
+  // The mocha tests, in three lanes side by side once the instrumented build is made (and the checks beside it
+  // have ended: the mocha processes load the machine enough): most of their time is spent waiting on chains'
+  // blocks and on servers (one core's worth of work at most each). The rehearsal and then the QoS network (each
+  // on a devnet of its own) in one lane. All but the rehearsal save coverage data, reported by coverage:report.
+  // None builds (mochaCommand).
+  { name: "test:mocha:network", command: mochaCommand("network"), together: "tests", after: MOCHA_AFTER },
+  { name: "test:mocha:services", command: mochaCommand("services"), together: "tests", after: MOCHA_AFTER },
+  { name: "test:mocha:rehearsal", command: mochaCommand("rehearsal"), together: "tests", lane: "own-devnets", after: MOCHA_AFTER },
+  { name: "test:mocha:qos", command: mochaCommand("qos"), together: "tests", lane: "own-devnets" },
   // The node's container image, beside the mocha processes on the core they leave idle (its build mostly
   // waits on the disk and the network): the end-to-end suite that runs it (test/ts/e2e/node-image-suite.ts)
   // waits for this build when it gets there first, and then finds the image up to date.

@@ -303,7 +303,8 @@ console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-    // On this repository: the processes partition test/ts, each named folder exists, all four run in one group.
+    // On this repository: the processes partition test/ts, each named folder exists, all four run in one group
+    // (the rehearsal and the quality-of-service network one after the other, in one lane).
     const network = mochaFiles("network");
     const services = mochaFiles("services");
     const rehearsal = mochaFiles("rehearsal");
@@ -323,18 +324,19 @@ console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
           folder,
         ).to.equal(true);
     const phases = PHASES.filter((phase) => phase.name.startsWith("test:mocha"));
-    // The rehearsal at once (beside the checks); the three others once the instrumented build is made.
+    // All once the instrumented build and the checks beside it are done; the rehearsal, then the QoS network, in one lane.
+    const after = ["lint", "typecheck", "coverage:clear"];
     expect(phases.map((phase) => [phase.name, phase.together, phase.lane, phase.after])).to.deep.equal([
-      ["test:mocha:rehearsal", "tests", undefined, undefined],
-      ["test:mocha:network", "tests", undefined, ["coverage:clear"]],
-      ["test:mocha:services", "tests", undefined, ["coverage:clear"]],
-      ["test:mocha:qos", "tests", undefined, ["coverage:clear"]],
+      ["test:mocha:network", "tests", undefined, after],
+      ["test:mocha:services", "tests", undefined, after],
+      ["test:mocha:rehearsal", "tests", "own-devnets", after],
+      ["test:mocha:qos", "tests", "own-devnets", undefined],
     ]);
     const buildLane = PHASES.filter((phase) => phase.together === "tests" && phase.lane === "solidity").map((phase) => phase.name);
     expect(buildLane.slice(-2)).to.deep.equal(["build:coverage", "coverage:clear"]);
-    expect(phases[0].command).to.contain(" test/ts/rehearsal/Rehearsal.ts").and.not.contain("test/ts/e2e/").and.not.contain("--coverage");
-    expect(phases[1].command).to.contain(" test/ts/web/WebApp.ts").and.not.contain("test/ts/e2e/");
-    expect(phases[2].command).to.contain(" test/ts/e2e/VerificationNetwork.ts").and.not.contain("test/ts/web/");
+    expect(phases[0].command).to.contain(" test/ts/web/WebApp.ts").and.not.contain("test/ts/e2e/");
+    expect(phases[1].command).to.contain(" test/ts/e2e/VerificationNetwork.ts").and.not.contain("test/ts/web/");
+    expect(phases[2].command).to.contain(" test/ts/rehearsal/Rehearsal.ts").and.not.contain("test/ts/e2e/").and.not.contain("--coverage");
     expect(phases[3].command).to.contain(" test/ts/qos/QosNetwork.ts").and.contain("--coverage").and.not.contain("test/ts/e2e/");
     // The rehearsal's copy is made in the build's lane, after the plain build and before the coverage build.
     const names = PHASES.map((phase) => phase.name);
