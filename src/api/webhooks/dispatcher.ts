@@ -30,6 +30,8 @@ export interface DispatcherOptions {
    * its lease runs out and it is sent again. The attempt goes on meanwhile; renewing is tried again.
    */
   onError: (error: unknown) => void;
+  /** Told of each renewal of an attempt's lease, at `nowMs` (what an operator's metrics, or a test, may follow). */
+  onLeaseRenewed?: (delivery: ClaimedDelivery, nowMs: number) => void;
   now?: () => number;
 }
 
@@ -46,17 +48,25 @@ class AttemptLease {
   readonly #delivery: ClaimedDelivery;
   readonly #now: () => number;
   readonly #onError: (error: unknown) => void;
+  readonly #onRenewed: (delivery: ClaimedDelivery, nowMs: number) => void;
   readonly #renewEveryMs: number;
   #heldUntilMs: number;
   #lost = false;
   #stopped = false;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(queue: DeliveryQueue, delivery: ClaimedDelivery, now: () => number, onError: (error: unknown) => void) {
+  constructor(
+    queue: DeliveryQueue,
+    delivery: ClaimedDelivery,
+    now: () => number,
+    onError: (error: unknown) => void,
+    onRenewed: (delivery: ClaimedDelivery, nowMs: number) => void = () => undefined,
+  ) {
     this.#queue = queue;
     this.#delivery = delivery;
     this.#now = now;
     this.#onError = onError;
+    this.#onRenewed = onRenewed;
     this.#renewEveryMs = queue.leaseMs / CLAIM_RENEWALS_PER_LEASE;
     this.#heldUntilMs = delivery.leaseUntilMs;
     this.#schedule();
@@ -97,6 +107,7 @@ class AttemptLease {
     try {
       if (await this.#queue.renew(this.#delivery, nowMs)) {
         this.extended(nowMs);
+        this.#onRenewed(this.#delivery, nowMs);
         return true;
       }
       // Taken by another claim (or cancelled). After the record, the record itself ended the lease: no news.
@@ -146,7 +157,7 @@ export class WebhookDispatcher {
   async #deliver(claimed: ClaimedDelivery): Promise<void> {
     const { queue } = this.#options;
     // Renewed until the attempt is on record: a slow record must not let another process send it meanwhile.
-    const lease = new AttemptLease(queue, claimed, this.#now, this.#options.onError);
+    const lease = new AttemptLease(queue, claimed, this.#now, this.#options.onError, this.#options.onLeaseRenewed);
     try {
       const started = performance.now();
       let delivery: ClaimedDelivery;

@@ -11,7 +11,7 @@ import { PollingLoop } from "../../common/polling-loop.ts";
 import type { KeyDatabaseSchema } from "../keys/database/schema.ts";
 import type { ApiMetrics } from "../metrics.ts";
 import { DeliveryQueue, type RetryPolicy } from "./delivery-queue.ts";
-import { WebhookDispatcher, type AttestHolding } from "./dispatcher.ts";
+import { WebhookDispatcher, type AttestHolding, type DispatcherOptions } from "./dispatcher.ts";
 import type { ChainFollower } from "./chain-follower.ts";
 import { EvmFollower } from "./evm-follower.ts";
 import { SolanaFollower } from "./solana-follower.ts";
@@ -42,6 +42,8 @@ export interface WebhookServiceOptions {
    */
   claimLeaseMs?: number;
   onError: (error: unknown, part: "follower" | "dispatcher") => void;
+  /** Told of each renewal of a delivery attempt's lease (`DispatcherOptions.onLeaseRenewed`). */
+  onLeaseRenewed?: DispatcherOptions["onLeaseRenewed"];
   /** A watched token whose balance could not be read at a change (it stopped answering `balanceOf`): not recorded. */
   onUnreadable?: (chain: string, owner: string, asset: string) => void;
   /** Where the followers' state and the attempts are counted (`/metrics`). */
@@ -82,6 +84,7 @@ export class WebhookService {
         return outcome;
       },
       onError: (error) => options.onError(error, "dispatcher"),
+      onLeaseRenewed: options.onLeaseRenewed,
     });
     this.#dispatchLoop = new PollingLoop(
       (isStopping) => dispatcher.drain(isStopping),

@@ -3,7 +3,6 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
 
 import { expect } from "chai";
 import { Contract, getAddress, hexlify, NonceManager, randomBytes, Wallet, type JsonRpcProvider } from "ethers";
@@ -125,10 +124,16 @@ describe("Webhooks: a delivery's lease, renewed while its attempt runs", functio
   const transfer = async (owner: string, amount: bigint) => {
     await ((await token.getFunction("transfer")(owner, amount)) as { wait(): Promise<unknown> }).wait();
   };
-  const serviceOn = (keys: ApiKeys, failures: unknown[], claimLeaseMs?: number) =>
+  const serviceOn = (
+    keys: ApiKeys,
+    failures: unknown[],
+    claimLeaseMs?: number,
+    onLeaseRenewed?: (delivery: ClaimedDelivery, nowMs: number) => void,
+  ) =>
     testWebhookService(keys.db, sources, {
       leaseMs: 600,
       claimLeaseMs,
+      onLeaseRenewed,
       onError: (error) => failures.push(error),
     });
   /** Subscribes a new holder of the ERC-20 to `url`, through `service`'s store; its id and owner. */
@@ -215,10 +220,18 @@ describe("Webhooks: a delivery's lease, renewed while its attempt runs", functio
       const receiver = new SlowReceiver();
       const url = await receiver.listen();
       const failures: unknown[] = [];
+      // The receiver holds the first POST until its attempt has renewed its lease two leases after the POST came:
+      // the claim alone would have run out by then.
+      let outlasted!: () => void;
+      const renewedPastTwoLeases = new Promise<void>((resolve) => (outlasted = resolve));
+      const onLeaseRenewed = (_delivery: ClaimedDelivery, nowMs: number) => {
+        const first = receiver.requests[0];
+        if (first !== undefined && nowMs >= first.receivedAt + 2 * leaseMs) outlasted();
+      };
       const processes: Array<{ keys: ApiKeys; service: WebhookService }> = [];
       for (const first of [true, false]) {
         const keys = await ApiKeys.open(where, { migrate: first });
-        processes.push({ keys, service: serviceOn(keys, failures, leaseMs) });
+        processes.push({ keys, service: serviceOn(keys, failures, leaseMs, onLeaseRenewed) });
       }
       // A third owner that tries to take the change when the receiver answers, two leases after the POST
       // arrived: only the renewals keep it from taking it.
@@ -226,7 +239,7 @@ describe("Webhooks: a delivery's lease, renewed while its attempt runs", functio
       const taken: ClaimedDelivery[] = [];
       receiver.answer = async (request) => {
         if (request !== receiver.requests[0]) return;
-        await delay(2 * leaseMs);
+        await renewedPastTwoLeases;
         taken.push(...(await competitor.claim("competitor", 10)));
       };
       try {
