@@ -39,6 +39,9 @@ const MAX_FEE_PER_GAS = parseUnits("100", "gwei");
 // The depositor pays for gas on anvil (op-geth's system deposit pays none): it is given this much
 // whenever it holds less than a tenth of it, enough for the fee cap of ten thousand queued calls.
 const DEPOSITOR_FUNDS = parseEther("1000");
+// L1 blocks whose values a pass reads ahead of its sends: a burst of blocks costs one round trip, and a
+// backlog of thousands (an updater that was down) does not open thousands of requests at once.
+const VALUES_READ_AHEAD = 16;
 
 const l1Block = new Interface(opArtifact("L1Block").abi);
 const systemConfig = new Interface(opArtifact("SystemConfig").abi);
@@ -177,10 +180,26 @@ export class L1AttributesUpdater extends BackgroundService<number> {
     this.#submitted = known;
     let next = known === 0 ? head : known + 1;
     if (next > head) return 0;
-    const depositor = await this.#prepareDepositor();
+    // The reads run ahead of the sends (the depositor's preparation and the values of the next blocks, all
+    // at once), so a new L1 block is queued two round trips after its head: the next L2 block must carry it.
+    const depositorReady = this.#prepareDepositor();
+    const values = new Map<number, Promise<L1BlockValues>>();
+    const readAhead = (last: number) => {
+      for (let block = next; block <= Math.min(last, head); block++) {
+        if (values.has(block)) continue;
+        const read = this.valuesOf(block);
+        read.catch(() => undefined); // awaited below, unless the pass stops or fails first
+        values.set(block, read);
+      }
+    };
+    readAhead(next + VALUES_READ_AHEAD - 1);
+    const depositor = await depositorReady;
     let sent = 0;
     for (; next <= head && !isStopping(); next += 1) {
-      await this.#sendValues(depositor, await this.valuesOf(next));
+      readAhead(next + VALUES_READ_AHEAD - 1);
+      const blockValues = await values.get(next)!;
+      values.delete(next);
+      await this.#sendValues(depositor, blockValues);
       this.#submitted = next;
       sent += 1;
     }
@@ -252,8 +271,8 @@ export class L1AttributesUpdater extends BackgroundService<number> {
     const depositor = this.#depositor;
     // Impersonation belongs to the node, not to this instance: asking again is harmless and covers a
     // node that was told to stop impersonating.
-    await l2.send("anvil_impersonateAccount", [depositor]);
-    if ((await l2.getBalance(depositor)) < DEPOSITOR_FUNDS / 10n) {
+    const [, balance] = await Promise.all([l2.send("anvil_impersonateAccount", [depositor]), l2.getBalance(depositor)]);
+    if (balance < DEPOSITOR_FUNDS / 10n) {
       await l2.send("anvil_setBalance", [depositor, toQuantity(DEPOSITOR_FUNDS)]);
     }
     return depositor;
