@@ -59,10 +59,23 @@ class SlowReceiver {
     return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/hook`;
   }
 
-  /** Resolves once `until` holds: checked now and at every request's arrival. */
-  waitFor(until: () => boolean): Promise<void> {
+  /**
+   * Resolves once `until` holds: checked now and at every request's arrival. Rejects after `timeoutMs`
+   * naming `what` did not come, with the requests so far and `context()` (what the test knows of its senders),
+   * so a stuck test says where it stopped instead of reaching mocha's timeout.
+   */
+  waitFor(what: string, until: () => boolean, context: () => string = () => "", timeoutMs = 60_000): Promise<void> {
     if (until()) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ until, resolve }));
+    const signal = AbortSignal.timeout(timeoutMs);
+    return new Promise((resolve, reject) => {
+      const waiter = { until, resolve };
+      this.#waiters.push(waiter);
+      signal.addEventListener("abort", () => {
+        this.#waiters = this.#waiters.filter((other) => other !== waiter);
+        const seen = this.requests.map((request) => `${request.deliveryId} ${request.raw}`).join("\n");
+        reject(new Error(`no ${what} within ${timeoutMs} ms; ${this.requests.length} requests:\n${seen}\n${context()}`));
+      });
+    });
   }
 
   async close(): Promise<void> {
@@ -167,14 +180,21 @@ describe("Webhooks: a delivery's lease, renewed while its attempt runs", functio
     // The first request is never answered: its sender dies holding it.
     receiver.answer = (request) => (request === receiver.requests[0] ? new Promise(() => undefined) : Promise.resolve());
     // `npm run api` as deployed (CLAIM_LEASE_MS), the only process sending at first; it migrates the database.
-    const sender = await spawnApiProcess(sources, { API_KEYS_DB: where, WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_POLL_MS: "50" });
+    const sender = await spawnApiProcess(sources, {
+      API_KEYS_DB: where,
+      WEBHOOK_ALLOW_PRIVATE: "true",
+      WEBHOOK_POLL_MS: "50",
+      LOG_LEVEL: "warn",
+    });
     const keys = await ApiKeys.open(where, { migrate: false });
     const failures: unknown[] = [];
     const survivor = serviceOn(keys, failures);
     try {
       const { id, owner } = await subscribe(survivor, url);
       await transfer(owner, 5n);
-      await receiver.waitFor(() => receiver.requests.length === 1);
+      const state = () =>
+        `the sender's last lines:\n${sender.logs.slice(-10).join("\n")}\nthe survivor's failures: ${failures.map(String).join("; ")}`;
+      await receiver.waitFor("POST from the API process", () => receiver.requests.length === 1, state);
       await sender.kill();
       const killedAt = Date.now();
       const row = await keys.db
@@ -188,7 +208,7 @@ describe("Webhooks: a delivery's lease, renewed while its attempt runs", functio
       expect(leaseUntilMs - killedAt).to.be.at.most(CLAIM_LEASE_MS);
 
       survivor.start();
-      await receiver.waitFor(() => receiver.requests.length === 2);
+      await receiver.waitFor("delivery sent again by the survivor", () => receiver.requests.length === 2, state);
       const [cut, again] = receiver.requests;
       expect(cut.body).to.deep.include({ subscriptionId: id, balance: 5n });
       expect(again.deliveryId).to.equal(cut.deliveryId);
@@ -246,10 +266,11 @@ describe("Webhooks: a delivery's lease, renewed while its attempt runs", functio
         const { id, owner } = await subscribe(processes[0].service, url);
         for (const { service } of processes) service.start();
         await transfer(owner, 1n);
-        await receiver.waitFor(() => receiver.requests.length === 1);
+        const state = () => `failures: ${failures.map(String).join("; ")}; taken by the competitor: ${taken.length}`;
+        await receiver.waitFor("first change's POST", () => receiver.requests.length === 1, state);
         // The next change of the subscription is sent once the first is recorded delivered (order per subscription).
         await transfer(owner, 2n);
-        await receiver.waitFor(() => receiver.requests.length === 2);
+        await receiver.waitFor("second change's POST", () => receiver.requests.length === 2, state);
 
         expect(receiver.errors).to.deep.equal([]);
         expect(taken, "taken by another owner while the attempt ran").to.deep.equal([]);
