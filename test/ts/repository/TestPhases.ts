@@ -281,6 +281,8 @@ console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
         "bridge/C.ts",
         "api/D.ts",
         "api/webhooks/H.ts",
+        "devnet/RpcParity.ts",
+        "devnet/RpcParityNotes.ts",
         "e2e/E.ts",
         "web.ts",
         "notes.md",
@@ -290,20 +292,27 @@ console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
         await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
         await writeFile(path.join(dir, file), "");
       }
-      // A named subfolder goes whole with its process; the rest of its parent folder stays in "services".
+      // A named subfolder goes whole with its process, a named file alone; the rest of their parent folder
+      // stays in "services", a file whose name merely begins like a named one too.
       expect(mochaFiles("network", dir)).to.deep.equal([
         "test/ts/api/webhooks/H.ts",
         "test/ts/bridge/C.ts",
+        "test/ts/devnet/RpcParity.ts",
         "test/ts/web/A.ts",
         "test/ts/web/helpers/b.ts",
       ]);
-      expect(mochaFiles("services", dir)).to.deep.equal(["test/ts/api/D.ts", "test/ts/e2e/E.ts", "test/ts/web.ts"]);
+      expect(mochaFiles("services", dir)).to.deep.equal([
+        "test/ts/api/D.ts",
+        "test/ts/devnet/RpcParityNotes.ts",
+        "test/ts/e2e/E.ts",
+        "test/ts/web.ts",
+      ]);
       expect(mochaFiles("rehearsal", dir)).to.deep.equal(["test/ts/rehearsal/F.ts"]);
       expect(mochaFiles("qos", dir)).to.deep.equal(["test/ts/qos/G.ts"]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-    // On this repository: the processes partition test/ts, each named folder exists, all four run in one group
+    // On this repository: the processes partition test/ts, each named folder or file exists, all four run in one group
     // (the rehearsal and the quality-of-service network one after the other, in one lane).
     const network = mochaFiles("network");
     const services = mochaFiles("services");
@@ -318,10 +327,10 @@ console.log("RECORD FILE " + process.env.AVN_SKIPPED_TESTS_FILE);
       [rehearsal, REHEARSAL_TEST_FOLDERS],
       [qos, QOS_TEST_FOLDERS],
     ])
-      for (const folder of folders)
+      for (const entry of folders)
         expect(
-          files.some((file) => file.startsWith(`test/ts/${folder}/`)),
-          folder,
+          files.some((file) => file === `test/ts/${entry}` || file.startsWith(`test/ts/${entry}/`)),
+          entry,
         ).to.equal(true);
     const phases = PHASES.filter((phase) => phase.name.startsWith("test:mocha"));
     // All once the instrumented build and the checks beside it are done; the rehearsal, then the QoS network, in one lane.
