@@ -27,7 +27,7 @@ const local = await startLocalStack({
 });
 stopOnSignals(local);
 try {
-  const report = await soak(local, { minutes, warmUpMinutes, log: (line) => console.log(line) });
+  const report = await soak(local, { minutes, warmUpMinutes, projectRoot, log: (line) => console.log(line) });
   const { right, refused, wrong, unanswered } = report.answers;
   console.log(`\nanswers: ${right} right, ${refused} refused, ${wrong} wrong, ${unanswered} unanswered`);
   console.log(`\n| process | RSS at start (MiB) | RSS at end (MiB) | slope after minute ${warmUpMinutes} (MiB/h) |\n|---|---:|---:|---:|`);

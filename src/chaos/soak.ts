@@ -1,12 +1,13 @@
-import { devnetProvider } from "../devnet/op-devnet.ts";
 import type { LocalStack } from "../devnet/local-stack.ts";
-import { demoStreams, SteadyLoad, sumTallies } from "./load.ts";
+import { SoakClientProcess, type SoakClientReport } from "./soak-client.ts";
 import { descendantsOf, listProcesses, residentMiB, slopePerHour } from "./processes.ts";
 
 export interface SoakOptions {
   minutes: number;
   /** Samples before this minute are the warm-up, left out of the slope. */
   warmUpMinutes: number;
+  /** The project whose `scripts/soak-client.ts` runs the load. */
+  projectRoot: string;
   log(line: string): void;
 }
 
@@ -16,30 +17,19 @@ export interface SoakReport {
   processes: Array<{ name: string; exempt: boolean; samples: number[]; slope?: number }>;
 }
 
-// At the demo key's limits (10 tokens a second, an attested answer costs 5): two plain streams every 0.5 s
-// (4 tokens/s) and two attested ones every 2 s (5 tokens/s), with a little headroom for timing.
-const PLAIN_INTERVAL_MS = 500;
-const ATTESTED_INTERVAL_MS = 2_000;
-
 /**
  * `npm run soak`: a steady load at the demo key's limits on both chains, plain and attested, against a
- * started local stack, for `minutes`; every minute each process's resident memory. The two anvil chains
- * keep every block and are reported but exempt from the bar.
+ * started local stack, for `minutes`; every minute each process's resident memory. The load runs in a
+ * process of its own (`soak-client.ts`), reported beside the stack's but exempt: it is the measuring
+ * client, not the stack. The two anvil chains keep every block and are reported but exempt from the bar.
  */
 export async function soak(local: LocalStack, options: SoakOptions): Promise<SoakReport> {
-  const stack = local.stack;
-  const api = { url: stack.api!.baseUrl, key: stack.api!.apiKey };
-  const l1 = devnetProvider(local.devnet.l1.rpcUrl, local.devnet.l1.chainId);
-  const streams = demoStreams(stack, l1);
-  const plain = streams.filter((stream) => stream.attested !== true);
-  const attested = streams.filter((stream) => stream.attested === true);
-  const loads = [new SteadyLoad(api, plain, PLAIN_INTERVAL_MS), new SteadyLoad(api, attested, ATTESTED_INTERVAL_MS)];
   const started = performance.now();
-  const names = processNames(local);
+  const client = await SoakClientProcess.start(options.projectRoot, local.stackFile);
+  const names = processNames(local, client.pid);
   const samples = new Map<string, number[]>();
-  const windows = loads.map((load) => load.window());
+  let report: SoakClientReport;
   try {
-    for (const load of loads) load.start();
     for (let minute = 0; minute <= options.minutes; minute++) {
       if (minute > 0) await new Promise((resolve) => setTimeout(resolve, started + minute * 60_000 - performance.now()));
       const line: string[] = [];
@@ -51,27 +41,36 @@ export async function soak(local: LocalStack, options: SoakOptions): Promise<Soa
         samples.set(name, list);
         line.push(`${name} ${mib.toFixed(0)}`);
       }
-      const { total, right } = sumTallies(windows.map((window) => window.tally()));
-      // This process's RSS split: its JavaScript heap (in use, and reserved by V8), and what lives outside it (buffers).
-      const { heapUsed, heapTotal, external } = process.memoryUsage();
-      const js = `this process's JS heap ${toMiB(heapUsed)} of ${toMiB(heapTotal)} MiB used, ${toMiB(external)} MiB external`;
-      options.log(`minute ${minute}: ${total} answers, ${total - right} not right; RSS MiB: ${line.join(", ")}; ${js}`);
+      const { tally, memory } = await client.tally();
+      // The two Node processes' RSS split: the JavaScript heap (in use, and reserved by V8) and what lives
+      // outside it (buffers), to tell a growing heap from native memory.
+      const heaps = `JS heap used/reserved/external MiB: stack ${heapOf(process.memoryUsage())}, soak client ${heapOf(memory)}`;
+      options.log(
+        `minute ${minute}: ${tally.total} answers, ${tally.total - tally.right} not right; RSS MiB: ${line.join(", ")}; ${heaps}`,
+      );
     }
   } finally {
-    await Promise.all(loads.map((load) => load.stop()));
-    for (const window of windows) window.close();
-    l1.destroy();
+    report = await client.stop().catch((error: unknown) => {
+      client.kill();
+      throw error;
+    });
   }
-  const { right, refused, wrong, unanswered } = sumTallies(windows.map((window) => window.tally()));
+  const { right, refused, wrong, unanswered } = report.tally;
   return {
     answers: { right, refused, wrong, unanswered },
     processes: [...samples].map(([name, list]) => ({
       name,
-      exempt: name.startsWith("anvil"),
+      exempt: name.startsWith("anvil") || name === SOAK_CLIENT,
       samples: list,
       slope: slopePerHour(list.flatMap((mib, minute) => (minute >= options.warmUpMinutes && mib !== undefined ? [{ minute, mib }] : []))),
     })),
   };
+}
+
+const SOAK_CLIENT = "soak client";
+
+function heapOf({ heapUsed, heapTotal, external }: NodeJS.MemoryUsage): string {
+  return [heapUsed, heapTotal, external].map(toMiB).join("/");
 }
 
 function toMiB(bytes: number): string {
@@ -79,8 +78,11 @@ function toMiB(bytes: number): string {
 }
 
 /** Names for the stack's known processes, by id at the start (a restarted one gets a name by its command). */
-function processNames(local: LocalStack): Map<number, string> {
-  const names = new Map<number, string>([[process.pid, "stack (this process)"]]);
+function processNames(local: LocalStack, clientPid: number): Map<number, string> {
+  const names = new Map<number, string>([
+    [process.pid, "stack (this process)"],
+    [clientPid, SOAK_CLIENT],
+  ]);
   names.set(local.devnet.l1.node.process.pid!, "anvil L1");
   names.set(local.devnet.l2.node.process.pid!, "anvil L2");
   for (const [index, node] of (local.network?.nodes ?? []).entries()) names.set(node.child.pid!, `node ${index + 1}`);
