@@ -1,6 +1,8 @@
+import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { brotliCompressSync, gzipSync } from "node:zlib";
 
 import { expect } from "chai";
 
@@ -10,6 +12,16 @@ import { namedWebConfig, webConfigFromStack } from "../../../src/web/web-config.
 import { startWebServer, type RunningWebServer } from "../../../src/web/web-server.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
+const INLINE_SCRIPT = 'document.documentElement.dataset.theme = "dark";';
+const BIG_ASSET = "export const table = [" + Array.from({ length: 400 }, (_, i) => `"row ${i}"`).join(",") + "];\n";
+/** Two pages sharing a chunk, and the entry with its own; the entry's chunks are never preloaded again. */
+const MANIFEST = {
+  "index.html": { file: "assets/index-abc123.js", isEntry: true, imports: ["_runtime.js"] },
+  "_runtime.js": { file: "assets/runtime-r.js" },
+  "_tables.js": { file: "assets/tables-t.js", imports: ["_runtime.js"] },
+  "src/pages/NetworkPage.tsx": { file: "assets/NetworkPage-n.js", isDynamicEntry: true, imports: ["_runtime.js", "_tables.js"] },
+  "src/pages/ExplorerPage.tsx": { file: "assets/ExplorerPage-e.js", isDynamicEntry: true, imports: ["_tables.js", "index.html"] },
+};
 const address = (digit: string) => `0x${digit.repeat(40)}`;
 
 /** A stack file with every address the web app needs, and `extra` contracts on either chain. */
@@ -44,8 +56,18 @@ describe("web app server and settings", function () {
   before(async function () {
     distDir = await mkdtemp(path.join(tmpdir(), "web-dist-"));
     await mkdir(path.join(distDir, "assets"));
-    await writeFile(path.join(distDir, "index.html"), "<!doctype html><title>app</title>");
+    // A build as Vite writes it: an inline script (the theme, before first paint), the entry, two pages with a
+    // shared chunk, a manifest naming them, and compressed copies of a large asset.
+    await writeFile(
+      path.join(distDir, "index.html"),
+      `<!doctype html><html><head><title>app</title><script>${INLINE_SCRIPT}</script></head></html>`,
+    );
     await writeFile(path.join(distDir, "assets", "index-abc123.js"), "console.log(1)");
+    await mkdir(path.join(distDir, ".vite"));
+    await writeFile(path.join(distDir, ".vite", "manifest.json"), JSON.stringify(MANIFEST));
+    await writeFile(path.join(distDir, "assets", "big-1.js"), BIG_ASSET);
+    await writeFile(path.join(distDir, "assets", "big-1.js.br"), brotliCompressSync(BIG_ASSET));
+    await writeFile(path.join(distDir, "assets", "big-1.js.gz"), gzipSync(BIG_ASSET));
     server = await startWebServer({ distDir, config: webConfigFromStack(stack()), port: 0 });
   });
   after(async function () {
@@ -68,6 +90,7 @@ describe("web app server and settings", function () {
       const response = await fetch(`${server.url}${route}`);
       expect(response.status, route).to.equal(200);
       expect(await response.text(), route).to.contain("<title>app</title>");
+      expect(response.headers.get("content-type"), route).to.equal("text/html; charset=utf-8");
       expect(response.headers.get("cache-control"), route).to.equal("no-cache");
     }
     expect((await fetch(`${server.url}/assets/missing.js`)).status).to.equal(404);
@@ -79,8 +102,55 @@ describe("web app server and settings", function () {
   it("lets the page reach only itself and the deployment's RPC origins", async function () {
     const policy = (await fetch(`${server.url}/delegate`)).headers.get("content-security-policy") ?? "";
     expect(policy).to.contain("connect-src 'self' http://127.0.0.1:9001 http://127.0.0.1:9002 ws://127.0.0.1:9002");
-    expect(policy).to.contain("script-src 'self'");
+    // The build's inline script runs (named by its hash), and no other inline script would.
+    const hash = createHash("sha256").update(INLINE_SCRIPT).digest("base64");
+    expect(policy).to.match(new RegExp(`script-src 'self' 'sha256-${hash.replace(/[+/]/g, "\\$&")}';`));
     expect(policy).to.contain("frame-ancestors 'none'");
+  });
+
+  it("puts the settings in each page, script-safe, and preloads the page's own chunks, not the entry's", async function () {
+    const htmlOf = async (route: string) => {
+      const html = await (await fetch(`${server.url}${route}`)).text();
+      const config = /<script type="application\/json" id="avn-network-config">(.*?)<\/script>/.exec(html)?.[1];
+      const preloads = [...html.matchAll(/<link rel="modulepreload" crossorigin href="([^"]+)">/g)].map((match) => match[1]);
+      return { config: config === undefined ? undefined : (JSON.parse(config) as { l2: { chainId: number } }), preloads, html };
+    };
+    const network = await htmlOf("/network?tab=jobs");
+    expect(network.config?.l2.chainId).to.equal(901);
+    expect(network.preloads).to.deep.equal(["/assets/NetworkPage-n.js", "/assets/tables-t.js"]);
+    expect((await htmlOf("/explorer/tx/0xabc")).preloads).to.deep.equal(["/assets/ExplorerPage-e.js", "/assets/tables-t.js"]);
+    // A route without a page of its own, and one that only looks like one, preload nothing; all carry the settings.
+    for (const route of ["/", "/index.html", "/nowhere", "/Network"]) {
+      const page = await htmlOf(route);
+      expect(page.preloads, route).to.deep.equal([]);
+      expect(page.config?.l2.chainId, route).to.equal(901);
+    }
+    // Settings that hold "</script>" cannot end the element early.
+    const hostile = await startWebServer({
+      distDir,
+      config: { ...webConfigFromStack(stack()), name: "</script><script>alert(1)</script>" },
+      port: 0,
+    });
+    try {
+      const page = await (await fetch(`${hostile.url}/network`)).text();
+      expect(page).to.not.contain("</script><script>alert(1)");
+      const inline = /id="avn-network-config">(.*?)<\/script>/.exec(page)![1];
+      expect((JSON.parse(inline) as { name: string }).name).to.equal("</script><script>alert(1)</script>");
+    } finally {
+      await hostile.close();
+    }
+  });
+
+  it("sends a hashed asset compressed as the browser accepts it, the same bytes once decoded", async function () {
+    const get = (encoding: string) => fetch(`${server.url}/assets/big-1.js`, { headers: { "accept-encoding": encoding } });
+    const brotli = await get("gzip, deflate, br");
+    expect(brotli.headers.get("content-encoding")).to.equal("br");
+    expect(brotli.headers.get("cache-control")).to.contain("immutable");
+    expect(await brotli.text()).to.equal(BIG_ASSET); // fetch decodes it
+    expect((await get("gzip")).headers.get("content-encoding")).to.equal("gzip");
+    const plain = await get("identity");
+    expect(plain.headers.get("content-encoding")).to.equal(null);
+    expect(await plain.text()).to.equal(BIG_ASSET);
   });
 
   it("refuses settings with a missing or zero address, naming the field", async function () {
