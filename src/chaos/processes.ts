@@ -64,3 +64,24 @@ export function slopePerHour(points: ReadonlyArray<{ minute: number; mib: number
   }
   return variance === 0 ? undefined : (covariance / variance) * 60;
 }
+
+/**
+ * Where a process's resident memory lives (Linux `/proc/<pid>/smaps`), in MiB: the C allocator's main heap
+ * (`[heap]`, grown by brk: what native code and Node's own buffers allocate from the main thread), anonymous
+ * mappings (V8's heap, thread arenas, large allocations) and mapped files (code). What tells a native leak or
+ * fragmentation from V8's heap when the JS heap in use stays flat.
+ */
+export async function residentByKind(pid: number): Promise<{ brkHeap: number; anonymous: number; files: number } | undefined> {
+  const smaps = await readFile(`/proc/${pid}/smaps`, "utf8").catch(() => undefined);
+  if (smaps === undefined) return undefined;
+  const kb = { brkHeap: 0, anonymous: 0, files: 0 };
+  let kind: keyof typeof kb = "anonymous";
+  for (const line of smaps.split("\n")) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (mapping !== null) {
+      const name = mapping[1];
+      kind = name === "[heap]" ? "brkHeap" : name.startsWith("/") ? "files" : "anonymous";
+    } else if (line.startsWith("Rss:")) kb[kind] += Number(line.split(/\s+/)[1]);
+  }
+  return { brkHeap: kb.brkHeap / 1024, anonymous: kb.anonymous / 1024, files: kb.files / 1024 };
+}

@@ -1,6 +1,6 @@
 import type { LocalStack } from "../devnet/local-stack.ts";
 import { SoakClientProcess, type SoakClientReport } from "./soak-client.ts";
-import { descendantsOf, listProcesses, residentMiB, slopePerHour } from "./processes.ts";
+import { descendantsOf, listProcesses, residentByKind, residentMiB, slopePerHour } from "./processes.ts";
 
 export interface SoakOptions {
   minutes: number;
@@ -44,7 +44,12 @@ export async function soak(local: LocalStack, options: SoakOptions): Promise<Soa
       const { tally, memory } = await client.tally();
       // The two Node processes' RSS split: the JavaScript heap (in use, and reserved by V8) and what lives
       // outside it (buffers), to tell a growing heap from native memory.
-      const heaps = `JS heap used/reserved/external MiB: stack ${heapOf(process.memoryUsage())}, soak client ${heapOf(memory)}`;
+      const kinds = await residentByKind(process.pid);
+      const stackKinds =
+        kinds === undefined
+          ? ""
+          : `; stack RSS by kind MiB: [heap] ${kinds.brkHeap.toFixed(0)}, anonymous ${kinds.anonymous.toFixed(0)}, files ${kinds.files.toFixed(0)}`;
+      const heaps = `JS heap used/reserved/external MiB: stack ${heapOf(process.memoryUsage())}, soak client ${heapOf(memory)}${stackKinds}`;
       options.log(
         `minute ${minute}: ${tally.total} answers, ${tally.total - tally.right} not right; RSS MiB: ${line.join(", ")}; ${heaps}`,
       );
