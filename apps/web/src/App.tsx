@@ -4,6 +4,8 @@ import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation } from "re
 
 import { useAppSettings } from "./app-context";
 import { ConnectWallet } from "./components/ConnectWallet";
+import { Logo } from "./components/Logo";
+import { SiteMenu } from "./components/SiteMenu";
 
 // Each page is its own chunk: a visitor of one page does not download the others.
 const DelegatePage = lazy(() => import("./pages/DelegatePage"));
@@ -46,18 +48,19 @@ function Layout() {
       </a>
       <header className="site-header">
         <div className="brand">
-          Asset Verification Network <span className="network-name">{config.name}</span>
+          <Logo />
+          <span className="brand-name">
+            <span className="brand-full">Asset Verification Network</span>
+            <span className="brand-short" aria-hidden="true">
+              AVN
+            </span>
+          </span>
+          <span className="network-name" title={`Network: ${config.name}`}>
+            {config.name}
+          </span>
         </div>
-        <nav aria-label="Pages">
-          <ul>
-            {PAGES.map((page) => (
-              <li key={page.path}>
-                <NavLink to={page.path}>{page.title}</NavLink>
-              </li>
-            ))}
-          </ul>
-        </nav>
         <ConnectWallet />
+        <SiteMenu pages={PAGES} />
       </header>
       {/* How many chain and service reads are under way: lets a test (or a tool) wait until the page's reads
           have landed instead of waiting a fixed time. */}

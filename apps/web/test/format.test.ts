@@ -14,6 +14,14 @@ describe("formatAmount", () => {
     expect(formatAmount(99_999_999_999_999n)).toBe("0");
   });
 
+  it("keeps a negative amount's sign, which the whole part alone would lose below one unit", () => {
+    expect(formatAmount(-15n * 10n ** 17n)).toBe("-1.5");
+    expect(formatAmount(-5n * 10n ** 17n)).toBe("-0.5");
+    expect(formatAmount(-1_234_567n * E18)).toBe("-1,234,567");
+    // Nothing shown of it: no "-0".
+    expect(formatAmount(-1n)).toBe("0");
+  });
+
   it("takes other decimals and digits", () => {
     expect(formatAmount(1_500_000n, 6)).toBe("1.5");
     expect(formatAmount(123_456_789n, 6, 6)).toBe("123.456789");
@@ -72,6 +80,8 @@ describe("formatChallenges", () => {
 describe("shortAddress and formatTime", () => {
   it("shortens an address to its first and last digits", () => {
     expect(shortAddress("0x1234567890abcdef1234567890abcdef12345678")).toBe("0x1234…5678");
+    // A transaction hash the same way.
+    expect(shortAddress(`0xabcdef${"0".repeat(54)}9876`)).toBe("0xabcd…9876");
   });
 
   it("writes a unix time as a date and time (UTC here: vitest.config.ts sets TZ)", () => {

@@ -1,6 +1,7 @@
 import { Link } from "react-router";
 
 import { shortAddress } from "../lib/format";
+import { CopyButton } from "./CopyButton";
 
 /** The chain a link is about: the explorer's routes name it `l1` or `l2`. */
 export type ExplorerChain = "l1" | "l2";
@@ -16,9 +17,13 @@ export const explorerPaths = {
 };
 
 /**
- * An address or transaction hash, shortened for narrow screens (the full value in the title, for copying
- * and for screen readers' description), linking to its explorer page. Kept tiny: every page imports it,
- * while the explorer itself is its own lazy chunk.
+ * An address or transaction hash linking to its explorer page, with a button that copies it. Shown as
+ * `0x1234…abcd` on one line, the full value in the link's title (shown on hover, read as its description).
+ * The link's name is what it shows (no `aria-label`: WCAG 2.5.3, the visible text part of the name). `full`
+ * writes every digit, for a value the reader should check (the contract a transaction goes to): it wraps
+ * where it must in text, and in a table shows shortened all the same, the middle digits hidden from the eye
+ * only (screen readers read them, a text selection copies them). Kept tiny: every page imports it, while the
+ * explorer itself is its own lazy chunk.
  */
 export function HexLink({
   chain,
@@ -32,9 +37,22 @@ export function HexLink({
   full?: boolean;
 }) {
   return (
-    <Link to={explorerPaths[kind](chain, value)} title={value} className="hex-link">
-      <code>{full ? value : shortAddress(value)}</code>
-    </Link>
+    <span className={full ? "hex hex-full" : "hex"}>
+      <Link to={explorerPaths[kind](chain, value)} title={value} className="hex-link">
+        <code>
+          {full ? (
+            <>
+              {value.slice(0, 6)}
+              <span className="hex-middle">{value.slice(6, -4)}</span>
+              <span className="hex-tail">{value.slice(-4)}</span>
+            </>
+          ) : (
+            shortAddress(value)
+          )}
+        </code>
+      </Link>
+      <CopyButton value={value} label={kind === "tx" ? "Copy hash" : "Copy address"} />
+    </span>
   );
 }
 

@@ -1,11 +1,15 @@
 import { formatUnits } from "viem";
 
-/** A token amount in whole units, with up to `digits` decimals, grouped for reading. */
+/**
+ * A token amount in whole units, with up to `digits` decimals (cut, never rounded up), grouped for reading.
+ * A negative amount keeps its sign ("-0.5"), unless nothing of it is shown ("0").
+ */
 export function formatAmount(value: bigint, decimals = 18, digits = 4): string {
-  const [whole, fraction = ""] = formatUnits(value, decimals).split(".");
+  const [whole, fraction = ""] = formatUnits(value < 0n ? -value : value, decimals).split(".");
   const grouped = BigInt(whole).toLocaleString("en-US");
   const trimmed = fraction.slice(0, digits).replace(/0+$/, "");
-  return trimmed === "" ? grouped : `${grouped}.${trimmed}`;
+  const text = trimmed === "" ? grouped : `${grouped}.${trimmed}`;
+  return value < 0n && text !== "0" ? `-${text}` : text;
 }
 
 /** A duration in seconds as "2 d 3 h", "5 min 10 s" or "42 s". */
@@ -47,7 +51,7 @@ export function formatChallenges(answered: number, asked: number, medianDelayBlo
   return `${answered.toLocaleString("en-US")} / ${asked.toLocaleString("en-US")} (median delay ${delay})`;
 }
 
-/** `0x1234…abcd`. */
+/** An address or a hash as `0x1234…abcd`: the first four and the last four digits (HexLink shows them so). */
 export function shortAddress(address: string): string {
   return `${address.slice(0, 6)}…${address.slice(-4)}`;
 }
