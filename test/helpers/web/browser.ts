@@ -201,12 +201,27 @@ export async function openConnected(
   return page;
 }
 
-/** Connects the page's test wallet unless wagmi has reconnected it on its own (after a reload). */
-export async function connectWallet(page: Page): Promise<void> {
+/** The header's wallet dialog (the list of the browser's wallets), open or not. */
+export function walletDialog(page: Page): Locator {
+  return page.getByRole("dialog", { name: "Connect a wallet" });
+}
+
+/**
+ * Connects the page's wallet called `walletName` (the test wallet by default) as a visitor does, through the
+ * header's **Connect wallet** button and the wallet's button in the dialog it opens, unless wagmi has
+ * reconnected the wallet on its own (after a reload).
+ */
+export async function connectWallet(page: Page, walletName = "Test Wallet"): Promise<void> {
   const connected = page.getByTestId("connected-address");
-  const button = page.getByRole("button", { name: "Connect Test Wallet" });
+  const button = page.getByRole("button", { name: "Connect wallet", exact: true });
   await connected.or(button).first().waitFor();
-  // The button may go while it is clicked, when wagmi's own reconnection wins the race.
-  if (!(await connected.isVisible())) await button.click({ timeout: 5_000 }).catch(() => undefined);
+  if (!(await connected.isVisible())) {
+    // Each button may go while it is clicked, when wagmi's own reconnection wins the race (the dialog closes
+    // itself once connected).
+    await button.click({ timeout: 5_000 }).catch(() => undefined);
+    const choice = walletDialog(page).getByRole("button", { name: walletName, exact: true });
+    await connected.or(choice).first().waitFor();
+    if (!(await connected.isVisible())) await choice.click({ timeout: 5_000 }).catch(() => undefined);
+  }
   await connected.waitFor();
 }

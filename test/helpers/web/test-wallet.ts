@@ -13,10 +13,30 @@ interface RpcAnswer {
   error?: { code: number; message: string; data?: unknown };
 }
 
+/** How a wallet announces itself (EIP-6963's provider info): its name and icon are what the page lists. */
+export interface WalletInfo {
+  /** Unique per wallet in a page (EIP-6963: a UUIDv4). */
+  uuid: string;
+  name: string;
+  /** Its reverse-DNS name, which wagmi takes as the connector's id. */
+  rdns: string;
+  /** A data URI (EIP-6963 requires one). */
+  icon: string;
+}
+
+/** The test wallet as the suite has always announced it. */
+export const TEST_WALLET_INFO: WalletInfo = {
+  uuid: "5d0b6c0e-2f7e-4c55-9d0e-7e2a0a0f0b6e",
+  name: "Test Wallet",
+  rdns: "org.avn.testwallet",
+  icon: "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' fill='%231d4ed8'/%3E%3C/svg%3E",
+};
+
 /** How an injected EIP-1193 provider reports a rejection by its user (EIP-1193 code 4001). */
 const USER_REJECTED = { code: 4001, message: "User rejected the request." };
 const UNKNOWN_CHAIN = 4902;
 const SIGNING_METHODS = new Set(["eth_sendTransaction", "personal_sign", "eth_signTypedData_v4"]);
+const CONNECTING_METHODS = new Set(["eth_requestAccounts", "wallet_requestPermissions"]);
 
 /**
  * A browser wallet for tests: injected into a page before its scripts run, announced through EIP-6963
@@ -24,20 +44,25 @@ const SIGNING_METHODS = new Set(["eth_sendTransaction", "personal_sign", "eth_si
  * to the current chain's RPC; transactions are signed and sent by viem's local account; chain switches
  * and additions behave like a real wallet's (an unknown chain is error 4902 until it is added); typed
  * data is signed only for the chain it is on, as MetaMask does. The test can make it reject the next
- * signature, as a user would.
+ * signature or connection, as a user would. Several may be installed in one page, each announced with its own
+ * `info` (name, uuid, rdns, icon); the default is "Test Wallet".
  */
 export class TestWallet {
   readonly account: PrivateKeyAccount;
+  /** How the wallet announces itself. */
+  readonly info: WalletInfo;
   readonly knownChains = new Map<number, TestWalletChain>();
   /** Every `wallet_addEthereumChain` request the page made, as sent. */
   readonly addChainRequests: Array<Record<string, unknown>> = [];
   private chainId: number;
   private connected = false;
   private rejectNextSignature = false;
+  private rejectNextConnect = false;
   private typedDataSigned = 0;
   private readonly pages = new Set<Page>();
 
-  constructor(privateKey: Hex, chains: TestWalletChain[], initialChainId: number) {
+  constructor(privateKey: Hex, chains: TestWalletChain[], initialChainId: number, info: WalletInfo = TEST_WALLET_INFO) {
+    this.info = info;
     this.account = privateKeyToAccount(privateKey);
     for (const chain of chains) this.knownChains.set(chain.chainId, chain);
     this.chainId = initialChainId;
@@ -61,24 +86,31 @@ export class TestWallet {
     this.rejectNextSignature = true;
   }
 
-  /** Injects the wallet into `page`: every document the page loads finds it announced. */
+  /** The next connection request (`eth_requestAccounts`, `wallet_requestPermissions`) is rejected as if its user clicked Cancel. */
+  rejectNextConnection(): void {
+    this.rejectNextConnect = true;
+  }
+
+  /**
+   * Injects the wallet into `page`: every document the page loads finds it announced. Wallets installed in the
+   * same page announce themselves in the order they were installed.
+   */
   async install(page: Page): Promise<void> {
     this.pages.add(page);
     page.once("close", () => this.pages.delete(page));
-    await page.exposeFunction("__testWalletRequest", (method: string, params: unknown[]) => this.handle(method, params));
-    await page.addInitScript({
-      content: injectedProviderSource({
-        uuid: "5d0b6c0e-2f7e-4c55-9d0e-7e2a0a0f0b6e",
-        name: "Test Wallet",
-        rdns: "org.avn.testwallet",
-        icon: "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' fill='%231d4ed8'/%3E%3C/svg%3E",
-      }),
-    });
+    await page.exposeFunction(this.bridge.request, (method: string, params: unknown[]) => this.handle(method, params));
+    await page.addInitScript({ content: injectedProviderSource(this.info, this.bridge) });
+  }
+
+  /** The page's global functions through which this wallet's provider reaches the test process, and back. */
+  private get bridge(): { request: string; emit: string } {
+    const suffix = this.info.uuid === TEST_WALLET_INFO.uuid ? "" : `_${this.info.uuid.replace(/[^A-Za-z0-9]/g, "_")}`;
+    return { request: `__testWalletRequest${suffix}`, emit: `__testWalletEmit${suffix}` };
   }
 
   private async emit(event: string, value: unknown): Promise<void> {
     for (const page of this.pages) {
-      await page.evaluate(`window.__testWalletEmit(${JSON.stringify(event)}, ${JSON.stringify(value)})`);
+      await page.evaluate(`window.${this.bridge.emit}(${JSON.stringify(event)}, ${JSON.stringify(value)})`);
     }
   }
 
@@ -86,6 +118,10 @@ export class TestWallet {
     try {
       if (SIGNING_METHODS.has(method) && this.rejectNextSignature) {
         this.rejectNextSignature = false;
+        return { error: USER_REJECTED };
+      }
+      if (CONNECTING_METHODS.has(method) && this.rejectNextConnect) {
+        this.rejectNextConnect = false;
         return { error: USER_REJECTED };
       }
       switch (method) {
@@ -207,13 +243,14 @@ export class TestWallet {
  * JavaScript source rather than a function handed to Playwright: the test runner's TypeScript loader may
  * wrap a function's body in helpers (`__name`) that do not exist in the page.
  */
-function injectedProviderSource(info: { uuid: string; name: string; rdns: string; icon: string }): string {
+function injectedProviderSource(info: WalletInfo, bridge: { request: string; emit: string }): string {
   return `(() => {
   const info = ${JSON.stringify(info)};
+  const bridge = ${JSON.stringify(bridge)};
   const listeners = new Map();
   const provider = {
     async request({ method, params }) {
-      const answer = await window.__testWalletRequest(method, params ?? []);
+      const answer = await window[bridge.request](method, params ?? []);
       if (answer.error !== undefined) {
         const error = new Error(answer.error.message);
         error.code = answer.error.code;
@@ -232,7 +269,7 @@ function injectedProviderSource(info: { uuid: string; name: string; rdns: string
       return provider;
     },
   };
-  window.__testWalletEmit = (event, value) => listeners.get(event)?.forEach((listener) => listener(value));
+  window[bridge.emit] = (event, value) => listeners.get(event)?.forEach((listener) => listener(value));
   const announce = () => window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) }));
   window.addEventListener("eip6963:requestProvider", announce);
   announce();

@@ -2,6 +2,7 @@ import { useConnection } from "wagmi";
 
 import { useAppSettings } from "../app-context";
 import { ChainNotice } from "../components/ChainNotice";
+import { WalletRequired } from "../components/WalletRequired";
 import { intentSettings } from "../lib/intents";
 import { BridgeForm } from "./bridge/BridgeForm";
 import { FastOrders } from "./bridge/FastOrders";
@@ -23,10 +24,9 @@ export default function BridgePage() {
     <section>
       <h1>Bridge</h1>
       <ChainNotice expected="either" />
+      <WalletRequired>Connect a wallet to move ETH and primary tokens between L1 and L2.</WalletRequired>
       <BridgeForm account={address} />
-      {address === undefined ? (
-        <p className="hint">Connect a wallet to bridge and to see your withdrawals.</p>
-      ) : (
+      {address !== undefined && (
         <>
           <Withdrawals key={address} account={address} />
           {withdrawals !== undefined && <FastOrders key={`fast-${address}`} account={address} intents={withdrawals} />}

@@ -2,6 +2,7 @@ import { useConnection } from "wagmi";
 
 import { useAppSettings } from "../app-context";
 import { ChainNotice } from "../components/ChainNotice";
+import { WalletRequired } from "../components/WalletRequired";
 import { describeError } from "../lib/errors";
 import { BuyCredits } from "./credits/BuyCredits";
 import { CatalogueSection } from "./credits/CatalogueSection";
@@ -21,6 +22,7 @@ export default function CreditsPage() {
     <section>
       <h1>Credits</h1>
       <ChainNotice expected="l2" />
+      <WalletRequired>Connect a wallet to buy credits and to redeem them.</WalletRequired>
       <p className="hint">
         Buy credits with a card or another payment method, spend them on tokens, staked tokens, node licenses or game items, and claim what
         you bought on the L2 with your wallet. Your wallet address is your credits account.

@@ -9,6 +9,7 @@ import { AddressField } from "../components/AddressField";
 import { ChainNotice } from "../components/ChainNotice";
 import { DataTable, type Column } from "../components/DataTable";
 import { TxButton } from "../components/TxButton";
+import { WalletRequired } from "../components/WalletRequired";
 import { nodeRegistryAbi } from "../generated/abis";
 import { useOwnedLicenses } from "../hooks/useOwnedLicenses";
 import { parseAddressInput } from "../lib/addresses";
@@ -54,7 +55,7 @@ export default function DelegatePage() {
       </p>
       <ChainNotice expected="l2" />
       {address === undefined ? (
-        <p>Connect the wallet that holds your node licenses.</p>
+        <WalletRequired>Connect the wallet that holds your node licenses to delegate them to a node's burner.</WalletRequired>
       ) : error !== null ? (
         <p className="error" role="alert">
           Could not read your licenses: {error.message}

@@ -2,6 +2,7 @@ import { useConnection } from "wagmi";
 
 import { useAppSettings } from "../app-context";
 import { ChainNotice } from "../components/ChainNotice";
+import { WalletRequired } from "../components/WalletRequired";
 import { governanceAddresses, type GovernanceAddresses } from "./governance/addresses";
 import { ProposalList } from "./governance/ProposalList";
 import { ProposeForm } from "./governance/ProposeForm";
@@ -20,6 +21,7 @@ export default function GovernancePage() {
     <section>
       <h1>Governance</h1>
       <ChainNotice expected="l1" />
+      <WalletRequired>Connect a wallet to delegate your votes, to propose changes and to vote.</WalletRequired>
       <p className="hint">
         Holders of the primary token on L1 decide the L2 protocol's parameters. A proposal passes by a vote on L1, waits in the timelock,
         then travels to L2 through the bridge's messenger, where the governance executor makes the changes.

@@ -5,6 +5,7 @@ import { useAppSettings } from "../app-context";
 import { ApproveButton } from "../components/ApproveButton";
 import { ChainNotice } from "../components/ChainNotice";
 import { TxButton } from "../components/TxButton";
+import { WalletRequired } from "../components/WalletRequired";
 import { nodeLicenseAbi } from "../generated/abis";
 import { useOwnedLicenses } from "../hooks/useOwnedLicenses";
 import { usePrimaryFunds } from "../hooks/usePrimaryFunds";
@@ -40,6 +41,7 @@ export default function LicensesPage() {
     <section>
       <h1>Licenses</h1>
       <ChainNotice expected="l2" />
+      <WalletRequired>Connect a wallet to buy licenses and to see those you hold.</WalletRequired>
       <p className="hint">A node license is the right to run a circuit node. The price rises in tiers as more licenses are sold.</p>
       {sale.data === undefined ? (
         <p className={sale.error === null ? undefined : "error"} role="status">
@@ -162,12 +164,12 @@ function BuyForm({ maxPerMint }: { maxPerMint: bigint }) {
 function OwnedLicenses() {
   const { address } = useConnection();
   const { licenseIds, isLoading, error } = useOwnedLicenses(address);
+  // Without a wallet there is nothing to list: the page says once what a wallet is for.
+  if (address === undefined) return null;
   return (
     <section aria-labelledby="owned-heading">
       <h2 id="owned-heading">Your licenses</h2>
-      {address === undefined ? (
-        <p className="hint">Connect a wallet to see your licenses.</p>
-      ) : error !== null ? (
+      {error !== null ? (
         <p className="error">{describeError(error)}</p>
       ) : licenseIds === undefined || isLoading ? (
         <p role="status">Loading your licenses…</p>

@@ -5,6 +5,7 @@ import { AmountField, useAmountInput } from "../components/AmountField";
 import { ApproveButton } from "../components/ApproveButton";
 import { ChainNotice } from "../components/ChainNotice";
 import { TxButton } from "../components/TxButton";
+import { WalletRequired } from "../components/WalletRequired";
 import { stakedTokenAbi } from "../generated/abis";
 import { usePrimaryFunds } from "../hooks/usePrimaryFunds";
 import { formatAmount } from "../lib/format";
@@ -31,15 +32,14 @@ export default function StakePage() {
     <section>
       <h1>Stake</h1>
       <ChainNotice expected="l2" />
+      <WalletRequired>Connect a wallet to stake primary tokens and to redeem them.</WalletRequired>
       <p className="hint">
         Staked tokens are backed 1:1 by primary tokens and cannot be transferred. Getting primary tokens back takes a redemption: the longer
         the unlock period you choose, the larger the share you receive.
       </p>
 
-      <h2>Your balances</h2>
-      {status !== "connected" ? (
-        <p className="hint">Connect a wallet to see your balances.</p>
-      ) : (
+      {status === "connected" && <h2>Your balances</h2>}
+      {status === "connected" && (
         <div className="grid">
           <div className="panel">
             <div>Primary tokens</div>

@@ -46,7 +46,7 @@ export function BuyCredits({
   const credits = amount.value === undefined ? undefined : Number(amount.value);
   const blocker =
     wallet === undefined
-      ? "Connect a wallet first: the credits go to its account."
+      ? "Connect a wallet first."
       : (amount.error ?? (credits === undefined ? "Enter a whole number of credits." : undefined));
 
   const buy = async () => {

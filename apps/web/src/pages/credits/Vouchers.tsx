@@ -30,8 +30,8 @@ export function Vouchers({ settings, catalogue, wallet, account }: VouchersProps
   // Said after a claim is mined: the row's button leaves once the service sees the claim.
   const [done, setDone] = useState("");
   let body;
-  if (wallet === undefined) body = <p className="hint">Connect a wallet to see your vouchers.</p>;
-  else if (account === undefined) body = <p role="status">Loading your vouchers…</p>;
+  if (wallet === undefined) return null;
+  if (account === undefined) body = <p role="status">Loading your vouchers…</p>;
   else if (account.vouchers.length === 0) body = <p data-testid="no-vouchers">No vouchers yet: redeem an item of the catalogue.</p>;
   else
     body = (

@@ -23,9 +23,8 @@ interface YourCreditsProps {
 /** The wallet's balance, what it owes and why, and every movement, newest first. */
 export function YourCredits({ wallet, account, error }: YourCreditsProps) {
   let body;
-  if (wallet === undefined)
-    body = <p className="hint">Connect a wallet to see your credits: your wallet address is your credits account.</p>;
-  else if (account === undefined)
+  if (wallet === undefined) return null;
+  if (account === undefined)
     body =
       error === null ? (
         <p role="status">Loading your credits…</p>

@@ -44,7 +44,7 @@ function VoteButtons({ addresses, proposal }: { addresses: GovernanceAddresses; 
   const [reason, setReason] = useState("");
   const ballot = useBallot(addresses, proposal, account);
   const reasonId = `vote-reason-${proposal.id}`;
-  if (account === undefined) return <p className="hint">Connect a wallet to vote.</p>;
+  if (account === undefined) return null;
 
   let blocker: string | undefined;
   if (!voteStillOpen(proposal))

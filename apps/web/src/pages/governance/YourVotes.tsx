@@ -27,7 +27,7 @@ export function YourVotes({
   error: Error | null;
 }) {
   let body;
-  if (account === undefined) body = <p className="hint">Connect a wallet to see your votes and to delegate them.</p>;
+  if (account === undefined) body = null;
   else if (power === undefined)
     body =
       error === null ? (

@@ -35,12 +35,12 @@ export function ClaimsSection({ client }: { client: PublicClient }) {
   const { licenseIds, error } = useOwnedLicenses(address);
   const rewardPools = config.contracts.l2.RewardPools;
 
+  // A page that only reads says nothing about wallets: without one, this part is not there.
+  if (address === undefined) return null;
   return (
     <section aria-labelledby="claims-heading" className="panel">
       <h2 id="claims-heading">Your scores, fees and rewards</h2>
-      {address === undefined ? (
-        <p className="hint">Connect a wallet to see what its licenses have earned.</p>
-      ) : error !== null ? (
+      {error !== null ? (
         <p className="error" role="alert">
           Could not read your licenses: {describeError(error)}
         </p>

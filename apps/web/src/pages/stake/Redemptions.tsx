@@ -36,8 +36,9 @@ export function Redemptions() {
   });
 
   let body;
-  if (owner === undefined) body = <p className="hint">Connect a wallet to see your redemptions.</p>;
-  else if (list.error !== null || details.error !== null) body = <p className="error">{describeError(list.error ?? details.error)}</p>;
+  // Without a wallet there is no one to list for: the page says once what a wallet is for.
+  if (owner === undefined) return null;
+  if (list.error !== null || details.error !== null) body = <p className="error">{describeError(list.error ?? details.error)}</p>;
   else if (list.data === undefined || (ids.length > 0 && details.data === undefined)) body = <p role="status">Loading your redemptions…</p>;
   else if (ids.length === 0) body = <p>You have no pending redemptions.</p>;
   else
