@@ -262,10 +262,22 @@ describe("Intent settlers: ERC-7683 orders opened on the L2, filled on L1, settl
     const b = await open();
     await fill(a.orderId, a.originData);
     const proofOfA = await f.fillProof(a.orderId);
-    // b's slot is not on a's proven path: a's nodes prove nothing about it.
+    // a's nodes prove nothing about b's record. How the verifier says so depends on where b's key leaves a's path,
+    // which the order ids decide: when it leaves at a's last node (a's leaf, or a branch with no child for b
+    // there), a's nodes are exactly a valid proof that b's slot is absent, and the claim of a fill is refused
+    // (InclusionClaimMismatch); anywhere else they end too soon for b's key or run past where its walk ends
+    // (SlotProofInvalid). b's own proof of absence tells which: it is a's nodes only in the first case.
+    const { storageProof } = (await f.provider.send("eth_getProof", [
+      f.destination.target,
+      [fillSlotOf(a.orderId as Hex), fillSlotOf(b.orderId as Hex)],
+      "latest",
+    ])) as { storageProof: Array<{ proof: string[] }> };
+    const [nodesOfA, absenceOfB] = storageProof.map(({ proof }) => proof.map((node) => node.toLowerCase()));
+    const provesBAbsent = absenceOfB.length === nodesOfA.length && absenceOfB.every((node, i) => node === nodesOfA[i]);
     const another = await revertOf(f.origin.settle.staticCall(b.originData, proofOfA), f.origin, f.verifier);
-    expect(another.name).to.equal("StorageProofVerifier_SlotProofInvalid");
+    expect(another.name).to.equal(provesBAbsent ? "StorageProofVerifier_InclusionClaimMismatch" : "StorageProofVerifier_SlotProofInvalid");
     expect(another.args.slot).to.equal(fillSlotOf(b.orderId as Hex));
+    if (provesBAbsent) expect(another.args.claimedIncluded, "a fill was claimed").to.equal(true);
 
     // The same order filled in another DestinationSettler (the account is not the one the origin settler trusts).
     const rogue = await f.deploy("DestinationSettler", []);
