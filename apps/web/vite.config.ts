@@ -54,7 +54,19 @@ export default defineConfig({
           // into several files, each compressed on its own: every page's first visit grew by 2-3 kB gzip.
           // Six of the eight pages is the share that keeps the other pages' first visits where they were
           // (measured with `npm run size:web`; five or fewer puts page-only code in everyone's download).
-          groups: [{ name: "shared", minShareCount: 6 }],
+          //
+          // What the shell paints with (App.tsx): React, the router, Vite's helper for lazy imports and the
+          // module through which the pages ask for the wallet list (lib/wallet-intent.ts). In the shared chunk,
+          // any of them would bring the wallet and chain code into the first paint's download (docs/web.md,
+          // "Loading strategy").
+          groups: [
+            {
+              name: "shell",
+              test: /[\\/]node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]|vite[\\/]preload-helper|[\\/]src[\\/]lib[\\/]wallet-intent\.ts$/,
+              priority: 2,
+            },
+            { name: "shared", minShareCount: 6, priority: 1 },
+          ],
         },
       },
     },

@@ -1,48 +1,34 @@
-import { useIsFetching } from "@tanstack/react-query";
-import { lazy, Suspense, useEffect, useRef } from "react";
-import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation } from "react-router";
+import { Component, lazy, Suspense, useEffect, useLayoutEffect, useRef, type ComponentType, type ReactNode } from "react";
+import { BrowserRouter, Navigate, NavLink, useLocation } from "react-router";
 
-import { useAppSettings } from "./app-context";
-import { ConnectWallet } from "./components/ConnectWallet";
 import { Logo } from "./components/Logo";
 import { SiteMenu } from "./components/SiteMenu";
+import type { InteractiveParts } from "./interactive";
+import { noteWalletButtonFocus, requestWalletList } from "./lib/wallet-intent";
+import { HOME_PATH, SITE_PAGES, sitePageAt } from "./site-pages";
 
-// Each page is its own chunk: a visitor of one page does not download the others.
-const DelegatePage = lazy(() => import("./pages/DelegatePage"));
-const BridgePage = lazy(() => import("./pages/BridgePage"));
-const StakePage = lazy(() => import("./pages/StakePage"));
-const LicensesPage = lazy(() => import("./pages/LicensesPage"));
-const NetworkPage = lazy(() => import("./pages/NetworkPage"));
-const GovernancePage = lazy(() => import("./pages/GovernancePage"));
-const CreditsPage = lazy(() => import("./pages/CreditsPage"));
-// The explorer, with its decoding ABIs, is a chunk of its own too: the other pages only link to it.
-const ExplorerPage = lazy(() => import("./pages/ExplorerPage"));
-
-export const PAGES = [
-  { path: "/delegate", title: "Delegate", element: <DelegatePage /> },
-  { path: "/bridge", title: "Bridge", element: <BridgePage /> },
-  { path: "/stake", title: "Stake", element: <StakePage /> },
-  { path: "/licenses", title: "Licenses", element: <LicensesPage /> },
-  { path: "/network", title: "Network", element: <NetworkPage /> },
-  { path: "/governance", title: "Governance", element: <GovernancePage /> },
-  { path: "/credits", title: "Credits", element: <CreditsPage /> },
-  // Its own routes below the path: blocks, transactions, addresses, jobs, attestations.
-  { path: "/explorer", title: "Explorer", element: <ExplorerPage />, nested: true },
-] as const;
-
-export function App() {
-  return (
-    <BrowserRouter>
-      <Layout />
-    </BrowserRouter>
-  );
+/** What the shell needs before the wallet and chain code has loaded: the network's name, for the header. */
+export interface ShellSettings {
+  networkName: string;
 }
 
-function Layout() {
-  const { config } = useAppSettings();
-  const readsInFlight = useIsFetching();
+/**
+ * The app's shell: the header, the menu, each page's heading and introduction. It is the entry chunk with
+ * React and the router only, so a first visit paints it as soon as that small script has run; the wallet and
+ * chain code (wagmi, viem, TanStack Query, the ABIs) and the page's own chunk load meanwhile, and fill the
+ * header's wallet control and the page's body (interactive.tsx). docs/web.md, "Loading strategy".
+ */
+export function App({ settings, interactive }: { settings: ShellSettings; interactive: Promise<InteractiveParts> }) {
+  // One lazy component per place, both from the one module: its providers share one wagmi configuration and
+  // one query cache (interactive.tsx).
+  const parts = useRef<{ Wallet: ComponentType; Page: ComponentType } | undefined>(undefined);
+  parts.current ??= {
+    Wallet: lazy(() => interactive.then((loaded) => ({ default: loaded.WalletArea }))),
+    Page: lazy(() => interactive.then((loaded) => ({ default: loaded.PageArea }))),
+  };
+  const { Wallet, Page } = parts.current;
   return (
-    <>
+    <BrowserRouter>
       <a className="skip-link" href="#main">
         Skip to content
       </a>
@@ -55,37 +41,39 @@ function Layout() {
               AVN
             </span>
           </span>
-          <span className="network-name" title={`Network: ${config.name}`}>
-            {config.name}
+          <span className="network-name" title={`Network: ${settings.networkName}`}>
+            {settings.networkName}
           </span>
         </div>
-        <ConnectWallet />
-        <SiteMenu pages={PAGES} />
+        <Failsafe fallback={null}>
+          <Suspense fallback={<EarlyConnectButton />}>
+            <Wallet />
+          </Suspense>
+        </Failsafe>
+        <SiteMenu pages={SITE_PAGES} />
       </header>
-      {/* How many chain and service reads are under way: lets a test (or a tool) wait until the page's reads
-          have landed instead of waiting a fixed time. */}
-      <main id="main" tabIndex={-1} data-reads-in-flight={readsInFlight}>
-        <Suspense fallback={<p role="status">Loading…</p>}>
-          <Routes>
-            <Route path="/" element={<Navigate to="/delegate" replace />} />
-            {PAGES.map((page) => (
-              <Route
-                key={page.path}
-                path={"nested" in page ? `${page.path}/*` : page.path}
-                element={<Titled title={page.title}>{page.element}</Titled>}
-              />
-            ))}
-            <Route path="*" element={<NotFound />} />
-          </Routes>
-        </Suspense>
+      {/* The page's body sets `data-reads-in-flight` here once loaded (interactive.tsx). */}
+      <main id="main" tabIndex={-1}>
+        <PageHeading />
+        <Failsafe fallback={(error) => <Fatal error={error} />}>
+          <Suspense fallback={<p role="status">Loading…</p>}>
+            <Page />
+          </Suspense>
+        </Failsafe>
       </main>
-    </>
+    </BrowserRouter>
   );
 }
 
-/** Sets the document title and moves focus to the page on navigation, so screen readers announce it. */
-function Titled({ title, children }: { title: string; children: React.ReactNode }) {
-  const location = useLocation();
+/**
+ * The page's `<h1>` and introduction, from site-pages.tsx; for a nested route of a page (an explorer view),
+ * nothing: the route's own chunk has the heading. Sets the document's title, and moves the focus to the page
+ * on navigation, so screen readers announce it.
+ */
+function PageHeading() {
+  const { pathname } = useLocation();
+  const found = sitePageAt(pathname);
+  const title = found?.page.title ?? "Page not found";
   const first = useRef(true);
   useEffect(() => {
     document.title = `${title} · Asset Verification Network`;
@@ -94,17 +82,69 @@ function Titled({ title, children }: { title: string; children: React.ReactNode 
       return;
     }
     document.getElementById("main")?.focus();
-  }, [title, location.pathname]);
-  return <>{children}</>;
+  }, [title, pathname]);
+
+  if (pathname === "/") return <Navigate to={HOME_PATH} replace />;
+  if (found === undefined)
+    return (
+      <>
+        <h1>Page not found</h1>
+        <p>
+          Go to <NavLink to={HOME_PATH}>Delegate</NavLink>.
+        </p>
+      </>
+    );
+  if (!found.own) return null;
+  return (
+    <>
+      <h1>{found.page.title}</h1>
+      {found.page.intro}
+    </>
+  );
 }
 
-function NotFound() {
+/**
+ * The header's Connect button while the wallet code loads: the same button, so nothing moves when the working
+ * one replaces it. A click is kept and carried out by the working one, as is the focus (lib/wallet-intent.ts).
+ */
+function EarlyConnectButton() {
+  const button = useRef<HTMLButtonElement>(null);
+  // A layout effect's cleanup runs before the button leaves the document, while it can still hold the focus.
+  useLayoutEffect(() => () => noteWalletButtonFocus(document.activeElement !== null && document.activeElement === button.current), []);
   return (
-    <section>
-      <h1>Page not found</h1>
-      <p>
-        Go to <NavLink to="/delegate">Delegate</NavLink>.
-      </p>
-    </section>
+    <div className="wallet">
+      <button ref={button} type="button" className="wallet-connect" aria-haspopup="dialog" onClick={requestWalletList}>
+        Connect wallet
+      </button>
+    </div>
   );
+}
+
+function Fatal({ error }: { error: unknown }) {
+  return (
+    <p role="alert" className="fatal">
+      {error instanceof Error ? error.message : String(error)}
+    </p>
+  );
+}
+
+/**
+ * Shows `fallback` instead of its children once they have thrown: the wallet and chain code could not load
+ * (offline, a new release replaced the file) or the deployment's settings are not valid.
+ */
+class Failsafe extends Component<
+  { fallback: ReactNode | ((error: unknown) => ReactNode); children: ReactNode },
+  { error?: unknown; failed: boolean }
+> {
+  state: { error?: unknown; failed: boolean } = { failed: false };
+
+  static getDerivedStateFromError(error: unknown) {
+    return { error, failed: true };
+  }
+
+  render() {
+    if (!this.state.failed) return this.props.children;
+    const { fallback } = this.props;
+    return typeof fallback === "function" ? fallback(this.state.error) : fallback;
+  }
 }

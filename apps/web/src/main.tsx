@@ -1,14 +1,11 @@
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
-import { WagmiProvider } from "wagmi";
 
-import { App } from "./App";
-import { AppSettingsProvider } from "./app-context";
-import { appChains } from "./config/chains";
-import { parseNetworkConfig } from "@avn/protocol/network-config";
+import { App, type ShellSettings } from "./App";
+import { PAGE_LOADERS } from "./page-loaders";
+import { sitePageAt } from "./site-pages";
 import "./styles.css";
-import { wagmiConfig } from "./wagmi";
+import "./components/wallet.css";
 
 // The element in which the web server puts the deployment's settings (src/web/page-html.ts).
 const CONFIG_ELEMENT_ID = "avn-network-config";
@@ -25,20 +22,29 @@ async function loadConfig(): Promise<unknown> {
   return response.json();
 }
 
-/** Loads the deployment's settings and starts the app on them. */
+/**
+ * What the shell shows of the settings, before interactive.tsx validates them all: the network's name, or
+ * nothing if the settings have none (their validation then says what is wrong, in the page).
+ */
+function shellSettings(raw: unknown): ShellSettings {
+  const name = typeof raw === "object" && raw !== null && "name" in raw ? raw.name : undefined;
+  return { networkName: typeof name === "string" ? name : "" };
+}
+
+/**
+ * Paints the shell from this small entry (React and the router), and starts loading the wallet and chain half
+ * at once, which fills the shell once it has arrived (App.tsx, interactive.tsx).
+ */
 async function start(root: HTMLElement): Promise<void> {
-  const config = parseNetworkConfig(await loadConfig());
-  const chains = appChains(config);
-  const queryClient = new QueryClient({ defaultOptions: { queries: { staleTime: 2_000, retry: 2 } } });
+  const raw = await loadConfig();
+  const interactive = import("./interactive").then(({ interactiveParts }) => interactiveParts(raw));
+  // The visited page's chunk downloads beside it, rather than once it has run; a failure is the page's to show
+  // when it renders the page (interactive.tsx), not an unhandled rejection here.
+  const page = sitePageAt(location.pathname)?.page.path;
+  if (page !== undefined) PAGE_LOADERS[page]?.().catch(() => undefined);
   createRoot(root).render(
     <StrictMode>
-      <WagmiProvider config={wagmiConfig(config, chains)}>
-        <QueryClientProvider client={queryClient}>
-          <AppSettingsProvider value={{ config, chains }}>
-            <App />
-          </AppSettingsProvider>
-        </QueryClientProvider>
-      </WagmiProvider>
+      <App settings={shellSettings(raw)} interactive={interactive} />
     </StrictMode>,
   );
 }

@@ -213,7 +213,7 @@ export function walletDialog(page: Page): Locator {
  */
 export async function connectWallet(page: Page, walletName = "Test Wallet"): Promise<void> {
   const connected = page.getByTestId("connected-address");
-  const button = page.getByRole("button", { name: "Connect wallet", exact: true });
+  const button = page.getByRole("banner").getByRole("button", { name: "Connect wallet", exact: true });
   await connected.or(button).first().waitFor();
   if (!(await connected.isVisible())) {
     // Each button may go while it is clicked, when wagmi's own reconnection wins the race (the dialog closes

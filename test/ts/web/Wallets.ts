@@ -1,9 +1,13 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+
 import { expect } from "chai";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { generatePrivateKey } from "viem/accounts";
 
 import { appChains } from "../../../apps/web/src/config/chains.ts";
 import type { StackFile } from "../../../src/common/stack-file.ts";
+import { webPaths } from "../../../src/web/web-build.ts";
 import { webConfigFromStack } from "../../../src/web/web-config.ts";
 import type { RunningWebServer } from "../../../src/web/web-server.ts";
 import { eventually, sharedTestDevnet, type TestDevnet } from "../../helpers/devnet.ts";
@@ -29,6 +33,8 @@ const SECOND_WALLET: WalletInfo = {
   icon: "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Ccircle cx='8' cy='8' r='8' fill='%23166534'/%3E%3C/svg%3E",
 };
 
+const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
+
 /** The narrowest phone the header is made for. */
 const NARROW_PHONE = { width: 360, height: 740 };
 
@@ -50,13 +56,14 @@ describe("web app: wallets (the connect dialog, the account panel) in Chromium",
   let page: Page;
   let first: TestWallet;
   let second: TestWallet;
+  let chains: ConstructorParameters<typeof TestWallet>[1];
 
   before(async function () {
     browser = await chromiumOrSkip(this);
     net = await sharedTestDevnet();
     stack = stackOfTestDevnet(net);
     web = await serveWebApp(stack);
-    const chains = [
+    chains = [
       { chainId: net.devnet.l1.chainId, rpcUrl: net.devnet.l1.rpcUrl },
       { chainId: net.devnet.l2.chainId, rpcUrl: net.devnet.l2.rpcUrl },
     ];
@@ -76,7 +83,8 @@ describe("web app: wallets (the connect dialog, the account panel) in Chromium",
   });
 
   const chainsOfApp = () => appChains(webConfigFromStack(stack));
-  const connectButton = (on: Page) => on.getByRole("button", { name: "Connect wallet", exact: true });
+  /** The header's (pages that act offer one in place of each transaction's button). */
+  const connectButton = (on: Page) => on.getByRole("banner").getByRole("button", { name: "Connect wallet", exact: true });
   const accountButton = (on: Page) => on.getByTestId("connected-address");
   const accountPanel = (on: Page) => on.getByTestId("account-menu");
   /** The wallets' names in the dialog, in the order listed. */
@@ -88,6 +96,22 @@ describe("web app: wallets (the connect dialog, the account panel) in Chromium",
   const focusedTestId = (on: Page) => on.evaluate<string>("document.activeElement?.getAttribute('data-testid') ?? ''");
   const iconOf = (button: Locator) => button.locator("img").getAttribute("src");
 
+  /**
+   * Holds back the page's download of the app's wallet and chain half (interactive.tsx's chunk): `requested`
+   * settles once the page has asked for it, to the function that lets it through.
+   */
+  const holdInteractive = async (on: Page): Promise<{ requested: Promise<() => Promise<void>> }> => {
+    const chunk = /\/assets\/interactive-[^/]+\.js$/;
+    let resolve: (release: () => Promise<void>) => void = () => undefined;
+    const requested = new Promise<() => Promise<void>>((settle) => (resolve = settle));
+    await on.route(chunk, (route) =>
+      resolve(async () => {
+        await route.continue();
+        await on.unroute(chunk);
+      }),
+    );
+    return { requested };
+  };
   /** Each page's errors (uncaught, and logged by the app: React's for a panel that failed), for a failure to quote. */
   const pageErrors = new WeakMap<Page, string[]>();
   const newPage = async (viewport: { width: number; height: number }, wallets: TestWallet[]): Promise<Page> => {
@@ -243,6 +267,14 @@ describe("web app: wallets (the connect dialog, the account panel) in Chromium",
     await page.reload();
     await connectWallet(page);
     expect(await accountButton(page).getAttribute("title")).to.equal(first.address);
+
+    // The page's body sees the reconnected wallet as the header does: on the L2, with no warning or line.
+    await page.goto(`${web.url}/stake`);
+    await accountButton(page).waitFor();
+    await readsSettled(page);
+    expect(await page.getByTestId("wrong-network").count(), "a wrong-network notice").to.equal(0);
+    expect(await page.getByTestId("wallet-required").count(), "the connect line").to.equal(0);
+    expect(await page.getByRole("button", { name: "Stake", exact: true }).count()).to.equal(1);
   });
 
   it("without a wallet: the header offers Connect wallet with no warning, read-only pages say nothing, acting pages say one line, and the dialog explains", async function () {
@@ -285,5 +317,82 @@ describe("web app: wallets (the connect dialog, the account panel) in Chromium",
     expect(await bare.getByTestId("wallet-required").count()).to.equal(1);
     expect(await bare.locator("main").innerText()).not.to.match(/connect a wallet to see/i);
     await screenshot(bare, "wallets-none-stake-360");
+    // Each form's action is a Connect button instead, which opens the same list as the header's.
+    const stakeForm = bare.getByRole("region", { name: "Stake primary tokens" });
+    expect(await stakeForm.getByRole("button", { name: "Stake", exact: true }).count()).to.equal(0);
+    await stakeForm.getByRole("button", { name: "Connect wallet", exact: true }).click();
+    await shows(bare, walletDialog(bare).getByTestId("no-wallet"));
+  });
+
+  it("paints the header, the page's heading and introduction before the wallet code loads; a click on Connect then opens the list", async function () {
+    // What the first paint downloads: the entry and its static imports. None of it is wallet or chain code.
+    const { distDir } = webPaths(projectRoot);
+    const manifest = JSON.parse(await readFile(path.join(distDir, ".vite", "manifest.json"), "utf8")) as Record<
+      string,
+      { file: string; imports?: string[]; isEntry?: boolean }
+    >;
+    const firstPaint = new Set<string>();
+    const visit = (key: string) => {
+      const chunk = manifest[key];
+      if (chunk === undefined || firstPaint.has(chunk.file)) return;
+      firstPaint.add(chunk.file);
+      for (const imported of chunk.imports ?? []) visit(imported);
+    };
+    for (const [key, chunk] of Object.entries(manifest)) if (chunk.isEntry === true) visit(key);
+    const sources: string[] = [];
+    for (const file of firstPaint) {
+      // Rolldown's runtime (a few hundred bytes of its own) comes without a source map.
+      const map = await readFile(path.join(distDir, `${file}.map`), "utf8").catch(() => undefined);
+      sources.push(...(map === undefined ? [file] : (JSON.parse(map) as { sources: string[] }).sources));
+    }
+    expect(
+      sources.some((source) => source.includes("/react-dom/")),
+      "React is in the first paint's chunks",
+    ).to.equal(true);
+    const walletCode = /node_modules\/(wagmi|@wagmi|viem|ox|@tanstack|zod|@noble)\/|\/generated\/abis\.ts$/;
+    expect(sources.filter((source) => walletCode.test(source))).to.deep.equal([]);
+
+    // The wallet and chain half held back: the shell is on screen all the same, its Connect button works.
+    // A wallet never connected here: none reconnects by itself.
+    const visitor = await newPage(NARROW_PHONE, [new TestWallet(generatePrivateKey(), chains, net.devnet.l2.chainId)]);
+    const { requested } = await holdInteractive(visitor);
+    await visitor.goto(`${web.url}/stake`);
+    const releaseInteractive = await requested;
+    await visitor.getByRole("heading", { level: 1, name: "Stake" }).waitFor();
+    expect(await visitor.locator("main .hint").first().innerText()).to.match(/^Staked tokens are backed 1:1 by primary tokens/);
+    expect(await visitor.title()).to.equal("Stake · Asset Verification Network");
+    expect(await visitor.locator("main").getAttribute("data-reads-in-flight"), "no page body yet").to.equal(null);
+    // The pages' menu works: at 360 px behind its button.
+    await visitor.getByRole("button", { name: "Menu" }).click();
+    await visitor.getByRole("link", { name: "Network" }).waitFor();
+    await visitor.getByRole("button", { name: "Menu" }).click();
+    await connectButton(visitor).click();
+    expect(await walletDialog(visitor).count(), "no dialog before its code").to.equal(0);
+
+    await releaseInteractive();
+    // The click is carried out by the working button: the list opens, the focus on its first wallet.
+    await shows(visitor, walletDialog(visitor));
+    await eventually(
+      () => focused(visitor),
+      (text) => text === TEST_WALLET_INFO.name,
+      10_000,
+    );
+    await readsSettled(visitor);
+    expect(await visitor.getByTestId("wallet-required").innerText()).to.equal(
+      "Connect a wallet to stake primary tokens and to redeem them.",
+    );
+
+    // A wallet that this site may use reconnects by itself once the code has come, seen alike by the header
+    // and by the page's body: the account's button, and no notice that the wallet is elsewhere.
+    const returning = await newPage(NARROW_PHONE, [first]);
+    const held = await holdInteractive(returning);
+    await returning.goto(`${web.url}/stake`);
+    await (
+      await held.requested
+    )();
+    await accountButton(returning).waitFor();
+    await readsSettled(returning);
+    expect(await returning.getByTestId("wrong-network").count(), "a wrong-network notice").to.equal(0);
+    expect(await returning.getByTestId("wallet-required").count(), "the connect line").to.equal(0);
   });
 });

@@ -2,6 +2,7 @@ import { Component, lazy, Suspense, useEffect, useRef, useState, type ReactNode 
 import { useConnection } from "wagmi";
 
 import { shortAddress } from "../lib/format";
+import { onWalletListRequest, takeWalletIntent } from "../lib/wallet-intent";
 import { WalletIcon } from "./WalletIcon";
 import "./wallet.css";
 
@@ -43,6 +44,14 @@ export function ConnectWallet() {
   const focusNext = useRef<"now" | "on-change" | null>(null);
   const connected = status === "connected" && address !== undefined;
 
+  // Carries out what was done with the shell's early Connect button, which this one replaces (App.tsx), and
+  // opens the list when a page's Connect button asks (TxButton.tsx).
+  useEffect(() => {
+    const intent = takeWalletIntent();
+    if (intent.focus) trigger.current?.focus();
+    if (intent.open) setPanel("wallets");
+    return onWalletListRequest(() => setPanel("wallets"));
+  }, []);
   useEffect(() => {
     if (focusNext.current !== "now" || panel !== null) return;
     focusNext.current = null;
@@ -80,7 +89,7 @@ export function ConnectWallet() {
           }}
         >
           <WalletIcon icon={connector?.icon} name={connector?.name ?? "Wallet"} />
-          <span className="wallet-sr-only">Account </span>
+          <span className="visually-hidden">Account </span>
           <code>{shortAddress(address)}</code>
         </button>
         {open && (

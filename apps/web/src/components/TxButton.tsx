@@ -5,6 +5,7 @@ import { useConnection } from "wagmi";
 import { HexLink } from "./ExplorerLink";
 import { useAppSettings } from "../app-context";
 import { useTransaction, type TxState } from "../lib/transactions";
+import { requestWalletList } from "../lib/wallet-intent";
 import { SwitchChainButton } from "./SwitchChainButton";
 
 export interface TxButtonProps {
@@ -23,20 +24,31 @@ export interface TxButtonProps {
 /**
  * A button that sends one transaction and shows where it stands: waiting for the wallet, pending with
  * its hash, mined, or failed with a readable reason (a rejection, or the contract's decoded custom
- * error). On the wrong chain it offers to switch first.
+ * error). On the wrong chain it offers to switch first; with no wallet, to connect one.
  */
 export function TxButton({ chainId, children, send, onMined, disabled, disabledReason, variant = "primary" }: TxButtonProps) {
   const { status: connection, chainId: walletChainId } = useConnection();
   const { state, attempts, run } = useTransaction();
   const busy = state.status === "signing" || state.status === "pending";
 
+  // With no wallet, a form's main action offers the wallet list in its place (the page's one line says what a
+  // wallet is for there, WalletRequired.tsx); its other steps (Approve) wait, disabled, as every action does
+  // while wagmi reconnects the last wallet.
+  if (connection === "disconnected" && variant === "primary") {
+    return (
+      <div className="tx">
+        <button type="button" className={variant} aria-haspopup="dialog" onClick={requestWalletList}>
+          Connect wallet
+        </button>
+      </div>
+    );
+  }
   if (connection !== "connected") {
     return (
       <div className="tx">
         <button type="button" className={variant} disabled>
           {children}
         </button>
-        <p className="hint">Connect a wallet first.</p>
       </div>
     );
   }

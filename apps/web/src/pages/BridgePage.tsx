@@ -22,7 +22,6 @@ export default function BridgePage() {
   const deposits = intentSettings(config, "deposit");
   return (
     <section>
-      <h1>Bridge</h1>
       <ChainNotice expected="either" />
       <WalletRequired>Connect a wallet to move ETH and primary tokens between L1 and L2.</WalletRequired>
       <BridgeForm account={address} />

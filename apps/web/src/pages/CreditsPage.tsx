@@ -20,13 +20,8 @@ export default function CreditsPage() {
   const settings = creditsSettings(useAppSettings());
   return (
     <section>
-      <h1>Credits</h1>
       <ChainNotice expected="l2" />
       <WalletRequired>Connect a wallet to buy credits and to redeem them.</WalletRequired>
-      <p className="hint">
-        Buy credits with a card or another payment method, spend them on tokens, staked tokens, node licenses or game items, and claim what
-        you bought on the L2 with your wallet. Your wallet address is your credits account.
-      </p>
       {settings === undefined ? (
         <p className="error" role="alert">
           This deployment's configuration names no credits channel (its service URL and its claim contract, VoucherClaims).

@@ -41,18 +41,6 @@ export default function DelegatePage() {
 
   return (
     <section>
-      <h1>Delegate</h1>
-      <p className="hint">
-        A circuit node signs with its own burner wallet. Delegating your licenses to that wallet lets the node work for them, while the
-        licenses stay in your wallet.
-      </p>
-      <p className="hint">
-        Holding assets in a cold wallet? That is a different delegation: with{" "}
-        <a href="https://docs.delegate.xyz/" target="_blank" rel="noreferrer">
-          delegate.xyz
-        </a>{" "}
-        the cold wallet states on-chain that a hot wallet may act for it, and answers asked with delegations counted include its holdings.
-      </p>
       <ChainNotice expected="l2" />
       {address === undefined ? (
         <WalletRequired>Connect the wallet that holds your node licenses to delegate them to a node's burner.</WalletRequired>

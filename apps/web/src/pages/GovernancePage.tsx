@@ -19,13 +19,8 @@ export default function GovernancePage() {
   const addresses = governanceAddresses(settings);
   return (
     <section>
-      <h1>Governance</h1>
       <ChainNotice expected="l1" />
       <WalletRequired>Connect a wallet to delegate your votes, to propose changes and to vote.</WalletRequired>
-      <p className="hint">
-        Holders of the primary token on L1 decide the L2 protocol's parameters. A proposal passes by a vote on L1, waits in the timelock,
-        then travels to L2 through the bridge's messenger, where the governance executor makes the changes.
-      </p>
       {addresses === undefined ? (
         <p className="error" role="alert">
           This deployment's configuration names no governance contracts (Governor, Timelock, L1CrossDomainMessenger, GovernanceExecutor), or

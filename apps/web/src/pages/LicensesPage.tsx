@@ -39,10 +39,8 @@ export default function LicensesPage() {
 
   return (
     <section>
-      <h1>Licenses</h1>
       <ChainNotice expected="l2" />
       <WalletRequired>Connect a wallet to buy licenses and to see those you hold.</WalletRequired>
-      <p className="hint">A node license is the right to run a circuit node. The price rises in tiers as more licenses are sold.</p>
       {sale.data === undefined ? (
         <p className={sale.error === null ? undefined : "error"} role="status">
           {sale.error === null ? "Loading the sale…" : describeError(sale.error)}

@@ -12,7 +12,6 @@ export default function NetworkPage() {
   const { client, live } = useEventClient();
   return (
     <section>
-      <h1>Network</h1>
       <NodesSection client={client} />
       <ProtocolFacts />
       <JobsSection client={client} live={live} />

@@ -30,13 +30,8 @@ export default function StakePage() {
 
   return (
     <section>
-      <h1>Stake</h1>
       <ChainNotice expected="l2" />
       <WalletRequired>Connect a wallet to stake primary tokens and to redeem them.</WalletRequired>
-      <p className="hint">
-        Staked tokens are backed 1:1 by primary tokens and cannot be transferred. Getting primary tokens back takes a redemption: the longer
-        the unlock period you choose, the larger the share you receive.
-      </p>
 
       {status === "connected" && <h2>Your balances</h2>}
       {status === "connected" && (

@@ -94,10 +94,8 @@ function LatestOf({ chain }: { chain: ChainKey }) {
 export function ExplorerHome() {
   return (
     <>
-      <h1>Explorer</h1>
       <p className="hint">
-        The latest blocks and transactions of both chains, updated every 2 s. Also: the{" "}
-        <Link to={explorerPaths.attestations}>recorded attestations</Link>.
+        See also the <Link to={explorerPaths.attestations}>recorded attestations</Link>.
       </p>
       <div className="grid explorer-latest">
         <LatestOf chain="l2" />
