@@ -5,7 +5,7 @@ import fastifyStatic from "@fastify/static";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 
 import type { NetworkConfig } from "@avn/protocol/network-config";
-import { inlineScriptHashes, pageChunks, pageHtml, pageModuleOf, type BuildManifest } from "./page-html.ts";
+import { inlineScriptHashes, pageHtml } from "./page-html.ts";
 
 export interface WebServerOptions {
   /** The web app's production build (`apps/web/dist`). */
@@ -35,27 +35,16 @@ function connectOrigins(config: NetworkConfig): string[] {
 /**
  * Serves the built web app: hashed assets cached for good (compressed, when the build wrote `.br` and `.gz`
  * beside them and the browser takes them), `index.html` for every page route (the app routes in the browser)
- * with the deployment's settings inline and the page's chunks preloaded, and `/config.json` with those
+ * with the deployment's settings inline, and `/config.json` with those
  * settings. A content security policy lets the page talk only to this server and the deployment's RPC
  * endpoints, and run no inline script but those of the build's `index.html` (named by hash).
  */
 export async function startWebServer(options: WebServerOptions): Promise<RunningWebServer> {
   const app = Fastify({ logger: false });
   const indexHtml = await readFile(path.join(options.distDir, "index.html"), "utf8");
-  const manifest = await readFile(path.join(options.distDir, ".vite", "manifest.json"), "utf8").then(
-    (text) => JSON.parse(text) as BuildManifest,
-    () => ({}), // a build without a manifest: no page is preloaded
-  );
-  const pages = new Map<string, string>();
-  const htmlOf = (pathname: string): string => {
-    const key = pageModuleOf(manifest, pathname) ?? "";
-    let html = pages.get(key);
-    if (html === undefined) {
-      html = pageHtml(indexHtml, options.config, key === "" ? [] : pageChunks(manifest, key));
-      pages.set(key, html);
-    }
-    return html;
-  };
+  // Every page route gets the same document: the app routes in the browser, and the shell it paints first loads
+  // the page's own code once painted (apps/web/src/App.tsx), so the document names no page's chunks.
+  const html = pageHtml(indexHtml, options.config);
   const csp = [
     "default-src 'self'",
     `connect-src 'self' ${connectOrigins(options.config).join(" ")}`,
@@ -85,16 +74,12 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     },
   });
   app.get("/config.json", async (_request, reply) => reply.header("cache-control", "no-store").send(options.config));
-  const sendIndex = (reply: FastifyReply, url: string) =>
-    reply
-      .type("text/html; charset=utf-8")
-      .header("cache-control", "no-cache")
-      .send(htmlOf(url.split("?")[0]));
-  app.get("/", async (request, reply) => sendIndex(reply, request.url));
-  app.get("/index.html", async (_request, reply) => sendIndex(reply, "/"));
+  const sendIndex = (reply: FastifyReply) => reply.type("text/html; charset=utf-8").header("cache-control", "no-cache").send(html);
+  app.get("/", async (_request, reply) => sendIndex(reply));
+  app.get("/index.html", async (_request, reply) => sendIndex(reply));
   // A page route (no file extension) loads the app; a missing asset is a real 404.
   app.setNotFoundHandler(async (request, reply) => {
-    if (request.method === "GET" && !path.extname(request.url.split("?")[0])) return sendIndex(reply, request.url);
+    if (request.method === "GET" && !path.extname(request.url.split("?")[0])) return sendIndex(reply);
     return reply.code(404).type("text/plain").send("Not found");
   });
   const address = await app.listen({ port: options.port, host: options.host ?? "127.0.0.1" });

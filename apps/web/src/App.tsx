@@ -1,4 +1,4 @@
-import { Component, lazy, Suspense, useEffect, useLayoutEffect, useRef, type ComponentType, type ReactNode } from "react";
+import { Component, lazy, Suspense, useEffect, useLayoutEffect, useRef, useState, type ComponentType, type ReactNode } from "react";
 import { BrowserRouter, Navigate, NavLink, useLocation } from "react-router";
 
 import { Logo } from "./components/Logo";
@@ -18,15 +18,20 @@ export interface ShellSettings {
  * chain code (wagmi, viem, TanStack Query, the ABIs) and the page's own chunk load meanwhile, and fill the
  * header's wallet control and the page's body (interactive.tsx). docs/web.md, "Loading strategy".
  */
-export function App({ settings, interactive }: { settings: ShellSettings; interactive: Promise<InteractiveParts> }) {
+export function App({ settings, loadInteractive }: { settings: ShellSettings; loadInteractive: () => Promise<InteractiveParts> }) {
   // One lazy component per place, both from the one module: its providers share one wagmi configuration and
   // one query cache (interactive.tsx).
   const parts = useRef<{ Wallet: ComponentType; Page: ComponentType } | undefined>(undefined);
-  parts.current ??= {
-    Wallet: lazy(() => interactive.then((loaded) => ({ default: loaded.WalletArea }))),
-    Page: lazy(() => interactive.then((loaded) => ({ default: loaded.PageArea }))),
-  };
+  if (parts.current === undefined) {
+    let interactive: Promise<InteractiveParts> | undefined;
+    const load = () => (interactive ??= loadInteractive());
+    parts.current = {
+      Wallet: lazy(() => load().then((loaded) => ({ default: loaded.WalletArea }))),
+      Page: lazy(() => load().then((loaded) => ({ default: loaded.PageArea }))),
+    };
+  }
   const { Wallet, Page } = parts.current;
+  const painted = usePainted();
   return (
     <BrowserRouter>
       <a className="skip-link" href="#main">
@@ -46,9 +51,7 @@ export function App({ settings, interactive }: { settings: ShellSettings; intera
           </span>
         </div>
         <Failsafe fallback={null}>
-          <Suspense fallback={<EarlyConnectButton />}>
-            <Wallet />
-          </Suspense>
+          <Suspense fallback={<EarlyConnectButton />}>{painted ? <Wallet /> : <EarlyConnectButton />}</Suspense>
         </Failsafe>
         <SiteMenu pages={SITE_PAGES} />
       </header>
@@ -56,13 +59,33 @@ export function App({ settings, interactive }: { settings: ShellSettings; intera
       <main id="main" tabIndex={-1}>
         <PageHeading />
         <Failsafe fallback={(error) => <Fatal error={error} />}>
-          <Suspense fallback={<p role="status">Loading…</p>}>
-            <Page />
-          </Suspense>
+          <Suspense fallback={<Loading />}>{painted ? <Page /> : <Loading />}</Suspense>
         </Failsafe>
       </main>
     </BrowserRouter>
   );
+}
+
+/**
+ * Whether the shell's first frame is on screen: the wallet and chain code starts loading then, not before, so
+ * that nothing competes with the shell's first paint for the network or the processor (a slow phone's 4G).
+ * `requestAnimationFrame` runs before the frame is painted; a task queued from it runs after.
+ */
+function usePainted(): boolean {
+  const [painted, setPainted] = useState(false);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => (timer = setTimeout(() => setPainted(true))));
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, []);
+  return painted;
+}
+
+function Loading() {
+  return <p role="status">Loading…</p>;
 }
 
 /**

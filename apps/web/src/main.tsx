@@ -32,19 +32,21 @@ function shellSettings(raw: unknown): ShellSettings {
 }
 
 /**
- * Paints the shell from this small entry (React and the router), and starts loading the wallet and chain half
- * at once, which fills the shell once it has arrived (App.tsx, interactive.tsx).
+ * Paints the shell from this small entry (React and the router); the shell loads the wallet and chain half once
+ * painted, which fills it once it has arrived (App.tsx, interactive.tsx).
  */
 async function start(root: HTMLElement): Promise<void> {
   const raw = await loadConfig();
-  const interactive = import("./interactive").then(({ interactiveParts }) => interactiveParts(raw));
-  // The visited page's chunk downloads beside it, rather than once it has run; a failure is the page's to show
-  // when it renders the page (interactive.tsx), not an unhandled rejection here.
-  const page = sitePageAt(location.pathname)?.page.path;
-  if (page !== undefined) PAGE_LOADERS[page]?.().catch(() => undefined);
+  const loadInteractive = () => {
+    // The visited page's chunk downloads beside the wallet and chain half, rather than once that has run; a
+    // failure is the page's to show when it renders the page (interactive.tsx), not an unhandled rejection here.
+    const page = sitePageAt(location.pathname)?.page.path;
+    if (page !== undefined) PAGE_LOADERS[page]?.().catch(() => undefined);
+    return import("./interactive").then(({ interactiveParts }) => interactiveParts(raw));
+  };
   createRoot(root).render(
     <StrictMode>
-      <App settings={shellSettings(raw)} interactive={interactive} />
+      <App settings={shellSettings(raw)} loadInteractive={loadInteractive} />
     </StrictMode>,
   );
 }

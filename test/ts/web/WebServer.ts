@@ -14,14 +14,6 @@ import { startWebServer, type RunningWebServer } from "../../../src/web/web-serv
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 const INLINE_SCRIPT = 'document.documentElement.dataset.theme = "dark";';
 const BIG_ASSET = "export const table = [" + Array.from({ length: 400 }, (_, i) => `"row ${i}"`).join(",") + "];\n";
-/** Two pages sharing a chunk, and the entry with its own; the entry's chunks are never preloaded again. */
-const MANIFEST = {
-  "index.html": { file: "assets/index-abc123.js", isEntry: true, imports: ["_runtime.js"] },
-  "_runtime.js": { file: "assets/runtime-r.js" },
-  "_tables.js": { file: "assets/tables-t.js", imports: ["_runtime.js"] },
-  "src/pages/NetworkPage.tsx": { file: "assets/NetworkPage-n.js", isDynamicEntry: true, imports: ["_runtime.js", "_tables.js"] },
-  "src/pages/ExplorerPage.tsx": { file: "assets/ExplorerPage-e.js", isDynamicEntry: true, imports: ["_tables.js", "index.html"] },
-};
 const address = (digit: string) => `0x${digit.repeat(40)}`;
 
 /** A stack file with every address the web app needs, and `extra` contracts on either chain. */
@@ -56,15 +48,15 @@ describe("web app server and settings", function () {
   before(async function () {
     distDir = await mkdtemp(path.join(tmpdir(), "web-dist-"));
     await mkdir(path.join(distDir, "assets"));
-    // A build as Vite writes it: an inline script (the theme, before first paint), the entry, two pages with a
-    // shared chunk, a manifest naming them, and compressed copies of a large asset.
+    // A build as Vite writes it: an inline script (the theme, before first paint), the entry with its one
+    // preloaded import, and compressed copies of a large asset.
     await writeFile(
       path.join(distDir, "index.html"),
-      `<!doctype html><html><head><title>app</title><script>${INLINE_SCRIPT}</script></head></html>`,
+      `<!doctype html><html><head><title>app</title><script>${INLINE_SCRIPT}</script>` +
+        `<script type="module" crossorigin src="/assets/index-abc123.js"></script>` +
+        `<link rel="modulepreload" crossorigin href="/assets/shell-s.js"></head></html>`,
     );
     await writeFile(path.join(distDir, "assets", "index-abc123.js"), "console.log(1)");
-    await mkdir(path.join(distDir, ".vite"));
-    await writeFile(path.join(distDir, ".vite", "manifest.json"), JSON.stringify(MANIFEST));
     await writeFile(path.join(distDir, "assets", "big-1.js"), BIG_ASSET);
     await writeFile(path.join(distDir, "assets", "big-1.js.br"), brotliCompressSync(BIG_ASSET));
     await writeFile(path.join(distDir, "assets", "big-1.js.gz"), gzipSync(BIG_ASSET));
@@ -108,22 +100,19 @@ describe("web app server and settings", function () {
     expect(policy).to.contain("frame-ancestors 'none'");
   });
 
-  it("puts the settings in each page, script-safe, and preloads the page's own chunks, not the entry's", async function () {
+  it("puts the settings in each page, script-safe, and preloads the entry's imports only", async function () {
     const htmlOf = async (route: string) => {
       const html = await (await fetch(`${server.url}${route}`)).text();
       const config = /<script type="application\/json" id="avn-network-config">(.*?)<\/script>/.exec(html)?.[1];
       const preloads = [...html.matchAll(/<link rel="modulepreload" crossorigin href="([^"]+)">/g)].map((match) => match[1]);
       return { config: config === undefined ? undefined : (JSON.parse(config) as { l2: { chainId: number } }), preloads, html };
     };
-    const network = await htmlOf("/network?tab=jobs");
-    expect(network.config?.l2.chainId).to.equal(901);
-    expect(network.preloads).to.deep.equal(["/assets/NetworkPage-n.js", "/assets/tables-t.js"]);
-    expect((await htmlOf("/explorer/tx/0xabc")).preloads).to.deep.equal(["/assets/ExplorerPage-e.js", "/assets/tables-t.js"]);
-    // A route without a page of its own, and one that only looks like one, preload nothing; all carry the settings.
-    for (const route of ["/", "/index.html", "/nowhere", "/Network"]) {
+    // Every route: the settings, and the build's own preload of the entry's import. No page's chunk: the app's
+    // shell loads it once painted, so that it does not compete with the first paint.
+    for (const route of ["/network?tab=jobs", "/explorer/tx/0xabc", "/", "/index.html", "/nowhere"]) {
       const page = await htmlOf(route);
-      expect(page.preloads, route).to.deep.equal([]);
       expect(page.config?.l2.chainId, route).to.equal(901);
+      expect(page.preloads, route).to.deep.equal(["/assets/shell-s.js"]);
     }
     // Settings that hold "</script>" cannot end the element early.
     const hostile = await startWebServer({

@@ -1,3 +1,5 @@
+import { useCallback, useState } from "react";
+
 import { ClaimsSection } from "./network/ClaimsSection";
 import { useEventClient } from "./network/client";
 import { JobsSection } from "./network/JobsSection";
@@ -10,12 +12,20 @@ import { ProtocolFacts } from "./network/ProtocolFacts";
  */
 export default function NetworkPage() {
   const { client, live } = useEventClient();
+  // The sections below the nodes and their quality of service come once those are on screen, rather than
+  // first and then moved down by the tables above them as they fill (a phone's screen holds little more).
+  const [nodesShown, setNodesShown] = useState(false);
+  const showRest = useCallback(() => setNodesShown(true), []);
   return (
     <section>
-      <NodesSection client={client} />
-      <ProtocolFacts />
-      <JobsSection client={client} live={live} />
-      <ClaimsSection client={client} />
+      <NodesSection client={client} onShown={showRest} />
+      {nodesShown && (
+        <>
+          <ProtocolFacts />
+          <JobsSection client={client} live={live} />
+          <ClaimsSection client={client} />
+        </>
+      )}
     </section>
   );
 }

@@ -39,10 +39,10 @@ export function transactionColumns(chain: ChainKey, method: (tx: Transaction) =>
   ];
 }
 
-function LatestOf({ chain }: { chain: ChainKey }) {
-  const { clients, chainName } = useExplorer();
-  const method = useMethodName(chain);
-  const latest = useQuery({
+/** A chain's latest blocks with their transactions, read again every 2 s. */
+function useLatest(chain: ChainKey) {
+  const { clients } = useExplorer();
+  return useQuery({
     queryKey: ["explorer", "latest", chain],
     refetchInterval: REFRESH_MS,
     queryFn: async (): Promise<FullBlock[]> => {
@@ -51,6 +51,11 @@ function LatestOf({ chain }: { chain: ChainKey }) {
       return Promise.all(numbers.map((blockNumber) => clients[chain].getBlock({ blockNumber, includeTransactions: true })));
     },
   });
+}
+
+function LatestOf({ chain, latest }: { chain: ChainKey; latest: ReturnType<typeof useLatest> }) {
+  const { chainName } = useExplorer();
+  const method = useMethodName(chain);
   const blockColumns: Array<Column<FullBlock>> = [
     {
       header: "Block",
@@ -97,10 +102,23 @@ export function ExplorerHome() {
       <p className="hint">
         See also the <Link to={explorerPaths.attestations}>recorded attestations</Link>.
       </p>
-      <div className="grid explorer-latest">
-        <LatestOf chain="l2" />
-        <LatestOf chain="l1" />
-      </div>
+      <LatestBoth />
     </>
+  );
+}
+
+/**
+ * Both chains' lists, shown together once both have been read (or have failed): on a phone they are one above
+ * the other, and the L1's, shown first, would be moved down by the L2's as it arrived.
+ */
+function LatestBoth() {
+  const l2 = useLatest("l2");
+  const l1 = useLatest("l1");
+  if (l2.isPending || l1.isPending) return <p role="status">Loading the latest blocks…</p>;
+  return (
+    <div className="grid explorer-latest">
+      <LatestOf chain="l2" latest={l2} />
+      <LatestOf chain="l1" latest={l1} />
+    </div>
   );
 }

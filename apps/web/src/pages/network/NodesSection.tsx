@@ -9,6 +9,7 @@ import { nodeLicenseAbi, nodeRegistryAbi } from "../../generated/abis";
 import { describeError } from "../../lib/errors";
 import { formatDuration, formatTime } from "../../lib/format";
 import { QosSection } from "./QosSection";
+import { Shown } from "./Shown";
 
 /** Liveness follows heartbeats and the block clock, so the table re-reads every few seconds. */
 const REFRESH = { refetchInterval: 3_000 } as const;
@@ -25,7 +26,7 @@ const licenseList = (ids: bigint[]) => ids.map((id) => `#${id}`).join(", ");
  * Every minted license, grouped by the operator (node burner wallet) it is delegated to, with whether it is
  * live now; then each license's quality of service by epoch.
  */
-export function NodesSection({ client }: { client: PublicClient }) {
+export function NodesSection({ client, onShown }: { client: PublicClient; onShown: () => void }) {
   const { config, chains } = useAppSettings();
   const chainId = chains.l2.id;
   const registry = { address: config.contracts.l2.NodeRegistry, abi: nodeRegistryAbi, chainId } as const;
@@ -72,7 +73,7 @@ export function NodesSection({ client }: { client: PublicClient }) {
   const heartbeats = useReadContracts({
     allowFailure: false,
     contracts: rows.map((node) => ({ ...registry, functionName: "heartbeatOf", args: [node.operator] }) as const),
-    query: { ...REFRESH, enabled: rows.length > 0 },
+    query: { ...REFRESH, enabled: rows.length > 0, placeholderData: keepPreviousData },
   });
   // Ages are measured against the chain's clock, not the browser's (a devnet's time can be moved).
   const block = useBlock({ chainId, query: REFRESH });
@@ -102,6 +103,27 @@ export function NodesSection({ client }: { client: PublicClient }) {
 
   const error = minted.error ?? operators.error ?? live.error;
   const liveCount = rows.filter((node) => node.live).length;
+  // Until the nodes have been read, the section is its heading and one line; the table, the quality of
+  // service and the sections below it (NetworkPage) come in one piece, so that nothing on screen moves down
+  // as they arrive. An error is shown at once, and lets the page go on.
+  const complete = ready && (rows.length === 0 || (heartbeats.data !== undefined && now !== undefined));
+  const firstError = error ?? heartbeats.error ?? block.error;
+  if (!complete)
+    return (
+      <section aria-labelledby="nodes-heading">
+        <h2 id="nodes-heading">Nodes</h2>
+        {firstError !== null ? (
+          <>
+            <p className="error" role="alert">
+              Could not read the nodes: {describeError(firstError)}
+            </p>
+            <Shown onShown={onShown} />
+          </>
+        ) : (
+          <p role="status">Loading nodes…</p>
+        )}
+      </section>
+    );
 
   return (
     <section aria-labelledby="nodes-heading">
@@ -113,7 +135,7 @@ export function NodesSection({ client }: { client: PublicClient }) {
       )}
       {minted.data !== undefined && (
         <p className="hint">
-          {minted.data.toString()} licenses minted; {rows.length} nodes, {liveCount} live. Refreshed every 3 s.
+          {plural(minted.data, "license")} minted; {plural(rows.length, "node")}, {liveCount} live. Refreshed every 3 s.
         </p>
       )}
       <DataTable
@@ -134,10 +156,14 @@ export function NodesSection({ client }: { client: PublicClient }) {
             </tr>
           )
         }
-        empty={ready && ids.length === 0 ? "No license has been minted yet." : undefined}
+        empty={ids.length === 0 ? "No license has been minted yet." : undefined}
       />
-      {!ready && error === null && <p role="status">Loading nodes…</p>}
-      <QosSection client={client} />
+      <QosSection client={client} onShown={onShown} />
     </section>
   );
+}
+
+/** "1 license", "3 licenses". */
+function plural(count: bigint | number, noun: string): string {
+  return `${count.toString()} ${count.toString() === "1" ? noun : `${noun}s`}`;
 }

@@ -6,6 +6,7 @@ import { DataTable, type Column } from "../../components/DataTable";
 import { HexLink } from "../../components/ExplorerLink";
 import { describeError } from "../../lib/errors";
 import { formatBps, formatChallenges, formatTime } from "../../lib/format";
+import { Shown } from "./Shown";
 import { useEpochQos, type EpochQos } from "./useEpochQos";
 
 /** An offered epoch as the selector names it. */
@@ -58,7 +59,7 @@ const COLUMNS: ReadonlyArray<Column<LicenseQos>> = [
  * Every license's quality of service in the epoch chosen (the current one, or one of the three before):
  * computed in the page by `epochQos` from the registries' events, as the API publishes it.
  */
-export function QosSection({ client }: { client: PublicClient }) {
+export function QosSection({ client, onShown }: { client: PublicClient; onShown: () => void }) {
   const qos = useEpochQos(client);
   // Undefined follows the current epoch, also when it turns while the page is open.
   const [chosen, setChosen] = useState<number>();
@@ -69,12 +70,15 @@ export function QosSection({ client }: { client: PublicClient }) {
   return (
     <section aria-labelledby="qos-heading">
       <h3 id="qos-heading">Quality of service per license</h3>
-      <p className="hint">
-        Measured from the registries' events alone, as the API publishes them: uptime (the epoch's liveness windows that hold a heartbeat),
-        participation (jobs answered of those asked while live), accuracy (votes agreeing with the quorum's answer), the median blocks from
-        a job's request to the vote, and the challenge jobs answered (capacity). Score = uptime (full from 95 %) × participation × accuracy
-        × timeliness (full up to 2 blocks); 0 from two disagreeing votes in the epoch.
-      </p>
+      <details className="hint">
+        <summary>How it is measured</summary>
+        <p>
+          From the registries' events alone, as the API publishes them: uptime (the epoch's liveness windows that hold a heartbeat),
+          participation (jobs answered of those asked while live), accuracy (votes agreeing with the quorum's answer), the median blocks
+          from a job's request to the vote, and the challenge jobs answered (capacity). Score = uptime (full from 95 %) × participation ×
+          accuracy × timeliness (full up to 2 blocks); 0 from two disagreeing votes in the epoch.
+        </p>
+      </details>
       {qos.error !== null && (
         <p className="error" role="alert">
           Could not read the quality of service: {describeError(qos.error)}
@@ -114,7 +118,12 @@ export function QosSection({ client }: { client: PublicClient }) {
           />
         </>
       )}
-      {qos.data === undefined && qos.error === null && <p role="status">Loading the quality of service from the registries' events…</p>}
+      {qos.data === undefined && qos.error === null ? (
+        <p role="status">Loading the quality of service from the registries' events…</p>
+      ) : (
+        // The sections below come once this one has its table or its error (NodesSection).
+        <Shown onShown={onShown} />
+      )}
     </section>
   );
 }
