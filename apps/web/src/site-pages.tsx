@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 
 /**
  * The app's pages as the shell knows them: the path, the title (the menu's link, the `<h1>`, the document's
- * title) and the introduction the shell shows under the `<h1>`. Part of the entry, with no wallet or chain
+ * title) and the introduction the shell shows under the `<h1>` (`.intro`, in body text). Part of the entry, with no wallet or chain
  * code: the heading and the introduction are on screen before a page's own chunk has loaded (docs/web.md,
  * "Loading strategy"). A page's chunk renders what follows them.
  */
@@ -20,11 +20,11 @@ export const SITE_PAGES: readonly SitePage[] = [
     title: "Delegate",
     intro: (
       <>
-        <p className="hint">
+        <p className="intro">
           A circuit node signs with its own burner wallet. Delegating your licenses to that wallet lets the node work for them, while the
           licenses stay in your wallet.
         </p>
-        <p className="hint">
+        <p className="intro">
           Holding assets in a cold wallet? That is a different delegation: with{" "}
           <a href="https://docs.delegate.xyz/" target="_blank" rel="noreferrer">
             delegate.xyz
@@ -38,7 +38,7 @@ export const SITE_PAGES: readonly SitePage[] = [
     path: "/bridge",
     title: "Bridge",
     intro: (
-      <p className="hint">
+      <p className="intro">
         Move ETH and primary tokens between L1 and L2 through the standard bridge. A withdrawal to L1 waits for its proof and the challenge
         period; a fast order, filled by a solver within a few blocks for a fee, does not.
       </p>
@@ -48,7 +48,7 @@ export const SITE_PAGES: readonly SitePage[] = [
     path: "/stake",
     title: "Stake",
     intro: (
-      <p className="hint">
+      <p className="intro">
         Staked tokens are backed 1:1 by primary tokens and cannot be transferred. Getting primary tokens back takes a redemption: the longer
         the unlock period you choose, the larger the share you receive.
       </p>
@@ -57,13 +57,18 @@ export const SITE_PAGES: readonly SitePage[] = [
   {
     path: "/licenses",
     title: "Licenses",
-    intro: <p className="hint">A node license is the right to run a circuit node. The price rises in tiers as more licenses are sold.</p>,
+    intro: (
+      <p className="intro">
+        A node license is the right to run a circuit node: delegated to the node&apos;s burner wallet, it lets the node answer verification
+        jobs, and earns their fees and a share of each epoch&apos;s rewards. The price rises in tiers as more licenses are sold.
+      </p>
+    ),
   },
   {
     path: "/network",
     title: "Network",
     intro: (
-      <p className="hint">
+      <p className="intro">
         The circuit nodes that answer verification jobs, how live and how good their answers are, the protocol&apos;s parameters and the
         latest jobs, read from the L2 as they happen.
       </p>
@@ -73,7 +78,7 @@ export const SITE_PAGES: readonly SitePage[] = [
     path: "/governance",
     title: "Governance",
     intro: (
-      <p className="hint">
+      <p className="intro">
         Holders of the primary token on L1 decide the L2 protocol&apos;s parameters. A proposal passes by a vote on L1, waits in the
         timelock, then travels to L2 through the bridge&apos;s messenger, where the governance executor makes the changes.
       </p>
@@ -83,7 +88,7 @@ export const SITE_PAGES: readonly SitePage[] = [
     path: "/credits",
     title: "Credits",
     intro: (
-      <p className="hint">
+      <p className="intro">
         Buy credits with a card or another payment method, spend them on tokens, staked tokens, node licenses or game items, and claim what
         you bought on the L2 with your wallet. Your wallet address is your credits account.
       </p>
@@ -92,7 +97,7 @@ export const SITE_PAGES: readonly SitePage[] = [
   {
     path: "/explorer",
     title: "Explorer",
-    intro: <p className="hint">The latest blocks and transactions of both chains, updated every 2 s.</p>,
+    intro: <p className="intro">The latest blocks and transactions of both chains, updated every 2 s.</p>,
     nested: true,
   },
 ];

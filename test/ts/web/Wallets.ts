@@ -359,7 +359,7 @@ describe("web app: wallets (the connect dialog, the account panel) in Chromium",
     await visitor.goto(`${web.url}/stake`);
     const releaseInteractive = await requested;
     await visitor.getByRole("heading", { level: 1, name: "Stake" }).waitFor();
-    expect(await visitor.locator("main .hint").first().innerText()).to.match(/^Staked tokens are backed 1:1 by primary tokens/);
+    expect(await visitor.locator("main .intro").innerText()).to.match(/^Staked tokens are backed 1:1 by primary tokens/);
     expect(await visitor.title()).to.equal("Stake · Asset Verification Network");
     expect(await visitor.locator("main").getAttribute("data-reads-in-flight"), "no page body yet").to.equal(null);
     // The pages' menu works: at 360 px behind its button.
