@@ -12,7 +12,7 @@ import { sitePageAt } from "./site-pages";
 import { wagmiConfig } from "./wagmi";
 
 // The pages' components, from their chunks (page-loaders.ts). An import already started (main.tsx starts the
-// visited page's) is not repeated: the module system shares it.
+// visited page's beside this module's) is not repeated: the module system shares it.
 const PAGES = Object.entries(PAGE_LOADERS).map(([path, load]) => ({
   path,
   nested: sitePageAt(path)?.page.nested === true,
@@ -28,7 +28,7 @@ export interface InteractiveParts {
 }
 
 /**
- * The wallet and chain half of the app, loaded by the entry at once but painted after the shell: validates the
+ * The wallet and chain half of the app, loaded once the shell has painted (App.tsx): validates the
  * deployment's settings (a clear error in the page if they are not valid), then builds the one wagmi
  * configuration and the one query cache that both places share. Each place has its own providers over them (a
  * provider cannot wrap the shell's already painted header from here); only the header's hydrates the wagmi

@@ -4,8 +4,8 @@ type PageModule = Promise<{ default: ComponentType }>;
 
 /**
  * Each page's chunk, by the page's path (site-pages.tsx): a visitor of one page does not download the others.
- * The explorer, with its decoding ABIs, is a chunk of its own too: the other pages only link to it. The entry
- * starts the download of the visited page's chunk at once, beside the wallet and chain code (main.tsx);
+ * The explorer, with its decoding ABIs, is a chunk of its own too: the other pages only link to it. Once the
+ * shell has painted, the visited page's chunk downloads beside the wallet and chain code (main.tsx);
  * interactive.tsx renders it.
  */
 export const PAGE_LOADERS: Readonly<Record<string, () => PageModule>> = {
