@@ -1,3 +1,5 @@
+import { getHeapSpaceStatistics } from "node:v8";
+
 import type { LocalStack } from "../devnet/local-stack.ts";
 import { SoakClientProcess, type SoakClientReport } from "./soak-client.ts";
 import { descendantsOf, listProcesses, residentByKind, residentMiB, slopePerHour } from "./processes.ts";
@@ -49,7 +51,7 @@ export async function soak(local: LocalStack, options: SoakOptions): Promise<Soa
         kinds === undefined
           ? ""
           : `; stack RSS by kind MiB: [heap] ${kinds.brkHeap.toFixed(0)}, anonymous ${kinds.anonymous.toFixed(0)}, files ${kinds.files.toFixed(0)}`;
-      const heaps = `JS heap used/reserved/external MiB: stack ${heapOf(process.memoryUsage())}, soak client ${heapOf(memory)}${stackKinds}`;
+      const heaps = `JS heap used/reserved/external MiB: stack ${heapOf(process.memoryUsage())}, soak client ${heapOf(memory)}${stackKinds}; stack V8 spaces MiB: ${spacesOf()}`;
       options.log(
         `minute ${minute}: ${tally.total} answers, ${tally.total - tally.right} not right; RSS MiB: ${line.join(", ")}; ${heaps}`,
       );
@@ -76,6 +78,24 @@ const SOAK_CLIENT = "soak client";
 
 function heapOf({ heapUsed, heapTotal, external }: NodeJS.MemoryUsage): string {
   return [heapUsed, heapTotal, external].map(toMiB).join("/");
+}
+
+/**
+ * The size V8 holds for each of its heap's spaces (`space_size`: committed, used or not): tells a young
+ * generation sizing itself up (new space) from old objects accumulating or code being compiled.
+ */
+function spacesOf(): string {
+  const names: Record<string, string> = {
+    new_space: "new",
+    old_space: "old",
+    code_space: "code",
+    large_object_space: "large",
+    new_large_object_space: "new large",
+  };
+  return getHeapSpaceStatistics()
+    .filter((space) => names[space.space_name] !== undefined)
+    .map((space) => `${names[space.space_name]} ${toMiB(space.space_size)}`)
+    .join(", ");
 }
 
 function toMiB(bytes: number): string {
