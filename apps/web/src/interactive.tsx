@@ -7,17 +7,11 @@ import { AppSettingsProvider, type AppSettings } from "./app-context";
 import { ConnectWallet } from "./components/ConnectWallet";
 import { appChains } from "./config/chains";
 import { parseNetworkConfig } from "@avn/protocol/network-config";
-import { PAGE_LOADERS } from "./page-loaders";
-import { sitePageAt } from "./site-pages";
+import { SITE_PAGES } from "./site-pages";
 import { wagmiConfig } from "./wagmi";
 
-// The pages' components, from their chunks (page-loaders.ts). An import already started (main.tsx starts the
-// visited page's beside this module's) is not repeated: the module system shares it.
-const PAGES = Object.entries(PAGE_LOADERS).map(([path, load]) => ({
-  path,
-  nested: sitePageAt(path)?.page.nested === true,
-  Page: lazy(load),
-}));
+// The pages' components, each from its own chunk (site-pages.tsx).
+const PAGES = SITE_PAGES.map((page) => ({ path: page.nested === true ? `${page.path}/*` : page.path, Page: lazy(page.load) }));
 
 /** The two places of the shell (App.tsx) that the wallet and chain code fills. */
 export interface InteractiveParts {
@@ -50,8 +44,8 @@ export function interactiveParts(rawConfig: unknown): InteractiveParts {
       <Providers wagmi={wagmi} queryClient={queryClient} settings={settings} hydrate={false}>
         <ReadsInFlight />
         <Routes>
-          {PAGES.map(({ path, nested, Page }) => (
-            <Route key={path} path={nested ? `${path}/*` : path} element={<Page />} />
+          {PAGES.map(({ path, Page }) => (
+            <Route key={path} path={path} element={<Page />} />
           ))}
           {/* The shell says "Page not found" for other paths. */}
           <Route path="*" element={null} />

@@ -2,7 +2,6 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 
 import { App, type ShellSettings } from "./App";
-import { PAGE_LOADERS } from "./page-loaders";
 import { sitePageAt } from "./site-pages";
 import "./styles.css";
 import "./components/wallet.css";
@@ -40,8 +39,9 @@ async function start(root: HTMLElement): Promise<void> {
   const loadInteractive = () => {
     // The visited page's chunk downloads beside the wallet and chain half, rather than once that has run; a
     // failure is the page's to show when it renders the page (interactive.tsx), not an unhandled rejection here.
-    const page = sitePageAt(location.pathname)?.page.path;
-    if (page !== undefined) PAGE_LOADERS[page]?.().catch(() => undefined);
+    sitePageAt(location.pathname)
+      ?.page.load()
+      .catch(() => undefined);
     return import("./interactive").then(({ interactiveParts }) => interactiveParts(raw));
   };
   createRoot(root).render(

@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import type { ComponentType, ReactNode } from "react";
 
 /**
  * The app's pages as the shell knows them: the path, the title (the menu's link, the `<h1>`, the document's
@@ -12,12 +12,19 @@ export interface SitePage {
   intro: ReactNode;
   /** Has routes of its own below the path (the explorer), each with its own `<h1>`. */
   nested?: true;
+  /**
+   * The page's own chunk (a dynamic import: none of its code is in the entry). A visitor of one page does not
+   * download the others. Once the shell has painted, the visited page's chunk downloads beside the wallet and
+   * chain code (main.tsx); interactive.tsx renders it. The module system shares an import already started.
+   */
+  load: () => Promise<{ default: ComponentType }>;
 }
 
 export const SITE_PAGES: readonly SitePage[] = [
   {
     path: "/delegate",
     title: "Delegate",
+    load: () => import("./pages/DelegatePage"),
     intro: (
       <>
         <p className="intro">
@@ -37,6 +44,7 @@ export const SITE_PAGES: readonly SitePage[] = [
   {
     path: "/bridge",
     title: "Bridge",
+    load: () => import("./pages/BridgePage"),
     intro: (
       <p className="intro">
         Move ETH and primary tokens between L1 and L2 through the standard bridge. A withdrawal to L1 waits for its proof and the challenge
@@ -47,6 +55,7 @@ export const SITE_PAGES: readonly SitePage[] = [
   {
     path: "/stake",
     title: "Stake",
+    load: () => import("./pages/StakePage"),
     intro: (
       <p className="intro">
         Staked tokens are backed 1:1 by primary tokens and cannot be transferred. Getting primary tokens back takes a redemption: the longer
@@ -57,6 +66,7 @@ export const SITE_PAGES: readonly SitePage[] = [
   {
     path: "/licenses",
     title: "Licenses",
+    load: () => import("./pages/LicensesPage"),
     intro: (
       <p className="intro">
         A node license is the right to run a circuit node: delegated to the node&apos;s burner wallet, it lets the node answer verification
@@ -67,6 +77,7 @@ export const SITE_PAGES: readonly SitePage[] = [
   {
     path: "/network",
     title: "Network",
+    load: () => import("./pages/NetworkPage"),
     intro: (
       <p className="intro">
         The circuit nodes that answer verification jobs, how live and how good their answers are, the protocol&apos;s parameters and the
@@ -77,6 +88,7 @@ export const SITE_PAGES: readonly SitePage[] = [
   {
     path: "/governance",
     title: "Governance",
+    load: () => import("./pages/GovernancePage"),
     intro: (
       <p className="intro">
         Holders of the primary token on L1 decide the L2 protocol&apos;s parameters. A proposal passes by a vote on L1, waits in the
@@ -87,6 +99,7 @@ export const SITE_PAGES: readonly SitePage[] = [
   {
     path: "/credits",
     title: "Credits",
+    load: () => import("./pages/CreditsPage"),
     intro: (
       <p className="intro">
         Buy credits with a card or another payment method, spend them on tokens, staked tokens, node licenses or game items, and claim what
@@ -97,6 +110,8 @@ export const SITE_PAGES: readonly SitePage[] = [
   {
     path: "/explorer",
     title: "Explorer",
+    // With its decoding ABIs: the other pages only link to it.
+    load: () => import("./pages/ExplorerPage"),
     intro: <p className="intro">The latest blocks and transactions of both chains, updated every 2 s.</p>,
     nested: true,
   },

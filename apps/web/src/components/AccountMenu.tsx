@@ -5,6 +5,7 @@ import { useConnection, useDisconnect } from "wagmi";
 import { useAppSettings } from "../app-context";
 import { explorerPaths } from "./ExplorerLink";
 import { SwitchChainButton } from "./SwitchChainButton";
+import { outside, useDismiss } from "../hooks/useDismiss";
 import "./wallet.css";
 
 export interface AccountMenuProps {
@@ -32,30 +33,10 @@ export default function AccountMenu({ id, address, shift, trigger, onClose, onDi
   const disconnect = useDisconnect();
   const panel = useRef<HTMLDivElement>(null);
   const [copied, setCopied] = useState("");
-  // Read by the document's listeners, which are added once.
-  const closeRef = useRef(onClose);
-  useEffect(() => {
-    closeRef.current = onClose;
-  });
-
   useEffect(() => {
     panel.current?.querySelector<HTMLElement>("button, a[href]")?.focus();
-    const onPointerDown = (event: PointerEvent) => {
-      if (outside(event.target, panel.current, trigger.current)) closeRef.current(false);
-    };
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key === "Escape") {
-        event.preventDefault();
-        closeRef.current(true);
-      }
-    };
-    document.addEventListener("pointerdown", onPointerDown);
-    document.addEventListener("keydown", onKeyDown);
-    return () => {
-      document.removeEventListener("pointerdown", onPointerDown);
-      document.removeEventListener("keydown", onKeyDown);
-    };
-  }, [trigger]);
+  }, []);
+  useDismiss(true, panel, trigger, (how) => onClose(how === "key"));
 
   const copy = async () => {
     try {
@@ -121,9 +102,4 @@ export default function AccountMenu({ id, address, shift, trigger, onClose, onDi
       </button>
     </div>
   );
-}
-
-/** Whether `target` is outside the panel and its button. */
-function outside(target: EventTarget | null, ...inside: Array<HTMLElement | null>): boolean {
-  return !(target instanceof Node) || !inside.some((element) => element?.contains(target) === true);
 }

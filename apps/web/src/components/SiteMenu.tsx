@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import { NavLink, useLocation } from "react-router";
 
+import { useDismiss } from "../hooks/useDismiss";
 import { ThemeSwitch } from "./ThemeSwitch";
 
 /**
@@ -16,24 +17,10 @@ export function SiteMenu({ pages }: { pages: ReadonlyArray<{ path: string; title
   const button = useRef<HTMLButtonElement>(null);
   const panel = useRef<HTMLDivElement>(null);
 
-  useEffect(() => {
-    if (!open) return;
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key !== "Escape") return;
-      setOpenOn(undefined);
-      button.current?.focus();
-    };
-    const onPointer = (event: PointerEvent) => {
-      const target = event.target as Node;
-      if (!panel.current?.contains(target) && !button.current?.contains(target)) setOpenOn(undefined);
-    };
-    document.addEventListener("keydown", onKey);
-    document.addEventListener("pointerdown", onPointer);
-    return () => {
-      document.removeEventListener("keydown", onKey);
-      document.removeEventListener("pointerdown", onPointer);
-    };
-  }, [open]);
+  useDismiss(open, panel, button, (how) => {
+    setOpenOn(undefined);
+    if (how === "key") button.current?.focus();
+  });
 
   return (
     <>
