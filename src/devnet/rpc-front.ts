@@ -1,5 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { connect, type AddressInfo, type Socket } from "node:net";
+import { pipeline } from "node:stream/promises";
+import { buffer } from "node:stream/consumers";
 
 import { keccak256, Transaction } from "ethers";
 
@@ -87,11 +89,14 @@ export interface RpcFront {
  * over a WebSocket are not slowed.
  */
 export async function startRpcFront(options: RpcFrontOptions): Promise<RpcFront> {
-  const upstreamUrl = `http://127.0.0.1:${options.upstreamPort}`;
+  // Kept-alive connections to anvil, and answers streamed through: the front runs in the stack's process
+  // beside everything else, under every client's load, so it holds no answer it need not read.
+  const upstream: Upstream = { port: options.upstreamPort, agent: new Agent({ keepAlive: true }) };
   const sockets = new Set<Socket>();
   const server = createServer((request, response) => {
-    forward(request, response, upstreamUrl, options).catch(() => {
-      if (!response.headersSent) response.writeHead(502, { ...CORS_HEADERS, "content-type": "application/json" });
+    forward(request, response, upstream, options).catch(() => {
+      if (response.headersSent) return void response.destroy(); // cut mid-answer: the client sees a broken answer, not a wrong one
+      response.writeHead(502, { ...CORS_HEADERS, "content-type": "application/json" });
       response.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "the devnet chain did not answer" } }));
     });
   });
@@ -117,12 +122,18 @@ export async function startRpcFront(options: RpcFrontOptions): Promise<RpcFront>
     stop: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
+        upstream.agent.destroy();
         server.close(() => resolve());
       }),
   };
 }
 
-async function forward(request: IncomingMessage, response: ServerResponse, upstreamUrl: string, options: RpcFrontOptions): Promise<void> {
+interface Upstream {
+  port: number;
+  agent: Agent;
+}
+
+async function forward(request: IncomingMessage, response: ServerResponse, upstream: Upstream, options: RpcFrontOptions): Promise<void> {
   const arrivedAt = Date.now();
   if (request.method === "OPTIONS") {
     // A browser's preflight before its cross-origin POST.
@@ -134,25 +145,48 @@ async function forward(request: IncomingMessage, response: ServerResponse, upstr
     response.writeHead(413).end();
     return;
   }
-  const upstream = await fetch(upstreamUrl + (request.url ?? "/"), {
-    method: request.method,
-    headers: { "content-type": request.headers["content-type"] ?? "application/json" },
-    body: request.method === "GET" || request.method === "HEAD" ? undefined : body,
-  });
-  const answer = Buffer.from(await upstream.arrayBuffer());
-  if (isSubmission(body)) {
-    options.onSubmission?.({
-      arrivedAt,
-      answeredAt: Date.now(),
-      transactions: submittedTransactions(body, answer),
-      status: upstream.status,
-      answer: answer.toString(),
-    });
-    const wait = arrivedAt + options.minSubmissionMs - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  const answer = await ask(upstream, request, body);
+  const headers = { ...CORS_HEADERS, "content-type": answer.headers["content-type"] ?? "application/json" };
+  if (!isSubmission(body)) {
+    response.writeHead(answer.statusCode ?? 502, headers);
+    await pipeline(answer, response);
+    return;
   }
-  response.writeHead(upstream.status, { ...CORS_HEADERS, "content-type": upstream.headers.get("content-type") ?? "application/json" });
-  response.end(answer);
+  const answerBody = await buffer(answer);
+  options.onSubmission?.({
+    arrivedAt,
+    answeredAt: Date.now(),
+    transactions: submittedTransactions(body, answerBody),
+    status: answer.statusCode ?? 502,
+    answer: answerBody.toString(),
+  });
+  const wait = arrivedAt + options.minSubmissionMs - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  response.writeHead(answer.statusCode ?? 502, headers);
+  response.end(answerBody);
+}
+
+/** Sends the client's request on to anvil; resolves with anvil's answer once its headers have come. */
+function ask(upstream: Upstream, request: IncomingMessage, body: Buffer): Promise<IncomingMessage> {
+  const withBody = request.method !== "GET" && request.method !== "HEAD";
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      {
+        host: "127.0.0.1",
+        port: upstream.port,
+        agent: upstream.agent,
+        method: request.method,
+        path: request.url ?? "/",
+        headers: {
+          "content-type": request.headers["content-type"] ?? "application/json",
+          ...(withBody ? { "content-length": body.length } : {}),
+        },
+      },
+      resolve,
+    );
+    outgoing.once("error", reject);
+    outgoing.end(withBody ? body : undefined);
+  });
 }
 
 interface JsonRpcCall {

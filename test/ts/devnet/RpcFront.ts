@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { createServer, type AddressInfo } from "node:net";
 
 import { startAnvil, type AnvilInstance } from "../../../src/devnet/anvil.ts";
 import { startRpcFront, type RpcFront } from "../../../src/devnet/rpc-front.ts";
@@ -78,6 +79,27 @@ describe("devnet: the RPC front before anvil", function () {
   it("passes anvil's errors through unchanged", async function () {
     const { json } = await call({ jsonrpc: "2.0", id: 7, method: "eth_noSuchMethod", params: [] });
     expect((json as { error: { code: number } }).error.code).to.equal(-32601);
+  });
+
+  it("answers 502 with a JSON-RPC error when the chain behind it does not answer", async function () {
+    // A port that was just free: nothing listens on it.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const orphan = await startRpcFront({ upstreamPort: port, minSubmissionMs: MIN_MS });
+    try {
+      const response = await fetch(orphan.rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(nonce(8, "latest")),
+      });
+      expect(response.status).to.equal(502);
+      expect(response.headers.get("access-control-allow-origin")).to.equal("*");
+      expect(((await response.json()) as { error: { message: string } }).error.message).to.equal("the devnet chain did not answer");
+    } finally {
+      await orphan.stop();
+    }
   });
 
   it("pipes a WebSocket to anvil: a subscription over the front delivers new blocks", async function () {
