@@ -231,10 +231,12 @@ describe("quality of service end to end: four node processes, an epoch of 30 win
     this.timeout(120_000);
     // A failure during the pause leaves the node stopped, and a stopped process never ends on SIGTERM.
     network?.nodes[1]?.child.kill("SIGCONT");
-    await heads?.destroy();
-    l2?.destroy();
+    // The nodes and their sources stop before the heads' socket: the late node's held calls subscribe to new
+    // heads, and a subscription still being made when the socket is destroyed fails.
     await network?.stop();
     for (const proxy of proxies) await proxy.stop();
+    await heads?.destroy();
+    l2?.destroy();
     await test?.stop();
   });
 
@@ -271,14 +273,14 @@ describe("quality of service end to end: four node processes, an epoch of 30 win
 
 /** Resolves once `heads` has reported `count` new blocks. */
 function blocksLater(heads: WebSocketProvider, count: number): Promise<void> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     let seen = 0;
     const onBlock = () => {
       if (++seen < count) return;
       void heads.off("block", onBlock);
       resolve();
     };
-    void heads.on("block", onBlock);
+    heads.on("block", onBlock).catch(reject);
   });
 }
 
@@ -315,6 +317,6 @@ async function untilBlock<T>(heads: WebSocketProvider, read: (block: Block) => P
         (error: unknown) => finish(() => reject(error instanceof Error ? error : new Error(String(error)))),
       );
     };
-    void heads.on("block", onBlock);
+    heads.on("block", onBlock).catch((error: unknown) => finish(() => reject(error instanceof Error ? error : new Error(String(error)))));
   });
 }
