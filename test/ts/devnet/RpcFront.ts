@@ -82,11 +82,11 @@ describe("devnet: the RPC front before anvil", function () {
   });
 
   it("answers 502 with a JSON-RPC error when the chain behind it does not answer", async function () {
-    // A port that was just free: nothing listens on it.
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise((resolve) => closed.close(resolve));
+    // A chain that hangs up on every connection. (A port closed a moment ago could be taken meanwhile, by another
+    // test process or by this front's own listen.)
+    const hangsUp = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => hangsUp.listen(0, "127.0.0.1", resolve));
+    const { port } = hangsUp.address() as AddressInfo;
     const orphan = await startRpcFront({ upstreamPort: port, minSubmissionMs: MIN_MS });
     try {
       const response = await fetch(orphan.rpcUrl, {
@@ -99,6 +99,7 @@ describe("devnet: the RPC front before anvil", function () {
       expect(((await response.json()) as { error: { message: string } }).error.message).to.equal("the devnet chain did not answer");
     } finally {
       await orphan.stop();
+      await new Promise((resolve) => hangsUp.close(resolve));
     }
   });
 
