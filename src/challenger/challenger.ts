@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 
 import { address, getAddressDecoder, getAddressEncoder } from "@solana/kit";
-import { getAddress, hexlify, type ContractTransactionResponse } from "ethers";
+import { getAddress, hexlify, NonceManager, type ContractTransactionResponse } from "ethers";
 import { z } from "zod";
 
 import type { VerificationRegistry } from "../../typechain-types/index.ts";
@@ -95,7 +95,15 @@ export class Challenger {
     const targets = Array.from({ length: size }, () => this.#pickTarget());
     // Sent one after the other without waiting (the signer numbers them), so they land in one or two blocks.
     const sent: { target: ChallengeTarget; tx: ContractTransactionResponse }[] = [];
-    for (const target of targets) sent.push({ target, tx: await this.#request(registry, target) });
+    try {
+      for (const target of targets) sent.push({ target, tx: await this.#request(registry, target) });
+    } catch (error) {
+      // A NonceManager counts a request before it is sent: one that failed to go out after its estimate (no ETH for
+      // gas, an unreachable node) leaves a gap, and every later request would wait behind it in the pool for good.
+      // The next burst numbers from the node's pending count again, which holds what this one did send.
+      if (registry.runner instanceof NonceManager) registry.runner.reset();
+      throw error;
+    }
     const opened: SentChallenge[] = [];
     for (const { target, tx } of sent) {
       const receipt = await tx.wait();

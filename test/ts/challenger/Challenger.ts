@@ -7,7 +7,7 @@ import { Challenger, challengeTargetsSchema, type ChallengeTarget, type SentChal
 import { E18 } from "@avn/protocol/units";
 import { solanaBytes32 } from "../../../src/devnet/demo-verify.ts";
 import { addressToBytes32 } from "../../helpers/protocol.ts";
-import { fixture, loadFixture } from "../contracts/verification-registry/fixture.ts";
+import { ethers, fixture, loadFixture, networkHelpers } from "../contracts/verification-registry/fixture.ts";
 
 const TOKEN = "0x2222222222222222222222222222222222222222";
 const HOLDER = "0x3333333333333333333333333333333333333333";
@@ -99,7 +99,7 @@ describe("challenger: bursts of job requests at random times (benchmark testing)
     expect(bursts[0]).to.have.length(2);
   });
 
-  it("says why a burst failed (no collateral left), and refuses a malformed targets file", async function () {
+  it("says why a burst failed (no collateral left), sends the next one once it can, and refuses a malformed targets file", async function () {
     const { registry, outsider, nodeRegistry, admin } = await loadFixture(fixture);
     await nodeRegistry.connect(admin).grantRole(CHALLENGER_ROLE, outsider.address);
     // No collateral staked: the request reverts at its estimate, with the registry's reason.
@@ -117,6 +117,23 @@ describe("challenger: bursts of job requests at random times (benchmark testing)
       failure = error;
     }
     expect(String(failure)).to.match(/InsufficientCollateral|collateral/i);
+
+    // A request that passes its estimate and then fails to be sent (here: no ETH for its gas) never takes its nonce:
+    // once the challenger can pay again, its next burst takes that nonce, not the one after, which would wait
+    // behind the gap for good.
+    await registry.connect(admin).stakeCollateral(outsider.address, 1_000n * E18);
+    const balance = await ethers.provider.getBalance(outsider.address);
+    await networkHelpers.setBalance(outsider.address, 0n);
+    failure = undefined;
+    try {
+      await challenger.burst();
+    } catch (error) {
+      failure = error;
+    }
+    expect(String(failure)).to.match(/fund/i);
+    await networkHelpers.setBalance(outsider.address, balance);
+    const [opened] = await challenger.burst();
+    expect((await registry.queryFilter(registry.filters.VerificationRequested(opened.jobId)))[0].args.requester).to.equal(outsider.address);
 
     expect(challengeTargetsSchema.safeParse([]).success).to.equal(false);
     expect(challengeTargetsSchema.safeParse([{ chain: "evm", owner: "0x12", asset: TOKEN }]).success).to.equal(false);
