@@ -1,4 +1,4 @@
-import { NonceManager, Wallet, type JsonRpcProvider } from "ethers";
+import { Wallet, type JsonRpcProvider } from "ethers";
 
 import { L1BlockHashes__factory } from "../../typechain-types/index.ts";
 import type { DevAccount } from "../common/stack-file.ts";
@@ -25,7 +25,10 @@ export async function startL1HashRecorder(options: {
   keeper: DevAccount;
   onError?: (error: unknown) => void;
 }): Promise<L1HashRecorder> {
-  const hashes = L1BlockHashes__factory.connect(options.l1BlockHashes, new NonceManager(new Wallet(options.keeper.privateKey, options.l2)));
+  // A plain wallet, which asks the node for the pending nonce at each call: calls go one at a time, each waiting for
+  // its receipt. A NonceManager counts a call before sending it, so one that failed unsent (an unreachable RPC, no
+  // ETH for gas) would leave a gap that every later call waits behind, for good.
+  const hashes = L1BlockHashes__factory.connect(options.l1BlockHashes, new Wallet(options.keeper.privateKey, options.l2));
   let recorded = 0n;
   let running: Promise<void> | undefined;
   let again = false;
