@@ -141,6 +141,37 @@ export function postOnOwnConnection(
 }
 
 /**
+ * The worker processes of a cluster that answered its requests to `url` (at least `count` of them), each with the
+ * statuses it answered, from its logs: Fastify's "incoming request" line names the url and its "request completed"
+ * line the status, both under the request's id, which counts per process. Waits (up to 10 s) for the `count` lines:
+ * a worker logs "request completed" after its answer has gone.
+ */
+export async function workersThatAnswered(
+  api: Pick<RunningApiProcess, "logs" | "waitForLogs">,
+  url: string,
+  count: number,
+): Promise<Map<number | undefined, number[]>> {
+  interface Line {
+    pid?: number;
+    reqId?: string;
+    msg?: string;
+    req?: { url?: string };
+    res?: { statusCode?: number };
+  }
+  const answers = (lines: readonly string[]) => {
+    const entries = lines.map((line) => JSON.parse(line) as Line);
+    const asked = new Set(
+      entries.filter((entry) => entry.msg === "incoming request" && entry.req?.url === url).map((entry) => `${entry.pid}/${entry.reqId}`),
+    );
+    return entries.filter((entry) => entry.msg === "request completed" && asked.has(`${entry.pid}/${entry.reqId}`));
+  };
+  await api.waitForLogs(`${count} answers to ${url} logged`, (lines) => answers(lines).length >= count, 10_000);
+  const byWorker = new Map<number | undefined, number[]>();
+  for (const entry of answers(api.logs)) byWorker.set(entry.pid, [...(byWorker.get(entry.pid) ?? []), entry.res?.statusCode ?? 0]);
+  return byWorker;
+}
+
+/**
  * The worker processes (pids) that answered `count` refusals (429) of a cluster, from its logs. A worker logs
  * "request completed" after its answer has gone, so this waits (up to 10 s) for the `count` lines before
  * counting; the refusals are counted because the /healthz probes log the line too.
