@@ -3,6 +3,7 @@ import { AbiCoder, Contract, keccak256, toQuantity, ZeroHash, type JsonRpcProvid
 import { opArtifact } from "../../op/artifacts.ts";
 import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
 import { BackgroundService, type BackgroundServiceOptions } from "./background-service.ts";
+import { receiptUnlessDropped } from "./receipt-unless-dropped.ts";
 
 export interface OutputProposerOptions extends BackgroundServiceOptions {
   /** The proposer account on L1 (the oracle's `proposer`). */
@@ -119,10 +120,12 @@ export class OutputProposer extends BackgroundService<number> {
     const send = (index: number) => propose.send(roots[index], due[index], ZeroHash, 0n, { ...overrides, nonce: nonce + index });
     let last = await send(0);
     for (let index = 1; index < due.length; index += 1) last = await send(index);
-    const receipt = await last.wait();
-    // A reverted output reverts the ones after it too (each names the block after the one before): the next
-    // round reads the oracle again and proposes from where it is.
-    if (receipt === null || receipt.status !== 1) throw new Error(`the output of L2 block ${due.at(-1)} was not accepted`);
+    // Not `wait()`: an L1 reorg can drop the transaction, and the round must then end rather than wait for good.
+    const receipt = await receiptUnlessDropped(last);
+    // A reverted or dropped output takes the ones after it along (each names the block after the one before): the
+    // next round reads the oracle and the nonce again and proposes from where they are.
+    if (receipt === null) throw new Error(`the output of L2 block ${due.at(-1)} was dropped from the L1 (a reorg); proposing it again`);
+    if (receipt.status !== 1) throw new Error(`the output of L2 block ${due.at(-1)} was not accepted`);
     this.#proposed += due.length;
     return due.length;
   }
