@@ -204,6 +204,9 @@ describe("web app: theme, header and addresses in Chromium", function () {
 
   it("keeps the header on one row at 360 px, the pages behind a menu and Connect in sight", async function () {
     const page = await open("/network", { colorScheme: "dark", viewport: NARROW });
+    // The header as it stays: once the wallet half has loaded (the page's body with it), the shell's early Connect
+    // button has given way to the working one. Measured during that swap, the button just found could be gone.
+    await readsSettled(page);
     const header = page.getByRole("banner");
     const menuButton = header.getByRole("button", { name: "Menu", exact: true });
     const connect = header.getByRole("button", { name: /^Connect/ });
