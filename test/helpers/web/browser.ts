@@ -214,14 +214,29 @@ export function walletDialog(page: Page): Locator {
 export async function connectWallet(page: Page, walletName = "Test Wallet"): Promise<void> {
   const connected = page.getByTestId("connected-address");
   const button = page.getByRole("banner").getByRole("button", { name: "Connect wallet", exact: true });
+  const choice = walletDialog(page).getByRole("button", { name: walletName, exact: true });
+  // The header's working control, not the shell's early button: that one is replaced twice while the wallet half
+  // loads (by the Suspense fallback's copy, then by the working one), and a click whose press and release straddle
+  // a swap reaches neither. The page's body marks its reads once it has loaded, after the header's control.
+  await page.locator("main[data-reads-in-flight]").waitFor({ state: "attached" });
   await connected.or(button).first().waitFor();
-  if (!(await connected.isVisible())) {
-    // Each button may go while it is clicked, when wagmi's own reconnection wins the race (the dialog closes
-    // itself once connected).
-    await button.click({ timeout: 5_000 }).catch(() => undefined);
-    const choice = walletDialog(page).getByRole("button", { name: walletName, exact: true });
-    await connected.or(choice).first().waitFor();
-    if (!(await connected.isVisible())) await choice.click({ timeout: 5_000 }).catch(() => undefined);
-  }
+  if (await connected.isVisible()) return;
+  await clickUnlessConnected(button, connected);
+  await connected.or(choice).first().waitFor();
+  if (await connected.isVisible()) return;
+  await clickUnlessConnected(choice, connected);
   await connected.waitFor();
+}
+
+/**
+ * Clicks `target`, unless `connected` shows first: wagmi's own reconnection can take the Connect button or the
+ * dialog away while it is clicked (the dialog closes itself once connected). A click that fails otherwise fails.
+ */
+async function clickUnlessConnected(target: Locator, connected: Locator): Promise<void> {
+  const click = target.click();
+  const reconnected = connected.waitFor();
+  // The one that loses is still running: its end, whatever it is, is of no interest.
+  click.catch(() => undefined);
+  reconnected.catch(() => undefined);
+  await Promise.race([click, reconnected]);
 }
