@@ -189,6 +189,18 @@ export const PHASES = [
   { name: "tree-state:check", command: "node scripts/tree-state.mjs check" },
 ];
 
+/**
+ * How much of a failed phase's output, if it ran beside others, is printed again just before the table: enough for
+ * mocha's list of failures with their stacks. A log's excerpt is usually its end, and the phases that ended after
+ * the failed one printed theirs after it.
+ */
+export const FAILED_OUTPUT_LINES = 80;
+
+/** The last `count` lines of `text` (its trailing blank lines left out). */
+function lastLines(text, count) {
+  return text.trimEnd().split("\n").slice(-count).join("\n");
+}
+
 /** Whether a phase's row stops what waits for it: it failed, or did not run for a failure before it. */
 const blocks = (row) => row.result.startsWith("FAILED") || row.result === "not run";
 
@@ -246,7 +258,9 @@ export async function runPhases(phases, { from, cwd = root, env = process.env, l
       if (output.length > 0) process.stdout.write(output);
     }
     if (code === 0) return { name: phase.name, seconds, result: "passed" };
-    return { name: phase.name, seconds, result: `FAILED (${error ?? (signal ? `signal ${signal}` : `exit ${code}`)})` };
+    const result = `FAILED (${error ?? (signal ? `signal ${signal}` : `exit ${code}`)})`;
+    // Printed again before the table (main): other phases' output may have come after it.
+    return { name: phase.name, seconds, result, ...(capture ? { outputEnd: lastLines(output.toString(), FAILED_OUTPUT_LINES) } : {}) };
   };
   for (let index = 0; index < phases.length;) {
     // A run of adjacent phases with the same `together` value, or one phase.
@@ -358,6 +372,8 @@ export async function main(phases, argv, { env = process.env, log = console.log 
       env: { ...env, [SKIPPED_TESTS_FILE_VARIABLE]: skipsFile, [REHEARSAL_COPY_VARIABLE]: path.join(dir, "rehearsal-project") },
       log,
     });
+    for (const failed of rows.filter((row) => row.outputEnd !== undefined))
+      log(`\n=== ${failed.name} ${failed.result}: the end of its output (printed whole above), again\n${failed.outputEnd}`);
     log(["", ...formatTable(rows), "", ...formatSkips(readSkips(skipsFile))].join("\n"));
     if (!ok) {
       const failed = rows.find((row) => row.result.startsWith("FAILED"));

@@ -126,11 +126,11 @@ describe("npm test's runner (scripts/test-phases.mjs) and the missing-service he
   });
 
   it("runs adjacent phases of one `together` group at the same time, each one's output printed whole, and stops after a group with a failure", async function () {
-    // Each phase prints a line, waits 1.5 s, prints another: side by side, the group takes about 1.5 s, not 3.
-    const slow = (tag: string, exit = 0) =>
-      node(`console.log('${tag} BEGINS'); setTimeout(() => { console.log('${tag} ENDS'); process.exit(${exit}); }, 1500)`);
+    // Each phase prints a line, waits, prints another: side by side, the group takes about as long as the longer, not both.
+    const slow = (tag: string, exit = 0, ms = 1500) =>
+      node(`console.log('${tag} BEGINS'); setTimeout(() => { console.log('${tag} ENDS'); process.exit(${exit}); }, ${ms})`);
     const { status, stdout, output } = await runPhases(`[
-      { name: "left", command: ${JSON.stringify(slow("LEFT"))}, together: "checks" },
+      { name: "left", command: ${JSON.stringify(slow("LEFT", 0, 2500))}, together: "checks" },
       { name: "right", command: ${JSON.stringify(slow("RIGHT", 4))}, together: "checks" },
       { name: "after", command: ${JSON.stringify(node("console.log('AFTER OUTPUT')"))} },
     ]`);
@@ -146,6 +146,12 @@ describe("npm test's runner (scripts/test-phases.mjs) and the missing-service he
     expect(row(stdout, "after")).to.deep.equal(["after", "-", "not run"]);
     const total = Number(row(stdout, "total")?.[1]);
     expect(total).to.be.below(Number(row(stdout, "left")?.[1]) + Number(row(stdout, "right")?.[1]));
+    // The failed phase ended first, and the other's output came after its own: its end is printed again, last
+    // before the table, where a log's excerpt finds it.
+    const again = stdout.indexOf("=== right FAILED (exit 4): the end of its output");
+    expect(again, stdout).to.be.above(stdout.indexOf("LEFT ENDS"));
+    expect(stdout.slice(again)).to.match(/^RIGHT BEGINS\nRIGHT ENDS\n\nphase\s+seconds\s+result$/m);
+    expect(stdout.slice(again)).to.not.contain("LEFT");
   });
 
   it("runs the phases of one lane of a group one after another, and a phase after those it names, beside the others; a failure stops what waits for it", async function () {
