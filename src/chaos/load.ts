@@ -1,6 +1,7 @@
 import { Contract, type Provider } from "ethers";
 
 import type { StackFile } from "../common/stack-file.ts";
+import { STACK_ATTESTATION_EVM_CONFIRMATIONS } from "../devnet/stack-attestation.ts";
 
 /**
  * How an answer is judged (docs/operations.md, "Chaos"): right (200 with the canonical balance), refused
@@ -29,9 +30,10 @@ export interface LoadStream {
   body: Record<string, unknown>;
   /**
    * The balances an answer to a request sent at `sentAt` (`performance.now()`) may carry: what the source
-   * holds now, read after the answer, and what it held within the API's documented freshness before.
+   * holds now, read after the answer, and what it held within the API's documented freshness before. An
+   * attested Ethereum answer also names its `sourceBlock`: the balance at that block, if the block is that recent.
    */
-  expected: (sentAt: number) => Promise<readonly bigint[]>;
+  expected: (sentAt: number, sourceBlock?: number) => Promise<readonly bigint[]>;
   /** Whether a 200 must carry a quorum's signatures. */
   attested?: boolean;
 }
@@ -237,7 +239,8 @@ export class SteadyLoad {
       return outcome(clear ? "refused" : "wrong", response.status, `${response.status} ${message ?? text.slice(0, 120)}`);
     }
     const answered = balanceOf(text, stream.path.includes("ccq-evm"));
-    const expected = await stream.expected(started);
+    const sourceBlock = /"sourceBlock":\s*"(\d+)"/.exec(text);
+    const expected = await stream.expected(started, sourceBlock === null ? undefined : Number(sourceBlock[1]));
     if (answered === undefined || !expected.includes(answered))
       return outcome("wrong", 200, `balance ${answered}, the source says ${expected.join(" or ")}`);
     if (stream.attested === true && !/"signatures":\s*\[\s*\{/.test(text)) return outcome("wrong", 200, "no signatures");
@@ -277,17 +280,29 @@ export const EVM_FRESHNESS_MS = 1_250;
 /**
  * The canonical balance of `owner` in the ERC-20 or ERC-721 at `asset`, read from the source after each
  * answer: an answer is right if it is the balance now, or one the source held (as this client read it)
- * within `EVM_FRESHNESS_MS` before the request was sent.
+ * within `EVM_FRESHNESS_MS` before the request was sent. An attested answer is read at a block pinned
+ * `pinBlocks` below the head the hub saw (`ATTESTATION_EVM_CONFIRMATIONS`) and names it (`sourceBlock`): it is
+ * also right if it is the balance at that block, when that block is no older than the head this client saw
+ * `EVM_FRESHNESS_MS` before the request, less the pin. This client's reads need not have seen that balance: a
+ * holding that moves twice within a second held the one between for a block or two only.
  */
-export function evmBalanceNow(source: Provider, asset: string, owner: string): LoadStream["expected"] {
+export function evmBalanceNow(source: Provider, asset: string, owner: string, pinBlocks: number): LoadStream["expected"] {
   const token = new Contract(asset, ["function balanceOf(address) view returns (uint256)"], source);
-  const seen: Array<{ at: number; balance: bigint }> = [];
-  return async (sentAt) => {
-    const balance = (await token.getFunction("balanceOf")(owner)) as bigint;
+  const balanceAt = (blockTag: number | "latest") => token.getFunction("balanceOf")(owner, { blockTag }) as Promise<bigint>;
+  const seen: Array<{ at: number; balance: bigint; head: number }> = [];
+  return async (sentAt, sourceBlock) => {
+    const [balance, head] = await Promise.all([balanceAt("latest"), source.getBlockNumber()]);
     const now = performance.now();
-    seen.push({ at: now, balance });
-    while (seen.length > 0 && seen[0].at < now - 60_000) seen.shift();
-    return [balance, ...seen.filter((entry) => entry.at >= sentAt - EVM_FRESHNESS_MS).map((entry) => entry.balance)];
+    seen.push({ at: now, balance, head });
+    while (seen.length > 1 && seen[1].at < now - 60_000) seen.shift();
+    const since = sentAt - EVM_FRESHNESS_MS;
+    const accepted = [balance, ...seen.filter((entry) => entry.at >= since).map((entry) => entry.balance)];
+    if (sourceBlock !== undefined) {
+      // The head at `since` was at least the last one read before it (or, with none, the oldest read).
+      const before = seen.filter((entry) => entry.at <= since).at(-1) ?? seen[0];
+      if (sourceBlock >= before.head - pinBlocks && sourceBlock <= head) accepted.push(await balanceAt(sourceBlock));
+    }
+    return accepted;
   };
 }
 
@@ -295,12 +310,12 @@ export function evmBalanceNow(source: Provider, asset: string, owner: string): L
  * The queries of the load on a stack's first demo holdings, each checked against what its source holds: the
  * Ethereum one (read from `source`, the L1) and the Solana one, each plain and attested.
  */
-export function demoStreams(stack: StackFile, source: Provider): LoadStream[] {
+export function demoStreams(stack: StackFile, source: Provider, attestedPinBlocks = STACK_ATTESTATION_EVM_CONFIRMATIONS): LoadStream[] {
   const evm = stack.demo!.evm[0];
   const svm = stack.demo!.svm[0];
   const evmBody = { user_address: evm.user_address, contract_address: evm.contract_address };
   const svmBody = { owner_address: svm.owner_address, token_mint_address: svm.token_mint_address };
-  const evmNow = evmBalanceNow(source, evm.contract_address, evm.user_address);
+  const evmNow = evmBalanceNow(source, evm.contract_address, evm.user_address, attestedPinBlocks);
   const svmBalance = async () => [BigInt(svm.balance)];
   return [
     { name: "evm plain", path: "/api/ccq-evm", body: evmBody, expected: evmNow },

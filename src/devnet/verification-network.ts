@@ -13,6 +13,7 @@ import { waitFor } from "../common/wait-for.ts";
 import { CHALLENGER_ROLE } from "@avn/protocol/qos";
 
 import { spawnApiService } from "./api-service.ts";
+import { STACK_ATTESTATION_EVM_CONFIRMATIONS } from "./stack-attestation.ts";
 import { seedChallengeHoldings } from "./challenge-holdings.ts";
 import { startStackChallenger } from "./stack-challenger.ts";
 import type { ChallengeTarget } from "../challenger/challenger.ts";
@@ -286,7 +287,7 @@ export async function startVerificationNetwork(input: VerificationNetworkInput):
       ATTESTATION_NODE_REGISTRY: input.contracts.l2.NodeRegistry,
       ATTESTATION_VERIFIER: input.contracts.l2.AttestationVerifier,
       ...(input.contracts.l2.AttestationExporter === undefined ? {} : { ATTESTATION_EXPORTER: input.contracts.l2.AttestationExporter }),
-      ATTESTATION_EVM_CONFIRMATIONS: "1",
+      ATTESTATION_EVM_CONFIRMATIONS: String(STACK_ATTESTATION_EVM_CONFIRMATIONS),
       // Heart-beats come every minute at most; a transferred license is noticed within this.
       ATTESTATION_RECHECK_MS: "5000",
       // ?proof=true answers at the keeper's latest recorded L1 block (the L2 is ATTESTATION_L2_RPC_URL's).
