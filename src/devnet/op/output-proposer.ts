@@ -63,6 +63,13 @@ export class OutputProposer extends BackgroundService<number> {
   readonly #oracle: Contract;
   #schedule: OracleSchedule | undefined;
   #proposed = 0;
+  /**
+   * Outputs an L1 reorg dropped so far: each adds a wei to the next rounds' fees, so that an output sent again is
+   * never the dropped transaction's bytes, which anvil may still count as known after `anvil_reorg`. A round starts
+   * from the sender's mined nonce ("latest"): the previous round waited for its last receipt, so nothing of its
+   * own is pending, and a count that still held a dropped transaction would leave a gap every output waits behind.
+   */
+  #dropped = 0n;
 
   constructor(options: OutputProposerOptions) {
     super(options);
@@ -112,11 +119,15 @@ export class OutputProposer extends BackgroundService<number> {
     const roots = await Promise.all(due.map((block) => computeOutputRoot(l2, block)));
     const propose = this.#oracle.getFunction("proposeL2Output");
     const first = await propose.populateTransaction(roots[0], due[0], ZeroHash, 0n);
-    const [gasLimit, fees, nonce] = await Promise.all([l1Signer.estimateGas(first), l1.getFeeData(), l1Signer.getNonce("pending")]);
+    const [gasLimit, fees, nonce] = await Promise.all([l1Signer.estimateGas(first), l1.getFeeData(), l1Signer.getNonce("latest")]);
     if (fees.maxFeePerGas === null || fees.maxPriorityFeePerGas === null) throw new Error("the L1 gave no EIP-1559 fee data");
     // Each output appends one entry to the oracle's list, the same work as the first's; only the calldata's cost
     // differs (its zero bytes are cheaper: another root, another block number), hence the margin over the estimate.
-    const overrides = { gasLimit: (gasLimit * 6n) / 5n, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas };
+    const overrides = {
+      gasLimit: (gasLimit * 6n) / 5n,
+      maxFeePerGas: fees.maxFeePerGas + this.#dropped,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas + this.#dropped,
+    };
     const send = (index: number) => propose.send(roots[index], due[index], ZeroHash, 0n, { ...overrides, nonce: nonce + index });
     let last = await send(0);
     for (let index = 1; index < due.length; index += 1) last = await send(index);
@@ -124,7 +135,10 @@ export class OutputProposer extends BackgroundService<number> {
     const receipt = await receiptUnlessDropped(last);
     // A reverted or dropped output takes the ones after it along (each names the block after the one before): the
     // next round reads the oracle and the nonce again and proposes from where they are.
-    if (receipt === null) throw new Error(`the output of L2 block ${due.at(-1)} was dropped from the L1 (a reorg); proposing it again`);
+    if (receipt === null) {
+      this.#dropped += 1n;
+      throw new Error(`the output of L2 block ${due.at(-1)} was dropped from the L1 (a reorg); proposing it again`);
+    }
     if (receipt.status !== 1) throw new Error(`the output of L2 block ${due.at(-1)} was not accepted`);
     this.#proposed += due.length;
     return due.length;
