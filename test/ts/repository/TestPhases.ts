@@ -126,12 +126,20 @@ describe("npm test's runner (scripts/test-phases.mjs) and the missing-service he
   });
 
   it("runs adjacent phases of one `together` group at the same time, each one's output printed whole, and stops after a group with a failure", async function () {
-    // Each phase prints a line, waits, prints another: side by side, the group takes about as long as the longer, not both.
-    const slow = (tag: string, exit = 0, ms = 1500) =>
-      node(`console.log('${tag} BEGINS'); setTimeout(() => { console.log('${tag} ENDS'); process.exit(${exit}); }, ${ms})`);
+    // Each phase prints a line, waits, prints another: side by side, the group takes about as long as the longer,
+    // not both. "right" waits 1.5 s and leaves a mark as it ends; "left" ends once it sees that mark, so it ends last.
+    const mark = path.join(dir, "right-ended");
+    const right = node(
+      `console.log('RIGHT BEGINS'); setTimeout(() => { console.log('RIGHT ENDS'); require('fs').writeFileSync(${JSON.stringify(mark)}, ''); process.exit(4); }, 1500)`,
+    );
+    const left = node(
+      `const fs = require('fs'); console.log('LEFT BEGINS'); const end = () => { console.log('LEFT ENDS'); process.exit(0); }; ` +
+        `fs.watch(${JSON.stringify(dir)}, () => { if (fs.existsSync(${JSON.stringify(mark)})) end(); }); ` +
+        `if (fs.existsSync(${JSON.stringify(mark)})) end();`,
+    );
     const { status, stdout, output } = await runPhases(`[
-      { name: "left", command: ${JSON.stringify(slow("LEFT", 0, 2500))}, together: "checks" },
-      { name: "right", command: ${JSON.stringify(slow("RIGHT", 4))}, together: "checks" },
+      { name: "left", command: ${JSON.stringify(left)}, together: "checks" },
+      { name: "right", command: ${JSON.stringify(right)}, together: "checks" },
       { name: "after", command: ${JSON.stringify(node("console.log('AFTER OUTPUT')"))} },
     ]`);
     expect(status, output).to.equal(1);
