@@ -1,4 +1,4 @@
-import { AbiCoder, Contract, keccak256, toQuantity, ZeroHash, type JsonRpcProvider, type Signer } from "ethers";
+import { AbiCoder, Contract, keccak256, toQuantity, ZeroHash, type JsonRpcProvider, type Signer, type TransactionResponse } from "ethers";
 
 import { opArtifact } from "../../op/artifacts.ts";
 import { L2_PREDEPLOYS } from "@avn/protocol/op-predeploys";
@@ -129,10 +129,11 @@ export class OutputProposer extends BackgroundService<number> {
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas + this.#dropped,
     };
     const send = (index: number) => propose.send(roots[index], due[index], ZeroHash, 0n, { ...overrides, nonce: nonce + index });
-    let last = await send(0);
-    for (let index = 1; index < due.length; index += 1) last = await send(index);
-    // Not `wait()`: an L1 reorg can drop the transaction, and the round must then end rather than wait for good.
-    const receipt = await receiptUnlessDropped(last);
+    const sent: TransactionResponse[] = [];
+    for (let index = 0; index < due.length; index += 1) sent.push(await send(index));
+    // Not `wait()`: an L1 reorg can drop a transaction of the round or one before it (its nonce read before the
+    // reorg), and the round must then end rather than wait for good.
+    const receipt = await receiptUnlessDropped(sent);
     // A reverted or dropped output takes the ones after it along (each names the block after the one before): the
     // next round reads the oracle and the nonce again and proposes from where they are.
     if (receipt === null) {
