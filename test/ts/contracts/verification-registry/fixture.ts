@@ -7,8 +7,21 @@ import { queryResultHash } from "../../../../src/common/query-result.ts";
 import { revealCommitmentOf } from "@avn/protocol/commit-reveal";
 
 export const { ethers, networkHelpers } = await network.create();
-export const { loadFixture, time } = networkHelpers;
+export const { time } = networkHelpers;
 export const fixture = () => deployProtocol(ethers);
+
+/**
+ * `networkHelpers.loadFixture`, with the chain's clock going on from the snapshot rather than from the wall clock.
+ * The snapshot is taken once per process (this module's connection is shared by every file that imports it), and
+ * after a revert the simulated chain stamps its next block with the wall-clock time. A file run more than
+ * LIVENESS_WINDOW (10 min) after the first one to load the fixture found every heartbeat of the fixture expired,
+ * and its licenses no longer live: 29 tests failed so in a slow CI run.
+ */
+export async function loadFixture<T>(fixtureToLoad: () => Promise<T>): Promise<T> {
+  const loaded = await networkHelpers.loadFixture(fixtureToLoad);
+  await time.setNextBlockTimestamp((await time.latest()) + 1);
+  return loaded;
+}
 
 /** The modes of MockVerificationConsumer, in its enum's order. */
 export enum ConsumerMode {
