@@ -58,7 +58,7 @@ export async function rehearseLiveDeployment(options: RehearsalOptions): Promise
       // Ignition waits for 5 confirmations on a live network: short blocks keep that short. But not 2 s or less on
       // L1: once anvil has mined at such an interval, `l1RecentStates` no longer bounds its memory and the vote's
       // blocks come ever slower. Measured with anvil 1.7.1, 30,000 blocks by `anvil_mine` (the interval mining
-      // off meanwhile, as below): 38 s and 6.4 GB at a 1 s or 2 s interval, 5.7 s and 0.4 GB at 3 s. A fresh
+      // off meanwhile, as below): 38 s and 6.4 GB at a 1 s interval, 34 s at 2 s, 5.7 s and 0.4 GB at 3 s. A fresh
       // clone's CI run spent over 20 minutes in the vote so, starving the test processes beside it.
       l1BlockTime: 3,
       l2BlockTime: 1,
