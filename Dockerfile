@@ -66,4 +66,5 @@ COPY packages/protocol/src packages/protocol/src
 RUN mkdir -p /app/cache && chown node:node /app/cache
 USER node
 VOLUME /app/cache
-CMD ["node", "--disable-warning=ExperimentalWarning", "scripts/node.ts"]
+# The young generation at a fixed size: src/common/service-v8-flags.ts says why (keep the two alike).
+CMD ["node", "--disable-warning=ExperimentalWarning", "--min-semi-space-size=16", "--max-semi-space-size=16", "scripts/node.ts"]

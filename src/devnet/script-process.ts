@@ -3,6 +3,8 @@ import { createWriteStream } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 
+import { SERVICE_V8_FLAGS } from "../common/service-v8-flags.ts";
+
 /** A project script (`scripts/<name>.ts`) running as its own process, as `npm run <name>` runs it. */
 export interface ScriptProcess {
   child: ChildProcess;
@@ -14,7 +16,7 @@ export interface ScriptProcess {
 
 /**
  * Starts `scripts/<script>` of `projectRoot` on this Node (which runs the TypeScript directly, as the
- * container does) with PATH and `env` only. Its output is appended to `logFile`, or, without one, its
+ * container does) with a service's V8 flags (`SERVICE_V8_FLAGS`), PATH and `env` only. Its output is appended to `logFile`, or, without one, its
  * standard output is dropped and its errors go to this process's.
  */
 export async function spawnScript(options: {
@@ -31,7 +33,8 @@ export async function spawnScript(options: {
     await new Promise<void>((resolve, reject) => stream.once("open", () => resolve()).once("error", reject));
     log = stream;
   }
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", path.join(projectRoot, "scripts", options.script)], {
+  const args = ["--disable-warning=ExperimentalWarning", ...SERVICE_V8_FLAGS, path.join(projectRoot, "scripts", options.script)];
+  const child = spawn(process.execPath, args, {
     cwd: projectRoot,
     env: { PATH: process.env.PATH ?? "", ...options.env },
     stdio: ["ignore", log === undefined ? "ignore" : "pipe", log === undefined ? "inherit" : "pipe"],

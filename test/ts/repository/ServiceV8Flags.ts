@@ -1,0 +1,56 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import { expect } from "chai";
+
+import { SERVICE_V8_FLAGS } from "../../../src/common/service-v8-flags.ts";
+import { spawnScript } from "../../../src/devnet/script-process.ts";
+
+const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
+
+/** The new space's size (MiB) a fresh Node on `flags` starts with. */
+function newSpaceAtStart(flags: readonly string[]): number {
+  const result = spawnSync(
+    process.execPath,
+    [...flags, "-p", "require('node:v8').getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size"],
+    { encoding: "utf8", env: { PATH: process.env.PATH ?? "" } },
+  );
+  expect(result.status, result.stderr).to.equal(0);
+  return Number(result.stdout.trim()) / 1_048_576;
+}
+
+/**
+ * A long-running service's young generation is fixed at its full size (src/common/service-v8-flags.ts): the
+ * flags are ones this Node takes and acts on, and every way a service starts passes them.
+ */
+describe("The services' V8 flags", function () {
+  it("start a Node with its young generation at full size, where V8 alone starts it small", function () {
+    expect(newSpaceAtStart(SERVICE_V8_FLAGS)).to.be.at.least(16);
+    expect(newSpaceAtStart([])).to.be.below(16);
+  });
+
+  it("are on the node image's command and on the npm scripts that run a service", function () {
+    const dockerfile = readFileSync(path.join(projectRoot, "Dockerfile"), "utf8");
+    const command = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]) as string[];
+    expect(command.slice(0, 1)).to.deep.equal(["node"]);
+    expect(command).to.include.members([...SERVICE_V8_FLAGS]);
+    const scripts = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")).scripts as Record<string, string>;
+    for (const name of ["start", "api", "node", "solver"])
+      expect(scripts[name].split(" "), `npm run ${name}`).to.include.members([...SERVICE_V8_FLAGS]);
+  });
+
+  it("are on the command line of every script the local stack starts", async function () {
+    // Any script does: its arguments are what is checked. `keys` with none says how to use it and exits.
+    const folder = await mkdtemp(path.join(tmpdir(), "service-flags-"));
+    try {
+      const script = await spawnScript({ projectRoot, script: "keys.ts", env: {}, logFile: path.join(folder, "keys.log") });
+      await script.exited;
+      expect(script.child.spawnargs.slice(1, -1)).to.include.members([...SERVICE_V8_FLAGS]);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+});
