@@ -1,4 +1,4 @@
-import { getHeapSpaceStatistics } from "node:v8";
+import { getHeapSpaceStatistics, getHeapStatistics } from "node:v8";
 
 import type { LocalStack } from "../devnet/local-stack.ts";
 import { SoakClientProcess, type SoakClientReport } from "./soak-client.ts";
@@ -51,7 +51,7 @@ export async function soak(local: LocalStack, options: SoakOptions): Promise<Soa
         kinds === undefined
           ? ""
           : `; stack RSS by kind MiB: [heap] ${kinds.brkHeap.toFixed(0)}, anonymous ${kinds.anonymous.toFixed(0)}, files ${kinds.files.toFixed(0)}`;
-      const heaps = `JS heap used/reserved/external MiB: stack ${heapOf(process.memoryUsage())}, soak client ${heapOf(memory)}${stackKinds}; stack V8 spaces MiB: ${spacesOf()}`;
+      const heaps = `JS heap used/reserved/external MiB: stack ${heapOf(process.memoryUsage())}, soak client ${heapOf(memory)}${stackKinds}; stack V8 spaces MiB: ${spacesOf()}; ${outsideSpaces()}`;
       options.log(
         `minute ${minute}: ${tally.total} answers, ${tally.total - tally.right} not right; RSS MiB: ${line.join(", ")}; ${heaps}`,
       );
@@ -96,6 +96,18 @@ function spacesOf(): string {
     .filter((space) => names[space.space_name] !== undefined)
     .map((space) => `${names[space.space_name]} ${toMiB(space.space_size)}`)
     .join(", ");
+}
+
+/**
+ * The stack process's memory that the spaces do not show: the heap's pages V8 has touched
+ * (`total_physical_size`), what V8 itself has malloced (compiler zones, tables) and the array buffers' bytes:
+ * which of them follows the anonymous memory when it grows while every space is flat.
+ */
+function outsideSpaces(): string {
+  const statistics = getHeapStatistics();
+  const physical = toMiB(statistics.total_physical_size);
+  const malloced = toMiB(statistics.malloced_memory);
+  return `stack V8 physical/malloced/array buffers MiB: ${physical}/${malloced}/${toMiB(process.memoryUsage().arrayBuffers)}`;
 }
 
 function toMiB(bytes: number): string {
