@@ -17,11 +17,11 @@ const FORWARDED: ReadonlyArray<[NodeJS.Signals, NodeJS.Signals]> = [
 /**
  * What `npm run chaos` and `npm run soak` share: `hardhat run` takes no arguments of the script's, so this parses
  * `args` with `options`, turns the values into the script's environment with `env` (a string it returns says what
- * is wrong with them), and runs `hardhat run <script>` with it, on this Node with a service's V8 flags. The script runs in a process group of its own,
- * and the first SIGINT, SIGTERM or SIGHUP (as SIGTERM) this process gets is sent to that group, once: the script
- * stops its stack on it, and a second signal (npm passes on what the terminal sent too) would cut that short.
- * Resolves with the code to exit with: the script's, 128 + the signal's number when a signal ended it, or 2 for
- * arguments it refused (said on stderr with `usage`).
+ * is wrong with them), and runs `hardhat run <script>` with it, on this Node with a service's V8 flags. The
+ * script runs in a process group of its own, and the first SIGINT, SIGTERM or SIGHUP (as SIGTERM) this process
+ * gets is sent to that group, once: the script stops its stack on it, and a second signal (npm passes on what the
+ * terminal sent too) would cut that short. Resolves with the code to exit with: the script's, 128 + the signal's
+ * number when a signal ended it, or 2 for arguments it refused (said on stderr with `usage`).
  */
 export async function runHardhatScript<O extends ParseArgsOptionsConfig>(input: {
   script: string;

@@ -6,7 +6,8 @@
  * V8 starts it at 1 MiB a semi-space, doubles it under load and halves it again after a quiet moment: each
  * step moves the process's resident memory by up to 24 MiB. Measured on a circuit node under the soak's load
  * (inspector, `v8.getHeapSpaceStatistics`): new space 8 → 16 → 32 MiB over the first three minutes while old
- * space stayed at 34 MiB, and a quiet moment later shrank it and took 25 MiB of RSS away for a minute. A
+ * space stayed at 34 MiB; in a soak, a quiet moment at minute 4 took 22–26 MiB of RSS from every node for
+ * up to three minutes. A
  * fixed size costs at most that much once, at the start, and makes a service's footprint what it will be
  * under load: what a container's memory limit is set from, and what a soak's slope can be read against.
  * `--min-semi-space-size` is refused in NODE_OPTIONS, so these go on the command line.
