@@ -33,24 +33,30 @@ export interface AttestedCondition {
  * are those a signer read, sent with its signature (the hub checked that they evaluate to that verdict).
  * The API reads the leaves itself only when it must: a revealing answer whose signers' readings did not
  * fit a frame (its verdict must then be the quorum's), and a round without quorum, where its read tells a
- * missing asset (`AssetNotFoundError`, the route's 404) from the 503. The caller has verified the link
+ * missing asset (`AssetNotFoundError`, the route's 404) from the 503; a network short of the quorum is
+ * refused at its admission, with nothing read. The caller has verified the link
  * signature already (the nodes verify it again).
  */
 export async function attestCondition(service: AttestationService, request: ConditionRequest): Promise<AttestedCondition> {
   const chains = chainsOf(request.condition);
-  const [ethereumBlock, solanaSlot, issuedAt] = await Promise.all([
+  // Admitted beside the reads that pin the question: a network short of the quorum is refused at once.
+  const [admission, ethereumBlock, solanaSlot, issuedAt] = await Promise.all([
+    service.hub.admit("condition"),
     chains.ethereum ? pinnedEvmBlock(service) : 0n,
     chains.solana ? service.solana.latestSlot() : 0n,
     service.hub.issuedAt(),
   ]);
   const positions: ConditionPositions = { ethereumBlock, solanaSlot };
   const read = () => readCondition(request, service.pinned, positions);
-  const gathering = service.hub.gatherCondition({
-    request: { owners: request.owners, condition: request.condition, ...(request.links === undefined ? {} : { links: request.links }) },
-    ethereumBlock,
-    solanaSlot,
-    issuedAt,
-  });
+  const gathering = service.hub.gatherCondition(
+    {
+      request: { owners: request.owners, condition: request.condition, ...(request.links === undefined ? {} : { links: request.links }) },
+      ethereumBlock,
+      solanaSlot,
+      issuedAt,
+    },
+    admission,
+  );
   const { attestation, signatures, evidence } = await quorumOrNotFound(gathering, read);
   let reading: ConditionReading = { verdict: attestation.verdict, leaves: [] };
   // The hub kept a signer's readings only if they evaluate to the signed verdict.

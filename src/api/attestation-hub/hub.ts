@@ -10,7 +10,7 @@ import { LicenseChecker } from "./license-checker.ts";
 import { NodeStats } from "./node-stats.ts";
 import { hubName, type AttestQuery, type ConditionQuery } from "../../common/hub-protocol.ts";
 import type { HubBus } from "./bus/bus.ts";
-import { AttestationRounds, QuorumNotReachedError, type Attested } from "./rounds.ts";
+import { AttestationRounds, QuorumNotReachedError, type Admission, type Attested } from "./rounds.ts";
 import type { LeafEvidence } from "./round-kinds.ts";
 import { HubSessions, type HubAdmissionOptions } from "./sessions.ts";
 
@@ -165,20 +165,30 @@ export class AttestationHub {
   }
 
   /**
-   * Fans `query` out and resolves with the first struct signed by a quorum, with the QueryResult bytes one of
-   * its signers read (checked against the signed hash); throws `QuorumNotReachedError`.
+   * The quorum and the nodes that answer now, or `QuorumNotReachedError` at once when their live licenses fall
+   * short of it (`AttestationRounds.admit`). Asked first, beside the reads that pin the question: a round
+   * that cannot be formed is refused without waiting for them.
    */
-  gather(query: AttestQuery): Promise<Attested<BalanceAttestation, string>> {
-    return this.#rounds.gather(query, this.deadlineMs);
+  admit(chain: "evm" | "svm" | "condition"): Promise<Admission> {
+    return this.#rounds.admit(chain);
   }
 
   /**
-   * Fans a condition out and resolves with the first verdict a quorum signed (each node reads every leaf
-   * itself and signs the verdict it reads), with one signer's readings of the leaves (checked against that
-   * verdict); throws `QuorumNotReachedError`.
+   * Fans `query` out to the nodes `admission` holds and resolves with the first struct signed by a quorum,
+   * with the QueryResult bytes one of its signers read (checked against the signed hash); throws
+   * `QuorumNotReachedError`.
    */
-  gatherCondition(query: ConditionQuery): Promise<Attested<ConditionAttestation, LeafEvidence[]>> {
-    return this.#rounds.gatherCondition(query, this.deadlineMs);
+  gather(query: AttestQuery, admission: Admission): Promise<Attested<BalanceAttestation, string>> {
+    return this.#rounds.gather(query, this.deadlineMs, admission);
+  }
+
+  /**
+   * Fans a condition out to the nodes `admission` holds and resolves with the first verdict a quorum signed
+   * (each node reads every leaf itself and signs the verdict it reads), with one signer's readings of the
+   * leaves (checked against that verdict); throws `QuorumNotReachedError`.
+   */
+  gatherCondition(query: ConditionQuery, admission: Admission): Promise<Attested<ConditionAttestation, LeafEvidence[]>> {
+    return this.#rounds.gatherCondition(query, this.deadlineMs, admission);
   }
 
   /**

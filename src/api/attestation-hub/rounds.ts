@@ -65,10 +65,19 @@ interface RoundsOptions {
 }
 
 /** A node to ask: a session here (with `send`), or one another instance holds. */
-interface Asked {
+export interface Asked {
   burner: string;
   licenseIds: readonly bigint[];
   send?: (message: RoundRequest) => void;
+}
+
+/**
+ * What a round may count on, read before its question is (`AttestationRounds.admit`): the registry's quorum,
+ * and the nodes that answer now, here and (through the bus) on the other instances. The round asks those.
+ */
+export interface Admission {
+  quorum: bigint;
+  nodes: readonly Asked[];
 }
 
 /** A round another instance opened: answers from the nodes here go back to `origin`, and its result comes from there. */
@@ -158,23 +167,16 @@ export class AttestationRounds {
     return this.#rounds.size;
   }
 
-  /** A balance round: resolves with the first struct a quorum signed; throws `QuorumNotReachedError`. */
-  gather(query: AttestQuery, deadlineMs: number): Promise<Attested<BalanceAttestation, string>> {
-    return this.#gather(balanceRound(query), deadlineMs);
-  }
-
-  /** A condition round: resolves with the first verdict a quorum signed; throws `QuorumNotReachedError`. */
-  gatherCondition(query: ConditionQuery, deadlineMs: number): Promise<Attested<ConditionAttestation, LeafEvidence[]>> {
-    return this.#gather(conditionRound(query), deadlineMs);
-  }
-
-  async #gather<S, E>(kind: RoundKind<S, E>, deadlineMs: number): Promise<Attested<S, E>> {
-    const { checker, stats, bus } = this.options;
-    const chain = kind.label;
-    const started = performance.now();
+  /**
+   * Whether a round can reach the quorum now: the live licenses of the nodes that answer (those here that are
+   * not silent, and those the other instances hold) against the registry's quorum. Short of it, a
+   * `QuorumNotReachedError` naming them, at once: a caller asks this beside its reads of the sources, so that
+   * a network that cannot answer is refused without waiting for them (or reading them at all).
+   */
+  async admit(chain: RoundKind<unknown>["label"]): Promise<Admission> {
     // The L2 not answering is a reason to retry, like a missing quorum, not an internal error.
     const [quorum, { nodes, silent, busDown }] = await Promise.all([
-      checker.quorum().catch(() => {
+      this.options.checker.quorum().catch(() => {
         this.options.metrics.attestationRounds.inc({ chain, outcome: "unavailable" });
         throw new QuorumNotReachedError("Attestation unavailable: the L2 registry could not be read");
       }),
@@ -187,6 +189,27 @@ export class AttestationRounds {
         busDown === true ? "; the hub bus (Redis) is unreachable, so nodes connected to other API processes are not counted" : "";
       throw new QuorumNotReachedError(`Attestation unavailable: ${unavailable(connectedLicenses, quorum, silent)}${elsewhere}`);
     }
+    return { quorum, nodes };
+  }
+
+  /** A balance round among the nodes `admission` holds: resolves with the first struct a quorum signed; throws `QuorumNotReachedError`. */
+  gather(query: AttestQuery, deadlineMs: number, admission: Admission): Promise<Attested<BalanceAttestation, string>> {
+    return this.#gather(balanceRound(query), deadlineMs, admission);
+  }
+
+  /** A condition round among the nodes `admission` holds: resolves with the first verdict a quorum signed; throws `QuorumNotReachedError`. */
+  gatherCondition(
+    query: ConditionQuery,
+    deadlineMs: number,
+    admission: Admission,
+  ): Promise<Attested<ConditionAttestation, LeafEvidence[]>> {
+    return this.#gather(conditionRound(query), deadlineMs, admission);
+  }
+
+  async #gather<S, E>(kind: RoundKind<S, E>, deadlineMs: number, { quorum, nodes }: Admission): Promise<Attested<S, E>> {
+    const { stats, bus } = this.options;
+    const chain = kind.label;
+    const started = performance.now();
     const id = randomBytes(12).toString("hex");
     const result = new Promise<Attested<S, E> | Error>((resolve) => {
       const round: Round<S> = {

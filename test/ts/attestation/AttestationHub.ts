@@ -445,7 +445,7 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
     }
   });
 
-  it("answers 503 when no quorum can be gathered: Retry-After and the envelope, at once or at the deadline", async function () {
+  it("answers 503 when no quorum can be gathered: Retry-After and the envelope, at once (nothing read) or at the deadline", async function () {
     const [nodeA, , nodeC] = l2.nodes;
     await join([[nodeA]]);
     const tooFew = await post("/api/ccq-evm?attest=true", evmQuery());
@@ -455,6 +455,13 @@ describe("attestation hub: nodes connect out, a quorum of live licenses signs (i
       status: 503,
       message: "Attestation unavailable: 1 live license(s) connected, quorum is 2",
     });
+    // Refused before the asset is read: one that is not there (an account without code) gets the same 503,
+    // not the 404 a read gives after a round that ended without a quorum.
+    const unread = await post("/api/ccq-evm?attest=true", { ...evmQuery(), contract_address: sources.evm.holder });
+    expect(unread.status).to.equal(503);
+    expect(((await unread.json()) as { message: string }).message).to.equal(
+      "Attestation unavailable: 1 live license(s) connected, quorum is 2",
+    );
 
     disconnects.push(connectNode(hubApi.hubUrl, nodeC, silent));
     await until("two admitted", () => hubApi.hub.stats.list().filter((node) => node.connected).length === 2);
