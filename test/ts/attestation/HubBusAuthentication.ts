@@ -101,7 +101,7 @@ describe("attestation hub bus: a Redis writer without HUB_BUS_SECRET changes not
       );
     burners = nodes.map((node) => node.burner.address).sort();
     for (const api of apis)
-      await until(`all nodes seen from port ${api.port}`, async () => (await connectedOf(api)).join() === burners.join(), 30_000);
+      await until(`all nodes seen from port ${api.port}`, async () => (await connectedOf(api))?.join() === burners.join(), 30_000);
     attacker = createClient({ url: redis.url });
     await attacker.connect();
   });

@@ -304,11 +304,27 @@ export type NodesAnswer = { nodes: Array<{ burner: string; connected: boolean; a
  * on-chain. The context is read when a probe runs (the suites assign it in their `before` hooks).
  */
 export function hubProcessProbes(context: () => { sources: SourceFixtures; apiKey: string; l2: AttestationL2 }) {
-  const nodesOf = async (api: RunningApiProcess) =>
-    ((await (await fetch(`http://127.0.0.1:${api.port}/attest/nodes`, { headers: { connection: "close" } })).json()) as NodesAnswer).nodes;
+  /** `GET /attest/nodes`, or undefined for its 503: the process's bus not reaching Redis (yet), "retry shortly". */
+  const listingOf = async (api: RunningApiProcess) => {
+    const response = await fetch(`http://127.0.0.1:${api.port}/attest/nodes`, { headers: { connection: "close" } });
+    const body = await response.text();
+    if (response.status === 503) return undefined;
+    expect(response.status, `GET /attest/nodes from port ${api.port}: ${body}`).to.equal(200);
+    return (JSON.parse(body) as NodesAnswer).nodes;
+  };
+  const nodesOf = async (api: RunningApiProcess) => {
+    const nodes = await listingOf(api);
+    expect(nodes, `GET /attest/nodes from port ${api.port}: 503 (its bus does not reach Redis)`).to.not.equal(undefined);
+    return nodes!;
+  };
+  /**
+   * The burners connected, sorted; undefined while the listing is a 503. A process whose bus could not reach
+   * Redis within its start's wait (a loaded machine) starts without it and joins when a probe is answered:
+   * until then it cannot list the other processes' nodes, and says so.
+   */
   const connectedOf = async (api: RunningApiProcess) =>
-    (await nodesOf(api))
-      .filter((node) => node.connected)
+    (await listingOf(api))
+      ?.filter((node) => node.connected)
       .map((node) => node.burner)
       .sort();
   /** One attested ERC-20 answer from `api` (on a connection of its own): 200, a quorum of distinct licenses, valid on-chain. */
