@@ -16,8 +16,8 @@ export interface ScriptProcess {
 
 /**
  * Starts `scripts/<script>` of `projectRoot` on this Node (which runs the TypeScript directly, as the
- * container does) with a service's V8 flags (`SERVICE_V8_FLAGS`), PATH and `env` only. Its output is appended to `logFile`, or, without one, its
- * standard output is dropped and its errors go to this process's.
+ * container does) with a service's V8 flags (`SERVICE_V8_FLAGS`), PATH and `env` only. Its output is
+ * appended to `logFile`, or, without one, its standard output is dropped and its errors go to this process's.
  */
 export async function spawnScript(options: {
   projectRoot: string;
