@@ -1,11 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { expect } from "chai";
 
+import { STACK_PROCESS_ENV } from "../../../src/chaos/hardhat-run.ts";
 import { SERVICE_V8_FLAGS } from "../../../src/common/service-v8-flags.ts";
 import { spawnScript } from "../../../src/devnet/script-process.ts";
 
@@ -20,6 +21,42 @@ function newSpaceAtStart(flags: readonly string[]): number {
   );
   expect(result.status, result.stderr).to.equal(0);
   return Number(result.stdout.trim()) / 1_048_576;
+}
+
+/** A TypeScript script that prints the names of its process's children, as `/proc` lists them. */
+const CHILDREN_PROBE = `import { readdirSync, readFileSync } from "node:fs";
+const children: string[] = [];
+for (const entry of readdirSync("/proc").filter((name) => /^\\d+$/.test(name))) {
+  try {
+    const [, name, rest] = /^\\d+ \\((.*)\\) (.*)$/s.exec(readFileSync(\`/proc/\${entry}/stat\`, "utf8"))!;
+    if (Number(rest.split(" ")[1]) === process.pid) children.push(name);
+  } catch {
+    // gone meanwhile
+  }
+}
+console.log(JSON.stringify(children));
+`;
+
+/**
+ * The children of the process `hardhat run` starts on `CHILDREN_PROBE`, with `env` added to this one's, on a
+ * cold tsx cache (a TMPDIR of its own), so that tsx transforms the probe with esbuild's synchronous API.
+ */
+async function childrenUnderHardhatRun(env: Record<string, string>): Promise<string[]> {
+  const folder = await mkdtemp(path.join(tmpdir(), "stack-env-"));
+  try {
+    const script = path.join(folder, "probe.mts");
+    await writeFile(script, CHILDREN_PROBE);
+    const { ESBUILD_WORKER_THREADS: _inherited, ...inherited } = process.env;
+    const result = spawnSync(process.execPath, [path.join(projectRoot, "node_modules", ".bin", "hardhat"), "run", "--no-compile", script], {
+      cwd: projectRoot,
+      encoding: "utf8",
+      env: { ...inherited, NODE_OPTIONS: "--disable-warning=ExperimentalWarning", TMPDIR: folder, ...env },
+    });
+    expect(result.status, result.stderr).to.equal(0);
+    return JSON.parse(result.stdout.trim().split("\n").at(-1)!) as string[];
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -40,6 +77,15 @@ describe("The services' V8 flags", function () {
     const scripts = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")).scripts as Record<string, string>;
     for (const name of ["start", "api", "node", "solver"])
       expect(scripts[name].split(" "), `npm run ${name}`).to.include.members([...SERVICE_V8_FLAGS]);
+  });
+
+  it("leave the stack's process no esbuild worker thread, which they would make grow for hours", async function () {
+    // Without the setting, tsx's transform leaves esbuild's worker thread behind, with the service it started.
+    expect(await childrenUnderHardhatRun({})).to.include("esbuild");
+    expect(await childrenUnderHardhatRun({ ...STACK_PROCESS_ENV })).to.not.include("esbuild");
+    // npm start's process runs with it too (npm run chaos and soak pass STACK_PROCESS_ENV).
+    const scripts = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")).scripts as Record<string, string>;
+    for (const [name, value] of Object.entries(STACK_PROCESS_ENV)) expect(scripts.start.split(" ")).to.include(`${name}=${value}`);
   });
 
   it("are on the command line of every script the local stack starts", async function () {
