@@ -34,8 +34,8 @@ export interface AttestedCondition {
  * The API reads the leaves itself only when it must: a revealing answer whose signers' readings did not
  * fit a frame (its verdict must then be the quorum's), and a round without quorum, where its read tells a
  * missing asset (`AssetNotFoundError`, the route's 404) from the 503; a network short of the quorum is
- * refused at its admission, with nothing read. The caller has verified the link
- * signature already (the nodes verify it again).
+ * refused at its admission, with nothing read. The caller has verified the link signature already (the nodes
+ * verify it again).
  */
 export async function attestCondition(service: AttestationService, request: ConditionRequest): Promise<AttestedCondition> {
   const chains = chainsOf(request.condition);

@@ -12,6 +12,11 @@ import { spawnScript } from "../../../src/devnet/script-process.ts";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 
+/** package.json's npm scripts, by name. */
+function npmScripts(): Record<string, string> {
+  return (JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+}
+
 /** The new space's size (MiB) a fresh Node on `flags` starts with. */
 function newSpaceAtStart(flags: readonly string[]): number {
   const result = spawnSync(
@@ -46,7 +51,8 @@ async function childrenUnderHardhatRun(env: Record<string, string>): Promise<str
   try {
     const script = path.join(folder, "probe.mts");
     await writeFile(script, CHILDREN_PROBE);
-    const { ESBUILD_WORKER_THREADS: _inherited, ...inherited } = process.env;
+    // Only what `env` names is set: the settings under test are not inherited from this process.
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !(name in STACK_PROCESS_ENV)));
     const result = spawnSync(process.execPath, [path.join(projectRoot, "node_modules", ".bin", "hardhat"), "run", "--no-compile", script], {
       cwd: projectRoot,
       encoding: "utf8",
@@ -74,18 +80,18 @@ describe("The services' V8 flags", function () {
     const command = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]) as string[];
     expect(command.slice(0, 1)).to.deep.equal(["node"]);
     expect(command).to.include.members([...SERVICE_V8_FLAGS]);
-    const scripts = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")).scripts as Record<string, string>;
+    const scripts = npmScripts();
     for (const name of ["start", "api", "node", "solver"])
       expect(scripts[name].split(" "), `npm run ${name}`).to.include.members([...SERVICE_V8_FLAGS]);
   });
 
-  it("leave the stack's process no esbuild worker thread, which they would make grow for hours", async function () {
+  it("go with no esbuild worker thread in the stack's process, whose heap they would make grow for hours", async function () {
     // Without the setting, tsx's transform leaves esbuild's worker thread behind, with the service it started.
     expect(await childrenUnderHardhatRun({})).to.include("esbuild");
     expect(await childrenUnderHardhatRun({ ...STACK_PROCESS_ENV })).to.not.include("esbuild");
     // npm start's process runs with it too (npm run chaos and soak pass STACK_PROCESS_ENV).
-    const scripts = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")).scripts as Record<string, string>;
-    for (const [name, value] of Object.entries(STACK_PROCESS_ENV)) expect(scripts.start.split(" ")).to.include(`${name}=${value}`);
+    const start = npmScripts().start.split(" ");
+    for (const [name, value] of Object.entries(STACK_PROCESS_ENV)) expect(start).to.include(`${name}=${value}`);
   });
 
   it("are on the command line of every script the local stack starts", async function () {
